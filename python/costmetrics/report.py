@@ -1,0 +1,110 @@
+"""Reproduction records: a number computed by costmetrics set beside the value in a seed.
+
+Every experiment in :mod:`costmetrics.experiments` returns a list of
+:class:`ReproducedValue`; :mod:`costmetrics.reproduce` gathers them into the report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ReproducedValue:
+    """One reproduced number.
+
+    Parameters
+    ----------
+    experiment : str
+        Short name of the experiment family, e.g. ``"time_model"``.
+    quantity : str
+        What the number is, with its unit, e.g. ``"S(1,6) off-chip words"``.
+    source : str
+        Where the seed prints it, e.g. ``"000 App. D.7, Fig. D.11"``.
+    seed_value : float or str or None
+        The value printed in the seed (None when the seed prints none).
+    reproduced_value : float or str
+        The value costmetrics computes.
+    note : str
+        Anything a reader needs to judge the comparison.
+    """
+
+    experiment: str
+    quantity: str
+    source: str
+    seed_value: float | int | str | None
+    reproduced_value: float | int | str
+    note: str = ""
+
+    @property
+    def relative_difference(self) -> float | None:
+        """Relative difference ``(reproduced - seed) / seed``, None when not numeric."""
+        s, r = self.seed_value, self.reproduced_value
+        if isinstance(s, (int, float)) and isinstance(r, (int, float)) and s != 0:
+            return (float(r) - float(s)) / abs(float(s))
+        return None
+
+
+@dataclass
+class ExperimentResult:
+    """What one experiment produced: its reproduced values and the files it wrote."""
+
+    name: str
+    values: list[ReproducedValue] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def _fmt(value: float | int | str | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:.6g}"
+
+
+def write_report(results: Sequence[ExperimentResult], out_dir: Path) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.json`` into ``out_dir``.
+
+    Returns
+    -------
+    tuple of Path
+        The Markdown and JSON report paths.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = [
+        "# costmetrics reproduction report",
+        "",
+        "Each row sets a number computed by costmetrics beside the value printed in the seed.",
+        "",
+    ]
+    records = []
+    for result in results:
+        lines += [f"## {result.name}", ""]
+        if result.values:
+            lines += [
+                "| quantity | source | seed | reproduced | rel. diff | note |",
+                "|---|---|---|---|---|---|",
+            ]
+            for v in result.values:
+                rd = v.relative_difference
+                rd_s = "-" if rd is None else f"{100 * rd:+.2f}%"
+                lines.append(
+                    f"| {v.quantity} | {v.source} | {_fmt(v.seed_value)} | "
+                    f"{_fmt(v.reproduced_value)} | {rd_s} | {v.note} |"
+                )
+                records.append({**asdict(v), "relative_difference": rd})
+        if result.files:
+            lines += ["", "Files:", ""]
+            lines += [f"- `{p.relative_to(out_dir) if p.is_relative_to(out_dir) else p}`"
+                      for p in result.files]
+        lines.append("")
+    md_path = out_dir / "report.md"
+    json_path = out_dir / "report.json"
+    md_path.write_text("\n".join(lines))
+    json_path.write_text(json.dumps(records, indent=2, default=str))
+    return md_path, json_path

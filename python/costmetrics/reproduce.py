@@ -1,0 +1,43 @@
+"""Regenerate every figure and table the implemented models can produce."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from costmetrics.experiments import EXPERIMENTS
+from costmetrics.report import ExperimentResult, write_report
+
+
+def reproduce(
+    out_dir: str | Path = "results", only: Sequence[str] | None = None
+) -> list[ExperimentResult]:
+    """Run the reproduction experiments and write ``report.md`` / ``report.json``.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Folder for figures, tables and the report (created if missing).
+    only : sequence of str, optional
+        Names of experiments to run (default: all of
+        :data:`costmetrics.experiments.EXPERIMENTS`).
+
+    Returns
+    -------
+    list of ExperimentResult
+        One result per experiment run.
+    """
+    out = Path(out_dir)
+    names = list(EXPERIMENTS if only is None else only)
+    unknown = sorted(set(names) - set(EXPERIMENTS))
+    if unknown:
+        raise ValueError(f"only: unknown experiment(s) {unknown}; known: {list(EXPERIMENTS)}")
+    results = []
+    for name in names:
+        module = importlib.import_module(f"costmetrics.experiments.{name}")
+        sub = out / name
+        sub.mkdir(parents=True, exist_ok=True)
+        results.append(module.run(sub))
+    write_report(results, out)
+    return results
