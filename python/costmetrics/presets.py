@@ -1,0 +1,675 @@
+"""GPU and stencil presets: the hardware and kernel parameters the cost models take.
+
+The shipped presets are YAML files (``data/gpus/*.yaml``, ``data/stencils/*.yaml``), each
+with its ``source`` and a ``schema_version``; units are part of every key name. They are
+read on first use. A user adds a preset either by writing such a file and calling
+:func:`load_gpu` / :func:`load_stencil` followed by :func:`register_gpu` /
+:func:`register_stencil`, or by constructing :class:`Gpu` / :class:`Stencil` directly.
+
+Lookups (:func:`gpu`, :func:`stencil`) ignore case, spaces, dashes and underscores, so
+``gpu("GTX 980")``, ``gpu("gtx-980")`` and ``gpu("gtx980")`` are the same preset.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "BYTES_PER_WORD",
+    "SCHEMA_VERSION",
+    "Gpu",
+    "Stencil",
+    "data_dir",
+    "gpu",
+    "gpus",
+    "load_gpu",
+    "load_stencil",
+    "register_gpu",
+    "register_stencil",
+    "stencil",
+    "stencils",
+]
+
+#: Version of the preset file layout this module reads.
+SCHEMA_VERSION = 1
+#: The models count memory in 4-byte words.
+BYTES_PER_WORD = 4
+_BYTES_PER_GB = 1e9
+
+
+def normalize_name(name: str) -> str:
+    """Return the lookup form of a preset name: lower case, no spaces, dashes, underscores.
+
+    Parameters
+    ----------
+    name : str
+        A preset name or key, e.g. ``"GTX 980"``.
+
+    Returns
+    -------
+    str
+        The normalized name, e.g. ``"gtx980"``.
+    """
+    return re.sub(r"[\s_\-]+", "", name).lower()
+
+
+# --------------------------------------------------------------------------------------
+# Field validation shared by the dataclasses and the file loaders
+# --------------------------------------------------------------------------------------
+
+
+def _positive_int(value: object, field_name: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"{field_name}{where}: expected a positive integer, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    if value <= 0:
+        raise ValueError(f"{field_name}{where}: must be positive, got {value}")
+    return value
+
+
+def _positive_float(value: object, field_name: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(
+            f"{field_name}{where}: expected a positive number, got {value!r} "
+            f"({type(value).__name__})"
+        )
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"{field_name}{where}: must be positive and finite, got {value}")
+    return number
+
+
+def _string(value: object, field_name: str, where: str, *, required: bool) -> str:
+    if not isinstance(value, str):
+        raise ValueError(
+            f"{field_name}{where}: expected a string, got {value!r} ({type(value).__name__})"
+        )
+    if required and not value.strip():
+        raise ValueError(f"{field_name}{where}: must not be empty")
+    return value
+
+
+class _FrozenMap(Mapping[str, float]):
+    """A read-only, hashable ``str -> float`` mapping (keeps :class:`Stencil` immutable)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, float]) -> None:
+        self._data = dict(data)
+
+    def __getitem__(self, key: str) -> float:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._data.items()))
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    def __reduce__(self) -> tuple[type[_FrozenMap], tuple[dict[str, float]]]:
+        return (_FrozenMap, (self._data,))
+
+
+# --------------------------------------------------------------------------------------
+# The preset types
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU as the execution-time model sees it (Appendix A, Tables A.1-A.3).
+
+    Parameters
+    ----------
+    name : str
+        Display name, e.g. ``"GTX 980"``.
+    n_sm : int
+        Number of streaming multiprocessors, n_SM.
+    n_v : int
+        Number of vector units per SM, n_V.
+    smem_per_sm_bytes : int
+        Shared memory per SM in bytes, M_SM.
+    smem_per_block_bytes : int
+        Largest shared memory one thread block may use, in bytes.
+    registers_per_sm : int
+        Number of 32-bit registers per SM, R_SM.
+    shared_memory_banks : int
+        Number of shared-memory banks per SM.
+    max_blocks_per_sm : int
+        Largest number of thread blocks resident on one SM, MTB_SM.
+    l_s_per_gb : float
+        Global-memory transfer time L in seconds per GB (1 GB = 1e9 bytes).
+    tau_sync_s : float
+        Time of one thread-block synchronization, tau_sync, in seconds.
+    t_sync_s : float
+        Time of one host-GPU synchronization (one kernel call), T_sync, in seconds.
+    source : str, optional
+        Where the values come from.
+    key : str, optional
+        Preset key used by lookups and by :attr:`Stencil.c_iter_s`; defaults to the
+        normalized ``name``.
+
+    Raises
+    ------
+    ValueError
+        If a field has the wrong type or is not positive, or if the per-block shared
+        memory exceeds the per-SM shared memory.
+    """
+
+    name: str
+    n_sm: int
+    n_v: int
+    smem_per_sm_bytes: int
+    smem_per_block_bytes: int
+    registers_per_sm: int
+    shared_memory_banks: int
+    max_blocks_per_sm: int
+    l_s_per_gb: float
+    tau_sync_s: float
+    t_sync_s: float
+    source: str = field(default="", repr=False)
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        _validate_gpu_fields(self, "")
+
+    @property
+    def l_s_per_word(self) -> float:
+        """Global-memory transfer time per 4-byte word in seconds (``L_GB * 4e-9``)."""
+        return self.l_s_per_gb * BYTES_PER_WORD / _BYTES_PER_GB
+
+    @property
+    def smem_per_sm_words(self) -> int:
+        """Shared memory per SM in 4-byte words, M_SM."""
+        return self.smem_per_sm_bytes // BYTES_PER_WORD
+
+    @property
+    def smem_per_block_words(self) -> int:
+        """Largest shared memory of one thread block, in 4-byte words."""
+        return self.smem_per_block_bytes // BYTES_PER_WORD
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the preset as a plain dictionary in the layout of a preset file.
+
+        Returns
+        -------
+        dict
+            ``schema_version`` followed by every field.
+        """
+        return {"schema_version": SCHEMA_VERSION, **{f: getattr(self, f) for f in _GPU_FIELDS}}
+
+
+@dataclass(frozen=True)
+class Stencil:
+    """A stencil kernel: its dimensionality and per-GPU iteration time (Table A.4).
+
+    Parameters
+    ----------
+    name : str
+        Display name, e.g. ``"Heat2D"``.
+    n_space_dims : int
+        Number of space dimensions (1, 2 or 3); time is one more dimension.
+    c_iter_s : Mapping[str, float]
+        C_iter in seconds, keyed by GPU preset key: the time of one iteration of the
+        loop body per vector unit with all data in shared memory.
+    source : str, optional
+        Where the values come from.
+    key : str, optional
+        Preset key used by lookups; defaults to the normalized ``name``.
+    description : str, optional
+        One line on what the stencil computes.
+
+    Raises
+    ------
+    ValueError
+        If a field has the wrong type or value.
+    """
+
+    name: str
+    n_space_dims: int
+    c_iter_s: Mapping[str, float]
+    source: str = field(default="", repr=False)
+    key: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        _validate_stencil_fields(self, "")
+
+    def c_iter_on(self, gpu: Gpu | str) -> float:
+        """Return C_iter in seconds of this stencil on ``gpu``.
+
+        Parameters
+        ----------
+        gpu : Gpu or str
+            A GPU preset or its key/name (lookup rules of :func:`gpu`).
+
+        Returns
+        -------
+        float
+            C_iter in seconds.
+
+        Raises
+        ------
+        ValueError
+            If the stencil has no C_iter for that GPU.
+        """
+        gpu_key = (
+            gpu.key
+            if isinstance(gpu, Gpu)
+            else normalize_name(_string(gpu, "gpu", "", required=True))
+        )
+        try:
+            return self.c_iter_s[gpu_key]
+        except KeyError:
+            raise ValueError(
+                f"gpu: stencil {self.name!r} has no C_iter for GPU {gpu_key!r}; "
+                f"it has C_iter for {sorted(self.c_iter_s)}"
+            ) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the preset as a plain dictionary in the layout of a preset file.
+
+        Returns
+        -------
+        dict
+            ``schema_version`` followed by every field.
+        """
+        d: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+        for f in _STENCIL_FIELDS:
+            d[f] = getattr(self, f)
+        d["c_iter_s"] = dict(self.c_iter_s)
+        return d
+
+
+_GPU_INT_FIELDS = (
+    "n_sm",
+    "n_v",
+    "smem_per_sm_bytes",
+    "smem_per_block_bytes",
+    "registers_per_sm",
+    "shared_memory_banks",
+    "max_blocks_per_sm",
+)
+_GPU_FLOAT_FIELDS = ("l_s_per_gb", "tau_sync_s", "t_sync_s")
+_GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
+_STENCIL_FIELDS = ("key", "name", "source", "description", "n_space_dims", "c_iter_s")
+
+
+def _validate_gpu_fields(g: Gpu, where: str) -> None:
+    _string(g.name, "name", where, required=True)
+    _string(g.source, "source", where, required=False)
+    key = _string(g.key, "key", where, required=False)
+    for name in _GPU_INT_FIELDS:
+        _positive_int(getattr(g, name), name, where)
+    for name in _GPU_FLOAT_FIELDS:
+        object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
+    if g.smem_per_block_bytes > g.smem_per_sm_bytes:
+        raise ValueError(
+            f"smem_per_block_bytes{where}: {g.smem_per_block_bytes} exceeds "
+            f"smem_per_sm_bytes = {g.smem_per_sm_bytes}"
+        )
+    object.__setattr__(g, "key", normalize_name(key or g.name))
+
+
+def _validate_stencil_fields(s: Stencil, where: str) -> None:
+    _string(s.name, "name", where, required=True)
+    _string(s.source, "source", where, required=False)
+    _string(s.description, "description", where, required=False)
+    key = _string(s.key, "key", where, required=False)
+    dims = _positive_int(s.n_space_dims, "n_space_dims", where)
+    if dims > 3:
+        raise ValueError(f"n_space_dims{where}: must be 1, 2 or 3, got {dims}")
+    if not isinstance(s.c_iter_s, Mapping):
+        raise ValueError(
+            f"c_iter_s{where}: expected a mapping from GPU key to seconds, got "
+            f"{s.c_iter_s!r} ({type(s.c_iter_s).__name__})"
+        )
+    if not s.c_iter_s:
+        raise ValueError(f"c_iter_s{where}: must give C_iter for at least one GPU")
+    values: dict[str, float] = {}
+    for gpu_key, seconds in s.c_iter_s.items():
+        label = _string(gpu_key, "c_iter_s key", where, required=True)
+        values[normalize_name(label)] = _positive_float(seconds, f"c_iter_s[{label!r}]", where)
+    object.__setattr__(s, "c_iter_s", _FrozenMap(values))
+    object.__setattr__(s, "key", normalize_name(key or s.name))
+
+
+# --------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML loader that also reads ``1e-7`` as a float (YAML 1.2), not a string."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    where = f" in {path}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"path: cannot read preset file {path}: {exc.strerror}") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
+    except yaml.YAMLError as exc:
+        raise ValueError(f"path: {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"path: {path} must hold a YAML mapping of fields, got {type(data).__name__}"
+        )
+    version = data.get("schema_version")
+    if version is None:
+        raise ValueError(f"schema_version{where}: required field is missing")
+    if version != SCHEMA_VERSION:
+        raise ValueError(
+            f"schema_version{where}: this costmetrics reads version {SCHEMA_VERSION}, "
+            f"got {version!r}"
+        )
+    return data
+
+
+def _check_keys(
+    data: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...], where: str
+) -> None:
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ValueError(f"{missing[0]}{where}: required field is missing (missing: {missing})")
+    unknown = sorted(set(data) - set(required) - set(optional) - {"schema_version"})
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]}{where}: unknown field (unknown: {unknown}; "
+            f"known: {sorted((*required, *optional))})"
+        )
+
+
+def _error_in_file(exc: ValueError, path: Path) -> ValueError:
+    """Re-word a dataclass validation error so that it names the file."""
+    message = str(exc)
+    field_name, sep, rest = message.partition(": ")
+    return ValueError(f"{field_name} in {path}{sep}{rest}" if sep else f"{message} (in {path})")
+
+
+def load_gpu(path: str | Path) -> Gpu:
+    """Read a GPU preset from a YAML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; see ``data/gpus/*.yaml`` for the layout.
+
+    Returns
+    -------
+    Gpu
+        The preset (not registered; pass it to :func:`register_gpu` to look it up by name).
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, or a field is missing, unknown, of the wrong type or
+        not positive; the message names the field and the file.
+    """
+    p = Path(path)
+    data = _read_mapping(p)
+    required = ("name", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
+    _check_keys(data, required, ("key", "source"), f" in {p}")
+    try:
+        return Gpu(**{k: v for k, v in data.items() if k != "schema_version"})
+    except ValueError as exc:
+        raise _error_in_file(exc, p) from None
+
+
+def load_stencil(path: str | Path) -> Stencil:
+    """Read a stencil preset from a YAML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; see ``data/stencils/*.yaml`` for the layout.
+
+    Returns
+    -------
+    Stencil
+        The preset (not registered; pass it to :func:`register_stencil` to look it up).
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, or a field is missing, unknown, of the wrong type or
+        value; the message names the field and the file.
+    """
+    p = Path(path)
+    data = _read_mapping(p)
+    _check_keys(
+        data, ("name", "n_space_dims", "c_iter_s"), ("key", "source", "description"), f" in {p}"
+    )
+    try:
+        return Stencil(**{k: v for k, v in data.items() if k != "schema_version"})
+    except ValueError as exc:
+        raise _error_in_file(exc, p) from None
+
+
+def data_dir() -> Path:
+    """Return the folder of the shipped preset files.
+
+    An installed wheel carries them in ``costmetrics/data``; an editable install or a
+    source checkout uses the repository's top-level ``data/``.
+
+    Returns
+    -------
+    Path
+        A folder with ``gpus/`` and ``stencils/`` inside.
+
+    Raises
+    ------
+    FileNotFoundError
+        If neither location holds the preset files.
+    """
+    here = Path(__file__).resolve().parent
+    candidates = [here / "data", here.parent.parent / "data"]
+    for candidate in candidates:
+        if (candidate / "gpus").is_dir() and (candidate / "stencils").is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"costmetrics preset data not found; looked in {[str(c) for c in candidates]}"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Registry
+# --------------------------------------------------------------------------------------
+
+_gpus: dict[str, Gpu] = {}
+_stencils: dict[str, Stencil] = {}
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    root = data_dir()
+    shipped_gpus = [load_gpu(p) for p in sorted((root / "gpus").glob("*.yaml"))]
+    shipped_stencils = [load_stencil(p) for p in sorted((root / "stencils").glob("*.yaml"))]
+    # Presets registered by the user before the first lookup take precedence.
+    for g in shipped_gpus:
+        _gpus.setdefault(g.key, g)
+    for s in shipped_stencils:
+        _stencils.setdefault(s.key, s)
+    _loaded = True
+
+
+def _register(registry: dict[str, Any], obj: Any, kind: str, overwrite: bool) -> None:
+    existing = registry.get(obj.key)
+    if existing is not None and existing != obj and not overwrite:
+        raise ValueError(
+            f"{kind}: a different preset with key {obj.key!r} is already registered; "
+            f"pass overwrite=True to replace it"
+        )
+    registry[obj.key] = obj
+
+
+def register_gpu(obj: Gpu, *, overwrite: bool = False) -> Gpu:
+    """Make a GPU preset available to :func:`gpu` and to the models, under ``obj.key``.
+
+    Parameters
+    ----------
+    obj : Gpu
+        The preset, e.g. from :func:`load_gpu` or built directly.
+    overwrite : bool, optional
+        Replace a different preset with the same key (default: refuse).
+
+    Returns
+    -------
+    Gpu
+        ``obj``, for chaining.
+
+    Raises
+    ------
+    ValueError
+        If ``obj`` is not a :class:`Gpu`, or its key is taken and ``overwrite`` is false.
+    """
+    if not isinstance(obj, Gpu):
+        raise ValueError(f"obj: expected a costmetrics.Gpu, got {type(obj).__name__}")
+    _ensure_loaded()
+    _register(_gpus, obj, "obj", overwrite)
+    return obj
+
+
+def register_stencil(obj: Stencil, *, overwrite: bool = False) -> Stencil:
+    """Make a stencil preset available to :func:`stencil` and the models, under ``obj.key``.
+
+    Parameters
+    ----------
+    obj : Stencil
+        The preset, e.g. from :func:`load_stencil` or built directly.
+    overwrite : bool, optional
+        Replace a different preset with the same key (default: refuse).
+
+    Returns
+    -------
+    Stencil
+        ``obj``, for chaining.
+
+    Raises
+    ------
+    ValueError
+        If ``obj`` is not a :class:`Stencil`, or its key is taken and ``overwrite`` is
+        false.
+    """
+    if not isinstance(obj, Stencil):
+        raise ValueError(f"obj: expected a costmetrics.Stencil, got {type(obj).__name__}")
+    _ensure_loaded()
+    _register(_stencils, obj, "obj", overwrite)
+    return obj
+
+
+def _lookup(registry: Mapping[str, Any], name: object, param: str, kind: str) -> Any:
+    if not isinstance(name, str):
+        raise ValueError(
+            f"{param}: expected a {kind} name or object, got {name!r} ({type(name).__name__})"
+        )
+    wanted = normalize_name(name)
+    found = registry.get(wanted)
+    if found is None:
+        found = next((p for p in registry.values() if normalize_name(p.name) == wanted), None)
+    if found is None:
+        raise ValueError(f"{param}: unknown {kind} {name!r}; known: {sorted(registry)}")
+    return found
+
+
+def gpu(name: str | Gpu) -> Gpu:
+    """Return the GPU preset called ``name``.
+
+    Parameters
+    ----------
+    name : str or Gpu
+        A key or display name (case, spaces, dashes and underscores are ignored), or a
+        :class:`Gpu`, which is returned unchanged.
+
+    Returns
+    -------
+    Gpu
+        The preset.
+
+    Raises
+    ------
+    ValueError
+        If no preset has that name; the message lists the known ones.
+    """
+    if isinstance(name, Gpu):
+        return name
+    _ensure_loaded()
+    result: Gpu = _lookup(_gpus, name, "name", "GPU")
+    return result
+
+
+def stencil(name: str | Stencil) -> Stencil:
+    """Return the stencil preset called ``name``.
+
+    Parameters
+    ----------
+    name : str or Stencil
+        A key or display name (case, spaces, dashes and underscores are ignored), or a
+        :class:`Stencil`, which is returned unchanged.
+
+    Returns
+    -------
+    Stencil
+        The preset.
+
+    Raises
+    ------
+    ValueError
+        If no preset has that name; the message lists the known ones.
+    """
+    if isinstance(name, Stencil):
+        return name
+    _ensure_loaded()
+    result: Stencil = _lookup(_stencils, name, "name", "stencil")
+    return result
+
+
+def gpus() -> list[str]:
+    """Return the keys of every registered GPU preset, sorted.
+
+    Returns
+    -------
+    list of str
+        E.g. ``["gtx980", "titanx"]``.
+    """
+    _ensure_loaded()
+    return sorted(_gpus)
+
+
+def stencils() -> list[str]:
+    """Return the keys of every registered stencil preset, sorted.
+
+    Returns
+    -------
+    list of str
+        E.g. ``["gradient2d", "heat2d", ...]``.
+    """
+    _ensure_loaded()
+    return sorted(_stencils)
