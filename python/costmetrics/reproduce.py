@@ -6,12 +6,17 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from tqdm import tqdm
+
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.report import ExperimentResult, write_report
 
 
 def reproduce(
-    out_dir: str | Path = "results", only: Sequence[str] | None = None
+    out_dir: str | Path = "results",
+    only: Sequence[str] | None = None,
+    *,
+    progress: bool = False,
 ) -> list[ExperimentResult]:
     """Run the reproduction experiments and write ``report.md`` / ``report.json``.
 
@@ -22,6 +27,9 @@ def reproduce(
     only : sequence of str, optional
         Names of experiments to run (default: all of
         :data:`costmetrics.experiments.EXPERIMENTS`).
+    progress : bool, optional
+        Show a progress bar over the experiments on standard error (default False; the
+        bar stays hidden when standard error is not a terminal).
 
     Returns
     -------
@@ -34,7 +42,9 @@ def reproduce(
     if unknown:
         raise ValueError(f"only: unknown experiment(s) {unknown}; known: {list(EXPERIMENTS)}")
     results = []
-    for name in names:
+    bar = tqdm(names, desc="reproduce", unit="experiment", disable=None if progress else True)
+    for name in bar:
+        bar.set_postfix_str(name)
         module = importlib.import_module(f"costmetrics.experiments.{name}")
         sub = out / name
         sub.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,81 @@
+"""costmetrics: analytical cost models for accelerators and loop programs.
+
+The models live in a compiled C++ core (``costmetrics._core``); this package is the
+public layer over it:
+
+- presets: :func:`gpu`, :func:`stencil`, :func:`gpus`, :func:`stencils`, the
+  :class:`Gpu` and :class:`Stencil` types, :func:`load_gpu`, :func:`load_stencil`,
+  :func:`register_gpu`, :func:`register_stencil`;
+- one submodule per model family (:mod:`costmetrics.time`, :mod:`costmetrics.chain`),
+  imported on first access, so ``import costmetrics; costmetrics.time.talg(...)`` works;
+- :func:`reproduce`, which regenerates the figures and tables of the seeds.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from costmetrics.presets import (
+    Gpu,
+    Stencil,
+    gpu,
+    gpus,
+    load_gpu,
+    load_stencil,
+    register_gpu,
+    register_stencil,
+    stencil,
+    stencils,
+)
+from costmetrics.reproduce import reproduce
+
+
+def _find_version() -> str:
+    try:
+        from costmetrics._core import __version__ as core_version
+    except ImportError:
+        pass
+    else:
+        return str(core_version)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("costmetrics")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__: str = _find_version()
+
+#: Model-family submodules loaded on first attribute access.
+_LAZY_SUBMODULES = ("time", "chain")
+
+__all__ = [
+    "Gpu",
+    "Stencil",
+    "__version__",
+    "chain",
+    "gpu",
+    "gpus",
+    "load_gpu",
+    "load_stencil",
+    "register_gpu",
+    "register_stencil",
+    "reproduce",
+    "stencil",
+    "stencils",
+    "time",
+]
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _LAZY_SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
