@@ -1,0 +1,365 @@
+"""Presets: the shipped files against the seed's tables, lookups, user files, validation.
+
+Reference values are those printed in seed 000_421b4c29c3aca767.txt, Appendix A:
+Table A.2 (GPU configuration), Table A.3 (micro-benchmark values), Table A.4 (C_iter in
+seconds), and Sec. A.5.1 ("both GPUs allow 48K shared memory per thread block").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+import costmetrics
+from costmetrics import presets
+from costmetrics.presets import Gpu, Stencil
+
+KB = 1024
+REPO_DATA = Path(__file__).resolve().parent.parent / "data"
+
+# Table A.2 and Sec. A.5.1.
+TABLE_A2 = {
+    "gtx980": {"n_sm": 16, "n_v": 128, "smem_per_sm_bytes": 96 * KB, "registers_per_sm": 65536,
+               "shared_memory_banks": 32, "max_blocks_per_sm": 32,
+               "smem_per_block_bytes": 48 * KB},
+    "titanx": {"n_sm": 24, "n_v": 128, "smem_per_sm_bytes": 96 * KB, "registers_per_sm": 65536,
+               "shared_memory_banks": 32, "max_blocks_per_sm": 32,
+               "smem_per_block_bytes": 48 * KB},
+}  # fmt: skip
+# Table A.3: L [s/GB], tau_sync [s], T_sync [s].
+TABLE_A3 = {
+    "gtx980": {"l_s_per_gb": 7.36e-3, "tau_sync_s": 7.96e-10, "t_sync_s": 9.24e-7},
+    "titanx": {"l_s_per_gb": 5.42e-3, "tau_sync_s": 6.74e-10, "t_sync_s": 9.00e-7},
+}
+# Table A.4: C_iter [s] on (GTX 980, Titan X); space dimensions from Sec. A.5.
+TABLE_A4 = {
+    "jacobi2d": (2, 3.39e-8, 3.83e-8),
+    "heat2d": (2, 3.68e-8, 4.23e-8),
+    "laplacian2d": (2, 3.11e-8, 3.81e-8),
+    "gradient2d": (2, 6.09e-8, 7.60e-8),
+    "heat3d": (3, 1.55e-7, 1.64e-7),
+    "laplacian3d": (3, 1.36e-7, 1.44e-7),
+}
+
+GTX980_FIELDS = {
+    "name": "GTX 980",
+    **TABLE_A2["gtx980"],
+    **TABLE_A3["gtx980"],
+}
+
+
+@pytest.fixture(autouse=True)
+def _restore_registry() -> Iterator[None]:
+    """Undo whatever a test registers."""
+    presets._ensure_loaded()
+    saved_gpus, saved_stencils = dict(presets._gpus), dict(presets._stencils)
+    yield
+    presets._gpus.clear()
+    presets._gpus.update(saved_gpus)
+    presets._stencils.clear()
+    presets._stencils.update(saved_stencils)
+
+
+def _write(path: Path, data: object) -> Path:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def _gpu_file_data() -> dict[str, object]:
+    return {"schema_version": 1, "key": "mygpu", "source": "test", **GTX980_FIELDS}
+
+
+def _stencil_file_data() -> dict[str, object]:
+    return {
+        "schema_version": 1,
+        "name": "My Stencil",
+        "n_space_dims": 2,
+        "c_iter_s": {"gtx980": 1e-8},
+    }
+
+
+# ------------------------------------------------------------------ shipped files
+
+
+def test_shipped_preset_lists() -> None:
+    assert costmetrics.gpus() == ["gtx980", "titanx"]
+    assert costmetrics.stencils() == sorted(TABLE_A4)
+
+
+@pytest.mark.parametrize("path", sorted(presets.data_dir().glob("*/*.yaml")), ids=str)
+def test_every_shipped_file_loads_and_has_source_and_version(path: Path) -> None:
+    raw = yaml.safe_load(path.read_text())
+    assert raw["schema_version"] == 1
+    assert "Table A." in raw["source"]
+    assert raw["key"] == path.stem
+    loaded = presets.load_gpu(path) if path.parent.name == "gpus" else presets.load_stencil(path)
+    assert loaded.key == path.stem
+
+
+@pytest.mark.parametrize("key", ["gtx980", "titanx"])
+def test_gpu_values_match_tables_a2_a3(key: str) -> None:
+    g = costmetrics.gpu(key)
+    for field, expected in {**TABLE_A2[key], **TABLE_A3[key]}.items():
+        assert getattr(g, field) == expected, field
+    assert g.key == key
+    assert g.source
+
+
+@pytest.mark.parametrize("key", sorted(TABLE_A4))
+def test_stencil_values_match_table_a4(key: str) -> None:
+    dims, on_gtx980, on_titanx = TABLE_A4[key]
+    s = costmetrics.stencil(key)
+    assert s.n_space_dims == dims
+    assert dict(s.c_iter_s) == {"gtx980": on_gtx980, "titanx": on_titanx}
+    assert s.c_iter_on("gtx980") == on_gtx980
+    assert s.c_iter_on(costmetrics.gpu("titanx")) == on_titanx
+
+
+def test_installed_data_matches_repository() -> None:
+    if not REPO_DATA.is_dir() or presets.data_dir() == REPO_DATA:
+        pytest.skip("running from the source tree: nothing installed to compare")
+    installed = presets.data_dir()
+    names = sorted(p.relative_to(REPO_DATA) for p in REPO_DATA.glob("*/*.yaml"))
+    assert sorted(p.relative_to(installed) for p in installed.glob("*/*.yaml")) == names
+    for name in names:
+        assert (installed / name).read_text() == (REPO_DATA / name).read_text()
+
+
+# ------------------------------------------------------------------ derived units
+
+
+def test_gpu_unit_conversions() -> None:
+    g = costmetrics.gpu("gtx980")
+    # 1 GB = 1e9 bytes and a word is 4 bytes: L per word = L_GB * 4e-9.
+    assert g.l_s_per_word == pytest.approx(7.36e-3 * 4e-9, rel=1e-15)
+    assert g.smem_per_sm_words == 96 * KB // 4 == 24576
+    assert g.smem_per_block_words == 48 * KB // 4 == 12288
+
+
+# ------------------------------------------------------------------ lookups
+
+
+@pytest.mark.parametrize("name", ["gtx980", "GTX 980", "gtx-980", "GTX_980", " Gtx980 "])
+def test_gpu_lookup_ignores_case_and_separators(name: str) -> None:
+    assert costmetrics.gpu(name) is costmetrics.gpu("gtx980")
+
+
+@pytest.mark.parametrize("name", ["titanx", "Titan X", "TITAN-X"])
+def test_titanx_lookup(name: str) -> None:
+    assert costmetrics.gpu(name).key == "titanx"
+
+
+@pytest.mark.parametrize("name", ["heat2d", "Heat2D", "heat-2d", "Heat 2D", "HEAT_2D"])
+def test_stencil_lookup_ignores_case_and_separators(name: str) -> None:
+    assert costmetrics.stencil(name).key == "heat2d"
+
+
+@given(
+    st.lists(st.sampled_from([" ", "-", "_", ""]), min_size=7, max_size=7),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+)
+def test_lookup_invariant_under_case_and_separators(seps: list[str], upper: list[bool]) -> None:
+    letters = [c.upper() if u else c for c, u in zip("titanx", upper)]
+    name = seps[0] + "".join(c + s for c, s in zip(letters, seps[1:]))
+    assert costmetrics.gpu(name).key == "titanx"
+
+
+def test_lookup_passes_objects_through() -> None:
+    g = costmetrics.gpu("gtx980")
+    s = costmetrics.stencil("heat2d")
+    assert costmetrics.gpu(g) is g
+    assert costmetrics.stencil(s) is s
+
+
+def test_unknown_names_list_known_presets() -> None:
+    with pytest.raises(ValueError, match=r"name: unknown GPU 'gtx1080'.*gtx980.*titanx"):
+        costmetrics.gpu("gtx1080")
+    with pytest.raises(ValueError, match=r"name: unknown stencil 'heat4d'.*heat2d"):
+        costmetrics.stencil("heat4d")
+    with pytest.raises(ValueError, match="name: expected a GPU name"):
+        costmetrics.gpu(980)  # type: ignore[arg-type]
+
+
+def test_c_iter_on_unknown_gpu_lists_available() -> None:
+    with pytest.raises(ValueError, match=r"gpu: .*no C_iter for GPU 'a100'.*\['gtx980', 'titanx'\]"):
+        costmetrics.stencil("heat3d").c_iter_on("A100")
+
+
+# ------------------------------------------------------------------ constructing directly
+
+
+def test_construct_gpu_directly_and_register() -> None:
+    g = Gpu(**{**GTX980_FIELDS, "name": "My GPU-1", "n_sm": 8})
+    assert g.key == "mygpu1"
+    assert presets.register_gpu(g) is g
+    assert costmetrics.gpu("my gpu 1") is g
+    assert "mygpu1" in costmetrics.gpus()
+
+
+def test_construct_stencil_directly_and_register() -> None:
+    s = Stencil(name="Box3D", n_space_dims=3, c_iter_s={"GTX 980": 2e-7})
+    assert s.key == "box3d"
+    assert dict(s.c_iter_s) == {"gtx980": 2e-7}
+    presets.register_stencil(s)
+    assert costmetrics.stencil("box-3d").c_iter_on("gtx980") == 2e-7
+
+
+def test_presets_are_immutable_hashable_and_picklable() -> None:
+    s = costmetrics.stencil("heat2d")
+    g = costmetrics.gpu("gtx980")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        g.n_sm = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        s.c_iter_s["gtx980"] = 1.0  # type: ignore[index]
+    assert {g, s} == {g, s}
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert pickle.loads(pickle.dumps(g)) == g
+
+
+def test_register_refuses_to_replace_silently() -> None:
+    other = dataclasses.replace(costmetrics.gpu("gtx980"), n_sm=1)
+    with pytest.raises(ValueError, match="already registered.*overwrite=True"):
+        presets.register_gpu(other)
+    presets.register_gpu(other, overwrite=True)
+    assert costmetrics.gpu("gtx980").n_sm == 1
+    presets.register_gpu(costmetrics.gpu("titanx"))  # the same object again is fine
+    with pytest.raises(ValueError, match="obj: expected a costmetrics.Gpu"):
+        presets.register_gpu("gtx980")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="obj: expected a costmetrics.Stencil"):
+        presets.register_stencil(costmetrics.gpu("gtx980"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("n_sm", 0, "n_sm: must be positive"),
+        ("n_v", -128, "n_v: must be positive"),
+        ("n_sm", 16.0, "n_sm: expected a positive integer"),
+        ("max_blocks_per_sm", True, "max_blocks_per_sm: expected a positive integer"),
+        ("registers_per_sm", "65536", "registers_per_sm: expected a positive integer"),
+        ("l_s_per_gb", 0.0, "l_s_per_gb: must be positive and finite"),
+        ("tau_sync_s", float("inf"), "tau_sync_s: must be positive and finite"),
+        ("t_sync_s", float("nan"), "t_sync_s: must be positive and finite"),
+        ("t_sync_s", "1e-6", "t_sync_s: expected a positive number"),
+        ("name", "  ", "name: must not be empty"),
+        ("name", None, "name: expected a string"),
+        ("smem_per_block_bytes", 200 * KB, "smem_per_block_bytes: .* exceeds smem_per_sm_bytes"),
+    ],
+)
+def test_gpu_constructor_rejects_bad_values(field: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Gpu(**{**GTX980_FIELDS, field: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"n_space_dims": 0}, "n_space_dims: must be positive"),
+        ({"n_space_dims": 4}, "n_space_dims: must be 1, 2 or 3"),
+        ({"c_iter_s": {}}, "c_iter_s: must give C_iter for at least one GPU"),
+        ({"c_iter_s": [1e-8]}, "c_iter_s: expected a mapping"),
+        ({"c_iter_s": {"gtx980": -1e-8}}, r"c_iter_s\['gtx980'\]: must be positive"),
+        ({"c_iter_s": {"gtx980": "fast"}}, r"c_iter_s\['gtx980'\]: expected a positive number"),
+        ({"description": 3}, "description: expected a string"),
+    ],
+)
+def test_stencil_constructor_rejects_bad_values(changes: dict[str, object], message: str) -> None:
+    fields: dict[str, object] = {"name": "S", "n_space_dims": 2, "c_iter_s": {"gtx980": 1e-8}}
+    with pytest.raises(ValueError, match=message):
+        Stencil(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ user files
+
+
+def test_load_user_gpu_file_and_register(tmp_path: Path) -> None:
+    g = presets.load_gpu(_write(tmp_path / "mine.yaml", _gpu_file_data()))
+    assert g.key == "mygpu"
+    assert g.l_s_per_gb == 7.36e-3
+    presets.register_gpu(g)
+    assert costmetrics.gpu("MyGPU") is g
+
+
+def test_load_user_stencil_file(tmp_path: Path) -> None:
+    s = presets.load_stencil(_write(tmp_path / "mine.yaml", _stencil_file_data()))
+    assert s.key == "mystencil"
+    assert s.c_iter_on("gtx980") == 1e-8
+
+
+def test_exponent_without_decimal_point_reads_as_a_number(tmp_path: Path) -> None:
+    # YAML 1.1 (PyYAML's default) would read "1e-7" as a string; preset files accept it.
+    path = tmp_path / "s.yaml"
+    path.write_text("schema_version: 1\nname: S\nn_space_dims: 1\nc_iter_s:\n  gtx980: 1e-7\n")
+    assert presets.load_stencil(path).c_iter_on("gtx980") == 1e-7
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"n_sm": None}, "n_sm in .*bad.yaml: required field is missing"),
+        ({"l_s_per_gb": None}, "l_s_per_gb in .*bad.yaml: required field is missing"),
+        ({"n_sm": -16}, "n_sm in .*bad.yaml: must be positive"),
+        ({"n_v": "many"}, "n_v in .*bad.yaml: expected a positive integer"),
+        ({"tau_sync_s": 0}, "tau_sync_s in .*bad.yaml: must be positive"),
+        ({"clock_hz": 1e9}, r"clock_hz in .*bad.yaml: unknown field"),
+        ({"schema_version": 2}, "schema_version in .*bad.yaml: this costmetrics reads version 1"),
+        ({"schema_version": None}, "schema_version in .*bad.yaml: required field is missing"),
+    ],
+)
+def test_bad_gpu_file_names_field_and_file(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    data = _gpu_file_data()
+    for key, value in change.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    with pytest.raises(ValueError, match=message):
+        presets.load_gpu(_write(tmp_path / "bad.yaml", data))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"c_iter_s": None}, "c_iter_s in .*bad.yaml: required field is missing"),
+        ({"c_iter_s": {"gtx980": 0}}, r"c_iter_s\['gtx980'\] in .*bad.yaml: must be positive"),
+        ({"n_space_dims": 2.5}, "n_space_dims in .*bad.yaml: expected a positive integer"),
+    ],
+)
+def test_bad_stencil_file_names_field_and_file(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    data = _stencil_file_data()
+    for key, value in change.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    with pytest.raises(ValueError, match=message):
+        presets.load_stencil(_write(tmp_path / "bad.yaml", data))
+
+
+def test_unreadable_or_malformed_files(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="path: cannot read preset file .*missing.yaml"):
+        presets.load_gpu(tmp_path / "missing.yaml")
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(ValueError, match="path: .*list.yaml must hold a YAML mapping"):
+        presets.load_stencil(tmp_path / "list.yaml")
+    (tmp_path / "broken.yaml").write_text("name: [unclosed\n")
+    with pytest.raises(ValueError, match="path: .*broken.yaml is not valid YAML"):
+        presets.load_gpu(tmp_path / "broken.yaml")
+
+
+def test_to_dict_round_trips_through_a_file(tmp_path: Path) -> None:
+    for g in (costmetrics.gpu(k) for k in costmetrics.gpus()):
+        assert presets.load_gpu(_write(tmp_path / "g.yaml", g.to_dict())) == g
+    for s in (costmetrics.stencil(k) for k in costmetrics.stencils()):
+        assert presets.load_stencil(_write(tmp_path / "s.yaml", s.to_dict())) == s

@@ -1,0 +1,89 @@
+"""The reproduction report and the reproduce driver, on a stand-in experiment."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from costmetrics.report import ExperimentResult, ReproducedValue, write_report
+
+reproduce_module = sys.modules["costmetrics.reproduce"]
+
+
+def _value(seed: float | int | str | None, reproduced: float | int | str) -> ReproducedValue:
+    return ReproducedValue("demo", "T_alg [s]", "000 Table X", seed, reproduced, "a note")
+
+
+@pytest.mark.parametrize(
+    ("seed", "reproduced", "expected"),
+    [
+        (2.0, 2.2, 0.1),
+        (-4.0, -3.0, 0.25),
+        (10, 9, -0.1),
+        (0.0, 1.0, None),
+        (None, 1.0, None),
+        ("n/a", 1.0, None),
+        (1.0, "text", None),
+    ],
+)
+def test_relative_difference(
+    seed: float | int | str | None, reproduced: float | int | str, expected: float | None
+) -> None:
+    rd = _value(seed, reproduced).relative_difference
+    assert rd == (None if expected is None else pytest.approx(expected))
+
+
+def test_write_report_markdown_and_json(tmp_path: Path) -> None:
+    figure = tmp_path / "demo" / "fig.png"
+    results = [
+        ExperimentResult("demo", [_value(2.0, 2.2), _value(None, 1234567)], [figure]),
+        ExperimentResult("empty"),
+    ]
+    md_path, json_path = write_report(results, tmp_path)
+    assert (md_path, json_path) == (tmp_path / "report.md", tmp_path / "report.json")
+    md = md_path.read_text()
+    assert "## demo" in md and "## empty" in md
+    assert "| T_alg [s] | 000 Table X | 2 | 2.2 | +10.00% | a note |" in md
+    assert "| - | 1,234,567 | - |" in md
+    assert "`demo/fig.png`" in md
+    records = json.loads(json_path.read_text())
+    assert len(records) == 2
+    assert records[0]["relative_difference"] == pytest.approx(0.1)
+    assert records[1]["seed_value"] is None
+
+
+@pytest.fixture
+def fake_experiment(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Register a stand-in experiment module ``costmetrics.experiments.fake``."""
+    module = types.ModuleType("costmetrics.experiments.fake")
+
+    def run(out_dir: Path) -> ExperimentResult:
+        table = out_dir / "table.csv"
+        table.write_text("a,b\n1,2\n")
+        return ExperimentResult("fake", [_value(1.0, 1.0)], [table])
+
+    module.run = run  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "costmetrics.experiments.fake", module)
+    monkeypatch.setattr(reproduce_module, "EXPERIMENTS", ("fake",))
+    return "fake"
+
+
+def test_reproduce_runs_experiments_and_writes_report(fake_experiment: str, tmp_path: Path) -> None:
+    import costmetrics
+
+    results = costmetrics.reproduce(tmp_path / "out", progress=True)
+    assert [r.name for r in results] == [fake_experiment]
+    assert (tmp_path / "out" / "fake" / "table.csv").is_file()
+    assert "`fake/table.csv`" in (tmp_path / "out" / "report.md").read_text()
+    assert len(json.loads((tmp_path / "out" / "report.json").read_text())) == 1
+
+
+def test_reproduce_rejects_unknown_experiments(fake_experiment: str, tmp_path: Path) -> None:
+    import costmetrics
+
+    with pytest.raises(ValueError, match=r"only: unknown experiment\(s\) \['nope'\]; known"):
+        costmetrics.reproduce(tmp_path, only=["nope"])
