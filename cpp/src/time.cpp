@@ -1,0 +1,419 @@
+// Execution-time model of tiled stencils, `paper` variant, feasibility, batch evaluation,
+// exhaustive tile search and the Section 8.1.2 overhead analysis (thesis 000, Appendix A).
+#include "costmetrics/time.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "costmetrics/checked.hpp"
+#include "costmetrics/parallel.hpp"
+#include "time_exact.hpp"
+
+namespace costmetrics {
+namespace time_model {
+
+namespace {
+
+constexpr std::int64_t kWarpSize = 32;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+void require_dims(int n_space_dims) {
+  if (n_space_dims < 1 || n_space_dims > 3) {
+    throw std::invalid_argument("n_space_dims must be 1, 2 or 3, got " +
+                                std::to_string(n_space_dims));
+  }
+}
+
+// Points of one (sub)tile row per hexagon column: 1 in 1D, tS2 in 2D, tS2*tS3 in 3D.
+std::int64_t inner_cross_section(int n_space_dims, const TileSizes& tiles) {
+  std::int64_t area = 1;
+  for (int d = 1; d < n_space_dims; ++d) area *= tiles.space[d];
+  return area;
+}
+
+// Number of sub-prisms / sub-slabs per tile: ceil((S2+tT)/tS2) (2D, Sec. A.4.2) and
+// ceil((S2+tT)/tS2) * ceil((S3+tT)/tS3) (3D, A.24 as read in docs).
+std::int64_t n_subtiles(int n_space_dims, const ProblemSize& size, const TileSizes& tiles) {
+  std::int64_t n = 1;
+  for (int d = 1; d < n_space_dims; ++d) {
+    n *= ceil_div(size.space[d] + tiles.time, tiles.space[d]);
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string describe_infeasibility(std::uint32_t reasons) {
+  if (reasons == kFeasible) return "feasible";
+  std::string text;
+  auto add = [&](std::uint32_t bit, const char* what) {
+    if (reasons & bit) {
+      if (!text.empty()) text += "; ";
+      text += what;
+    }
+  };
+  add(kNonPositiveTile, "tile sizes must be positive integers");
+  add(kOddTimeTile, "tT must be even (hexagonal tiling, Eq. A.32)");
+  add(kInnermostNotWarpMultiple,
+      "innermost space tile (tS2 in 2D, tS3 in 3D) must be a multiple of 32 (Eq. A.32)");
+  add(kExceedsBlockSharedMemory,
+      "M_tile exceeds the shared memory per thread block (Eq. A.32)");
+  add(kExceedsSmSharedMemory, "M_tile exceeds the shared memory per SM, so k = 0 (Eq. A.32)");
+  return text;
+}
+
+void validate_inputs(const GpuParams& gpu, const StencilParams& stencil,
+                     const ProblemSize& size) {
+  require_positive(gpu.n_sm, "n_sm");
+  require_positive(gpu.n_v, "n_v");
+  require_positive(gpu.smem_per_sm_words, "smem_per_sm_words");
+  require_positive(gpu.smem_per_block_words, "smem_per_block_words");
+  require_positive(gpu.max_blocks_per_sm, "max_blocks_per_sm");
+  if (!(gpu.l_s_per_word >= 0) || !std::isfinite(gpu.l_s_per_word)) {
+    throw std::invalid_argument("l_s_per_word must be finite and >= 0");
+  }
+  if (!(gpu.tau_sync_s >= 0) || !std::isfinite(gpu.tau_sync_s)) {
+    throw std::invalid_argument("tau_sync_s must be finite and >= 0");
+  }
+  if (!(gpu.t_sync_s >= 0) || !std::isfinite(gpu.t_sync_s)) {
+    throw std::invalid_argument("t_sync_s must be finite and >= 0");
+  }
+  require_dims(stencil.n_space_dims);
+  require_positive(stencil.c_iter_s, "c_iter_s");
+  static const char* const names[3] = {"S1", "S2", "S3"};
+  for (int d = 0; d < stencil.n_space_dims; ++d) require_positive(size.space[d], names[d]);
+  require_positive(size.time_steps, "T");
+  // Keep every count comfortably inside int64 and double's exact-integer range.
+  std::int64_t points = size.time_steps;
+  for (int d = 0; d < stencil.n_space_dims; ++d) {
+    points = checked_mul(points, size.space[d], "iteration-space size S1*...*T");
+  }
+  const std::int64_t limit = std::int64_t{1} << 53;
+  if (points > limit) {
+    throw std::overflow_error("iteration-space size S1*...*T exceeds 2^53 points");
+  }
+}
+
+double m_tile_words(int n_space_dims, const TileSizes& tiles) {
+  require_dims(n_space_dims);
+  if (n_space_dims == 1) {
+    return 2.0 * static_cast<double>(tiles.space[0] + tiles.time);  // Sec. A.4.1
+  }
+  // Eq. A.20; for 3D extended by the factor (tS3 + tT + 1) (docs/time-model.md).
+  double m = 2.0;
+  for (int d = 0; d < n_space_dims; ++d) {
+    m *= static_cast<double>(tiles.space[d] + tiles.time + 1);
+  }
+  return m;
+}
+
+std::int64_t hyperthreading_factor(const GpuParams& gpu, double m_tile) {
+  // Eq. A.12 without the register bound (registers are not modeled).
+  const double by_memory = std::floor(gpu.smem_per_sm_words / m_tile);
+  return std::min<std::int64_t>(static_cast<std::int64_t>(by_memory), gpu.max_blocks_per_sm);
+}
+
+std::uint32_t feasibility(const GpuParams& gpu, int n_space_dims, const TileSizes& tiles) {
+  require_dims(n_space_dims);
+  std::uint32_t reasons = kFeasible;
+  bool positive = tiles.time > 0;
+  for (int d = 0; d < n_space_dims; ++d) positive = positive && tiles.space[d] > 0;
+  if (!positive) return kNonPositiveTile;
+  // Bound the sizes before any product so that M_tile cannot overflow.
+  const std::int64_t sane = std::int64_t{1} << 30;
+  for (int d = 0; d < n_space_dims; ++d) {
+    if (tiles.space[d] > sane) reasons |= kExceedsBlockSharedMemory;
+  }
+  if (tiles.time > sane) reasons |= kExceedsBlockSharedMemory;
+  if (reasons != kFeasible) return reasons;
+  if (tiles.time % 2 != 0) reasons |= kOddTimeTile;
+  if (n_space_dims >= 2 && tiles.space[n_space_dims - 1] % kWarpSize != 0) {
+    reasons |= kInnermostNotWarpMultiple;
+  }
+  const double m_tile = m_tile_words(n_space_dims, tiles);
+  if (m_tile > gpu.smem_per_block_words) reasons |= kExceedsBlockSharedMemory;
+  if (m_tile > gpu.smem_per_sm_words) reasons |= kExceedsSmSharedMemory;
+  return reasons;
+}
+
+double t_ideal_s(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size) {
+  // Eq. 8.3, generalized to any number of space dimensions.
+  double points = static_cast<double>(size.time_steps);
+  for (int d = 0; d < stencil.n_space_dims; ++d) points *= static_cast<double>(size.space[d]);
+  return points * stencil.c_iter_s / (static_cast<double>(gpu.n_sm) * gpu.n_v);
+}
+
+namespace {
+
+Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
+                         const ProblemSize& size, const TileSizes& tiles) {
+  const int dims = stencil.n_space_dims;
+  const std::int64_t tS1 = tiles.space[0];
+  const std::int64_t tT = tiles.time;
+  const std::int64_t T = size.time_steps;
+  Breakdown b;
+
+  // Eq. A.3: N_w = 2 ceil(T/tT) + eps, eps = 0 iff 0 < T - floor(T/tT) tT <= tT/2.
+  const std::int64_t remainder = T % tT;
+  const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
+  b.n_wavefronts = 2 * ceil_div(T, tT) + eps;
+
+  // Eqs. A.4-A.6 (A.22-A.23 in 3D, with the pitch of A.5; docs/time-model.md).
+  const std::int64_t w_tile = tS1 + tT - 2;
+  const std::int64_t pitch = w_tile + tS1 + 2;
+  b.w_tile = static_cast<double>(w_tile);
+  b.pitch = static_cast<double>(pitch);
+  b.tiles_per_wavefront = ceil_div(size.space[0], pitch);
+
+  b.m_tile_words = m_tile_words(dims, tiles);
+  b.k = hyperthreading_factor(gpu, b.m_tile_words);
+  b.n_subtiles = n_subtiles(dims, size, tiles);
+
+  // Eqs. A.8/A.14/A.25: m_i = m_o = (inner cross-section) * (tS1 + 2 tT).
+  const std::int64_t area = inner_cross_section(dims, tiles);
+  b.m_io_words = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
+  // Eqs. A.9/A.15/A.26.
+  b.m_prime_s = b.m_io_words * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+
+  // Eqs. A.10/A.16/A.28: x = tS1, tS1+2, ..., w_tile inclusive (tT/2 rows per half).
+  std::int64_t row_steps = 0;
+  for (std::int64_t x = tS1; x <= w_tile; x += 2) row_steps += ceil_div(x * area, gpu.n_v);
+  b.c_s = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
+          static_cast<double>(tT) * gpu.tau_sync_s;
+
+  const double k = static_cast<double>(b.k);
+  const double n_sub = static_cast<double>(b.n_subtiles);
+  if (dims == 1) {
+    // Eq. A.13 (A.11 when k = 1).
+    b.t_tile_s = b.m_prime_s + b.c_s + (k - 1.0) * std::max(b.m_prime_s, b.c_s);
+  } else if (b.k == 1) {
+    b.t_tile_s = (b.m_prime_s + b.c_s) * n_sub;  // Eqs. A.17 / A.29, k = 1
+  } else {
+    b.t_tile_s = b.m_prime_s + k * std::max(b.m_prime_s, b.c_s) * n_sub;  // A.17 / A.30, k > 1
+  }
+
+  // Eqs. A.7 / A.18 / A.31.
+  const std::int64_t rounds = ceil_div(ceil_div(b.tiles_per_wavefront, b.k), gpu.n_sm);
+  const double nw = static_cast<double>(b.n_wavefronts);
+  b.t_sync_total_s = nw * gpu.t_sync_s;
+  b.talg_s = nw * b.t_tile_s * static_cast<double>(rounds) + b.t_sync_total_s;
+  b.t_ideal_s = t_ideal_s(gpu, stencil, size);
+  return b;
+}
+
+}  // namespace
+
+Breakdown evaluate_unchecked(const GpuParams& gpu, const StencilParams& stencil,
+                             const ProblemSize& size, const TileSizes& tiles, Variant variant) {
+  return variant == Variant::paper ? evaluate_paper(gpu, stencil, size, tiles)
+                                   : detail::evaluate_exact(gpu, stencil, size, tiles);
+}
+
+Breakdown evaluate(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                   const TileSizes& tiles, Variant variant) {
+  validate_inputs(gpu, stencil, size);
+  const std::uint32_t reasons = feasibility(gpu, stencil.n_space_dims, tiles);
+  if (reasons != kFeasible) {
+    throw std::invalid_argument("infeasible tiles: " + describe_infeasibility(reasons));
+  }
+  return evaluate_unchecked(gpu, stencil, size, tiles, variant);
+}
+
+void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                    const std::int64_t* tiles, std::size_t n_tiles, Variant variant,
+                    const BatchOutputs& out, int n_threads) {
+  validate_inputs(gpu, stencil, size);
+  if (out.talg_s == nullptr || out.reasons == nullptr) {
+    throw std::invalid_argument("evaluate_batch: talg_s and reasons outputs are required");
+  }
+  const int dims = stencil.n_space_dims;
+  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto put = [](double* array, std::size_t i, double value) {
+    if (array != nullptr) array[i] = value;
+  };
+  parallel_for_chunks(
+      n_tiles,
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+          TileSizes t;
+          for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+          t.time = tiles[i * stride + dims];
+          const std::uint32_t reasons = feasibility(gpu, dims, t);
+          out.reasons[i] = reasons;
+          Breakdown b;
+          const bool ok = reasons == kFeasible;
+          if (ok) b = evaluate_unchecked(gpu, stencil, size, t, variant);
+          out.talg_s[i] = ok ? b.talg_s : nan;
+          put(out.m_prime_s, i, ok ? b.m_prime_s : nan);
+          put(out.c_s, i, ok ? b.c_s : nan);
+          put(out.t_tile_s, i, ok ? b.t_tile_s : nan);
+          put(out.m_tile_words, i, ok ? b.m_tile_words : nan);
+          put(out.k, i, ok ? static_cast<double>(b.k) : nan);
+          put(out.n_wavefronts, i, ok ? static_cast<double>(b.n_wavefronts) : nan);
+          put(out.tiles_per_wavefront, i, ok ? static_cast<double>(b.tiles_per_wavefront) : nan);
+          put(out.n_subtiles, i, ok ? static_cast<double>(b.n_subtiles) : nan);
+        }
+      },
+      n_threads, 1024);
+}
+
+std::size_t SearchSpace::size() const {
+  std::size_t n = time.size();
+  for (const auto& values : space) n *= values.size();
+  return n;
+}
+
+namespace {
+
+std::vector<std::int64_t> range(std::int64_t first, std::int64_t last, std::int64_t step) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = first; v <= last; v += step) values.push_back(v);
+  return values;
+}
+
+// Decodes the flat index of a point of the Cartesian product (tT varies slowest).
+TileSizes point_at(const SearchSpace& space, std::size_t index) {
+  TileSizes t;
+  for (std::size_t d = space.space.size(); d-- > 0;) {
+    const auto& values = space.space[d];
+    t.space[d] = values[index % values.size()];
+    index /= values.size();
+  }
+  t.time = space.time[index];
+  return t;
+}
+
+void check_space(const SearchSpace& space, int n_space_dims) {
+  if (static_cast<int>(space.space.size()) != n_space_dims) {
+    throw std::invalid_argument("search space has " + std::to_string(space.space.size()) +
+                                " space dimensions, the stencil has " +
+                                std::to_string(n_space_dims));
+  }
+  if (space.time.empty()) throw std::invalid_argument("search space: no tT candidates");
+  for (const auto& values : space.space) {
+    if (values.empty()) throw std::invalid_argument("search space: a dimension has no candidates");
+  }
+}
+
+}  // namespace
+
+SearchSpace default_search_space(int n_space_dims) {
+  require_dims(n_space_dims);
+  SearchSpace s;
+  if (n_space_dims == 1) {
+    s.space = {range(1, 1024, 1)};   // tS
+    s.time = range(2, 256, 2);       // tT
+  } else if (n_space_dims == 2) {
+    s.space = {range(1, 64, 1), range(32, 1024, 32)};  // tS1, tS2
+    s.time = range(2, 64, 2);
+  } else {
+    s.space = {range(1, 32, 1), range(1, 32, 1), range(32, 256, 32)};  // tS1, tS2, tS3
+    s.time = range(2, 32, 2);
+  }
+  return s;
+}
+
+SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                    const SearchSpace& space, double within, Variant variant, int n_threads) {
+  validate_inputs(gpu, stencil, size);
+  check_space(space, stencil.n_space_dims);
+  if (!(within >= 0) || !std::isfinite(within)) {
+    throw std::invalid_argument("within must be a finite fraction >= 0");
+  }
+  const std::size_t n = space.size();
+  std::vector<double> talg(n);
+  std::vector<unsigned char> ok(n);
+  const double inf = std::numeric_limits<double>::infinity();
+  parallel_for_chunks(
+      n,
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const TileSizes t = point_at(space, i);
+          ok[i] = feasibility(gpu, stencil.n_space_dims, t) == kFeasible;
+          talg[i] = ok[i] ? evaluate_unchecked(gpu, stencil, size, t, variant).talg_s : inf;
+        }
+      },
+      n_threads, 2048);
+
+  SearchResult r;
+  r.n_points = n;
+  r.n_feasible = static_cast<std::size_t>(std::count(ok.begin(), ok.end(), 1));
+  if (r.n_feasible == 0) {
+    throw std::invalid_argument("no feasible tile in the search space");
+  }
+  // First minimum in index order, so that ties resolve deterministically.
+  const std::size_t best = static_cast<std::size_t>(
+      std::min_element(talg.begin(), talg.end()) - talg.begin());
+  r.best = point_at(space, best);
+  r.talg_min_s = talg[best];
+  r.best_breakdown = evaluate_unchecked(gpu, stencil, size, r.best, variant);
+  const double cutoff = r.talg_min_s * (1.0 + within);
+  std::vector<std::size_t> near;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ok[i] && talg[i] <= cutoff) near.push_back(i);
+  }
+  std::stable_sort(near.begin(), near.end(),
+                   [&](std::size_t a, std::size_t b) { return talg[a] < talg[b]; });
+  r.near_optimal.reserve(near.size());
+  r.near_optimal_talg_s.reserve(near.size());
+  for (std::size_t i : near) {
+    r.near_optimal.push_back(point_at(space, i));
+    r.near_optimal_talg_s.push_back(talg[i]);
+  }
+  return r;
+}
+
+double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stencil,
+                                const ProblemSize& size, const TileSizes& tiles) {
+  // Eq. 8.5 read as T_ideal / (tS1 + tT/2) (docs/time-model.md).
+  validate_inputs(gpu, stencil, size);
+  require_positive(tiles.space[0], "tS1");
+  require_positive(tiles.time, "tT");
+  const double face = static_cast<double>(tiles.space[0]) + 0.5 * static_cast<double>(tiles.time);
+  return t_ideal_s(gpu, stencil, size) / face;
+}
+
+std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_space_dims,
+                                                const SearchSpace& space) {
+  check_space(space, n_space_dims);
+  // Group the feasible points by their inner tile sizes (tS2, tS3); in each group keep the
+  // points whose face tS1 + tT/2 (doubled to stay integral) is largest.
+  struct Group {
+    std::int64_t best_face2 = -1;
+    std::vector<TileSizes> tiles;
+  };
+  std::size_t n_inner = 1;
+  for (int d = 1; d < n_space_dims; ++d) n_inner *= space.space[d].size();
+  std::vector<Group> groups(n_inner);
+  const std::size_t n = space.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const TileSizes t = point_at(space, i);
+    if (feasibility(gpu, n_space_dims, t) != kFeasible) continue;
+    std::size_t g = 0;
+    for (int d = 1; d < n_space_dims; ++d) {
+      const auto& values = space.space[d];
+      g = g * values.size() +
+          static_cast<std::size_t>(std::find(values.begin(), values.end(), t.space[d]) -
+                                   values.begin());
+    }
+    const std::int64_t face2 = 2 * t.space[0] + t.time;
+    Group& group = groups[g];
+    if (face2 > group.best_face2) {
+      group.best_face2 = face2;
+      group.tiles.clear();
+    }
+    if (face2 == group.best_face2) group.tiles.push_back(t);
+  }
+  std::vector<TileSizes> result;
+  for (const auto& group : groups) result.insert(result.end(), group.tiles.begin(), group.tiles.end());
+  return result;
+}
+
+}  // namespace time_model
+}  // namespace costmetrics
