@@ -183,12 +183,13 @@ def test_unknown_names_list_known_presets() -> None:
         costmetrics.gpu("gtx1080")
     with pytest.raises(ValueError, match=r"name: unknown stencil 'heat4d'.*heat2d"):
         costmetrics.stencil("heat4d")
-    with pytest.raises(ValueError, match="name: expected a GPU name"):
+    with pytest.raises(ValueError, match=r"name: expected a GPU name"):
         costmetrics.gpu(980)  # type: ignore[arg-type]
 
 
 def test_c_iter_on_unknown_gpu_lists_available() -> None:
-    with pytest.raises(ValueError, match=r"gpu: .*no C_iter for GPU 'a100'.*\['gtx980', 'titanx'\]"):
+    expected = r"gpu: .*no C_iter for GPU 'a100'.*\['gtx980', 'titanx'\]"
+    with pytest.raises(ValueError, match=expected):
         costmetrics.stencil("heat3d").c_iter_on("A100")
 
 
@@ -225,14 +226,14 @@ def test_presets_are_immutable_hashable_and_picklable() -> None:
 
 def test_register_refuses_to_replace_silently() -> None:
     other = dataclasses.replace(costmetrics.gpu("gtx980"), n_sm=1)
-    with pytest.raises(ValueError, match="already registered.*overwrite=True"):
+    with pytest.raises(ValueError, match=r"already registered.*overwrite=True"):
         presets.register_gpu(other)
     presets.register_gpu(other, overwrite=True)
     assert costmetrics.gpu("gtx980").n_sm == 1
     presets.register_gpu(costmetrics.gpu("titanx"))  # the same object again is fine
-    with pytest.raises(ValueError, match="obj: expected a costmetrics.Gpu"):
+    with pytest.raises(ValueError, match=r"obj: expected a costmetrics.Gpu"):
         presets.register_gpu("gtx980")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="obj: expected a costmetrics.Stencil"):
+    with pytest.raises(ValueError, match=r"obj: expected a costmetrics.Stencil"):
         presets.register_stencil(costmetrics.gpu("gtx980"))  # type: ignore[arg-type]
 
 
@@ -348,13 +349,13 @@ def test_bad_stencil_file_names_field_and_file(
 
 
 def test_unreadable_or_malformed_files(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="path: cannot read preset file .*missing.yaml"):
+    with pytest.raises(ValueError, match=r"path: cannot read preset file .*missing.yaml"):
         presets.load_gpu(tmp_path / "missing.yaml")
     (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
-    with pytest.raises(ValueError, match="path: .*list.yaml must hold a YAML mapping"):
+    with pytest.raises(ValueError, match=r"path: .*list.yaml must hold a YAML mapping"):
         presets.load_stencil(tmp_path / "list.yaml")
     (tmp_path / "broken.yaml").write_text("name: [unclosed\n")
-    with pytest.raises(ValueError, match="path: .*broken.yaml is not valid YAML"):
+    with pytest.raises(ValueError, match=r"path: .*broken.yaml is not valid YAML"):
         presets.load_gpu(tmp_path / "broken.yaml")
 
 
