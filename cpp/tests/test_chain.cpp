@@ -75,6 +75,14 @@ void test_d7() {
   }
   CHECK(dm.nodes[0].absorbed && dm.nodes[1].absorbed);
   CHECK(!dm.nodes[2].absorbed && !dm.nodes[3].absorbed && !dm.nodes[4].absorbed);
+  // Derived beta reading (docs/matrix-chain.md): right-fusing T3 no longer pays (48 > 47 in
+  // units of 1e5), and T5 fuses with T3 on the left instead.
+  const DataMovement dd = data_movement(kD7, 65536, BetaReading::Derived);
+  CHECK(dd.single_mm_total == dm.single_mm_total);
+  CHECK(dd.nodes[2].choice == Fusion::None && std::round(*dd.nodes[2].Fr / 1e5) == 48);
+  CHECK(dd.nodes[4].choice == Fusion::Left);
+  CHECK(std::floor(dd.fused_total) == 9323278.0);
+  CHECK(dd.hypernode_parenthesization == "{(A1(A2A3)){(A4A5)A6}}");
   // Fp(T5) = F(T3) + F(T4) + hp(T5), the sum spelled out in App. D.7.
   CHECK_CLOSE(dm.nodes[4].Fp, dm.nodes[2].F + dm.nodes[3].F + dm.nodes[4].hp, 1e-12);
 }
