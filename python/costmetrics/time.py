@@ -1,0 +1,610 @@
+"""Execution time of tiled stencils on GPUs, and optimal tile sizes (thesis 000, App. A).
+
+Every formula lives in the C++ core (``cpp/src/time.cpp``, ``cpp/src/time_exact.cpp``);
+this module resolves presets, checks shapes and converts arguments and results.
+
+Conventions
+-----------
+``sizes`` is ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)`` and ``tiles`` is
+``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``: the time entry is always last,
+and the number of space entries must match the stencil's. Times are in seconds, memory in
+4-byte words. ``variant="paper"`` uses the published formulas (the default, used for
+reproduction); ``variant="exact"`` uses exact point and tile counts for a gap-free
+hexagonal tiling (``docs/time-model.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from costmetrics import _core
+from costmetrics.presets import Gpu, Stencil
+from costmetrics.presets import gpu as _gpu_preset
+from costmetrics.presets import stencil as _stencil_preset
+
+__all__ = [
+    "BatchResult",
+    "BestTiles",
+    "Breakdown",
+    "SearchSpace",
+    "Variant",
+    "best_tiles",
+    "breakdown",
+    "default_search_space",
+    "describe_infeasibility",
+    "landscape",
+    "max_hexagonal_face_tiles",
+    "t_ideal",
+    "t_overhead",
+    "t_overhead_closed_form",
+    "talg",
+    "talg_batch",
+]
+
+Variant = Literal["paper", "exact"]
+_core_time: Any = _core.time  # the compiled submodule (typed loosely: it has no stubs)
+
+#: Bit masks of the reasons a tile is infeasible (Eq. A.32), as returned by talg_batch.
+INFEASIBLE_REASONS: dict[str, int] = {
+    "non_positive_tile": int(_core_time.NON_POSITIVE_TILE),
+    "odd_time_tile": int(_core_time.ODD_TIME_TILE),
+    "innermost_not_warp_multiple": int(_core_time.INNERMOST_NOT_WARP_MULTIPLE),
+    "exceeds_block_shared_memory": int(_core_time.EXCEEDS_BLOCK_SHARED_MEMORY),
+    "exceeds_sm_shared_memory": int(_core_time.EXCEEDS_SM_SHARED_MEMORY),
+}
+_INT64_LIMIT = 2**62
+
+
+# --------------------------------------------------------------------------------------
+# Argument handling
+# --------------------------------------------------------------------------------------
+
+
+def _resolve(stencil: Stencil | str, gpu: Gpu | str) -> tuple[Stencil, Gpu]:
+    s = _stencil_preset(stencil) if isinstance(stencil, str) else stencil
+    g = _gpu_preset(gpu) if isinstance(gpu, str) else gpu
+    if not isinstance(s, Stencil):
+        raise TypeError(f"stencil: expected a Stencil or a preset name, got {type(s).__name__}")
+    if not isinstance(g, Gpu):
+        raise TypeError(f"gpu: expected a Gpu or a preset name, got {type(g).__name__}")
+    return s, g
+
+
+def _core_gpu(g: Gpu) -> Any:
+    return _core_time.GpuParams(
+        n_sm=g.n_sm,
+        n_v=g.n_v,
+        smem_per_sm_words=float(g.smem_per_sm_words),
+        smem_per_block_words=float(g.smem_per_block_words),
+        max_blocks_per_sm=g.max_blocks_per_sm,
+        l_s_per_word=g.l_s_per_word,
+        tau_sync_s=g.tau_sync_s,
+        t_sync_s=g.t_sync_s,
+    )
+
+
+def _core_stencil(s: Stencil, g: Gpu) -> Any:
+    return _core_time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
+
+
+def _integers(values: Sequence[int], name: str, n_expected: int, layout: str) -> list[int]:
+    try:
+        items = list(values)
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence {layout}, got {values!r}") from None
+    if len(items) != n_expected:
+        raise ValueError(
+            f"{name} must have {n_expected} entries {layout} for this stencil, got {len(items)}"
+        )
+    out = []
+    for item in items:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise ValueError(f"{name} entries must be integers, got {item!r}")
+        if abs(int(item)) > _INT64_LIMIT:
+            raise OverflowError(f"{name} entry {int(item)} does not fit a 64-bit integer")
+        out.append(int(item))
+    return out
+
+
+def _layout(n_dims: int, tile: bool) -> str:
+    names = ["S1", "S2", "S3"][:n_dims] if n_dims > 1 else ["S"]
+    if tile:
+        return "(" + ", ".join("t" + n for n in names) + ", tT)"
+    return "(" + ", ".join(names) + ", T)"
+
+
+def _core_size(s: Stencil, sizes: Sequence[int]) -> Any:
+    values = _integers(sizes, "sizes", s.n_space_dims + 1, _layout(s.n_space_dims, False))
+    return _core_time.ProblemSize(values[:-1], values[-1])
+
+
+def _core_tiles(s: Stencil, tiles: Sequence[int]) -> Any:
+    values = _integers(tiles, "tiles", s.n_space_dims + 1, _layout(s.n_space_dims, True))
+    return _core_time.TileSizes(values[:-1], values[-1])
+
+
+def _prepare(
+    stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]
+) -> tuple[Stencil, Gpu, Any, Any, Any]:
+    s, g = _resolve(stencil, gpu)
+    core_gpu, core_stencil, core_size = _core_gpu(g), _core_stencil(s, g), _core_size(s, sizes)
+    _core_time.validate_inputs(core_gpu, core_stencil, core_size)
+    return s, g, core_gpu, core_stencil, core_size
+
+
+# --------------------------------------------------------------------------------------
+# Single-point evaluation
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Every term of the model for one tile choice (seconds, 4-byte words, counts).
+
+    Attributes
+    ----------
+    n_wavefronts : int
+        N_w, number of wavefronts (kernel calls) (Eq. A.3).
+    tiles_per_wavefront : int
+        w, tiles (prisms, slabs) per wavefront (Eq. A.6).
+    k : int
+        Hyper-threading factor, thread blocks per SM (Eq. A.12).
+    n_subtiles : int
+        Sub-prisms (2D) or sub-slabs (3D, Eq. A.24) per tile; 1 in 1D.
+    w_tile : float
+        Widest row of a hexagon (Eq. A.4).
+    pitch : float
+        Distance between two tiles of a wavefront (Eq. A.5).
+    m_tile_words : float
+        Shared memory per tile (Eq. A.20).
+    m_io_words : float
+        Words moved between global and shared memory per (sub)tile (Eqs. A.8, A.14, A.25).
+    m_prime_s : float
+        Transfer time per (sub)tile, m' (Eqs. A.9, A.15, A.26).
+    c_s : float
+        Compute time per (sub)tile, c (Eqs. A.10, A.16, A.28).
+    t_tile_s : float
+        T_tile(k), T_prism(k) or T_slab(k) (Eqs. A.13, A.17, A.29-A.30).
+    t_sync_total_s : float
+        N_w * T_sync.
+    talg_s : float
+        Predicted execution time T_alg (Eqs. A.7, A.18, A.31).
+    t_ideal_s : float
+        Ideal time on an overhead-free machine (Eq. 8.3).
+    """
+
+    n_wavefronts: int
+    tiles_per_wavefront: int
+    k: int
+    n_subtiles: int
+    w_tile: float
+    pitch: float
+    m_tile_words: float
+    m_io_words: float
+    m_prime_s: float
+    c_s: float
+    t_tile_s: float
+    t_sync_total_s: float
+    talg_s: float
+    t_ideal_s: float
+
+    @property
+    def t_overhead_s(self) -> float:
+        """T_alg - T_ideal (Eq. 8.4)."""
+        return self.talg_s - self.t_ideal_s
+
+    def to_dict(self) -> dict[str, float | int]:
+        """Return the breakdown as a plain dictionary."""
+        return asdict(self)
+
+    @classmethod
+    def _from_core(cls, core: Any) -> Breakdown:
+        return cls(**{f.name: getattr(core, f.name) for f in fields(cls)})
+
+
+def breakdown(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tiles: Sequence[int],
+    variant: Variant = "paper",
+) -> Breakdown:
+    """Evaluate the model for one tile choice and return every term.
+
+    Parameters
+    ----------
+    stencil : Stencil or str
+        Stencil preset or its name, e.g. ``"heat2d"``.
+    gpu : Gpu or str
+        GPU preset or its name, e.g. ``"GTX 980"``.
+    sizes : sequence of int
+        Problem sizes ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
+    tiles : sequence of int
+        Tile sizes ``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``.
+    variant : {"paper", "exact"}
+        Published formulas, or exact point counts (see module docstring).
+
+    Returns
+    -------
+    Breakdown
+        All terms of the model.
+
+    Raises
+    ------
+    ValueError
+        On bad sizes or tiles, or infeasible tiles (the message names the violated
+        constraint of Eq. A.32).
+    """
+    s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    core = _core_time.evaluate(core_gpu, core_stencil, core_size, _core_tiles(s, tiles), variant)
+    return Breakdown._from_core(core)
+
+
+def talg(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tiles: Sequence[int],
+    variant: Variant = "paper",
+) -> float:
+    """Predicted execution time T_alg in seconds (Eqs. A.7, A.18, A.31).
+
+    Parameters are those of :func:`breakdown`.
+
+    Returns
+    -------
+    float
+        T_alg in seconds.
+
+    Examples
+    --------
+    >>> import costmetrics as cm
+    >>> t = cm.time.talg("heat2d", "gtx980", (8192, 8192, 8192), (8, 64, 8))
+    >>> t > cm.time.t_ideal("heat2d", "gtx980", (8192, 8192, 8192)) * 0.5
+    True
+    """
+    return breakdown(stencil, gpu, sizes, tiles, variant).talg_s
+
+
+def t_ideal(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -> float:
+    """Ideal time S1 * ... * T * C_iter / (nSM * nV) in seconds (Eq. 8.3).
+
+    Parameters
+    ----------
+    stencil, gpu, sizes
+        As in :func:`breakdown`.
+
+    Returns
+    -------
+    float
+        T_ideal in seconds.
+    """
+    _, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    return float(_core_time.t_ideal_s(core_gpu, core_stencil, core_size))
+
+
+def t_overhead(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tiles: Sequence[int],
+    variant: Variant = "paper",
+) -> float:
+    """Overhead T_alg - T_ideal in seconds (Eq. 8.4), from the full model.
+
+    Parameters are those of :func:`breakdown`.
+
+    Returns
+    -------
+    float
+        T_overhead in seconds (negative in the ``paper`` variant for small tiles, where its
+        geometry leaves gaps between hexagons; see ``docs/time-model.md``).
+    """
+    return breakdown(stencil, gpu, sizes, tiles, variant).t_overhead_s
+
+
+def t_overhead_closed_form(
+    stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int], tiles: Sequence[int]
+) -> float:
+    """Closed-form overhead T_ideal / (tS1 + tT/2) in seconds (Eq. 8.5, as read in docs).
+
+    Parameters are those of :func:`breakdown`.
+
+    Returns
+    -------
+    float
+        The first-order overhead term; it depends on the tiles only through the hexagonal
+        face tS1 + tT/2, so minimizing it means maximizing that face.
+    """
+    s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    return float(
+        _core_time.t_overhead_closed_form_s(
+            core_gpu, core_stencil, core_size, _core_tiles(s, tiles)
+        )
+    )
+
+
+def describe_infeasibility(reasons: int) -> str:
+    """Text for a reason mask returned by :func:`talg_batch` (``"feasible"`` for 0).
+
+    Parameters
+    ----------
+    reasons : int
+        Bit mask, an OR of :data:`INFEASIBLE_REASONS` values.
+
+    Returns
+    -------
+    str
+        The violated constraints, separated by ``"; "``.
+    """
+    return str(_core_time.describe_infeasibility(int(reasons)))
+
+
+# --------------------------------------------------------------------------------------
+# Vectorized evaluation
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """T_alg and its terms for an array of tile choices.
+
+    Attributes
+    ----------
+    talg_s : numpy.ndarray
+        T_alg per row, NaN where infeasible.
+    reasons : numpy.ndarray
+        uint32 bit mask per row (0 when feasible; see :data:`INFEASIBLE_REASONS`).
+    terms : dict of str to numpy.ndarray
+        ``m_prime_s``, ``c_s``, ``t_tile_s``, ``k``, ``m_tile_words``, ``n_wavefronts``,
+        ``tiles_per_wavefront``, ``n_subtiles`` per row (NaN where infeasible).
+    """
+
+    talg_s: npt.NDArray[np.float64]
+    reasons: npt.NDArray[np.uint32]
+    terms: dict[str, npt.NDArray[np.float64]]
+
+    @property
+    def feasible(self) -> npt.NDArray[np.bool_]:
+        """Boolean mask of the feasible rows."""
+        return np.asarray(self.reasons == 0)
+
+    def reason_text(self, index: int) -> str:
+        """Text of the infeasibility reasons of one row."""
+        return describe_infeasibility(int(self.reasons[index]))
+
+
+def talg_batch(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tiles: npt.ArrayLike,
+    variant: Variant = "paper",
+    n_threads: int = 0,
+) -> BatchResult:
+    """Evaluate T_alg for many tile choices at once, without a Python loop.
+
+    Parameters
+    ----------
+    stencil, gpu, sizes, variant
+        As in :func:`breakdown`.
+    tiles : array_like of int, shape (n, d + 1)
+        One tile choice per row, ``(tS1, [tS2, [tS3,]] tT)``.
+    n_threads : int
+        Worker threads (0: all cores).
+
+    Returns
+    -------
+    BatchResult
+        T_alg, terms and infeasibility masks per row.
+    """
+    s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    array = np.asarray(tiles)
+    if array.ndim == 1 and array.size == s.n_space_dims + 1:
+        array = array.reshape(1, -1)
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"tiles must be an integer array, got dtype {array.dtype}")
+    out = _core_time.evaluate_batch(
+        core_gpu, core_stencil, core_size, array.astype(np.int64), variant, n_threads
+    )
+    terms = {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
+    return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), terms)
+
+
+# --------------------------------------------------------------------------------------
+# Tile-size search
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """Candidate tile sizes; the search space is their Cartesian product.
+
+    Attributes
+    ----------
+    space : tuple of tuple of int
+        Candidates per space dimension (tS1, [tS2, [tS3]]).
+    time : tuple of int
+        Candidates for tT.
+    """
+
+    space: tuple[tuple[int, ...], ...]
+    time: tuple[int, ...]
+
+    @property
+    def n_points(self) -> int:
+        """Number of points (feasible or not)."""
+        n = len(self.time)
+        for values in self.space:
+            n *= len(values)
+        return n
+
+    def _to_core(self) -> Any:
+        return _core_time.SearchSpace([list(v) for v in self.space], list(self.time))
+
+
+def default_search_space(n_space_dims: int) -> SearchSpace:
+    """The documented default search space (``docs/time-model.md``).
+
+    Parameters
+    ----------
+    n_space_dims : int
+        1, 2 or 3.
+
+    Returns
+    -------
+    SearchSpace
+        At least the paper's ~18,000 points (Sec. A.6.3).
+    """
+    core = _core_time.default_search_space(int(n_space_dims))
+    return SearchSpace(tuple(tuple(v) for v in core.space), tuple(core.time))
+
+
+@dataclass(frozen=True)
+class BestTiles:
+    """Result of the exhaustive tile search (Sec. A.6).
+
+    Attributes
+    ----------
+    tiles : tuple of int
+        The argmin, in the layout of ``tiles`` arguments.
+    talg_s : float
+        T_alg_min, seconds.
+    breakdown : Breakdown
+        Every term at the argmin.
+    near_optimal : numpy.ndarray
+        Every feasible point within ``within`` of the minimum, one per row, sorted by T_alg.
+    near_optimal_talg_s : numpy.ndarray
+        Their T_alg, ascending.
+    n_points, n_feasible : int
+        Size of the search space and number of feasible points in it.
+    within : float
+        The fraction used.
+    """
+
+    tiles: tuple[int, ...]
+    talg_s: float
+    breakdown: Breakdown
+    near_optimal: npt.NDArray[np.int64]
+    near_optimal_talg_s: npt.NDArray[np.float64]
+    n_points: int
+    n_feasible: int
+    within: float
+
+    def table(self) -> list[dict[str, float | int]]:
+        """The near-optimal set as a list of rows (tile sizes and ``talg_s``)."""
+        n_dims = self.near_optimal.shape[1] - 1
+        names = ["tS1", "tS2", "tS3"][:n_dims] + ["tT"]
+        return [
+            {**{n: int(v) for n, v in zip(names, row)}, "talg_s": float(t)}
+            for row, t in zip(self.near_optimal, self.near_optimal_talg_s)
+        ]
+
+
+def best_tiles(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    within: float = 0.10,
+    variant: Variant = "paper",
+    space: SearchSpace | None = None,
+    n_threads: int = 0,
+) -> BestTiles:
+    """Exhaustive multi-threaded search for the tiles minimizing T_alg (Eq. A.32).
+
+    Parameters
+    ----------
+    stencil, gpu, sizes, variant
+        As in :func:`breakdown`.
+    within : float
+        Also return every feasible point with T_alg <= (1 + within) * T_alg_min
+        (Sec. A.6.3 uses 10%).
+    space : SearchSpace, optional
+        Candidates; default :func:`default_search_space`.
+    n_threads : int
+        Worker threads (0: all cores).
+
+    Returns
+    -------
+    BestTiles
+        The argmin, T_alg_min and the near-optimal set.
+    """
+    s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    if space is None:
+        space = default_search_space(s.n_space_dims)
+    r = _core_time.search(
+        core_gpu, core_stencil, core_size, space._to_core(), float(within), variant, n_threads
+    )
+    return BestTiles(
+        tiles=tuple(int(v) for v in r["best"]),
+        talg_s=float(r["talg_min_s"]),
+        breakdown=Breakdown._from_core(r["best_breakdown"]),
+        near_optimal=np.asarray(r["near_optimal"]),
+        near_optimal_talg_s=np.asarray(r["near_optimal_talg_s"]),
+        n_points=int(r["n_points"]),
+        n_feasible=int(r["n_feasible"]),
+        within=float(within),
+    )
+
+
+def max_hexagonal_face_tiles(
+    stencil: Stencil | str, gpu: Gpu | str, space: SearchSpace | None = None
+) -> npt.NDArray[np.int64]:
+    """Section 8.1.2 narrowing: feasible tiles that maximize the face tS1 + tT/2.
+
+    Parameters
+    ----------
+    stencil, gpu
+        As in :func:`breakdown`.
+    space : SearchSpace, optional
+        Candidates; default :func:`default_search_space`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One row per kept tile, for every value of the inner tile sizes (tS2, tS3).
+    """
+    s, g = _resolve(stencil, gpu)
+    if space is None:
+        space = default_search_space(s.n_space_dims)
+    return np.asarray(
+        _core_time.max_hexagonal_face_tiles(_core_gpu(g), s.n_space_dims, space._to_core())
+    )
+
+
+def landscape(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tS1: int,
+    tT_values: Sequence[int],
+    tS2_values: Sequence[int],
+    variant: Variant = "paper",
+) -> npt.NDArray[np.float64]:
+    """T_alg over a (tT, tS2) grid with tS1 fixed, for 2D stencils (Fig. A.5).
+
+    Parameters
+    ----------
+    stencil, gpu, sizes, variant
+        As in :func:`breakdown`; the stencil must have two space dimensions.
+    tS1 : int
+        The fixed first space tile size (Fig. A.5 uses 8).
+    tT_values, tS2_values : sequence of int
+        Grid axes.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(tT_values), len(tS2_values))
+        T_alg in seconds, NaN where infeasible.
+    """
+    s, _ = _resolve(stencil, gpu)
+    if s.n_space_dims != 2:
+        raise ValueError(f"stencil: landscape needs a 2D stencil, {s.name} has {s.n_space_dims}")
+    tt, ts2 = np.meshgrid(np.asarray(tT_values), np.asarray(tS2_values), indexing="ij")
+    grid = np.stack([np.full(tt.size, tS1), ts2.ravel(), tt.ravel()], axis=1).astype(np.int64)
+    return talg_batch(stencil, gpu, sizes, grid, variant).talg_s.reshape(tt.shape)
