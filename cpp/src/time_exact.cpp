@@ -1,15 +1,346 @@
-// PLACEHOLDER, being replaced by the exact-variant implementation.
+// The `exact` variant of the execution-time model (docs/time-model.md, "Exact variant").
+//
+// Same hexagon as the paper (Sec. A.4.1), but on the gap-free lattice of pitch
+// P = 2 tS1 + tT - 2, with every count of points, tiles, wavefronts and sub-tiles exact:
+//   color A tiles: base column p P,       bottom row m tT;
+//   color B tiles: base column p P + P/2, bottom row m tT - tT/2.
+// Wavefront j = 0, 1, 2, ... is B(j/2) for even j and A((j-1)/2) for odd j; its tiles have
+// bottom row t0 = (j - 1) tT/2. Inner dimensions (2D prisms, 3D slabs) are time-skewed per
+// tile relative to t0 (classic tiling, Sec. A.4.2-A.4.3).
+//
+// Lower bound T_alg >= T_ideal: every point lies in exactly one tile, so with R_i rounds,
+// R_i >= n_i / (k nSM), T_i >= k sum_b c_{i,b} and c_{i,b} >= C_iter sum_r (points of any one
+// tile in sub-tile b, row r) / nV, we get R_i T_i >= C_iter (points of wavefront i) / (nSM nV);
+// summing over the wavefronts gives T_alg >= S1...T C_iter / (nSM nV) = T_ideal (Eq. 8.3).
 #include "time_exact.hpp"
 
-#include <stdexcept>
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 namespace costmetrics {
 namespace time_model {
 namespace detail {
 
-Breakdown evaluate_exact(const GpuParams&, const StencilParams&, const ProblemSize&,
-                         const TileSizes&) {
-  throw std::logic_error("variant='exact' is not implemented yet");
+namespace {
+
+using i64 = std::int64_t;
+
+// Floor of a / b for b > 0 and any sign of a (lattice coordinates can be negative).
+i64 floor_div(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Ceiling of a / b for a >= 0, b > 0.
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// Closed interval of relative rows; empty when lo > hi.
+struct Rows {
+  i64 lo = 0;
+  i64 hi = -1;
+  bool empty() const { return lo > hi; }
+  i64 size() const { return empty() ? 0 : hi - lo + 1; }
+};
+
+Rows intersect(Rows a, Rows b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+
+// One inner space dimension (s2 or s3) with classic time skewing relative to the tile's
+// bottom row (rule 5), or a placeholder with one point per row when the stencil has fewer
+// dimensions, so that 1D, 2D and 3D share one code path.
+struct InnerDim {
+  bool skewed = false;
+  i64 S = 1;
+  i64 tS = 1;
+
+  // Points per row of a sub-tile that is full at that row.
+  i64 full_count() const { return skewed ? tS : 1; }
+
+  // n_sj(b, r) = |[b tS - r, (b+1) tS - r) ∩ [0, S)|.
+  i64 count(i64 b, i64 r) const {
+    if (!skewed) return 1;
+    const i64 lo = std::max<i64>(b * tS - r, 0);
+    const i64 hi = std::min<i64>((b + 1) * tS - r, S);
+    return std::max<i64>(hi - lo, 0);
+  }
+
+  // Rows of [ra, rb) where sub-tile b has points: b tS - S < r < (b+1) tS.
+  Rows nonzero_rows(i64 b, i64 ra, i64 rb) const {
+    if (!skewed) return {ra, rb - 1};
+    return {std::max(ra, b * tS - S + 1), std::min(rb - 1, (b + 1) * tS - 1)};
+  }
+
+  // Rows of [ra, rb) where sub-tile b is full (count == tS): (b+1) tS - S <= r <= b tS.
+  // Empty when tS > S. Always a sub-interval of nonzero_rows().
+  Rows full_rows(i64 b, i64 ra, i64 rb) const {
+    if (!skewed) return {ra, rb - 1};
+    return {std::max(ra, (b + 1) * tS - S), std::min(rb - 1, b * tS)};
+  }
+};
+
+// A sub-tile index b standing for `mult` sub-tiles with identical point counts on every row.
+struct SubtileClass {
+  i64 b = 0;
+  i64 mult = 1;
+};
+
+// Nonempty sub-tiles of one inner dimension over the rows [ra, rb): the boundary ones one by
+// one, the ones full on every row as a single class (rule 10). There are at most about
+// 2 (rb - ra) / tS + 3 classes, independent of S.
+void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass>& out) {
+  out.clear();
+  if (!d.skewed) {
+    out.push_back({0, 1});
+    return;
+  }
+  const i64 b_min = ra / d.tS;                   // (b+1) tS > ra
+  const i64 b_max = (d.S + rb - 2) / d.tS;       // b tS - S < rb - 1
+  const i64 full_lo = std::max(b_min, ceil_div(rb - 1, d.tS));  // b tS >= rb - 1
+  const i64 full_hi = std::min(b_max, (d.S + ra) / d.tS - 1);   // (b+1) tS <= S + ra
+  if (full_lo <= full_hi) {
+    for (i64 b = b_min; b < full_lo; ++b) out.push_back({b, 1});
+    out.push_back({full_lo, full_hi - full_lo + 1});
+    for (i64 b = full_hi + 1; b <= b_max; ++b) out.push_back({b, 1});
+  } else {
+    for (i64 b = b_min; b <= b_max; ++b) out.push_back({b, 1});
+  }
+}
+
+struct WavefrontCost {
+  bool nonempty = false;
+  i64 n_tiles = 0;
+  double t_tile_s = 0;
+};
+
+class ExactModel {
+ public:
+  ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+             const TileSizes& tiles)
+      : gpu_(gpu), stencil_(stencil) {
+    dims_ = stencil.n_space_dims;
+    S1_ = size.space[0];
+    T_ = size.time_steps;
+    tS1_ = tiles.space[0];
+    tT_ = tiles.time;
+    h_ = tT_ / 2;
+    pitch_ = 2 * tS1_ + tT_ - 2;
+    // Iterate explicitly over the dimension with the smaller tile (its boundary sub-tiles
+    // have at most 2 (tS - 1) partial rows each) and tabulate the other one per row.
+    InnerDim inner[2];
+    for (int d = 1; d < dims_; ++d) inner[d - 1] = {true, size.space[d], tiles.space[d]};
+    if (dims_ == 3 && inner[1].tS < inner[0].tS) std::swap(inner[0], inner[1]);
+    outer_dim_ = inner[0];
+    table_dim_ = inner[1];
+    w_.resize(static_cast<std::size_t>(tT_));
+  }
+
+  i64 pitch() const { return pitch_; }
+
+  // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
+  i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
+
+  // Base column of the tiles p = 0 of wavefront j (rule 2).
+  i64 offset(i64 j) const { return j % 2 == 1 ? 0 : pitch_ / 2; }
+
+  // W(r) of rule 6: the most s1 points in [0, S1) that one tile of the wavefront with base
+  // offset `off` has at relative row r. The overlap of [x, x + w) with [0, S1) is unimodal
+  // in x with its plateau on [min(0, S1 - w), max(0, S1 - w)], so the two lattice starts
+  // around the plateau's left end bound every other tile.
+  i64 widest_row(i64 off, i64 r) const {
+    const i64 half = e(r);
+    const i64 w = tS1_ + 2 * half;
+    const i64 start0 = off - half;  // first column of tile p = 0 at this row
+    const i64 plateau_lo = std::min<i64>(0, S1_ - w);
+    const i64 x = start0 + floor_div(plateau_lo - start0, pitch_) * pitch_;
+    auto overlap = [&](i64 s) {
+      return std::max<i64>(0, std::min(s + w, S1_) - std::max<i64>(s, 0));
+    };
+    return std::max(overlap(x), overlap(x + pitch_));
+  }
+
+  // c of a sub-tile full in every inner dimension and every row of an interior color-A
+  // wavefront (Breakdown::c_s; exact counterpart of Eqs. A.10/A.16/A.28).
+  double full_subtile_c() const {
+    const i64 area = outer_dim_.full_count() * table_dim_.full_count();
+    i64 steps = 0;
+    for (i64 r = 0; r < tT_; ++r) steps += ceil_div(widest_row(0, r) * area, gpu_.n_v);
+    return stencil_.c_iter_s * static_cast<double>(steps) +
+           gpu_.tau_sync_s * static_cast<double>(tT_);
+  }
+
+  // n_i, and T_i of rule 8, for wavefront j.
+  WavefrontCost wavefront(i64 j, i64 k, double m_prime) {
+    WavefrontCost out;
+    const i64 t0 = (j - 1) * h_;
+    const i64 r_lo = std::max<i64>(0, -t0);
+    const i64 r_hi = std::min(tT_, T_ - t0);  // rows [r_lo, r_hi) lie in [0, T)
+    if (r_lo >= r_hi) return out;
+    const i64 off = offset(j);
+
+    // Rows with points: W(r) > 0 holds where e(r) reaches a threshold, a contiguous run.
+    i64 ra = -1;
+    i64 rb = -1;
+    for (i64 r = r_lo; r < r_hi; ++r) {
+      const i64 w = widest_row(off, r);
+      w_[static_cast<std::size_t>(r)] = w;
+      if (w > 0) {
+        if (ra < 0) ra = r;
+        rb = r + 1;
+      }
+    }
+    if (ra < 0) return out;
+    out.nonempty = true;
+
+    // Rule 4: a tile's rows are nested intervals around its center, so it meets [0, S1) iff
+    // its widest valid row does: c0 - e_max < S1 and c0 + tS1 + e_max > 0.
+    const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
+                               e(std::clamp(h_, r_lo, r_hi - 1)));
+    const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
+    const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
+    out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
+
+    subtile_classes(outer_dim_, ra, rb, outer_classes_);
+    subtile_classes(table_dim_, ra, rb, table_classes_);
+
+    // Per class of the tabulated dimension: prefix sums over rows of the vector steps
+    // ceil(W n_outer n_table / nV) with the outer sub-tile full (n_outer = tS), so that the
+    // rows where an outer sub-tile is full cost O(1).
+    const i64 n_rows = rb - ra;
+    const std::size_t stride = static_cast<std::size_t>(n_rows + 1);
+    prefix_.assign(table_classes_.size() * stride, 0);
+    const i64 outer_full = outer_dim_.full_count();
+    for (std::size_t q = 0; q < table_classes_.size(); ++q) {
+      i64* pre = &prefix_[q * stride];
+      const i64 b = table_classes_[q].b;
+      for (i64 r = ra; r < rb; ++r) {
+        const i64 n = table_dim_.count(b, r);
+        const i64 steps =
+            n > 0 ? ceil_div(w_[static_cast<std::size_t>(r)] * outer_full * n, gpu_.n_v) : 0;
+        pre[r - ra + 1] = pre[r - ra] + steps;
+      }
+    }
+
+    const double c_iter = stencil_.c_iter_s;
+    const double tau = gpu_.tau_sync_s;
+    double sum_c = 0;    // sum_b c_{i,b}
+    double sum_max = 0;  // sum_b max(m', c_{i,b})
+    i64 n_sub = 0;
+    for (const SubtileClass& oc : outer_classes_) {
+      const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
+      const Rows full_outer = outer_dim_.full_rows(oc.b, ra, rb);
+      for (std::size_t q = 0; q < table_classes_.size(); ++q) {
+        const SubtileClass& tc = table_classes_[q];
+        const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
+        const Rows rows = intersect(nz_outer, nz_table);
+        if (rows.empty()) continue;  // no point in this wavefront: the sub-tile is skipped
+        const Rows full = intersect(full_outer, nz_table);
+        i64 steps = 0;
+        auto explicit_rows = [&](i64 lo, i64 hi) {
+          for (i64 r = lo; r <= hi; ++r) {
+            const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
+            steps += ceil_div(w_[static_cast<std::size_t>(r)] * n, gpu_.n_v);
+          }
+        };
+        if (full.empty()) {
+          explicit_rows(rows.lo, rows.hi);
+        } else {
+          const i64* pre = &prefix_[q * stride];
+          steps += pre[full.hi - ra + 1] - pre[full.lo - ra];
+          explicit_rows(rows.lo, full.lo - 1);
+          explicit_rows(full.hi + 1, rows.hi);
+        }
+        // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
+        const double c = c_iter * static_cast<double>(steps) + tau * static_cast<double>(rows.size());
+        const i64 mult = oc.mult * tc.mult;
+        sum_c += static_cast<double>(mult) * c;
+        sum_max += static_cast<double>(mult) * std::max(m_prime, c);
+        n_sub += mult;
+      }
+    }
+
+    const double kd = static_cast<double>(k);
+    if (dims_ == 1) {
+      out.t_tile_s = m_prime + sum_c + (kd - 1.0) * std::max(m_prime, sum_c);  // Eq. A.13
+    } else if (k == 1) {
+      out.t_tile_s = static_cast<double>(n_sub) * m_prime + sum_c;  // Eqs. A.17 / A.29
+    } else {
+      out.t_tile_s = m_prime + kd * sum_max;  // Eqs. A.17 / A.30, max per sub-tile
+    }
+    return out;
+  }
+
+ private:
+  const GpuParams& gpu_;
+  const StencilParams& stencil_;
+  int dims_ = 1;
+  i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
+  InnerDim outer_dim_;
+  InnerDim table_dim_;
+  // Scratch reused across wavefronts of one evaluation.
+  std::vector<i64> w_;
+  std::vector<i64> prefix_;
+  std::vector<SubtileClass> outer_classes_;
+  std::vector<SubtileClass> table_classes_;
+};
+
+}  // namespace
+
+Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
+                         const ProblemSize& size, const TileSizes& tiles) {
+  const int dims = stencil.n_space_dims;
+  const i64 tS1 = tiles.space[0];
+  const i64 tT = tiles.time;
+  const i64 T = size.time_steps;
+  const i64 h = tT / 2;
+  ExactModel model(gpu, stencil, size, tiles);
+  Breakdown b;
+
+  b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
+  b.pitch = static_cast<double>(model.pitch());
+  b.m_tile_words = m_tile_words(dims, tiles);
+  b.k = hyperthreading_factor(gpu, b.m_tile_words);
+
+  // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
+  i64 area = 1;
+  for (int d = 1; d < dims; ++d) area *= tiles.space[d];
+  b.m_io_words = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
+  b.m_prime_s = b.m_io_words * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+
+  // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
+  b.n_subtiles = 1;
+  for (int d = 1; d < dims; ++d) b.n_subtiles *= (size.space[d] + tT - 2) / tiles.space[d] + 1;
+  b.c_s = model.full_subtile_c();
+
+  // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
+  // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
+  // identical. The last candidate is j = (T-1)/h + 1, the last one starting below T.
+  const i64 n_interior = std::max<i64>(0, T / h - 1);
+  const i64 j_last = (T - 1) / h + 1;
+  i64 n_wavefronts = 0;
+  i64 max_tiles = 0;
+  double talg = 0;
+  double t_tile_interior_a = -1;
+  double t_tile_largest = 0;
+  auto add = [&](i64 j, i64 count) {
+    const WavefrontCost w = model.wavefront(j, b.k, b.m_prime_s);
+    if (!w.nonempty) return;
+    // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
+    const i64 rounds = ceil_div(ceil_div(w.n_tiles, b.k), gpu.n_sm);
+    talg += static_cast<double>(count) * (static_cast<double>(rounds) * w.t_tile_s + gpu.t_sync_s);
+    n_wavefronts += count;
+    max_tiles = std::max(max_tiles, w.n_tiles);
+    t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
+    if (j == 1 && count > 0 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+  };
+  add(0, 1);                                              // first, partial B wavefront
+  if (n_interior >= 1) add(1, (n_interior + 1) / 2);      // interior A (odd j)
+  if (n_interior >= 2) add(2, n_interior / 2);            // interior B (even j)
+  for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
+
+  b.n_wavefronts = n_wavefronts;
+  b.tiles_per_wavefront = max_tiles;
+  b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
+  b.t_sync_total_s = static_cast<double>(n_wavefronts) * gpu.t_sync_s;
+  b.talg_s = talg;
+  b.t_ideal_s = t_ideal_s(gpu, stencil, size);
+  return b;
 }
 
 }  // namespace detail

@@ -1,0 +1,478 @@
+// Tests of the `exact` time-model variant against an independent brute-force enumeration of
+// the gap-free hexagonal tiling (docs/time-model.md, "Exact variant").
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "../src/time_exact.hpp"
+#include "check.hpp"
+#include "costmetrics/time.hpp"
+
+namespace tmod = costmetrics::time_model;
+using i64 = std::int64_t;
+
+namespace {
+
+i64 fdiv(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+i64 cdiv(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// The tile of the lattice (rule 2) that holds a point, found by testing the hexagon of
+// every lattice tile near it. `hits` is how many tiles hold it (must be exactly 1).
+struct TileId {
+  int color = 0;  // 0 = A, 1 = B
+  i64 m = 0;
+  i64 p = 0;
+  i64 r = 0;  // row relative to the tile's bottom
+  int hits = 0;
+};
+
+TileId locate(i64 t, i64 s1, i64 tS1, i64 tT) {
+  const i64 h = tT / 2;
+  const i64 P = 2 * tS1 + tT - 2;
+  TileId id;
+  for (int color = 0; color < 2; ++color) {
+    const i64 off = color == 0 ? 0 : P / 2;
+    const i64 shift = color == 0 ? 0 : -h;
+    const i64 m0 = fdiv(t - shift, tT);
+    const i64 p0 = fdiv(s1 - off, P);
+    for (i64 m = m0 - 2; m <= m0 + 2; ++m) {
+      const i64 r = t - (m * tT + shift);
+      if (r < 0 || r >= tT) continue;
+      const i64 e = std::min(r, tT - 1 - r);
+      for (i64 p = p0 - 3; p <= p0 + 3; ++p) {
+        const i64 c0 = p * P + off;
+        if (s1 >= c0 - e && s1 < c0 + tS1 + e) {
+          ++id.hits;
+          id.color = color;
+          id.m = m;
+          id.p = p;
+          id.r = r;
+        }
+      }
+    }
+  }
+  return id;
+}
+
+struct BruteResult {
+  double talg = 0;
+  i64 n_wavefronts = 0;
+  i64 max_tiles = 0;
+  i64 bad_points = 0;  // points in zero or several tiles
+};
+
+// Rules 3-9 computed from counts of enumerated points only.
+BruteResult brute_force(const tmod::GpuParams& gpu, const tmod::StencilParams& st,
+                        const tmod::ProblemSize& size, const tmod::TileSizes& tiles) {
+  const int dims = st.n_space_dims;
+  const i64 tS1 = tiles.space[0];
+  const i64 tT = tiles.time;
+  std::array<i64, 3> S{{size.space[0], 1, 1}};
+  std::array<i64, 3> tS{{tS1, 1, 1}};
+  for (int d = 1; d < dims; ++d) {
+    S[d] = size.space[d];
+    tS[d] = tiles.space[d];
+  }
+  BruteResult res;
+  // (wavefront, p, b2, b3, r) -> points
+  std::map<std::array<i64, 5>, i64> cell;
+  for (i64 t = 0; t < size.time_steps; ++t) {
+    for (i64 s1 = 0; s1 < S[0]; ++s1) {
+      const TileId id = locate(t, s1, tS1, tT);
+      if (id.hits != 1) {
+        res.bad_points += S[1] * S[2];
+        continue;
+      }
+      const i64 j = id.color == 0 ? 2 * id.m + 1 : 2 * id.m;
+      for (i64 s2 = 0; s2 < S[1]; ++s2) {
+        for (i64 s3 = 0; s3 < S[2]; ++s3) {
+          const i64 b2 = dims >= 2 ? (s2 + id.r) / tS[1] : 0;
+          const i64 b3 = dims >= 3 ? (s3 + id.r) / tS[2] : 0;
+          ++cell[{j, id.p, b2, b3, id.r}];
+        }
+      }
+    }
+  }
+  // Per wavefront: tiles, and per (sub-tile, row) the largest count over its tiles.
+  std::map<i64, std::set<i64>> tiles_of;
+  std::map<i64, std::map<std::array<i64, 2>, std::map<i64, i64>>> widest;
+  for (const auto& kv : cell) {
+    const auto& key = kv.first;
+    tiles_of[key[0]].insert(key[1]);
+    i64& w = widest[key[0]][{key[2], key[3]}][key[4]];
+    w = std::max(w, kv.second);
+  }
+  double area = 1;
+  for (int d = 1; d < dims; ++d) area *= static_cast<double>(tS[d]);
+  const double m_prime = 2.0 * area * static_cast<double>(tS1 + 2 * tT) * gpu.l_s_per_word +
+                         2.0 * gpu.tau_sync_s;
+  const double m_tile = tmod::m_tile_words(dims, tiles);
+  const i64 k = std::min<i64>(static_cast<i64>(std::floor(gpu.smem_per_sm_words / m_tile)),
+                              gpu.max_blocks_per_sm);
+  for (const auto& wf : widest) {
+    double sum_c = 0, sum_max = 0;
+    i64 n_sub = 0;
+    for (const auto& sub : wf.second) {
+      double c = 0;
+      for (const auto& row : sub.second) {
+        c += static_cast<double>(cdiv(row.second, gpu.n_v)) * st.c_iter_s + gpu.tau_sync_s;
+      }
+      sum_c += c;
+      sum_max += std::max(m_prime, c);
+      ++n_sub;
+    }
+    double t_tile;
+    if (dims == 1) {
+      t_tile = m_prime + sum_c + static_cast<double>(k - 1) * std::max(m_prime, sum_c);
+    } else if (k == 1) {
+      t_tile = static_cast<double>(n_sub) * m_prime + sum_c;
+    } else {
+      t_tile = m_prime + static_cast<double>(k) * sum_max;
+    }
+    const i64 n = static_cast<i64>(tiles_of[wf.first].size());
+    const i64 rounds = cdiv(cdiv(n, k), gpu.n_sm);
+    res.talg += static_cast<double>(rounds) * t_tile + gpu.t_sync_s;
+    ++res.n_wavefronts;
+    res.max_tiles = std::max(res.max_tiles, n);
+  }
+  return res;
+}
+
+i64 paper_nw(i64 T, i64 tT) {  // Eq. A.3
+  const i64 rem = T % tT;
+  return 2 * cdiv(T, tT) + ((rem > 0 && 2 * rem <= tT) ? 0 : 1);
+}
+
+tmod::GpuParams gtx980() {
+  tmod::GpuParams g;
+  g.n_sm = 16;
+  g.n_v = 128;
+  g.smem_per_sm_words = 24576;
+  g.smem_per_block_words = 12288;
+  g.max_blocks_per_sm = 32;
+  g.l_s_per_word = 7.36e-3 * 4e-9;
+  g.tau_sync_s = 7.96e-10;
+  g.t_sync_s = 9.24e-7;
+  return g;
+}
+
+// A small machine whose k, nV and nSM make the ceilings and the max(m', c) branches matter.
+tmod::GpuParams small_gpu(std::mt19937_64& rng, int dims, const tmod::TileSizes& tiles) {
+  tmod::GpuParams g;
+  const int n_v[] = {1, 2, 3, 5, 128};
+  const int k_target[] = {1, 1, 2, 3, 5};
+  const double l_ratio[] = {0.0, 0.003, 0.05, 0.4};
+  g.n_sm = 1 + static_cast<int>(rng() % 3);
+  g.n_v = n_v[rng() % 5];
+  const double m_tile = tmod::m_tile_words(dims, tiles);
+  g.smem_per_sm_words = m_tile * k_target[rng() % 5] + 0.5;
+  g.smem_per_block_words = g.smem_per_sm_words;
+  g.max_blocks_per_sm = 32;
+  g.l_s_per_word = 1e-8 * l_ratio[rng() % 4];
+  g.tau_sync_s = (rng() % 2) ? 3e-10 : 0.0;
+  g.t_sync_s = 2e-6;
+  return g;
+}
+
+int g_cases = 0;
+
+void compare_case(const tmod::GpuParams& gpu, int dims, const tmod::ProblemSize& size,
+                  const tmod::TileSizes& tiles) {
+  tmod::StencilParams st;
+  st.n_space_dims = dims;
+  st.c_iter_s = 1e-8;
+  const BruteResult ref = brute_force(gpu, st, size, tiles);
+  const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, st, size, tiles);
+  ++g_cases;
+  CHECK(ref.bad_points == 0);
+  CHECK_CLOSE(b.talg_s, ref.talg, 1e-12);
+  CHECK(b.n_wavefronts == ref.n_wavefronts);
+  CHECK(b.tiles_per_wavefront == ref.max_tiles);
+  CHECK(b.talg_s >= b.t_ideal_s);
+  if (std::fabs(b.talg_s - ref.talg) > 1e-12 * ref.talg || b.n_wavefronts != ref.n_wavefronts ||
+      b.tiles_per_wavefront != ref.max_tiles) {
+    std::fprintf(stderr,
+                 "    dims %d S (%lld,%lld,%lld) T %lld tiles (%lld,%lld,%lld) tT %lld k %lld "
+                 "nV %d: Nw %lld vs %lld, tiles %lld vs %lld\n",
+                 dims, (long long)size.space[0], (long long)size.space[1],
+                 (long long)size.space[2], (long long)size.time_steps, (long long)tiles.space[0],
+                 (long long)tiles.space[1], (long long)tiles.space[2], (long long)tiles.time,
+                 (long long)b.k, gpu.n_v, (long long)b.n_wavefronts, (long long)ref.n_wavefronts,
+                 (long long)b.tiles_per_wavefront, (long long)ref.max_tiles);
+  }
+}
+
+// Rule 2: the two colors partition Z^2, also far from the iteration space.
+void test_partition() {
+  for (i64 tS1 = 1; tS1 <= 6; ++tS1) {
+    for (i64 tT = 2; tT <= 12; tT += 2) {
+      const i64 P = 2 * tS1 + tT - 2;
+      i64 bad = 0;
+      for (i64 t = -3 * tT; t < 3 * tT; ++t) {
+        for (i64 s = -3 * P; s < 3 * P; ++s) bad += locate(t, s, tS1, tT).hits != 1;
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+void test_brute_force_1d() {
+  std::mt19937_64 rng(1);
+  const i64 sizes[] = {1, 2, 3, 5, 8, 13, 21, 34, 60};
+  const i64 steps[] = {1, 2, 3, 5, 7, 12, 19, 40};
+  const i64 tile_s[] = {1, 2, 3, 5, 8};
+  const i64 tile_t[] = {2, 4, 6, 10};
+  for (i64 S : sizes) {
+    for (i64 T : steps) {
+      for (i64 tS1 : tile_s) {
+        for (i64 tT : tile_t) {
+          tmod::ProblemSize size;
+          size.space = {{S, 0, 0}};
+          size.time_steps = T;
+          tmod::TileSizes tiles;
+          tiles.space = {{tS1, 0, 0}};
+          tiles.time = tT;
+          compare_case(small_gpu(rng, 1, tiles), 1, size, tiles);
+        }
+      }
+    }
+  }
+}
+
+void test_brute_force_nd(int dims, int n_cases, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const i64 big = dims == 2 ? 40 : 11;
+  const i64 inner_tiles[] = {1, 2, 3, 4, 5, 32};
+  for (int c = 0; c < n_cases; ++c) {
+    tmod::ProblemSize size;
+    tmod::TileSizes tiles;
+    for (int d = 0; d < dims; ++d) {
+      size.space[d] = 1 + static_cast<i64>(rng() % big);
+      tiles.space[d] = d == 0 ? 1 + static_cast<i64>(rng() % 6) : inner_tiles[rng() % 6];
+    }
+    size.time_steps = 1 + static_cast<i64>(rng() % (dims == 2 ? 20 : 10));
+    tiles.time = 2 * (1 + static_cast<i64>(rng() % 4));
+    compare_case(small_gpu(rng, dims, tiles), dims, size, tiles);
+  }
+}
+
+// Eq. A.3 holds exactly once every wavefront has a point: S >= tS + tT/2 suffices (the B
+// tiles never cover [0, tS), and the last B wavefront may hold only its row 0).
+void test_wavefront_count() {
+  const tmod::GpuParams gpu = gtx980();
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 1e-8;
+  for (i64 tT = 2; tT <= 40; tT += 2) {
+    for (i64 tS = 1; tS <= 30; tS += 3) {
+      for (i64 T = 1; T <= 200; ++T) {
+        tmod::ProblemSize size;
+        size.space = {{tS + tT / 2 + (T % 7), 0, 0}};
+        size.time_steps = T;
+        tmod::TileSizes tiles;
+        tiles.space = {{tS, 0, 0}};
+        tiles.time = tT;
+        const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, st, size, tiles);
+        CHECK(b.n_wavefronts == paper_nw(T, tT));
+      }
+    }
+  }
+}
+
+tmod::StencilParams heat(int dims) {
+  tmod::StencilParams st;
+  st.n_space_dims = dims;
+  st.c_iter_s = 3.68e-8;
+  return st;
+}
+
+// T_alg >= T_ideal on feasible tiles of the real machine, small and large sizes.
+void test_lower_bound() {
+  const tmod::GpuParams gpu = gtx980();
+  for (int dims = 1; dims <= 3; ++dims) {
+    const tmod::StencilParams st = heat(dims);
+    const i64 sizes[] = {1, 7, 100, 640, 5000};
+    const i64 steps[] = {1, 9, 64, 1000};
+    const tmod::SearchSpace space = tmod::default_search_space(dims);
+    for (i64 S : sizes) {
+      for (i64 T : steps) {
+        tmod::ProblemSize size;
+        for (int d = 0; d < dims; ++d) size.space[d] = S;
+        size.time_steps = T;
+        // Every 97th point of the default space, to keep the run short.
+        for (std::size_t i = 0; i < space.size(); i += 97) {
+          std::size_t idx = i;
+          tmod::TileSizes t;
+          for (int d = dims; d-- > 0;) {
+            const auto& v = space.space[d];
+            t.space[d] = v[idx % v.size()];
+            idx /= v.size();
+          }
+          t.time = space.time[idx];
+          if (tmod::feasibility(gpu, dims, t) != tmod::kFeasible) continue;
+          const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, st, size, t);
+          CHECK(b.talg_s >= b.t_ideal_s);
+        }
+      }
+    }
+  }
+}
+
+// The public entry point dispatches to the exact variant.
+void test_dispatch() {
+  const tmod::GpuParams gpu = gtx980();
+  tmod::ProblemSize size;
+  size.space = {{1000, 1000, 0}};
+  size.time_steps = 777;
+  tmod::TileSizes t;
+  t.space = {{10, 64, 0}};
+  t.time = 12;
+  const tmod::Breakdown a = tmod::evaluate(gpu, heat(2), size, t, tmod::Variant::exact);
+  const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, heat(2), size, t);
+  CHECK(a.talg_s == b.talg_s);
+  CHECK(a.pitch == 2 * 10 + 12 - 2);
+  CHECK(a.w_tile == 10 + 12 - 2);
+  CHECK(a.n_subtiles == (1000 + 12 - 2) / 64 + 1);
+}
+
+// Large tiles on large problems: exact and paper within a few percent.
+void test_close_to_paper() {
+  const tmod::GpuParams gpu = gtx980();
+  struct Case {
+    int dims;
+    std::array<i64, 3> S;
+    i64 T;
+    std::array<i64, 3> tS;
+    i64 tT;
+  };
+  const Case cases[] = {
+      {1, {{1 << 20, 0, 0}}, 4096, {{512, 0, 0}}, 128},
+      {2, {{8192, 8192, 0}}, 8192, {{16, 128, 0}}, 16},
+      {2, {{8192, 8192, 0}}, 8192, {{40, 32, 0}}, 32},
+      {3, {{640, 640, 640}}, 640, {{4, 4, 32}}, 6},
+  };
+  for (const Case& c : cases) {
+    tmod::ProblemSize size;
+    size.space = c.S;
+    size.time_steps = c.T;
+    tmod::TileSizes t;
+    t.space = c.tS;
+    t.time = c.tT;
+    CHECK(tmod::feasibility(gpu, c.dims, t) == tmod::kFeasible);
+    const double exact = tmod::evaluate(gpu, heat(c.dims), size, t, tmod::Variant::exact).talg_s;
+    const double paper = tmod::evaluate(gpu, heat(c.dims), size, t, tmod::Variant::paper).talg_s;
+    std::printf("  %dD tS1=%lld tT=%lld: exact/paper = %.4f\n", c.dims, (long long)c.tS[0],
+                (long long)c.tT, exact / paper);
+    // 3D tiles that fit in shared memory are small hexagons, where the paper's pitch misses
+    // a large share of the points: printed only.
+    if (c.dims < 3) CHECK(std::fabs(exact / paper - 1.0) < 0.05);
+  }
+}
+
+// exact vs paper over the default 2D space (Heat2D, GTX 980), and the time per evaluation.
+void report_default_space_2d() {
+  const tmod::GpuParams gpu = gtx980();
+  const tmod::StencilParams st = heat(2);
+  tmod::ProblemSize size;
+  size.space = {{8192, 8192, 0}};
+  size.time_steps = 8192;
+  const tmod::SearchSpace space = tmod::default_search_space(2);
+  std::vector<tmod::TileSizes> feasible;
+  for (i64 tT : space.time) {
+    for (i64 a : space.space[0]) {
+      for (i64 c : space.space[1]) {
+        tmod::TileSizes t;
+        t.space = {{a, c, 0}};
+        t.time = tT;
+        if (tmod::feasibility(gpu, 2, t) == tmod::kFeasible) feasible.push_back(t);
+      }
+    }
+  }
+  std::vector<double> ratio;
+  double best_e = 1e300, best_p = 1e300;
+  tmod::TileSizes arg_e, arg_p;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<double> exact(feasible.size());
+  for (std::size_t i = 0; i < feasible.size(); ++i) {
+    exact[i] = tmod::detail::evaluate_exact(gpu, st, size, feasible[i]).talg_s;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t i = 0; i < feasible.size(); ++i) {
+    const double p = tmod::evaluate_unchecked(gpu, st, size, feasible[i], tmod::Variant::paper).talg_s;
+    ratio.push_back(exact[i] / p);
+    if (exact[i] < best_e) best_e = exact[i], arg_e = feasible[i];
+    if (p < best_p) best_p = p, arg_p = feasible[i];
+  }
+  std::sort(ratio.begin(), ratio.end());
+  std::printf("  2D default space, S=8192^2, T=8192: %zu feasible points, %.2f us/evaluation\n",
+              feasible.size(), 1e6 * seconds / static_cast<double>(feasible.size()));
+  std::printf("  talg_exact/talg_paper: min %.4f median %.4f max %.4f\n", ratio.front(),
+              ratio[ratio.size() / 2], ratio.back());
+  std::printf("  argmin exact (%lld,%lld,%lld) %.6g s; argmin paper (%lld,%lld,%lld) %.6g s; "
+              "exact at paper's argmin / exact min = %.4f\n",
+              (long long)arg_e.space[0], (long long)arg_e.space[1], (long long)arg_e.time, best_e,
+              (long long)arg_p.space[0], (long long)arg_p.space[1], (long long)arg_p.time, best_p,
+              tmod::detail::evaluate_exact(gpu, st, size, arg_p).talg_s / best_e);
+  CHECK(seconds / static_cast<double>(feasible.size()) < 50e-6);
+}
+
+// Time per evaluation in 3D (S = 640) over a sample of the default space.
+void report_timing_3d() {
+  const tmod::GpuParams gpu = gtx980();
+  const tmod::StencilParams st = heat(3);
+  tmod::ProblemSize size;
+  size.space = {{640, 640, 640}};
+  size.time_steps = 640;
+  const tmod::SearchSpace space = tmod::default_search_space(3);
+  std::size_t n = 0;
+  double sink = 0, worst = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < space.size(); i += 5) {
+    std::size_t idx = i;
+    tmod::TileSizes t;
+    for (int d = 3; d-- > 0;) {
+      const auto& v = space.space[d];
+      t.space[d] = v[idx % v.size()];
+      idx /= v.size();
+    }
+    t.time = space.time[idx];
+    if (tmod::feasibility(gpu, 3, t) != tmod::kFeasible) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    sink += tmod::detail::evaluate_exact(gpu, st, size, t).talg_s;
+    worst = std::max(
+        worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ++n;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("  3D default space (every 5th point), S=640: %zu feasible, %.2f us/evaluation, "
+              "slowest %.2f us\n",
+              n, 1e6 * seconds / static_cast<double>(n), 1e6 * worst);
+  CHECK(sink > 0);
+  CHECK(seconds / static_cast<double>(n) < 50e-6);
+}
+
+}  // namespace
+
+int main() {
+  test_partition();
+  test_brute_force_1d();
+  test_brute_force_nd(2, 600, 2);
+  test_brute_force_nd(3, 250, 3);
+  std::printf("  brute-force cases compared: %d\n", g_cases);
+  test_wavefront_count();
+  test_lower_bound();
+  test_dispatch();
+  test_close_to_paper();
+  report_default_space_2d();
+  report_timing_3d();
+  return cm_test::report("time_exact");
+}
