@@ -11,3 +11,4 @@ namespace py = pybind11;
 // One registration function per model family, each defined in cpp/bindings/<family>.cpp.
 // Each creates its own submodule of _core (e.g. _core.time, _core.chain).
 void register_time(py::module_& m);
+void register_chain(py::module_& m);

@@ -5,4 +5,5 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "costmetrics compiled core (private; use the costmetrics package)";
   m.attr("__version__") = COSTMETRICS_VERSION;
   register_time(m);
+  register_chain(m);
 }
