@@ -183,6 +183,86 @@ def _add_presets(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _int_list(text: str) -> list[int]:
+    """Parse ``"8192,8192,8192"`` into integers (argparse ``type=``)."""
+    try:
+        return [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> None:
+    parser.add_argument("--stencil", required=True, help="stencil preset, e.g. heat2d")
+    parser.add_argument("--gpu", required=True, help="GPU preset, e.g. gtx980")
+    parser.add_argument(
+        "--sizes", required=True, type=_int_list, help="S1[,S2[,S3]],T e.g. 8192,8192,8192"
+    )
+    if with_tiles:
+        parser.add_argument(
+            "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
+        )
+    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    add_json_flag(parser)
+
+
+def _add_talg(parser: argparse.ArgumentParser) -> Handler:
+    """Predicted execution time T_alg of a tiled stencil and its breakdown (App. A)."""
+    _add_time_arguments(parser, with_tiles=True)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import time as cm_time
+
+        b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, args.variant)
+        if args.json:
+            print_json(b.to_dict())
+        else:
+            print(_table([[name, f"{value:.6g}"] for name, value in b.to_dict().items()]))
+        return 0
+
+    return run
+
+
+def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
+    """Exhaustive search for the tile sizes minimizing T_alg (Eq. A.32)."""
+    _add_time_arguments(parser, with_tiles=False)
+    parser.add_argument(
+        "--within", type=float, default=0.10, help="near-optimal fraction (default 0.10)"
+    )
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import time as cm_time
+
+        best = cm_time.best_tiles(
+            args.stencil, args.gpu, args.sizes, within=args.within, variant=args.variant
+        )
+        if args.json:
+            print_json(
+                {
+                    "tiles": list(best.tiles),
+                    "talg_s": best.talg_s,
+                    "t_ideal_s": best.breakdown.t_ideal_s,
+                    "n_points": best.n_points,
+                    "n_feasible": best.n_feasible,
+                    "within": best.within,
+                    "near_optimal": best.table(),
+                }
+            )
+            return 0
+        print(f"best tiles {best.tiles}: T_alg = {best.talg_s:.6g} s "
+              f"(T_ideal = {best.breakdown.t_ideal_s:.6g} s); "
+              f"{best.n_feasible} feasible of {best.n_points} points")
+        rows = best.table()
+        print(f"{len(rows)} points within {100 * best.within:g}% of the minimum:")
+        header = list(rows[0])
+        print(_table([header] + [[f"{row[h]:.6g}" if h == "talg_s" else str(row[h])
+                                  for h in header] for row in rows[:30]]))
+        if len(rows) > 30:
+            print(f"... {len(rows) - 30} more (use --json for all)")
+        return 0
+
+    return run
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
@@ -222,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # keep Python from failing again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (ValueError, OSError) as exc:
+    except (ValueError, OverflowError, OSError) as exc:
         print(f"costmetrics {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -235,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("reproduce", _add_reproduce),
     ("presets", _add_presets),
+    ("talg", _add_talg),
+    ("best-tiles", _add_best_tiles),
 ]
 
 
