@@ -247,7 +247,8 @@ class ExactModel {
           explicit_rows(full.hi + 1, rows.hi);
         }
         // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
-        const double c = c_iter * static_cast<double>(steps) + tau * static_cast<double>(rows.size());
+        const double c =
+            c_iter * static_cast<double>(steps) + tau * static_cast<double>(rows.size());
         const i64 mult = oc.mult * tc.mult;
         sum_c += static_cast<double>(mult) * c;
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
@@ -323,15 +324,16 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     const i64 rounds = ceil_div(ceil_div(w.n_tiles, b.k), gpu.n_sm);
-    talg += static_cast<double>(count) * (static_cast<double>(rounds) * w.t_tile_s + gpu.t_sync_s);
+    const double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + gpu.t_sync_s;
+    talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
     t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
-    if (j == 1 && count > 0 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
   };
-  add(0, 1);                                              // first, partial B wavefront
-  if (n_interior >= 1) add(1, (n_interior + 1) / 2);      // interior A (odd j)
-  if (n_interior >= 2) add(2, n_interior / 2);            // interior B (even j)
+  add(0, 1);                                                 // first, partial B wavefront
+  if (n_interior >= 1) add(1, (n_interior + 1) / 2);         // interior A (odd j)
+  if (n_interior >= 2) add(2, n_interior / 2);               // interior B (even j)
   for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
 
   b.n_wavefronts = n_wavefronts;

@@ -406,7 +406,8 @@ void report_default_space_2d() {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t i = 0; i < feasible.size(); ++i) {
-    const double p = tmod::evaluate_unchecked(gpu, st, size, feasible[i], tmod::Variant::paper).talg_s;
+    const double p =
+        tmod::evaluate_unchecked(gpu, st, size, feasible[i], tmod::Variant::paper).talg_s;
     ratio.push_back(exact[i] / p);
     if (exact[i] < best_e) best_e = exact[i], arg_e = feasible[i];
     if (p < best_p) best_p = p, arg_p = feasible[i];
