@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from costmetrics import time as cm_time
 from costmetrics.presets import gpus
