@@ -1,0 +1,449 @@
+"""Tests of costmetrics.chain: matrix chain products (seed 000, Appendix D)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmetrics.chain as ch
+from costmetrics import _core
+
+D7_DIMS = [936, 1008, 552, 368, 1016, 616, 544]  # 000 App. D.7
+D7_M = 65536
+
+
+# --------------------------------------------------------------------------------------
+# Acceptance: the worked example of 000 App. D.7
+# --------------------------------------------------------------------------------------
+
+
+def test_d7_tree_and_op_count() -> None:
+    # 000 App. D.7: "((A[1](A[2]A[3]))((A[4]A[5])A[6])) with minimum op-count of 1092977664"
+    order = ch.optimal_order(D7_DIMS)
+    assert order.cost == 1_092_977_664
+    assert isinstance(order.cost, int)
+    assert order.parenthesization == "((A1(A2A3))((A4A5)A6))"
+    assert order.tree() == ((1, (2, 3)), ((4, 5), 6))
+    assert [(nd.label, nd.i, nd.j) for nd in order.nodes()] == [
+        ("T1", 2, 3), ("T2", 4, 5), ("T3", 1, 3), ("T4", 4, 6), ("T5", 1, 6)
+    ]  # fmt: skip  (Fig. D.10)
+
+
+def test_d7_totals() -> None:
+    # 000 App. D.7: S(1,6) = 10,190,344; F(1,6) + P0 P6 = 7,882,874 + 509,184 = 8,392,058;
+    # a 17.6% reduction.
+    dm = ch.data_movement(D7_DIMS, D7_M)
+    assert dm.single_mm_total == 10_190_344
+    assert math.floor(dm.fused_internal) == 7_882_874
+    assert dm.output_words == 509_184
+    assert math.floor(dm.fused_total) == 8_392_058
+    assert round(dm.reduction_percent, 1) == 17.6
+    assert dm.op_count == 1_092_977_664
+    assert dm.hypernode_parenthesization == "({A1(A2A3)}{(A4A5)A6})"  # Fig. D.12
+
+
+# 000 App. D.7, Fig. D.11: hp, hl, hr, Fp, Fl, Fr, F, fusion, tile x, tile y.
+FIG_D11 = {
+    "T1": (16, None, None, 16, None, None, 16, "none", 256, 256),
+    "T2": (18, None, None, 18, None, None, 18, "none", 256, 256),
+    "T3": (31, None, 31, 47, None, 31, 31, "right", 312, 210),
+    "T4": (12, 28, None, 30, 28, None, 28, "left", 220, 296),
+    "T5": (20, 44, 40, 79, 88, 89, 79, "none", 256, 256),
+}
+
+
+def test_d7_fig_d11_table() -> None:
+    # The caption says "multiples of 10^4"; every entry matches at a scale of 10^5 words
+    # (docs/matrix-chain.md), e.g. hp(T1) = 2*1008*552*368/256 = 1,599,696.
+    dm = ch.data_movement(D7_DIMS, D7_M)
+    scale = 1e5
+
+    def scaled(v: float | None) -> int | None:
+        return None if v is None else round(v / scale)
+
+    for node in dm.nodes:
+        hp, hl, hr, fp, fl, fr, f, choice, tx, ty = FIG_D11[node.label]
+        got = tuple(scaled(v) for v in (node.hp, node.hl, node.hr, node.Fp, node.Fl, node.Fr,
+                                        node.F))  # fmt: skip
+        assert got == (hp, hl, hr, fp, fl, fr, f), node.label
+        assert node.choice == choice
+        assert node.tile[0] == tx
+        if node.label == "T4":
+            # sqrt(M alpha') = 297.30; the seed prints 296 (docs: no rounding rule gives
+            # both 220 and 296 from one alpha').
+            assert node.tile[1] == 297
+            assert abs(node.tile_exact[1] - ty) < 1.5
+        else:
+            assert node.tile[1] == ty
+        assert node.tile_fits
+    # Fp(T5) = F(T3) + F(T4) + hp(T5) = 31 + 28 + 20 (App. D.7).
+    t3, t4, t5 = dm.nodes[2], dm.nodes[3], dm.nodes[4]
+    assert t5.Fp == pytest.approx(t3.F + t4.F + t5.hp, rel=1e-14)
+    # Fl(T5) = F(T1) + F(T4) + hl(T5); Fr(T5) = F(T2) + F(T3) + hr(T5).
+    assert t5.Fl == pytest.approx(dm.nodes[0].F + t4.F + t5.hl, rel=1e-14)
+    assert t5.Fr == pytest.approx(dm.nodes[1].F + t3.F + t5.hr, rel=1e-14)
+    assert [n.absorbed for n in dm.nodes] == [True, True, False, False, False]
+
+
+def test_d7_derived_beta_changes_the_decision() -> None:
+    # With beta = P0/P2 (the minimizer of D.11), right-fusing T3 costs more than not fusing.
+    dm = ch.data_movement(D7_DIMS, D7_M, beta="derived")
+    assert dm.single_mm_total == 10_190_344
+    assert dm.nodes[2].choice == "none"
+    assert dm.nodes[4].choice == "left"
+    assert math.floor(dm.fused_total) == 9_323_278
+
+
+# --------------------------------------------------------------------------------------
+# OP-opcount
+# --------------------------------------------------------------------------------------
+
+
+def _numpy_chain_order():  # type: ignore[no-untyped-def]
+    for modname in ("numpy.linalg._linalg", "numpy.linalg.linalg"):
+        try:
+            mod = __import__(modname, fromlist=["_multi_dot_matrix_chain_order"])
+        except ImportError:
+            continue
+        fn = getattr(mod, "_multi_dot_matrix_chain_order", None)
+        if fn is not None:
+            return fn
+    pytest.skip("numpy has no _multi_dot_matrix_chain_order")
+
+
+def test_min_op_count_agrees_with_numpy() -> None:
+    order_fn = _numpy_chain_order()
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(3, 25))
+        dims = [int(v) for v in rng.integers(1, 500, size=n + 1)]
+        # Zero-memory arrays of the right shapes: NumPy's routine only reads .shape.
+        arrays = [np.broadcast_to(np.empty(()), (dims[t], dims[t + 1])) for t in range(n)]
+        s, m = order_fn(arrays, return_costs=True)
+        ours = ch.optimal_order(dims)
+        assert ours.cost == int(m[0, n - 1])  # exact: all costs < 2**53
+        # Same tie rule (smallest k), so the same splits; NumPy's s is 0-based.
+        assert ours.split(1, n) == int(s[0, n - 1]) + 1
+
+
+@cache
+def _brute_ops(dims: tuple[int, ...], i: int, j: int) -> int:
+    if i == j:
+        return 0
+    return min(
+        _brute_ops(dims, i, k) + _brute_ops(dims, k + 1, j) + dims[i - 1] * dims[k] * dims[j]
+        for k in range(i, j)
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 10**6), min_size=2, max_size=9))
+def test_op_count_matches_brute_force(dims: list[int]) -> None:
+    assert ch.optimal_order(dims).cost == _brute_ops(tuple(dims), 1, len(dims) - 1)
+
+
+def test_long_chain_threads_agree() -> None:
+    rng = np.random.default_rng(3)
+    dims = [int(v) for v in rng.integers(1, 1000, size=501)]
+    a = ch.optimal_order(dims, threads=1)
+    b = ch.optimal_order(dims, threads=2)
+    assert a.cost == b.cost
+    assert a.parenthesization == b.parenthesization
+
+
+def test_op_count_128_bit_path() -> None:
+    big = 1_500_000  # (n-1) * big**3 exceeds 2**63, the result does not
+    order = ch.optimal_order([big, big, big, 1])
+    assert order.cost == 2 * big * big
+    assert order.parenthesization == "(A1(A2A3))"
+
+
+def test_single_matrix() -> None:
+    order = ch.optimal_order([4, 9])
+    assert order.cost == 0
+    assert order.parenthesization == "A1"
+    assert order.tree() == 1
+
+
+# --------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dims", "exc", "match"),
+    [
+        ([], ValueError, "dims"),
+        ([5], ValueError, "dims"),
+        ([5, 0, 3], ValueError, r"dims\[1\]"),
+        ([5, -2, 3], ValueError, r"dims\[1\]"),
+        ([5, 2.5, 3], TypeError, r"dims\[1\]"),
+        ([5, True, 3], TypeError, r"dims\[1\]"),
+        ([2**63, 2], OverflowError, r"dims\[0\]"),
+        ([3_000_000] * 3, OverflowError, "op count"),
+        ("123", TypeError, "dims"),
+    ],
+)
+def test_bad_dims(dims: object, exc: type[Exception], match: str) -> None:
+    with pytest.raises(exc, match=match):
+        ch.optimal_order(dims)  # type: ignore[arg-type]
+
+
+def test_bad_dims_raw_core() -> None:
+    # The compiled layer rejects the same input on its own.
+    with pytest.raises(ValueError, match=r"dims\[2\]"):
+        _core.chain.optimal_order([3, 4, 0], 1)
+    with pytest.raises(ValueError, match="at least two"):
+        _core.chain.optimal_order([3], 1)
+    with pytest.raises(OverflowError):
+        _core.chain.optimal_order([3_000_000] * 3, 1)
+
+
+def test_data_movement_bad_input() -> None:
+    with pytest.raises(ValueError, match=r"dims\[1\].*sqrt\(M\)"):
+        ch.data_movement([936, 200, 552], D7_M)
+    with pytest.raises(ValueError, match="M"):
+        ch.data_movement(D7_DIMS, 0)
+    with pytest.raises(ValueError, match="beta"):
+        ch.data_movement(D7_DIMS, D7_M, beta="other")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="P1"):
+        ch.single_mm(10, 0, 10, 64)
+    with pytest.raises(OverflowError, match="P3"):
+        ch.two_mm(10, 10, 10, 2**64, 64)
+
+
+# --------------------------------------------------------------------------------------
+# Single and two fused multiplies
+# --------------------------------------------------------------------------------------
+
+
+def test_single_mm_fig_d3_example() -> None:
+    # 000 App. D.2, Fig. D.3: P0 = 60, P2 = 50, M = 64 gives x = y = sqrt(M) = 8.
+    res = ch.single_mm(60, 40, 50, 64)
+    assert res.cases["R"].tile == (8.0, 8.0)
+    assert res.cases["R"].words == pytest.approx(2 * 60 * 40 * 50 / 8 + 60 * 50)  # D.3
+    assert res.cases["A1"].tile[1] == pytest.approx(2 * res.cases["A1"].tile[0])  # z = 2x
+    assert res.best == "R"
+
+
+def test_single_mm_out_of_range_is_flagged() -> None:
+    # 000 App. D.2: with P1 = 1 the closed form h*_A1 can go negative.
+    res = ch.single_mm(1000, 1, 1000, 65536)
+    assert not res.cases["A1"].valid and res.cases["A1"].words is None
+    assert "P1" in res.cases["A1"].reason
+    assert res.cases["R"].valid
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5000), st.integers(1, 5000), st.integers(1, 5000),
+       st.integers(1, 2**20), st.integers(1, 5000))  # fmt: skip
+def test_transfers_never_negative(p0: int, p1: int, p2: int, m: int, p3: int) -> None:
+    for case in ch.single_mm(p0, p1, p2, m).cases.values():
+        assert case.words is None or case.words > 0
+        assert case.valid == (case.words is not None)
+    two = ch.two_mm(p0, p1, p2, p3, m)
+    for f in (two.left, two.right):
+        assert f.words is None or f.words > 0
+        assert f.tile[0] * f.tile[1] == pytest.approx(m)
+        assert 1 < f.ratio_prime < 2
+
+
+def test_two_mm_left_is_minimum_of_d7() -> None:
+    p0, p1, p2, p3, m = 368, 1016, 616, 544, 65536  # T4 of App. D.7
+    res = ch.two_mm(p0, p1, p2, p3, m)
+
+    def d7(x: float, y: float) -> float:  # Eq. D.7
+        return p0 * p1 * p2 * (x + y) / (x * y) + p0 * p2 * p3 * (2 * x + y) / (x * y) - p0 * p3
+
+    x, y = res.left.tile
+    assert res.left.words == pytest.approx(d7(x, y), rel=1e-12)
+    for f in (0.9, 0.95, 1.05, 1.1):
+        assert d7(x * f, y / f) > res.left.words
+    assert res.unfused_left_words is not None and res.left.words < res.unfused_left_words
+
+
+def test_two_mm_right_readings() -> None:
+    p0, p1, p2, p3, m = 936, 1008, 552, 368, 65536  # T3 of App. D.7
+
+    def d11(x: float, y: float) -> float:  # Eq. D.11
+        return p1 * p2 * p3 * (x + y) / (x * y) + p0 * p1 * p3 * (x + 2 * y) / (x * y) - p0 * p3
+
+    printed = ch.two_mm(p0, p1, p2, p3, m)
+    derived = ch.two_mm(p0, p1, p2, p3, m, beta="derived")
+    assert printed.right.ratio == pytest.approx(p0 / p1)
+    assert derived.right.ratio == pytest.approx(p0 / p2)
+    assert (round(printed.right.tile[0]), round(printed.right.tile[1])) == (312, 210)
+    assert derived.right.words == pytest.approx(d11(*derived.right.tile), rel=1e-12)
+    for f in (0.9, 1.1):
+        x, y = derived.right.tile
+        assert d11(x * f, y / f) > derived.right.words
+    # The printed formula undercuts the true minimum of D.11 for this chain.
+    assert printed.right.words < derived.right.words
+
+
+# --------------------------------------------------------------------------------------
+# Hyper-node DP and the joint Pareto front, against brute force
+# --------------------------------------------------------------------------------------
+
+
+def _trees(i: int, j: int) -> list[object]:
+    if i == j:
+        return [i]
+    return [(k, a, b) for k in range(i, j) for a in _trees(i, k) for b in _trees(k + 1, j)]
+
+
+def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None):  # type: ignore[no-untyped-def]
+    """Yield (ops, words) of every tree (or the given one) and legal set of fused edges.
+
+    Independent reference: each hyper-node costs its closed form including the write of
+    its output (D.3 for a plain node, D.10 / D.14 for a fused pair), and the chain's cost is
+    the sum over hyper-nodes. Fused edges form a matching (no two share a node, App. D.6).
+    """
+    s = math.sqrt(m)
+    p = dims
+
+    def d10(a: int, b: int, c: int, d: int) -> float:
+        al = p[d] / p[b]
+        ap = (1 + 2 * al) / (1 + al)
+        return 2 * p[a] * p[b] * p[c] * (1 + al) * math.sqrt(ap) / s - p[a] * p[d]
+
+    def d14(a: int, b: int, c: int, d: int) -> float:
+        bt = p[a] / (p[b] if beta == "printed" else p[c])
+        bp = (1 + 2 * bt) / (1 + bt)
+        return 2 * p[b] * p[c] * p[d] * (1 + bt) * math.sqrt(bp) / s - p[a] * p[d]
+
+    def span(t: object) -> tuple[int, int]:
+        if isinstance(t, int):
+            return t, t
+        _, a, b = t  # type: ignore[misc]
+        return span(a)[0], span(b)[1]
+
+    def plans(t: object, free: bool):  # type: ignore[no-untyped-def]
+        """Yield (ops, words) for subtree t; free=False means t is fused into its parent
+        (then t is not fused with its children and its own cost is paid by the parent)."""
+        if isinstance(t, int):
+            yield 0, 0.0
+            return
+        k, a, b = t  # type: ignore[misc]
+        i, j = span(t)
+        ops = p[i - 1] * p[k] * p[j]
+        if not free:
+            for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, True)):
+                yield oa + ob + ops, wa + wb
+            return
+        for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, True)):
+            yield oa + ob + ops, wa + wb + 2 * p[i - 1] * p[k] * p[j] / s + p[i - 1] * p[j]
+        if not isinstance(a, int):
+            k1 = a[0]  # type: ignore[index]
+            for (oa, wa), (ob, wb) in itertools.product(plans(a, False), plans(b, True)):
+                yield oa + ob + ops, wa + wb + d10(i - 1, k1, k, j)
+        if not isinstance(b, int):
+            k2 = b[0]  # type: ignore[index]
+            for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, False)):
+                yield oa + ob + ops, wa + wb + d14(i - 1, k, k2, j)
+
+    trees = [tree] if tree is not None else _trees(1, len(dims) - 1)
+    for t in trees:
+        yield from plans(t, True)
+
+
+def _to_nested(order: ch.OptimalOrder) -> object:
+    def build(i: int, j: int) -> object:
+        if i == j:
+            return i
+        k = order.split(i, j)
+        return (k, build(i, k), build(k + 1, j))
+
+    return build(1, order.n)
+
+
+def _front(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    out: list[tuple[int, float]] = []
+    for ops, words in sorted(points):
+        if not out or words < out[-1][1] * (1 - 1e-12):
+            out.append((ops, words))
+    return out
+
+
+@pytest.mark.parametrize("beta", ["printed", "derived"])
+def test_hypernode_dp_is_optimal_on_fixed_tree(beta: str) -> None:
+    for index in range(40):
+        n = 2 + index % 6
+        dims = ch.random_chain(n, index)
+        dm = ch.data_movement(dims, D7_M, beta=beta)  # type: ignore[arg-type]
+        tree = _to_nested(ch.optimal_order(dims))
+        best = min(w for _, w in _brute_plans(dims, D7_M, beta, tree))
+        assert dm.fused_total == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("beta", ["printed", "derived"])
+def test_pareto_front_matches_brute_force(beta: str) -> None:
+    # Log-uniform over a wider range than the default, so that some fronts have >1 point.
+    dist = ch.ChainDistribution("loguniform", lo=300, hi=8000, step=4, seed=99)
+    sizes = []
+    for index in range(30):
+        n = 2 + index % 5
+        dims = ch.random_chain(n, index, dist)
+        front = ch.pareto_front(dims, D7_M, beta=beta)  # type: ignore[arg-type]
+        expected = _front(list(_brute_plans(dims, D7_M, beta)))
+        assert [pt.ops for pt in front] == [e[0] for e in expected]
+        assert [pt.words for pt in front] == pytest.approx([e[1] for e in expected], rel=1e-12)
+        assert all(pt.plan.count("A") == n for pt in front)
+        sizes.append(len(front))
+    assert max(sizes) > 1  # the comparison exercised non-trivial fronts
+
+
+def test_pareto_front_d7() -> None:
+    front = ch.pareto_front(D7_DIMS, D7_M)
+    dm = ch.data_movement(D7_DIMS, D7_M)
+    assert front[0].ops == dm.op_count
+    assert front[0].words == pytest.approx(dm.fused_total, rel=1e-12)
+    assert front[0].plan == dm.hypernode_parenthesization
+    assert all(a.ops < b.ops and a.words > b.words for a, b in zip(front, front[1:]))
+
+
+# --------------------------------------------------------------------------------------
+# Random chains (Table D.1)
+# --------------------------------------------------------------------------------------
+
+
+def test_random_chain_distribution() -> None:
+    dist = ch.ChainDistribution("loguniform", lo=320, hi=4096, step=8, seed=5)
+    a = ch.random_chain(10, 3, dist)
+    assert a == ch.random_chain(10, 3, dist)
+    assert len(a) == 11 and all(320 <= d <= 4096 and d % 8 == 0 for d in a)
+    assert a != ch.random_chain(10, 4, dist)
+
+
+def test_random_chain_experiment_small() -> None:
+    table = ch.random_chain_experiment(lengths=(2, 6), chains_per_length=60, threads=2)
+    again = ch.random_chain_experiment(lengths=(2, 6), chains_per_length=60, threads=1)
+    for cap in (65536, 98304):
+        rows = table.rows[cap]
+        assert [r.n for r in rows] == [2, 3, 4, 5, 6]
+        assert rows[0].avg == rows[0].max == 0.0  # one multiply: nothing to fuse
+        assert all(0.0 <= r.min <= r.avg <= r.max < 100.0 for r in rows)
+        assert table.overall[cap].chains == 300
+        assert table.overall[cap].avg == pytest.approx(sum(r.avg for r in rows) / len(rows))
+        assert again.overall[cap].avg == table.overall[cap].avg
+    # The larger on-chip memory saves more (000 App. D.7, Table D.1).
+    assert table.overall[98304].avg > table.overall[65536].avg
+    with pytest.raises(ValueError):
+        ch.random_chain_experiment(lengths=(1, 4))
+    with pytest.raises(ValueError, match="kind"):
+        ch.random_chain_experiment(distribution=ch.ChainDistribution(kind="normal"))  # type: ignore[arg-type]
+
+
+def test_joint_experiment_small() -> None:
+    table = ch.joint_experiment((65536,), lengths=(2, 6), chains_per_length=20)
+    rows = table.rows[65536]
+    assert rows[0].avg_traffic_gain == 0.0  # n = 2: a single tree
+    for r in rows:
+        assert r.avg_traffic_gain >= 0.0 and r.avg_ops_increase >= 0.0
+        assert r.avg_front_size >= 1.0
