@@ -188,7 +188,9 @@ def _int_list(text: str) -> list[int]:
     try:
         return [int(item) for item in text.split(",") if item.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}"
+        ) from None
 
 
 def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> None:
@@ -248,14 +250,23 @@ def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
                 }
             )
             return 0
-        print(f"best tiles {best.tiles}: T_alg = {best.talg_s:.6g} s "
-              f"(T_ideal = {best.breakdown.t_ideal_s:.6g} s); "
-              f"{best.n_feasible} feasible of {best.n_points} points")
+        print(
+            f"best tiles {best.tiles}: T_alg = {best.talg_s:.6g} s "
+            f"(T_ideal = {best.breakdown.t_ideal_s:.6g} s); "
+            f"{best.n_feasible} feasible of {best.n_points} points"
+        )
         rows = best.table()
         print(f"{len(rows)} points within {100 * best.within:g}% of the minimum:")
         header = list(rows[0])
-        print(_table([header] + [[f"{row[h]:.6g}" if h == "talg_s" else str(row[h])
-                                  for h in header] for row in rows[:30]]))
+        print(
+            _table(
+                [header]
+                + [
+                    [f"{row[h]:.6g}" if h == "talg_s" else str(row[h]) for h in header]
+                    for row in rows[:30]
+                ]
+            )
+        )
         if len(rows) > 30:
             print(f"... {len(rows) - 30} more (use --json for all)")
         return 0

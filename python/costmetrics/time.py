@@ -449,7 +449,7 @@ class SearchSpace:
 
 
 def default_search_space(n_space_dims: int) -> SearchSpace:
-    """The documented default search space (``docs/time-model.md``).
+    """Return the documented default search space (``docs/time-model.md``).
 
     Parameters
     ----------
@@ -497,9 +497,9 @@ class BestTiles:
     within: float
 
     def table(self) -> list[dict[str, float | int]]:
-        """The near-optimal set as a list of rows (tile sizes and ``talg_s``)."""
+        """Return the near-optimal set as a list of rows (tile sizes and ``talg_s``)."""
         n_dims = self.near_optimal.shape[1] - 1
-        names = ["tS1", "tS2", "tS3"][:n_dims] + ["tT"]
+        names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
         return [
             {**{n: int(v) for n, v in zip(names, row)}, "talg_s": float(t)}
             for row, t in zip(self.near_optimal, self.near_optimal_talg_s)

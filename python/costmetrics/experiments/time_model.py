@@ -30,9 +30,7 @@ STENCILS_3D = ("heat3d", "laplacian3d")
 #: Problem sizes of Sec. A.5: S in {4096, 8192}^2 with T in {1024, ..., 16384}; S in
 #: {384, 512, 640}^3 with T in {128, ..., 640} and T <= S.
 SIZES_2D = tuple((s, s, t) for s in (4096, 8192) for t in (1024, 2048, 4096, 8192, 16384))
-SIZES_3D = tuple(
-    (s, s, s, t) for s in (384, 512, 640) for t in (128, 256, 384, 512, 640) if t <= s
-)
+SIZES_3D = tuple((s, s, s, t) for s in (384, 512, 640) for t in (128, 256, 384, 512, 640) if t <= s)
 #: Fig. A.5 does not print its problem size; we use S1 = S2 = T = 8192.
 FIG_A5_SIZES = (8192, 8192, 8192)
 
@@ -136,15 +134,37 @@ def write_table_csv(rows: Iterable[OptimalTiles], path: Path) -> Path:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["stencil", "gpu", "sizes", "variant", "tiles", "talg_min_s", "t_ideal_s",
-             "talg_over_ideal", "n_within_10pct", "n_points", "n_feasible", "k"]
+            [
+                "stencil",
+                "gpu",
+                "sizes",
+                "variant",
+                "tiles",
+                "talg_min_s",
+                "t_ideal_s",
+                "talg_over_ideal",
+                "n_within_10pct",
+                "n_points",
+                "n_feasible",
+                "k",
+            ]
         )
         for r in rows:
             writer.writerow(
-                [r.stencil, r.gpu, "x".join(map(str, r.sizes)), r.variant,
-                 "x".join(map(str, r.tiles)), f"{r.talg_min_s:.6g}", f"{r.t_ideal_s:.6g}",
-                 f"{r.talg_min_s / r.t_ideal_s:.4f}", r.n_within_10pct, r.n_points,
-                 r.n_feasible, r.k]
+                [
+                    r.stencil,
+                    r.gpu,
+                    "x".join(map(str, r.sizes)),
+                    r.variant,
+                    "x".join(map(str, r.tiles)),
+                    f"{r.talg_min_s:.6g}",
+                    f"{r.t_ideal_s:.6g}",
+                    f"{r.talg_min_s / r.t_ideal_s:.4f}",
+                    r.n_within_10pct,
+                    r.n_points,
+                    r.n_feasible,
+                    r.k,
+                ]
             )
     return path
 
@@ -179,9 +199,7 @@ def variant_gap(stencil: str, gpu: str, sizes: tuple[int, ...]) -> VariantGap:
         exact_over_ideal=exact.talg_s[ok] / ideal,
         paper_best=tuple(int(v) for v in grid[i_paper]),
         exact_best=tuple(int(v) for v in grid[i_exact]),
-        exact_at_paper_best_over_exact_min=float(
-            exact.talg_s[i_paper] / exact.talg_s[i_exact]
-        ),
+        exact_at_paper_best_over_exact_min=float(exact.talg_s[i_paper] / exact.talg_s[i_exact]),
     )
 
 
@@ -256,26 +274,61 @@ def run(out_dir: Path) -> ExperimentResult:
     paper_3d = [r for r in rows if r.variant == "paper" and r.stencil in STENCILS_3D]
     exact_rows = [r for r in rows if r.variant == "exact"]
     result.values += [
-        ReproducedValue("time_model", "2D optimization problems solved", f"{SOURCE}.6.2",
-                        80, len(paper_2d)),
+        ReproducedValue(
+            "time_model", "2D optimization problems solved", f"{SOURCE}.6.2", 80, len(paper_2d)
+        ),
         ReproducedValue("time_model", "3D problems (Sec. A.5)", f"{SOURCE}.5", 48, len(paper_3d)),
-        ReproducedValue("time_model", "search-space points per 2D problem", f"{SOURCE}.6.3",
-                        18000, paper_2d[0].n_points,
-                        f"{paper_2d[0].n_feasible} of them feasible under the 48 KB limit"),
-        ReproducedValue("time_model", "max points within 10% of T_alg_min (2D, paper)",
-                        "000 Sec. 5.1", "< 200", max(r.n_within_10pct for r in paper_2d)),
-        ReproducedValue("time_model", "min T_alg_min / T_ideal over 2D problems (paper)",
-                        "(model property)", None,
-                        min(r.talg_min_s / r.t_ideal_s for r in paper_2d),
-                        "< 1 shows the gap artifact of the published geometry"),
-        ReproducedValue("time_model", "min T_alg_min / T_ideal over all problems (exact)",
-                        "(model property)", None,
-                        min(r.talg_min_s / r.t_ideal_s for r in exact_rows), "never below 1"),
-        ReproducedValue("time_model", "median T_alg exact/paper over Fig. A.5 space",
-                        "(this work)", None, float(np.median(gap.ratio))),
-        ReproducedValue("time_model", "T_alg exact at paper argmin / exact min (Fig. A.5 case)",
-                        "(this work)", None, gap.exact_at_paper_best_over_exact_min),
-        ReproducedValue("time_model", "Fig. A.5 argmin (tT, tS2) at tS1 = 8", "000 Fig. A.5",
-                        "red dot (figure not in the text)", f"{land.argmin}"),
+        ReproducedValue(
+            "time_model",
+            "search-space points per 2D problem",
+            f"{SOURCE}.6.3",
+            18000,
+            paper_2d[0].n_points,
+            f"{paper_2d[0].n_feasible} of them feasible under the 48 KB limit",
+        ),
+        ReproducedValue(
+            "time_model",
+            "max points within 10% of T_alg_min (2D, paper)",
+            "000 Sec. 5.1",
+            "< 200",
+            max(r.n_within_10pct for r in paper_2d),
+        ),
+        ReproducedValue(
+            "time_model",
+            "min T_alg_min / T_ideal over 2D problems (paper)",
+            "(model property)",
+            None,
+            min(r.talg_min_s / r.t_ideal_s for r in paper_2d),
+            "< 1 shows the gap artifact of the published geometry",
+        ),
+        ReproducedValue(
+            "time_model",
+            "min T_alg_min / T_ideal over all problems (exact)",
+            "(model property)",
+            None,
+            min(r.talg_min_s / r.t_ideal_s for r in exact_rows),
+            "never below 1",
+        ),
+        ReproducedValue(
+            "time_model",
+            "median T_alg exact/paper over Fig. A.5 space",
+            "(this work)",
+            None,
+            float(np.median(gap.ratio)),
+        ),
+        ReproducedValue(
+            "time_model",
+            "T_alg exact at paper argmin / exact min (Fig. A.5 case)",
+            "(this work)",
+            None,
+            gap.exact_at_paper_best_over_exact_min,
+        ),
+        ReproducedValue(
+            "time_model",
+            "Fig. A.5 argmin (tT, tS2) at tS1 = 8",
+            "000 Fig. A.5",
+            "red dot (figure not in the text)",
+            f"{land.argmin}",
+        ),
     ]
     return result

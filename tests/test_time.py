@@ -1,0 +1,211 @@
+"""Tests of costmetrics.time (execution-time model, thesis 000 Appendix A)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmetrics as cm
+from costmetrics import time as cm_time
+
+GTX980 = cm.gpu("gtx980")
+
+
+def jacobi1d(c_iter_s: float = 3.39e-8) -> cm.Stencil:
+    """A 1D stencil built in Python (no preset has one): the seed's Jacobi 1D example."""
+    return cm.Stencil(name="Jacobi1D", n_space_dims=1, c_iter_s={"gtx980": c_iter_s})
+
+
+def full_grid(space: cm_time.SearchSpace) -> np.ndarray:
+    axes = [*space.space, space.time]
+    return np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], axis=1)
+
+
+# ---------------------------------------------------------------- hand-computed values
+
+
+def test_1d_hand_computed_through_python_objects() -> None:
+    # Same case as cpp/tests/test_time.cpp: S = 1000, T = 100, tS = 10, tT = 4 on the
+    # GTX 980 of Tables A.2-A.3; T_alg = 51 * 4.44373984e-6 + 51 * 9.24e-7 (Eq. A.7).
+    b = cm_time.breakdown(jacobi1d(), GTX980, (1000, 100), (10, 4))
+    assert (b.n_wavefronts, b.tiles_per_wavefront, b.k, b.m_tile_words) == (51, 42, 32, 28)
+    assert b.m_prime_s == pytest.approx(36 * 7.36e-3 * 4e-9 + 2 * 7.96e-10, rel=1e-12)
+    assert b.c_s == pytest.approx(2 * 3.39e-8 * 2 + 4 * 7.96e-10, rel=1e-12)
+    assert b.talg_s == pytest.approx(2.7375473184e-4, rel=1e-10)
+    assert cm_time.talg(jacobi1d(), GTX980, (1000, 100), (10, 4)) == b.talg_s
+
+
+def test_presets_by_name_and_object_agree() -> None:
+    by_name = cm_time.talg("heat2d", "GTX 980", (4096, 4096, 1024), (8, 64, 8))
+    by_obj = cm_time.talg(cm.stencil("Heat2D"), GTX980, [4096, 4096, 1024], [8, 64, 8])
+    assert by_name == by_obj
+    b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    # C_iter of Heat2D on the GTX 980 is 3.68e-8 s (Table A.4).
+    assert b.t_ideal_s == pytest.approx(4096 * 4096 * 1024 * 3.68e-8 / (16 * 128), rel=1e-12)
+    assert b.t_overhead_s == pytest.approx(b.talg_s - b.t_ideal_s)
+    assert set(b.to_dict()) >= {
+        "n_wavefronts", "tiles_per_wavefront", "k", "m_tile_words", "m_prime_s", "c_s",
+        "t_tile_s", "talg_s",
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    ("sizes", "tiles", "exception", "match"),
+    [
+        ((4096, 4096), (8, 64, 8), ValueError, "sizes must have 3 entries"),
+        ((4096, 4096, 1024), (8, 8), ValueError, "tiles must have 3 entries"),
+        ((4096, 4096, 1024), (8, 64, 7), ValueError, "tT must be even"),
+        ((4096, 4096, 1024), (8, 48, 8), ValueError, "multiple of 32"),
+        ((4096, 4096, 1024), (200, 64, 8), ValueError, "shared memory per thread block"),
+        ((4096, 4096, 1024), (0, 64, 8), ValueError, "positive"),
+        ((0, 4096, 1024), (8, 64, 8), ValueError, "S1 must be positive"),
+        ((4096, 4096, -5), (8, 64, 8), ValueError, "T must be positive"),
+        ((4096, 4096, 1.5), (8, 64, 8), ValueError, "integers"),
+        ((2**40, 2**40, 1024), (8, 64, 8), OverflowError, "overflow"),
+        ((2**70, 4096, 1024), (8, 64, 8), OverflowError, "sizes"),
+    ],
+)
+def test_bad_input_raises_naming_the_parameter(sizes, tiles, exception, match) -> None:
+    with pytest.raises(exception, match=match):
+        cm_time.talg("heat2d", "gtx980", sizes, tiles)
+
+
+def test_unknown_preset_and_variant() -> None:
+    with pytest.raises(ValueError, match="gtx9999"):
+        cm_time.talg("heat2d", "gtx9999", (64, 64, 64), (8, 64, 8))
+    with pytest.raises(ValueError, match="variant"):
+        cm_time.talg("heat2d", "gtx980", (64, 64, 64), (8, 64, 8), variant="approx")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- vectorized evaluation
+
+
+def test_batch_matches_scalar_and_flags_infeasible() -> None:
+    tiles = np.array([[8, 64, 8], [8, 48, 8], [16, 32, 4], [8, 64, 3], [300, 64, 8]])
+    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles)
+    assert batch.feasible.tolist() == [True, False, True, False, False]
+    for i in (0, 2):
+        b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), tiles[i])
+        assert batch.talg_s[i] == b.talg_s
+        assert batch.terms["c_s"][i] == b.c_s
+        assert batch.terms["k"][i] == b.k
+    assert math.isnan(batch.talg_s[1]) and "multiple of 32" in batch.reason_text(1)
+    assert batch.reasons[3] == cm_time.INFEASIBLE_REASONS["odd_time_tile"]
+    assert batch.reasons[4] & cm_time.INFEASIBLE_REASONS["exceeds_block_shared_memory"]
+    with pytest.raises(ValueError, match="integer array"):
+        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles.astype(float))
+    with pytest.raises(ValueError, match=r"\(n, 3\)"):
+        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles[:, :2])
+
+
+# ---------------------------------------------------------------- search
+
+
+@pytest.mark.parametrize("variant", ["paper", "exact"])
+@pytest.mark.parametrize(
+    ("stencil", "sizes"), [("gradient2d", (8192, 8192, 8192)), ("heat3d", (384, 384, 384, 256))]
+)
+def test_search_agrees_with_vectorized_evaluation_of_the_whole_space(
+    stencil: str, sizes: tuple[int, ...], variant: cm_time.Variant
+) -> None:
+    best = cm_time.best_tiles(stencil, "titanx", sizes, within=0.10, variant=variant)
+    space = cm_time.default_search_space(len(sizes) - 1)
+    batch = cm_time.talg_batch(stencil, "titanx", sizes, full_grid(space), variant)
+    assert best.n_points == space.n_points >= 18000  # paper: ~18,000 points (A.6.3)
+    assert best.n_feasible == int(batch.feasible.sum())
+    assert best.talg_s == np.nanmin(batch.talg_s)
+    n_near = int(np.sum(batch.talg_s <= best.talg_s * 1.10))
+    assert len(best.near_optimal) == n_near == len(best.table())
+    assert np.all(np.diff(best.near_optimal_talg_s) >= 0)
+    assert best.breakdown.talg_s == best.talg_s
+
+
+def test_paper_optimum_is_degenerate_and_exact_is_not() -> None:
+    # The published pitch leaves gaps between hexagons (docs/time-model.md), so its
+    # optimum falls below the ideal time; the exact variant never does.
+    sizes = (8192, 8192, 8192)
+    paper = cm_time.best_tiles("heat2d", "gtx980", sizes, variant="paper")
+    exact = cm_time.best_tiles("heat2d", "gtx980", sizes, variant="exact")
+    assert paper.talg_s < paper.breakdown.t_ideal_s
+    assert exact.talg_s >= exact.breakdown.t_ideal_s
+    assert paper.tiles[0] == 1 and exact.tiles[0] > 1
+
+
+# ---------------------------------------------------------------- invariants
+
+tiles_2d = st.tuples(
+    st.integers(1, 64),
+    st.sampled_from([32, 64, 96, 128, 256]),
+    st.integers(1, 32).map(lambda h: 2 * h),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiles=tiles_2d, s=st.integers(16, 5000), t=st.integers(1, 3000))
+def test_exact_never_below_ideal(tiles: tuple[int, int, int], s: int, t: int) -> None:
+    batch = cm_time.talg_batch("laplacian2d", "gtx980", (s, s + 7, t), np.array([tiles]), "exact")
+    if batch.feasible[0]:
+        assert batch.talg_s[0] >= cm_time.t_ideal("laplacian2d", "gtx980", (s, s + 7, t))
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiles=tiles_2d, variant=st.sampled_from(["paper", "exact"]))
+def test_talg_grows_with_t_and_s(tiles: tuple[int, int, int], variant: cm_time.Variant) -> None:
+    batch = cm_time.talg_batch("jacobi2d", "gtx980", (512, 512, 512), np.array([tiles]))
+    if not batch.feasible[0]:
+        return
+    by_t = [
+        cm_time.talg("jacobi2d", "gtx980", (512, 512, t), tiles, variant) for t in (64, 512, 4096)
+    ]
+    by_s = [
+        cm_time.talg("jacobi2d", "gtx980", (s, s, 512), tiles, variant) for s in (256, 1024, 4096)
+    ]
+    assert by_t == sorted(by_t) and by_t[0] < by_t[-1]
+    assert by_s == sorted(by_s) and by_s[0] < by_s[-1]
+
+
+def test_k_within_its_bounds_over_the_space() -> None:
+    space = cm_time.default_search_space(2)
+    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), full_grid(space))
+    ok = batch.feasible
+    k, m_tile = batch.terms["k"][ok], batch.terms["m_tile_words"][ok]
+    assert np.all(k >= 1) and np.all(k <= GTX980.max_blocks_per_sm)
+    assert np.all(k * m_tile <= GTX980.smem_per_sm_words)
+    assert np.all(m_tile <= GTX980.smem_per_block_words)
+    # k is the largest count that fits (Eq. A.12 without registers).
+    assert np.all((k == GTX980.max_blocks_per_sm) | ((k + 1) * m_tile > GTX980.smem_per_sm_words))
+
+
+# ---------------------------------------------------------------- Sec. 8.1.2
+
+
+def test_overhead_closed_form_and_face_narrowing() -> None:
+    sizes = (8192, 8192, 8192)
+    ideal = cm_time.t_ideal("heat2d", "gtx980", sizes)
+    assert cm_time.t_overhead_closed_form("heat2d", "gtx980", sizes, (8, 64, 8)) == pytest.approx(
+        ideal / (8 + 8 / 2)
+    )
+    face = cm_time.max_hexagonal_face_tiles("heat2d", "gtx980")
+    space = cm_time.default_search_space(2)
+    batch = cm_time.talg_batch("heat2d", "gtx980", sizes, full_grid(space))
+    grid = full_grid(space)[batch.feasible]
+    for ts2 in np.unique(grid[:, 1]):
+        feasible_face = 2 * grid[grid[:, 1] == ts2, 0] + grid[grid[:, 1] == ts2, 2]
+        kept = face[face[:, 1] == ts2]
+        assert len(kept) > 0
+        assert np.all(2 * kept[:, 0] + kept[:, 2] == feasible_face.max())
+
+
+def test_landscape_marks_infeasible_cells() -> None:
+    land = cm_time.landscape("heat2d", "gtx980", (8192, 8192, 8192), 8, [2, 4, 64], [32, 1024])
+    assert land.shape == (3, 2)
+    assert np.isnan(land[2, 1]) and not np.isnan(land[0, 0])
+    with pytest.raises(ValueError, match="2D stencil"):
+        cm_time.landscape("heat3d", "gtx980", (64, 64, 64, 64), 8, [2], [32])
