@@ -327,44 +327,49 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
     throw std::invalid_argument("within must be a finite fraction >= 0");
   }
   const std::size_t n = space.size();
-  std::vector<double> talg(n);
-  std::vector<unsigned char> ok(n);
-  const double inf = std::numeric_limits<double>::infinity();
-  parallel_for_chunks(
-      n,
-      [&](std::size_t begin, std::size_t end, std::size_t) {
-        for (std::size_t i = begin; i < end; ++i) {
-          const TileSizes t = point_at(space, i);
-          ok[i] = feasibility(gpu, stencil.n_space_dims, t) == kFeasible;
-          talg[i] = ok[i] ? evaluate_unchecked(gpu, stencil, size, t, variant).talg_s : inf;
-        }
-      },
-      n_threads, 2048);
-
+  // Feasibility is cheap and concentrated in one corner of the space (small tiles), so
+  // filter first and spread only the feasible points over the threads.
+  std::vector<std::size_t> feasible;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (feasibility(gpu, stencil.n_space_dims, point_at(space, i)) == kFeasible) {
+      feasible.push_back(i);
+    }
+  }
   SearchResult r;
   r.n_points = n;
-  r.n_feasible = static_cast<std::size_t>(std::count(ok.begin(), ok.end(), 1));
+  r.n_feasible = feasible.size();
   if (r.n_feasible == 0) {
     throw std::invalid_argument("no feasible tile in the search space");
   }
+  std::vector<double> talg(feasible.size());
+  parallel_for_chunks(
+      feasible.size(),
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t j = begin; j < end; ++j) {
+          talg[j] = evaluate_unchecked(gpu, stencil, size, point_at(space, feasible[j]), variant)
+                        .talg_s;
+        }
+      },
+      n_threads, 512);
+
   // First minimum in index order, so that ties resolve deterministically.
   const std::size_t best = static_cast<std::size_t>(
       std::min_element(talg.begin(), talg.end()) - talg.begin());
-  r.best = point_at(space, best);
+  r.best = point_at(space, feasible[best]);
   r.talg_min_s = talg[best];
   r.best_breakdown = evaluate_unchecked(gpu, stencil, size, r.best, variant);
   const double cutoff = r.talg_min_s * (1.0 + within);
   std::vector<std::size_t> near;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ok[i] && talg[i] <= cutoff) near.push_back(i);
+  for (std::size_t j = 0; j < feasible.size(); ++j) {
+    if (talg[j] <= cutoff) near.push_back(j);
   }
   std::stable_sort(near.begin(), near.end(),
                    [&](std::size_t a, std::size_t b) { return talg[a] < talg[b]; });
   r.near_optimal.reserve(near.size());
   r.near_optimal_talg_s.reserve(near.size());
-  for (std::size_t i : near) {
-    r.near_optimal.push_back(point_at(space, i));
-    r.near_optimal_talg_s.push_back(talg[i]);
+  for (std::size_t j : near) {
+    r.near_optimal.push_back(point_at(space, feasible[j]));
+    r.near_optimal_talg_s.push_back(talg[j]);
   }
   return r;
 }
