@@ -84,8 +84,8 @@ def main() -> None:
             result = cm_time.best_tiles(stencil, "gtx980", sizes, variant=variant)
             for threads in (1, 0):
                 seconds = timed(
-                    lambda v=variant, n=threads: cm_time.best_tiles(
-                        stencil, "gtx980", sizes, variant=v, n_threads=n
+                    lambda s=stencil, z=sizes, v=variant, n=threads: cm_time.best_tiles(
+                        s, "gtx980", z, variant=v, n_threads=n
                     ),
                     args.repeat,
                 )
