@@ -31,8 +31,12 @@ def test_d7_tree_and_op_count() -> None:
     assert order.parenthesization == "((A1(A2A3))((A4A5)A6))"
     assert order.tree() == ((1, (2, 3)), ((4, 5), 6))
     assert [(nd.label, nd.i, nd.j) for nd in order.nodes()] == [
-        ("T1", 2, 3), ("T2", 4, 5), ("T3", 1, 3), ("T4", 4, 6), ("T5", 1, 6)
-    ]  # fmt: skip  (Fig. D.10)
+        ("T1", 2, 3),
+        ("T2", 4, 5),
+        ("T3", 1, 3),
+        ("T4", 4, 6),
+        ("T5", 1, 6),
+    ]  # Fig. D.10
 
 
 def test_d7_totals() -> None:
@@ -69,8 +73,9 @@ def test_d7_fig_d11_table() -> None:
 
     for node in dm.nodes:
         hp, hl, hr, fp, fl, fr, f, choice, tx, ty = FIG_D11[node.label]
-        got = tuple(scaled(v) for v in (node.hp, node.hl, node.hr, node.Fp, node.Fl, node.Fr,
-                                        node.F))  # fmt: skip
+        got = tuple(
+            scaled(v) for v in (node.hp, node.hl, node.hr, node.Fp, node.Fl, node.Fr, node.F)
+        )
         assert got == (hp, hl, hr, fp, fl, fr, f), node.label
         assert node.choice == choice
         assert node.tile[0] == tx
@@ -241,8 +246,13 @@ def test_single_mm_out_of_range_is_flagged() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 5000), st.integers(1, 5000), st.integers(1, 5000),
-       st.integers(1, 2**20), st.integers(1, 5000))  # fmt: skip
+@given(
+    st.integers(1, 5000),
+    st.integers(1, 5000),
+    st.integers(1, 5000),
+    st.integers(1, 2**20),
+    st.integers(1, 5000),
+)
 def test_transfers_never_negative(p0: int, p1: int, p2: int, m: int, p3: int) -> None:
     for case in ch.single_mm(p0, p1, p2, m).cases.values():
         assert case.words is None or case.words > 0

@@ -398,8 +398,7 @@ def two_mm(P0: int, P1: int, P2: int, P3: int, M: int, *, beta: Beta = "printed"
         Left- and right-fused counts and tiles, and the unfused counts for comparison.
     """
     args = [
-        _as_int(v, name)
-        for v, name in ((P0, "P0"), (P1, "P1"), (P2, "P2"), (P3, "P3"), (M, "M"))
+        _as_int(v, name) for v, name in ((P0, "P0"), (P1, "P1"), (P2, "P2"), (P3, "P3"), (M, "M"))
     ]
     res = _core_chain.two_mm(*args, _beta(beta))
     return TwoMM(
@@ -763,8 +762,15 @@ def _spec_args(
 ) -> tuple[Any, ...]:
     caps = [_as_int(c, f"capacities[{t}]") for t, c in enumerate(capacities)]
     n_min, n_max = (int(v) for v in lengths)
-    return (n_min, n_max, _as_int(chains_per_length, "chains_per_length"), caps,
-            *_dist_args(distribution), _beta(beta), int(threads))  # fmt: skip
+    return (
+        n_min,
+        n_max,
+        _as_int(chains_per_length, "chains_per_length"),
+        caps,
+        *_dist_args(distribution),
+        _beta(beta),
+        int(threads),
+    )
 
 
 def random_chain_experiment(
@@ -803,8 +809,9 @@ def random_chain_experiment(
     rows: dict[int, list[ReductionRow]] = {}
     overall: dict[int, ReductionRow] = {}
     for cap, cap_rows in zip(res.capacities_words, res.rows):
-        conv = [ReductionRow(r.n if r.n > 0 else None, r.avg, r.min, r.max, r.chains)
-                for r in cap_rows]  # fmt: skip
+        conv = [
+            ReductionRow(r.n if r.n > 0 else None, r.avg, r.min, r.max, r.chains) for r in cap_rows
+        ]
         rows[int(cap)] = conv[:-1]
         overall[int(cap)] = conv[-1]
     return RandomChainTable(
@@ -909,11 +916,18 @@ def joint_experiment(
     overall: dict[int, JointRow] = {}
     for cap, cap_rows in zip(args[3], res):
         conv = [
-            JointRow(r.n if r.n > 0 else None, r.chains, r.avg_traffic_gain, r.max_traffic_gain,
-                     r.avg_ops_increase, r.max_ops_increase, r.avg_front_size,
-                     r.chains_with_gain)
+            JointRow(
+                r.n if r.n > 0 else None,
+                r.chains,
+                r.avg_traffic_gain,
+                r.max_traffic_gain,
+                r.avg_ops_increase,
+                r.max_ops_increase,
+                r.avg_front_size,
+                r.chains_with_gain,
+            )
             for r in cap_rows
-        ]  # fmt: skip
+        ]
         rows[cap] = conv[:-1]
         overall[cap] = conv[-1]
     return JointTable(rows=rows, overall=overall, distribution=distribution, beta=beta)
