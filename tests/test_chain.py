@@ -457,3 +457,36 @@ def test_joint_experiment_small() -> None:
     for r in rows:
         assert r.avg_traffic_gain >= 0.0 and r.avg_ops_increase >= 0.0
         assert r.avg_front_size >= 1.0
+
+
+# --------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------
+
+
+def test_cli_chain_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from costmetrics.cli import main
+
+    dims = ",".join(map(str, D7_DIMS))
+    assert main(["chain", "--dims", dims, "--M", str(D7_M), "--json", "--pareto"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["op_count"] == 1_092_977_664
+    assert data["parenthesization"] == "((A1(A2A3))((A4A5)A6))"
+    assert data["single_mm_total"] == 10_190_344
+    assert math.floor(data["fused_total"]) == 8_392_058
+    assert [n["choice"] for n in data["nodes"]] == ["none", "none", "right", "left", "none"]
+    assert data["nodes"][0]["hl"] is None
+    assert data["pareto_front"][0]["ops"] == 1_092_977_664
+
+
+def test_cli_chain_text_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["chain", "--dims", "30,35,15,5,10,20,25"]) == 0
+    assert "15,125" in capsys.readouterr().out
+    assert main(["chain", "--dims", "30,0,15"]) == 2
+    assert "dims[1]" in capsys.readouterr().err
+    assert main(["chain", "--dims", "936,100,552", "--M", "65536"]) == 2
+    assert "sqrt(M)" in capsys.readouterr().err

@@ -274,6 +274,61 @@ def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_chain(parser: argparse.ArgumentParser) -> Handler:
+    """Matrix chain: minimum op count and off-chip data movement (App. D)."""
+    parser.add_argument(
+        "--dims", required=True, type=_int_list, help="P0,P1,...,Pn e.g. 936,1008,552,368"
+    )
+    parser.add_argument(
+        "--M", type=int, default=None, help="on-chip capacity in words (omit: op count only)"
+    )
+    parser.add_argument("--beta", choices=["printed", "derived"], default="printed")
+    parser.add_argument(
+        "--pareto", action="store_true", help="also the joint (ops, words) Pareto front"
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import chain as cm_chain
+
+        order = cm_chain.optimal_order(args.dims)
+        out: dict[str, Any] = {"op_count": order.cost, "parenthesization": order.parenthesization}
+        dm = None if args.M is None else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
+        if dm is not None:
+            out.update({k: v for k, v in dm.to_dict().items() if k != "parenthesization"})
+        if args.pareto:
+            if args.M is None:
+                raise ValueError("--pareto needs --M")
+            front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta)
+            out["pareto_front"] = [vars(p) for p in front]
+        if args.json:
+            print_json(out)
+            return 0
+        print(f"min op count {order.cost:,}: {order.parenthesization}")
+        if dm is not None:
+            print(f"S(1,n) = {dm.single_mm_total:,.1f} words (OP-DM, Eq. D.18)")
+            print(
+                f"F(1,n) + P0Pn = {dm.fused_total:,.1f} words ({dm.reduction_percent:.2f}% less): "
+                f"{dm.hypernode_parenthesization}"
+            )
+            cols = ["node", "i", "j", "hp", "hl", "hr", "Fp", "Fl", "Fr", "F", "choice", "tile"]
+            rows = [cols]
+            for nd in dm.nodes:
+                costs = (nd.hp, nd.hl, nd.hr, nd.Fp, nd.Fl, nd.Fr, nd.F)
+                rows.append(
+                    [nd.label, str(nd.i), str(nd.j)]
+                    + ["-" if v is None else f"{v:,.0f}" for v in costs]
+                    + [nd.choice + (" (absorbed)" if nd.absorbed else ""), str(nd.tile)]
+                )
+            print(_table(rows))
+        if args.pareto:
+            print("Pareto front (ops, words, plan):")
+            print(_table([[f"{p.ops:,}", f"{p.words:,.1f}", p.plan] for p in front]))
+        return 0
+
+    return run
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
@@ -328,6 +383,7 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("presets", _add_presets),
     ("talg", _add_talg),
     ("best-tiles", _add_best_tiles),
+    ("chain", _add_chain),
 ]
 
 

@@ -361,7 +361,7 @@ def plot_table_d1(tables: dict[str, cm_chain.RandomChainTable], seed_rows: list[
                 [r.avg for r in tab.rows[cap]],
                 "--",
                 lw=1.2,
-                label=f"{name}, beta {tab.beta}",
+                label=f"synthetic {name}",
             )
         ax.set_title(f"M = {cap // 1024}K words", fontsize=9)
         ax.set_xlabel("chain length n")
