@@ -582,8 +582,8 @@ def landscape(
     gpu: Gpu | str,
     sizes: Sequence[int],
     tS1: int,
-    tT_values: Sequence[int],
-    tS2_values: Sequence[int],
+    tT_values: npt.ArrayLike,
+    tS2_values: npt.ArrayLike,
     variant: Variant = "paper",
 ) -> npt.NDArray[np.float64]:
     """T_alg over a (tT, tS2) grid with tS1 fixed, for 2D stencils (Fig. A.5).
@@ -594,7 +594,7 @@ def landscape(
         As in :func:`breakdown`; the stencil must have two space dimensions.
     tS1 : int
         The fixed first space tile size (Fig. A.5 uses 8).
-    tT_values, tS2_values : sequence of int
+    tT_values, tS2_values : array_like of int
         Grid axes.
 
     Returns
