@@ -131,8 +131,8 @@ def test_installed_data_matches_repository() -> None:
     if not REPO_DATA.is_dir() or presets.data_dir() == REPO_DATA:
         pytest.skip("running from the source tree: nothing installed to compare")
     installed = presets.data_dir()
-    names = sorted(p.relative_to(REPO_DATA) for p in REPO_DATA.glob("*/*.yaml"))
-    assert sorted(p.relative_to(installed) for p in installed.glob("*/*.yaml")) == names
+    names = sorted(p.relative_to(REPO_DATA) for p in REPO_DATA.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(installed) for p in installed.rglob("*") if p.is_file()) == names
     for name in names:
         assert (installed / name).read_text() == (REPO_DATA / name).read_text()
 
