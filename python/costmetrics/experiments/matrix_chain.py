@@ -484,8 +484,9 @@ def run(out_dir: Path) -> ExperimentResult:
     seed_overall = seed_rows[-1]
     tables: dict[str, cm_chain.RandomChainTable] = {}
     for name, dist in DISTRIBUTIONS.items():
-        for beta in ("printed", "derived"):
-            tab = table_d1(dist, beta)  # type: ignore[arg-type]
+        betas: tuple[cm_chain.Beta, ...] = ("printed", "derived")
+        for beta in betas:
+            tab = table_d1(dist, beta)
             tables[f"{name} ({beta})"] = tab
             slug = name.replace(" ", "_").replace("[", "").replace("]", "").replace(",", "-")
             result.files.append(
