@@ -100,8 +100,10 @@ def write_report(results: Sequence[ExperimentResult], out_dir: Path) -> tuple[Pa
                 records.append({**asdict(v), "relative_difference": rd})
         if result.files:
             lines += ["", "Files:", ""]
-            lines += [f"- `{p.relative_to(out_dir) if p.is_relative_to(out_dir) else p}`"
-                      for p in result.files]
+            lines += [
+                f"- `{p.relative_to(out_dir) if p.is_relative_to(out_dir) else p}`"
+                for p in result.files
+            ]
         lines.append("")
     md_path = out_dir / "report.md"
     json_path = out_dir / "report.json"
