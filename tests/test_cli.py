@@ -121,4 +121,4 @@ def test_errors_via_subprocess_have_no_traceback(tmp_path: Path) -> None:
 def test_lazy_model_submodules() -> None:
     assert {"time", "chain"} <= set(dir(costmetrics))
     with pytest.raises(AttributeError, match=r"no attribute 'no_such_model'"):
-        _ = costmetrics.no_such_model  # type: ignore[attr-defined]
+        _ = costmetrics.no_such_model

@@ -11,6 +11,7 @@ import dataclasses
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -48,7 +49,7 @@ TABLE_A4 = {
     "laplacian3d": (3, 1.36e-7, 1.44e-7),
 }
 
-GTX980_FIELDS = {
+GTX980_FIELDS: dict[str, Any] = {
     "name": "GTX 980",
     **TABLE_A2["gtx980"],
     **TABLE_A3["gtx980"],
@@ -261,7 +262,7 @@ def test_register_refuses_to_replace_silently() -> None:
 )
 def test_gpu_constructor_rejects_bad_values(field: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Gpu(**{**GTX980_FIELDS, field: value})  # type: ignore[arg-type]
+        Gpu(**{**GTX980_FIELDS, field: value})
 
 
 @pytest.mark.parametrize(
