@@ -36,7 +36,7 @@ cmake -S . -B build/cpp-tests \
 cmake --build build/cpp-tests --parallel "$jobs"
 
 step "C++ unit tests: ctest"
-ctest --test-dir build/cpp-tests --output-on-failure --parallel "$jobs"
+(cd build/cpp-tests && ctest --output-on-failure --parallel "$jobs")
 
 step "Python tests and notebooks: pytest"
 "$py" -m pytest
