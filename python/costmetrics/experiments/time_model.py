@@ -109,7 +109,9 @@ def optimal_tiles_table(
     """Solve Eq. A.32 for every (stencil, GPU, sizes) combination (Sec. A.6.2)."""
     jobs = [(s, g, z) for s in stencils for g in gpus() for z in sizes]
     rows = []
-    for stencil, gpu, size in tqdm(jobs, desc=f"tile search ({variant})", disable=not progress):
+    for stencil, gpu, size in tqdm(
+        jobs, desc=f"tile search ({variant})", disable=None if progress else True
+    ):
         best = cm_time.best_tiles(stencil, gpu, size, within=0.10, variant=variant)
         rows.append(
             OptimalTiles(
