@@ -5,26 +5,13 @@
 #include <stdexcept>
 
 #include "check.hpp"
+#include "gpu_fixtures.hpp"
 #include "costmetrics/time.hpp"
 
 using namespace costmetrics::time_model;
+using cm_test::gtx980;
 
 namespace {
-
-// GTX 980, Tables A.2-A.3: 96 KB / SM = 24576 words, 48 KB / block = 12288 words,
-// L = 7.36e-3 s/GB * 4e-9 GB/word = 2.944e-11 s/word.
-GpuParams gtx980() {
-  GpuParams g;
-  g.n_sm = 16;
-  g.n_v = 128;
-  g.smem_per_sm_words = 24576;
-  g.smem_per_block_words = 12288;
-  g.max_blocks_per_sm = 32;
-  g.l_s_per_word = 7.36e-3 * 4e-9;
-  g.tau_sync_s = 7.96e-10;
-  g.t_sync_s = 9.24e-7;
-  return g;
-}
 
 StencilParams stencil(int dims, double c_iter_s) {
   StencilParams s;

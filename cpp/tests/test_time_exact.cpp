@@ -13,12 +13,15 @@
 
 #include "../src/time_exact.hpp"
 #include "check.hpp"
+#include "gpu_fixtures.hpp"
 #include "costmetrics/time.hpp"
 
 namespace tmod = costmetrics::time_model;
 using i64 = std::int64_t;
 
 namespace {
+
+using cm_test::gtx980;
 
 i64 fdiv(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 i64 cdiv(i64 a, i64 b) { return (a + b - 1) / b; }
@@ -148,19 +151,6 @@ BruteResult brute_force(const tmod::GpuParams& gpu, const tmod::StencilParams& s
 i64 paper_nw(i64 T, i64 tT) {  // Eq. A.3
   const i64 rem = T % tT;
   return 2 * cdiv(T, tT) + ((rem > 0 && 2 * rem <= tT) ? 0 : 1);
-}
-
-tmod::GpuParams gtx980() {
-  tmod::GpuParams g;
-  g.n_sm = 16;
-  g.n_v = 128;
-  g.smem_per_sm_words = 24576;
-  g.smem_per_block_words = 12288;
-  g.max_blocks_per_sm = 32;
-  g.l_s_per_word = 7.36e-3 * 4e-9;
-  g.tau_sync_s = 7.96e-10;
-  g.t_sync_s = 9.24e-7;
-  return g;
 }
 
 // A small machine whose k, nV and nSM make the ceilings and the max(m', c) branches matter.
