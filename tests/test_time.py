@@ -20,11 +20,6 @@ def jacobi1d(c_iter_s: float = 3.39e-8) -> cm.Stencil:
     return cm.Stencil(name="Jacobi1D", n_space_dims=1, c_iter_s={"gtx980": c_iter_s})
 
 
-def full_grid(space: cm_time.SearchSpace) -> np.ndarray:
-    axes = [*space.space, space.time]
-    return np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], axis=1)
-
-
 # ---------------------------------------------------------------- hand-computed values
 
 
@@ -117,10 +112,12 @@ def test_search_agrees_with_vectorized_evaluation_of_the_whole_space(
 ) -> None:
     best = cm_time.best_tiles(stencil, "titanx", sizes, within=0.10, variant=variant)
     space = cm_time.default_search_space(len(sizes) - 1)
-    batch = cm_time.talg_batch(stencil, "titanx", sizes, full_grid(space), variant)
+    grid = space.grid()
+    batch = cm_time.talg_batch(stencil, "titanx", sizes, grid, variant)
     assert best.n_points == space.n_points >= 18000  # paper: ~18,000 points (A.6.3)
     assert best.n_feasible == int(batch.feasible.sum())
     assert best.talg_s == np.nanmin(batch.talg_s)
+    assert tuple(grid[np.nanargmin(batch.talg_s)]) == best.tiles  # same order, same tie-break
     n_near = int(np.sum(batch.talg_s <= best.talg_s * 1.10))
     assert len(best.near_optimal) == n_near == len(best.table())
     assert np.all(np.diff(best.near_optimal_talg_s) >= 0)
@@ -173,7 +170,7 @@ def test_talg_grows_with_t_and_s(tiles: tuple[int, int, int], variant: cm_time.V
 
 def test_k_within_its_bounds_over_the_space() -> None:
     space = cm_time.default_search_space(2)
-    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), full_grid(space))
+    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), space.grid())
     ok = batch.feasible
     k, m_tile = batch.terms["k"][ok], batch.terms["m_tile_words"][ok]
     assert np.all(k >= 1) and np.all(k <= GTX980.max_blocks_per_sm)
@@ -194,8 +191,8 @@ def test_overhead_closed_form_and_face_narrowing() -> None:
     )
     face = cm_time.max_hexagonal_face_tiles("heat2d", "gtx980")
     space = cm_time.default_search_space(2)
-    batch = cm_time.talg_batch("heat2d", "gtx980", sizes, full_grid(space))
-    grid = full_grid(space)[batch.feasible]
+    grid = space.grid()
+    grid = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid).feasible]
     for ts2 in np.unique(grid[:, 1]):
         feasible_face = 2 * grid[grid[:, 1] == ts2, 0] + grid[grid[:, 1] == ts2, 2]
         kept = face[face[:, 1] == ts2]

@@ -269,24 +269,22 @@ std::size_t SearchSpace::size() const {
   return n;
 }
 
+TileSizes SearchSpace::point(std::size_t index) const {
+  TileSizes t;
+  for (std::size_t d = space.size(); d-- > 0;) {
+    t.space[d] = space[d][index % space[d].size()];
+    index /= space[d].size();
+  }
+  t.time = time[index];
+  return t;
+}
+
 namespace {
 
 std::vector<std::int64_t> range(std::int64_t first, std::int64_t last, std::int64_t step) {
   std::vector<std::int64_t> values;
   for (std::int64_t v = first; v <= last; v += step) values.push_back(v);
   return values;
-}
-
-// Decodes the flat index of a point of the Cartesian product (tT varies slowest).
-TileSizes point_at(const SearchSpace& space, std::size_t index) {
-  TileSizes t;
-  for (std::size_t d = space.space.size(); d-- > 0;) {
-    const auto& values = space.space[d];
-    t.space[d] = values[index % values.size()];
-    index /= values.size();
-  }
-  t.time = space.time[index];
-  return t;
 }
 
 void check_space(const SearchSpace& space, int n_space_dims) {
@@ -331,7 +329,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   // filter first and spread only the feasible points over the threads.
   std::vector<std::size_t> feasible;
   for (std::size_t i = 0; i < n; ++i) {
-    if (feasibility(gpu, stencil.n_space_dims, point_at(space, i)) == kFeasible) {
+    if (feasibility(gpu, stencil.n_space_dims, space.point(i)) == kFeasible) {
       feasible.push_back(i);
     }
   }
@@ -346,7 +344,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
       feasible.size(),
       [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t j = begin; j < end; ++j) {
-          talg[j] = evaluate_unchecked(gpu, stencil, size, point_at(space, feasible[j]), variant)
+          talg[j] = evaluate_unchecked(gpu, stencil, size, space.point(feasible[j]), variant)
                         .talg_s;
         }
       },
@@ -355,7 +353,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   // First minimum in index order, so that ties resolve deterministically.
   const std::size_t best = static_cast<std::size_t>(
       std::min_element(talg.begin(), talg.end()) - talg.begin());
-  r.best = point_at(space, feasible[best]);
+  r.best = space.point(feasible[best]);
   r.talg_min_s = talg[best];
   r.best_breakdown = evaluate_unchecked(gpu, stencil, size, r.best, variant);
   const double cutoff = r.talg_min_s * (1.0 + within);
@@ -368,7 +366,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   r.near_optimal.reserve(near.size());
   r.near_optimal_talg_s.reserve(near.size());
   for (std::size_t j : near) {
-    r.near_optimal.push_back(point_at(space, feasible[j]));
+    r.near_optimal.push_back(space.point(feasible[j]));
     r.near_optimal_talg_s.push_back(talg[j]);
   }
   return r;
@@ -398,7 +396,7 @@ std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_spac
   std::vector<Group> groups(n_inner);
   const std::size_t n = space.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const TileSizes t = point_at(space, i);
+    const TileSizes t = space.point(i);
     if (feasibility(gpu, n_space_dims, t) != kFeasible) continue;
     std::size_t g = 0;
     for (int d = 1; d < n_space_dims; ++d) {

@@ -179,13 +179,7 @@ void test_search() {
   CHECK(r.near_optimal_talg_s.back() <= 1.10 * r.talg_min_s);
   // The minimum is a true minimum over the space: spot-check against single evaluations.
   for (std::size_t i = 0; i < space.size(); i += 97) {
-    TileSizes t;
-    std::size_t index = i;
-    t.space[1] = space.space[1][index % space.space[1].size()];
-    index /= space.space[1].size();
-    t.space[0] = space.space[0][index % space.space[0].size()];
-    index /= space.space[0].size();
-    t.time = space.time[index];
+    const TileSizes t = space.point(i);
     if (feasibility(g, 2, t) != kFeasible) continue;
     CHECK(evaluate(g, s, size(8192, 8192, 0, 8192), t).talg_s >= r.talg_min_s);
   }

@@ -2,7 +2,6 @@
 // the gap-free hexagonal tiling (docs/time-model.md, "Exact variant").
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -298,14 +297,7 @@ void test_lower_bound() {
         size.time_steps = T;
         // Every 97th point of the default space, to keep the run short.
         for (std::size_t i = 0; i < space.size(); i += 97) {
-          std::size_t idx = i;
-          tmod::TileSizes t;
-          for (int d = dims; d-- > 0;) {
-            const auto& v = space.space[d];
-            t.space[d] = v[idx % v.size()];
-            idx /= v.size();
-          }
-          t.time = space.time[idx];
+          const tmod::TileSizes t = space.point(i);
           if (tmod::feasibility(gpu, dims, t) != tmod::kFeasible) continue;
           const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, st, size, t);
           CHECK(b.talg_s >= b.t_ideal_s);
@@ -366,87 +358,6 @@ void test_close_to_paper() {
   }
 }
 
-// exact vs paper over the default 2D space (Heat2D, GTX 980), and the time per evaluation.
-void report_default_space_2d() {
-  const tmod::GpuParams gpu = gtx980();
-  const tmod::StencilParams st = heat(2);
-  tmod::ProblemSize size;
-  size.space = {{8192, 8192, 0}};
-  size.time_steps = 8192;
-  const tmod::SearchSpace space = tmod::default_search_space(2);
-  std::vector<tmod::TileSizes> feasible;
-  for (i64 tT : space.time) {
-    for (i64 a : space.space[0]) {
-      for (i64 c : space.space[1]) {
-        tmod::TileSizes t;
-        t.space = {{a, c, 0}};
-        t.time = tT;
-        if (tmod::feasibility(gpu, 2, t) == tmod::kFeasible) feasible.push_back(t);
-      }
-    }
-  }
-  std::vector<double> ratio;
-  double best_e = 1e300, best_p = 1e300;
-  tmod::TileSizes arg_e, arg_p;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<double> exact(feasible.size());
-  for (std::size_t i = 0; i < feasible.size(); ++i) {
-    exact[i] = tmod::detail::evaluate_exact(gpu, st, size, feasible[i]).talg_s;
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t i = 0; i < feasible.size(); ++i) {
-    const double p =
-        tmod::evaluate_unchecked(gpu, st, size, feasible[i], tmod::Variant::paper).talg_s;
-    ratio.push_back(exact[i] / p);
-    if (exact[i] < best_e) best_e = exact[i], arg_e = feasible[i];
-    if (p < best_p) best_p = p, arg_p = feasible[i];
-  }
-  std::sort(ratio.begin(), ratio.end());
-  std::printf("  2D default space, S=8192^2, T=8192: %zu feasible points, %.2f us/evaluation\n",
-              feasible.size(), 1e6 * seconds / static_cast<double>(feasible.size()));
-  std::printf("  talg_exact/talg_paper: min %.4f median %.4f max %.4f\n", ratio.front(),
-              ratio[ratio.size() / 2], ratio.back());
-  std::printf("  argmin exact (%lld,%lld,%lld) %.6g s; argmin paper (%lld,%lld,%lld) %.6g s; "
-              "exact at paper's argmin / exact min = %.4f\n",
-              (long long)arg_e.space[0], (long long)arg_e.space[1], (long long)arg_e.time, best_e,
-              (long long)arg_p.space[0], (long long)arg_p.space[1], (long long)arg_p.time, best_p,
-              tmod::detail::evaluate_exact(gpu, st, size, arg_p).talg_s / best_e);
-}
-
-// Prints the time per evaluation in 3D (S = 640); speed is measured, never asserted here.
-void report_timing_3d() {
-  const tmod::GpuParams gpu = gtx980();
-  const tmod::StencilParams st = heat(3);
-  tmod::ProblemSize size;
-  size.space = {{640, 640, 640}};
-  size.time_steps = 640;
-  const tmod::SearchSpace space = tmod::default_search_space(3);
-  std::size_t n = 0;
-  double sink = 0, worst = 0, seconds = 0;
-  for (std::size_t i = 0; i < space.size(); i += 5) {
-    std::size_t idx = i;
-    tmod::TileSizes t;
-    for (int d = 3; d-- > 0;) {
-      const auto& v = space.space[d];
-      t.space[d] = v[idx % v.size()];
-      idx /= v.size();
-    }
-    t.time = space.time[idx];
-    if (tmod::feasibility(gpu, 3, t) != tmod::kFeasible) continue;
-    const auto t0 = std::chrono::steady_clock::now();
-    sink += tmod::detail::evaluate_exact(gpu, st, size, t).talg_s;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    seconds += s;
-    worst = std::max(worst, s);
-    ++n;
-  }
-  std::printf("  3D default space (every 5th point), S=640: %zu feasible, %.2f us/evaluation, "
-              "slowest %.2f us\n",
-              n, 1e6 * seconds / static_cast<double>(n), 1e6 * worst);
-  CHECK(sink > 0);
-}
-
 }  // namespace
 
 int main() {
@@ -459,7 +370,5 @@ int main() {
   test_lower_bound();
   test_dispatch();
   test_close_to_paper();
-  report_default_space_2d();
-  report_timing_3d();
   return cm_test::report("time_exact");
 }

@@ -444,6 +444,15 @@ class SearchSpace:
             n *= len(values)
         return n
 
+    def grid(self) -> npt.NDArray[np.int64]:
+        """Return every point as rows ``(tS1, [tS2, [tS3,]] tT)``, for :func:`talg_batch`.
+
+        Rows come in the core's search order (tT slowest, the last space size fastest).
+        """
+        axes = np.meshgrid(np.asarray(self.time), *map(np.asarray, self.space), indexing="ij")
+        points = np.stack([a.ravel() for a in axes], axis=1)
+        return np.roll(points, -1, axis=1).astype(np.int64)  # tT from first to last column
+
     def _to_core(self) -> Any:
         return _core_time.SearchSpace([list(v) for v in self.space], list(self.time))
 

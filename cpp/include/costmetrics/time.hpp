@@ -128,6 +128,9 @@ struct SearchSpace {
   std::vector<std::vector<std::int64_t>> space;  // one list per space dimension
   std::vector<std::int64_t> time;                // tT candidates
   std::size_t size() const;
+  // The point with flat index `index` in [0, size()): tT varies slowest, the last space
+  // dimension fastest.
+  TileSizes point(std::size_t index) const;
 };
 
 // The documented default space (docs/time-model.md), at least the paper's ~18,000 points.

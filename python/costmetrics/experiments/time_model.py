@@ -186,9 +186,7 @@ class VariantGap:
 def variant_gap(stencil: str, gpu: str, sizes: tuple[int, ...]) -> VariantGap:
     """Compare the two variants over the default search space of one problem."""
     n_dims = len(sizes) - 1
-    space = cm_time.default_search_space(n_dims)
-    axes = [*space.space, space.time]
-    grid = np.stack([a.ravel() for a in np.meshgrid(*axes, indexing="ij")], axis=1)
+    grid = cm_time.default_search_space(n_dims).grid()
     paper = cm_time.talg_batch(stencil, gpu, sizes, grid, "paper")
     exact = cm_time.talg_batch(stencil, gpu, sizes, grid, "exact")
     ok = paper.feasible
