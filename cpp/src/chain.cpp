@@ -152,6 +152,16 @@ struct LocalCosts {
   }
 };
 
+// Sets valid / reason / words of a closed-form case. `why` lists the tile edges that do not
+// fit their matrix ("...; " each); the closed forms also need a positive count.
+template <typename Case>
+void set_validity(Case& c, std::string why, double words) {
+  if (why.empty() && !(words > 0.0)) why = "closed form is not positive; ";
+  c.valid = why.empty();
+  c.reason = c.valid ? "" : why.substr(0, why.size() - 2);
+  c.words = c.valid ? words : std::numeric_limits<double>::quiet_NaN();
+}
+
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -264,7 +274,6 @@ SingleMM single_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2,
   const double sqrt_m = std::sqrt(m);
   const double d0 = word(p0), d1 = word(p1), d2 = word(p2);
   const double cube = d0 * d1 * d2;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
 
   SingleMM out;
   auto finish = [&](SingleMMCase& c, double dim1, const char* name1, double dim2,
@@ -272,10 +281,7 @@ SingleMM single_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2,
     std::string why;
     if (c.tile1 > dim1) why += std::string("tile along ") + name1 + " exceeds " + name1 + "; ";
     if (c.tile2 > dim2) why += std::string("tile along ") + name2 + " exceeds " + name2 + "; ";
-    if (why.empty() && !(words > 0.0)) why = "closed form is not positive; ";
-    c.valid = why.empty();
-    c.reason = c.valid ? "" : why.substr(0, why.size() - 2);
-    c.words = c.valid ? words : nan;
+    set_validity(c, why, words);
   };
   // Case 1, R on chip (D.3): x = y = sqrt(M).
   SingleMMCase& r = out.cases[0];
@@ -328,10 +334,7 @@ TwoMM two_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2, std::int64_t p3,
     std::string why;
     if (f.tile_x > word(p0)) why += "tile x exceeds P0; ";
     if (f.tile_y > word(p2)) why += "tile y exceeds P2; ";
-    if (why.empty() && !(words > 0.0)) why = "closed form is not positive; ";
-    f.valid = why.empty();
-    f.reason = f.valid ? "" : why.substr(0, why.size() - 2);
-    f.words = f.valid ? words : nan;
+    set_validity(f, why, words);
   }
   // Right fuse (D.11-D.14): T = A2A3 (P1 x P3) on chip, tile x = beta' y.
   {
@@ -344,10 +347,7 @@ TwoMM two_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2, std::int64_t p3,
     std::string why;
     if (f.tile_x > word(p1)) why += "tile x exceeds P1; ";
     if (f.tile_y > word(p3)) why += "tile y exceeds P3; ";
-    if (why.empty() && !(words > 0.0)) why = "closed form is not positive; ";
-    f.valid = why.empty();
-    f.reason = f.valid ? "" : why.substr(0, why.size() - 2);
-    f.words = f.valid ? words : nan;
+    set_validity(f, why, words);
   }
   // D.16 and D.17: each product with its output on chip; the intermediate goes off chip.
   const double sqrt_m = lc.sqrt_m;
