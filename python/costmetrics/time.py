@@ -66,13 +66,14 @@ _INT64_LIMIT = 2**62
 
 
 def _resolve(stencil: Stencil | str, gpu: Gpu | str) -> tuple[Stencil, Gpu]:
-    s = _stencil_preset(stencil) if isinstance(stencil, str) else stencil
-    g = _gpu_preset(gpu) if isinstance(gpu, str) else gpu
-    if not isinstance(s, Stencil):
-        raise TypeError(f"stencil: expected a Stencil or a preset name, got {type(s).__name__}")
-    if not isinstance(g, Gpu):
-        raise TypeError(f"gpu: expected a Gpu or a preset name, got {type(g).__name__}")
-    return s, g
+    # The preset lookups return Stencil / Gpu objects unchanged and resolve names.
+    if not isinstance(stencil, (str, Stencil)):
+        raise TypeError(
+            f"stencil: expected a Stencil or a preset name, got {type(stencil).__name__}"
+        )
+    if not isinstance(gpu, (str, Gpu)):
+        raise TypeError(f"gpu: expected a Gpu or a preset name, got {type(gpu).__name__}")
+    return _stencil_preset(stencil), _gpu_preset(gpu)
 
 
 def _core_gpu(g: Gpu) -> Any:
