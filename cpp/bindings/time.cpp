@@ -103,21 +103,8 @@ void register_time(py::module_& m) {
       .def_readonly("space", &tmod::TileSizes::space)
       .def_readonly("time", &tmod::TileSizes::time);
 
-  py::class_<tmod::Breakdown>(t, "Breakdown")
-      .def_readonly("n_wavefronts", &tmod::Breakdown::n_wavefronts)
-      .def_readonly("tiles_per_wavefront", &tmod::Breakdown::tiles_per_wavefront)
-      .def_readonly("k", &tmod::Breakdown::k)
-      .def_readonly("n_subtiles", &tmod::Breakdown::n_subtiles)
-      .def_readonly("w_tile", &tmod::Breakdown::w_tile)
-      .def_readonly("pitch", &tmod::Breakdown::pitch)
-      .def_readonly("m_tile_words", &tmod::Breakdown::m_tile_words)
-      .def_readonly("m_io_words", &tmod::Breakdown::m_io_words)
-      .def_readonly("m_prime_s", &tmod::Breakdown::m_prime_s)
-      .def_readonly("c_s", &tmod::Breakdown::c_s)
-      .def_readonly("t_tile_s", &tmod::Breakdown::t_tile_s)
-      .def_readonly("t_sync_total_s", &tmod::Breakdown::t_sync_total_s)
-      .def_readonly("talg_s", &tmod::Breakdown::talg_s)
-      .def_readonly("t_ideal_s", &tmod::Breakdown::t_ideal_s);
+  costmetrics::bindings::bind_record<tmod::Breakdown>(
+      t, "Breakdown", "Every intermediate quantity of the time model for one tile choice");
 
   py::class_<tmod::SearchSpace>(t, "SearchSpace")
       .def(py::init([](const std::vector<std::vector<std::int64_t>>& space,

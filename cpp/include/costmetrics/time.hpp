@@ -7,7 +7,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "costmetrics/record.hpp"
 
 namespace costmetrics {
 namespace time_model {
@@ -76,6 +79,24 @@ struct Breakdown {
   double t_sync_total_s = 0;             // N_w * T_sync
   double talg_s = 0;                     // T_alg (A.7/A.18/A.31)
   double t_ideal_s = 0;                  // T_ideal (Eq. 8.3)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(Breakdown, n_wavefronts, "N_w, wavefronts (A.3 / A.21)"),
+        COSTMETRICS_FIELD(Breakdown, tiles_per_wavefront, "w, tiles per wavefront (A.6 / A.23)"),
+        COSTMETRICS_FIELD(Breakdown, k, "hyper-threading factor, thread blocks per SM (A.12)"),
+        COSTMETRICS_FIELD(Breakdown, n_subtiles, "sub-prisms (2D) or sub-slabs (3D) per tile"),
+        COSTMETRICS_FIELD(Breakdown, w_tile, "widest row of a hexagon (A.4), points"),
+        COSTMETRICS_FIELD(Breakdown, pitch, "distance between tiles of a wavefront (A.5)"),
+        COSTMETRICS_FIELD(Breakdown, m_tile_words, "shared memory per tile (A.20), words"),
+        COSTMETRICS_FIELD(Breakdown, m_io_words, "words moved per (sub)tile (A.8/A.14/A.25)"),
+        COSTMETRICS_FIELD(Breakdown, m_prime_s, "transfer time per (sub)tile, s"),
+        COSTMETRICS_FIELD(Breakdown, c_s, "compute time per (sub)tile, s"),
+        COSTMETRICS_FIELD(Breakdown, t_tile_s, "T_tile(k) (A.13/A.17/A.29-30), s"),
+        COSTMETRICS_FIELD(Breakdown, t_sync_total_s, "N_w * T_sync, s"),
+        COSTMETRICS_FIELD(Breakdown, talg_s, "T_alg (A.7/A.18/A.31), s"),
+        COSTMETRICS_FIELD(Breakdown, t_ideal_s, "T_ideal (Eq. 8.3), s"));
+  }
 };
 
 // Validates the machine / stencil / size triple; throws std::invalid_argument naming the
