@@ -1,0 +1,164 @@
+// Measurement harness: real hexagonal (1D) and hybrid hexagonal/classic (2D) tiled stencils
+// on the CPU, executed wavefront by wavefront by worker threads, each tile through an
+// explicitly managed per-thread buffer; every run checked against a naive untiled stencil.
+// Plus the micro-benchmarks of the time model's machine parameters (seed 000, Sec. A.5.1):
+// L, tau_sync, T_sync and C_iter.
+//
+// Mapping of the GPU model onto the CPU (docs/validation.md):
+//   SM = one core running one worker thread;  nV = SIMD lanes for float;
+//   shared memory = the per-thread tile buffer;  kernel call = one wavefront, ended by one
+//   barrier;  one tile per core at a time (MTB_SM = 1, so k = 1).
+//
+// The tiling is the gap-free hexagonal lattice of docs/time-model.md ("Exact variant"):
+// pitch P = 2 tS1 + tT - 2, rows e(r) = min(r, tT-1-r) wider on each side, two colors;
+// inner dimension s2 time-skewed per tile (u = s2 + r), cut in sub-tiles of tS2.
+// Arrays hold 4-byte floats (the model's words); time levels alternate between two arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "costmetrics/record.hpp"
+
+namespace costmetrics {
+namespace measure {
+
+// The stencils of the harness: Jacobi 1D and the four 2D stencils of Table A.4.
+enum class Kernel { jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d };
+
+// Kernel names in a fixed order ("jacobi1d", "jacobi2d", "heat2d", "laplacian2d",
+// "gradient2d").
+std::vector<std::string> kernel_names();
+// Throws std::invalid_argument naming the value for an unknown name.
+Kernel parse_kernel(const std::string& name);
+int kernel_space_dims(Kernel kernel);
+
+// SIMD lanes for a 4-byte float in the instruction set this file was compiled for (nV).
+int simd_lanes_float();
+// The compiler and the instruction-set macros this file was compiled with.
+std::string compiler_description();
+
+// One measured configuration. size_s2 / tile_s2 are ignored (must be 0) for 1D stencils.
+struct RunConfig {
+  std::string stencil;
+  std::int64_t size_s1 = 0;
+  std::int64_t size_s2 = 0;
+  std::int64_t size_t = 0;
+  std::int64_t tile_s1 = 0;
+  std::int64_t tile_s2 = 0;
+  std::int64_t tile_t = 0;
+  std::int64_t threads = 1;
+  std::int64_t repeats = 3;  // timed runs; the minimum is kept
+  std::int64_t warmup = 1;   // untimed runs first
+  bool pin = true;           // pin worker i to the i-th allowed CPU where the OS allows
+  bool check = true;         // compare with the naive stencil after the runs
+  std::string energy_path;   // powercap energy_uj file, or empty for no energy counter
+  double energy_range_uj = 0;  // max_energy_range_uj of that counter (wrap-around)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(RunConfig, stencil, "stencil name (kernel_names())"),
+        COSTMETRICS_FIELD(RunConfig, size_s1, "S1 (S in 1D), points"),
+        COSTMETRICS_FIELD(RunConfig, size_s2, "S2, points (0 in 1D)"),
+        COSTMETRICS_FIELD(RunConfig, size_t, "T, time steps"),
+        COSTMETRICS_FIELD(RunConfig, tile_s1, "tS1 (tS in 1D)"),
+        COSTMETRICS_FIELD(RunConfig, tile_s2, "tS2 (0 in 1D), at least 2"),
+        COSTMETRICS_FIELD(RunConfig, tile_t, "tT, even"),
+        COSTMETRICS_FIELD(RunConfig, threads, "worker threads (cores), n_SM"),
+        COSTMETRICS_FIELD(RunConfig, repeats, "timed runs (minimum kept)"),
+        COSTMETRICS_FIELD(RunConfig, warmup, "untimed warm-up runs"),
+        COSTMETRICS_FIELD(RunConfig, pin, "pin threads to cores"),
+        COSTMETRICS_FIELD(RunConfig, check, "compare with the naive stencil"),
+        COSTMETRICS_FIELD(RunConfig, energy_path, "powercap energy_uj file or empty"),
+        COSTMETRICS_FIELD(RunConfig, energy_range_uj, "max_energy_range_uj of that file"));
+  }
+  void validate() const;
+};
+
+struct RunResult {
+  double time_min_s = 0;     // fastest timed run
+  double time_median_s = 0;  // median timed run
+  double time_max_s = 0;     // slowest timed run
+  double energy_j = -1;      // package energy of the fastest run; -1 when not measured
+  bool checked = false;      // compared with the naive stencil
+  bool correct = false;      // bitwise equal to the naive stencil (same float operations)
+  double max_abs_error = 0;  // largest |tiled - naive| over the final array
+  std::int64_t n_wavefronts = 0;
+  std::int64_t n_tiles = 0;         // tiles (prisms) over all wavefronts
+  std::int64_t n_subtiles = 0;      // sub-tiles executed (= n_tiles in 1D)
+  std::int64_t points = 0;          // stencil updates per run (S1 S2 T)
+  std::int64_t words_loaded = 0;    // floats copied main arrays -> tile buffers per run
+  std::int64_t words_stored = 0;    // floats copied tile buffers -> main arrays per run
+  std::int64_t buffer_words = 0;    // per-thread tile buffer (planes + faces), floats
+  std::int64_t pinned_threads = 0;  // threads successfully pinned
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(RunResult, time_min_s, "fastest timed run, s"),
+        COSTMETRICS_FIELD(RunResult, time_median_s, "median timed run, s"),
+        COSTMETRICS_FIELD(RunResult, time_max_s, "slowest timed run, s"),
+        COSTMETRICS_FIELD(RunResult, energy_j, "package energy of the fastest run, J (-1: none)"),
+        COSTMETRICS_FIELD(RunResult, checked, "compared with the naive stencil"),
+        COSTMETRICS_FIELD(RunResult, correct, "bitwise equal to the naive stencil"),
+        COSTMETRICS_FIELD(RunResult, max_abs_error, "largest |tiled - naive|"),
+        COSTMETRICS_FIELD(RunResult, n_wavefronts, "wavefronts (barriers) per run"),
+        COSTMETRICS_FIELD(RunResult, n_tiles, "tiles over all wavefronts"),
+        COSTMETRICS_FIELD(RunResult, n_subtiles, "sub-tiles executed"),
+        COSTMETRICS_FIELD(RunResult, points, "stencil updates per run"),
+        COSTMETRICS_FIELD(RunResult, words_loaded, "floats copied into tile buffers per run"),
+        COSTMETRICS_FIELD(RunResult, words_stored, "floats copied out of tile buffers per run"),
+        COSTMETRICS_FIELD(RunResult, buffer_words, "per-thread tile buffer, floats"),
+        COSTMETRICS_FIELD(RunResult, pinned_threads, "threads pinned to a core"));
+  }
+};
+
+// Runs the tiled stencil `warmup + repeats` times (each from the same initial data) and,
+// if cfg.check, the naive stencil once. Throws std::invalid_argument for bad configs.
+RunResult run(const RunConfig& cfg);
+
+// The naive untiled stencil on the harness' initial data; returns the final time level
+// (S1 values in 1D, S1*S2 row-major in 2D). Bounded like run().
+std::vector<float> naive(const std::string& stencil, std::int64_t size_s1, std::int64_t size_s2,
+                         std::int64_t size_t);
+// The tiled stencil once (one thread per worker, no timing); same layout as naive().
+std::vector<float> tiled(const RunConfig& cfg);
+
+// ---- micro-benchmarks (Sec. A.5.1) -------------------------------------------------------
+
+// Summary of one micro-benchmark: the minimum over repeats is the estimate.
+struct MicroResult {
+  double value_s = 0;   // the estimate (minimum over repeats), seconds per unit
+  double median_s = 0;  // median over repeats
+  double max_s = 0;     // maximum over repeats
+  std::int64_t repeats = 0;
+  std::int64_t units = 0;  // units timed per repeat per thread (words, barriers, rows, vectors)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(MicroResult, value_s, "estimate: minimum over repeats, s per unit"),
+        COSTMETRICS_FIELD(MicroResult, median_s, "median over repeats, s per unit"),
+        COSTMETRICS_FIELD(MicroResult, max_s, "maximum over repeats, s per unit"),
+        COSTMETRICS_FIELD(MicroResult, repeats, "repeats"),
+        COSTMETRICS_FIELD(MicroResult, units, "units per repeat per thread"));
+  }
+};
+
+// L: seconds per float copied between a main array of `working_set_words` floats and a
+// per-thread buffer (half loads, half stores, in segments of `segment_words`), all threads
+// copying at once; time per word of one thread.
+MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
+                       int repeats, bool pin);
+// T_sync: seconds per wavefront barrier with `threads` threads and no work.
+MicroResult bench_barrier(int threads, int repeats, bool pin);
+// C_iter: seconds per SIMD vector (nV points) of the stencil's loop body, data in the tile
+// buffer, averaged over `n_configs` random tile shapes (seeded), all threads at once.
+MicroResult bench_compute(const std::string& stencil, int threads, int n_configs, int repeats,
+                          std::uint64_t seed, bool pin);
+// tau_sync stand-in: seconds of fixed cost per tile row (rows of one SIMD vector each),
+// minus nothing: the caller subtracts C_iter. All threads at once.
+MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool pin);
+
+}  // namespace measure
+}  // namespace costmetrics
