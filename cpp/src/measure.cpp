@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -817,6 +818,31 @@ std::vector<float> tiled(const RunConfig& cfg) {
   return g.final_interior();
 }
 
+namespace {
+
+// The most recent naive result, so that a sweep over many tiles of one problem computes
+// the reference once (thread-safe; a copy is returned).
+std::vector<float> cached_naive(const std::string& stencil, std::int64_t s1, std::int64_t s2,
+                                std::int64_t t) {
+  static std::mutex mutex;
+  static std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t> key;
+  static std::vector<float> value;
+  static bool have = false;
+  const auto wanted = std::make_tuple(stencil, s1, s2, t);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (have && key == wanted) return value;
+  }
+  std::vector<float> computed = naive(stencil, s1, s2, t);
+  std::lock_guard<std::mutex> lock(mutex);
+  key = wanted;
+  value = computed;
+  have = true;
+  return computed;
+}
+
+}  // namespace
+
 RunResult run(const RunConfig& cfg) {
   cfg.validate();
   const Kernel k = parse_kernel(cfg.stencil);
@@ -854,7 +880,8 @@ RunResult run(const RunConfig& cfg) {
   res.buffer_words = 2 * p.plane_floats + p.face_floats;
   if (cfg.check) {
     const std::vector<float> got = g.final_interior();
-    const std::vector<float> want = naive(cfg.stencil, cfg.size_s1, cfg.size_s2, cfg.size_t);
+    const std::vector<float> want =
+        cached_naive(cfg.stencil, cfg.size_s1, cfg.size_s2, cfg.size_t);
     // Bitwise comparison: both codes apply the same float operations in the same order.
     bool equal = got.size() == want.size();
     double worst = equal ? 0.0 : std::numeric_limits<double>::max();

@@ -1,0 +1,91 @@
+// Bindings of the measurement harness and micro-benchmarks (costmetrics/measure.hpp) as
+// _core.measure. Thin: records through bind_record, runs without the GIL.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "costmetrics/measure.hpp"
+
+namespace cmm = costmetrics::measure;
+namespace cmb = costmetrics::bindings;
+
+namespace {
+
+py::array_t<float> to_array(const std::vector<float>& values, std::int64_t s1, std::int64_t s2) {
+  std::vector<py::ssize_t> shape;
+  if (s2 > 0) {
+    shape = {static_cast<py::ssize_t>(s1), static_cast<py::ssize_t>(s2)};
+  } else {
+    shape = {static_cast<py::ssize_t>(s1)};
+  }
+  py::array_t<float> out(shape);
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+void register_measure(py::module_& m) {
+  auto sub = m.def_submodule(
+      "measure", "Tiled-stencil measurement harness and micro-benchmarks (CPU)");
+
+  cmb::bind_record<cmm::RunConfig>(sub, "RunConfig", "One measured configuration.");
+  cmb::bind_record<cmm::RunResult>(sub, "RunResult", "Timings and counters of one run.");
+  cmb::bind_record<cmm::MicroResult>(sub, "MicroResult", "Result of one micro-benchmark.");
+
+  sub.def("kernel_names", &cmm::kernel_names, "Names of the harness stencils.");
+  sub.def(
+      "kernel_space_dims",
+      [](const std::string& name) { return cmm::kernel_space_dims(cmm::parse_kernel(name)); },
+      py::arg("stencil"), "Space dimensions of a harness stencil.");
+  sub.def("simd_lanes_float", &cmm::simd_lanes_float,
+          "SIMD lanes for a 4-byte float in the compiled instruction set.");
+  sub.def("compiler_description", &cmm::compiler_description,
+          "Compiler and instruction-set macros of the compiled harness.");
+  sub.def(
+      "run",
+      [](const cmm::RunConfig& cfg) {
+        cfg.validate();
+        py::gil_scoped_release release;
+        return cmm::run(cfg);
+      },
+      py::arg("config"), "Run a tiled stencil (warm-up, repeats, check).");
+  sub.def(
+      "tiled",
+      [](const cmm::RunConfig& cfg) {
+        cfg.validate();
+        std::vector<float> values;
+        {
+          py::gil_scoped_release release;
+          values = cmm::tiled(cfg);
+        }
+        return to_array(values, cfg.size_s1, cfg.size_s2);
+      },
+      py::arg("config"), "Final time level of one tiled run.");
+  sub.def(
+      "naive",
+      [](const std::string& stencil, std::int64_t s1, std::int64_t s2, std::int64_t t) {
+        std::vector<float> values;
+        {
+          py::gil_scoped_release release;
+          values = cmm::naive(stencil, s1, s2, t);
+        }
+        return to_array(values, s1, s2);
+      },
+      py::arg("stencil"), py::arg("size_s1"), py::arg("size_s2"), py::arg("size_t"),
+      "Final time level of the naive untiled stencil.");
+  sub.def("bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
+          py::arg("segment_words"), py::arg("repeats"), py::arg("pin"),
+          py::call_guard<py::gil_scoped_release>(), "Micro-benchmark of L (s per word).");
+  sub.def("bench_barrier", &cmm::bench_barrier, py::arg("threads"), py::arg("repeats"),
+          py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
+          "Micro-benchmark of T_sync (s per wavefront barrier).");
+  sub.def("bench_compute", &cmm::bench_compute, py::arg("stencil"), py::arg("threads"),
+          py::arg("n_configs"), py::arg("repeats"), py::arg("seed"), py::arg("pin"),
+          py::call_guard<py::gil_scoped_release>(),
+          "Micro-benchmark of C_iter (s per SIMD vector of loop-body iterations).");
+  sub.def("bench_row", &cmm::bench_row, py::arg("stencil"), py::arg("threads"),
+          py::arg("repeats"), py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
+          "Micro-benchmark of the fixed cost of one tile row (s per row of one vector).");
+}
