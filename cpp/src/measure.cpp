@@ -994,7 +994,7 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
 
 MicroResult bench_barrier(int threads, int repeats, bool pin) {
   check_micro(threads, repeats);
-  const std::int64_t iterations = 20000;
+  const std::int64_t iterations = 2000;  // short repeats: more chances of a quiet slice
   std::vector<double> per_barrier;
   for (int rep = 0; rep < repeats; ++rep) {
     Barrier inner(threads);
@@ -1074,18 +1074,20 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
     s.reps = std::max<std::int64_t>(1, (std::int64_t{1} << 19) / pts);  // ~0.5 M points each
     shapes.push_back(s);
   }
-  std::vector<double> per_vector;
-  std::int64_t vectors_per_thread = 0;
-  for (int rep = 0; rep < repeats; ++rep) {
-    double total_s = 0;
-    std::int64_t total_vectors = 0;
-    for (const Shape& s : shapes) {
-      const std::int64_t w1 = s.ts1 + s.tt + 2;
-      const std::int64_t floats = two_d ? w1 * (s.ts2 + 2) + 4 : w1 + 4;
+  // Per shape: the minimum (median, maximum) over repeats; the estimate is the sum of the
+  // per-shape minima over the sum of vectors, i.e. the vector-weighted average over shapes.
+  double sum_min = 0, sum_median = 0, sum_max = 0;
+  std::int64_t total_vectors = 0;
+  for (const Shape& s : shapes) {
+    const std::int64_t w1 = s.ts1 + s.tt + 2;
+    const std::int64_t floats = two_d ? w1 * (s.ts2 + 2) + 4 : w1 + 4;
+    std::vector<double> times;
+    std::int64_t vectors_of_shape = 0;
+    for (int rep = 0; rep < repeats; ++rep) {
       std::vector<std::vector<float>> p0(static_cast<std::size_t>(threads)),
           p1(static_cast<std::size_t>(threads));
       std::vector<std::int64_t> vectors(static_cast<std::size_t>(threads), 0);
-      total_s += timed_parallel(
+      times.push_back(timed_parallel(
           threads, pin,
           [&](int id) {
             p0[static_cast<std::size_t>(id)].assign(static_cast<std::size_t>(floats), 0.25f);
@@ -1096,21 +1098,32 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
             float* b = p1[static_cast<std::size_t>(id)].data() + 2;
             std::int64_t v = 0;
             for (std::int64_t i = 0; i < s.reps; ++i) {
+              // tT is even, so after a tile the newest values are back in `a`.
               v += dispatch(k, [&](auto kern, auto td) {
                 return compute_tile<decltype(kern), decltype(td)::value>(a, b, s.ts1, s.ts2,
                                                                          s.tt, lanes);
               });
-              // tt is even, so after a tile the newest values are back in `a`
             }
             vectors[static_cast<std::size_t>(id)] = v;
             g_sink = a[0];
-          });
-      total_vectors += vectors[0];
+          }));
+      vectors_of_shape = vectors[0];
     }
-    vectors_per_thread = total_vectors;
-    per_vector.push_back(total_s / static_cast<double>(total_vectors));
+    std::sort(times.begin(), times.end());
+    const std::size_t n = times.size();
+    sum_min += times.front();
+    sum_max += times.back();
+    sum_median += n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    total_vectors += vectors_of_shape;
   }
-  return summarize(std::move(per_vector), vectors_per_thread);
+  MicroResult r;
+  const double v = static_cast<double>(total_vectors);
+  r.value_s = sum_min / v;
+  r.median_s = sum_median / v;
+  r.max_s = sum_max / v;
+  r.repeats = repeats;
+  r.units = total_vectors;
+  return r;
 }
 
 MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool pin) {

@@ -49,7 +49,7 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain")
+_LAZY_SUBMODULES = ("time", "chain", "measure", "validate")
 
 __all__ = [
     "Gpu",
@@ -60,12 +60,14 @@ __all__ = [
     "gpus",
     "load_gpu",
     "load_stencil",
+    "measure",
     "register_gpu",
     "register_stencil",
     "reproduce",
     "stencil",
     "stencils",
     "time",
+    "validate",
 ]
 
 
