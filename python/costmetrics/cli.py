@@ -329,6 +329,200 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
+    """Measure this CPU's time-model parameters (L, tau_sync, T_sync, C_iter; Sec. A.5.1)."""
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder for gpus/<key>.yaml, stencils/*.yaml, calibration.json",
+    )
+    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
+    parser.add_argument("--repeats", type=int, default=7, help="repeats per micro-benchmark")
+    parser.add_argument(
+        "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
+    )
+    parser.add_argument(
+        "--working-set-words",
+        type=int,
+        default=2 * 514 * 514,
+        help="main-array size of the L benchmark, floats",
+    )
+    parser.add_argument(
+        "--budget-bytes",
+        type=int,
+        default=None,
+        help="tile-buffer budget M_SM per core (default: half the L2)",
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import measure as cm_measure
+
+        cal = cm_measure.calibrate(
+            threads=args.threads,
+            repeats=args.repeats,
+            n_configs=args.configs,
+            working_set_words=args.working_set_words,
+            buffer_budget_bytes=args.budget_bytes,
+            progress=not args.json,
+        )
+        files = cm_measure.save_calibration(cal, args.out)
+        out = {
+            "gpu": cal.gpu.to_dict(),
+            "c_iter_s": {n: cal.c_iter_s(n) for n in cal.stencils},
+            "micro": cal.micro,
+            "files": [str(f) for f in files],
+        }
+        if args.json:
+            print_json(out)
+        else:
+            g = cal.gpu
+            print(
+                f"{g.name}: n_sm={g.n_sm} n_v={g.n_v} M_SM={g.smem_per_sm_bytes} B "
+                f"L={g.l_s_per_word:.3g} s/word tau_sync={g.tau_sync_s:.3g} s "
+                f"T_sync={g.t_sync_s:.3g} s"
+            )
+            for n in cal.stencils:
+                print(f"  C_iter[{n}] = {cal.c_iter_s(n):.3g} s per {g.n_v}-lane vector")
+            print("wrote " + ", ".join(str(f) for f in files))
+        return 0
+
+    return run
+
+
+def _add_measure(parser: argparse.ArgumentParser) -> Handler:
+    """Measure tiled stencils on this CPU into a resumable CSV table."""
+    parser.add_argument("--out", type=Path, required=True, metavar="CSV", help="the table")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure the model's choices (optima, 10%% sets, baseline)",
+    )
+    parser.add_argument("--stencils", nargs="+", default=None, help="default: all five")
+    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per point (min kept)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs per point")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="measure at most this many new points (a quick partial sweep)",
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import measure as cm_measure
+
+        cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
+        stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
+        points = cm_measure.default_points(stencils, calibration=cal)
+        if args.limit is not None:
+            if args.limit < 1:
+                raise ValueError(f"--limit: must be positive, got {args.limit}")
+            done: set[Any] = set()
+            if args.out.exists() and args.out.stat().st_size > 0:
+                t = cm_measure.read_table(args.out)
+                done = {(t.stencil[i], t.sizes_of(i), t.tiles_of(i)) for i in range(len(t))}
+            points = [p for p in points if p.key not in done][: args.limit]
+        command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
+        notes = [f"calibration: {args.calibration}"] if args.calibration else []
+        cm_measure.measure(
+            points,
+            args.out,
+            threads=args.threads,
+            repeats=args.repeats,
+            warmup=args.warmup,
+            command=command,
+            notes=notes,
+            progress=not args.json,
+        )
+        table = cm_measure.read_table(args.out)
+        energy = cm_measure.write_energy_csv(
+            table, args.out.with_suffix(".energy.csv"), [f"from {args.out}"]
+        )
+        out = {
+            "out": str(args.out),
+            "rows": len(table),
+            "correct": int(table.correct.sum()),
+            "energy_csv": None if energy is None else str(energy),
+            "energy": table.header_value("energy"),
+        }
+        if args.json:
+            print_json(out)
+        else:
+            print(
+                f"{args.out}: {out['rows']} rows, {out['correct']} match the naive stencil; "
+                f"energy: {out['energy']}"
+            )
+        return 0
+
+    return run
+
+
+def _add_validate(parser: argparse.ArgumentParser) -> Handler:
+    """Score the time model on a measured table (RMSE, fitted variant, tile selection)."""
+    parser.add_argument("table", type=Path, help="measurement CSV (costmetrics measure)")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder written by costmetrics calibrate",
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="PNG",
+        help="write the predicted-vs-measured figure (Fig. A.4)",
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import validate as cm_validate
+
+        report = cm_validate.validate(args.table, args.calibration)
+        if args.plot is not None:
+            cm_validate.plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
+        if args.json:
+            print_json(report.to_dict())
+            return 0
+        rows = [["variant", "n", "RMSE all", "n top", "RMSE top 20%", "median pred/meas"]]
+        scored = [*report.scores.values(), *(f.test_score for f in report.fitted.values())]
+        for s in scored:
+            rows.append(
+                [
+                    s.variant,
+                    str(s.n_all),
+                    f"{100 * s.rmse_all:.1f}%",
+                    str(s.n_top),
+                    f"{100 * s.rmse_top:.1f}%",
+                    f"{s.median_ratio_all:.2f}",
+                ]
+            )
+        print(
+            f"{args.table}: {report.n_rows} rows ({report.n_correct} correct), "
+            f"load average {report.loadavg_1m[0]:.2f}-{report.loadavg_1m[2]:.2f}"
+        )
+        print(_table(rows))
+        print("(fitted-*: parameters fitted on a random half, scored on the other half)")
+        for v, summary in report.selection_summary.items():
+            if summary.get("n_problems"):
+                print(
+                    f"tile selection ({v}): {summary['n_problems']} problems, "
+                    f"T(opt)/T(best) - 1 = {100 * summary['mean_opt_slowdown']:.1f}%, "
+                    f"best within 10% vs baseline: "
+                    f"{100 * summary['mean_gain_near_over_baseline']:+.1f}%"
+                )
+        return 0
+
+    return run
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
@@ -384,6 +578,9 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("talg", _add_talg),
     ("best-tiles", _add_best_tiles),
     ("chain", _add_chain),
+    ("calibrate", _add_calibrate),
+    ("measure", _add_measure),
+    ("validate", _add_validate),
 ]
 
 

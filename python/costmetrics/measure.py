@@ -407,7 +407,7 @@ def run(
 
 
 def naive(stencil: str, sizes: Sequence[int]) -> npt.NDArray[np.float32]:
-    """Final time level of the naive untiled stencil on the harness' initial data.
+    """Return the final time level of the naive untiled stencil on the harness' data.
 
     Parameters
     ----------
@@ -428,7 +428,7 @@ def naive(stencil: str, sizes: Sequence[int]) -> npt.NDArray[np.float32]:
 def tiled(
     stencil: str, sizes: Sequence[int], tiles: Sequence[int], threads: int = 1
 ) -> npt.NDArray[np.float32]:
-    """Final time level of one tiled run (untimed), for correctness checks.
+    """Return the final time level of one tiled run (untimed), for correctness checks.
 
     Parameters
     ----------
@@ -523,7 +523,7 @@ def _loadavg() -> tuple[float, float, float]:
     try:
         a, b, c = os.getloadavg()
     except (AttributeError, OSError):
-        return (float("nan"),) * 3  # type: ignore[return-value]
+        return (float("nan"),) * 3
     return (round(a, 2), round(b, 2), round(c, 2))
 
 
@@ -917,7 +917,7 @@ def default_points(
     within: float = 0.10,
     max_near: int = 6,
 ) -> list[Point]:
-    """The shipped sweep: a tile grid per problem, plus the model's choices if calibrated.
+    """Return the shipped sweep: a tile grid per problem, plus the model's choices.
 
     For every stencil and problem size: the grid :data:`GRID_1D` / :data:`GRID_2D`; with
     a calibration also the "largest tile that fits" baseline (A.5.1: the feasible tile of

@@ -1,0 +1,129 @@
+"""Validation of the execution-time model on measured CPU runs (thesis 000, A.5-A.6).
+
+Reads the shipped measurement table ``data/measurements/cpu_sweep.csv`` and its
+micro-benchmark calibration ``data/measurements/cpu_calibration/`` (both produced by
+``costmetrics calibrate`` and ``costmetrics measure`` on the project's 2-core machine; see
+``docs/validation.md``), and writes:
+
+- Fig. A.4 on the CPU: predicted vs measured time, both variants;
+- Fig. A.7 on the CPU: the tile-selection strategies per problem;
+- tables of the scores, the fitted variant, tile selection and the degenerate tiles.
+
+The notebook ``notebooks/02_rmse_validation.ipynb`` calls these same functions.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from costmetrics import validate as cv
+from costmetrics.measure import load_calibration, read_table
+from costmetrics.presets import data_dir
+from costmetrics.report import ExperimentResult, ReproducedValue
+
+SOURCE = "000 App. A"
+
+
+def shipped_paths() -> tuple[Path, Path]:
+    """Return the shipped measurement table and calibration folder."""
+    root = data_dir() / "measurements"
+    return root / "cpu_sweep.csv", root / "cpu_calibration"
+
+
+def shipped_report() -> cv.ValidationReport:
+    """Validate the time model on the shipped measurements (micro-benchmark calibration)."""
+    table, cal = shipped_paths()
+    return cv.validate(table, cal)
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def run(out_dir: Path) -> ExperimentResult:
+    """Produce the validation figures and tables into ``out_dir``."""
+    result = ExperimentResult(name="validation")
+    table_path, cal_path = shipped_paths()
+    table = read_table(table_path)
+    cal = load_calibration(cal_path)
+    report = cv.validate(table, cal)
+    where = f"{cal.gpu.name}, load average {report.loadavg_1m[0]:.1f}-{report.loadavg_1m[2]:.1f}"
+
+    fig = cv.plot_predicted_vs_measured(report, f"Fig. A.4 on the CPU: {where}")
+    path = out_dir / "validation_pred_vs_measured.png"
+    fig.savefig(path, dpi=120)
+    result.files.append(path)
+    fig = cv.plot_selection(report, f"Tile selection (Fig. A.7 on the CPU): {where}")
+    path = out_dir / "validation_selection.png"
+    fig.savefig(path, dpi=120)
+    result.files.append(path)
+
+    score_rows: list[list[object]] = []
+    for s in [*report.scores.values(), *(f.test_score for f in report.fitted.values())]:
+        score_rows.append(["all", s.variant, s.n_all, s.rmse_all, s.n_top, s.rmse_top])
+        for name, block in s.per_stencil.items():
+            score_rows.append(
+                [name, s.variant, block["n_all"], block["rmse_all"], block["n_top"],
+                 block["rmse_top"]]
+            )  # fmt: skip
+    result.files.append(
+        _write_csv(
+            out_dir / "validation_scores.csv",
+            ["stencil", "variant", "n_all", "rmse_all", "n_top", "rmse_top"],
+            score_rows,
+        )
+    )
+    sel_rows = [list(r.to_dict().values()) for rows in report.selection.values() for r in rows]
+    header = list(next(iter(report.selection.values()))[0].to_dict()) if sel_rows else []
+    result.files.append(_write_csv(out_dir / "validation_selection.csv", header, sel_rows))
+    deg = [list(d.to_dict().values()) for d in report.degenerate]
+    result.files.append(
+        _write_csv(
+            out_dir / "validation_degenerate.csv",
+            ["stencil", "sizes", "tiles", "measured_s", "paper_s", "exact_s", "ideal_s"],
+            deg,
+        )
+    )
+
+    note = f"CPU, micro-benchmark calibration ({where}); seed: GPUs"
+    for v in cv.VARIANTS:
+        s = report.scores[v]
+        result.values += [
+            ReproducedValue(
+                "validation", f"RMSE over all points, {v} variant (%)", f"{SOURCE}.5.2",
+                "45-200", round(100 * s.rmse_all, 1), f"{s.n_all} points; {note}",
+            ),
+            ReproducedValue(
+                "validation", f"RMSE within 20% of the best, {v} variant (%)", f"{SOURCE}.5.2",
+                "< 10", round(100 * s.rmse_top, 1), f"{s.n_top} points; {note}",
+            ),
+        ]  # fmt: skip
+        f = report.fitted[v].test_score
+        result.values.append(
+            ReproducedValue(
+                "validation", f"RMSE all / top 20%, fitted-{v} on held-out half (%)",
+                "(no seed value)", None,
+                f"{100 * f.rmse_all:.1f} / {100 * f.rmse_top:.1f}", note,
+            )
+        )  # fmt: skip
+        summary = report.selection_summary[v]
+        if summary.get("n_problems"):
+            result.values += [
+                ReproducedValue(
+                    "validation", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
+                    f"{SOURCE}.6.4 (Fig. A.7)", 9,
+                    round(100 * summary["mean_gain_near_over_baseline"], 1),
+                    f"mean over {summary['n_problems']} problems; {note}",
+                ),
+                ReproducedValue(
+                    "validation", f"T_exec(T_alg_min tile) / best measured - 1, {v} (%)",
+                    f"{SOURCE}.6.2", None, round(100 * summary["mean_opt_slowdown"], 1),
+                    f"mean over problems; Err_max = {summary['err_max_s']:.3g} s; {note}",
+                ),
+            ]  # fmt: skip
+    return result

@@ -1,0 +1,405 @@
+"""Tests of costmetrics.measure: the tiled-stencil harness, energy counters, tables, sweeps.
+
+The harness is checked against the naive untiled stencils (bitwise: both apply the same
+float operations in the same order), in 1D and 2D, for tile shapes that leave partial
+tiles at every boundary. Seed: thesis 000, Appendix A (hexagonal tiling, Sec. A.4.1;
+hybrid hexagonal/classic tiling, Sec. A.4.2; micro-benchmarks, Sec. A.5.1). No timing is
+asserted: only that times are positive and ordered (min <= median <= max).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmetrics as cm
+from costmetrics import measure as mm
+
+STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
+
+
+# --------------------------------------------------------------------------------------
+# Harness correctness
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sizes", "tiles"),
+    [
+        ((37, 11), (1, 2)),  # degenerate tiles (tS1 = 1, tT = 2)
+        ((37, 11), (3, 4)),
+        ((50, 33), (4, 10)),  # T not a multiple of tT: partial last wavefront
+        ((19, 40), (2, 12)),
+        ((5, 9), (16, 4)),  # tile wider than the space
+        ((257, 64), (31, 30)),
+    ],
+)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_jacobi1d_tiled_equals_naive(
+    sizes: tuple[int, int], tiles: tuple[int, int], threads: int
+) -> None:
+    got = mm.tiled("jacobi1d", sizes, tiles, threads=threads)
+    want = mm.naive("jacobi1d", sizes)
+    assert got.shape == (sizes[0],)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("stencil", STENCILS_2D)
+@pytest.mark.parametrize(
+    ("sizes", "tiles"),
+    [
+        ((13, 17, 9), (1, 2, 2)),
+        ((13, 17, 9), (2, 3, 4)),  # tT > tS2: rows leave a sub-tile before the prism ends
+        ((21, 10, 11), (3, 4, 6)),
+        ((9, 40, 13), (5, 32, 4)),
+        ((30, 7, 20), (2, 5, 10)),
+        ((5, 5, 6), (8, 64, 2)),  # one sub-tile covers all of S2
+        ((33, 29, 17), (1, 7, 12)),
+    ],
+)
+def test_2d_tiled_equals_naive(
+    stencil: str, sizes: tuple[int, int, int], tiles: tuple[int, int, int]
+) -> None:
+    got = mm.tiled(stencil, sizes, tiles, threads=2)
+    np.testing.assert_array_equal(got, mm.naive(stencil, sizes))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    stencil=st.sampled_from(mm.STENCILS),
+    s1=st.integers(1, 24),
+    s2=st.integers(1, 24),
+    t=st.integers(1, 24),
+    ts1=st.integers(1, 9),
+    ts2=st.integers(2, 9),
+    half_tt=st.integers(1, 7),
+    threads=st.integers(1, 3),
+)
+def test_property_tiled_equals_naive_for_any_shape(
+    stencil: str, s1: int, s2: int, t: int, ts1: int, ts2: int, half_tt: int, threads: int
+) -> None:
+    sizes: tuple[int, ...]
+    tiles: tuple[int, ...]
+    if mm.space_dims(stencil) == 1:
+        sizes, tiles = (s1 * 8, t), (ts1, 2 * half_tt)
+    else:
+        sizes, tiles = (s1, s2, t), (ts1, ts2, 2 * half_tt)
+    got = mm.tiled(stencil, sizes, tiles, threads=threads)
+    np.testing.assert_array_equal(got, mm.naive(stencil, sizes))
+
+
+def test_naive_stays_in_range() -> None:
+    # The averaging stencils keep every value between the extremes of the initial data
+    # in [0, 1) and the boundary 0.5; Gradient2D adds at most 0.01 per step.
+    for stencil in ("jacobi1d", "jacobi2d", "heat2d", "laplacian2d"):
+        sizes = (64, 20) if stencil == "jacobi1d" else (16, 16, 20)
+        v = mm.naive(stencil, sizes)
+        assert v.dtype == np.float32
+        assert np.all((v >= 0) & (v < 1))
+    g = mm.naive("gradient2d", (16, 16, 20))
+    assert np.all((g >= 0) & (g < 1 + 20 * 0.01))
+
+
+def test_run_counts_hand_computed_1d() -> None:
+    # Jacobi 1D, S = 8, T = 2, tS = 4, tT = 2 (h = 1, pitch P = 2*4 + 2 - 2 = 8):
+    #  wavefront 0 (color B, bottom row -1, base column 4): valid row t=0, columns [4, 8):
+    #    loads [3, 9) = 6, stores its last row = 4.
+    #  wavefront 1 (color A, bottom row 0, base column 0): row t=0 [0, 4): loads [-1, 5)
+    #    = 6; stores [3, 4) = 1 (columns 0..2 are read only by the tile's own next row);
+    #    row t=1 [0, 4): loads the 2 columns -1 and 4 not computed by the tile, stores 4.
+    #  wavefront 2 (color B, bottom row 1): row t=1, [4, 8): loads 6, stores 4.
+    # Total: 3 wavefronts, 3 tiles, 6+6+2+6 = 20 words in, 4+1+4+4 = 13 words out.
+    r = mm.run("jacobi1d", (8, 2), (4, 2), threads=1, repeats=1, warmup=0, pin=False)
+    assert (r.n_wavefronts, r.n_tiles, r.n_subtiles) == (3, 3, 3)
+    assert (r.words_loaded, r.words_stored) == (20, 13)
+    assert r.points == 16
+    assert r.checked and r.correct and r.max_abs_error == 0.0
+
+
+def test_run_fields_2d() -> None:
+    r = mm.run("heat2d", (40, 45, 12), (3, 8, 4), threads=2, repeats=3, warmup=1)
+    assert r.checked and r.correct
+    assert 0 < r.time_min_s <= r.time_median_s <= r.time_max_s
+    # T = 12, tT = 4, h = 2: bottom rows (j - 1) h = -2, 0, ..., 10 for j = 0..6.
+    assert r.n_wavefronts == 7
+    assert r.points == 40 * 45 * 12
+    assert r.words_stored >= 40 * 45  # at least the final time level
+    assert r.energy_j == -1.0  # no counter given
+    assert r.buffer_words > 0
+
+
+# --------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stencil", "sizes", "tiles", "error"),
+    [
+        ("heat2d", (10, 10, 10), (2, 4, 3), ValueError),  # odd tT
+        ("heat2d", (10, 10, 10), (2, 1, 4), ValueError),  # tS2 < 2
+        ("heat2d", (10, 10, 10), (0, 4, 4), ValueError),
+        ("heat2d", (10, 10, 0), (2, 4, 4), ValueError),
+        ("heat2d", (-5, 10, 10), (2, 4, 4), ValueError),
+        ("heat2d", (100_000, 100_000, 10), (2, 32, 4), ValueError),  # array too large
+        ("heat2d", (2**40, 2**40, 2**40), (2, 32, 4), OverflowError),
+        ("heat2d", (10, 10, 2**70), (2, 32, 4), OverflowError),
+        ("heat2d", (10, 10), (2, 4, 4), ValueError),  # wrong number of sizes
+        ("jacobi1d", (10, 10, 10), (2, 4), ValueError),
+        ("nope", (10, 10), (2, 4), ValueError),
+        ("heat2d", (10.0, 10, 10), (2, 4, 4), TypeError),
+        ("heat2d", (10, 10, 10), (2, float("nan"), 4), TypeError),
+        ("heat2d", (10, True, 10), (2, 4, 4), TypeError),
+        ("heat2d", "10,10,10", (2, 4, 4), TypeError),
+        (3, (10, 10, 10), (2, 4, 4), TypeError),
+    ],
+)
+def test_bad_runs(stencil: object, sizes: object, tiles: object, error: type) -> None:
+    with pytest.raises(error):
+        mm.run(stencil, sizes, tiles, threads=1, repeats=1)  # type: ignore[arg-type]
+
+
+def test_bad_run_options() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        mm.run("jacobi1d", (10, 4), (2, 2), threads=0)
+    with pytest.raises(ValueError, match="repeats"):
+        mm.run("jacobi1d", (10, 4), (2, 2), repeats=0)
+    with pytest.raises(TypeError, match="pin"):
+        mm.run("jacobi1d", (10, 4), (2, 2), pin=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="energy"):
+        mm.run("jacobi1d", (10, 4), (2, 2), energy="x")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------
+# Energy counters on a fake powercap tree
+# --------------------------------------------------------------------------------------
+
+
+def _fake_powercap(root: Path, energy_uj: str = "123456789") -> Path:
+    core = root / "intel-rapl:0:0"  # a sub-zone (core), listed first by name? no: ":0:0" > ":0"
+    core.mkdir(parents=True)
+    (core / "name").write_text("core\n")
+    (core / "energy_uj").write_text("5\n")
+    pkg = root / "intel-rapl:0"
+    pkg.mkdir()
+    (pkg / "name").write_text("package-0\n")
+    (pkg / "energy_uj").write_text(energy_uj + "\n")
+    (pkg / "max_energy_range_uj").write_text("262143328850\n")
+    return pkg
+
+
+def test_rapl_reader_on_fake_tree(tmp_path: Path) -> None:
+    pkg = _fake_powercap(tmp_path)
+    counter = mm.find_rapl_package(tmp_path)
+    assert counter is not None
+    assert counter.name == "package-0"
+    assert counter.energy_path == pkg / "energy_uj"
+    assert counter.max_energy_range_uj == 262143328850.0
+    assert counter.read_uj() == 123456789
+    assert mm.energy_status(tmp_path).startswith("RAPL package-0")
+    # The harness reads the counter around each run; a constant counter gives 0 J.
+    r = mm.run("jacobi1d", (64, 8), (4, 2), threads=1, repeats=2, energy=counter)
+    assert r.energy_j == 0.0
+
+
+def test_rapl_reader_absent_or_malformed(tmp_path: Path) -> None:
+    assert mm.find_rapl_package(tmp_path / "missing") is None
+    assert mm.energy_status(tmp_path / "missing").startswith("no energy counters")
+    _fake_powercap(tmp_path, energy_uj="not-a-number")
+    assert mm.find_rapl_package(tmp_path) is None
+
+
+# --------------------------------------------------------------------------------------
+# Tables, sweeps and the energy CSV
+# --------------------------------------------------------------------------------------
+
+
+def test_measure_is_resumable(tmp_path: Path) -> None:
+    out = tmp_path / "sweep.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    b = mm.Point("heat2d", (16, 16, 6), (2, 32, 4), ("grid", "baseline"))
+    c = mm.Point("jacobi1d", (64, 8), (8, 4))
+    mm.measure([a, b], out, threads=1, repeats=1, warmup=0, command="test")
+    t = mm.read_table(out)
+    assert len(t) == 2
+    assert t.header_value("command") == "test"
+    assert t.header_value("energy") is not None
+    mm.measure([a, b, c], out, threads=1, repeats=1, warmup=0)  # only c is new
+    t = mm.read_table(out)
+    assert len(t) == 3
+    assert any(line.startswith("resumed:") for line in t.comments)
+    assert t.stencil == ("jacobi1d", "heat2d", "jacobi1d")
+    assert t.sizes_of(1) == (16, 16, 6) and t.tiles_of(1) == (2, 32, 4)
+    assert t.sizes_of(0) == (64, 8) and t.tiles_of(2) == (8, 4)
+    assert t.tags[1] == ("grid", "baseline")
+    assert t.has_tag("baseline").tolist() == [False, True, False]
+    assert t.correct.all()
+    assert np.all(t.time_s <= t.time_median_s)
+    assert np.isnan(t.energy_j).all()  # this table was measured without counters
+
+
+def _write_table(path: Path, rows: list[list[object]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write("# synthetic table for a test (not a measurement)\n")
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(mm.CSV_COLUMNS)
+        for r in rows:
+            w.writerow(r)
+    return path
+
+
+def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: float,
+         energy: str = "", tags: str = "grid") -> list[object]:  # fmt: skip
+    two_d = len(sizes) == 3
+    s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
+    return [
+        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 1, 1,
+        time_s, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 0, 0.5, 0.0,
+    ]  # fmt: skip
+
+
+def test_energy_csv_format(tmp_path: Path) -> None:
+    table = mm.read_table(
+        _write_table(
+            tmp_path / "t.csv",
+            [
+                _row("jacobi1d", (64, 8), (4, 2), 0.5, "2.5"),
+                _row("jacobi2d", (16, 16, 6), (2, 32, 4), 0.25, "1.0"),
+                _row("heat2d", (16, 16, 6), (2, 32, 4), 0.25, "1.0"),  # unknown to energy
+                _row("jacobi1d", (64, 8), (8, 4), 0.5, ""),  # no energy
+            ],
+        )
+    )
+    path = mm.write_energy_csv(table, tmp_path / "e.csv", ["synthetic test rows"])
+    assert path is not None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# synthetic test rows"
+    assert lines[1] == ",".join(mm.ENERGY_CSV_COLUMNS)
+    assert lines[2] == "jacobi1d,64,,,8,4,,,2,0.5,2.5"
+    assert lines[3] == "jacobi2d,16,16,,6,2,32,,4,0.25,1.0"
+    assert len(lines) == 4
+    try:
+        from costmetrics import energy as cm_energy
+    except ImportError:
+        return  # the energy family is not in this branch
+    runs = cm_energy.load_runs(path)
+    assert len(runs.energy_j) == 2
+    assert mm.write_energy_csv(mm.read_table(tmp_path / "t.csv"), tmp_path / "x.csv") is not None
+
+
+def test_energy_csv_none_without_energy(tmp_path: Path) -> None:
+    table = mm.read_table(
+        _write_table(tmp_path / "t.csv", [_row("jacobi1d", (64, 8), (4, 2), 1.0)])
+    )
+    assert mm.write_energy_csv(table, tmp_path / "e.csv") is None
+    assert not (tmp_path / "e.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "no header"),
+        ("stencil,time_s\n", "lacks columns"),
+        (",".join(mm.CSV_COLUMNS) + "\n", "no data rows"),
+        (",".join(mm.CSV_COLUMNS) + "\njacobi1d,64\n", "fields"),
+    ],
+)
+def test_read_table_malformed(tmp_path: Path, text: str, match: str) -> None:
+    p = tmp_path / "bad.csv"
+    p.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=match):
+        mm.read_table(p)
+
+
+def test_read_table_bad_values(tmp_path: Path) -> None:
+    good = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+    for column, value, match in [
+        ("time_s", "-1", "positive"),
+        ("time_s", "inf", "positive"),
+        ("size_s1", "x", "not a number"),
+        ("tile_t", "0", "positive"),
+        ("correct", "yes", "true or false"),
+        ("stencil", "nope", "unknown"),
+    ]:
+        row = list(good)
+        row[mm.CSV_COLUMNS.index(column)] = value
+        with pytest.raises(ValueError, match=match):
+            mm.read_table(_write_table(tmp_path / "t.csv", [row]))
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match="UTF-8"):
+        mm.read_table(tmp_path / "bin.csv")
+    with pytest.raises(ValueError, match="cannot read"):
+        mm.read_table(tmp_path / "missing.csv")
+
+
+# --------------------------------------------------------------------------------------
+# Micro-benchmarks and calibration (smoke: tiny sizes, positivity, round trip)
+# --------------------------------------------------------------------------------------
+
+
+def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
+    cal = mm.calibrate(
+        threads=2, repeats=1, n_configs=2, working_set_words=65536,
+        stencils=("jacobi1d", "heat2d"), buffer_budget_bytes=262144,
+    )  # fmt: skip
+    g = cal.gpu
+    assert g.n_sm == 2 and g.max_blocks_per_sm == 1
+    assert g.smem_per_sm_bytes == g.smem_per_block_bytes == 262144
+    assert g.n_v == cm._core.measure.simd_lanes_float()
+    for value in (g.l_s_per_word, g.tau_sync_s, g.t_sync_s, cal.c_iter_s("heat2d")):
+        assert math.isfinite(value) and value > 0
+    for stats in cal.micro.values():
+        assert 0 < stats["value_s"] <= stats["median_s"] <= stats["max_s"]
+    files = mm.save_calibration(cal, tmp_path / "cal")
+    assert (tmp_path / "cal" / "gpus" / f"{g.key}.yaml") in files
+    assert cm.load_gpu(tmp_path / "cal" / "gpus" / f"{g.key}.yaml") == g
+    back = mm.load_calibration(tmp_path / "cal")
+    assert back.gpu == g
+    assert back.c_iter_s("jacobi1d") == cal.c_iter_s("jacobi1d")
+    assert back.machine["threads"] == 2
+
+
+def test_calibration_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot read"):
+        mm.load_calibration(tmp_path)
+    (tmp_path / "calibration.json").write_text("{")
+    with pytest.raises(ValueError, match="JSON"):
+        mm.load_calibration(tmp_path)
+    with pytest.raises(ValueError, match="n_configs"):
+        mm.calibrate(n_configs=0)
+    with pytest.raises(ValueError, match="stencils"):
+        mm.calibrate(stencils=())
+    with pytest.raises(TypeError):
+        mm.save_calibration("x", tmp_path)  # type: ignore[arg-type]
+
+
+def test_micro_benchmark_bad_input() -> None:
+    with pytest.raises(ValueError, match="working_set_words"):
+        cm._core.measure.bench_copy(1, 10, 64, 1, False)
+    with pytest.raises(ValueError, match="threads"):
+        cm._core.measure.bench_barrier(0, 1, False)
+    with pytest.raises(ValueError, match="stencil"):
+        cm._core.measure.bench_row("nope", 1, 1, False)
+
+
+def test_machine_record() -> None:
+    rec = mm.machine_record(2)
+    assert rec["threads"] == 2
+    assert rec["simd_lanes_float"] in (1, 4, 8, 16)
+    assert "gcc" in rec["harness_compiler"] or "clang" in rec["harness_compiler"]
+    assert len(rec["loadavg"]) == 3
+
+
+def test_default_points_grid_without_calibration() -> None:
+    pts = mm.default_points(("jacobi1d", "heat2d"))
+    n1 = len(mm.GRID_1D["tS"]) * len(mm.GRID_1D["tT"])
+    n2 = len(mm.GRID_2D["tS1"]) * len(mm.GRID_2D["tS2"]) * len(mm.GRID_2D["tT"])
+    assert len(pts) == 2 * n1 + 2 * n2  # two sizes per stencil
+    assert all(p.tags == ("grid",) for p in pts)
+    assert len({p.key for p in pts}) == len(pts)
