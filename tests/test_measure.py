@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +133,8 @@ def test_run_fields_2d() -> None:
     assert r.words_stored >= 40 * 45  # at least the final time level
     assert r.energy_j == -1.0  # no counter given
     assert r.buffer_words > 0
+    if sys.platform.startswith("linux"):  # thread CPU-time clock
+        assert 0 < r.cpu_time_s
 
 
 # --------------------------------------------------------------------------------------
@@ -242,6 +245,11 @@ def test_measure_is_resumable(tmp_path: Path) -> None:
     assert t.correct.all()
     assert np.all(t.time_s <= t.time_median_s)
     assert np.isnan(t.energy_j).all()  # this table was measured without counters
+    cpu = t.with_time("cpu")
+    assert np.array_equal(cpu.time_s, t.cpu_time_s) and cpu.stencil == t.stencil
+    assert t.with_time("wall") is t
+    with pytest.raises(ValueError, match="kind"):
+        t.with_time("user")
 
 
 def _write_table(path: Path, rows: list[list[object]]) -> Path:
@@ -260,7 +268,7 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
     return [
         stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 1, 1,
-        time_s, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 0, 0.5, 0.0,
+        time_s, time_s, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 0, 0.5, 0.0,
     ]  # fmt: skip
 
 

@@ -480,12 +480,18 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         metavar="PNG",
         help="write the predicted-vs-measured figure (Fig. A.4)",
     )
+    parser.add_argument(
+        "--time",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="score the wall time (default) or the threads' CPU time (loaded machines)",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import validate as cm_validate
 
-        report = cm_validate.validate(args.table, args.calibration)
+        report = cm_validate.validate(args.table, args.calibration, time=args.time)
         if args.plot is not None:
             cm_validate.plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         if args.json:

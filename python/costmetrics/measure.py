@@ -29,7 +29,7 @@ import os
 import platform
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +95,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "time_s",
     "time_median_s",
     "time_max_s",
+    "cpu_time_s",
     "energy_j",
     "correct",
     "max_abs_error",
@@ -641,7 +642,8 @@ def calibrate(
     threads running at once; the estimate is the minimum over ``repeats``:
 
     - ``L``: time per float copied between a main array of ``working_set_words`` floats
-      and a thread's buffer, in segments of ``segment_words`` (half loads, half stores);
+      and a thread's buffer, in segments of ``segment_words`` (half loads, half stores;
+      ``5 * repeats`` short repeats);
     - ``T_sync``: one wavefront barrier with no work (``5 * repeats`` short repeats);
     - ``C_iter``: compute-only tile rows on data in the buffer, per SIMD vector of nV
       points, averaged over ``n_configs`` random tile shapes (the seed uses 70);
@@ -698,9 +700,9 @@ def calibrate(
 
     machine = machine_record(n_threads)
     micro: dict[str, dict[str, float]] = {}
-    micro["l_copy"] = _micro_dict(_cm.bench_copy(n_threads, ws, seg, reps, do_pin))
+    micro["l_copy"] = _micro_dict(_cm.bench_copy(n_threads, ws, seg, 5 * reps, do_pin))
     note(f"L = {micro['l_copy']['value_s']:.3g} s/word")
-    micro["l_copy_one_thread"] = _micro_dict(_cm.bench_copy(1, ws, seg, reps, do_pin))
+    micro["l_copy_one_thread"] = _micro_dict(_cm.bench_copy(1, ws, seg, 5 * reps, do_pin))
     micro["t_sync_barrier"] = _micro_dict(_cm.bench_barrier(n_threads, 5 * reps, do_pin))
     note(f"T_sync = {micro['t_sync_barrier']['value_s']:.3g} s")
     c_iter: dict[str, float] = {}
@@ -1007,6 +1009,10 @@ class Table:
         Minimum over the timed runs, seconds.
     time_median_s, time_max_s : numpy.ndarray
         Spread of the timed runs, seconds.
+    cpu_time_s : numpy.ndarray
+        Minimum over the timed runs of the largest worker-thread CPU time, seconds (NaN
+        where not measured): a proxy of the run time that excludes the time the threads
+        were descheduled, for measurements on a loaded machine.
     energy_j : numpy.ndarray
         Package energy of the fastest run (NaN when not measured).
     correct : numpy.ndarray
@@ -1028,6 +1034,7 @@ class Table:
     time_s: npt.NDArray[np.float64]
     time_median_s: npt.NDArray[np.float64]
     time_max_s: npt.NDArray[np.float64]
+    cpu_time_s: npt.NDArray[np.float64]
     energy_j: npt.NDArray[np.float64]
     correct: npt.NDArray[np.bool_]
     loadavg_1m: npt.NDArray[np.float64]
@@ -1051,6 +1058,33 @@ class Table:
     def has_tag(self, tag: str) -> npt.NDArray[np.bool_]:
         """Boolean mask of the rows carrying ``tag``."""
         return np.asarray([tag in tags for tags in self.tags], dtype=bool)
+
+    def with_time(self, kind: str) -> Table:
+        """Return the table with ``time_s`` taken from the wall time or the CPU time.
+
+        Parameters
+        ----------
+        kind : {"wall", "cpu"}
+            ``"wall"``: the measured elapsed time (the table itself); ``"cpu"``: the
+            worker threads' CPU time (``cpu_time_s``), a load-robust proxy.
+
+        Returns
+        -------
+        Table
+            A copy whose ``time_s`` is the chosen time.
+
+        Raises
+        ------
+        ValueError
+            For another ``kind``, or ``"cpu"`` when a row has no CPU time.
+        """
+        if kind == "wall":
+            return self
+        if kind != "cpu":
+            raise ValueError(f"kind: must be 'wall' or 'cpu', got {kind!r}")
+        if not (np.all(np.isfinite(self.cpu_time_s)) and np.all(self.cpu_time_s > 0)):
+            raise ValueError(f"kind: {self.source} has rows without cpu_time_s")
+        return replace(self, time_s=self.cpu_time_s)
 
     def header_value(self, name: str) -> str | None:
         """Value of a ``# name: value`` header line, or None."""
@@ -1162,6 +1196,7 @@ def read_table(path: str | Path) -> Table:
         time_s=arrays["time_s"],
         time_median_s=arrays["time_median_s"],
         time_max_s=arrays["time_max_s"],
+        cpu_time_s=arrays["cpu_time_s"],
         energy_j=arrays["energy_j"],
         correct=np.asarray(correct, dtype=bool),
         loadavg_1m=arrays["loadavg_1m"],
@@ -1275,7 +1310,9 @@ def measure(
                             p.stencil, s[0], s[1] if dims == 2 else "", s[2],
                             t[0], t[1] if dims == 2 else "", t[2], "+".join(p.tags),
                             n_threads, repeats, repr(r.time_min_s), repr(r.time_median_s),
-                            repr(r.time_max_s), repr(r.energy_j) if r.energy_j >= 0 else "",
+                            repr(r.time_max_s),
+                            repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
+                            repr(r.energy_j) if r.energy_j >= 0 else "",
                             "true" if r.correct else "false", repr(r.max_abs_error),
                             r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
                             r.words_stored, r.pinned_threads, _loadavg()[0],

@@ -43,6 +43,7 @@ class RunResult:
     time_min_s: float
     time_median_s: float
     time_max_s: float
+    cpu_time_s: float
     energy_j: float
     checked: bool
     correct: bool
