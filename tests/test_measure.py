@@ -411,3 +411,12 @@ def test_default_points_grid_without_calibration() -> None:
     assert len(pts) == 2 * n1 + 2 * n2  # two sizes per stencil
     assert all(p.tags == ("grid",) for p in pts)
     assert len({p.key for p in pts}) == len(pts)
+
+
+def test_with_time_cpu_requires_cpu_times(tmp_path: Path) -> None:
+    row = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+    row[mm.CSV_COLUMNS.index("cpu_time_s")] = ""
+    table = mm.read_table(_write_table(tmp_path / "t.csv", [row]))
+    assert np.isnan(table.cpu_time_s[0])
+    with pytest.raises(ValueError, match="cpu_time_s"):
+        table.with_time("cpu")
