@@ -162,7 +162,8 @@ def test_predict_matches_time_model_and_marks_infeasible(
             ],
         )
     )
-    for variant in cv.VARIANTS:
+    variants: tuple[cm_time.Variant, ...] = ("paper", "exact")
+    for variant in variants:
         p = cv.predict(table, calibration, variant)
         want = cm_time.talg(
             calibration.stencils["heat2d"], calibration.gpu, (64, 64, 8), (4, 32, 2), variant

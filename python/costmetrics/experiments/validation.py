@@ -132,7 +132,7 @@ def run(out_dir: Path) -> ExperimentResult:
             result.values += [
                 ReproducedValue(
                     "validation", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
-                    f"{SOURCE}.6.4 (Fig. A.7)", 9,
+                    f"{SOURCE}.6.4 (Fig. A.7)", "9 (GPU)",
                     round(100 * summary["mean_gain_near_over_baseline"], 1),
                     f"mean over {summary['n_problems']} problems; {note}",
                 ),
