@@ -862,7 +862,6 @@ def plot_selection(report: ValidationReport, title: str = "") -> Figure:
     ax.set_xticks(x)
     ax.set_xticklabels(labels, fontsize=7)
     ax.set_ylabel("measured time / best measured")
-    ax.set_yscale("log")
     ax.legend(fontsize=7, ncol=3)
     if title:
         ax.set_title(title)

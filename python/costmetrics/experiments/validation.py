@@ -97,6 +97,10 @@ def run(out_dir: Path) -> ExperimentResult:
     path = out_dir / "validation_pred_vs_measured_cpu_time.png"
     fig.savefig(path, dpi=120)
     result.files.append(path)
+    fig = cv.plot_selection(cpu_report, f"Tile selection, thread CPU time: {where}")
+    path = out_dir / "validation_selection_cpu_time.png"
+    fig.savefig(path, dpi=120)
+    result.files.append(path)
 
     note = f"CPU, micro-benchmark calibration ({where}); seed: GPUs"
     for v in cv.VARIANTS:
