@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -438,3 +439,45 @@ def test_terms_add_up_and_energy_is_linear_in_parameters(
     )
     batch = en.energy_batch("jacobi2d", (s, s, t), np.asarray([tiles]), talg_s=talg)
     assert batch.e_alg_j[0] == b.e_alg_j
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_eval_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    args = ["energy", "eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"]
+    assert main([*args, "--talg-s", "0.5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["e_alg_j"] == pytest.approx(24.2708496, rel=1e-12)  # hand value above
+
+
+def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    table = str(en.synthetic_table_path())
+    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rank"] == 6 and out["parameters"]["e_iadd_j"] is None
+    assert main(["energy", "table-b3", "--table", table, "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == set(en.KERNELS)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,7",
+         "--talg-s", "1"],
+        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
+        ["best-tiles", "--kernel", "j1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
+        ["fit", "--table", "/nonexistent/runs.csv"],
+    ],
+)  # fmt: skip
+def test_cli_bad_input_one_line_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["energy", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
