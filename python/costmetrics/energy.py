@@ -1029,6 +1029,7 @@ def _relative_rmse_pct(
 
 
 def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    from scipy import sparse
     from scipy.optimize import linprog
 
     # Scale columns and energies to order 1: the raw coefficients span ~20 decades.
@@ -1040,8 +1041,9 @@ def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArr
     n, m = a_s.shape
     # min sum u  s.t.  A y - u <= b,  -A y - u <= -b,  y >= 0, u >= 0.
     cost = np.concatenate([np.zeros(m), np.ones(n)])
-    eye = np.eye(n)
-    a_ub = np.block([[a_s, -eye], [-a_s, -eye]])
+    eye = sparse.identity(n, format="csr")
+    dense = sparse.csr_matrix(a_s)
+    a_ub = sparse.bmat([[dense, -eye], [-dense, -eye]], format="csr")  # O(n) memory
     b_ub = np.concatenate([b_s, -b_s])
     result = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
     if result.status != 0:
