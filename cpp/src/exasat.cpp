@@ -590,6 +590,11 @@ double weighted_flops(const Flops& f, const Machine& m) {
   return f.adds + f.muls + m.divide_weight * f.divides + m.transcendental_weight * f.transcendentals;
 }
 
+double peak_bytes_per_flop(const Machine& m) {
+  m.validate();
+  return m.beta_bytes_per_s / m.alpha_flops_per_s;  // Table 2: peak B/F = beta / alpha
+}
+
 const char* level_name(int level) {
   switch (level) {
     case kNone:

@@ -80,6 +80,9 @@ struct Flops {
 // Weighted flops of one cell: adds + muls + w_div divides + w_trans transcendentals (Sec. 4.2).
 double weighted_flops(const Flops& flops, const Machine& machine);
 
+// Machine balance beta / alpha in bytes per weighted flop (Table 2's "Peak B/F Ratio").
+double peak_bytes_per_flop(const Machine& machine);
+
 struct Offset {
   int dx = 0, dy = 0, dz = 0;
   bool operator==(const Offset& o) const { return dx == o.dx && dy == o.dy && dz == o.dz; }
