@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -217,8 +217,8 @@ class Loop:
     """
 
     name: str
-    reads: Mapping[str, tuple[Point, ...]]
-    writes: Mapping[str, Point]
+    reads: Mapping[str, Any]
+    writes: Mapping[str, Any] | Sequence[str]
     flops: Any = None
 
     def __post_init__(self) -> None:
@@ -258,6 +258,16 @@ class Loop:
         object.__setattr__(self, "reads", reads)
         object.__setattr__(self, "writes", writes)
         object.__setattr__(self, "flops", flops)
+
+    @property
+    def read_points(self) -> dict[str, tuple[Point, ...]]:
+        """Array name to the stencil points read per cell (normalized)."""
+        return dict(cast(Mapping[str, tuple[Point, ...]], self.reads))
+
+    @property
+    def write_points(self) -> dict[str, Point]:
+        """Array name to the point written per cell (normalized)."""
+        return dict(cast(Mapping[str, Point], self.writes))
 
 
 def _is_point(value: object) -> bool:
@@ -334,9 +344,9 @@ class Kernel:
         loops = []
         for lp in self.loops:
             accesses: list[tuple[int, bool, list[Point]]] = []
-            for k, pts in lp.reads.items():
+            for k, pts in lp.read_points.items():
                 accesses += [(i, False, list(pts)) for i in index[k]]
-            for k, pt in lp.writes.items():
+            for k, pt in lp.write_points.items():
                 accesses += [(i, True, [pt]) for i in index[k]]
             loops.append((lp.name, accesses, lp.flops))
         return (self.name, core_names, temporary, loops)
@@ -435,8 +445,8 @@ class Kernel:
             "loops": [
                 {
                     "name": lp.name,
-                    "reads": {k: [list(p) for p in v] for k, v in lp.reads.items()},
-                    "writes": {k: list(v) for k, v in lp.writes.items()},
+                    "reads": {k: [list(p) for p in v] for k, v in lp.read_points.items()},
+                    "writes": {k: list(v) for k, v in lp.write_points.items()},
                     "flops": lp.flops._asdict(),
                 }
                 for lp in self.loops
@@ -469,7 +479,7 @@ class MachinePreset:
 
     key: str
     name: str
-    machine: Any
+    machine: Machine
     source: str = ""
     notes: str = ""
     stream_bytes_per_s: float | None = None
@@ -724,9 +734,7 @@ def _blockings(block: BlockLike | Sequence[BlockLike], box: Box, n_groups: int) 
         not isinstance(b, (int, np.integer)) or isinstance(b, bool) for b in block
     ):
         if len(block) != n_groups:
-            raise ValueError(
-                f"block: one entry per group ({n_groups}) expected, got {len(block)}"
-            )
+            raise ValueError(f"block: one entry per group ({n_groups}) expected, got {len(block)}")
         return [_blocking(b, box, f"block[{i}]") for i, b in enumerate(block)]
     return [_blocking(block, box)]
 
@@ -1139,4 +1147,3 @@ def _fmt_bytes(n: int) -> str:
     if n >= 1 << 10 and n % (1 << 10) == 0:
         return f"{n >> 10} kB"
     return f"{n} B"
-

@@ -57,7 +57,11 @@ def fig4_traffic(n: int = 32) -> dict[str, float]:
     out = {}
     for policy, allocate in (("bypass", False), ("allocate", True)):
         m = ex.Machine(**{**ex.machine("hopper")._asdict(), "write_allocate": allocate})
-        for label, fusion in (("unfused", "none"), ("fused", "aggressive")):
+        cases: tuple[tuple[str, ex.FusionStrategy], ...] = (
+            ("unfused", "none"),
+            ("fused", "aggressive"),
+        )
+        for label, fusion in cases:
             e = ex.estimate("fig4", m, n, fusion=fusion)
             out[f"{policy} {label}"] = e.traffic_bytes / m.word_bytes / n**3
     return out
@@ -116,10 +120,17 @@ def plot_lru_check(kernel: str, fusion: ex.Fusion, title: str) -> Figure:
     cells = LRU_BOX**3
     for line, color in ((8, "C0"), (64, "C1")):
         model, sim = lru_check(kernel, fusion, line)
-        ax.plot(kb, model / cells, "-", color=color, drawstyle="steps-post",
-                label=f"model, {line} B lines")  # fmt: skip
-        ax.plot(kb, sim / cells, "o", color=color, markersize=4,
-                label=f"LRU simulation, {line} B lines")  # fmt: skip
+        ax.plot(
+            kb,
+            model / cells,
+            "-",
+            color=color,
+            drawstyle="steps-post",
+            label=f"model, {line} B lines",
+        )
+        ax.plot(
+            kb, sim / cells, "o", color=color, markersize=4, label=f"LRU simulation, {line} B lines"
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("cache size [kB]")
@@ -141,45 +152,97 @@ def run(out_dir: Path) -> ExperimentResult:
 
     hopper = ex.machine_preset("hopper")
     peak = ex.peak_bytes_per_flop(hopper.machine)
-    v.append(ReproducedValue("exasat", "Hopper peak B/F (72 GiB/s / 201.6 Gflop/s)",
-                             f"{SOURCE} Table 2", 0.38, round(peak, 4),
-                             "beta read as GiB; as 72 GB/s it is 0.357"))  # fmt: skip
-    v.append(ReproducedValue("exasat", "DDR3-1333 x 8 channels x 8 B [GB/s]",
-                             f"{SOURCE} Table 2", 72, round(1333.33e6 * 8 * 8 / 1e9, 1),
-                             "printed memory system gives 85.3 GB/s, not the printed 72 GiB/s"))  # fmt: skip
+    v.append(
+        ReproducedValue(
+            "exasat",
+            "Hopper peak B/F (72 GiB/s / 201.6 Gflop/s)",
+            f"{SOURCE} Table 2",
+            0.38,
+            round(peak, 4),
+            "beta read as GiB; as 72 GB/s it is 0.357",
+        )
+    )
+    v.append(
+        ReproducedValue(
+            "exasat",
+            "DDR3-1333 x 8 channels x 8 B [GB/s]",
+            f"{SOURCE} Table 2",
+            72,
+            round(1333.33e6 * 8 * 8 / 1e9, 1),
+            "printed memory system gives 85.3 GB/s, not the printed 72 GiB/s",
+        )
+    )
 
     f4 = fig4_traffic()
-    for key, seed in (("bypass unfused", 5), ("bypass fused", 2),
-                      ("allocate unfused", 7), ("allocate fused", 3)):  # fmt: skip
-        v.append(ReproducedValue("exasat", f"Fig. 4 traffic, {key} [N words]",
-                                 f"{SOURCE} Sec. 3.2, Fig. 4", seed, round(f4[key], 6),
-                                 "7N/3N with write-allocate: the seed's 5N/2N assume bypass"))  # fmt: skip
+    for key, seed in (
+        ("bypass unfused", 5),
+        ("bypass fused", 2),
+        ("allocate unfused", 7),
+        ("allocate fused", 3),
+    ):
+        v.append(
+            ReproducedValue(
+                "exasat",
+                f"Fig. 4 traffic, {key} [N words]",
+                f"{SOURCE} Sec. 3.2, Fig. 4",
+                seed,
+                round(f4[key], 6),
+                "7N/3N with write-allocate: the seed's 5N/2N assume bypass",
+            )
+        )
 
-    for species, seed in ((9, 0.03), (53, 0.01)):
+    for species, seed_bf in ((9, 0.03), (53, 0.01)):
         e = ex.estimate(f"smc_chemistry_{species}", hopper.machine, 64)
-        v.append(ReproducedValue("exasat", f"SMC chemistry B/F, {species} species",
-                                 f"{SOURCE} Table 1", seed, round(e.bytes_per_flop, 4),
-                                 "weights 39/125, 8-byte words, write-allocate; same value "
-                                 "for unlimited and 512 kB caches (point-wise loop)"))  # fmt: skip
+        v.append(
+            ReproducedValue(
+                "exasat",
+                f"SMC chemistry B/F, {species} species",
+                f"{SOURCE} Table 1",
+                seed_bf,
+                round(e.bytes_per_flop, 4),
+                "weights 39/125, 8-byte words, write-allocate; same value "
+                "for unlimited and 512 kB caches (point-wise loop)",
+            )
+        )
     for label, seed_bf, seed_pct in (("simple", 0.96, -44), ("aggressive", 0.36, -79)):
-        v.append(ReproducedValue("exasat", f"CNS {label} fusion B/F change [%]",
-                                 f"{SOURCE} Fig. 12", seed_pct,
-                                 round(100 * (seed_bf / 1.71 - 1), 1),
-                                 f"arithmetic on the printed {seed_bf}/1.71; the CNS code is "
-                                 "not public, so the B/F values themselves are not "
-                                 "recomputed"))  # fmt: skip
-    for what in ("CNS / SMC dynamics B/F (Table 1)", "Figs. 9-15 curves",
-                 "900 configurations per minute"):  # fmt: skip
-        v.append(ReproducedValue("exasat", what, SOURCE, "printed", "not reproduced",
-                                 "needs the CNS/SMC Fortran sources and the ExaSAT tool, "
-                                 "neither public"))  # fmt: skip
+        v.append(
+            ReproducedValue(
+                "exasat",
+                f"CNS {label} fusion B/F change [%]",
+                f"{SOURCE} Fig. 12",
+                seed_pct,
+                round(100 * (seed_bf / 1.71 - 1), 1),
+                f"arithmetic on the printed {seed_bf}/1.71; the CNS code is "
+                "not public, so the B/F values themselves are not "
+                "recomputed",
+            )
+        )
+    for what in (
+        "CNS / SMC dynamics B/F (Table 1)",
+        "Figs. 9-15 curves",
+        "900 configurations per minute",
+    ):
+        v.append(
+            ReproducedValue(
+                "exasat",
+                what,
+                SOURCE,
+                "printed",
+                "not reproduced",
+                "needs the CNS/SMC Fortran sources and the ExaSAT tool, neither public",
+            )
+        )
 
     # Fig. 10 style.
     for k in FIG_KERNELS:
         values = ex.bytes_per_flop_vs_block(k, hopper.machine, BOX, FIG10_BLOCKS, FIG10_CACHES)
-        _save(ex.plot_bytes_per_flop_vs_block(
-            FIG10_BLOCKS, FIG10_CACHES, values,
-            f"Fig. 10 style: {k}, {BOX}^3 box, Hopper"), out_dir / f"fig10_{k}.png", result)  # fmt: skip
+        _save(
+            ex.plot_bytes_per_flop_vs_block(
+                FIG10_BLOCKS, FIG10_CACHES, values, f"Fig. 10 style: {k}, {BOX}^3 box, Hopper"
+            ),
+            out_dir / f"fig10_{k}.png",
+            result,
+        )
         path = out_dir / f"fig10_{k}.csv"
         with path.open("w", newline="") as handle:
             w = csv.writer(handle)
@@ -191,24 +254,48 @@ def run(out_dir: Path) -> ExperimentResult:
     # Figs. 13-14 style.
     for k in FUSION_KERNELS:
         curves = ex.traffic_vs_cache(k, hopper.machine, BOX, FIG13_CACHES)
-        _save(ex.plot_traffic_vs_cache(FIG13_CACHES, curves,
-              f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"),
-              out_dir / f"fig13_{k}.png", result)  # fmt: skip
+        _save(
+            ex.plot_traffic_vs_cache(
+                FIG13_CACHES, curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"
+            ),
+            out_dir / f"fig13_{k}.png",
+            result,
+        )
         base = curves["baseline"][-1]
         best = curves["best blocking, aggressive fusion"][-1]
-        v.append(ReproducedValue("exasat", f"{k}: traffic cut by aggressive fusion at 8 MB [%]",
-                                 "(this work, Fig. 14 style)", None,
-                                 round(100 * (1 - best / base), 1),
-                                 "our kernel; the seed reports up to 90% for CNS"))  # fmt: skip
+        v.append(
+            ReproducedValue(
+                "exasat",
+                f"{k}: traffic cut by aggressive fusion at 8 MB [%]",
+                "(this work, Fig. 14 style)",
+                None,
+                round(100 * (1 - best / base), 1),
+                "our kernel; the seed reports up to 90% for CNS",
+            )
+        )
 
     # LRU cross-check.
-    for k, fusion in (("stencil7", "none"), ("pipeline", "none"), ("pipeline", "aggressive")):
-        _save(plot_lru_check(k, fusion, f"model vs LRU: {k}, {fusion} fusion, {LRU_BOX}^3"),
-              out_dir / f"lru_{k}_{fusion}.png", result)  # fmt: skip
+    checks: tuple[tuple[str, ex.FusionStrategy], ...] = (
+        ("stencil7", "none"),
+        ("pipeline", "none"),
+        ("pipeline", "aggressive"),
+    )
+    for k, fusion in checks:
+        _save(
+            plot_lru_check(k, fusion, f"model vs LRU: {k}, {fusion} fusion, {LRU_BOX}^3"),
+            out_dir / f"lru_{k}_{fusion}.png",
+            result,
+        )
         model, sim = lru_check(k, fusion, 8)
         ratio = sim / model
-        v.append(ReproducedValue("exasat", f"LRU/model traffic, {k} {fusion}, 8 B lines [min, max]",
-                                 "(this work)", None,
-                                 f"[{ratio.min():.3f}, {ratio.max():.3f}]",
-                                 f"{len(LRU_CACHES)} caches 64 B..512 kB, {LRU_BOX}^3 box"))  # fmt: skip
+        v.append(
+            ReproducedValue(
+                "exasat",
+                f"LRU/model traffic, {k} {fusion}, 8 B lines [min, max]",
+                "(this work)",
+                None,
+                f"[{ratio.min():.3f}, {ratio.max():.3f}]",
+                f"{len(LRU_CACHES)} caches 64 B..512 kB, {LRU_BOX}^3 box",
+            )
+        )
     return result
