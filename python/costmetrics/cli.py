@@ -447,10 +447,10 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
             f"({bound} bound)"
         )
         rows = [["loops", "block", "level", "read words", "write words"]]
-        for g in groups:
+        for g in est.groups:
             rows.append(
-                ["+".join(g["loops"]), "x".join(map(str, g["block"])), g["level"],
-                 f"{g['read_words']:,}", f"{g['write_words']:,}"]
+                ["+".join(kernel.loops[i].name for i in g.loops), f"{g.bx}x{g.by}",
+                 ex.LEVELS[g.level], f"{g.read_words:,}", f"{g.write_words:,}"]
             )  # fmt: skip
         print(_table(rows))
         if sim is not None:

@@ -86,6 +86,8 @@ Fusion = Union[FusionStrategy, Sequence[Sequence[int]]]
 BoxLike = Union[int, Sequence[int], "_ex.Box"]
 #: A block: one edge for square X/Y blocks, (bx, by), or None for the whole box.
 BlockLike = Union[None, int, Sequence[int]]
+#: One block for every loop nest, or a list with one block per fused loop nest.
+BlocksLike = Union[BlockLike, Sequence[BlockLike]]
 
 SCHEMA_VERSION = 1
 
@@ -728,7 +730,7 @@ def fusion_groups(k: str | Kernel, fusion: Fusion = "none") -> list[list[int]]:
     return _groups(kernel(k), fusion)
 
 
-def _blockings(block: BlockLike | Sequence[BlockLike], box: Box, n_groups: int) -> list[Blocking]:
+def _blockings(block: BlocksLike, box: Box, n_groups: int) -> list[Blocking]:
     # A list whose entries are not all integers gives one blocking per group.
     if isinstance(block, list) and any(
         not isinstance(b, (int, np.integer)) or isinstance(b, bool) for b in block
@@ -745,7 +747,7 @@ def estimate(
     box: BoxLike,
     *,
     fusion: Fusion = "none",
-    block: BlockLike | list[BlockLike] = None,
+    block: BlocksLike = None,
     level: int | str | None = None,
 ) -> Estimate:
     """Estimate weighted flops, DRAM traffic, time and bytes per flop (Sec. 4.2).
@@ -844,7 +846,7 @@ def simulate(
     box: BoxLike,
     *,
     fusion: Fusion = "none",
-    block: BlockLike | list[BlockLike] = None,
+    block: BlocksLike = None,
     max_accesses: int = _ex.DEFAULT_MAX_SIM_ACCESSES,
 ) -> Simulation:
     """Run the kernel's access stream through a fully associative LRU cache.
@@ -885,7 +887,7 @@ def simulate_sweep(
     cache_bytes: Sequence[int],
     *,
     fusion: Fusion = "none",
-    block: BlockLike | list[BlockLike] = None,
+    block: BlocksLike = None,
     max_accesses: int = _ex.DEFAULT_MAX_SIM_ACCESSES,
     threads: int = 0,
 ) -> list[Simulation]:
