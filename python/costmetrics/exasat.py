@@ -302,7 +302,7 @@ class Kernel:
     loops: tuple[Loop, ...]
     description: str = ""
     source: str = ""
-    _core_form: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    _core_form: tuple[Any, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _name(self.name, "Kernel.name")
