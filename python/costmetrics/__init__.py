@@ -49,7 +49,7 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain", "energy")
+_LAZY_SUBMODULES = ("time", "chain", "energy", "exasat")
 
 __all__ = [
     "Gpu",
@@ -57,6 +57,7 @@ __all__ = [
     "__version__",
     "chain",
     "energy",
+    "exasat",
     "gpu",
     "gpus",
     "load_gpu",
