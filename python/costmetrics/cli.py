@@ -433,6 +433,11 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
                 for k, v in out.items()
             ]  # fmt: skip
             print(_table(rows))
+        return 0
+
+    return run
+
+
 def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     """ExaSAT-style model: weighted flops, DRAM traffic, time and bytes/flop (seed 002)."""
     parser.add_argument("--kernel", help="kernel preset (see --list) or a YAML/JSON kernel file")
@@ -460,14 +465,17 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--list", action="store_true", help="list the presets and exit")
     add_json_flag(parser)
 
+    def run(args: argparse.Namespace) -> int:
         from costmetrics import exasat as ex
 
         if args.list:
             listing = {"kernels": ex.kernels(), "machines": ex.machines()}
             if args.json:
                 print_json(listing)
+            else:
                 print("kernels: " + ", ".join(listing["kernels"]))
                 print("machines: " + ", ".join(listing["machines"]))
+            return 0
         if not args.kernel:
             raise ValueError("--kernel is required (or --list)")
 
@@ -496,10 +504,12 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
             block = args.block[0] if len(args.block) == 1 else tuple(args.block)
         if args.best_block:
             est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
+        else:
             est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
         sim = (
             ex.simulate(
                 kernel, machine, box, fusion=args.fusion, block=[[g.bx, g.by] for g in est.groups]
+            )
             if args.simulate
             else None
         )
@@ -513,6 +523,7 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
                 "read_words": g.read_words,
                 "write_words": g.write_words,
                 "arrays": [a._asdict() for a in g.arrays],
+            }
             for g in est.groups
         ]
         out: dict[str, Any] = {
@@ -532,6 +543,9 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
         }
         if sim is not None:
             out["simulation"] = sim._asdict()
+        if args.json:
+            print_json(out)
+            return 0
         bound = "memory" if est.t_memory_s >= est.t_compute_s else "compute"
         print(
             f"{kernel.name}: C = {est.weighted_flops:.6g} weighted flops, "
@@ -546,10 +560,13 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
             rows.append(
                 ["+".join(kernel.loops[i].name for i in g.loops), f"{g.bx}x{g.by}",
                  ex.LEVELS[g.level], f"{g.read_words:,}", f"{g.write_words:,}"]
+            )  # fmt: skip
         print(_table(rows))
         if sim is not None:
+            print(
                 f"LRU simulation: {sim.traffic_bytes:,} bytes "
                 f"({sim.traffic_bytes / est.traffic_bytes:.3f} x the model)"
+            )
         return 0
 
     return run
