@@ -64,18 +64,42 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_json(obj: Any) -> None:
-    """Print ``obj`` as indented JSON on standard output.
-
-    Paths and other non-JSON objects are written as strings; NumPy scalars and arrays
-    should be converted by the caller (``.item()`` / ``.tolist()``).
+def to_json(obj: Any) -> Any:
+    """Convert records (anything with ``_asdict()``), tuples and NumPy values to JSON types.
 
     Parameters
     ----------
     obj : Any
-        A JSON-serializable object (dicts, lists, numbers, strings, None).
+        A record of the core, a dict, list, tuple, NumPy scalar or array, or a JSON value.
+
+    Returns
+    -------
+    Any
+        The same data as dicts, lists, numbers, strings and None.
     """
-    json.dump(obj, sys.stdout, indent=2, default=str)
+    if hasattr(obj, "_asdict"):
+        return {k: to_json(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_json(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return to_json(obj.tolist())
+    return obj
+
+
+def print_json(obj: Any) -> None:
+    """Print ``obj`` as indented JSON on standard output.
+
+    Records, tuples and NumPy values are converted by :func:`to_json`; paths and other
+    non-JSON objects are written as strings.
+
+    Parameters
+    ----------
+    obj : Any
+        A JSON-serializable object (dicts, lists, numbers, strings, None, records).
+    """
+    json.dump(to_json(obj), sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
 
 
@@ -216,9 +240,9 @@ def _add_talg(parser: argparse.ArgumentParser) -> Handler:
 
         b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, args.variant)
         if args.json:
-            print_json(b.to_dict())
+            print_json(b)
         else:
-            print(_table([[name, f"{value:.6g}"] for name, value in b.to_dict().items()]))
+            print(_table([[name, f"{value:.6g}"] for name, value in b._asdict().items()]))
         return 0
 
     return run
@@ -295,12 +319,12 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
         out: dict[str, Any] = {"op_count": order.cost, "parenthesization": order.parenthesization}
         dm = None if args.M is None else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
         if dm is not None:
-            out.update({k: v for k, v in dm.to_dict().items() if k != "parenthesization"})
+            out.update({k: v for k, v in dm._asdict().items() if k != "parenthesization"})
         if args.pareto:
             if args.M is None:
                 raise ValueError("--pareto needs --M")
             front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta)
-            out["pareto_front"] = [vars(p) for p in front]
+            out["pareto_front"] = front
         if args.json:
             print_json(out)
             return 0
