@@ -37,10 +37,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 #: What a subcommand's setup function returns: runs the command, returns the exit status.
 Handler = Callable[[argparse.Namespace], int]
@@ -353,10 +354,39 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on standard error and status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with :data:`EXIT_USAGE`."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
+#: Options whose values may start with a minus sign (comma-separated integer lists).
+#: ``--sizes -5,3`` is rewritten to ``--sizes=-5,3`` before argparse sees it, so that both
+#: spellings work (argparse would otherwise take ``-5,3`` for an option).
+LIST_OPTIONS = ("--sizes", "--tiles", "--dims")
+_NEGATIVE_VALUE = re.compile(r"^-\d")
+
+
+def _join_negative_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in LIST_OPTIONS and i + 1 < len(argv) and _NEGATIVE_VALUE.match(argv[i + 1]):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="costmetrics",
         description="Analytical cost models for accelerators and loop programs.",
     )
@@ -365,6 +395,7 @@ def _build_parser() -> argparse.ArgumentParser:
     for name, add in SUBCOMMANDS:
         summary = add.__doc__.strip().splitlines()[0] if add.__doc__ else None
         sub_parser = sub.add_parser(name, help=summary, description=summary)
+        sub_parser.prog = f"costmetrics {name}"
         sub_parser.set_defaults(handler=add(sub_parser))
     return parser
 
@@ -383,7 +414,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 on success, 2 on bad input (a one-line message on standard
         error, no traceback), 130 when interrupted.
     """
-    args = _build_parser().parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _build_parser().parse_args(_join_negative_values(raw))
+    except SystemExit as exc:  # usage errors (status 2, one line), --help, --version (0)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -392,8 +427,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # keep Python from failing again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (ValueError, OverflowError, OSError) as exc:
-        print(f"costmetrics {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, OverflowError, OSError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"costmetrics {args.command}: interrupted", file=sys.stderr)
