@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterator
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,6 +93,7 @@ def test_d7_fig_d11_table() -> None:
     t3, t4, t5 = dm.nodes[2], dm.nodes[3], dm.nodes[4]
     assert t5.Fp == pytest.approx(t3.F + t4.F + t5.hp, rel=1e-14)
     # Fl(T5) = F(T1) + F(T4) + hl(T5); Fr(T5) = F(T2) + F(T3) + hr(T5).
+    assert t5.hl is not None and t5.hr is not None
     assert t5.Fl == pytest.approx(dm.nodes[0].F + t4.F + t5.hl, rel=1e-14)
     assert t5.Fr == pytest.approx(dm.nodes[1].F + t3.F + t5.hr, rel=1e-14)
     assert [n.absorbed for n in dm.nodes] == [True, True, False, False, False]
@@ -110,13 +113,13 @@ def test_d7_derived_beta_changes_the_decision() -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _numpy_chain_order():  # type: ignore[no-untyped-def]
+def _numpy_chain_order() -> Callable[..., Any]:
     for modname in ("numpy.linalg._linalg", "numpy.linalg.linalg"):
         try:
             mod = __import__(modname, fromlist=["_multi_dot_matrix_chain_order"])
         except ImportError:
             continue
-        fn = getattr(mod, "_multi_dot_matrix_chain_order", None)
+        fn: Callable[..., Any] | None = getattr(mod, "_multi_dot_matrix_chain_order", None)
         if fn is not None:
             return fn
     pytest.skip("numpy has no _multi_dot_matrix_chain_order")
@@ -314,7 +317,9 @@ def _trees(i: int, j: int) -> list[object]:
     return [(k, a, b) for k in range(i, j) for a in _trees(i, k) for b in _trees(k + 1, j)]
 
 
-def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None):  # type: ignore[no-untyped-def]
+def _brute_plans(
+    dims: list[int], m: int, beta: str, tree: object | None = None
+) -> Iterator[tuple[int, float]]:
     """Yield (ops, words) of every tree (or the given one) and legal set of fused edges.
 
     Independent reference: each hyper-node costs its closed form including the write of
@@ -334,19 +339,22 @@ def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None)
         bp = (1 + 2 * bt) / (1 + bt)
         return 2 * p[b] * p[c] * p[d] * (1 + bt) * math.sqrt(bp) / s - p[a] * p[d]
 
-    def span(t: object) -> tuple[int, int]:
+    def span(t: Any) -> tuple[int, int]:
         if isinstance(t, int):
             return t, t
-        _, a, b = t  # type: ignore[misc]
+        _, a, b = t
         return span(a)[0], span(b)[1]
 
-    def plans(t: object, free: bool):  # type: ignore[no-untyped-def]
+    def plans(t: Any, free: bool) -> Iterator[tuple[int, float]]:
         """Yield (ops, words) for subtree t; free=False means t is fused into its parent
         (then t is not fused with its children and its own cost is paid by the parent)."""
         if isinstance(t, int):
             yield 0, 0.0
             return
-        k, a, b = t  # type: ignore[misc]
+        k: int
+        a: Any
+        b: Any
+        k, a, b = t
         i, j = span(t)
         ops = p[i - 1] * p[k] * p[j]
         if not free:
@@ -356,11 +364,11 @@ def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None)
         for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, True)):
             yield oa + ob + ops, wa + wb + 2 * p[i - 1] * p[k] * p[j] / s + p[i - 1] * p[j]
         if not isinstance(a, int):
-            k1 = a[0]  # type: ignore[index]
+            k1 = a[0]
             for (oa, wa), (ob, wb) in itertools.product(plans(a, False), plans(b, True)):
                 yield oa + ob + ops, wa + wb + d10(i - 1, k1, k, j)
         if not isinstance(b, int):
-            k2 = b[0]  # type: ignore[index]
+            k2 = b[0]
             for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, False)):
                 yield oa + ob + ops, wa + wb + d14(i - 1, k, k2, j)
 

@@ -145,7 +145,7 @@ def int_sequence(values: object, name: str, *, length: int | None = None) -> lis
         items = list(values)
     else:
         # Iterators and generators have an order too; unordered collections were refused.
-        items = list(values)  # type: ignore[call-overload]
+        items = list(values)
     if length is not None and len(items) != length:
         raise ValueError(f"{name}: expected {length} entries, got {len(items)}")
     return [integer(v, f"{name}[{i}]") for i, v in enumerate(items)]

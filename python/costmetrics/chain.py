@@ -257,11 +257,14 @@ def two_mm(P0: int, P1: int, P2: int, P3: int, M: int, *, beta: Beta = "printed"
         Left and right fusion with their tiles, and the unfused counterparts (None unless
         every size exceeds ``sqrt(M)``, the validity condition of every closed form).
     """
-    args = [
-        _convert.integer(v, n)
-        for v, n in ((P0, "P0"), (P1, "P1"), (P2, "P2"), (P3, "P3"), (M, "M"))
-    ]
-    result: TwoMM = _core_chain.two_mm(*args, _beta(beta))
+    result: TwoMM = _core_chain.two_mm(
+        _convert.integer(P0, "P0"),
+        _convert.integer(P1, "P1"),
+        _convert.integer(P2, "P2"),
+        _convert.integer(P3, "P3"),
+        _convert.integer(M, "M"),
+        _beta(beta),
+    )
     return result
 
 
@@ -375,9 +378,7 @@ DEFAULT_DISTRIBUTION = ChainDistribution()
 
 def _dist_args(d: object) -> tuple[str, int, int, int, int]:
     if not isinstance(d, ChainDistribution):
-        raise TypeError(
-            f"distribution: expected a ChainDistribution, got {type(d).__name__} {d!r}"
-        )
+        raise TypeError(f"distribution: expected a ChainDistribution, got {type(d).__name__} {d!r}")
     kind = _convert.choice(d.kind, "distribution.kind", ("uniform", "loguniform"))
     seed = d.seed
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -419,6 +420,9 @@ def random_chain(
     )
 
 
+_SpecArgs = tuple[int, int, int, list[int], str, int, int, int, int, str, int]
+
+
 def _spec_args(
     capacities: object,
     lengths: object,
@@ -426,15 +430,20 @@ def _spec_args(
     distribution: object,
     beta: object,
     threads: object,
-) -> tuple[object, ...]:
+) -> _SpecArgs:
     caps = _convert.int_sequence(capacities, "capacities")
     n_min, n_max = _convert.int_sequence(lengths, "lengths", length=2)
+    kind, lo, hi, step, seed = _dist_args(distribution)
     return (
         n_min,
         n_max,
         _convert.integer(chains_per_length, "chains_per_length"),
         caps,
-        *_dist_args(distribution),
+        kind,
+        lo,
+        hi,
+        step,
+        seed,
         _beta(beta),
         _convert.integer(threads, "threads"),
     )

@@ -356,7 +356,9 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
         )
     for name in ("smem_per_sm_bytes", "smem_per_block_bytes"):
         if getattr(g, name) < BYTES_PER_WORD:
-            raise ValueError(f"{name}{where}: must be at least one 4-byte word, got {getattr(g, name)}")
+            raise ValueError(
+                f"{name}{where}: must be at least one 4-byte word, got {getattr(g, name)}"
+            )
     object.__setattr__(g, "key", normalize_name(key or g.name))
     # The ranges of the time model are checked once, by the core (GpuParams::validate);
     # its message names the core's field (in words and s/word where the preset has bytes
@@ -364,7 +366,9 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
     try:
         g._core_params()
     except ValueError as exc:
-        raise ValueError(f"{_core_field_to_preset(str(exc))}{where} (the time model's range)") from None
+        raise ValueError(
+            f"{_core_field_to_preset(str(exc))}{where} (the time model's range)"
+        ) from None
 
 
 _CORE_TO_PRESET = {

@@ -411,7 +411,7 @@ class SearchSpace:
 
 
 def _search_space(space: object, n_dims: int) -> SearchSpace:
-    """A SearchSpace, or candidate lists in the tiles layout ``(tS1, ..., tT)``."""
+    """Return a SearchSpace from one, or from candidate lists ``(tS1, ..., tT)``."""
     if space is None:
         return default_search_space(n_dims)
     if isinstance(space, SearchSpace):

@@ -384,9 +384,7 @@ def table_d1(
     return RandomChainTable(tuple(capacities), rows, overall, distribution, beta)
 
 
-def write_table_d1_csv(
-    table: RandomChainTable, seed_rows: list[SeedRow], path: Path
-) -> Path:
+def write_table_d1_csv(table: RandomChainTable, seed_rows: list[SeedRow], path: Path) -> Path:
     """Write our Table D.1 beside the seed's: one row per n, then the overall row."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)

@@ -1,0 +1,8 @@
+# Type stubs of the compiled extension costmetrics._core (cpp/bindings/). The compiled
+# module wins at import time; these files only describe it to type checkers.
+# One submodule per model family: add `from . import <family> as <family>` and a
+# `<family>.pyi` beside this file.
+from . import chain as chain
+from . import time as time
+
+__version__: str
