@@ -90,30 +90,33 @@ void register_chain(py::module_& m) {
   c.def(
       "single_mm",
       [](py::handle p0, py::handle p1, py::handle p2, py::handle m) {
-        return ch::single_mm(from_python<std::int64_t>(p0, "P0"),
-                             from_python<std::int64_t>(p1, "P1"),
-                             from_python<std::int64_t>(p2, "P2"),
-                             from_python<std::int64_t>(m, "M"));
+        // Converted in argument order, so that an error names the first bad argument.
+        const auto a = from_python<std::int64_t>(p0, "P0");
+        const auto b = from_python<std::int64_t>(p1, "P1");
+        const auto c = from_python<std::int64_t>(p2, "P2");
+        return ch::single_mm(a, b, c, from_python<std::int64_t>(m, "M"));
       },
       py::arg("P0"), py::arg("P1"), py::arg("P2"), py::arg("M"));
   c.def(
       "two_mm",
       [](py::handle p0, py::handle p1, py::handle p2, py::handle p3, py::handle m,
          py::handle beta) {
-        return ch::two_mm(
-            from_python<std::int64_t>(p0, "P0"), from_python<std::int64_t>(p1, "P1"),
-            from_python<std::int64_t>(p2, "P2"), from_python<std::int64_t>(p3, "P3"),
-            from_python<std::int64_t>(m, "M"), from_python<ch::BetaReading>(beta, "beta"));
+        const auto a = from_python<std::int64_t>(p0, "P0");
+        const auto b = from_python<std::int64_t>(p1, "P1");
+        const auto c = from_python<std::int64_t>(p2, "P2");
+        const auto d = from_python<std::int64_t>(p3, "P3");
+        const auto capacity = from_python<std::int64_t>(m, "M");
+        return ch::two_mm(a, b, c, d, capacity, from_python<ch::BetaReading>(beta, "beta"));
       },
       py::arg("P0"), py::arg("P1"), py::arg("P2"), py::arg("P3"), py::arg("M"),
       py::arg("beta") = "printed");
   c.def(
       "data_movement",
       [](py::handle dims, py::handle m, py::handle beta, py::handle threads) {
-        return ch::data_movement(from_python<Dims>(dims, "dims"),
-                                 from_python<std::int64_t>(m, "M"),
-                                 from_python<ch::BetaReading>(beta, "beta"),
-                                 from_python<int>(threads, "threads"));
+        const auto p = from_python<Dims>(dims, "dims");
+        const auto capacity = from_python<std::int64_t>(m, "M");
+        const auto reading = from_python<ch::BetaReading>(beta, "beta");
+        return ch::data_movement(p, capacity, reading, from_python<int>(threads, "threads"));
       },
       py::arg("dims"), py::arg("M"), py::arg("beta") = "printed", py::arg("threads") = 1);
   c.def(
@@ -133,7 +136,8 @@ void register_chain(py::module_& m) {
         const auto spec = make_spec(py::int_(2), py::int_(2), py::int_(1),
                                     py::make_tuple(65536), distribution, lo, hi, step, seed,
                                     py::str("printed"), py::int_(1));
-        return ch::random_chain(spec, from_python<int>(n, "n"), from_python<int>(index, "index"));
+        const int length = from_python<int>(n, "n");
+        return ch::random_chain(spec, length, from_python<int>(index, "index"));
       },
       py::arg("n"), py::arg("index"), py::arg("distribution"), py::arg("lo"), py::arg("hi"),
       py::arg("step"), py::arg("seed"));

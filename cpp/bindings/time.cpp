@@ -102,32 +102,35 @@ void register_time(py::module_& m) {
   t.def(
       "validate_inputs",
       [](py::handle gpu, py::handle stencil, py::handle size) {
-        tmod::validate_inputs(from_python<tmod::GpuParams>(gpu, "gpu"),
-                              from_python<tmod::StencilParams>(stencil, "stencil"),
-                              from_python<tmod::ProblemSize>(size, "size"));
+        // Converted in argument order, so that an error names the first bad argument.
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        tmod::validate_inputs(g, s, p);
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"));
   t.def(
       "feasibility",
       [](py::handle gpu, py::handle n_space_dims, py::handle tiles) {
         const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
         g.validate();
-        return tmod::feasibility(g, from_python<int>(n_space_dims, "n_space_dims"),
-                                 from_python<tmod::TileSizes>(tiles, "tiles"));
+        return tmod::feasibility(g, dims, t);
       },
       py::arg("gpu"), py::arg("n_space_dims"), py::arg("tiles"));
   t.def(
       "m_tile_words",
       [](py::handle n_space_dims, py::handle tiles) {
-        return tmod::m_tile_words(from_python<int>(n_space_dims, "n_space_dims"),
-                                  from_python<tmod::TileSizes>(tiles, "tiles"));
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        return tmod::m_tile_words(dims, from_python<tmod::TileSizes>(tiles, "tiles"));
       },
       py::arg("n_space_dims"), py::arg("tiles"));
   t.def(
       "hyperthreading_factor",
       [](py::handle gpu, py::handle m_tile) {
-        return tmod::hyperthreading_factor(from_python<tmod::GpuParams>(gpu, "gpu"),
-                                           from_python<double>(m_tile, "m_tile_words"));
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        return tmod::hyperthreading_factor(g, from_python<double>(m_tile, "m_tile_words"));
       },
       py::arg("gpu"), py::arg("m_tile_words"));
   t.def(
@@ -143,21 +146,22 @@ void register_time(py::module_& m) {
   t.def(
       "t_overhead_closed_form_s",
       [](py::handle gpu, py::handle stencil, py::handle size, py::handle tiles) {
-        return tmod::t_overhead_closed_form_s(
-            from_python<tmod::GpuParams>(gpu, "gpu"),
-            from_python<tmod::StencilParams>(stencil, "stencil"),
-            from_python<tmod::ProblemSize>(size, "size"), from_python<tmod::TileSizes>(tiles, "tiles"));
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        return tmod::t_overhead_closed_form_s(g, s, p, t);
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"));
   t.def(
       "evaluate",
       [](py::handle gpu, py::handle stencil, py::handle size, py::handle tiles,
          py::handle variant) {
-        return tmod::evaluate(from_python<tmod::GpuParams>(gpu, "gpu"),
-                              from_python<tmod::StencilParams>(stencil, "stencil"),
-                              from_python<tmod::ProblemSize>(size, "size"),
-                              from_python<tmod::TileSizes>(tiles, "tiles"),
-                              from_python<tmod::Variant>(variant, "variant"));
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        return tmod::evaluate(g, s, p, t, from_python<tmod::Variant>(variant, "variant"));
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
       py::arg("variant") = "paper");
@@ -242,11 +246,10 @@ void register_time(py::module_& m) {
   t.def(
       "max_hexagonal_face_tiles",
       [](py::handle gpu, py::handle n_space_dims, py::handle space) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
         const int dims = from_python<int>(n_space_dims, "n_space_dims");
-        return tiles_to_array(
-            tmod::max_hexagonal_face_tiles(from_python<tmod::GpuParams>(gpu, "gpu"), dims,
-                                           from_python<tmod::SearchSpace>(space, "space")),
-            dims);
+        const auto s = from_python<tmod::SearchSpace>(space, "space");
+        return tiles_to_array(tmod::max_hexagonal_face_tiles(g, dims, s), dims);
       },
       py::arg("gpu"), py::arg("n_space_dims"), py::arg("space"));
 }
