@@ -327,6 +327,8 @@ def test_results_pickle(make: object) -> None:
 def test_record_constructor_validates_and_names_fields() -> None:
     with pytest.raises(TypeError, match=r"GpuParams\(\) missing keyword argument 'n_v'"):
         _core.time.GpuParams(n_sm=1)
+    with pytest.raises(TypeError, match=r"TileSizes\(\) takes keyword arguments only"):
+        _core.time.TileSizes([8, 64, 0], 8)
     with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         _core.time.StencilParams(n_space_dims=2, c_iter_s=1e-8, colour=1)
     with pytest.raises(TypeError, match=r"ProblemSize.space\[1\]: expected an integer"):

@@ -15,6 +15,7 @@ the first call of a test loads presets).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -152,9 +153,7 @@ def test_time_best_tiles_contract(
 
 @CAMPAIGN
 @given(STENCILS, GPUS, SIZES, TILES)
-def test_time_ideal_and_overhead_contract(
-    stencil: str, gpu: str, sizes: Any, tiles: Any
-) -> None:
+def test_time_ideal_and_overhead_contract(stencil: str, gpu: str, sizes: Any, tiles: Any) -> None:
     ideal = _contract(lambda: cm.time.t_ideal(stencil, gpu, sizes))
     if ideal is not None:
         _finite_nonnegative(ideal)
@@ -193,8 +192,8 @@ def test_load_gpu_file_contract(tmp_path_factory: Any, text: str, raw: bytes) ->
     for index, content in enumerate((text.encode("utf-8", "surrogatepass"), raw)):
         path = folder / f"g{index}.yaml"
         path.write_bytes(content)
-        _contract(lambda: cm.load_gpu(path))
-        _contract(lambda: cm.load_stencil(path))
+        _contract(functools.partial(cm.load_gpu, path))
+        _contract(functools.partial(cm.load_stencil, path))
     _contract(lambda: cm.gpu(text))
 
 

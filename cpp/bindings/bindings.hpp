@@ -233,7 +233,11 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
   });
   const std::string record_name = name;
   cls.attr("_fields") = py::tuple(field_names);
-  cls.def(py::init([record_name](const py::kwargs& kwargs) {
+  cls.def(py::init([record_name](const py::args& args, const py::kwargs& kwargs) {
+            if (!args.empty()) {
+              throw py::type_error(record_name + "() takes keyword arguments only (" +
+                                   std::to_string(args.size()) + " positional given)");
+            }
             Record r{};
             std::size_t used = 0;
             for_each_field<Record>([&](auto f) {
