@@ -8,9 +8,11 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "costmetrics/checked.hpp"
 #include "costmetrics/parallel.hpp"
+#include "costmetrics/search.hpp"
 #include "time_detail.hpp"
 #include "time_exact.hpp"
 
@@ -370,51 +372,19 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   require_in_range(n_threads, 0, kMaxThreads, "n_threads");
   check_space(space, stencil.n_space_dims);
   require_in_range(within, 0.0, 1e6, "within");
-  const std::size_t n = space.size();
-  // Feasibility is cheap and concentrated in one corner of the space (small tiles), so
-  // filter first and spread only the feasible points over the threads.
-  std::vector<std::size_t> feasible;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (feasibility(gpu, stencil.n_space_dims, space.point(i)) == kFeasible) {
-      feasible.push_back(i);
-    }
-  }
+  const int dims = stencil.n_space_dims;
+  auto found = search::exhaustive_search(
+      space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
+      [&](const TileSizes& t) { return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s; },
+      within, n_threads, 512);
   SearchResult r;
-  r.n_points = n;
-  r.n_feasible = feasible.size();
-  if (r.n_feasible == 0) {
-    throw std::invalid_argument("no feasible tile in the search space");
-  }
-  std::vector<double> talg(feasible.size());
-  parallel_for_chunks(
-      feasible.size(),
-      [&](std::size_t begin, std::size_t end, std::size_t) {
-        for (std::size_t j = begin; j < end; ++j) {
-          talg[j] = evaluate_unchecked(gpu, stencil, size, space.point(feasible[j]), variant)
-                        .talg_s;
-        }
-      },
-      n_threads, 512);
-
-  // First minimum in index order, so that ties resolve deterministically.
-  const std::size_t best = static_cast<std::size_t>(
-      std::min_element(talg.begin(), talg.end()) - talg.begin());
-  r.best = space.point(feasible[best]);
-  r.talg_min_s = talg[best];
+  r.best = found.best;
+  r.talg_min_s = found.best_value;
   r.best_breakdown = evaluate_unchecked(gpu, stencil, size, r.best, variant);
-  const double cutoff = r.talg_min_s * (1.0 + within);
-  std::vector<std::size_t> near;
-  for (std::size_t j = 0; j < feasible.size(); ++j) {
-    if (talg[j] <= cutoff) near.push_back(j);
-  }
-  std::stable_sort(near.begin(), near.end(),
-                   [&](std::size_t a, std::size_t b) { return talg[a] < talg[b]; });
-  r.near_optimal.reserve(near.size());
-  r.near_optimal_talg_s.reserve(near.size());
-  for (std::size_t j : near) {
-    r.near_optimal.push_back(space.point(feasible[j]));
-    r.near_optimal_talg_s.push_back(talg[j]);
-  }
+  r.near_optimal = std::move(found.near_optimal);
+  r.near_optimal_talg_s = std::move(found.near_optimal_values);
+  r.n_points = found.n_points;
+  r.n_feasible = found.n_feasible;
   return r;
 }
 

@@ -51,13 +51,15 @@ __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access. ``time`` is not in ``__all__``:
 #: ``from costmetrics import *`` must not replace the standard library's ``time``.
-_LAZY_SUBMODULES = ("time", "chain")
+_LAZY_SUBMODULES = ("time", "chain", "energy", "exasat")
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
     "chain",
+    "energy",
+    "exasat",
     "gpu",
     "gpus",
     "load_gpu",

@@ -3,6 +3,8 @@
 # One submodule per model family: add `from . import <family> as <family>` and a
 # `<family>.pyi` beside this file.
 from . import chain as chain
+from . import energy as energy
+from . import exasat as exasat
 from . import time as time
 
 __version__: str
