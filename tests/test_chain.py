@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterator
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,6 +93,7 @@ def test_d7_fig_d11_table() -> None:
     t3, t4, t5 = dm.nodes[2], dm.nodes[3], dm.nodes[4]
     assert t5.Fp == pytest.approx(t3.F + t4.F + t5.hp, rel=1e-14)
     # Fl(T5) = F(T1) + F(T4) + hl(T5); Fr(T5) = F(T2) + F(T3) + hr(T5).
+    assert t5.hl is not None and t5.hr is not None
     assert t5.Fl == pytest.approx(dm.nodes[0].F + t4.F + t5.hl, rel=1e-14)
     assert t5.Fr == pytest.approx(dm.nodes[1].F + t3.F + t5.hr, rel=1e-14)
     assert [n.absorbed for n in dm.nodes] == [True, True, False, False, False]
@@ -110,13 +113,13 @@ def test_d7_derived_beta_changes_the_decision() -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _numpy_chain_order():  # type: ignore[no-untyped-def]
+def _numpy_chain_order() -> Callable[..., Any]:
     for modname in ("numpy.linalg._linalg", "numpy.linalg.linalg"):
         try:
             mod = __import__(modname, fromlist=["_multi_dot_matrix_chain_order"])
         except ImportError:
             continue
-        fn = getattr(mod, "_multi_dot_matrix_chain_order", None)
+        fn: Callable[..., Any] | None = getattr(mod, "_multi_dot_matrix_chain_order", None)
         if fn is not None:
             return fn
     pytest.skip("numpy has no _multi_dot_matrix_chain_order")
@@ -231,18 +234,21 @@ def test_data_movement_bad_input() -> None:
 def test_single_mm_fig_d3_example() -> None:
     # 000 App. D.2, Fig. D.3: P0 = 60, P2 = 50, M = 64 gives x = y = sqrt(M) = 8.
     res = ch.single_mm(60, 40, 50, 64)
-    assert res.cases["R"].tile == (8.0, 8.0)
-    assert res.cases["R"].words == pytest.approx(2 * 60 * 40 * 50 / 8 + 60 * 50)  # D.3
-    assert res.cases["A1"].tile[1] == pytest.approx(2 * res.cases["A1"].tile[0])  # z = 2x
+    r, a1, a2 = res.cases
+    assert (r.resident, a1.resident, a2.resident) == ("R", "A1", "A2")
+    assert r.tile == [8.0, 8.0] and r.tile_dims == ["P0", "P2"]
+    assert r.words == pytest.approx(2 * 60 * 40 * 50 / 8 + 60 * 50)  # D.3
+    assert a1.tile[1] == pytest.approx(2 * a1.tile[0])  # z = 2x
     assert res.best == "R"
 
 
 def test_single_mm_out_of_range_is_flagged() -> None:
     # 000 App. D.2: with P1 = 1 the closed form h*_A1 can go negative.
     res = ch.single_mm(1000, 1, 1000, 65536)
-    assert not res.cases["A1"].valid and res.cases["A1"].words is None
-    assert "P1" in res.cases["A1"].reason
-    assert res.cases["R"].valid
+    r, a1, _ = res.cases
+    assert not a1.valid and a1.words is None
+    assert "P1" in a1.reason
+    assert r.valid
 
 
 @settings(max_examples=300, deadline=None)
@@ -254,7 +260,7 @@ def test_single_mm_out_of_range_is_flagged() -> None:
     st.integers(1, 5000),
 )
 def test_transfers_never_negative(p0: int, p1: int, p2: int, m: int, p3: int) -> None:
-    for case in ch.single_mm(p0, p1, p2, m).cases.values():
+    for case in ch.single_mm(p0, p1, p2, m).cases:
         assert case.words is None or case.words > 0
         assert case.valid == (case.words is not None)
     two = ch.two_mm(p0, p1, p2, p3, m)
@@ -272,10 +278,11 @@ def test_two_mm_left_is_minimum_of_d7() -> None:
         return p0 * p1 * p2 * (x + y) / (x * y) + p0 * p2 * p3 * (2 * x + y) / (x * y) - p0 * p3
 
     x, y = res.left.tile
-    assert res.left.words == pytest.approx(d7(x, y), rel=1e-12)
+    words = res.left.words
+    assert words is not None and words == pytest.approx(d7(x, y), rel=1e-12)
     for f in (0.9, 0.95, 1.05, 1.1):
-        assert d7(x * f, y / f) > res.left.words
-    assert res.unfused_left_words is not None and res.left.words < res.unfused_left_words
+        assert d7(x * f, y / f) > words
+    assert res.unfused_left_words is not None and words < res.unfused_left_words
 
 
 def test_two_mm_right_readings() -> None:
@@ -289,12 +296,14 @@ def test_two_mm_right_readings() -> None:
     assert printed.right.ratio == pytest.approx(p0 / p1)
     assert derived.right.ratio == pytest.approx(p0 / p2)
     assert (round(printed.right.tile[0]), round(printed.right.tile[1])) == (312, 210)
-    assert derived.right.words == pytest.approx(d11(*derived.right.tile), rel=1e-12)
+    derived_words, printed_words = derived.right.words, printed.right.words
+    assert derived_words is not None and printed_words is not None
+    assert derived_words == pytest.approx(d11(*derived.right.tile), rel=1e-12)
     for f in (0.9, 1.1):
         x, y = derived.right.tile
-        assert d11(x * f, y / f) > derived.right.words
+        assert d11(x * f, y / f) > derived_words
     # The printed formula undercuts the true minimum of D.11 for this chain.
-    assert printed.right.words < derived.right.words
+    assert printed_words < derived_words
 
 
 # --------------------------------------------------------------------------------------
@@ -308,7 +317,9 @@ def _trees(i: int, j: int) -> list[object]:
     return [(k, a, b) for k in range(i, j) for a in _trees(i, k) for b in _trees(k + 1, j)]
 
 
-def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None):  # type: ignore[no-untyped-def]
+def _brute_plans(
+    dims: list[int], m: int, beta: str, tree: object | None = None
+) -> Iterator[tuple[int, float]]:
     """Yield (ops, words) of every tree (or the given one) and legal set of fused edges.
 
     Independent reference: each hyper-node costs its closed form including the write of
@@ -328,19 +339,22 @@ def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None)
         bp = (1 + 2 * bt) / (1 + bt)
         return 2 * p[b] * p[c] * p[d] * (1 + bt) * math.sqrt(bp) / s - p[a] * p[d]
 
-    def span(t: object) -> tuple[int, int]:
+    def span(t: Any) -> tuple[int, int]:
         if isinstance(t, int):
             return t, t
-        _, a, b = t  # type: ignore[misc]
+        _, a, b = t
         return span(a)[0], span(b)[1]
 
-    def plans(t: object, free: bool):  # type: ignore[no-untyped-def]
+    def plans(t: Any, free: bool) -> Iterator[tuple[int, float]]:
         """Yield (ops, words) for subtree t; free=False means t is fused into its parent
         (then t is not fused with its children and its own cost is paid by the parent)."""
         if isinstance(t, int):
             yield 0, 0.0
             return
-        k, a, b = t  # type: ignore[misc]
+        k: int
+        a: Any
+        b: Any
+        k, a, b = t
         i, j = span(t)
         ops = p[i - 1] * p[k] * p[j]
         if not free:
@@ -350,11 +364,11 @@ def _brute_plans(dims: list[int], m: int, beta: str, tree: object | None = None)
         for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, True)):
             yield oa + ob + ops, wa + wb + 2 * p[i - 1] * p[k] * p[j] / s + p[i - 1] * p[j]
         if not isinstance(a, int):
-            k1 = a[0]  # type: ignore[index]
+            k1 = a[0]
             for (oa, wa), (ob, wb) in itertools.product(plans(a, False), plans(b, True)):
                 yield oa + ob + ops, wa + wb + d10(i - 1, k1, k, j)
         if not isinstance(b, int):
-            k2 = b[0]  # type: ignore[index]
+            k2 = b[0]
             for (oa, wa), (ob, wb) in itertools.product(plans(a, True), plans(b, False)):
                 yield oa + ob + ops, wa + wb + d14(i - 1, k, k2, j)
 
@@ -431,9 +445,30 @@ def test_random_chain_distribution() -> None:
     assert a != ch.random_chain(10, 4, dist)
 
 
-def test_random_chain_experiment_small() -> None:
-    table = ch.random_chain_experiment(lengths=(2, 6), chains_per_length=60, threads=2)
-    again = ch.random_chain_experiment(lengths=(2, 6), chains_per_length=60, threads=1)
+def test_random_chain_reductions_small() -> None:
+    values = ch.random_chain_reductions(lengths=(2, 6), chains_per_length=60, threads=2)
+    again = ch.random_chain_reductions(lengths=(2, 6), chains_per_length=60, threads=1)
+    assert values == again  # thread-count independent
+    assert len(values) == 2 * 5 * 60
+    assert [(v.M, v.n, v.index) for v in values[:2]] == [(65536, 2, 0), (65536, 2, 1)]
+    for v in values:
+        assert 0.0 <= v.reduction_percent < 100.0
+        if v.n == 2:
+            assert v.reduction_percent == 0.0  # one multiply: nothing to fuse
+        # Each value is the reduction of data_movement on the same chain.
+    v = values[-1]
+    dm = ch.data_movement(ch.random_chain(v.n, v.index), v.M)
+    assert v.reduction_percent == dm.reduction_percent
+    with pytest.raises(ValueError, match="lengths"):
+        ch.random_chain_reductions(lengths=(1, 4))
+    with pytest.raises(ValueError, match="kind"):
+        ch.random_chain_reductions(distribution=ch.ChainDistribution(kind="normal"))  # type: ignore[arg-type]
+
+
+def test_table_d1_aggregates_per_length() -> None:
+    from costmetrics.experiments import matrix_chain as exp
+
+    table = exp.table_d1(lengths=(2, 6), chains_per_length=60)
     for cap in (65536, 98304):
         rows = table.rows[cap]
         assert [r.n for r in rows] == [2, 3, 4, 5, 6]
@@ -441,22 +476,21 @@ def test_random_chain_experiment_small() -> None:
         assert all(0.0 <= r.min <= r.avg <= r.max < 100.0 for r in rows)
         assert table.overall[cap].chains == 300
         assert table.overall[cap].avg == pytest.approx(sum(r.avg for r in rows) / len(rows))
-        assert again.overall[cap].avg == table.overall[cap].avg
     # The larger on-chip memory saves more (000 App. D.7, Table D.1).
     assert table.overall[98304].avg > table.overall[65536].avg
-    with pytest.raises(ValueError):
-        ch.random_chain_experiment(lengths=(1, 4))
-    with pytest.raises(ValueError, match="kind"):
-        ch.random_chain_experiment(distribution=ch.ChainDistribution(kind="normal"))  # type: ignore[arg-type]
 
 
-def test_joint_experiment_small() -> None:
-    table = ch.joint_experiment((65536,), lengths=(2, 6), chains_per_length=20)
+def test_joint_comparisons_small() -> None:
+    from costmetrics.experiments import matrix_chain as exp
+
+    table = exp.joint_table((65536,), lengths=(2, 6), chains_per_length=20)
     rows = table.rows[65536]
     assert rows[0].avg_traffic_gain == 0.0  # n = 2: a single tree
     for r in rows:
         assert r.avg_traffic_gain >= 0.0 and r.avg_ops_increase >= 0.0
         assert r.avg_front_size >= 1.0
+    with pytest.raises(ValueError, match="n_max <= 32"):
+        ch.joint_comparisons(lengths=(2, 33), chains_per_length=1)
 
 
 # --------------------------------------------------------------------------------------

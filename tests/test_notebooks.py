@@ -59,7 +59,7 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes(path: Path, kernel_name: str, tmp_path: Path) -> None:
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     client = NotebookClient(
         notebook,
         timeout=TIMEOUT_S,
@@ -71,7 +71,7 @@ def test_notebook_executes(path: Path, kernel_name: str, tmp_path: Path) -> None
 
 @pytest.mark.parametrize("path", _tracked_notebooks(), ids=lambda p: p.name)
 def test_notebook_stored_without_outputs(path: Path) -> None:
-    notebook = nbformat.read(path, as_version=4)
+    notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "code":
             assert cell.get("outputs") == [], f"{path.name}: cell {index} has stored outputs"

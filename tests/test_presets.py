@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from hypothesis import given
@@ -189,7 +190,7 @@ def test_unknown_names_list_known_presets() -> None:
         costmetrics.gpu("gtx1080")
     with pytest.raises(ValueError, match=r"name: unknown stencil 'heat4d'.*heat2d"):
         costmetrics.stencil("heat4d")
-    with pytest.raises(ValueError, match=r"name: expected a GPU name"):
+    with pytest.raises(TypeError, match=r"name: expected a GPU name"):
         costmetrics.gpu(980)  # type: ignore[arg-type]
 
 
@@ -237,32 +238,50 @@ def test_register_refuses_to_replace_silently() -> None:
     presets.register_gpu(other, overwrite=True)
     assert costmetrics.gpu("gtx980").n_sm == 1
     presets.register_gpu(costmetrics.gpu("titanx"))  # the same object again is fine
-    with pytest.raises(ValueError, match=r"obj: expected a costmetrics.Gpu"):
+    with pytest.raises(TypeError, match=r"obj: expected a costmetrics.Gpu"):
         presets.register_gpu("gtx980")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"obj: expected a costmetrics.Stencil"):
+    with pytest.raises(TypeError, match=r"obj: expected a costmetrics.Stencil"):
         presets.register_stencil(costmetrics.gpu("gtx980"))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "message"),
+    ("field", "value", "exception", "message"),
     [
-        ("n_sm", 0, "n_sm: must be positive"),
-        ("n_v", -128, "n_v: must be positive"),
-        ("n_sm", 16.0, "n_sm: expected a positive integer"),
-        ("max_blocks_per_sm", True, "max_blocks_per_sm: expected a positive integer"),
-        ("registers_per_sm", "65536", "registers_per_sm: expected a positive integer"),
-        ("l_s_per_gb", 0.0, "l_s_per_gb: must be positive and finite"),
-        ("tau_sync_s", float("inf"), "tau_sync_s: must be positive and finite"),
-        ("t_sync_s", float("nan"), "t_sync_s: must be positive and finite"),
-        ("t_sync_s", "1e-6", "t_sync_s: expected a positive number"),
-        ("name", "  ", "name: must not be empty"),
-        ("name", None, "name: expected a string"),
-        ("smem_per_block_bytes", 200 * KB, "smem_per_block_bytes: .* exceeds smem_per_sm_bytes"),
+        ("n_sm", 0, ValueError, "n_sm: must be positive"),
+        ("n_v", -128, ValueError, "n_v: must be positive"),
+        ("n_sm", 16.0, TypeError, "n_sm: expected a positive integer"),
+        ("max_blocks_per_sm", True, TypeError, "max_blocks_per_sm: expected a positive integer"),
+        ("registers_per_sm", "65536", TypeError, "registers_per_sm: expected a positive integer"),
+        ("l_s_per_gb", 0.0, ValueError, "l_s_per_gb: must be positive and finite"),
+        ("tau_sync_s", float("inf"), ValueError, "tau_sync_s: must be positive and finite"),
+        ("t_sync_s", float("nan"), ValueError, "t_sync_s: must be positive and finite"),
+        ("t_sync_s", "1e-6", TypeError, "t_sync_s: expected a positive number"),
+        ("name", "  ", ValueError, "name: must not be empty"),
+        ("name", None, TypeError, "name: expected a string"),
+        (
+            "smem_per_block_bytes",
+            200 * KB,
+            ValueError,
+            "smem_per_block_bytes: .* exceeds smem_per_sm_bytes",
+        ),
+        # Issue 6: 2**80 bytes was accepted and made k overflow to a negative number.
+        ("smem_per_sm_bytes", 2**80, OverflowError, r"smem_per_sm_bytes: .* \[1, 2147483647\]"),
+        ("smem_per_sm_bytes", 2**30, ValueError, r"smem_per_sm_bytes \(as words\): must be in"),
+        ("tau_sync_s", 1e308, ValueError, r"tau_sync_s: must be in \[0, 1\] s, got 1e\+308"),
+        ("n_sm", 2**31, OverflowError, "n_sm: 2147483648 is outside"),
     ],
 )
-def test_gpu_constructor_rejects_bad_values(field: str, value: object, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_gpu_constructor_rejects_bad_values(
+    field: str, value: object, exception: type[Exception], message: str
+) -> None:
+    with pytest.raises(exception, match=message):
         Gpu(**{**GTX980_FIELDS, field: value})
+
+
+def test_gpu_constructor_accepts_numpy_numbers() -> None:
+    g = Gpu(**{**GTX980_FIELDS, "n_sm": np.int64(16), "tau_sync_s": np.float32(2.5e-8)})
+    assert g.n_sm == 16 and type(g.n_sm) is int
+    assert type(g.tau_sync_s) is float
 
 
 @pytest.mark.parametrize(
@@ -274,12 +293,15 @@ def test_gpu_constructor_rejects_bad_values(field: str, value: object, message: 
         ({"c_iter_s": [1e-8]}, "c_iter_s: expected a mapping"),
         ({"c_iter_s": {"gtx980": -1e-8}}, r"c_iter_s\['gtx980'\]: must be positive"),
         ({"c_iter_s": {"gtx980": "fast"}}, r"c_iter_s\['gtx980'\]: expected a positive number"),
+        ({"c_iter_s": {"gtx980": 1.7e308}}, r"c_iter_s\['gtx980'\]: must be in \(0, 1\] s"),
         ({"description": 3}, "description: expected a string"),
     ],
 )
 def test_stencil_constructor_rejects_bad_values(changes: dict[str, object], message: str) -> None:
     fields: dict[str, object] = {"name": "S", "n_space_dims": 2, "c_iter_s": {"gtx980": 1e-8}}
-    with pytest.raises(ValueError, match=message):
+    type_errors = ("expected a mapping", "expected a positive number", "expected a string")
+    exception = TypeError if message.endswith(type_errors) else ValueError
+    with pytest.raises(exception, match=message):
         Stencil(**{**fields, **changes})  # type: ignore[arg-type]
 
 

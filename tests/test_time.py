@@ -42,7 +42,7 @@ def test_presets_by_name_and_object_agree() -> None:
     # C_iter of Heat2D on the GTX 980 is 3.68e-8 s (Table A.4).
     assert b.t_ideal_s == pytest.approx(4096 * 4096 * 1024 * 3.68e-8 / (16 * 128), rel=1e-12)
     assert b.t_overhead_s == pytest.approx(b.talg_s - b.t_ideal_s)
-    assert set(b.to_dict()) >= {
+    assert set(b._asdict()) >= {
         "n_wavefronts", "tiles_per_wavefront", "k", "m_tile_words", "m_prime_s", "c_s",
         "t_tile_s", "talg_s",
     }  # fmt: skip
@@ -54,20 +54,22 @@ def test_presets_by_name_and_object_agree() -> None:
 @pytest.mark.parametrize(
     ("sizes", "tiles", "exception", "match"),
     [
-        ((4096, 4096), (8, 64, 8), ValueError, "sizes must have 3 entries"),
-        ((4096, 4096, 1024), (8, 8), ValueError, "tiles must have 3 entries"),
+        ((4096, 4096), (8, 64, 8), ValueError, "sizes: must have 3 entries"),
+        ((4096, 4096, 1024), (8, 8), ValueError, "tiles: must have 3 entries"),
         ((4096, 4096, 1024), (8, 64, 7), ValueError, "tT must be even"),
         ((4096, 4096, 1024), (8, 48, 8), ValueError, "multiple of 32"),
         ((4096, 4096, 1024), (200, 64, 8), ValueError, "shared memory per thread block"),
         ((4096, 4096, 1024), (0, 64, 8), ValueError, "positive"),
-        ((0, 4096, 1024), (8, 64, 8), ValueError, "S1 must be positive"),
-        ((4096, 4096, -5), (8, 64, 8), ValueError, "T must be positive"),
-        ((4096, 4096, 1.5), (8, 64, 8), ValueError, "integers"),
+        ((0, 4096, 1024), (8, 64, 8), ValueError, "S1: must be positive, got 0"),
+        ((4096, 4096, -5), (8, 64, 8), ValueError, "T: must be positive, got -5"),
+        ((4096, 4096, 1.5), (8, 64, 8), TypeError, r"sizes\[2\]: expected an integer"),
         ((2**40, 2**40, 1024), (8, 64, 8), OverflowError, "overflow"),
         ((2**70, 4096, 1024), (8, 64, 8), OverflowError, "sizes"),
     ],
 )
-def test_bad_input_raises_naming_the_parameter(sizes, tiles, exception, match) -> None:
+def test_bad_input_raises_naming_the_parameter(
+    sizes: tuple[int, ...], tiles: tuple[int, ...], exception: type[Exception], match: str
+) -> None:
     with pytest.raises(exception, match=match):
         cm_time.talg("heat2d", "gtx980", sizes, tiles)
 
@@ -94,7 +96,7 @@ def test_batch_matches_scalar_and_flags_infeasible() -> None:
     assert math.isnan(batch.talg_s[1]) and "multiple of 32" in batch.reason_text(1)
     assert batch.reasons[3] == cm_time.INFEASIBLE_REASONS["odd_time_tile"]
     assert batch.reasons[4] & cm_time.INFEASIBLE_REASONS["exceeds_block_shared_memory"]
-    with pytest.raises(ValueError, match="integer array"):
+    with pytest.raises(TypeError, match="integer array"):
         cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles.astype(float))
     with pytest.raises(ValueError, match=r"\(n, 3\)"):
         cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles[:, :2])

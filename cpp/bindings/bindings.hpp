@@ -6,11 +6,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "costmetrics/record.hpp"
 
@@ -39,6 +43,52 @@ inline std::string repr_of(py::handle obj) { return py::repr(obj).cast<std::stri
   throw py::error_already_set();
 }
 
+template <typename T>
+struct is_std_vector : std::false_type {};
+template <typename T, typename A>
+struct is_std_vector<std::vector<T, A>> : std::true_type {};
+template <typename T>
+struct is_std_array : std::false_type {};
+template <typename T, std::size_t N>
+struct is_std_array<std::array<T, N>> : std::true_type {};
+template <typename T>
+struct is_std_optional : std::false_type {};
+template <typename T>
+struct is_std_optional<std::optional<T>> : std::true_type {};
+
+// Whether `obj` may stand for an ordered list of values: a list, tuple, range, 1-D array or
+// other sequence; never a str, bytes, bytearray, dict, set or other unordered collection.
+inline bool is_ordered_sequence(py::handle obj) {
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()) || PyByteArray_Check(obj.ptr()) ||
+      PyDict_Check(obj.ptr()) || PyAnySet_Check(obj.ptr())) {
+    return false;
+  }
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()) || PyRange_Check(obj.ptr())) return true;
+  if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj).ndim() == 1;
+  return PySequence_Check(obj.ptr()) != 0 && !py::hasattr(obj, "keys");
+}
+
+template <typename T>
+T from_python(py::handle obj, const std::string& what);
+
+// The Python value of a record field or result: enums with enum_names as their name,
+// containers element-wise, records as their bound class, numbers and strings as themselves.
+template <typename T>
+py::object to_python(const T& value) {
+  if constexpr (std::is_enum_v<T> && has_enum_names<T>::value) {
+    return py::str(enum_name(value));
+  } else if constexpr (is_std_vector<T>::value || is_std_array<T>::value) {
+    py::list out;
+    for (const auto& item : value) out.append(to_python(item));
+    return std::move(out);
+  } else if constexpr (is_std_optional<T>::value) {
+    if (!value) return py::none();
+    return to_python(*value);
+  } else {
+    return py::cast(value);
+  }
+}
+
 // Converts one Python value to the C++ type of a record field or argument. Wrong types
 // raise TypeError, integers outside the C++ type's range OverflowError, both naming
 // `what` and the value. Value checks (positivity, finiteness) belong to the core, in the
@@ -46,38 +96,67 @@ inline std::string repr_of(py::handle obj) { return py::repr(obj).cast<std::stri
 template <typename T>
 T from_python(py::handle obj, const std::string& what) {
   if constexpr (std::is_same_v<T, bool>) {
-    if (!PyBool_Check(obj.ptr())) {
+    if (!PyBool_Check(obj.ptr()) && !(py::hasattr(obj, "dtype") && py::hasattr(obj, "item") &&
+                                      py::str(obj.attr("dtype")).cast<std::string>() == "bool")) {
       throw py::type_error(what + ": expected a bool, got " + type_name(obj) + " " + repr_of(obj));
     }
-    return obj.ptr() == Py_True;
+    return PyObject_IsTrue(obj.ptr()) == 1;
+  } else if constexpr (std::is_enum_v<T> && has_enum_names<T>::value) {
+    std::string names;
+    for (const auto& entry : enum_names<T>::values) {
+      names += std::string(names.empty() ? "" : ", ") + "'" + entry.second + "'";
+    }
+    if (!PyUnicode_Check(obj.ptr())) {
+      throw py::type_error(what + ": expected one of " + names + ", got " + type_name(obj) + " " +
+                           repr_of(obj));
+    }
+    const auto text = obj.cast<std::string>();
+    for (const auto& entry : enum_names<T>::values) {
+      if (text == entry.second) return entry.first;
+    }
+    throw py::value_error(what + ": expected one of " + names + ", got " + repr_of(obj));
   } else if constexpr (std::is_integral_v<T>) {
     // Python ints and objects with __index__ (NumPy integers); never bool or float.
-    if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) {
+    if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()) ||
+        (py::hasattr(obj, "dtype") &&
+         py::str(obj.attr("dtype")).cast<std::string>() == "bool")) {
       throw py::type_error(what + ": expected an integer, got " + type_name(obj) + " " +
                            repr_of(obj));
     }
     auto value = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
     if (!value) throw py::error_already_set();
+    auto out_of_range = [&]() {
+      throw_overflow(what + ": " + repr_of(obj) + " is outside the supported range [" +
+                     std::to_string(std::numeric_limits<T>::min()) + ", " +
+                     std::to_string(std::numeric_limits<T>::max()) + "]");
+    };
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow > 0 && std::is_unsigned_v<T>) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        out_of_range();
+      }
+      if (u > static_cast<unsigned long long>(std::numeric_limits<T>::max())) out_of_range();
+      return static_cast<T>(u);
+    }
     const bool below = overflow < 0 || (std::is_signed_v<T> ? v < static_cast<long long>(
                                                                       std::numeric_limits<T>::min())
                                                             : v < 0);
     const bool above =
         overflow > 0 || (v > 0 && static_cast<unsigned long long>(v) >
                                       static_cast<unsigned long long>(std::numeric_limits<T>::max()));
-    if (below || above) {
-      throw_overflow(what + ": " + repr_of(obj) + " is outside the supported range [" +
-                     std::to_string(std::numeric_limits<T>::min()) + ", " +
-                     std::to_string(std::numeric_limits<T>::max()) + "]");
-    }
+    if (below || above) out_of_range();
     return static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
-    // float, int, NumPy scalars; not bool, str or None.
-    if (PyBool_Check(obj.ptr()) || !(PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()) ||
-                                     py::hasattr(obj, "__float__")) ||
-        PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) {
+    // float, int, NumPy scalars; not bool, str, bytes, None or complex.
+    if (PyBool_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()) ||
+        PyComplex_Check(obj.ptr()) ||
+        !(PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()) || py::hasattr(obj, "__float__")) ||
+        (py::hasattr(obj, "dtype") &&
+         py::str(obj.attr("dtype")).cast<std::string>().rfind("complex", 0) == 0)) {
       throw py::type_error(what + ": expected a real number, got " + type_name(obj) + " " +
                            repr_of(obj));
     }
@@ -92,12 +171,50 @@ T from_python(py::handle obj, const std::string& what) {
                            repr_of(obj));
     }
     return static_cast<T>(v);
-  } else {
-    try {
-      return obj.cast<T>();
-    } catch (const py::cast_error&) {
-      throw py::type_error(what + ": cannot convert " + type_name(obj) + " " + repr_of(obj));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!PyUnicode_Check(obj.ptr())) {
+      throw py::type_error(what + ": expected a str, got " + type_name(obj) + " " + repr_of(obj));
     }
+    return obj.cast<std::string>();
+  } else if constexpr (is_std_optional<T>::value) {
+    if (obj.is_none()) return T{};
+    return T{from_python<typename T::value_type>(obj, what)};
+  } else if constexpr (is_std_vector<T>::value || is_std_array<T>::value) {
+    if (!is_ordered_sequence(obj)) {
+      throw py::type_error(what + ": expected a sequence (list, tuple or 1-D array), got " +
+                           type_name(obj) + " " + repr_of(obj));
+    }
+    const auto seq = py::reinterpret_borrow<py::sequence>(obj);
+    const std::size_t n = seq.size();
+    T out{};
+    if constexpr (is_std_array<T>::value) {
+      if (n != out.size()) {
+        throw py::value_error(what + ": expected " + std::to_string(out.size()) +
+                              " entries, got " + std::to_string(n));
+      }
+    } else {
+      out.reserve(n);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      auto item = from_python<typename T::value_type>(seq[i], what + "[" + std::to_string(i) + "]");
+      if constexpr (is_std_array<T>::value) {
+        out[i] = std::move(item);
+      } else {
+        out.push_back(std::move(item));
+      }
+    }
+    return out;
+  } else {
+    // A bound class (a record or another registered type): only an instance of it.
+    const auto* type_info = py::detail::get_type_info(typeid(T));
+    if (type_info == nullptr || !py::isinstance(obj, py::handle(reinterpret_cast<PyObject*>(
+                                                          type_info->type)))) {
+      throw py::type_error(what + ": expected a " +
+                           (type_info != nullptr ? std::string(type_info->type->tp_name)
+                                                 : std::string("bound object")) +
+                           ", got " + type_name(obj) + " " + repr_of(obj));
+    }
+    return obj.cast<T>();
   }
 }
 
@@ -105,17 +222,25 @@ T from_python(py::handle obj, const std::string& what) {
 // their docs, a keyword-only constructor taking every field (converted by from_python,
 // then checked by the record's validate() if it has one), `_fields`, `_asdict()`,
 // `__repr__`, `__eq__` and pickling. Results and inputs alike go through this one path.
+// Enum fields with enum_names travel as strings, containers as lists, nested records as
+// their bound classes (bind those first).
 template <typename Record>
 py::class_<Record> bind_record(py::handle scope, const char* name, const char* doc) {
   py::class_<Record> cls(scope, name, doc);
   py::list field_names;
   for_each_field<Record>([&](auto f) {
-    cls.def_readonly(f.name, f.member, f.doc);
+    const auto member = f.member;
+    cls.def_property_readonly(
+        f.name, [member](const Record& r) { return to_python(r.*member); }, f.doc);
     field_names.append(f.name);
   });
   const std::string record_name = name;
   cls.attr("_fields") = py::tuple(field_names);
-  cls.def(py::init([record_name](const py::kwargs& kwargs) {
+  cls.def(py::init([record_name](const py::args& args, const py::kwargs& kwargs) {
+            if (!args.empty()) {
+              throw py::type_error(record_name + "() takes keyword arguments only (" +
+                                   std::to_string(args.size()) + " positional given)");
+            }
             Record r{};
             std::size_t used = 0;
             for_each_field<Record>([&](auto f) {
@@ -143,18 +268,21 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
           }),
           (std::string("Keyword-only constructor: every field of ") + name + ", validated.")
               .c_str());
-  cls.def("_asdict", [](const Record& r) {
-    py::dict d;
-    for_each_field<Record>([&](auto f) { d[f.name] = py::cast(r.*(f.member)); });
-    return d;
-  });
+  cls.def(
+      "_asdict",
+      [](const Record& r) {
+        py::dict d;
+        for_each_field<Record>([&](auto f) { d[f.name] = to_python(r.*(f.member)); });
+        return d;
+      },
+      "Every field as a dict (nested records stay records).");
   cls.def("__repr__", [record_name](const Record& r) {
     std::string out = record_name + "(";
     bool first = true;
     for_each_field<Record>([&](auto f) {
       if (!first) out += ", ";
       first = false;
-      out += std::string(f.name) + "=" + repr_of(py::cast(r.*(f.member)));
+      out += std::string(f.name) + "=" + repr_of(to_python(r.*(f.member)));
     });
     return out + ")";
   });
@@ -163,7 +291,7 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
     const auto& other = b.cast<const Record&>();
     bool equal = true;
     for_each_field<Record>([&](auto f) {
-      equal = equal && py::cast(a.*(f.member)).equal(py::cast(other.*(f.member)));
+      equal = equal && to_python(a.*(f.member)).equal(to_python(other.*(f.member)));
     });
     return py::bool_(equal);
   });
@@ -171,7 +299,7 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
   cls.def(py::pickle(
       [](const Record& r) {
         py::list state;
-        for_each_field<Record>([&](auto f) { state.append(py::cast(r.*(f.member))); });
+        for_each_field<Record>([&](auto f) { state.append(to_python(r.*(f.member))); });
         return py::tuple(state);
       },
       [record_name](const py::tuple& state) {
@@ -182,7 +310,7 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
         }
         for_each_field<Record>([&](auto f) {
           using Value = typename decltype(f)::value_type;
-          r.*(f.member) = state[i++].template cast<Value>();
+          r.*(f.member) = from_python<Value>(state[i++], record_name + "." + f.name);
         });
         return r;
       }));

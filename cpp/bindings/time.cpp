@@ -8,23 +8,17 @@
 
 namespace tmod = costmetrics::time_model;
 
+namespace costmetrics {
+template <>
+struct enum_names<time_model::Variant> {
+  static constexpr std::array<std::pair<time_model::Variant, const char*>, 2> values{
+      {{time_model::Variant::paper, "paper"}, {time_model::Variant::exact, "exact"}}};
+};
+}  // namespace costmetrics
+
 namespace {
 
-tmod::Variant parse_variant(const std::string& name) {
-  if (name == "paper") return tmod::Variant::paper;
-  if (name == "exact") return tmod::Variant::exact;
-  throw py::value_error("variant must be 'paper' or 'exact', got '" + name + "'");
-}
-
-
-std::array<std::int64_t, 3> to_array3(const std::vector<std::int64_t>& values, const char* what) {
-  if (values.empty() || values.size() > 3) {
-    throw py::value_error(std::string(what) + " must have 1 to 3 space entries");
-  }
-  std::array<std::int64_t, 3> out{{0, 0, 0}};
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = values[i];
-  return out;
-}
+using costmetrics::bindings::from_python;
 
 py::array_t<std::int64_t> tiles_to_array(const std::vector<tmod::TileSizes>& tiles, int dims) {
   py::array_t<std::int64_t> out({static_cast<py::ssize_t>(tiles.size()),
@@ -38,86 +32,51 @@ py::array_t<std::int64_t> tiles_to_array(const std::vector<tmod::TileSizes>& til
   return out;
 }
 
+// An (n, dims + 1) C-contiguous int64 copy of `tiles`, refusing non-integer dtypes and
+// unsigned values beyond int64 (which a cast would wrap).
+py::array_t<std::int64_t> tiles_array(py::handle tiles, int dims) {
+  if (!py::isinstance<py::array>(tiles)) {
+    throw py::type_error("tiles: expected a NumPy integer array, got " +
+                         costmetrics::bindings::type_name(tiles));
+  }
+  auto array = py::reinterpret_borrow<py::array>(tiles);
+  const char kind = array.dtype().kind();
+  if (kind != 'i' && kind != 'u') {
+    throw py::type_error("tiles: expected an integer array, got dtype " +
+                         py::str(array.dtype()).cast<std::string>());
+  }
+  if (array.ndim() != 2 || array.shape(1) != dims + 1) {
+    throw py::value_error("tiles: must be an (n, " + std::to_string(dims + 1) +
+                          ") integer array: tS1" + (dims > 1 ? ", tS2" : "") +
+                          (dims > 2 ? ", tS3" : "") + ", tT per row");
+  }
+  if (kind == 'u' && array.itemsize() == 8 && array.size() > 0) {
+    const auto max = py::module_::import("numpy").attr("max")(array);
+    (void)from_python<std::int64_t>(max, "tiles (largest entry)");
+  }
+  return py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+}
+
 }  // namespace
 
 void register_time(py::module_& m) {
+  namespace cb = costmetrics::bindings;
   auto t = m.def_submodule("time", "Execution-time model of tiled stencils (thesis 000, App. A)");
 
-  py::class_<tmod::GpuParams>(t, "GpuParams")
-      .def(py::init([](int n_sm, int n_v, double smem_per_sm_words, double smem_per_block_words,
-                       int max_blocks_per_sm, double l_s_per_word, double tau_sync_s,
-                       double t_sync_s) {
-             tmod::GpuParams g;
-             g.n_sm = n_sm;
-             g.n_v = n_v;
-             g.smem_per_sm_words = smem_per_sm_words;
-             g.smem_per_block_words = smem_per_block_words;
-             g.max_blocks_per_sm = max_blocks_per_sm;
-             g.l_s_per_word = l_s_per_word;
-             g.tau_sync_s = tau_sync_s;
-             g.t_sync_s = t_sync_s;
-             return g;
-           }),
-           py::kw_only(), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_per_sm_words"),
-           py::arg("smem_per_block_words"), py::arg("max_blocks_per_sm"),
-           py::arg("l_s_per_word"), py::arg("tau_sync_s"), py::arg("t_sync_s"))
-      .def_readonly("n_sm", &tmod::GpuParams::n_sm)
-      .def_readonly("n_v", &tmod::GpuParams::n_v)
-      .def_readonly("smem_per_sm_words", &tmod::GpuParams::smem_per_sm_words)
-      .def_readonly("smem_per_block_words", &tmod::GpuParams::smem_per_block_words)
-      .def_readonly("max_blocks_per_sm", &tmod::GpuParams::max_blocks_per_sm)
-      .def_readonly("l_s_per_word", &tmod::GpuParams::l_s_per_word)
-      .def_readonly("tau_sync_s", &tmod::GpuParams::tau_sync_s)
-      .def_readonly("t_sync_s", &tmod::GpuParams::t_sync_s);
-
-  py::class_<tmod::StencilParams>(t, "StencilParams")
-      .def(py::init([](int n_space_dims, double c_iter_s) {
-             tmod::StencilParams s;
-             s.n_space_dims = n_space_dims;
-             s.c_iter_s = c_iter_s;
-             return s;
-           }),
-           py::kw_only(), py::arg("n_space_dims"), py::arg("c_iter_s"))
-      .def_readonly("n_space_dims", &tmod::StencilParams::n_space_dims)
-      .def_readonly("c_iter_s", &tmod::StencilParams::c_iter_s);
-
-  py::class_<tmod::ProblemSize>(t, "ProblemSize")
-      .def(py::init([](const std::vector<std::int64_t>& space, std::int64_t time_steps) {
-             tmod::ProblemSize p;
-             p.space = to_array3(space, "sizes");
-             p.time_steps = time_steps;
-             return p;
-           }),
-           py::arg("space"), py::arg("time_steps"))
-      .def_readonly("space", &tmod::ProblemSize::space)
-      .def_readonly("time_steps", &tmod::ProblemSize::time_steps);
-
-  py::class_<tmod::TileSizes>(t, "TileSizes")
-      .def(py::init([](const std::vector<std::int64_t>& space, std::int64_t time) {
-             tmod::TileSizes s;
-             s.space = to_array3(space, "tiles");
-             s.time = time;
-             return s;
-           }),
-           py::arg("space"), py::arg("time"))
-      .def_readonly("space", &tmod::TileSizes::space)
-      .def_readonly("time", &tmod::TileSizes::time);
-
-  costmetrics::bindings::bind_record<tmod::Breakdown>(
-      t, "Breakdown", "Every intermediate quantity of the time model for one tile choice");
-
-  py::class_<tmod::SearchSpace>(t, "SearchSpace")
-      .def(py::init([](const std::vector<std::vector<std::int64_t>>& space,
-                       const std::vector<std::int64_t>& time) {
-             tmod::SearchSpace s;
-             s.space = space;
-             s.time = time;
-             return s;
-           }),
-           py::arg("space"), py::arg("time"))
-      .def_readonly("space", &tmod::SearchSpace::space)
-      .def_readonly("time", &tmod::SearchSpace::time)
+  cb::bind_record<tmod::GpuParams>(t, "GpuParams",
+                                   "Hardware parameters of the time model (Tables A.1-A.3)");
+  cb::bind_record<tmod::StencilParams>(t, "StencilParams",
+                                       "Stencil parameters: space dimensions and C_iter");
+  cb::bind_record<tmod::ProblemSize>(t, "ProblemSize", "Iteration-space extents S1..S3, T");
+  cb::bind_record<tmod::TileSizes>(t, "TileSizes", "Tile sizes tS1..tS3, tT");
+  cb::bind_record<tmod::Breakdown>(
+      t, "Breakdown", "Every intermediate quantity of the time model for one tile choice")
+      .def_property_readonly(
+          "t_overhead_s", [](const tmod::Breakdown& b) { return b.talg_s - b.t_ideal_s; },
+          "T_alg - T_ideal (Eq. 8.4), s");
+  cb::bind_record<tmod::SearchSpace>(t, "SearchSpace", "Candidate tile sizes per dimension")
       .def("__len__", &tmod::SearchSpace::size);
+  cb::bind_record<tmod::SearchResult>(t, "SearchResult", "Result of the exhaustive tile search");
 
   t.attr("FEASIBLE") = static_cast<std::uint32_t>(tmod::kFeasible);
   t.attr("NON_POSITIVE_TILE") = static_cast<std::uint32_t>(tmod::kNonPositiveTile);
@@ -125,40 +84,101 @@ void register_time(py::module_& m) {
   t.attr("INNERMOST_NOT_WARP_MULTIPLE") = static_cast<std::uint32_t>(tmod::kInnermostNotWarpMultiple);
   t.attr("EXCEEDS_BLOCK_SHARED_MEMORY") = static_cast<std::uint32_t>(tmod::kExceedsBlockSharedMemory);
   t.attr("EXCEEDS_SM_SHARED_MEMORY") = static_cast<std::uint32_t>(tmod::kExceedsSmSharedMemory);
+  t.attr("MAX_SM_COUNT") = tmod::kMaxSmCount;
+  t.attr("MAX_BLOCKS_PER_SM") = tmod::kMaxBlocksPerSm;
+  t.attr("MAX_SMEM_WORDS") = tmod::kMaxSmemWords;
+  t.attr("MAX_TIME_PARAMETER_S") = tmod::kMaxTimeParameterS;
+  t.attr("MAX_ITERATION_POINTS") = tmod::kMaxIterationPoints;
+  t.attr("MAX_SEARCH_POINTS") = tmod::kMaxSearchPoints;
 
-  t.def("describe_infeasibility", &tmod::describe_infeasibility, py::arg("reasons"));
-  t.def("validate_inputs", &tmod::validate_inputs, py::arg("gpu"), py::arg("stencil"),
-        py::arg("size"));
-  t.def("feasibility", &tmod::feasibility, py::arg("gpu"), py::arg("n_space_dims"),
-        py::arg("tiles"));
-  t.def("m_tile_words", &tmod::m_tile_words, py::arg("n_space_dims"), py::arg("tiles"));
-  t.def("hyperthreading_factor", &tmod::hyperthreading_factor, py::arg("gpu"),
-        py::arg("m_tile_words"));
-  t.def("t_ideal_s", &tmod::t_ideal_s, py::arg("gpu"), py::arg("stencil"), py::arg("size"));
-  t.def("t_overhead_closed_form_s", &tmod::t_overhead_closed_form_s, py::arg("gpu"),
-        py::arg("stencil"), py::arg("size"), py::arg("tiles"));
+  // Every function takes plain objects and converts them with from_python, so that a wrong
+  // argument raises TypeError naming it (never pybind11's signature dump).
+  t.def(
+      "describe_infeasibility",
+      [](py::handle reasons) {
+        return tmod::describe_infeasibility(from_python<std::uint32_t>(reasons, "reasons"));
+      },
+      py::arg("reasons"));
+  t.def(
+      "validate_inputs",
+      [](py::handle gpu, py::handle stencil, py::handle size) {
+        // Converted in argument order, so that an error names the first bad argument.
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        tmod::validate_inputs(g, s, p);
+      },
+      py::arg("gpu"), py::arg("stencil"), py::arg("size"));
+  t.def(
+      "feasibility",
+      [](py::handle gpu, py::handle n_space_dims, py::handle tiles) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        g.validate();
+        return tmod::feasibility(g, dims, t);
+      },
+      py::arg("gpu"), py::arg("n_space_dims"), py::arg("tiles"));
+  t.def(
+      "m_tile_words",
+      [](py::handle n_space_dims, py::handle tiles) {
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        return tmod::m_tile_words(dims, from_python<tmod::TileSizes>(tiles, "tiles"));
+      },
+      py::arg("n_space_dims"), py::arg("tiles"));
+  t.def(
+      "hyperthreading_factor",
+      [](py::handle gpu, py::handle m_tile) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        return tmod::hyperthreading_factor(g, from_python<double>(m_tile, "m_tile_words"));
+      },
+      py::arg("gpu"), py::arg("m_tile_words"));
+  t.def(
+      "t_ideal_s",
+      [](py::handle gpu, py::handle stencil, py::handle size) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        tmod::validate_inputs(g, s, p);
+        return tmod::t_ideal_s(g, s, p);
+      },
+      py::arg("gpu"), py::arg("stencil"), py::arg("size"));
+  t.def(
+      "t_overhead_closed_form_s",
+      [](py::handle gpu, py::handle stencil, py::handle size, py::handle tiles) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        return tmod::t_overhead_closed_form_s(g, s, p, t);
+      },
+      py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"));
   t.def(
       "evaluate",
-      [](const tmod::GpuParams& gpu, const tmod::StencilParams& stencil, const tmod::ProblemSize& size,
-         const tmod::TileSizes& tiles, const std::string& variant) {
-        return tmod::evaluate(gpu, stencil, size, tiles, parse_variant(variant));
+      [](py::handle gpu, py::handle stencil, py::handle size, py::handle tiles,
+         py::handle variant) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        return tmod::evaluate(g, s, p, t, from_python<tmod::Variant>(variant, "variant"));
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
       py::arg("variant") = "paper");
 
   t.def(
       "evaluate_batch",
-      [](const tmod::GpuParams& gpu, const tmod::StencilParams& stencil, const tmod::ProblemSize& size,
-         py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> tiles,
-         const std::string& variant, int n_threads) {
+      [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle tiles_obj,
+         py::handle variant, py::handle n_threads_obj) {
+        const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
+        const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
+        const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
+        const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
+        const int n_threads = from_python<int>(n_threads_obj, "n_threads");
+        stencil.validate();
         const int dims = stencil.n_space_dims;
-        if (tiles.ndim() != 2 || tiles.shape(1) != dims + 1) {
-          throw py::value_error("tiles must be an (n, " + std::to_string(dims + 1) +
-                                ") integer array: tS1" + (dims > 1 ? ", tS2" : "") +
-                                (dims > 2 ? ", tS3" : "") + ", tT per row");
-        }
+        const auto tiles = tiles_array(tiles_obj, dims);
         const auto n = static_cast<std::size_t>(tiles.shape(0));
-        const tmod::Variant v = parse_variant(variant);
         const char* names[] = {"talg_s", "m_prime_s",     "c_s",          "t_tile_s",
                                "k",      "m_tile_words",  "n_wavefronts", "tiles_per_wavefront",
                                "n_subtiles"};
@@ -189,39 +209,47 @@ void register_time(py::module_& m) {
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
       py::arg("variant") = "paper", py::arg("n_threads") = 0);
 
-  t.def("default_search_space", &tmod::default_search_space, py::arg("n_space_dims"));
+  t.def(
+      "default_search_space",
+      [](py::handle n_space_dims) {
+        return tmod::default_search_space(from_python<int>(n_space_dims, "n_space_dims"));
+      },
+      py::arg("n_space_dims"));
 
   t.def(
       "search",
-      [](const tmod::GpuParams& gpu, const tmod::StencilParams& stencil, const tmod::ProblemSize& size,
-         const tmod::SearchSpace& space, double within, const std::string& variant,
-         int n_threads) {
-        const tmod::Variant v = parse_variant(variant);
-        tmod::SearchResult r;
-        {
-          py::gil_scoped_release release;
-          r = tmod::search(gpu, stencil, size, space, within, v, n_threads);
-        }
-        const int dims = stencil.n_space_dims;
-        py::dict out;
-        out["best"] = tiles_to_array({r.best}, dims)[py::int_(0)];
-        out["best_breakdown"] = r.best_breakdown;
-        out["talg_min_s"] = r.talg_min_s;
-        out["near_optimal"] = tiles_to_array(r.near_optimal, dims);
-        out["near_optimal_talg_s"] = py::array_t<double>(
-            static_cast<py::ssize_t>(r.near_optimal_talg_s.size()), r.near_optimal_talg_s.data());
-        out["n_points"] = r.n_points;
-        out["n_feasible"] = r.n_feasible;
-        return out;
+      [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle space_obj,
+         py::handle within_obj, py::handle variant, py::handle n_threads_obj) {
+        const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
+        const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
+        const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
+        const auto space = from_python<tmod::SearchSpace>(space_obj, "space");
+        const double within = from_python<double>(within_obj, "within");
+        const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
+        const int n_threads = from_python<int>(n_threads_obj, "n_threads");
+        py::gil_scoped_release release;
+        return tmod::search(gpu, stencil, size, space, within, v, n_threads);
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("space"),
       py::arg("within") = 0.10, py::arg("variant") = "paper", py::arg("n_threads") = 0);
 
   t.def(
+      "tiles_to_array",
+      [](py::handle tiles, py::handle n_space_dims) {
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        if (dims < 1 || dims > 3) throw py::value_error("n_space_dims: must be 1, 2 or 3");
+        return tiles_to_array(from_python<std::vector<tmod::TileSizes>>(tiles, "tiles"), dims);
+      },
+      py::arg("tiles"), py::arg("n_space_dims"),
+      "Rows (tS1, [tS2, [tS3,]] tT) of a list of TileSizes.");
+
+  t.def(
       "max_hexagonal_face_tiles",
-      [](const tmod::GpuParams& gpu, int n_space_dims, const tmod::SearchSpace& space) {
-        return tiles_to_array(tmod::max_hexagonal_face_tiles(gpu, n_space_dims, space),
-                              n_space_dims);
+      [](py::handle gpu, py::handle n_space_dims, py::handle space) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        const auto s = from_python<tmod::SearchSpace>(space, "space");
+        return tiles_to_array(tmod::max_hexagonal_face_tiles(g, dims, s), dims);
       },
       py::arg("gpu"), py::arg("n_space_dims"), py::arg("space"));
 }

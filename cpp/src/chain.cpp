@@ -27,7 +27,7 @@ void validate_dims(const std::vector<std::int64_t>& dims) {
   }
   for (std::size_t t = 0; t < dims.size(); ++t) {
     if (dims[t] <= 0) {
-      throw std::invalid_argument("dims[" + std::to_string(t) + "] must be positive, got " +
+      throw std::invalid_argument("dims[" + std::to_string(t) + "]: must be positive, got " +
                                   std::to_string(dims[t]));
     }
   }
@@ -37,17 +37,26 @@ void validate_capacity(std::int64_t onchip_capacity_words) {
   require_positive(onchip_capacity_words, "M (on-chip capacity, words)");
 }
 
+// The seed's validity condition of the closed forms ("problem sizes must be greater than
+// sqrt(M)", after Eq. D.6): strictly greater, in one place for every closed form.
+bool exceeds_sqrt_m(std::int64_t dim, double sqrt_m) { return static_cast<double>(dim) > sqrt_m; }
+
 // The closed forms of App. D assume every matrix is larger than the on-chip memory
 // ("problem sizes must be greater than sqrt(M)", after Eq. D.6).
 void validate_dims_against_capacity(const std::vector<std::int64_t>& dims,
                                     std::int64_t onchip_capacity_words) {
   validate_dims(dims);
+  if (dims.size() < 3) {
+    throw std::invalid_argument(
+        "dims: data movement needs at least two matrices (three sizes), got " +
+        std::to_string(dims.size()) + " sizes; a single matrix is neither computed nor moved");
+  }
   validate_capacity(onchip_capacity_words);
   const double sqrt_m = std::sqrt(static_cast<double>(onchip_capacity_words));
   for (std::size_t t = 0; t < dims.size(); ++t) {
-    if (!(static_cast<double>(dims[t]) > sqrt_m)) {
-      throw std::domain_error("dims[" + std::to_string(t) + "] = " + std::to_string(dims[t]) +
-                              " must exceed sqrt(M) = " + std::to_string(sqrt_m) +
+    if (!exceeds_sqrt_m(dims[t], sqrt_m)) {
+      throw std::domain_error("dims[" + std::to_string(t) + "]: " + std::to_string(dims[t]) +
+                              " must exceed sqrt(M) = " + format_value(sqrt_m) +
                               ": the closed forms of App. D hold only for matrices larger than "
                               "the on-chip memory");
     }
@@ -57,12 +66,30 @@ void validate_dims_against_capacity(const std::vector<std::int64_t>& dims,
 // Fills the OP-opcount tables for one accumulator type. `row` holds opcount[i][j] at i*N+j and
 // `col` its transpose, so that for fixed (i, j) both operands of the inner loop over k are
 // contiguous in memory. Caller guarantees no value can overflow Acc.
+// Saturating 128-bit arithmetic for chains whose candidates may exceed 64 bits: a candidate
+// that overflows is larger than any answer that fits 64 bits, so it saturates and loses.
+struct Sat128 {
+  i128 v;
+};
+constexpr i128 kSat = ~(static_cast<i128>(1) << 127);  // max i128
+inline Sat128 operator+(Sat128 a, Sat128 b) {
+  i128 r = 0;
+  return {__builtin_add_overflow(a.v, b.v, &r) ? kSat : r};
+}
+inline Sat128 operator*(Sat128 a, Sat128 b) {
+  i128 r = 0;
+  return {__builtin_mul_overflow(a.v, b.v, &r) ? kSat : r};
+}
+inline bool operator<(Sat128 a, Sat128 b) { return a.v < b.v; }
+
 template <typename Acc>
 Acc fill_opcount(int n, const std::vector<std::int64_t>& dims, std::vector<std::int32_t>& split,
-                 int threads) {
+                 int threads, std::int64_t min_work_per_thread) {
   const std::size_t N = static_cast<std::size_t>(n) + 1;
-  std::vector<Acc> row(N * N, Acc(0)), col(N * N, Acc(0));
-  std::vector<Acc> p(dims.begin(), dims.end());
+  std::vector<Acc> row(N * N, Acc{0}), col(N * N, Acc{0});
+  std::vector<Acc> p;
+  p.reserve(dims.size());
+  for (const std::int64_t d : dims) p.push_back(Acc{d});
   for (int len = 1; len < n; ++len) {
     const std::size_t count = static_cast<std::size_t>(n - len);
     auto body = [&](std::size_t begin, std::size_t end, std::size_t) {
@@ -87,15 +114,27 @@ Acc fill_opcount(int n, const std::vector<std::int64_t>& dims, std::vector<std::
       }
     };
     // One item costs `len` inner iterations; only split a diagonal when each thread gets
-    // enough work (~256k iterations, ~0.2 ms) to amortize starting it; measured on n = 1000,
-    // smaller thresholds made two threads slower than one.
-    const std::size_t min_items = std::max<std::size_t>(1, (std::size_t{1} << 18) / len);
+    // enough work (default ~256k iterations, ~0.2 ms) to amortize starting it; measured on
+    // n = 1000, smaller thresholds made two threads slower than one.
+    const std::size_t min_items = std::max<std::size_t>(
+        1, static_cast<std::size_t>(min_work_per_thread) / static_cast<std::size_t>(len));
     parallel_for_chunks(count, body, threads, min_items);
   }
   return row[N + static_cast<std::size_t>(n)];
 }
 
 double word(std::int64_t v) { return static_cast<double>(v); }
+
+// Eq. D.3: words moved by R = A B (A is a x b, B is b x c) with the output kept on chip and
+// written once: 2 a b c / sqrt(M) reads of A and B, plus a c for the write. The one place
+// D.3 is written (single_mm case R, S(i,j) of D.18, the unfused D.16/D.17, hp of D.20).
+double d3_reads(double a, double b, double c, double sqrt_m) { return 2.0 * a * b * c / sqrt_m; }
+double d3_words(double a, double b, double c, double sqrt_m) {
+  return d3_reads(a, b, c, sqrt_m) + a * c;
+}
+
+// alpha' = (1 + 2 alpha) / (1 + alpha) (D.8), and likewise beta' (D.12).
+double ratio_prime(double ratio) { return (1.0 + 2.0 * ratio) / (1.0 + ratio); }
 
 // Local data-movement costs of App. D.6 for dims P, shared by OP-DM, the hyper-node DP and the
 // joint Pareto DP.
@@ -107,10 +146,12 @@ struct LocalCosts {
 
   double w(int i, int j) const { return i == j ? 0.0 : word(P[i - 1]) * word(P[j]); }  // D.19
   double mm(int a, int b, int c) const {  // third term of D.20, from D.3
-    return 2.0 * word(P[a]) * word(P[b]) * word(P[c]) / sqrt_m;
+    return d3_reads(word(P[a]), word(P[b]), word(P[c]), sqrt_m);
   }
-  // S(i,j) local term (D.18): compute with output on chip, then write the output once.
-  double s_local(int i, int j, int k) const { return mm(i - 1, k, j) + w(i, j); }
+  // S(i,j) local term (D.18): compute with output on chip, then write the output once (D.3).
+  double s_local(int i, int j, int k) const {
+    return d3_words(word(P[i - 1]), word(P[k]), word(P[j]), sqrt_m);
+  }
   double hp(int i, int j, int k) const { return w(i, k) + w(k + 1, j) + mm(i - 1, k, j); }  // D.20
   // D.21: the left child <i,k> (split k1) stays on chip. D.10 already subtracts one w(i,j)
   // (the skipped first read of the output); the second one removes the final write, which the
@@ -125,7 +166,7 @@ struct LocalCosts {
   // D.10 with local sizes P[a], P[b], P[c], P[d] in the roles of P0..P3.
   double fused_left_d10(int a, int b, int c, int d) const {
     const double alpha = word(P[d]) / word(P[b]);
-    const double alpha_p = (1.0 + 2.0 * alpha) / (1.0 + alpha);
+    const double alpha_p = alpha_prime(b, d);
     return 2.0 * word(P[a]) * word(P[b]) * word(P[c]) * (1.0 + alpha) * std::sqrt(alpha_p) /
                sqrt_m -
            word(P[a]) * word(P[d]);
@@ -134,32 +175,28 @@ struct LocalCosts {
   double beta(int a, int b, int c) const {
     return word(P[a]) / word(beta_reading == BetaReading::Printed ? P[b] : P[c]);
   }
-  double beta_prime(int a, int b, int c) const {
-    const double bt = beta(a, b, c);
-    return (1.0 + 2.0 * bt) / (1.0 + bt);
-  }
+  double beta_prime(int a, int b, int c) const { return ratio_prime(beta(a, b, c)); }
   // D.14 with local sizes P[a], P[b], P[c], P[d] in the roles of P0..P3.
   double fused_right_d14(int a, int b, int c, int d) const {
     const double beta = this->beta(a, b, c);
-    const double beta_p = (1.0 + 2.0 * beta) / (1.0 + beta);
+    const double beta_p = beta_prime(a, b, c);
     return 2.0 * word(P[b]) * word(P[c]) * word(P[d]) * (1.0 + beta) * std::sqrt(beta_p) /
                sqrt_m -
            word(P[a]) * word(P[d]);
   }
-  double alpha_prime(int b, int d) const {
-    const double alpha = word(P[d]) / word(P[b]);
-    return (1.0 + 2.0 * alpha) / (1.0 + alpha);
-  }
+  double alpha_prime(int b, int d) const { return ratio_prime(word(P[d]) / word(P[b])); }
 };
 
 // Sets valid / reason / words of a closed-form case. `why` lists the tile edges that do not
 // fit their matrix ("...; " each); the closed forms also need a positive count.
 template <typename Case>
 void set_validity(Case& c, std::string why, double words) {
-  if (why.empty() && !(words > 0.0)) why = "closed form is not positive; ";
+  if (why.empty() && !(words > 0.0 && std::isfinite(words))) {
+    why = "closed form is not positive and finite; ";
+  }
   c.valid = why.empty();
   c.reason = c.valid ? "" : why.substr(0, why.size() - 2);
-  c.words = c.valid ? words : std::numeric_limits<double>::quiet_NaN();
+  c.words = c.valid ? std::optional<double>(words) : std::nullopt;
 }
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -173,8 +210,39 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 // ---------------------------------------------------------------------------------------------
 
-OpOrder optimal_order(const std::vector<std::int64_t>& dims, int threads) {
+void OpOrder::validate() const {
   validate_dims(dims);
+  if (n != static_cast<int>(dims.size()) - 1) {
+    throw std::invalid_argument("n: must be len(dims) - 1 = " + std::to_string(dims.size() - 1) +
+                                ", got " + std::to_string(n));
+  }
+  const std::size_t N = dims.size();
+  if (split.size() != N * N) {
+    throw std::invalid_argument("split: must have (n+1)^2 = " + std::to_string(N * N) +
+                                " entries, got " + std::to_string(split.size()));
+  }
+  for (int i = 1; i <= n; ++i) {
+    for (int j = i + 1; j <= n; ++j) {
+      const int k = split_at(i, j);
+      if (k < i || k >= j) {
+        throw std::invalid_argument("split: entry of <" + std::to_string(i) + "," +
+                                    std::to_string(j) + "> must be in [i, j), got " +
+                                    std::to_string(k));
+      }
+    }
+  }
+}
+
+OpOrder optimal_order(const std::vector<std::int64_t>& dims, int threads,
+                      std::int64_t min_work_per_thread) {
+  validate_dims(dims);
+  if (dims.size() - 1 > static_cast<std::size_t>(kMaxOrderMatrices)) {
+    throw std::invalid_argument("dims: at most " + std::to_string(kMaxOrderMatrices) +
+                                " matrices, got " + std::to_string(dims.size() - 1));
+  }
+  require_in_range<std::int64_t>(min_work_per_thread, 1, std::int64_t{1} << 40,
+                                 "min_work_per_thread");
+  require_in_range(threads, 0, 1024, "threads");
   OpOrder order;
   order.dims = dims;
   order.n = static_cast<int>(dims.size()) - 1;
@@ -183,28 +251,30 @@ OpOrder optimal_order(const std::vector<std::int64_t>& dims, int threads) {
   if (order.n == 1) return order;
 
   // Every candidate value is the op count of some (partial) tree, so it is at most
-  // (n - 1) * max(P)^3. Pick the narrowest exact accumulator that holds that bound.
+  // (n - 1) * max(P)^3. When that bound fits 64 bits, use exact int64 arithmetic; otherwise
+  // saturating 128-bit arithmetic, where a candidate beyond 128 bits loses every comparison
+  // (it cannot be the minimum when the minimum fits 64 bits).
   const std::int64_t p_max = *std::max_element(dims.begin(), dims.end());
   i128 bound = 0;
   const bool bound_overflows = __builtin_mul_overflow(static_cast<i128>(p_max), p_max, &bound) ||
                                __builtin_mul_overflow(bound, static_cast<i128>(p_max), &bound) ||
                                __builtin_mul_overflow(bound, static_cast<i128>(order.n), &bound);
-  if (bound_overflows) {
-    throw std::overflow_error("dims: products of matrix sizes overflow 128-bit arithmetic");
-  }
-  if (bound <= static_cast<i128>(std::numeric_limits<std::int64_t>::max())) {
-    order.min_ops = fill_opcount<std::int64_t>(order.n, dims, order.split, threads);
+  if (!bound_overflows && bound <= static_cast<i128>(std::numeric_limits<std::int64_t>::max())) {
+    order.min_ops =
+        fill_opcount<std::int64_t>(order.n, dims, order.split, threads, min_work_per_thread);
   } else {
-    const i128 best = fill_opcount<i128>(order.n, dims, order.split, threads);
-    if (best > static_cast<i128>(std::numeric_limits<std::int64_t>::max())) {
-      throw std::overflow_error("min op count: exceeds 64-bit integer range");
+    const Sat128 best =
+        fill_opcount<Sat128>(order.n, dims, order.split, threads, min_work_per_thread);
+    if (best.v > static_cast<i128>(std::numeric_limits<std::int64_t>::max())) {
+      throw std::overflow_error("min op count: exceeds the 64-bit integer range");
     }
-    order.min_ops = static_cast<std::int64_t>(best);
+    order.min_ops = static_cast<std::int64_t>(best.v);
   }
   return order;
 }
 
 std::string parenthesization(const OpOrder& order) {
+  order.validate();
   std::string out;
   std::function<void(int, int)> emit = [&](int i, int j) {
     if (i == j) {
@@ -222,6 +292,7 @@ std::string parenthesization(const OpOrder& order) {
 }
 
 std::vector<TreeNode> tree_nodes(const OpOrder& order) {
+  order.validate();
   std::vector<TreeNode> nodes;
   // Build in post-order, then relabel bottom-up by (height, i).
   std::function<int(int, int)> build = [&](int i, int j) -> int {
@@ -256,6 +327,7 @@ std::vector<TreeNode> tree_nodes(const OpOrder& order) {
     sorted[t] = node;
   }
   for (std::size_t t = 0; t < sorted.size(); ++t) {
+    sorted[t].label = "T" + std::to_string(t + 1);
     if (sorted[t].left >= 0) sorted[sorted[t].left].parent = static_cast<int>(t);
     if (sorted[t].right >= 0) sorted[sorted[t].right].parent = static_cast<int>(t);
   }
@@ -278,35 +350,33 @@ SingleMM single_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2,
   SingleMM out;
   auto finish = [&](SingleMMCase& c, double dim1, const char* name1, double dim2,
                     const char* name2, double words) {
+    c.tile_dims = {name1, name2};
     std::string why;
-    if (c.tile1 > dim1) why += std::string("tile along ") + name1 + " exceeds " + name1 + "; ";
-    if (c.tile2 > dim2) why += std::string("tile along ") + name2 + " exceeds " + name2 + "; ";
+    if (c.tile[0] > dim1) why += std::string("tile along ") + name1 + " exceeds " + name1 + "; ";
+    if (c.tile[1] > dim2) why += std::string("tile along ") + name2 + " exceeds " + name2 + "; ";
     set_validity(c, why, words);
   };
   // Case 1, R on chip (D.3): x = y = sqrt(M).
   SingleMMCase& r = out.cases[0];
   r.resident = Resident::Output;
-  r.tile1 = sqrt_m;
-  r.tile2 = sqrt_m;
-  finish(r, d0, "P0", d2, "P2", 2.0 * cube / sqrt_m + d0 * d2);
+  r.tile = {sqrt_m, sqrt_m};
+  finish(r, d0, "P0", d2, "P2", d3_words(d0, d1, d2, sqrt_m));
   // Case 2, A1 on chip (D.5): z = 2x, xz = M.
   SingleMMCase& a1 = out.cases[1];
   a1.resident = Resident::Input1;
-  a1.tile1 = std::sqrt(m / 2.0);
-  a1.tile2 = std::sqrt(2.0 * m);
+  a1.tile = {std::sqrt(m / 2.0), std::sqrt(2.0 * m)};
   finish(a1, d0, "P0", d1, "P1", 2.0 * std::sqrt(2.0) * cube / sqrt_m + d0 * d1 - d0 * d2);
   // Case 3, A2 on chip (D.6): the mirror of case 2, the A2 tile is z x y with z = 2y, zy = M.
   SingleMMCase& a2 = out.cases[2];
   a2.resident = Resident::Input2;
-  a2.tile1 = std::sqrt(2.0 * m);
-  a2.tile2 = std::sqrt(m / 2.0);
+  a2.tile = {std::sqrt(2.0 * m), std::sqrt(m / 2.0)};
   finish(a2, d1, "P1", d2, "P2", 2.0 * std::sqrt(2.0) * cube / sqrt_m + d1 * d2 - d0 * d2);
 
+  int best = -1;
   for (int t = 0; t < 3; ++t) {
-    if (out.cases[t].valid && (out.best < 0 || out.cases[t].words < out.cases[out.best].words)) {
-      out.best = t;
-    }
+    if (out.cases[t].valid && (best < 0 || *out.cases[t].words < *out.cases[best].words)) best = t;
   }
+  if (best >= 0) out.best = out.cases[best].resident;
   return out;
 }
 
@@ -320,7 +390,6 @@ TwoMM two_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2, std::int64_t p3,
   const std::vector<std::int64_t> dims{p0, p1, p2, p3};
   const double m = word(onchip_capacity_words);
   const LocalCosts lc{dims, m, std::sqrt(m), beta_reading};
-  const double nan = std::numeric_limits<double>::quiet_NaN();
 
   TwoMM out;
   // Left fuse (D.7-D.10): T = A1A2 (P0 x P2) on chip, tile alpha' x = y.
@@ -328,12 +397,11 @@ TwoMM two_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2, std::int64_t p3,
     FusedTwoMM& f = out.left;
     f.ratio = word(p3) / word(p1);
     f.ratio_prime = lc.alpha_prime(1, 3);
-    f.tile_x = std::sqrt(m / f.ratio_prime);
-    f.tile_y = std::sqrt(m * f.ratio_prime);
+    f.tile = {std::sqrt(m / f.ratio_prime), std::sqrt(m * f.ratio_prime)};
     const double words = lc.fused_left_d10(0, 1, 2, 3);
     std::string why;
-    if (f.tile_x > word(p0)) why += "tile x exceeds P0; ";
-    if (f.tile_y > word(p2)) why += "tile y exceeds P2; ";
+    if (f.tile[0] > word(p0)) why += "tile x exceeds P0; ";
+    if (f.tile[1] > word(p2)) why += "tile y exceeds P2; ";
     set_validity(f, why, words);
   }
   // Right fuse (D.11-D.14): T = A2A3 (P1 x P3) on chip, tile x = beta' y.
@@ -341,24 +409,23 @@ TwoMM two_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2, std::int64_t p3,
     FusedTwoMM& f = out.right;
     f.ratio = lc.beta(0, 1, 2);
     f.ratio_prime = lc.beta_prime(0, 1, 2);
-    f.tile_x = std::sqrt(m * f.ratio_prime);
-    f.tile_y = std::sqrt(m / f.ratio_prime);
+    f.tile = {std::sqrt(m * f.ratio_prime), std::sqrt(m / f.ratio_prime)};
     const double words = lc.fused_right_d14(0, 1, 2, 3);
     std::string why;
-    if (f.tile_x > word(p1)) why += "tile x exceeds P1; ";
-    if (f.tile_y > word(p3)) why += "tile y exceeds P3; ";
+    if (f.tile[0] > word(p1)) why += "tile x exceeds P1; ";
+    if (f.tile[1] > word(p3)) why += "tile y exceeds P3; ";
     set_validity(f, why, words);
   }
-  // D.16 and D.17: each product with its output on chip; the intermediate goes off chip.
+  // D.16 and D.17: each product with its output on chip (D.3); the intermediate goes off chip.
+  // Valid under the same condition as every closed form: all sizes exceed sqrt(M).
   const double sqrt_m = lc.sqrt_m;
-  out.unfused_valid = word(std::min({p0, p1, p2, p3})) >= sqrt_m;
-  const double d0 = word(p0), d1 = word(p1), d2 = word(p2), d3 = word(p3);
-  out.unfused_left_words =
-      out.unfused_valid ? 2 * d0 * d1 * d2 / sqrt_m + d0 * d2 + 2 * d0 * d2 * d3 / sqrt_m + d0 * d3
-                        : nan;
-  out.unfused_right_words =
-      out.unfused_valid ? 2 * d1 * d2 * d3 / sqrt_m + d1 * d3 + 2 * d0 * d1 * d3 / sqrt_m + d0 * d3
-                        : nan;
+  const bool unfused_valid = exceeds_sqrt_m(p0, sqrt_m) && exceeds_sqrt_m(p1, sqrt_m) &&
+                             exceeds_sqrt_m(p2, sqrt_m) && exceeds_sqrt_m(p3, sqrt_m);
+  if (unfused_valid) {
+    const double d0 = word(p0), d1 = word(p1), d2 = word(p2), d3 = word(p3);
+    out.unfused_left_words = d3_words(d0, d1, d2, sqrt_m) + d3_words(d0, d2, d3, sqrt_m);
+    out.unfused_right_words = d3_words(d1, d2, d3, sqrt_m) + d3_words(d0, d1, d3, sqrt_m);
+  }
   return out;
 }
 
@@ -369,20 +436,25 @@ DataMovement data_movement(const std::vector<std::int64_t>& dims,
                            int threads) {
   validate_dims_against_capacity(dims, onchip_capacity_words);
   DataMovement out;
-  out.order = optimal_order(dims, threads);
-  const auto tree = tree_nodes(out.order);
+  const OpOrder order = optimal_order(dims, threads);
+  out.dims = dims;
+  out.M = onchip_capacity_words;
+  out.beta = beta_reading;
+  out.op_count = order.min_ops;
+  out.parenthesization = parenthesization(order);
+  const auto tree = tree_nodes(order);
   const double m = word(onchip_capacity_words);
   const LocalCosts lc{dims, m, std::sqrt(m), beta_reading};
-  const int n = out.order.n;
   out.output_words = word(dims.front()) * word(dims.back());
 
   out.nodes.resize(tree.size());
   auto F_of = [&](int idx) { return idx < 0 ? 0.0 : out.nodes[idx].F; };
-  auto S_of = [&](int idx) { return idx < 0 ? 0.0 : out.nodes[idx].single_mm; };
+  auto S_of = [&](int idx) { return idx < 0 ? 0.0 : out.nodes[idx].S; };
   // Bottom-up order guarantees both children are done before their parent.
   for (std::size_t t = 0; t < tree.size(); ++t) {
     const TreeNode& tn = tree[t];
     NodeCost& nc = out.nodes[t];
+    nc.label = tn.label;
     nc.i = tn.i;
     nc.j = tn.j;
     nc.k = tn.k;
@@ -391,7 +463,7 @@ DataMovement data_movement(const std::vector<std::int64_t>& dims,
     nc.right = tn.right;
     nc.parent = tn.parent;
     const int i = tn.i, j = tn.j, k = tn.k;
-    nc.single_mm = S_of(tn.left) + S_of(tn.right) + lc.s_local(i, j, k);  // D.18
+    nc.S = S_of(tn.left) + S_of(tn.right) + lc.s_local(i, j, k);  // D.18
     nc.hp = lc.hp(i, j, k);
     nc.Fp = F_of(tn.left) + F_of(tn.right) + nc.hp;  // D.24
     nc.F = nc.Fp;
@@ -415,35 +487,30 @@ DataMovement data_movement(const std::vector<std::int64_t>& dims,
       }
     }
     // Tile sizes (Table D.2 row "Output", Table D.3).
+    auto& tile = nc.tile_exact;
     switch (nc.choice) {
       case Fusion::None:
-        nc.tile_x = nc.tile_y = lc.sqrt_m;
-        nc.tile_fits = nc.tile_x <= word(dims[i - 1]) && nc.tile_y <= word(dims[j]);
+        tile = {lc.sqrt_m, lc.sqrt_m};
+        nc.tile_fits = tile[0] <= word(dims[i - 1]) && tile[1] <= word(dims[j]);
         break;
       case Fusion::Left: {  // T = <i,k>, P[i-1] x P[k]
         const double ap = lc.alpha_prime(tree[tn.left].k, j);
-        nc.tile_x = std::sqrt(m / ap);
-        nc.tile_y = std::sqrt(m * ap);
-        nc.tile_fits = nc.tile_x <= word(dims[i - 1]) && nc.tile_y <= word(dims[k]);
+        tile = {std::sqrt(m / ap), std::sqrt(m * ap)};
+        nc.tile_fits = tile[0] <= word(dims[i - 1]) && tile[1] <= word(dims[k]);
         break;
       }
       case Fusion::Right: {  // T = <k+1,j>, P[k] x P[j]
         const double bp = lc.beta_prime(i - 1, k, tree[tn.right].k);
-        nc.tile_x = std::sqrt(m * bp);
-        nc.tile_y = std::sqrt(m / bp);
-        nc.tile_fits = nc.tile_x <= word(dims[k]) && nc.tile_y <= word(dims[j]);
+        tile = {std::sqrt(m * bp), std::sqrt(m / bp)};
+        nc.tile_fits = tile[0] <= word(dims[k]) && tile[1] <= word(dims[j]);
         break;
       }
     }
+    nc.tile = {std::llround(tile[0]), std::llround(tile[1])};
   }
 
-  if (n == 1) {
-    // A single matrix: nothing is computed and nothing moves.
-    out.hypernode_parenthesization = "A1";
-    return out;
-  }
   const int root = static_cast<int>(out.nodes.size()) - 1;
-  out.single_mm_total = out.nodes[root].single_mm;
+  out.single_mm_total = out.nodes[root].S;
   out.fused_internal = out.nodes[root].F;
   out.fused_total = out.fused_internal + out.output_words;  // D.26, last sentence
   out.reduction_percent = 100.0 * (out.single_mm_total - out.fused_total) / out.single_mm_total;
@@ -646,7 +713,11 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
                                       std::int64_t onchip_capacity_words,
                                       BetaReading beta_reading) {
   validate_dims_against_capacity(dims, onchip_capacity_words);
-  if (dims.size() == 2) return {ParetoPoint{0, 0.0, "A1"}};
+  if (dims.size() - 1 > static_cast<std::size_t>(kMaxParetoMatrices)) {
+    throw std::invalid_argument("dims: the joint Pareto front supports at most " +
+                                std::to_string(kMaxParetoMatrices) + " matrices, got " +
+                                std::to_string(dims.size() - 1));
+  }
   JointSolver solver(dims, onchip_capacity_words, beta_reading);
   const auto pts = solver.solve();
   std::vector<ParetoPoint> out;
@@ -658,19 +729,52 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
 // ---------------------------------------------------------------------------------------------
 // Random chains.
 
+void RandomChainSpec::validate() const {
+  if (n_min < 2 || n_max < n_min || n_max > 1000) {
+    throw std::invalid_argument("lengths: need 2 <= n_min <= n_max <= 1000, got (" +
+                                std::to_string(n_min) + ", " + std::to_string(n_max) + ")");
+  }
+  require_in_range(chains_per_length, 1, 1000000, "chains_per_length");
+  const std::int64_t total =
+      static_cast<std::int64_t>(n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length);
+  if (total > (std::int64_t{1} << 24)) {
+    throw std::invalid_argument("chains_per_length: at most 2^24 chains per capacity, got " +
+                                std::to_string(total));
+  }
+  if (capacities_words.empty() || capacities_words.size() > 16) {
+    throw std::invalid_argument("capacities: need 1 to 16 capacities, got " +
+                                std::to_string(capacities_words.size()));
+  }
+  for (const auto c : capacities_words) validate_capacity(c);
+  require_positive(step, "step");
+  require_positive(lo, "lo");
+  if (hi < lo) {
+    throw std::invalid_argument("hi: must be >= lo = " + std::to_string(lo) + ", got " +
+                                std::to_string(hi));
+  }
+  if (hi / step < (lo + step - 1) / step) {
+    throw std::invalid_argument("lo, hi: [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                "] contains no multiple of step = " + std::to_string(step));
+  }
+  require_in_range(threads, 0, 1024, "threads");
+}
+
 std::vector<std::int64_t> random_chain(const RandomChainSpec& spec, int n, int index) {
-  if (n < 1) throw std::invalid_argument("n: chain length must be >= 1, got " + std::to_string(n));
+  require_in_range(n, 1, 1000, "n");
+  if (index < 0) {
+    throw std::invalid_argument("index: must be >= 0, got " + std::to_string(index));
+  }
   require_positive(spec.step, "step");
   require_positive(spec.lo, "lo");
-  if (spec.hi < spec.lo) throw std::invalid_argument("hi must be >= lo");
-  const std::int64_t lo_m = (spec.lo + spec.step - 1) / spec.step;
+  if (spec.hi < spec.lo) throw std::invalid_argument("hi: must be >= lo");
+  const std::int64_t lo_m = spec.lo / spec.step + (spec.lo % spec.step != 0 ? 1 : 0);
   const std::int64_t hi_m = spec.hi / spec.step;
-  if (hi_m < lo_m) throw std::invalid_argument("[lo, hi] contains no multiple of step");
+  if (hi_m < lo_m) throw std::invalid_argument("lo, hi: [lo, hi] contains no multiple of step");
   std::uint64_t state = spec.seed ^ (0xD1B54A32D192ED03ULL * (static_cast<std::uint64_t>(n) << 32 |
                                                               static_cast<std::uint32_t>(index)));
   splitmix64(state);
   std::vector<std::int64_t> dims(static_cast<std::size_t>(n) + 1);
-  const auto span = static_cast<std::uint64_t>(hi_m - lo_m + 1);
+  const auto span = static_cast<std::uint64_t>(hi_m - lo_m) + 1;
   for (auto& d : dims) {
     const std::uint64_t r = splitmix64(state);
     if (spec.distribution == DimDistribution::UniformStep) {
@@ -687,131 +791,65 @@ std::vector<std::int64_t> random_chain(const RandomChainSpec& spec, int n, int i
 
 namespace {
 
-void validate_spec(const RandomChainSpec& spec) {
-  if (spec.n_min < 2 || spec.n_max < spec.n_min) {
-    throw std::invalid_argument("n_min/n_max: need 2 <= n_min <= n_max");
-  }
-  require_positive(spec.chains_per_length, "chains_per_length");
-  if (spec.capacities_words.empty()) throw std::invalid_argument("capacities: empty");
-  for (const auto c : spec.capacities_words) validate_capacity(c);
-  (void)random_chain(spec, spec.n_min, 0);  // validates lo/hi/step
-}
-
-template <typename PerChain>
-std::vector<std::vector<double>> per_chain_values(const RandomChainSpec& spec,
-                                                  std::int64_t capacity, PerChain&& fn) {
-  std::vector<std::vector<double>> values;
-  const int lengths = spec.n_max - spec.n_min + 1;
+// Calls fn(dims, n, index, capacity) for every chain of every capacity, in parallel, and
+// returns the results in the order capacity, n, index.
+template <typename Result, typename PerChain>
+std::vector<Result> per_chain(const RandomChainSpec& spec, PerChain&& fn, std::size_t min_chunk) {
+  spec.validate();
+  const std::size_t lengths = static_cast<std::size_t>(spec.n_max - spec.n_min + 1);
   const std::size_t per = static_cast<std::size_t>(spec.chains_per_length);
-  values.assign(static_cast<std::size_t>(lengths), std::vector<double>(per));
-  const std::size_t total = static_cast<std::size_t>(lengths) * per;
+  const std::size_t per_capacity = lengths * per;
+  std::vector<Result> out(per_capacity * spec.capacities_words.size());
   parallel_for_chunks(
-      total,
+      out.size(),
       [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t t = begin; t < end; ++t) {
-          const int n = spec.n_min + static_cast<int>(t / per);
-          const int index = static_cast<int>(t % per);
-          values[t / per][t % per] = fn(random_chain(spec, n, index), capacity);
+          const std::int64_t capacity = spec.capacities_words[t / per_capacity];
+          const std::size_t u = t % per_capacity;
+          const int n = spec.n_min + static_cast<int>(u / per);
+          const int index = static_cast<int>(u % per);
+          out[t] = fn(random_chain(spec, n, index), n, index, capacity);
         }
       },
-      spec.threads, 64);
-  return values;
+      spec.threads, min_chunk);
+  return out;
 }
 
 }  // namespace
 
-RandomChainTable random_chain_experiment(const RandomChainSpec& spec) {
-  validate_spec(spec);
-  RandomChainTable table;
-  table.capacities_words = spec.capacities_words;
-  for (const auto capacity : spec.capacities_words) {
-    const auto values = per_chain_values(spec, capacity, [&](const auto& dims, std::int64_t c) {
-      return data_movement(dims, c, spec.beta_reading, 1).reduction_percent;
-    });
-    std::vector<ReductionStats> rows;
-    ReductionStats all{0, 0.0, std::numeric_limits<double>::infinity(),
-                       -std::numeric_limits<double>::infinity(), 0};
-    for (std::size_t l = 0; l < values.size(); ++l) {
-      ReductionStats row{spec.n_min + static_cast<int>(l), 0.0,
-                         std::numeric_limits<double>::infinity(),
-                         -std::numeric_limits<double>::infinity(), 0};
-      for (const double v : values[l]) {
-        row.avg += v;
-        row.min = std::min(row.min, v);
-        row.max = std::max(row.max, v);
-        ++row.chains;
-      }
-      all.avg += row.avg;
-      all.min = std::min(all.min, row.min);
-      all.max = std::max(all.max, row.max);
-      all.chains += row.chains;
-      row.avg /= row.chains;
-      rows.push_back(row);
-    }
-    all.avg /= all.chains;
-    rows.push_back(all);
-    table.rows.push_back(std::move(rows));
-  }
-  return table;
+std::vector<ChainReduction> random_chain_reductions(const RandomChainSpec& spec) {
+  return per_chain<ChainReduction>(
+      spec,
+      [&](const std::vector<std::int64_t>& dims, int n, int index, std::int64_t capacity) {
+        const DataMovement dm = data_movement(dims, capacity, spec.beta_reading, 1);
+        return ChainReduction{n, index, capacity, dm.reduction_percent};
+      },
+      64);
 }
 
-std::vector<std::vector<JointStats>> joint_experiment(const RandomChainSpec& spec) {
-  validate_spec(spec);
-  std::vector<std::vector<JointStats>> out;
-  for (const auto capacity : spec.capacities_words) {
-    // Three numbers per chain, packed into one parallel pass.
-    const int lengths = spec.n_max - spec.n_min + 1;
-    const std::size_t per = static_cast<std::size_t>(spec.chains_per_length);
-    std::vector<double> gain(lengths * per), ops_inc(lengths * per), size(lengths * per);
-    parallel_for_chunks(
-        lengths * per,
-        [&](std::size_t begin, std::size_t end, std::size_t) {
-          for (std::size_t t = begin; t < end; ++t) {
-            const int n = spec.n_min + static_cast<int>(t / per);
-            const auto dims = random_chain(spec, n, static_cast<int>(t % per));
-            const DataMovement dm = data_movement(dims, capacity, spec.beta_reading, 1);
-            const auto front = joint_front_points(dims, capacity, spec.beta_reading);
-            const Point& least_words = front.back();
-            gain[t] = 100.0 * (dm.fused_total - least_words.words) / dm.fused_total;
-            ops_inc[t] = 100.0 * word(least_words.ops - dm.order.min_ops) / word(dm.order.min_ops);
-            size[t] = word(static_cast<std::int64_t>(front.size()));
-          }
-        },
-        spec.threads, 4);
-    std::vector<JointStats> rows;
-    JointStats all;
-    for (int l = 0; l < lengths; ++l) {
-      JointStats row;
-      row.n = spec.n_min + l;
-      for (std::size_t c = 0; c < per; ++c) {
-        const std::size_t t = l * per + c;
-        row.avg_traffic_gain += gain[t];
-        row.max_traffic_gain = std::max(row.max_traffic_gain, gain[t]);
-        row.avg_ops_increase += ops_inc[t];
-        row.max_ops_increase = std::max(row.max_ops_increase, ops_inc[t]);
-        row.avg_front_size += size[t];
-        row.chains_with_gain += gain[t] > 1e-9 ? 1 : 0;
-        ++row.chains;
-      }
-      all.avg_traffic_gain += row.avg_traffic_gain;
-      all.avg_ops_increase += row.avg_ops_increase;
-      all.avg_front_size += row.avg_front_size;
-      all.max_traffic_gain = std::max(all.max_traffic_gain, row.max_traffic_gain);
-      all.max_ops_increase = std::max(all.max_ops_increase, row.max_ops_increase);
-      all.chains_with_gain += row.chains_with_gain;
-      all.chains += row.chains;
-      row.avg_traffic_gain /= row.chains;
-      row.avg_ops_increase /= row.chains;
-      row.avg_front_size /= row.chains;
-      rows.push_back(row);
-    }
-    all.avg_traffic_gain /= all.chains;
-    all.avg_ops_increase /= all.chains;
-    all.avg_front_size /= all.chains;
-    rows.push_back(all);
-    out.push_back(std::move(rows));
+std::vector<JointComparison> joint_comparisons(const RandomChainSpec& spec) {
+  if (spec.n_max > kMaxParetoMatrices) {
+    throw std::invalid_argument("lengths: the joint comparison supports n_max <= " +
+                                std::to_string(kMaxParetoMatrices) + ", got " +
+                                std::to_string(spec.n_max));
   }
-  return out;
+  return per_chain<JointComparison>(
+      spec,
+      [&](const std::vector<std::int64_t>& dims, int n, int index, std::int64_t capacity) {
+        const DataMovement dm = data_movement(dims, capacity, spec.beta_reading, 1);
+        const auto front = joint_front_points(dims, capacity, spec.beta_reading);
+        const Point& least_words = front.back();
+        JointComparison r;
+        r.n = n;
+        r.index = index;
+        r.M = capacity;
+        r.traffic_gain_percent = 100.0 * (dm.fused_total - least_words.words) / dm.fused_total;
+        r.ops_increase_percent =
+            100.0 * word(least_words.ops - dm.op_count) / word(dm.op_count);
+        r.front_size = static_cast<int>(front.size());
+        return r;
+      },
+      4);
 }
 
 }  // namespace costmetrics::chain

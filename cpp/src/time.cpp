@@ -27,7 +27,7 @@ using detail::ceil_div;
 
 void require_dims(int n_space_dims) {
   if (n_space_dims < 1 || n_space_dims > 3) {
-    throw std::invalid_argument("n_space_dims must be 1, 2 or 3, got " +
+    throw std::invalid_argument("n_space_dims: must be 1, 2 or 3, got " +
                                 std::to_string(n_space_dims));
   }
 }
@@ -37,9 +37,18 @@ void require_dims(int n_space_dims) {
 std::int64_t n_subtiles(int n_space_dims, const ProblemSize& size, const TileSizes& tiles) {
   std::int64_t n = 1;
   for (int d = 1; d < n_space_dims; ++d) {
-    n *= ceil_div(size.space[d] + tiles.time, tiles.space[d]);
+    n = checked_mul(n, ceil_div(checked_add(size.space[d], tiles.time, "S + tT"), tiles.space[d]),
+                    "sub-tiles per tile");
   }
   return n;
+}
+
+// The limits of validate() keep every result finite; this guards that promise.
+void require_finite_result(const Breakdown& b) {
+  if (!std::isfinite(b.talg_s) || !std::isfinite(b.t_tile_s) || !std::isfinite(b.t_ideal_s)) {
+    throw std::overflow_error("T_alg: not finite (" + format_value(b.talg_s) +
+                              "); the inputs exceed the model's range");
+  }
 }
 
 }  // namespace
@@ -63,55 +72,83 @@ std::string describe_infeasibility(std::uint32_t reasons) {
   return text;
 }
 
+void GpuParams::validate() const {
+  require_in_range(n_sm, 1, kMaxSmCount, "n_sm");
+  require_in_range(n_v, 1, kMaxSmCount, "n_v");
+  require_in_range(smem_per_sm_words, 1.0, kMaxSmemWords, "smem_per_sm_words", " words");
+  require_in_range(smem_per_block_words, 1.0, kMaxSmemWords, "smem_per_block_words", " words");
+  require_in_range(max_blocks_per_sm, 1, kMaxBlocksPerSm, "max_blocks_per_sm");
+  require_in_range(l_s_per_word, 0.0, kMaxTimeParameterS, "l_s_per_word", " s");
+  require_in_range(tau_sync_s, 0.0, kMaxTimeParameterS, "tau_sync_s", " s");
+  require_in_range(t_sync_s, 0.0, kMaxTimeParameterS, "t_sync_s", " s");
+}
+
+void StencilParams::validate() const {
+  require_dims(n_space_dims);
+  if (!(c_iter_s > 0)) require_positive(c_iter_s, "c_iter_s");
+  require_in_range(c_iter_s, 0.0, kMaxTimeParameterS, "c_iter_s", " s");
+}
+
+void ProblemSize::validate() const {
+  static const char* const names[3] = {"S1", "S2", "S3"};
+  for (int d = 0; d < 3; ++d) {
+    if (space[d] < 0) {
+      throw std::invalid_argument(std::string(names[d]) + ": must be positive, got " +
+                                  std::to_string(space[d]));
+    }
+  }
+  require_positive(time_steps, "T");
+}
+
 void validate_inputs(const GpuParams& gpu, const StencilParams& stencil,
                      const ProblemSize& size) {
-  require_positive(gpu.n_sm, "n_sm");
-  require_positive(gpu.n_v, "n_v");
-  require_positive(gpu.smem_per_sm_words, "smem_per_sm_words");
-  require_positive(gpu.smem_per_block_words, "smem_per_block_words");
-  require_positive(gpu.max_blocks_per_sm, "max_blocks_per_sm");
-  if (!(gpu.l_s_per_word >= 0) || !std::isfinite(gpu.l_s_per_word)) {
-    throw std::invalid_argument("l_s_per_word must be finite and >= 0");
-  }
-  if (!(gpu.tau_sync_s >= 0) || !std::isfinite(gpu.tau_sync_s)) {
-    throw std::invalid_argument("tau_sync_s must be finite and >= 0");
-  }
-  if (!(gpu.t_sync_s >= 0) || !std::isfinite(gpu.t_sync_s)) {
-    throw std::invalid_argument("t_sync_s must be finite and >= 0");
-  }
-  require_dims(stencil.n_space_dims);
-  require_positive(stencil.c_iter_s, "c_iter_s");
+  gpu.validate();
+  stencil.validate();
+  size.validate();
   static const char* const names[3] = {"S1", "S2", "S3"};
   for (int d = 0; d < stencil.n_space_dims; ++d) require_positive(size.space[d], names[d]);
-  require_positive(size.time_steps, "T");
+  for (int d = stencil.n_space_dims; d < 3; ++d) {
+    if (size.space[d] != 0) {
+      throw std::invalid_argument(std::string(names[d]) + ": must be 0 for a " +
+                                  std::to_string(stencil.n_space_dims) + "D stencil, got " +
+                                  std::to_string(size.space[d]));
+    }
+  }
   // Keep every count comfortably inside int64 and double's exact-integer range.
   std::int64_t points = size.time_steps;
   for (int d = 0; d < stencil.n_space_dims; ++d) {
     points = checked_mul(points, size.space[d], "iteration-space size S1*...*T");
   }
-  const std::int64_t limit = std::int64_t{1} << 53;
-  if (points > limit) {
-    throw std::overflow_error("iteration-space size S1*...*T exceeds 2^53 points");
+  if (points > kMaxIterationPoints) {
+    throw std::overflow_error("iteration-space size S1*...*T = " + std::to_string(points) +
+                              " exceeds 2^53 points");
   }
 }
 
 double m_tile_words(int n_space_dims, const TileSizes& tiles) {
   require_dims(n_space_dims);
+  static const char* const names[3] = {"tS1", "tS2", "tS3"};
+  for (int d = 0; d < n_space_dims; ++d) require_positive(tiles.space[d], names[d]);
+  require_positive(tiles.time, "tT");
+  // In double: the tile sizes may be as large as int64 allows; the result is only compared
+  // with the shared-memory limits (<= 2^22 words), where it is exact.
+  const double tT = static_cast<double>(tiles.time);
   if (n_space_dims == 1) {
-    return 2.0 * static_cast<double>(tiles.space[0] + tiles.time);  // Sec. A.4.1
+    return 2.0 * (static_cast<double>(tiles.space[0]) + tT);  // Sec. A.4.1
   }
   // Eq. A.20; for 3D extended by the factor (tS3 + tT + 1) (docs/time-model.md).
   double m = 2.0;
-  for (int d = 0; d < n_space_dims; ++d) {
-    m *= static_cast<double>(tiles.space[d] + tiles.time + 1);
-  }
+  for (int d = 0; d < n_space_dims; ++d) m *= static_cast<double>(tiles.space[d]) + tT + 1.0;
   return m;
 }
 
 std::int64_t hyperthreading_factor(const GpuParams& gpu, double m_tile) {
-  // Eq. A.12 without the register bound (registers are not modeled).
-  const double by_memory = std::floor(gpu.smem_per_sm_words / m_tile);
-  return std::min<std::int64_t>(static_cast<std::int64_t>(by_memory), gpu.max_blocks_per_sm);
+  gpu.validate();
+  if (!(m_tile > 0) || !std::isfinite(m_tile)) {
+    throw std::invalid_argument("m_tile_words: must be positive and finite, got " +
+                                format_value(m_tile));
+  }
+  return detail::k_factor(gpu, m_tile);
 }
 
 std::uint32_t feasibility(const GpuParams& gpu, int n_space_dims, const TileSizes& tiles) {
@@ -120,17 +157,12 @@ std::uint32_t feasibility(const GpuParams& gpu, int n_space_dims, const TileSize
   bool positive = tiles.time > 0;
   for (int d = 0; d < n_space_dims; ++d) positive = positive && tiles.space[d] > 0;
   if (!positive) return kNonPositiveTile;
-  // Bound the sizes before any product so that M_tile cannot overflow.
-  const std::int64_t sane = std::int64_t{1} << 30;
-  for (int d = 0; d < n_space_dims; ++d) {
-    if (tiles.space[d] > sane) reasons |= kExceedsBlockSharedMemory;
-  }
-  if (tiles.time > sane) reasons |= kExceedsBlockSharedMemory;
-  if (reasons != kFeasible) return reasons;
   if (tiles.time % 2 != 0) reasons |= kOddTimeTile;
   if (n_space_dims >= 2 && tiles.space[n_space_dims - 1] % kWarpSize != 0) {
     reasons |= kInnermostNotWarpMultiple;
   }
+  // M_tile in double (m_tile_words) cannot overflow; a feasible tile has M_tile <= 2^22
+  // words, which bounds every product and loop of the evaluation.
   const double m_tile = m_tile_words(n_space_dims, tiles);
   if (m_tile > gpu.smem_per_block_words) reasons |= kExceedsBlockSharedMemory;
   if (m_tile > gpu.smem_per_sm_words) reasons |= kExceedsSmSharedMemory;
@@ -167,7 +199,7 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   b.tiles_per_wavefront = ceil_div(size.space[0], pitch);
 
   b.m_tile_words = m_tile_words(dims, tiles);
-  b.k = hyperthreading_factor(gpu, b.m_tile_words);
+  b.k = detail::k_factor(gpu, b.m_tile_words);
   b.n_subtiles = n_subtiles(dims, size, tiles);
 
   // Eqs. A.8/A.14/A.25 and A.9/A.15/A.26.
@@ -178,6 +210,7 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   // Eqs. A.10/A.16/A.28: x = tS1, tS1+2, ..., w_tile inclusive (tT/2 rows per half).
   const std::int64_t area = detail::inner_cross_section(dims, tiles);
   std::int64_t row_steps = 0;
+  // x * area <= M_tile <= 2^22 and tT/2 <= 2^21 rows for a feasible tile: no overflow.
   for (std::int64_t x = tS1; x <= w_tile; x += 2) row_steps += ceil_div(x * area, gpu.n_v);
   b.c_s = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
           static_cast<double>(tT) * gpu.tau_sync_s;
@@ -209,15 +242,18 @@ Breakdown evaluate(const GpuParams& gpu, const StencilParams& stencil, const Pro
   validate_inputs(gpu, stencil, size);
   const std::uint32_t reasons = feasibility(gpu, stencil.n_space_dims, tiles);
   if (reasons != kFeasible) {
-    throw std::invalid_argument("infeasible tiles: " + describe_infeasibility(reasons));
+    throw std::invalid_argument("tiles: infeasible: " + describe_infeasibility(reasons));
   }
-  return evaluate_unchecked(gpu, stencil, size, tiles, variant);
+  const Breakdown b = evaluate_unchecked(gpu, stencil, size, tiles, variant);
+  require_finite_result(b);
+  return b;
 }
 
 void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
                     const std::int64_t* tiles, std::size_t n_tiles, Variant variant,
                     const BatchOutputs& out, int n_threads) {
   validate_inputs(gpu, stencil, size);
+  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
   if (out.talg_s == nullptr || out.reasons == nullptr) {
     throw std::invalid_argument("evaluate_batch: talg_s and reasons outputs are required");
   }
@@ -238,7 +274,10 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
           out.reasons[i] = reasons;
           Breakdown b;
           const bool ok = reasons == kFeasible;
-          if (ok) b = evaluate_unchecked(gpu, stencil, size, t, variant);
+          if (ok) {
+            b = evaluate_unchecked(gpu, stencil, size, t, variant);
+            require_finite_result(b);
+          }
           out.talg_s[i] = ok ? b.talg_s : nan;
           put(out.m_prime_s, i, ok ? b.m_prime_s : nan);
           put(out.c_s, i, ok ? b.c_s : nan);
@@ -251,6 +290,25 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
         }
       },
       n_threads, 1024);
+}
+
+void SearchSpace::validate() const {
+  if (space.empty() || space.size() > 3) {
+    throw std::invalid_argument("space: must have 1 to 3 space dimensions, got " +
+                                std::to_string(space.size()));
+  }
+  if (time.empty()) throw std::invalid_argument("time: no tT candidates");
+  std::size_t n = time.size();
+  for (std::size_t d = 0; d < space.size(); ++d) {
+    if (space[d].empty()) {
+      throw std::invalid_argument("space[" + std::to_string(d) + "]: no candidates");
+    }
+    if (n > kMaxSearchPoints / space[d].size()) n = kMaxSearchPoints + 1;
+    else n *= space[d].size();
+  }
+  if (n > kMaxSearchPoints) {
+    throw std::invalid_argument("space: more than 2^24 points; search a smaller space");
+  }
 }
 
 std::size_t SearchSpace::size() const {
@@ -278,6 +336,7 @@ std::vector<std::int64_t> range(std::int64_t first, std::int64_t last, std::int6
 }
 
 void check_space(const SearchSpace& space, int n_space_dims) {
+  space.validate();
   if (static_cast<int>(space.space.size()) != n_space_dims) {
     throw std::invalid_argument("search space has " + std::to_string(space.space.size()) +
                                 " space dimensions, the stencil has " +
@@ -310,7 +369,9 @@ SearchSpace default_search_space(int n_space_dims) {
 SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
                     const SearchSpace& space, double within, Variant variant, int n_threads) {
   validate_inputs(gpu, stencil, size);
+  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
   check_space(space, stencil.n_space_dims);
+  require_in_range(within, 0.0, 1e6, "within");
   const int dims = stencil.n_space_dims;
   auto found = search::exhaustive_search(
       space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
@@ -339,6 +400,7 @@ double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stenc
 
 std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_space_dims,
                                                 const SearchSpace& space) {
+  gpu.validate();
   check_space(space, n_space_dims);
   // Group the feasible points by their inner tile sizes (tS2, tS3); in each group keep the
   // points whose face tS1 + tT/2 (doubled to stay integral) is largest.

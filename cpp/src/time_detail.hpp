@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "costmetrics/checked.hpp"
@@ -62,6 +63,15 @@ inline double tile_time_s(int n_space_dims, std::int64_t k, double m_prime_s, do
   if (n_space_dims == 1) return m_prime_s + sum_c_s + (kd - 1.0) * std::max(m_prime_s, sum_c_s);
   if (k == 1) return n_sub * m_prime_s + sum_c_s;
   return m_prime_s + kd * sum_max_s;
+}
+
+// Eq. A.12 without the register bound (registers are not modeled):
+// k = min(floor(M_SM / M_tile), MTB_SM), the minimum taken in double so that a tiny M_tile
+// cannot overflow the integer conversion. Precondition: M_tile > 0.
+inline std::int64_t k_factor(const GpuParams& gpu, double m_tile_words) {
+  const double by_memory = std::floor(gpu.smem_per_sm_words / m_tile_words);
+  return static_cast<std::int64_t>(
+      std::min(by_memory, static_cast<double>(gpu.max_blocks_per_sm)));
 }
 
 // Eq. A.2: ceil(ceil(n_tiles / k) / nSM) rounds of k tiles per SM.

@@ -289,7 +289,7 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
   b.pitch = static_cast<double>(model.pitch());
   b.m_tile_words = m_tile_words(dims, tiles);
-  b.k = hyperthreading_factor(gpu, b.m_tile_words);
+  b.k = detail::k_factor(gpu, b.m_tile_words);
 
   // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
   const detail::Transfer io = detail::transfer(gpu, dims, tiles);

@@ -70,8 +70,8 @@ void test_d7() {
     CHECK(opt(nc.Fr) == r.Fr);
     CHECK(scaled(nc.F) == r.F);
     CHECK(nc.choice == r.choice);
-    CHECK(std::lround(nc.tile_x) == r.tile_x);
-    CHECK(std::lround(nc.tile_y) == r.tile_y);
+    CHECK(nc.tile[0] == r.tile_x && std::lround(nc.tile_exact[0]) == r.tile_x);
+    CHECK(nc.tile[1] == r.tile_y && std::lround(nc.tile_exact[1]) == r.tile_y);
   }
   CHECK(dm.nodes[0].absorbed && dm.nodes[1].absorbed);
   CHECK(!dm.nodes[2].absorbed && !dm.nodes[3].absorbed && !dm.nodes[4].absorbed);
@@ -107,6 +107,16 @@ void test_opcount() {
   const OpOrder a = optimal_order(longp, 1), b = optimal_order(longp, 4);
   CHECK(a.min_ops == b.min_ops);
   CHECK(a.split == b.split);
+  // The same with the threshold lowered so that every anti-diagonal really is split over
+  // threads (the default starts threads only for n >= ~1500).
+  const OpOrder c = optimal_order(longp, 4, 1);
+  CHECK(a.min_ops == c.min_ops);
+  CHECK(a.split == c.split);
+  CHECK_THROWS(optimal_order(longp, 2, 0), std::invalid_argument);
+  // Issue 6: 2^43 * 1 * 1 = 2^43 fits, although (n-1) max(P)^3 overflows even 128 bits.
+  const std::int64_t p43 = std::int64_t{1} << 43;
+  CHECK(optimal_order({p43, 1, 1}).min_ops == p43);
+  CHECK(optimal_order({p43, 1, 1}, 2, 1).min_ops == p43);
   // The 128-bit path: values above 2^63 in candidates, but a result that fits.
   const std::int64_t big = 1500000;  // big^3 = 3.4e18, (n-1) * big^3 > 2^63
   const OpOrder wide = optimal_order({big, big, big, 1});
@@ -135,20 +145,20 @@ void test_single_mm() {
   // Fig. D.3 example: P0 = 60, P2 = 50, M = 64 gives x = y = 8.
   const SingleMM s = single_mm(60, 40, 50, 64);
   CHECK(s.cases[0].valid);
-  CHECK(s.cases[0].tile1 == 8.0 && s.cases[0].tile2 == 8.0);
-  CHECK_CLOSE(s.cases[0].words, 2.0 * 60 * 40 * 50 / 8 + 60 * 50, 1e-12);  // D.3
-  CHECK_CLOSE(s.cases[1].words, 2 * std::sqrt(2.0) * 60 * 40 * 50 / 8 + 60 * 40 - 60 * 50,
+  CHECK(s.cases[0].tile[0] == 8.0 && s.cases[0].tile[1] == 8.0);
+  CHECK_CLOSE(*s.cases[0].words, 2.0 * 60 * 40 * 50 / 8 + 60 * 50, 1e-12);  // D.3
+  CHECK_CLOSE(*s.cases[1].words, 2 * std::sqrt(2.0) * 60 * 40 * 50 / 8 + 60 * 40 - 60 * 50,
               1e-12);  // D.5
-  CHECK_CLOSE(s.cases[2].words, 2 * std::sqrt(2.0) * 60 * 40 * 50 / 8 + 40 * 50 - 60 * 50,
+  CHECK_CLOSE(*s.cases[2].words, 2 * std::sqrt(2.0) * 60 * 40 * 50 / 8 + 40 * 50 - 60 * 50,
               1e-12);  // D.6
-  CHECK(s.best == 0);
+  CHECK(s.best == Resident::Output);
   // Outside the closed-form range (P1 = 1, App. D.2): flagged, never a negative count.
   const SingleMM bad = single_mm(1000, 1, 1000, 65536);
-  CHECK(!bad.cases[1].valid && std::isnan(bad.cases[1].words));
-  CHECK(!bad.cases[2].valid && std::isnan(bad.cases[2].words));
+  CHECK(!bad.cases[1].valid && !bad.cases[1].words);
+  CHECK(!bad.cases[2].valid && !bad.cases[2].words);
   CHECK(bad.cases[0].valid);
   const SingleMM tiny = single_mm(10, 10, 10, 65536);
-  CHECK(tiny.best == -1);
+  CHECK(!tiny.best);
   for (const auto& c : tiny.cases) CHECK(!c.valid && !c.reason.empty());
   CHECK_THROWS(single_mm(0, 1, 1, 64), std::invalid_argument);
   CHECK_THROWS(single_mm(1, 1, 1, 0), std::invalid_argument);
@@ -160,26 +170,26 @@ void test_two_mm() {
   CHECK(t.left.valid);
   CHECK_CLOSE(t.left.ratio, 544.0 / 1016.0, 1e-15);
   CHECK_CLOSE(t.left.ratio_prime, (1 + 2 * t.left.ratio) / (1 + t.left.ratio), 1e-15);
-  CHECK_CLOSE(t.left.tile_x * t.left.tile_y, 65536.0, 1e-12);
-  CHECK_CLOSE(t.left.tile_y / t.left.tile_x, t.left.ratio_prime, 1e-12);
+  CHECK_CLOSE(t.left.tile[0] * t.left.tile[1], 65536.0, 1e-12);
+  CHECK_CLOSE(t.left.tile[1] / t.left.tile[0], t.left.ratio_prime, 1e-12);
   // D.10 equals D.7 evaluated at the tile: P0P1P2 (x+y)/xy + P0P2P3 (2x+y)/xy - P0P3.
-  const double x = t.left.tile_x, y = t.left.tile_y;
+  const double x = t.left.tile[0], y = t.left.tile[1];
   const double d7 = 368.0 * 1016 * 616 * (x + y) / (x * y) +
                     368.0 * 616 * 544 * (2 * x + y) / (x * y) - 368.0 * 544;
-  CHECK_CLOSE(t.left.words, d7, 1e-12);
+  CHECK_CLOSE(*t.left.words, d7, 1e-12);
   // ... and any other tile of the same area does worse.
   const double x2 = x * 1.1, y2 = 65536.0 / x2;
   CHECK(368.0 * 1016 * 616 * (x2 + y2) / (x2 * y2) +
             368.0 * 616 * 544 * (2 * x2 + y2) / (x2 * y2) - 368.0 * 544 >
-        t.left.words);
-  CHECK(t.left.words < t.unfused_left_words);  // fusion saves the intermediate's round trip
+        *t.left.words);
+  CHECK(*t.left.words < *t.unfused_left_words);  // fusion saves the intermediate's round trip
   // Right fuse, T3 of App. D.7: A1(A2A3) with P = 936, 1008, 552, 368.
   // Printed reading (beta = P0/P1): the seed's tile (312, 210), and D.14 as printed.
   const TwoMM r = two_mm(936, 1008, 552, 368, 65536);
   CHECK(r.right.valid);
-  CHECK(std::lround(r.right.tile_x) == 312 && std::lround(r.right.tile_y) == 210);
+  CHECK(std::lround(r.right.tile[0]) == 312 && std::lround(r.right.tile[1]) == 210);
   const double beta = 936.0 / 1008.0, beta_p = (1 + 2 * beta) / (1 + beta);
-  CHECK_CLOSE(r.right.words,
+  CHECK_CLOSE(*r.right.words,
               2.0 * 1008 * 552 * 368 * (1 + beta) * std::sqrt(beta_p) / 256 - 936.0 * 368, 1e-12);
   // Derived reading (beta = P0/P2): D.14 equals D.11 at its tile, the minimum of D.11.
   auto d11 = [](double x, double y) {
@@ -188,21 +198,23 @@ void test_two_mm() {
   };
   const TwoMM rd = two_mm(936, 1008, 552, 368, 65536, BetaReading::Derived);
   CHECK_CLOSE(rd.right.ratio, 936.0 / 552.0, 1e-15);
-  CHECK_CLOSE(rd.right.words, d11(rd.right.tile_x, rd.right.tile_y), 1e-12);
-  CHECK(d11(rd.right.tile_x * 1.05, rd.right.tile_y / 1.05) > rd.right.words);
-  CHECK(d11(rd.right.tile_x / 1.05, rd.right.tile_y * 1.05) > rd.right.words);
+  CHECK_CLOSE(*rd.right.words, d11(rd.right.tile[0], rd.right.tile[1]), 1e-12);
+  CHECK(d11(rd.right.tile[0] * 1.05, rd.right.tile[1] / 1.05) > *rd.right.words);
+  CHECK(d11(rd.right.tile[0] / 1.05, rd.right.tile[1] * 1.05) > *rd.right.words);
   // The printed reading's count sits below the true minimum of D.11 here.
-  CHECK(r.right.words < rd.right.words);
-  CHECK(d11(r.right.tile_x, r.right.tile_y) > rd.right.words);
+  CHECK(*r.right.words < *rd.right.words);
+  CHECK(d11(r.right.tile[0], r.right.tile[1]) > *rd.right.words);
   // Fused intermediate larger than its matrix: flagged.
   const TwoMM small = two_mm(100, 1000, 100, 1000, 65536);
-  CHECK(!small.left.valid && std::isnan(small.left.words));
+  CHECK(!small.left.valid && !small.left.words);
   CHECK_THROWS(two_mm(1, 2, 3, -4, 64), std::invalid_argument);
 }
 
 void test_data_movement_rules() {
   CHECK_THROWS(data_movement({936, 200, 552}, 65536), std::domain_error);  // 200 < sqrt(M)
-  CHECK_THROWS(data_movement({936, 1008}, -1), std::invalid_argument);
+  CHECK_THROWS(data_movement({936, 1008, 552}, -1), std::invalid_argument);
+  // Issue 6: a single matrix used to report fused_total 0 beside output_words P0*P1.
+  CHECK_THROWS(data_movement({936, 1008}, 65536), std::invalid_argument);
   // n = 2: nothing can be fused, F + P0P2 = S.
   const DataMovement two = data_movement({1000, 2000, 3000}, 65536);
   CHECK_CLOSE(two.fused_total, two.single_mm_total, 1e-15);
@@ -248,6 +260,9 @@ void test_pareto() {
     }
   }
   CHECK_THROWS(pareto_front({100, 200, 300}, 65536), std::domain_error);
+  CHECK_THROWS(pareto_front({1000, 2000}, 100), std::invalid_argument);  // one matrix
+  CHECK_THROWS(pareto_front(std::vector<std::int64_t>(kMaxParetoMatrices + 2, 1000), 65536),
+               std::invalid_argument);
 }
 
 void test_random_experiment() {
@@ -256,23 +271,31 @@ void test_random_experiment() {
   spec.n_max = 6;
   spec.chains_per_length = 50;
   spec.threads = 2;
-  const auto table = random_chain_experiment(spec);
-  CHECK(table.rows.size() == 2);
-  CHECK(table.rows[0].size() == 6);
-  CHECK(table.rows[0][0].avg == 0.0 && table.rows[0][0].max == 0.0);  // n = 2
-  for (const auto& rows : table.rows) {
-    for (const auto& r : rows) CHECK(r.min >= 0.0 && r.min <= r.avg && r.avg <= r.max);
+  const auto values = random_chain_reductions(spec);
+  CHECK(values.size() == 2 * 5 * 50);  // capacities x lengths x chains
+  CHECK(values[0].n == 2 && values[0].index == 0 && values[0].M == 65536);
+  CHECK(values.back().n == 6 && values.back().index == 49 && values.back().M == 98304);
+  for (const auto& v : values) {
+    CHECK(v.reduction_percent >= 0.0 && v.reduction_percent < 100.0);
+    if (v.n == 2) CHECK(v.reduction_percent == 0.0);  // nothing to fuse with one product
   }
   spec.threads = 1;
-  const auto again = random_chain_experiment(spec);
-  CHECK(again.rows[1].back().avg == table.rows[1].back().avg);  // thread-count independent
+  const auto again = random_chain_reductions(spec);
+  bool same = again.size() == values.size();
+  for (std::size_t t = 0; same && t < values.size(); ++t) {
+    same = again[t].reduction_percent == values[t].reduction_percent;  // thread-independent
+  }
+  CHECK(same);
   // Dims follow the distribution.
   spec.distribution = DimDistribution::LogUniform;
   for (int t = 0; t < 100; ++t) {
     for (auto d : random_chain(spec, 10, t)) CHECK(d >= 320 && d <= 1024 && d % 8 == 0);
   }
   spec.n_min = 1;
-  CHECK_THROWS(random_chain_experiment(spec), std::invalid_argument);
+  CHECK_THROWS(random_chain_reductions(spec), std::invalid_argument);
+  spec.n_min = 2;
+  spec.n_max = kMaxParetoMatrices + 1;
+  CHECK_THROWS(joint_comparisons(spec), std::invalid_argument);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <string>
+
 #include "check.hpp"
 #include "gpu_fixtures.hpp"
 #include "costmetrics/time.hpp"
@@ -146,6 +148,59 @@ void test_bad_inputs() {
                std::overflow_error);
 }
 
+// Issue 6: inputs whose results used to overflow, wrap or become non-finite are refused
+// by validate(), naming the field; results at the limits are exact and finite.
+void test_limits() {
+  GpuParams g = gtx980();
+  g.smem_per_sm_words = 0x1p80;  // was accepted; k became -2^63
+  CHECK_THROWS(g.validate(), std::invalid_argument);
+  g = gtx980();
+  g.tau_sync_s = 1e308;  // was accepted; T_alg became inf
+  CHECK_THROWS(g.validate(), std::invalid_argument);
+  g = gtx980();
+  g.t_sync_s = std::nan("");
+  CHECK_THROWS(g.validate(), std::invalid_argument);
+  CHECK_THROWS(stencil(2, 1.7e308).validate(), std::invalid_argument);
+  // Messages name the field and print the value exactly (was "-0.000000").
+  g = gtx980();
+  g.tau_sync_s = -3e-8;
+  bool named = false;
+  try {
+    g.validate();
+  } catch (const std::invalid_argument& e) {
+    named = std::string(e.what()) == "tau_sync_s: must be in [0, 1] s, got -3e-08";
+  }
+  CHECK(named);
+  // hyperthreading_factor: M_tile = 0 was inf converted to int64.
+  CHECK_THROWS(hyperthreading_factor(gtx980(), 0.0), std::invalid_argument);
+  CHECK(hyperthreading_factor(gtx980(), 1e-300) == 32);  // min(huge, MTB_SM) in double
+  // m_tile_words of tiles near 2^62: computed in double, no signed overflow.
+  CHECK(m_tile_words(2, tiles(std::int64_t{1} << 62, std::int64_t{1} << 62, 0, 2)) > 1e37);
+  CHECK(feasibility(gtx980(), 3, tiles(1 << 23, 1 << 20, 1 << 20, 2)) != kFeasible);
+  // At the largest accepted shared memory, the largest feasible 1D tile evaluates finitely
+  // in both variants: M_SM = 2^22 words, M_tile = 2 (2 + tT) <= 2^22, tT = 2^21 - 2.
+  g = gtx980();
+  g.smem_per_sm_words = g.smem_per_block_words = kMaxSmemWords;
+  const auto big = tiles(2, 0, 0, (std::int64_t{1} << 21) - 2);
+  CHECK(feasibility(g, 1, big) == kFeasible);
+  CHECK(feasibility(g, 1, tiles(2, 0, 0, std::int64_t{1} << 21)) != kFeasible);
+  for (const Variant v : {Variant::paper, Variant::exact}) {
+    const Breakdown b = evaluate(g, stencil(1, 1.0), size(1 << 20, 0, 0, 1 << 10), big, v);
+    CHECK(std::isfinite(b.talg_s) && b.talg_s > 0 && b.k == 1);
+  }
+  // The slowest accepted machine still gives finite times.
+  g = gtx980();
+  g.tau_sync_s = g.t_sync_s = g.l_s_per_word = 1.0;
+  const Breakdown slow =
+      evaluate(g, stencil(3, 1.0), size(1 << 17, 1 << 17, 1 << 9, 1 << 10), tiles(4, 4, 32, 6));
+  CHECK(std::isfinite(slow.talg_s) && slow.talg_s >= slow.t_ideal_s);
+  // Search spaces are bounded.
+  SearchSpace huge;
+  huge.space = {std::vector<std::int64_t>(5000, 8), std::vector<std::int64_t>(5000, 32)};
+  huge.time = {2};
+  CHECK_THROWS(huge.validate(), std::invalid_argument);
+}
+
 void test_invariants() {
   // T_alg grows with T and with S (paper variant, fixed tiles).
   const GpuParams g = gtx980();
@@ -228,6 +283,7 @@ int main() {
   test_wavefront_epsilon();
   test_feasibility();
   test_bad_inputs();
+  test_limits();
   test_invariants();
   test_search();
   test_batch_matches_scalar();

@@ -348,13 +348,21 @@ void test_close_to_paper() {
     t.space = c.tS;
     t.time = c.tT;
     CHECK(tmod::feasibility(gpu, c.dims, t) == tmod::kFeasible);
-    const double exact = tmod::evaluate(gpu, heat(c.dims), size, t, tmod::Variant::exact).talg_s;
+    const tmod::Breakdown be = tmod::evaluate(gpu, heat(c.dims), size, t, tmod::Variant::exact);
+    const double exact = be.talg_s;
     const double paper = tmod::evaluate(gpu, heat(c.dims), size, t, tmod::Variant::paper).talg_s;
     std::printf("  %dD tS1=%lld tT=%lld: exact/paper = %.4f\n", c.dims, (long long)c.tS[0],
                 (long long)c.tT, exact / paper);
-    // 3D tiles that fit in shared memory are small hexagons, where the paper's pitch misses
-    // a large share of the points: printed only.
-    if (c.dims < 3) CHECK(std::fabs(exact / paper - 1.0) < 0.05);
+    CHECK(exact >= be.t_ideal_s);  // the exact variant's lower bound (time_exact.cpp)
+    if (c.dims < 3) {
+      CHECK(std::fabs(exact / paper - 1.0) < 0.05);
+    } else {
+      // 3D tiles that fit in shared memory are small hexagons (here tS1 = 4, tT = 6), where
+      // the paper's pitch 2 tS1 + tT = 14 and the gap-free pitch 2 tS1 + tT - 2 = 12 differ
+      // by 14%: the variants agree only to about 6% (measured 0.9405); checked within 10%.
+      CHECK(std::fabs(exact / paper - 1.0) < 0.10);
+      CHECK(exact < paper);
+    }
   }
 }
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from costmetrics.presets import (
     Gpu,
@@ -30,14 +31,18 @@ from costmetrics.presets import (
 )
 from costmetrics.reproduce import reproduce
 
+if TYPE_CHECKING:  # the lazily loaded submodules, typed for mypy
+    from costmetrics import chain as chain
+    from costmetrics import energy as energy
+    from costmetrics import exasat as exasat
+    from costmetrics import measure as measure
+    from costmetrics import time as time
+    from costmetrics import validate as validate
+
 
 def _find_version() -> str:
-    try:
-        from costmetrics._core import __version__ as core_version
-    except ImportError:
-        pass
-    else:
-        return str(core_version)
+    # One source: pyproject.toml's version, carried by the installed package's metadata
+    # (the compiled core is built with the same number by scikit-build-core).
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -48,7 +53,8 @@ def _find_version() -> str:
 
 __version__: str = _find_version()
 
-#: Model-family submodules loaded on first attribute access.
+#: Model-family submodules loaded on first attribute access. ``time`` is not in ``__all__``:
+#: ``from costmetrics import *`` must not replace the standard library's ``time``.
 _LAZY_SUBMODULES = ("time", "chain", "energy", "exasat", "measure", "validate")
 
 __all__ = [
@@ -68,7 +74,6 @@ __all__ = [
     "reproduce",
     "stencil",
     "stencils",
-    "time",
     "validate",
 ]
 

@@ -37,10 +37,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 #: What a subcommand's setup function returns: runs the command, returns the exit status.
 Handler = Callable[[argparse.Namespace], int]
@@ -64,18 +65,42 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_json(obj: Any) -> None:
-    """Print ``obj`` as indented JSON on standard output.
-
-    Paths and other non-JSON objects are written as strings; NumPy scalars and arrays
-    should be converted by the caller (``.item()`` / ``.tolist()``).
+def to_json(obj: Any) -> Any:
+    """Convert records (anything with ``_asdict()``), tuples and NumPy values to JSON types.
 
     Parameters
     ----------
     obj : Any
-        A JSON-serializable object (dicts, lists, numbers, strings, None).
+        A record of the core, a dict, list, tuple, NumPy scalar or array, or a JSON value.
+
+    Returns
+    -------
+    Any
+        The same data as dicts, lists, numbers, strings and None.
     """
-    json.dump(obj, sys.stdout, indent=2, default=str)
+    if hasattr(obj, "_asdict"):
+        return {k: to_json(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_json(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return to_json(obj.tolist())
+    return obj
+
+
+def print_json(obj: Any) -> None:
+    """Print ``obj`` as indented JSON on standard output.
+
+    Records, tuples and NumPy values are converted by :func:`to_json`; paths and other
+    non-JSON objects are written as strings.
+
+    Parameters
+    ----------
+    obj : Any
+        A JSON-serializable object (dicts, lists, numbers, strings, None, records).
+    """
+    json.dump(to_json(obj), sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
 
 
@@ -216,9 +241,9 @@ def _add_talg(parser: argparse.ArgumentParser) -> Handler:
 
         b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, args.variant)
         if args.json:
-            print_json(b.to_dict())
+            print_json(b)
         else:
-            print(_table([[name, f"{value:.6g}"] for name, value in b.to_dict().items()]))
+            print(_table([[name, f"{value:.6g}"] for name, value in b._asdict().items()]))
         return 0
 
     return run
@@ -295,12 +320,12 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
         out: dict[str, Any] = {"op_count": order.cost, "parenthesization": order.parenthesization}
         dm = None if args.M is None else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
         if dm is not None:
-            out.update({k: v for k, v in dm.to_dict().items() if k != "parenthesization"})
+            out.update({k: v for k, v in dm._asdict().items() if k != "parenthesization"})
         if args.pareto:
             if args.M is None:
                 raise ValueError("--pareto needs --M")
             front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta)
-            out["pareto_front"] = [vars(p) for p in front]
+            out["pareto_front"] = front
         if args.json:
             print_json(out)
             return 0
@@ -772,10 +797,39 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on standard error and status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with :data:`EXIT_USAGE`."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
+#: Options whose values may start with a minus sign (comma-separated integer lists).
+#: ``--sizes -5,3`` is rewritten to ``--sizes=-5,3`` before argparse sees it, so that both
+#: spellings work (argparse would otherwise take ``-5,3`` for an option).
+LIST_OPTIONS = ("--sizes", "--tiles", "--dims")
+_NEGATIVE_VALUE = re.compile(r"^-\d")
+
+
+def _join_negative_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in LIST_OPTIONS and i + 1 < len(argv) and _NEGATIVE_VALUE.match(argv[i + 1]):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="costmetrics",
         description="Analytical cost models for accelerators and loop programs.",
     )
@@ -784,6 +838,7 @@ def _build_parser() -> argparse.ArgumentParser:
     for name, add in SUBCOMMANDS:
         summary = add.__doc__.strip().splitlines()[0] if add.__doc__ else None
         sub_parser = sub.add_parser(name, help=summary, description=summary)
+        sub_parser.prog = f"costmetrics {name}"
         sub_parser.set_defaults(handler=add(sub_parser))
     return parser
 
@@ -802,7 +857,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 on success, 2 on bad input (a one-line message on standard
         error, no traceback), 130 when interrupted.
     """
-    args = _build_parser().parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _build_parser().parse_args(_join_negative_values(raw))
+    except SystemExit as exc:  # usage errors (status 2, one line), --help, --version (0)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -811,8 +870,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # keep Python from failing again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except (ValueError, OverflowError, OSError) as exc:
-        print(f"costmetrics {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, OverflowError, OSError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"costmetrics {args.command}: interrupted", file=sys.stderr)

@@ -316,7 +316,11 @@ def _size_and_tiles(k: Any, sizes: object, tiles: object) -> tuple[Any, Any]:
     n = int(k.n_space_dims)
     s = _integers(sizes, "sizes", n, tile=False)
     t = _integers(tiles, "tiles", n, tile=True)
-    return _core.time.ProblemSize(s[:-1], s[-1]), _core.time.TileSizes(t[:-1], t[-1])
+    pad = [0] * (3 - n)  # the core's records hold three space entries, unused ones 0
+    return (
+        _core.time.ProblemSize(space=[*s[:-1], *pad], time_steps=s[-1]),
+        _core.time.TileSizes(space=[*t[:-1], *pad], time=t[-1]),
+    )
 
 
 def _subtile(subtile: object) -> int:
@@ -1548,7 +1552,9 @@ def synthetic_runs(
             point
             for point in _synthetic_grid(key)
             if _core.time.feasibility(
-                core_gpu, dims, _core.time.TileSizes(point[1][:dims], point[1][3])
+                core_gpu,
+                dims,
+                _core.time.TileSizes(space=[*point[1][:dims], *[0] * (3 - dims)], time=point[1][3]),
             )
             == 0
         ]

@@ -13,13 +13,20 @@ Lookups (:func:`gpu`, :func:`stencil`) ignore case, spaces, dashes and underscor
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import yaml
+
+from costmetrics import _core
+
+if TYPE_CHECKING:
+    from costmetrics._core.time import GpuParams
 
 __all__ = [
     "BYTES_PER_WORD",
@@ -42,6 +49,9 @@ SCHEMA_VERSION = 1
 #: The models count memory in 4-byte words.
 BYTES_PER_WORD = 4
 _BYTES_PER_GB = 1e9
+_INT32_MAX = 2**31 - 1
+#: Largest C_iter the time model accepts.
+_MAX_C_ITER_S = float(_core.time.MAX_TIME_PARAMETER_S)
 
 
 def normalize_name(name: str) -> str:
@@ -66,23 +76,31 @@ def normalize_name(name: str) -> str:
 
 
 def _positive_int(value: object, field_name: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(
             f"{field_name}{where}: expected a positive integer, got {value!r} "
             f"({type(value).__name__})"
         )
-    if value <= 0:
-        raise ValueError(f"{field_name}{where}: must be positive, got {value}")
-    return value
+    number = int(value)
+    if number <= 0:
+        raise ValueError(f"{field_name}{where}: must be positive, got {number}")
+    if number > _INT32_MAX:
+        raise OverflowError(
+            f"{field_name}{where}: {number} is outside the supported range [1, {_INT32_MAX}]"
+        )
+    return number
 
 
 def _positive_float(value: object, field_name: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(
             f"{field_name}{where}: expected a positive number, got {value!r} "
             f"({type(value).__name__})"
         )
-    number = float(value)
+    try:
+        number = float(value)
+    except (OverflowError, TypeError):
+        raise OverflowError(f"{field_name}{where}: {value!r} does not fit a double") from None
     if not math.isfinite(number) or number <= 0:
         raise ValueError(f"{field_name}{where}: must be positive and finite, got {value}")
     return number
@@ -90,7 +108,7 @@ def _positive_float(value: object, field_name: str, where: str) -> float:
 
 def _string(value: object, field_name: str, where: str, *, required: bool) -> str:
     if not isinstance(value, str):
-        raise ValueError(
+        raise TypeError(
             f"{field_name}{where}: expected a string, got {value!r} ({type(value).__name__})"
         )
     if required and not value.strip():
@@ -202,6 +220,19 @@ class Gpu:
     def smem_per_block_words(self) -> int:
         """Largest shared memory of one thread block, in 4-byte words."""
         return self.smem_per_block_bytes // BYTES_PER_WORD
+
+    def _core_params(self) -> GpuParams:
+        """Return the parameters the core's time model takes (validated there)."""
+        return _core.time.GpuParams(
+            n_sm=self.n_sm,
+            n_v=self.n_v,
+            smem_per_sm_words=float(self.smem_per_sm_words),
+            smem_per_block_words=float(self.smem_per_block_words),
+            max_blocks_per_sm=self.max_blocks_per_sm,
+            l_s_per_word=self.l_s_per_word,
+            tau_sync_s=self.tau_sync_s,
+            t_sync_s=self.t_sync_s,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Return the preset as a plain dictionary in the layout of a preset file.
@@ -315,7 +346,7 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
     _string(g.source, "source", where, required=False)
     key = _string(g.key, "key", where, required=False)
     for name in _GPU_INT_FIELDS:
-        _positive_int(getattr(g, name), name, where)
+        object.__setattr__(g, name, _positive_int(getattr(g, name), name, where))
     for name in _GPU_FLOAT_FIELDS:
         object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
     if g.smem_per_block_bytes > g.smem_per_sm_bytes:
@@ -323,7 +354,33 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
             f"smem_per_block_bytes{where}: {g.smem_per_block_bytes} exceeds "
             f"smem_per_sm_bytes = {g.smem_per_sm_bytes}"
         )
+    for name in ("smem_per_sm_bytes", "smem_per_block_bytes"):
+        if getattr(g, name) < BYTES_PER_WORD:
+            raise ValueError(
+                f"{name}{where}: must be at least one 4-byte word, got {getattr(g, name)}"
+            )
     object.__setattr__(g, "key", normalize_name(key or g.name))
+    # The ranges of the time model are checked once, by the core (GpuParams::validate);
+    # its message names the core's field (in words and s/word where the preset has bytes
+    # and s/GB).
+    try:
+        g._core_params()
+    except ValueError as exc:
+        raise ValueError(
+            f"{_core_field_to_preset(str(exc))}{where} (the time model's range)"
+        ) from None
+
+
+_CORE_TO_PRESET = {
+    "smem_per_sm_words": "smem_per_sm_bytes (as words)",
+    "smem_per_block_words": "smem_per_block_bytes (as words)",
+    "l_s_per_word": "l_s_per_gb (as s per 4-byte word)",
+}
+
+
+def _core_field_to_preset(message: str) -> str:
+    name, sep, rest = message.partition(": ")
+    return f"{_CORE_TO_PRESET.get(name, name)}{sep}{rest}"
 
 
 def _validate_stencil_fields(s: Stencil, where: str) -> None:
@@ -334,8 +391,9 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
     dims = _positive_int(s.n_space_dims, "n_space_dims", where)
     if dims > 3:
         raise ValueError(f"n_space_dims{where}: must be 1, 2 or 3, got {dims}")
+    object.__setattr__(s, "n_space_dims", dims)
     if not isinstance(s.c_iter_s, Mapping):
-        raise ValueError(
+        raise TypeError(
             f"c_iter_s{where}: expected a mapping from GPU key to seconds, got "
             f"{s.c_iter_s!r} ({type(s.c_iter_s).__name__})"
         )
@@ -344,7 +402,13 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
     values: dict[str, float] = {}
     for gpu_key, seconds in s.c_iter_s.items():
         label = _string(gpu_key, "c_iter_s key", where, required=True)
-        values[normalize_name(label)] = _positive_float(seconds, f"c_iter_s[{label!r}]", where)
+        number = _positive_float(seconds, f"c_iter_s[{label!r}]", where)
+        if number > _MAX_C_ITER_S:
+            raise ValueError(
+                f"c_iter_s[{label!r}]{where}: must be in (0, {_MAX_C_ITER_S:g}] s "
+                f"(the time model's range), got {number:g}"
+            )
+        values[normalize_name(label)] = number
     object.__setattr__(s, "c_iter_s", _FrozenMap(values))
     object.__setattr__(s, "key", normalize_name(key or s.name))
 
@@ -365,16 +429,30 @@ _Loader.add_implicit_resolver(
 )
 
 
+def _as_path(path: object) -> Path:
+    if isinstance(path, Path):
+        return path
+    if not isinstance(path, str):
+        raise TypeError(f"path: expected a str or pathlib.Path, got {type(path).__name__} {path!r}")
+    return Path(path)
+
+
 def _read_mapping(path: Path) -> dict[str, Any]:
     where = f" in {path}"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"path: cannot read preset file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"path: {path} is not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from None
     try:
         data = yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
     except yaml.YAMLError as exc:
         raise ValueError(f"path: {path} is not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"path: {path} is nested too deeply to be a preset file") from None
     if not isinstance(data, dict):
         raise ValueError(
             f"path: {path} must hold a YAML mapping of fields, got {type(data).__name__}"
@@ -396,7 +474,7 @@ def _check_keys(
     missing = [k for k in required if k not in data]
     if missing:
         raise ValueError(f"{missing[0]}{where}: required field is missing (missing: {missing})")
-    unknown = sorted(set(data) - set(required) - set(optional) - {"schema_version"})
+    unknown = sorted(set(data) - set(required) - set(optional) - {"schema_version"}, key=repr)
     if unknown:
         raise ValueError(
             f"{unknown[0]}{where}: unknown field (unknown: {unknown}; "
@@ -404,7 +482,7 @@ def _check_keys(
         )
 
 
-def _error_in_file(exc: ValueError, path: Path) -> ValueError:
+def _error_in_file(exc: Exception, path: Path) -> ValueError:
     """Re-word a dataclass validation error so that it names the file."""
     message = str(exc)
     field_name, sep, rest = message.partition(": ")
@@ -430,13 +508,13 @@ def load_gpu(path: str | Path) -> Gpu:
         If the file cannot be read, or a field is missing, unknown, of the wrong type or
         not positive; the message names the field and the file.
     """
-    p = Path(path)
+    p = _as_path(path)
     data = _read_mapping(p)
     required = ("name", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
     _check_keys(data, required, ("key", "source"), f" in {p}")
     try:
         return Gpu(**{k: v for k, v in data.items() if k != "schema_version"})
-    except ValueError as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 
 
@@ -459,14 +537,14 @@ def load_stencil(path: str | Path) -> Stencil:
         If the file cannot be read, or a field is missing, unknown, of the wrong type or
         value; the message names the field and the file.
     """
-    p = Path(path)
+    p = _as_path(path)
     data = _read_mapping(p)
     _check_keys(
         data, ("name", "n_space_dims", "c_iter_s"), ("key", "source", "description"), f" in {p}"
     )
     try:
         return Stencil(**{k: v for k, v in data.items() if k != "schema_version"})
-    except ValueError as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 
 
@@ -551,7 +629,7 @@ def register_gpu(obj: Gpu, *, overwrite: bool = False) -> Gpu:
         If ``obj`` is not a :class:`Gpu`, or its key is taken and ``overwrite`` is false.
     """
     if not isinstance(obj, Gpu):
-        raise ValueError(f"obj: expected a costmetrics.Gpu, got {type(obj).__name__}")
+        raise TypeError(f"obj: expected a costmetrics.Gpu, got {type(obj).__name__}")
     _ensure_loaded()
     _register(_gpus, obj, "obj", overwrite)
     return obj
@@ -579,7 +657,7 @@ def register_stencil(obj: Stencil, *, overwrite: bool = False) -> Stencil:
         false.
     """
     if not isinstance(obj, Stencil):
-        raise ValueError(f"obj: expected a costmetrics.Stencil, got {type(obj).__name__}")
+        raise TypeError(f"obj: expected a costmetrics.Stencil, got {type(obj).__name__}")
     _ensure_loaded()
     _register(_stencils, obj, "obj", overwrite)
     return obj
@@ -587,7 +665,7 @@ def register_stencil(obj: Stencil, *, overwrite: bool = False) -> Stencil:
 
 def _lookup(registry: Mapping[str, Any], name: object, param: str, kind: str) -> Any:
     if not isinstance(name, str):
-        raise ValueError(
+        raise TypeError(
             f"{param}: expected a {kind} name or object, got {name!r} ({type(name).__name__})"
         )
     wanted = normalize_name(name)
@@ -597,6 +675,64 @@ def _lookup(registry: Mapping[str, Any], name: object, param: str, kind: str) ->
     if found is None:
         raise ValueError(f"{param}: unknown {kind} {name!r}; known: {sorted(registry)}")
     return found
+
+
+def resolve_gpu(obj: object, param: str) -> Gpu:
+    """Return ``obj`` if it is a :class:`Gpu`, else the preset it names.
+
+    Parameters
+    ----------
+    obj : object
+        A :class:`Gpu` or a preset name.
+    param : str
+        The caller's parameter name, used in messages (e.g. ``"gpu"``).
+
+    Returns
+    -------
+    Gpu
+        The preset.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is neither a :class:`Gpu` nor a ``str``.
+    ValueError
+        If no preset has that name.
+    """
+    if isinstance(obj, Gpu):
+        return obj
+    _ensure_loaded()
+    result: Gpu = _lookup(_gpus, obj, param, "GPU")
+    return result
+
+
+def resolve_stencil(obj: object, param: str) -> Stencil:
+    """Return ``obj`` if it is a :class:`Stencil`, else the preset it names.
+
+    Parameters
+    ----------
+    obj : object
+        A :class:`Stencil` or a preset name.
+    param : str
+        The caller's parameter name, used in messages (e.g. ``"stencil"``).
+
+    Returns
+    -------
+    Stencil
+        The preset.
+
+    Raises
+    ------
+    TypeError
+        If ``obj`` is neither a :class:`Stencil` nor a ``str``.
+    ValueError
+        If no preset has that name.
+    """
+    if isinstance(obj, Stencil):
+        return obj
+    _ensure_loaded()
+    result: Stencil = _lookup(_stencils, obj, param, "stencil")
+    return result
 
 
 def gpu(name: str | Gpu) -> Gpu:
@@ -618,11 +754,7 @@ def gpu(name: str | Gpu) -> Gpu:
     ValueError
         If no preset has that name; the message lists the known ones.
     """
-    if isinstance(name, Gpu):
-        return name
-    _ensure_loaded()
-    result: Gpu = _lookup(_gpus, name, "name", "GPU")
-    return result
+    return resolve_gpu(name, "name")
 
 
 def stencil(name: str | Stencil) -> Stencil:
@@ -644,11 +776,7 @@ def stencil(name: str | Stencil) -> Stencil:
     ValueError
         If no preset has that name; the message lists the known ones.
     """
-    if isinstance(name, Stencil):
-        return name
-    _ensure_loaded()
-    result: Stencil = _lookup(_stencils, name, "name", "stencil")
-    return result
+    return resolve_stencil(name, "name")
 
 
 def gpus() -> list[str]:

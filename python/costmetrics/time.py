@@ -15,17 +15,16 @@ hexagonal tiling (``docs/time-model.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from costmetrics import _core
+from costmetrics import _convert, _core
+from costmetrics import presets as _presets
 from costmetrics.presets import Gpu, Stencil
-from costmetrics.presets import gpu as _gpu_preset
-from costmetrics.presets import stencil as _stencil_preset
 
 __all__ = [
     "BatchResult",
@@ -47,7 +46,13 @@ __all__ = [
 ]
 
 Variant = Literal["paper", "exact"]
-_core_time: Any = _core.time  # the compiled submodule (typed loosely: it has no stubs)
+_VARIANTS = ("paper", "exact")
+_core_time = _core.time
+
+#: Every term of the model for one tile choice: the core's record, bound once in C++
+#: (``cpp/include/costmetrics/time.hpp``), with ``_fields``, ``_asdict()``, ``==``, pickling
+#: and the property ``t_overhead_s`` (T_alg - T_ideal, Eq. 8.4).
+Breakdown = _core_time.Breakdown
 
 #: Bit masks of the reasons a tile is infeasible (Eq. A.32), as returned by talg_batch.
 INFEASIBLE_REASONS: dict[str, int] = {
@@ -57,59 +62,23 @@ INFEASIBLE_REASONS: dict[str, int] = {
     "exceeds_block_shared_memory": int(_core_time.EXCEEDS_BLOCK_SHARED_MEMORY),
     "exceeds_sm_shared_memory": int(_core_time.EXCEEDS_SM_SHARED_MEMORY),
 }
-_INT64_LIMIT = 2**62
 
 
 # --------------------------------------------------------------------------------------
-# Argument handling
+# Argument handling: types are converted here, values are checked by the core.
 # --------------------------------------------------------------------------------------
 
 
 def _resolve(stencil: Stencil | str, gpu: Gpu | str) -> tuple[Stencil, Gpu]:
-    # The preset lookups return Stencil / Gpu objects unchanged and resolve names.
-    if not isinstance(stencil, (str, Stencil)):
-        raise TypeError(
-            f"stencil: expected a Stencil or a preset name, got {type(stencil).__name__}"
-        )
-    if not isinstance(gpu, (str, Gpu)):
-        raise TypeError(f"gpu: expected a Gpu or a preset name, got {type(gpu).__name__}")
-    return _stencil_preset(stencil), _gpu_preset(gpu)
+    return _presets.resolve_stencil(stencil, "stencil"), _presets.resolve_gpu(gpu, "gpu")
 
 
-def _core_gpu(g: Gpu) -> Any:
-    return _core_time.GpuParams(
-        n_sm=g.n_sm,
-        n_v=g.n_v,
-        smem_per_sm_words=float(g.smem_per_sm_words),
-        smem_per_block_words=float(g.smem_per_block_words),
-        max_blocks_per_sm=g.max_blocks_per_sm,
-        l_s_per_word=g.l_s_per_word,
-        tau_sync_s=g.tau_sync_s,
-        t_sync_s=g.t_sync_s,
-    )
+def _core_gpu(g: Gpu) -> _core_time.GpuParams:
+    return g._core_params()
 
 
-def _core_stencil(s: Stencil, g: Gpu) -> Any:
+def _core_stencil(s: Stencil, g: Gpu) -> _core_time.StencilParams:
     return _core_time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
-
-
-def _integers(values: Sequence[int], name: str, n_expected: int, layout: str) -> list[int]:
-    try:
-        items = list(values)
-    except TypeError:
-        raise ValueError(f"{name} must be a sequence {layout}, got {values!r}") from None
-    if len(items) != n_expected:
-        raise ValueError(
-            f"{name} must have {n_expected} entries {layout} for this stencil, got {len(items)}"
-        )
-    out = []
-    for item in items:
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
-            raise ValueError(f"{name} entries must be integers, got {item!r}")
-        if abs(int(item)) > _INT64_LIMIT:
-            raise OverflowError(f"{name} entry {int(item)} does not fit a 64-bit integer")
-        out.append(int(item))
-    return out
 
 
 def _layout(n_dims: int, tile: bool) -> str:
@@ -119,19 +88,41 @@ def _layout(n_dims: int, tile: bool) -> str:
     return "(" + ", ".join(names) + ", T)"
 
 
-def _core_size(s: Stencil, sizes: Sequence[int]) -> Any:
-    values = _integers(sizes, "sizes", s.n_space_dims + 1, _layout(s.n_space_dims, False))
-    return _core_time.ProblemSize(values[:-1], values[-1])
+def _integers(values: object, name: str, n_dims: int, tile: bool) -> list[int]:
+    items = _convert.int_sequence(values, name)
+    if len(items) != n_dims + 1:
+        raise ValueError(
+            f"{name}: must have {n_dims + 1} entries {_layout(n_dims, tile)} for this "
+            f"stencil, got {len(items)}"
+        )
+    return items
 
 
-def _core_tiles(s: Stencil, tiles: Sequence[int]) -> Any:
-    values = _integers(tiles, "tiles", s.n_space_dims + 1, _layout(s.n_space_dims, True))
-    return _core_time.TileSizes(values[:-1], values[-1])
+def _padded(values: list[int]) -> list[int]:
+    return values + [0] * (3 - len(values))
+
+
+def _core_size(s: Stencil, sizes: Sequence[int]) -> _core_time.ProblemSize:
+    values = _integers(sizes, "sizes", s.n_space_dims, False)
+    return _core_time.ProblemSize(space=_padded(values[:-1]), time_steps=values[-1])
+
+
+def _core_tiles(s: Stencil, tiles: Sequence[int]) -> _core_time.TileSizes:
+    values = _integers(tiles, "tiles", s.n_space_dims, True)
+    return _core_time.TileSizes(space=_padded(values[:-1]), time=values[-1])
+
+
+def _variant(variant: object) -> str:
+    return _convert.choice(variant, "variant", _VARIANTS)
+
+
+def _n_threads(n_threads: object) -> int:
+    return _convert.integer(n_threads, "n_threads")
 
 
 def _prepare(
     stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]
-) -> tuple[Stencil, Gpu, Any, Any, Any]:
+) -> tuple[Stencil, Gpu, _core_time.GpuParams, _core_time.StencilParams, _core_time.ProblemSize]:
     s, g = _resolve(stencil, gpu)
     core_gpu, core_stencil, core_size = _core_gpu(g), _core_stencil(s, g), _core_size(s, sizes)
     _core_time.validate_inputs(core_gpu, core_stencil, core_size)
@@ -141,71 +132,6 @@ def _prepare(
 # --------------------------------------------------------------------------------------
 # Single-point evaluation
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """Every term of the model for one tile choice (seconds, 4-byte words, counts).
-
-    Attributes
-    ----------
-    n_wavefronts : int
-        N_w, number of wavefronts (kernel calls) (Eq. A.3).
-    tiles_per_wavefront : int
-        w, tiles (prisms, slabs) per wavefront (Eq. A.6).
-    k : int
-        Hyper-threading factor, thread blocks per SM (Eq. A.12).
-    n_subtiles : int
-        Sub-prisms (2D) or sub-slabs (3D, Eq. A.24) per tile; 1 in 1D.
-    w_tile : float
-        Widest row of a hexagon (Eq. A.4).
-    pitch : float
-        Distance between two tiles of a wavefront (Eq. A.5).
-    m_tile_words : float
-        Shared memory per tile (Eq. A.20).
-    m_io_words : float
-        Words moved between global and shared memory per (sub)tile (Eqs. A.8, A.14, A.25).
-    m_prime_s : float
-        Transfer time per (sub)tile, m' (Eqs. A.9, A.15, A.26).
-    c_s : float
-        Compute time per (sub)tile, c (Eqs. A.10, A.16, A.28).
-    t_tile_s : float
-        T_tile(k), T_prism(k) or T_slab(k) (Eqs. A.13, A.17, A.29-A.30).
-    t_sync_total_s : float
-        N_w * T_sync.
-    talg_s : float
-        Predicted execution time T_alg (Eqs. A.7, A.18, A.31).
-    t_ideal_s : float
-        Ideal time on an overhead-free machine (Eq. 8.3).
-    """
-
-    n_wavefronts: int
-    tiles_per_wavefront: int
-    k: int
-    n_subtiles: int
-    w_tile: float
-    pitch: float
-    m_tile_words: float
-    m_io_words: float
-    m_prime_s: float
-    c_s: float
-    t_tile_s: float
-    t_sync_total_s: float
-    talg_s: float
-    t_ideal_s: float
-
-    @property
-    def t_overhead_s(self) -> float:
-        """T_alg - T_ideal (Eq. 8.4)."""
-        return self.talg_s - self.t_ideal_s
-
-    def to_dict(self) -> dict[str, float | int]:
-        """Return the breakdown as a plain dictionary."""
-        return asdict(self)
-
-    @classmethod
-    def _from_core(cls, core: Any) -> Breakdown:
-        return cls(**{f.name: getattr(core, f.name) for f in fields(cls)})
 
 
 def breakdown(
@@ -237,13 +163,18 @@ def breakdown(
 
     Raises
     ------
+    TypeError
+        On arguments of the wrong type.
     ValueError
         On bad sizes or tiles, or infeasible tiles (the message names the violated
         constraint of Eq. A.32).
+    OverflowError
+        On sizes beyond what the model computes exactly (``docs/time-model.md``, "Limits").
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
-    core = _core_time.evaluate(core_gpu, core_stencil, core_size, _core_tiles(s, tiles), variant)
-    return Breakdown._from_core(core)
+    return _core_time.evaluate(
+        core_gpu, core_stencil, core_size, _core_tiles(s, tiles), _variant(variant)
+    )
 
 
 def talg(
@@ -343,12 +274,37 @@ def describe_infeasibility(reasons: int) -> str:
     str
         The violated constraints, separated by ``"; "``.
     """
-    return str(_core_time.describe_infeasibility(int(reasons)))
+    return str(_core_time.describe_infeasibility(_convert.integer(reasons, "reasons")))
 
 
 # --------------------------------------------------------------------------------------
 # Vectorized evaluation
 # --------------------------------------------------------------------------------------
+
+
+def _tile_array(tiles: npt.ArrayLike, n_dims: int) -> npt.NDArray[np.integer[Any]]:
+    """Rows of tiles as an integer array; the core checks the shape and the int64 range."""
+    if isinstance(tiles, (str, bytes, Mapping, Set)):
+        raise TypeError(f"tiles: expected an integer array, got {type(tiles).__name__}")
+    try:
+        array = np.asarray(tiles)
+    except ValueError:
+        raise ValueError(
+            f"tiles: rows must all have {n_dims + 1} entries {_layout(n_dims, True)}"
+        ) from None
+    if array.dtype == object:  # Python ints beyond int64, or mixed objects
+        flat = [_convert.integer(v, "tiles entry") for v in array.ravel()]
+        array = np.asarray(flat, dtype=np.int64).reshape(array.shape)
+    if array.ndim == 1 and array.size == n_dims + 1:
+        array = array.reshape(1, -1)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"tiles: expected an integer array, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != n_dims + 1:
+        raise ValueError(
+            f"tiles: must have shape (n, {n_dims + 1}), one row {_layout(n_dims, True)} per "
+            f"tile, got shape {array.shape}"
+        )
+    return array
 
 
 @dataclass(frozen=True)
@@ -405,13 +361,9 @@ def talg_batch(
         T_alg, terms and infeasibility masks per row.
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
-    array = np.asarray(tiles)
-    if array.ndim == 1 and array.size == s.n_space_dims + 1:
-        array = array.reshape(1, -1)
-    if array.dtype.kind not in "iu":
-        raise ValueError(f"tiles must be an integer array, got dtype {array.dtype}")
+    array = _tile_array(tiles, s.n_space_dims)
     out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array.astype(np.int64), variant, n_threads
+        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads)
     )
     terms = {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), terms)
@@ -454,8 +406,28 @@ class SearchSpace:
         points = np.stack([a.ravel() for a in axes], axis=1)
         return np.roll(points, -1, axis=1).astype(np.int64)  # tT from first to last column
 
-    def _to_core(self) -> Any:
-        return _core_time.SearchSpace([list(v) for v in self.space], list(self.time))
+    def _to_core(self) -> _core_time.SearchSpace:
+        return _core_time.SearchSpace(space=[list(v) for v in self.space], time=list(self.time))
+
+
+def _search_space(space: object, n_dims: int) -> SearchSpace:
+    """Return a SearchSpace from one, or from candidate lists ``(tS1, ..., tT)``."""
+    if space is None:
+        return default_search_space(n_dims)
+    if isinstance(space, SearchSpace):
+        return space
+    if isinstance(space, (str, bytes, Mapping, Set)) or not isinstance(space, Sequence):
+        raise TypeError(
+            "space: expected a SearchSpace or a sequence of candidate lists "
+            f"{_layout(n_dims, True)}, got {type(space).__name__}"
+        )
+    if len(space) != n_dims + 1:
+        raise ValueError(
+            f"space: expected {n_dims + 1} candidate lists {_layout(n_dims, True)}, "
+            f"got {len(space)}"
+        )
+    lists = [tuple(_convert.int_sequence(v, f"space[{i}]")) for i, v in enumerate(space)]
+    return SearchSpace(tuple(lists[:-1]), lists[-1])
 
 
 def default_search_space(n_space_dims: int) -> SearchSpace:
@@ -471,7 +443,7 @@ def default_search_space(n_space_dims: int) -> SearchSpace:
     SearchSpace
         At least the paper's ~18,000 points (Sec. A.6.3).
     """
-    core = _core_time.default_search_space(int(n_space_dims))
+    core = _core_time.default_search_space(_convert.integer(n_space_dims, "n_space_dims"))
     return SearchSpace(tuple(tuple(v) for v in core.space), tuple(core.time))
 
 
@@ -522,7 +494,7 @@ def best_tiles(
     sizes: Sequence[int],
     within: float = 0.10,
     variant: Variant = "paper",
-    space: SearchSpace | None = None,
+    space: SearchSpace | Sequence[Sequence[int]] | None = None,
     n_threads: int = 0,
 ) -> BestTiles:
     """Exhaustive multi-threaded search for the tiles minimizing T_alg (Eq. A.32).
@@ -534,8 +506,9 @@ def best_tiles(
     within : float
         Also return every feasible point with T_alg <= (1 + within) * T_alg_min
         (Sec. A.6.3 uses 10%).
-    space : SearchSpace, optional
-        Candidates; default :func:`default_search_space`.
+    space : SearchSpace or sequence of sequences of int, optional
+        Candidates, as a :class:`SearchSpace` or as one list per entry of ``tiles``
+        (``[[tS1...], ..., [tT...]]``); default :func:`default_search_space`.
     n_threads : int
         Worker threads (0: all cores).
 
@@ -545,25 +518,34 @@ def best_tiles(
         The argmin, T_alg_min and the near-optimal set.
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
-    if space is None:
-        space = default_search_space(s.n_space_dims)
+    core_space = _search_space(space, s.n_space_dims)._to_core()
+    fraction = _convert.real(within, "within")
     r = _core_time.search(
-        core_gpu, core_stencil, core_size, space._to_core(), float(within), variant, n_threads
+        core_gpu,
+        core_stencil,
+        core_size,
+        core_space,
+        fraction,
+        _variant(variant),
+        _n_threads(n_threads),
     )
+    dims = s.n_space_dims
     return BestTiles(
-        tiles=tuple(int(v) for v in r["best"]),
-        talg_s=float(r["talg_min_s"]),
-        breakdown=Breakdown._from_core(r["best_breakdown"]),
-        near_optimal=np.asarray(r["near_optimal"]),
-        near_optimal_talg_s=np.asarray(r["near_optimal_talg_s"]),
-        n_points=int(r["n_points"]),
-        n_feasible=int(r["n_feasible"]),
-        within=float(within),
+        tiles=(*r.best.space[:dims], r.best.time),
+        talg_s=float(r.talg_min_s),
+        breakdown=r.best_breakdown,
+        near_optimal=np.asarray(_core_time.tiles_to_array(r.near_optimal, dims)),
+        near_optimal_talg_s=np.asarray(r.near_optimal_talg_s, dtype=np.float64),
+        n_points=int(r.n_points),
+        n_feasible=int(r.n_feasible),
+        within=fraction,
     )
 
 
 def max_hexagonal_face_tiles(
-    stencil: Stencil | str, gpu: Gpu | str, space: SearchSpace | None = None
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    space: SearchSpace | Sequence[Sequence[int]] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Section 8.1.2 narrowing: feasible tiles that maximize the face tS1 + tT/2.
 
@@ -580,11 +562,8 @@ def max_hexagonal_face_tiles(
         One row per kept tile, for every value of the inner tile sizes (tS2, tS3).
     """
     s, g = _resolve(stencil, gpu)
-    if space is None:
-        space = default_search_space(s.n_space_dims)
-    return np.asarray(
-        _core_time.max_hexagonal_face_tiles(_core_gpu(g), s.n_space_dims, space._to_core())
-    )
+    core_space = _search_space(space, s.n_space_dims)._to_core()
+    return np.asarray(_core_time.max_hexagonal_face_tiles(_core_gpu(g), s.n_space_dims, core_space))
 
 
 def landscape(
@@ -615,6 +594,9 @@ def landscape(
     s, _ = _resolve(stencil, gpu)
     if s.n_space_dims != 2:
         raise ValueError(f"stencil: landscape needs a 2D stencil, {s.name} has {s.n_space_dims}")
-    tt, ts2 = np.meshgrid(np.asarray(tT_values), np.asarray(tS2_values), indexing="ij")
-    grid = np.stack([np.full(tt.size, tS1), ts2.ravel(), tt.ravel()], axis=1).astype(np.int64)
+    ts1 = _convert.integer(tS1, "tS1")
+    tt_axis = np.asarray(_convert.int_sequence(tT_values, "tT_values"), dtype=np.int64)
+    ts2_axis = np.asarray(_convert.int_sequence(tS2_values, "tS2_values"), dtype=np.int64)
+    tt, ts2 = np.meshgrid(tt_axis, ts2_axis, indexing="ij")
+    grid = np.stack([np.full(tt.size, ts1), ts2.ravel(), tt.ravel()], axis=1).astype(np.int64)
     return talg_batch(stencil, gpu, sizes, grid, variant).talg_s.reshape(tt.shape)

@@ -14,6 +14,8 @@
 // The core stays free of Python: this header only describes the fields.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -38,6 +40,36 @@ constexpr Field<Record, Value> make_field(const char* name, Value Record::*membe
 // The field's name is spelled once, as the member's name.
 #define COSTMETRICS_FIELD(Record, member, doc) \
   ::costmetrics::make_field(#member, &Record::member, doc)
+
+// Names of an enum's values, for enums used as record fields: bindings carry such a field as
+// one of these strings. Specialize next to the enum:
+//
+//   template <> struct enum_names<Fusion> {
+//     static constexpr std::array<std::pair<Fusion, const char*>, 3> values{
+//         {{Fusion::None, "none"}, {Fusion::Left, "left"}, {Fusion::Right, "right"}}};
+//   };
+template <typename Enum>
+struct enum_names;
+
+template <typename Enum, typename = void>
+struct has_enum_names : std::false_type {};
+template <typename Enum>
+struct has_enum_names<Enum, std::void_t<decltype(enum_names<Enum>::values)>> : std::true_type {};
+
+// The name of `value`, or "" when it has none.
+template <typename Enum>
+const char* enum_name(Enum value) {
+  for (const auto& entry : enum_names<Enum>::values) {
+    if (entry.first == value) return entry.second;
+  }
+  return "";
+}
+
+// Whether T is a record (declares fields()).
+template <typename T, typename = void>
+struct is_record : std::false_type {};
+template <typename T>
+struct is_record<T, std::void_t<decltype(T::fields())>> : std::true_type {};
 
 // Calls f(field) for each field of Record, in declaration order.
 template <typename Record, typename F>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -14,6 +15,17 @@
 
 namespace costmetrics {
 namespace time_model {
+
+// Ranges the model computes exactly (docs/time-model.md, "Limits"). Every count stays an
+// exact int64 and every time a finite double for inputs inside them; the records' validate()
+// refuses anything outside, naming the field and the value.
+inline constexpr int kMaxSmCount = 1 << 20;             // nSM, nV
+inline constexpr int kMaxBlocksPerSm = 1 << 16;         // MTB_SM
+inline constexpr double kMaxSmemWords = 4194304.0;      // 2^22 words = 16 MiB per SM or block
+inline constexpr double kMaxTimeParameterS = 1.0;       // L (s/word), tau_sync, T_sync, C_iter
+inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S1*...*T
+inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
+inline constexpr int kMaxThreads = 1024;                                      // n_threads
 
 // Hardware parameters (Tables A.1-A.3), already converted to words and s/word.
 struct GpuParams {
@@ -25,24 +37,60 @@ struct GpuParams {
   double l_s_per_word = 0;            // L, global-memory time per word
   double tau_sync_s = 0;              // tau_sync, one __syncthreads
   double t_sync_s = 0;                // T_sync, one host-GPU synchronization (kernel call)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(GpuParams, n_sm, "nSM, streaming multiprocessors"),
+        COSTMETRICS_FIELD(GpuParams, n_v, "nV, vector units per SM"),
+        COSTMETRICS_FIELD(GpuParams, smem_per_sm_words, "M_SM, shared memory per SM, words"),
+        COSTMETRICS_FIELD(GpuParams, smem_per_block_words,
+                          "shared memory limit per thread block, words"),
+        COSTMETRICS_FIELD(GpuParams, max_blocks_per_sm, "MTB_SM, thread blocks per SM"),
+        COSTMETRICS_FIELD(GpuParams, l_s_per_word, "L, global-memory time per word, s"),
+        COSTMETRICS_FIELD(GpuParams, tau_sync_s, "tau_sync, one __syncthreads, s"),
+        COSTMETRICS_FIELD(GpuParams, t_sync_s, "T_sync, one kernel call, s"));
+  }
+  // Throws std::invalid_argument naming the field unless every value is in its range.
+  void validate() const;
 };
 
 // Problem parameters: the number of space dimensions (1, 2 or 3) and C_iter (Table A.4).
 struct StencilParams {
   int n_space_dims = 0;
   double c_iter_s = 0;  // time of one loop-body iteration per vector unit
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(StencilParams, n_space_dims, "space dimensions, 1, 2 or 3"),
+        COSTMETRICS_FIELD(StencilParams, c_iter_s, "C_iter, one iteration per vector unit, s"));
+  }
+  void validate() const;
 };
 
-// Iteration-space extents: space[0..n_space_dims) = S1, S2, S3 and T.
+// Iteration-space extents: space[0..n_space_dims) = S1, S2, S3 and T; unused entries 0.
 struct ProblemSize {
   std::array<std::int64_t, 3> space{{0, 0, 0}};
   std::int64_t time_steps = 0;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(ProblemSize, space, "S1, S2, S3 (unused dimensions 0)"),
+        COSTMETRICS_FIELD(ProblemSize, time_steps, "T, time steps"));
+  }
+  // Entries >= 0 and T > 0; validate_inputs() checks them against the stencil.
+  void validate() const;
 };
 
-// Tile sizes: space[0..n_space_dims) = tS1, tS2, tS3 and tT.
+// Tile sizes: space[0..n_space_dims) = tS1, tS2, tS3 and tT; unused entries 0. Any values
+// are accepted here: feasibility() classifies them (Eq. A.32).
 struct TileSizes {
   std::array<std::int64_t, 3> space{{0, 0, 0}};
   std::int64_t time = 0;
+
+  static constexpr auto fields() {
+    return std::make_tuple(COSTMETRICS_FIELD(TileSizes, space, "tS1, tS2, tS3 (unused 0)"),
+                           COSTMETRICS_FIELD(TileSizes, time, "tT"));
+  }
 };
 
 enum class Variant {
@@ -152,6 +200,14 @@ struct SearchSpace {
   // The point with flat index `index` in [0, size()): tT varies slowest, the last space
   // dimension fastest.
   TileSizes point(std::size_t index) const;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(SearchSpace, space, "candidates per space dimension (tS1, tS2, tS3)"),
+        COSTMETRICS_FIELD(SearchSpace, time, "tT candidates"));
+  }
+  // 1 to 3 space dimensions, no empty list, at most kMaxSearchPoints points.
+  void validate() const;
 };
 
 // The documented default space (docs/time-model.md), at least the paper's ~18,000 points.
@@ -165,6 +221,17 @@ struct SearchResult {
   std::vector<double> near_optimal_talg_s;  // sorted ascending, same order as near_optimal
   std::size_t n_points = 0;                 // size of the search space
   std::size_t n_feasible = 0;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(SearchResult, best, "the argmin"),
+        COSTMETRICS_FIELD(SearchResult, best_breakdown, "every term at the argmin"),
+        COSTMETRICS_FIELD(SearchResult, talg_min_s, "T_alg at the argmin, s"),
+        COSTMETRICS_FIELD(SearchResult, near_optimal, "feasible points within the cutoff"),
+        COSTMETRICS_FIELD(SearchResult, near_optimal_talg_s, "their T_alg, ascending, s"),
+        COSTMETRICS_FIELD(SearchResult, n_points, "points in the search space"),
+        COSTMETRICS_FIELD(SearchResult, n_feasible, "feasible points"));
+  }
 };
 
 // Exhaustive multi-threaded search (A.6.1, A.6.3). Throws std::invalid_argument if no point

@@ -1,11 +1,11 @@
-# Type stubs of the compiled extension costmetrics._core (one .pyi per submodule).
-# Submodules without a stub yet are typed loosely through __getattr__.
-from typing import Any
-
+# Type stubs of the compiled extension costmetrics._core (cpp/bindings/). The compiled
+# module wins at import time; these files only describe it to type checkers.
+# One submodule per model family: add `from . import <family> as <family>` and a
+# `<family>.pyi` beside this file.
+from . import chain as chain
 from . import energy as energy
 from . import exasat as exasat
 from . import measure as measure
+from . import time as time
 
 __version__: str
-
-def __getattr__(name: str) -> Any: ...

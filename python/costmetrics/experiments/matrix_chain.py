@@ -160,10 +160,8 @@ def plot_tree(dm: cm_chain.DataMovement, title: str = "") -> Figure:
 
 
 def _child(dm: cm_chain.DataMovement, nd: cm_chain.ChainNode, side: str) -> int | None:
-    lo, hi = (nd.i, nd.k) if side == "left" else (nd.k + 1, nd.j)
-    if lo == hi:
-        return None
-    return next(t for t, c in enumerate(dm.nodes) if (c.i, c.j) == (lo, hi))
+    index = int(nd.left if side == "left" else nd.right)
+    return None if index < 0 else index
 
 
 def write_nodes_csv(dm: cm_chain.DataMovement, path: Path) -> Path:
@@ -309,24 +307,84 @@ def d7_values(dm: cm_chain.DataMovement, seed: dict[str, Any]) -> list[Reproduce
 # --------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ReductionRow:
+    """Percentage reduction of ``F(1,n) + P0 Pn`` over ``S(1,n)`` for one chain length.
+
+    Attributes
+    ----------
+    n : int or None
+        Chain length; None for the row over all lengths.
+    avg, min, max : float
+        Average, minimum and maximum reduction in percent.
+    chains : int
+        Number of chains.
+    """
+
+    n: int | None
+    avg: float
+    min: float
+    max: float
+    chains: int
+
+
+@dataclass(frozen=True)
+class RandomChainTable:
+    """Table D.1 recomputed on synthetic chains.
+
+    Attributes
+    ----------
+    capacities : tuple of int
+        On-chip capacities in words.
+    rows : dict of int to list of ReductionRow
+        Per capacity, one row per chain length.
+    overall : dict of int to ReductionRow
+        Per capacity, the row over all chains.
+    distribution : ChainDistribution
+        How the synthetic dims were drawn.
+    beta : str
+        Reading of beta used.
+    """
+
+    capacities: tuple[int, ...]
+    rows: dict[int, list[ReductionRow]]
+    overall: dict[int, ReductionRow]
+    distribution: cm_chain.ChainDistribution
+    beta: str
+
+
+def _reduction_row(n: int | None, values: list[float]) -> ReductionRow:
+    return ReductionRow(n, sum(values) / len(values), min(values), max(values), len(values))
+
+
 def table_d1(
     distribution: cm_chain.ChainDistribution = cm_chain.DEFAULT_DISTRIBUTION,
     beta: cm_chain.Beta = "printed",
     chains_per_length: int = 1000,
-) -> cm_chain.RandomChainTable:
-    """Table D.1 recomputed on synthetic chains of lengths 2..20 at 64K and 96K words."""
-    return cm_chain.random_chain_experiment(
-        CAPACITIES,
-        lengths=(2, 20),
+    lengths: tuple[int, int] = (2, 20),
+    capacities: tuple[int, ...] = CAPACITIES,
+) -> RandomChainTable:
+    """Table D.1 recomputed on synthetic chains: average, min, max per length and overall."""
+    values = cm_chain.random_chain_reductions(
+        capacities,
+        lengths=lengths,
         chains_per_length=chains_per_length,
         distribution=distribution,
         beta=beta,
     )
+    rows: dict[int, list[ReductionRow]] = {}
+    overall: dict[int, ReductionRow] = {}
+    for cap in capacities:
+        per_n: dict[int, list[float]] = {}
+        for v in values:
+            if v.M == cap:
+                per_n.setdefault(v.n, []).append(v.reduction_percent)
+        rows[cap] = [_reduction_row(n, per_n[n]) for n in sorted(per_n)]
+        overall[cap] = _reduction_row(None, [x for n in sorted(per_n) for x in per_n[n]])
+    return RandomChainTable(tuple(capacities), rows, overall, distribution, beta)
 
 
-def write_table_d1_csv(
-    table: cm_chain.RandomChainTable, seed_rows: list[SeedRow], path: Path
-) -> Path:
+def write_table_d1_csv(table: RandomChainTable, seed_rows: list[SeedRow], path: Path) -> Path:
     """Write our Table D.1 beside the seed's: one row per n, then the overall row."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -347,7 +405,7 @@ def write_table_d1_csv(
     return path
 
 
-def plot_table_d1(tables: dict[str, cm_chain.RandomChainTable], seed_rows: list[SeedRow]) -> Figure:
+def plot_table_d1(tables: dict[str, RandomChainTable], seed_rows: list[SeedRow]) -> Figure:
     """Average reduction per chain length: the seed's Table D.1 against our distributions."""
     fig = Figure(figsize=(9.0, 3.6), layout="constrained")
     axes = fig.subplots(1, len(CAPACITIES), sharey=True)
@@ -409,7 +467,103 @@ def plot_pareto_fronts(chains: dict[str, list[int]], M: int = CAPACITIES[0]) -> 
     return fig
 
 
-def write_joint_csv(table: cm_chain.JointTable, path: Path) -> Path:
+@dataclass(frozen=True)
+class JointRow:
+    """What the joint optimum gains over the fixed minimum op-count tree, for one length.
+
+    Attributes
+    ----------
+    n : int or None
+        Chain length; None for the row over all lengths.
+    chains : int
+        Number of chains.
+    avg_traffic_gain, max_traffic_gain : float
+        Percent fewer off-chip words at the joint minimum-traffic point than
+        ``F(1,n) + P0 Pn`` on the fixed tree.
+    avg_ops_increase, max_ops_increase : float
+        Percent more scalar multiplications at that point than the minimum op count.
+    avg_front_size : float
+        Average number of Pareto points.
+    chains_with_gain : int
+        Chains where the joint optimum moves fewer words than the fixed tree (by > 1e-9 %).
+    """
+
+    n: int | None
+    chains: int
+    avg_traffic_gain: float
+    max_traffic_gain: float
+    avg_ops_increase: float
+    max_ops_increase: float
+    avg_front_size: float
+    chains_with_gain: int
+
+
+@dataclass(frozen=True)
+class JointTable:
+    """Joint Pareto front against the fixed tree on synthetic random chains.
+
+    Attributes
+    ----------
+    rows : dict of int to list of JointRow
+        Per capacity, one row per chain length.
+    overall : dict of int to JointRow
+        Per capacity, the row over all chains.
+    distribution : ChainDistribution
+        How the synthetic dims were drawn.
+    beta : str
+        Reading of beta used.
+    """
+
+    rows: dict[int, list[JointRow]]
+    overall: dict[int, JointRow]
+    distribution: cm_chain.ChainDistribution
+    beta: str
+
+
+def _joint_row(n: int | None, chains: list[cm_chain.JointComparison]) -> JointRow:
+    gains = [c.traffic_gain_percent for c in chains]
+    ops = [c.ops_increase_percent for c in chains]
+    count = len(chains)
+    return JointRow(
+        n=n,
+        chains=count,
+        avg_traffic_gain=sum(gains) / count,
+        max_traffic_gain=max(0.0, *gains),
+        avg_ops_increase=sum(ops) / count,
+        max_ops_increase=max(0.0, *ops),
+        avg_front_size=sum(c.front_size for c in chains) / count,
+        chains_with_gain=sum(1 for g in gains if g > 1e-9),
+    )
+
+
+def joint_table(
+    capacities: tuple[int, ...] = CAPACITIES,
+    chains_per_length: int = JOINT_CHAINS_PER_LENGTH,
+    lengths: tuple[int, int] = (2, 20),
+    distribution: cm_chain.ChainDistribution = cm_chain.DEFAULT_DISTRIBUTION,
+    beta: cm_chain.Beta = "printed",
+) -> JointTable:
+    """Per-length and overall statistics of the joint front against the fixed tree."""
+    comparisons = cm_chain.joint_comparisons(
+        capacities,
+        lengths=lengths,
+        chains_per_length=chains_per_length,
+        distribution=distribution,
+        beta=beta,
+    )
+    rows: dict[int, list[JointRow]] = {}
+    overall: dict[int, JointRow] = {}
+    for cap in capacities:
+        at_cap = [c for c in comparisons if c.M == cap]
+        per_n: dict[int, list[cm_chain.JointComparison]] = {}
+        for c in at_cap:
+            per_n.setdefault(c.n, []).append(c)
+        rows[cap] = [_joint_row(n, per_n[n]) for n in sorted(per_n)]
+        overall[cap] = _joint_row(None, at_cap)
+    return JointTable(rows=rows, overall=overall, distribution=distribution, beta=beta)
+
+
+def write_joint_csv(table: JointTable, path: Path) -> Path:
     """Write the joint-versus-fixed-tree statistics to CSV."""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -482,7 +636,7 @@ def run(out_dir: Path) -> ExperimentResult:
     # Table D.1.
     seed_rows = load_seed_table_d1()
     seed_overall = seed_rows[-1]
-    tables: dict[str, cm_chain.RandomChainTable] = {}
+    tables: dict[str, RandomChainTable] = {}
     for name, dist in DISTRIBUTIONS.items():
         betas: tuple[cm_chain.Beta, ...] = ("printed", "derived")
         for beta in betas:
@@ -526,7 +680,7 @@ def run(out_dir: Path) -> ExperimentResult:
     result.files.append(out_dir / "table_d1.png")
 
     # Joint Pareto front versus the fixed tree.
-    joint = cm_chain.joint_experiment(CAPACITIES, chains_per_length=JOINT_CHAINS_PER_LENGTH)
+    joint = joint_table(CAPACITIES, chains_per_length=JOINT_CHAINS_PER_LENGTH)
     result.files.append(write_joint_csv(joint, out_dir / "joint_vs_fixed_tree.csv"))
     for cap in CAPACITIES:
         o = joint.overall[cap]

@@ -14,25 +14,53 @@ import csv
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import yaml
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from costmetrics import time as cm_time
-from costmetrics.presets import gpus
+from costmetrics.presets import data_dir, gpus
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "000 App. A"
-STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
-STENCILS_3D = ("heat3d", "laplacian3d")
+
+
+def load_problems() -> dict[str, Any]:
+    """Return the problem lists of Sec. A.5 and Fig. A.5 (``data/time/problems.yaml``)."""
+    with open(data_dir() / "time" / "problems.yaml", encoding="utf-8") as fh:
+        data: dict[str, Any] = yaml.safe_load(fh)
+    return data
+
+
+def load_seed_values() -> dict[str, dict[str, Any]]:
+    """Return the values the seed prints (``data/time/seed_values.yaml``), by key."""
+    with open(data_dir() / "time" / "seed_values.yaml", encoding="utf-8") as fh:
+        data: dict[str, Any] = yaml.safe_load(fh)
+    values: dict[str, dict[str, Any]] = data["values"]
+    return values
+
+
+_PROBLEMS = load_problems()
+STENCILS_2D: tuple[str, ...] = tuple(_PROBLEMS["stencils_2d"])
+STENCILS_3D: tuple[str, ...] = tuple(_PROBLEMS["stencils_3d"])
 #: Problem sizes of Sec. A.5: S in {4096, 8192}^2 with T in {1024, ..., 16384}; S in
 #: {384, 512, 640}^3 with T in {128, ..., 640} and T <= S.
-SIZES_2D = tuple((s, s, t) for s in (4096, 8192) for t in (1024, 2048, 4096, 8192, 16384))
-SIZES_3D = tuple((s, s, s, t) for s in (384, 512, 640) for t in (128, 256, 384, 512, 640) if t <= s)
+SIZES_2D: tuple[tuple[int, ...], ...] = tuple(
+    (s, s, t) for s in _PROBLEMS["space_2d"] for t in _PROBLEMS["time_steps_2d"]
+)
+SIZES_3D: tuple[tuple[int, ...], ...] = tuple(
+    (s, s, s, t) for s in _PROBLEMS["space_3d"] for t in _PROBLEMS["time_steps_3d"] if t <= s
+)
 #: Fig. A.5 does not print its problem size; we use S1 = S2 = T = 8192.
-FIG_A5_SIZES = (8192, 8192, 8192)
+FIG_A5_SIZES: tuple[int, int, int] = (
+    _PROBLEMS["fig_a5"]["sizes"][0],
+    _PROBLEMS["fig_a5"]["sizes"][1],
+    _PROBLEMS["fig_a5"]["sizes"][2],
+)
 
 
 @dataclass(frozen=True)
@@ -52,10 +80,10 @@ class Landscape:
 
 
 def fig_a5_landscape(
-    stencil: str = "heat2d",
-    gpu: str = "gtx980",
+    stencil: str = _PROBLEMS["fig_a5"]["stencil"],
+    gpu: str = _PROBLEMS["fig_a5"]["gpu"],
     sizes: tuple[int, int, int] = FIG_A5_SIZES,
-    tS1: int = 8,
+    tS1: int = _PROBLEMS["fig_a5"]["tS1"],
     variant: cm_time.Variant = "paper",
 ) -> Landscape:
     """Compute the Fig. A.5 landscape over the default tT and tS2 candidates."""
@@ -275,26 +303,23 @@ def run(out_dir: Path) -> ExperimentResult:
     paper_2d = [r for r in rows if r.variant == "paper" and r.stencil in STENCILS_2D]
     paper_3d = [r for r in rows if r.variant == "paper" and r.stencil in STENCILS_3D]
     exact_rows = [r for r in rows if r.variant == "exact"]
+    seed = load_seed_values()
+
+    def value(key: str, reproduced: float | int | str, note: str = "") -> ReproducedValue:
+        entry = seed[key]
+        return ReproducedValue(
+            "time_model", entry["quantity"], entry["where"], entry["value"], reproduced, note
+        )
+
     result.values += [
-        ReproducedValue(
-            "time_model", "2D optimization problems solved", f"{SOURCE}.6.2", 80, len(paper_2d)
-        ),
-        ReproducedValue("time_model", "3D problems (Sec. A.5)", f"{SOURCE}.5", 48, len(paper_3d)),
-        ReproducedValue(
-            "time_model",
-            "search-space points per 2D problem",
-            f"{SOURCE}.6.3",
-            18000,
+        value("n_problems_2d", len(paper_2d)),
+        value("n_problems_3d", len(paper_3d)),
+        value(
+            "search_points_2d",
             paper_2d[0].n_points,
             f"{paper_2d[0].n_feasible} of them feasible under the 48 KB limit",
         ),
-        ReproducedValue(
-            "time_model",
-            "max points within 10% of T_alg_min (2D, paper)",
-            "000 Sec. 5.1",
-            "< 200",
-            max(r.n_within_10pct for r in paper_2d),
-        ),
+        value("near_optimal_max_2d", max(r.n_within_10pct for r in paper_2d)),
         ReproducedValue(
             "time_model",
             "min T_alg_min / T_ideal over 2D problems (paper)",
@@ -325,22 +350,13 @@ def run(out_dir: Path) -> ExperimentResult:
             None,
             gap.exact_at_paper_best_over_exact_min,
         ),
-        ReproducedValue(
-            "time_model",
-            "Gradient2D 8192^3 on GTX 980: T_alg_min [s] (exact)",
-            "000 Sec. A.6.4 (Fig. A.6)",
-            16.5,
+        value(
+            "gradient2d_measured_s",
             gradient.talg_s,
             "seed value is the measured time of the model-predicted tile; "
             f"ours is the exact model at its optimum {gradient.tiles}; the paper variant "
             f"predicts {gradient_paper.talg_s:.3g} s at {gradient_paper.tiles}",
         ),
-        ReproducedValue(
-            "time_model",
-            "Fig. A.5 argmin (tT, tS2) at tS1 = 8",
-            "000 Fig. A.5",
-            "red dot (figure not in the text)",
-            f"{land.argmin}",
-        ),
+        value("fig_a5_argmin", f"{land.argmin}"),
     ]
     return result

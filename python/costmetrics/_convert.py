@@ -1,0 +1,183 @@
+"""Type conversion at the public boundary, shared by every model family.
+
+The C++ core validates values (ranges, positivity, feasibility); this module only converts
+Python arguments to the types the core takes, so that a wrong type raises ``TypeError``
+naming the parameter and the value, an integer beyond 64 bits ``OverflowError``, and a
+malformed container ``ValueError``, before anything reaches ``costmetrics._core``:
+
+- :func:`integer`: ``int`` or NumPy integer, never ``bool`` or ``float``;
+- :func:`real`: ``int``, ``float`` or NumPy real, never ``bool``, ``str`` or ``None``;
+- :func:`int_sequence`: an ordered sequence (list, tuple, range, 1-D integer array) of
+  integers, never a ``str``, ``bytes``, ``set`` or ``dict``;
+- :func:`choice`: one of a fixed set of strings.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Mapping, Sequence, Set
+from typing import Any
+
+import numpy as np
+
+__all__ = ["INT64_MAX", "INT64_MIN", "choice", "int_sequence", "integer", "real"]
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def integer(value: object, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
+    """Convert ``value`` to a Python ``int`` that fits a signed 64-bit integer.
+
+    Parameters
+    ----------
+    value : object
+        A Python or NumPy integer.
+    name : str
+        The parameter's name, used in messages.
+    lo, hi : int, optional
+        Inclusive bounds; outside them ``ValueError``.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (``bool`` and ``float`` are not).
+    OverflowError
+        If it does not fit a signed 64-bit integer.
+    ValueError
+        If it is outside ``[lo, hi]``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name}: expected an integer, got {_describe(value)}")
+    v = int(value)
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise OverflowError(f"{name}: {v} does not fit a signed 64-bit integer")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        low = "-inf" if lo is None else str(lo)
+        high = "inf" if hi is None else str(hi)
+        raise ValueError(f"{name}: must be in [{low}, {high}], got {v}")
+    return v
+
+
+def real(value: object, name: str) -> float:
+    """Convert ``value`` to a Python ``float``.
+
+    Parameters
+    ----------
+    value : object
+        A Python or NumPy real number.
+    name : str
+        The parameter's name, used in messages.
+
+    Returns
+    -------
+    float
+        The value (NaN and infinities pass; the core refuses them where they matter).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (``bool``, ``str``, ``None``, complex are not).
+    OverflowError
+        If an integer is too large for a double.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(f"{name}: expected a real number, got {_describe(value)}")
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{name}: expected a real number, got {_describe(value)}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value!r} does not fit a double") from None
+
+
+def int_sequence(values: object, name: str, *, length: int | None = None) -> list[int]:
+    """Convert an ordered sequence of integers to a list of ``int``.
+
+    Parameters
+    ----------
+    values : object
+        A list, tuple, range, 1-D integer NumPy array or other ordered sequence.
+    name : str
+        The parameter's name, used in messages (entries are named ``name[i]``).
+    length : int, optional
+        The required number of entries; otherwise ``ValueError``.
+
+    Returns
+    -------
+    list of int
+        The entries.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is not an ordered sequence (a ``str``, ``bytes``, ``set`` or ``dict``
+        is not), or an entry is not an integer.
+    OverflowError
+        If an entry does not fit a signed 64-bit integer.
+    ValueError
+        If the number of entries is not ``length``, or an array is not 1-D.
+    """
+    if isinstance(values, (str, bytes, bytearray, memoryview, Mapping, Set)) or not isinstance(
+        values, (Sequence, np.ndarray, Iterable)
+    ):
+        raise TypeError(
+            f"{name}: expected a sequence of integers (list, tuple or 1-D array), "
+            f"got {_describe(values)}"
+        )
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{name}: expected a 1-D array, got shape {values.shape}")
+        items: list[Any] = list(values)
+    elif isinstance(values, Sequence):
+        items = list(values)
+    else:
+        # Iterators and generators have an order too; unordered collections were refused.
+        items = list(values)
+    if length is not None and len(items) != length:
+        raise ValueError(f"{name}: expected {length} entries, got {len(items)}")
+    return [integer(v, f"{name}[{i}]") for i, v in enumerate(items)]
+
+
+def choice(value: object, name: str, options: Sequence[str]) -> str:
+    """Check that ``value`` is one of the strings ``options``.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str
+        The parameter's name, used in messages.
+    options : sequence of str
+        The accepted values.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``str``.
+    ValueError
+        If it is not one of ``options``.
+    """
+    allowed = ", ".join(repr(o) for o in options)
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected one of {allowed}, got {_describe(value)}")
+    if value not in options:
+        raise ValueError(f"{name}: expected one of {allowed}, got {value!r}")
+    return value

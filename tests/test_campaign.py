@@ -1,0 +1,294 @@
+"""A Hypothesis campaign over the whole public API: time, chain, presets and the CLI.
+
+Generated arguments mix valid values, extreme integers (0, negatives, 2**31, 2**63, 2**64),
+special floats (0, nan, inf, 1e308), NumPy scalars and wrong types (None, str, bytes, sets,
+nested lists). The contract (issue 6) is checked for every call:
+
+- the call returns a result that is finite and in its physical range, or
+- it raises TypeError, ValueError or OverflowError (never another exception, a crash, a
+  hang or a NaN/inf result), and the CLI exits 0 or 2 with one line on standard error.
+
+The whole file runs in well under a minute (``deadline=None``: the C++ core is fast, but
+the first call of a test loads presets).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import costmetrics as cm
+from costmetrics.cli import main
+
+CLEAR_ERRORS = (TypeError, ValueError, OverflowError)
+#: Examples per test; raise it for a longer hunt, e.g. COSTMETRICS_CAMPAIGN_EXAMPLES=5000.
+EXAMPLES = int(os.environ.get("COSTMETRICS_CAMPAIGN_EXAMPLES", "150"))
+CAMPAIGN = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+EXTREME_INTS = st.sampled_from(
+    [0, 1, -1, 2, 3, 7, 8, 31, 32, 64, 2**20, 2**31 - 1, 2**31, 2**53, 2**62, 2**63 - 1, 2**63,
+     2**64, -(2**63)]
+)  # fmt: skip
+SPECIAL_FLOATS = st.sampled_from([0.0, -0.0, 1e-300, 1e-8, 0.5, 1.0, 1e308, math.inf, math.nan])
+WRONG = st.sampled_from([None, "8", b"8", True, 1.5, {1, 2}, {"a": 1}, [[1]], object()])
+INTEGERS = st.one_of(st.integers(-(2**70), 2**70), EXTREME_INTS, st.integers(1, 5000))
+NUMPY_INTS = st.builds(
+    lambda v, t: t(v), st.integers(0, 2**31 - 1), st.sampled_from([np.int32, np.int64, np.uint64])
+)
+ANY_INT = st.one_of(INTEGERS, INTEGERS, NUMPY_INTS, WRONG, SPECIAL_FLOATS)
+
+
+def _sequence(element: st.SearchStrategy[Any], lo: int, hi: int) -> st.SearchStrategy[Any]:
+    lists = st.lists(element, min_size=lo, max_size=hi)
+    return st.one_of(lists, lists.map(tuple), WRONG)
+
+
+def _contract(call: Callable[[], Any]) -> Any:
+    """Run ``call``; return its result, or None when it raised a clear error."""
+    try:
+        return call()
+    except CLEAR_ERRORS as exc:
+        assert str(exc), f"{type(exc).__name__} without a message"
+        return None
+
+
+def _finite_nonnegative(*values: float) -> None:
+    for v in values:
+        assert math.isfinite(v) and v >= 0, values
+
+
+# ------------------------------------------------------------------ time model
+
+STENCILS = st.sampled_from(["heat2d", "heat3d", "jacobi2d", "laplacian3d", "gradient2d"])
+GPUS = st.sampled_from(["gtx980", "titanx"])
+SIZES = st.one_of(
+    _sequence(st.one_of(st.integers(1, 9000), INTEGERS), 2, 5),
+    st.builds(lambda a, b, c: (a, b, c), st.integers(1, 9000), st.integers(1, 9000),
+              st.integers(1, 9000)),
+)  # fmt: skip
+TILES = st.one_of(
+    _sequence(st.one_of(st.integers(1, 300), EXTREME_INTS), 2, 5),
+    st.builds(lambda a, b, c: (a, b, c), st.integers(1, 64), st.sampled_from([32, 64, 96, 128]),
+              st.sampled_from([2, 4, 8, 16])),
+)  # fmt: skip
+VARIANTS = st.one_of(st.sampled_from(["paper", "exact"]), st.sampled_from(["approx", None, 1]))
+
+
+def _check_breakdown(b: Any, variant: object) -> None:
+    _finite_nonnegative(
+        b.talg_s, b.t_ideal_s, b.t_tile_s, b.c_s, b.m_prime_s, b.m_tile_words, b.t_sync_total_s
+    )
+    assert b.k >= 1 and b.n_wavefronts >= 1 and b.tiles_per_wavefront >= 1 and b.n_subtiles >= 1
+    if variant == "exact":
+        # Lower bound of the exact variant (docs/time-model.md): T_alg >= T_ideal.
+        assert b.talg_s >= b.t_ideal_s * (1 - 1e-12)
+
+
+@CAMPAIGN
+@given(STENCILS, GPUS, SIZES, TILES, VARIANTS)
+def test_time_breakdown_contract(
+    stencil: str, gpu: str, sizes: Any, tiles: Any, variant: Any
+) -> None:
+    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant))
+    if b is not None:
+        _check_breakdown(b, variant)
+        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant)
+
+
+@CAMPAIGN
+@given(STENCILS, GPUS, SIZES, st.lists(TILES, min_size=1, max_size=4), VARIANTS, ANY_INT)
+def test_time_batch_contract(
+    stencil: str, gpu: str, sizes: Any, rows: Any, variant: Any, n_threads: Any
+) -> None:
+    batch = _contract(lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant, n_threads))
+    if batch is None:
+        return
+    ok = batch.feasible
+    assert np.isfinite(batch.talg_s[ok]).all() and (batch.talg_s[ok] >= 0).all()
+    assert np.isnan(batch.talg_s[~ok]).all()
+    for i in np.flatnonzero(ok)[:2]:
+        row = [int(v) for v in np.atleast_2d(np.asarray(rows))[i]]
+        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant)
+
+
+SPACES = st.one_of(
+    st.none(),
+    st.lists(st.lists(st.one_of(st.integers(1, 128), EXTREME_INTS), min_size=1, max_size=3),
+             min_size=2, max_size=4),
+    WRONG,
+)  # fmt: skip
+
+
+@CAMPAIGN
+@given(STENCILS, GPUS, SIZES, st.one_of(SPECIAL_FLOATS, WRONG, st.floats(0, 1)), SPACES)
+def test_time_best_tiles_contract(
+    stencil: str, gpu: str, sizes: Any, within: Any, space: Any
+) -> None:
+    if space is None:  # the default space costs ~10 ms per call: keep the campaign small
+        space = [[1, 8, 16], [32, 64], [2, 8]] if cm.stencil(stencil).n_space_dims == 2 else None
+    if space is None:
+        return
+    best = _contract(lambda: cm.time.best_tiles(stencil, gpu, sizes, within, space=space))
+    if best is None:
+        return
+    _finite_nonnegative(best.talg_s, float(best.within))
+    assert 1 <= len(best.near_optimal) <= best.n_feasible <= best.n_points
+    assert best.near_optimal_talg_s[0] == best.talg_s
+    assert (best.near_optimal_talg_s <= best.talg_s * (1 + best.within) * (1 + 1e-12)).all()
+
+
+@CAMPAIGN
+@given(STENCILS, GPUS, SIZES, TILES)
+def test_time_ideal_and_overhead_contract(stencil: str, gpu: str, sizes: Any, tiles: Any) -> None:
+    ideal = _contract(lambda: cm.time.t_ideal(stencil, gpu, sizes))
+    if ideal is not None:
+        _finite_nonnegative(ideal)
+    closed = _contract(lambda: cm.time.t_overhead_closed_form(stencil, gpu, sizes, tiles))
+    if closed is not None:
+        _finite_nonnegative(closed)
+
+
+# ------------------------------------------------------------------ presets
+
+GPU_FIELDS = cm.gpu("gtx980").to_dict()
+del GPU_FIELDS["schema_version"]
+
+
+@CAMPAIGN
+@given(
+    st.sampled_from(sorted(k for k in GPU_FIELDS if k not in ("name", "key", "source"))),
+    st.one_of(ANY_INT, SPECIAL_FLOATS, st.floats(allow_nan=True)),
+)
+def test_gpu_preset_contract(field: str, value: Any) -> None:
+    g = _contract(lambda: cm.Gpu(**{**GPU_FIELDS, field: value}))
+    if g is None:
+        return
+    # A GPU the constructor accepts is one the time model accepts (the tile may still be
+    # infeasible on a tiny GPU: a clear ValueError naming Eq. A.32).
+    assert math.isfinite(cm.time.t_ideal("heat2d", g, (512, 512, 512)))
+    b = _contract(lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2)))
+    if b is not None:
+        _finite_nonnegative(b.talg_s)
+
+
+@CAMPAIGN
+@given(text=st.text(max_size=200), raw=st.binary(max_size=60))
+def test_load_gpu_file_contract(tmp_path_factory: Any, text: str, raw: bytes) -> None:
+    folder = tmp_path_factory.mktemp("gpu")
+    for index, content in enumerate((text.encode("utf-8", "surrogatepass"), raw)):
+        path = folder / f"g{index}.yaml"
+        path.write_bytes(content)
+        _contract(functools.partial(cm.load_gpu, path))
+        _contract(functools.partial(cm.load_stencil, path))
+    _contract(lambda: cm.gpu(text))
+
+
+# ------------------------------------------------------------------ matrix chains
+
+DIMS = _sequence(st.one_of(st.integers(1, 3000), EXTREME_INTS, NUMPY_INTS), 0, 9)
+CAPACITIES = st.one_of(st.sampled_from([1, 64, 65536, 98304]), ANY_INT)
+
+
+@CAMPAIGN
+@given(st.one_of(DIMS, WRONG), st.one_of(st.sampled_from([0, 1, 2]), ANY_INT))
+def test_chain_order_contract(dims: Any, threads: Any) -> None:
+    order = _contract(lambda: cm.chain.optimal_order(dims, threads=threads))
+    if order is None:
+        return
+    assert isinstance(order.cost, int) and 0 <= order.cost < 2**63
+    assert order.parenthesization.count("A") == order.n
+    assert order.cost == cm.chain.optimal_order(list(order.dims), min_work_per_thread=1).cost
+
+
+@CAMPAIGN
+@given(DIMS, CAPACITIES, st.one_of(st.sampled_from(["printed", "derived"]), WRONG))
+def test_chain_data_movement_contract(dims: Any, m: Any, beta: Any) -> None:
+    dm = _contract(lambda: cm.chain.data_movement(dims, m, beta=beta))
+    if dm is not None:
+        _finite_nonnegative(dm.single_mm_total, dm.fused_total, dm.output_words)
+        assert dm.fused_total == pytest.approx(dm.fused_internal + dm.output_words)
+        assert dm.fused_total <= dm.single_mm_total * (1 + 1e-12)
+        assert 0.0 <= dm.reduction_percent < 100.0
+    front = _contract(lambda: cm.chain.pareto_front(dims, m, beta=beta))
+    if front is not None:
+        assert front and all(p.words > 0 and math.isfinite(p.words) for p in front)
+        assert all(a.ops < b.ops and a.words > b.words for a, b in zip(front, front[1:]))
+
+
+@CAMPAIGN
+@given(ANY_INT, ANY_INT, ANY_INT, ANY_INT, CAPACITIES)
+def test_chain_closed_forms_contract(p0: Any, p1: Any, p2: Any, p3: Any, m: Any) -> None:
+    one = _contract(lambda: cm.chain.single_mm(p0, p1, p2, m))
+    if one is not None:
+        for case in one.cases:
+            assert case.valid == (case.words is not None)
+            assert case.words is None or (math.isfinite(case.words) and case.words > 0)
+    two = _contract(lambda: cm.chain.two_mm(p0, p1, p2, p3, m))
+    if two is not None:
+        for f in (two.left, two.right):
+            assert f.words is None or (math.isfinite(f.words) and f.words > 0)
+
+
+@CAMPAIGN
+@given(ANY_INT, ANY_INT, st.builds(
+    cm.chain.ChainDistribution,
+    st.sampled_from(["uniform", "loguniform", "normal"]),
+    st.one_of(st.integers(1, 500), EXTREME_INTS),
+    st.one_of(st.integers(1, 5000), EXTREME_INTS),
+    st.one_of(st.integers(1, 16), EXTREME_INTS),
+    st.one_of(st.integers(0, 2**64 - 1), EXTREME_INTS),
+))  # fmt: skip
+def test_chain_random_contract(n: Any, index: Any, dist: Any) -> None:
+    dims = _contract(lambda: cm.chain.random_chain(n, index, dist))
+    if dims is not None:
+        assert len(dims) == n + 1
+        assert all(dist.lo <= d <= dist.hi and d % dist.step == 0 for d in dims)
+
+
+# ------------------------------------------------------------------ command line
+
+TOKENS = st.sampled_from(
+    ["talg", "best-tiles", "chain", "presets", "--stencil", "heat2d", "heat3d", "--gpu",
+     "gtx980", "--sizes", "512,512,512", "-5,4,4", "1,2", "--tiles", "8,64,8", "--variant",
+     "exact", "--json", "--dims", "3,4,5", "1000,2000,3000", "--M", "65536", "-1", "--pareto",
+     "--beta", "derived", "--within", "0.5", "nan", "x", "--", "--version"]
+)  # fmt: skip
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.lists(TOKENS, max_size=10))
+def test_cli_contract(argv: list[str]) -> None:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    assert status in (0, 2), (argv, status, err.getvalue())
+    if status == 2:
+        assert out.getvalue() == ""
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+    elif "--json" in argv and "--version" not in argv and out.getvalue():
+        json.loads(out.getvalue())  # --json prints only JSON
+
+
+def test_campaign_strategies_reach_both_outcomes() -> None:
+    # The campaign is not vacuous: its generators produce both accepted and refused calls.
+    accepted = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8)))
+    refused = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7)))
+    assert accepted is not None and refused is None
+    assert dataclasses.is_dataclass(cm.gpu("gtx980"))
