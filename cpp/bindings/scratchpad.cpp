@@ -105,9 +105,11 @@ void register_scratchpad(py::module_& m) {
   s.def("tile_arrays", &sp::tile_arrays, py::arg("problem"), py::arg("tiles"));
   s.def(
       "integer_optimum",
-      [](const sp::TileProblem& problem, std::int64_t max_points, int threads) {
+      [](const sp::TileProblem& problem, std::int64_t max_points, int threads,
+         const std::vector<std::vector<std::int64_t>>& candidates) {
         py::gil_scoped_release release;
-        return sp::integer_optimum(problem, max_points, threads);
+        return sp::integer_optimum(problem, max_points, threads, candidates);
       },
-      py::arg("problem"), py::arg("max_points") = 50'000'000, py::arg("threads") = 0);
+      py::arg("problem"), py::arg("max_points") = 50'000'000, py::arg("threads") = 0,
+      py::arg("candidates") = std::vector<std::vector<std::int64_t>>{});
 }

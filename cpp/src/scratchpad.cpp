@@ -536,9 +536,40 @@ std::vector<TileArray> tile_arrays(const TileProblem& problem, const std::vector
 }
 
 TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_points,
-                                 int threads) {
+                                 int threads,
+                                 const std::vector<std::vector<std::int64_t>>& candidates) {
   problem.validate();
   require_positive(max_points, "max_points");
+  if (!candidates.empty()) {
+    if (candidates.size() != problem.extents.size()) {
+      throw std::invalid_argument("candidates: " + std::to_string(candidates.size()) +
+                                  " lists for " + std::to_string(problem.extents.size()) +
+                                  " loops");
+    }
+    for (std::size_t l = 0; l < candidates.size(); ++l) {
+      const std::string what = "candidates[" + std::to_string(l) + "]";
+      if (candidates[l].empty()) throw std::invalid_argument(what + ": empty");
+      for (std::size_t i = 0; i < candidates[l].size(); ++i) {
+        const std::int64_t v = candidates[l][i];
+        if (v < 1 || v > problem.extents[l]) {
+          throw std::invalid_argument(what + "[" + std::to_string(i) + "] = " +
+                                      std::to_string(v) + " is outside [1, " +
+                                      std::to_string(problem.extents[l]) + "]");
+        }
+        if (i > 0 && v <= candidates[l][i - 1]) {
+          throw std::invalid_argument(what + ": values must increase strictly");
+        }
+      }
+    }
+  }
+  // Values tried for loop d: the candidates, or every integer 1..N_d.
+  auto count = [&](std::size_t d) {
+    return candidates.empty() ? problem.extents[d]
+                              : static_cast<std::int64_t>(candidates[d].size());
+  };
+  auto value = [&](std::size_t d, std::int64_t idx) {
+    return candidates.empty() ? idx + 1 : candidates[d][static_cast<std::size_t>(idx)];
+  };
   const Layout lay = layout_of(problem);
   const std::size_t m = problem.extents.size();
   std::atomic<std::int64_t> visited{0};
@@ -554,7 +585,7 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
 
   // Each chunk owns a range of t_1 values and enumerates the rest depth-first.
   parallel_for_chunks(
-      static_cast<std::size_t>(problem.extents[0]),
+      static_cast<std::size_t>(count(0)),
       [&](std::size_t begin, std::size_t end, std::size_t) {
         TileSearchResult local;
         std::int64_t local_feasible = 0, local_visited = 0;
@@ -568,8 +599,9 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
           }
         };
         std::function<void(std::size_t)> descend = [&](std::size_t d) {
-          for (std::int64_t v = 1; v <= problem.extents[d]; ++v) {
+          for (std::int64_t idx = 0; idx < count(d); ++idx) {
             if (exceeded) return;
+            const std::int64_t v = value(d, idx);
             t[d] = static_cast<double>(v);
             ti[d] = v;
             for (std::size_t r = d + 1; r < m; ++r) {
@@ -598,8 +630,8 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
         for (std::size_t v0 = begin; v0 < end && !exceeded; ++v0) {
           t.assign(m, 1.0);
           ti.assign(m, 1);
-          t[0] = static_cast<double>(v0 + 1);
-          ti[0] = static_cast<std::int64_t>(v0 + 1);
+          ti[0] = value(0, static_cast<std::int64_t>(v0));
+          t[0] = static_cast<double>(ti[0]);
           ++local_visited;
           if (local_visited >= 4096) flush_visits();
           if (memory_at(problem, lay, t) > problem.memory_limit_words) break;

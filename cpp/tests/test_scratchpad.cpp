@@ -129,6 +129,23 @@ void test_search_matches_enumeration() {
     CHECK(r.tiles == arg);
     CHECK(r.cost == best);
   }
+  // Restricted to powers of two, against enumeration over the same values.
+  const std::vector<std::vector<std::int64_t>> pow2{{1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16}};
+  double best2 = 1e300;
+  std::vector<std::int64_t> arg2;
+  for (std::int64_t a : pow2[0]) {
+    for (std::int64_t b : pow2[1]) {
+      const TileEvaluation e = evaluate_tiles(p, {static_cast<double>(a), static_cast<double>(b)});
+      if (e.feasible && e.cost < best2) {
+        best2 = e.cost;
+        arg2 = {a, b};
+      }
+    }
+  }
+  const TileSearchResult r2 = integer_optimum(p, 50'000'000, 1, pow2);
+  CHECK(r2.tiles == arg2 && r2.cost == best2);
+  CHECK_THROWS(integer_optimum(p, 1000, 1, {{1, 2}}), std::invalid_argument);
+  CHECK_THROWS(integer_optimum(p, 1000, 1, {{2, 1}, {1}}), std::invalid_argument);
   // u at (t1, t2) = (4, 5): rows -1..4 (6), cols 0..6 (7) -> 42 words; v 20; w 5 (cols 0..4).
   const auto arrays = tile_arrays(p, {4, 5});
   CHECK(arrays[0].size_words == 42.0 && arrays[1].size_words == 20.0);

@@ -174,7 +174,10 @@ struct TileSearchResult {
 // every tile size, so once a prefix (t_1..t_d, 1, ..., 1) exceeds M_up no larger t_d can fit.
 // Ties go to the lexicographically smallest tile vector. Refuses (std::overflow_error) to
 // evaluate more than `max_points` tile vectors. `threads` <= 0: hardware concurrency.
+// `candidates`, when not empty, restricts loop l to the strictly increasing values
+// candidates[l] (e.g. powers of two); empty means every integer 1..N_l.
 TileSearchResult integer_optimum(const TileProblem& problem,
-                                 std::int64_t max_points = 50'000'000, int threads = 0);
+                                 std::int64_t max_points = 50'000'000, int threads = 0,
+                                 const std::vector<std::vector<std::int64_t>>& candidates = {});
 
 }  // namespace costmetrics::scratchpad
