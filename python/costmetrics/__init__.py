@@ -49,7 +49,7 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain")
+_LAZY_SUBMODULES = ("time", "chain", "spu", "scratchpad")
 
 __all__ = [
     "Gpu",
@@ -63,6 +63,8 @@ __all__ = [
     "register_gpu",
     "register_stencil",
     "reproduce",
+    "scratchpad",
+    "spu",
     "stencil",
     "stencils",
     "time",
