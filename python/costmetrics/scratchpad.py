@@ -518,7 +518,6 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
     def ev(x: np.ndarray) -> Any:
         return core.evaluate_tiles(problem, [float(v) for v in np.clip(x, 1.0, upper)])
 
-    scale = max(ev(np.ones_like(upper)).cost, 1e-300)
     m_up = problem.memory_limit_words
     log_p = math.log(problem.processes)
     constraints = [
@@ -529,8 +528,9 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
     for s in range(n_starts):
         frac = (s + 1) / (n_starts + 1) * 0.5
         x0 = np.exp(np.log(upper) * frac)
+        scale = max(ev(x0).cost, 1e-300)
         res = minimize(
-            lambda x: ev(x).cost / scale,
+            lambda x, scale=scale: ev(x).cost / scale,
             x0,
             method="SLSQP",
             bounds=[(1.0, float(u)) for u in upper],
