@@ -50,6 +50,7 @@ void register_scratchpad(py::module_& m) {
              st.lower = lower;
              st.upper = upper;
              st.refs = refs;
+             st.validate();
              return st;
            }),
            py::kw_only(), py::arg("lower"), py::arg("upper"), py::arg("refs"))

@@ -173,6 +173,30 @@ double movement_cost(double occurrences, double processes, double sync_cost,
   return c;
 }
 
+void Statement::validate(const std::string& what) const {
+  if (lower.size() != upper.size()) {
+    throw std::invalid_argument(what + ": " + std::to_string(lower.size()) +
+                                " lower bounds for " + std::to_string(upper.size()) +
+                                " upper bounds");
+  }
+  if (refs.empty()) throw std::invalid_argument(what + ".refs: no array reference");
+  for (std::size_t l = 0; l < lower.size(); ++l) {
+    if (std::llabs(lower[l]) > (std::int64_t{1} << 40) ||
+        std::llabs(upper[l]) > (std::int64_t{1} << 40)) {
+      throw std::invalid_argument(what + ": loop " + std::to_string(l) +
+                                  " bounds are outside [-2^40, 2^40]");
+    }
+    if (upper[l] < lower[l]) {
+      throw std::invalid_argument(what + ": loop " + std::to_string(l) + " is empty (upper " +
+                                  std::to_string(upper[l]) + " < lower " +
+                                  std::to_string(lower[l]) + ")");
+    }
+  }
+  for (std::size_t r = 0; r < refs.size(); ++r) {
+    validate_reference(refs[r], lower.size(), what + ".refs[" + std::to_string(r) + "]");
+  }
+}
+
 std::vector<LocalArray> local_arrays(const std::vector<Statement>& statements, Reading reading,
                                      std::int64_t max_points) {
   require_positive(max_points, "max_points");
@@ -181,29 +205,10 @@ std::vector<LocalArray> local_arrays(const std::vector<Statement>& statements, R
   std::int64_t work = 0;
   for (std::size_t s = 0; s < statements.size(); ++s) {
     const Statement& st = statements[s];
-    const std::string what = "statements[" + std::to_string(s) + "]";
-    if (st.lower.size() != st.upper.size()) {
-      throw std::invalid_argument(what + ": " + std::to_string(st.lower.size()) +
-                                  " lower bounds for " + std::to_string(st.upper.size()) +
-                                  " upper bounds");
-    }
-    if (st.refs.empty()) throw std::invalid_argument(what + ".refs: no array reference");
+    st.validate("statements[" + std::to_string(s) + "]");
     std::int64_t points = 1;
     for (std::size_t l = 0; l < st.lower.size(); ++l) {
-      if (st.upper[l] < st.lower[l]) {
-        throw std::invalid_argument(what + ": loop " + std::to_string(l) + " is empty (upper " +
-                                    std::to_string(st.upper[l]) + " < lower " +
-                                    std::to_string(st.lower[l]) + ")");
-      }
-      if (std::llabs(st.lower[l]) > (std::int64_t{1} << 40) ||
-          std::llabs(st.upper[l]) > (std::int64_t{1} << 40)) {
-        throw std::invalid_argument(what + ": loop " + std::to_string(l) +
-                                    " bounds are outside [-2^40, 2^40]");
-      }
       points = checked_mul(points, st.upper[l] - st.lower[l] + 1, "iteration points");
-    }
-    for (std::size_t r = 0; r < st.refs.size(); ++r) {
-      validate_reference(st.refs[r], st.lower.size(), what + ".refs[" + std::to_string(r) + "]");
     }
     work = checked_add(work, checked_mul(points, static_cast<std::int64_t>(st.refs.size()),
                                          "enumeration work"),

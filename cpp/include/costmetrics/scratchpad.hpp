@@ -43,6 +43,10 @@ struct Statement {
   std::vector<std::int64_t> lower;
   std::vector<std::int64_t> upper;
   std::vector<Reference> refs;
+
+  // Bounds paired and nonempty, within [-2^40, 2^40]; at least one reference, each with
+  // one coefficient per loop. Throws std::invalid_argument naming `what` and the field.
+  void validate(const std::string& what = "statement") const;
 };
 
 // How local arrays are formed from an array's data spaces.
