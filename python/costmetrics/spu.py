@@ -559,10 +559,10 @@ def plot_break_even(
             for e in xs
         ]
         ax.plot(np.array(xs) * 1e9, ys, label=f"t = {t:.3g} s (assumed)")
-    for name, watts in (leakage_marks_w or {}).items():
-        ax.axhline(watts, color="0.5", ls="--", lw=0.8)
-        ax.annotate(name, (xs[0] * 1e9, watts), fontsize=7, va="bottom")
+    for (name, watts), ls in zip((leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3)))):
+        ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
     ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("e_mem (nJ per off-chip access)")
     ax.set_ylabel("break-even SPU static power (W)")
     ax.set_title(f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses")
