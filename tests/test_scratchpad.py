@@ -148,9 +148,7 @@ def test_powers_of_two_candidates() -> None:
     r = sp.integer_optimum(p, candidates=cand)
     assert all(t & (t - 1) == 0 for t in r.tiles)
     best = min(
-        (e.cost, t)
-        for t in itertools.product(*cand)
-        if (e := sp.evaluate_tiles(p, t)).feasible
+        (e.cost, t) for t in itertools.product(*cand) if (e := sp.evaluate_tiles(p, t)).feasible
     )
     assert tuple(r.tiles) == best[1]
 
@@ -201,23 +199,21 @@ def test_load_files(tmp_path: Path) -> None:
         (lambda: sp.parse_reference("A[q]", ["i"]), ValueError),
         (lambda: sp.parse_reference("A", ["i"]), ValueError),
         (lambda: sp.parse_reference("A[]", ["i"]), ValueError),
-        (lambda: sp.parse_reference(3, ["i"]), TypeError),  # type: ignore[arg-type]
+        (lambda: sp.parse_reference(3, ["i"]), TypeError),
         (lambda: sp.statement({"i": (5, 1)}, reads=["A[i]"]), ValueError),
         (lambda: sp.statement({"i": (1, 5)}), ValueError),
-        (lambda: sp.statement({"i": (1.0, 5)}, reads=["A[i]"]), TypeError),  # type: ignore[dict-item]
+        (lambda: sp.statement({"i": (1.0, 5)}, reads=["A[i]"]), TypeError),
         (lambda: sp.statement({"i": (0, 10**9)}, reads=["A[i]"]), None),
         (lambda: sp.local_arrays([sp.statement({"i": (0, 10**9)}, reads=["A[i]"])]), OverflowError),
-        (lambda: sp.local_arrays(sp.figure1_block(), reading="whole"), ValueError),  # type: ignore[arg-type]
-        (lambda: sp.local_arrays("x"), TypeError),  # type: ignore[arg-type]
+        (lambda: sp.local_arrays(sp.figure1_block(), reading="whole"), ValueError),
+        (lambda: sp.local_arrays("x"), TypeError),
         (
-            lambda: sp.local_arrays(
-                [sp.statement({"i": (0, 3)}, reads=["A[i]", "A[i][i]"])]
-            ),
+            lambda: sp.local_arrays([sp.statement({"i": (0, 3)}, reads=["A[i]", "A[i][i]"])]),
             ValueError,
         ),
         (lambda: sp.movement_cost(1, 0, 1, 1, 1), ValueError),
         (lambda: sp.movement_cost(math.nan, 1, 1, 1, 1), ValueError),
-        (lambda: sp.movement_cost(1, 1, 1, 1, "1"), TypeError),  # type: ignore[arg-type]
+        (lambda: sp.movement_cost(1, 1, 1, 1, "1"), TypeError),
         (lambda: sp.me_problem(memory_limit_words=0), ValueError),
         (lambda: sp.me_problem(processes=math.inf), ValueError),
         (lambda: sp.me_problem(n_i=0), ValueError),
@@ -225,11 +221,11 @@ def test_load_files(tmp_path: Path) -> None:
         (lambda: sp.evaluate_tiles(sp.me_problem(), [0, 1, 1, 1]), ValueError),
         (lambda: sp.evaluate_tiles(sp.me_problem(), [1, 1]), ValueError),
         (lambda: sp.evaluate_tiles(sp.me_problem(), [math.nan, 1, 1, 1]), ValueError),
-        (lambda: sp.evaluate_tiles(sp.me_problem(), "1111"), TypeError),  # type: ignore[arg-type]
+        (lambda: sp.evaluate_tiles(sp.me_problem(), "1111"), TypeError),
         (lambda: sp.integer_optimum(sp.me_problem(), max_points=1000), OverflowError),
         (lambda: sp.integer_optimum(sp.me_problem(), candidates=[[1], [1], [1]]), ValueError),
         (lambda: sp.integer_optimum(sp.me_problem(), candidates=[[2, 1]] * 4), ValueError),
-        (lambda: sp.integer_optimum("p"), TypeError),  # type: ignore[arg-type]
+        (lambda: sp.integer_optimum("p"), TypeError),
         (lambda: sp.relaxed_optimum(sp.me_problem(), starts=0), ValueError),
     ],
 )
@@ -314,3 +310,44 @@ def test_search_is_exact(
         m0 = sp.evaluate_tiles(prob, t).memory_words
         if t[0] < n[0]:
             assert sp.evaluate_tiles(prob, (t[0] + 1, t[1])).memory_words >= m0
+
+
+# --------------------------------------------------------------------------------------
+# Command line and experiment
+# --------------------------------------------------------------------------------------
+
+
+def test_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from costmetrics.cli import main
+
+    assert main(["scratchpad", "--example", "figure1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [a["extents"] for a in out["local_arrays"]] == [[19, 10], [19, 24]]
+    assert main(["scratchpad", "--example", "jacobi1d", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["integer_optimum"]["tiles"] == [64, 128]
+    assert main(["scratchpad", "--example", "figure1", "--reading", "per_partition"]) == 0
+    assert "[9, 5]" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "loops: {i: 0}\nreads: ['x[i]']\nprocesses: 1\nsync_cost: 1\n"
+        "cost_per_word: 1\nmemory_limit_words: 1\n",
+        encoding="utf-8",
+    )
+    assert main(["scratchpad", "--file", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "extents[0]" in err
+
+
+def test_experiment_figure1_rows(tmp_path: Path) -> None:
+    from costmetrics.experiments import scratchpad as exp
+
+    rows = {v.quantity: v for v in exp.figure1_values()}
+    assert rows["local array of A"].reproduced_value == rows["local array of A"].seed_value
+    assert rows["local array of B"].reproduced_value == "LB[19][24]"
+    jac = exp.jacobi_problem("in place", 1.0, 1.0, time_range=32)
+    # In-place reading, time range 32, powers of two: the paper's (time 32, space 256).
+    r = sp.integer_optimum(jac, candidates=sp.powers_of_two(jac))
+    assert tuple(r.tiles) == exp.PAPER_JACOBI_TILES
+    path = exp.write_readings_csv([], tmp_path / "x.csv")
+    assert path.read_text(encoding="utf-8").startswith("kernel,")

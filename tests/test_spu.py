@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -60,7 +62,7 @@ def test_global_sync_table_6_3() -> None:
 @pytest.mark.parametrize("row", SEED["table_6_2"] + SEED["table_a_1"], ids=lambda r: str(r))
 def test_tables_6_2_and_a_1(row: dict[str, object]) -> None:
     # 003 Tables 6.2 and A.1: blocks, threads per block, passes, partial-pass flag.
-    c = spu.configuration(row["n"], k=row["k"], tile=row["tile"], subtile=row["subtile"])  # type: ignore[arg-type]
+    c = spu.configuration(row["n"], k=row["k"], tile=row["tile"], subtile=row["subtile"])
     assert c.blocks_per_dim == row["blocks"]
     assert c.threads_per_dim == row["threads"]
     assert c.passes_per_dim == row["passes"]
@@ -167,9 +169,9 @@ def test_sweep_and_figures() -> None:
         (lambda: spu.off_chip(16), ValueError),  # tile 32 > N
         (lambda: spu.off_chip(2**40, tile=1), OverflowError),
         (lambda: spu.off_chip(2**70), OverflowError),
-        (lambda: spu.off_chip(256.0), TypeError),  # type: ignore[arg-type]
+        (lambda: spu.off_chip(256.0), TypeError),
         (lambda: spu.off_chip(True), TypeError),
-        (lambda: spu.off_chip("256"), TypeError),  # type: ignore[arg-type]
+        (lambda: spu.off_chip("256"), TypeError),
         (lambda: spu.configuration(256, subtile=5), ValueError),
         (lambda: spu.global_sync(320 + 16), ValueError),
         (lambda: spu.global_sync(256, extra_syncs_per_pass=-1), ValueError),
@@ -180,7 +182,7 @@ def test_sweep_and_figures() -> None:
         (lambda: spu.energy_mj_from_cycles(math.nan, 1, 700), ValueError),
         (lambda: spu.energy_mj_from_cycles(1, 1, 0), ValueError),
         (lambda: spu.energy_mj_from_cycles(1e300, 1e300, 1e-300), OverflowError),
-        (lambda: spu.energy_mj_from_cycles(1, None, 700), TypeError),  # type: ignore[arg-type]
+        (lambda: spu.energy_mj_from_cycles(1, None, 700), TypeError),
         (
             lambda: spu.energy_split(
                 1, math.inf, e_comp_j=1, e_mem_j=1, static_power_w=0, time_s=0
@@ -204,7 +206,7 @@ def test_bad_input(call: object, exc: type[Exception]) -> None:
 
 def test_record_constructor_names_field() -> None:
     with pytest.raises(TypeError, match=r"Problem\.n"):
-        _core.spu.Problem(n="x", k=1, tile=1, grid=1)
+        _core.spu.Problem(n="x", k=1, tile=1, grid=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="tile"):
         _core.spu.Problem(n=4, k=4, tile=8, grid=1)
 
@@ -240,3 +242,39 @@ def test_counts_ordered_and_exact(n: int, k: int, b: int, p: int) -> None:
     direct = sum(2 * k * (wi + wj) + 2 * wi * wj for wi in widths for wj in widths)
     assert oc.spu_exact == direct
     assert np.isfinite(oc.ccr_spu_exact) and oc.ccr_spu_exact > 0
+
+
+# --------------------------------------------------------------------------------------
+# Command line and experiment
+# --------------------------------------------------------------------------------------
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["spu", "--n", "320", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["off_chip"]["spu_exact"] == 1_433_600
+    assert out["configuration"]["passes_per_dim"] == 3
+    # 320 = 10 x 32, so Algorithm 1 runs 10 + 10 + 10 - 2 = 28 syncblocks per block.
+    assert out["global_sync"]["syncs_per_block"] == 28
+
+
+def test_cli_text_and_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["spu", "--n", "256"]) == 0
+    assert "655,360" in capsys.readouterr().out
+    assert main(["spu", "--n", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "must be positive" in err
+
+
+def test_experiment_rows(tmp_path: Path) -> None:
+    from costmetrics.experiments import spu as exp
+
+    result = exp.run(tmp_path)
+    rows = {v.quantity: v for v in result.values}
+    assert rows["off-chip accesses, localized sync, N = 256"].reproduced_value == 655_360
+    assert rows["off-chip accesses, global sync, N = 256"].reproduced_value == 1_114_112
+    assert all(f.exists() for f in result.files)

@@ -274,7 +274,7 @@ def movement_cost(
     volume_words: float,
     cost_per_word: float,
 ) -> float:
-    """Data movement cost of Section 4.3: C = N ((P S) + V L / P).
+    """Return the data movement cost of Section 4.3: C = N ((P S) + V L / P).
 
     Parameters
     ----------
@@ -621,7 +621,7 @@ def compare(problem: TileProblem, **search: Any) -> TileComparison:
 
 
 def figure1_block() -> list[Statement]:
-    """The program block of Fig. 1 (two statements over arrays A and B).
+    """Return the program block of Fig. 1 (two statements over arrays A and B).
 
     Returns
     -------
@@ -646,8 +646,9 @@ def me_problem(
     cost_per_word: float = 1.0,
     memory_limit_words: float = 2048,
 ) -> TileProblem:
-    """A reading of the Mpeg4 motion-estimation kernel of Figs. 2-3 (statement not printed).
+    """Return a reading of the Mpeg4 motion-estimation kernel of Figs. 2-3.
 
+    The statement is not printed; this reads it as
     ``sad[i][j] += |cur[i+k][j+l] - ref[k][l]|`` over i < n_i, j < n_j, k, l < window.
     The defaults are one natural choice of the quantities the paper does not print
     (problem size, S, L; 2048 words = 16 KB shared by two 4-byte-word blocks per
@@ -687,7 +688,7 @@ def jacobi1d_problem(
     cost_per_word: float = 1.0,
     memory_limit_words: float = 512,
 ) -> TileProblem:
-    """A reading of the tiled Jacobi-1D kernel of Section 6 (code not printed).
+    """Return a reading of the tiled Jacobi-1D kernel of Section 6 (code not printed).
 
     Two statements per time step, ``B[i] = f(A[i-1], A[i], A[i+1])`` and
     ``A[i] = f(B[i-1], B[i], B[i+1])``, skewed by 2 (S1 at i' = 2t + i, S2 at
@@ -764,8 +765,16 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
                 )
                 for s in stmts
             ]
-        known = {"loops", "writes", "reads", "processes", "sync_cost", "cost_per_word",
-                 "memory_limit_words", "ceil_occurrences"}
+        known = {
+            "loops",
+            "writes",
+            "reads",
+            "processes",
+            "sync_cost",
+            "cost_per_word",
+            "memory_limit_words",
+            "ceil_occurrences",
+        }
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"{p}: unknown keys {sorted(unknown)}")
@@ -837,9 +846,18 @@ def plot_landscape(
     ax = fig.add_subplot()
     im = ax.pcolormesh(xs, ys, cost, shading="nearest", cmap="viridis_r")
     fig.colorbar(im, ax=ax, label="log10(cost), feasible tiles only")
-    for (name, t), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D")):
-        ax.plot([t[ax0]], [t[ax1]], marker, ms=10, mfc="none", mec="red", mew=1.5, ls="none",
-                label=f"{name} {tuple(round(float(v), 2) for v in t)}")
+    for (name, mark), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D")):
+        ax.plot(
+            [mark[ax0]],
+            [mark[ax1]],
+            marker,
+            ms=10,
+            mfc="none",
+            mec="red",
+            mew=1.5,
+            ls="none",
+            label=f"{name} {tuple(round(float(v), 2) for v in mark)}",
+        )
     ax.set_xlabel(f"t[{ax0}]")
     ax.set_ylabel(f"t[{ax1}]")
     ax.legend(fontsize=7, loc="upper right")

@@ -112,7 +112,10 @@ def problem(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> P
     """
     kk = n if k is None else k
     return Problem(
-        n=_as_int(n, "n"), k=_as_int(kk, "k"), tile=_as_int(tile, "tile"), grid=_as_int(grid, "grid")
+        n=_as_int(n, "n"),
+        k=_as_int(kk, "k"),
+        tile=_as_int(tile, "tile"),
+        grid=_as_int(grid, "grid"),
     )
 
 
@@ -172,7 +175,9 @@ def max_tile_for_cb(cb_bytes: int, word_bytes: int = 4) -> int:
     int
         ``floor(sqrt(cb_bytes / word_bytes))``: 32 for 4 KB, 64 for 16 KB.
     """
-    return int(_core.spu.max_tile_for_cb(_as_int(cb_bytes, "cb_bytes"), _as_int(word_bytes, "word_bytes")))
+    return int(
+        _core.spu.max_tile_for_cb(_as_int(cb_bytes, "cb_bytes"), _as_int(word_bytes, "word_bytes"))
+    )
 
 
 def total_cb_bytes(n_sms: int, n_ius: int, cb_bytes: int) -> int:

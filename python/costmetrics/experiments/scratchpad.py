@@ -94,7 +94,7 @@ def _row(kernel: str, reading: str, problem: Any, paper: tuple[int, ...]) -> Rea
 
 
 def me_readings() -> list[ReadingRow]:
-    """The ME reading (:func:`costmetrics.scratchpad.me_problem`) over M_up and (S, L)."""
+    """Run the ME reading (:func:`costmetrics.scratchpad.me_problem`) over M_up and (S, L)."""
     rows = []
     for m_up in ME_MEMORY:
         for s, lc in COST_PAIRS:
@@ -155,10 +155,22 @@ def figure1_values() -> list[ReproducedValue]:
     la, lb = cm_sp.local_arrays(cm_sp.figure1_block())
     src = f"{SOURCE} Fig. 1"
     out = [
-        ReproducedValue(EXPERIMENT, "local array of A", src, "LA[19][10]",
-                        f"LA[{la.extents[0]}][{la.extents[1]}]", "per-array reading"),
-        ReproducedValue(EXPERIMENT, "local array of B", src, "LB[19][24]",
-                        f"LB[{lb.extents[0]}][{lb.extents[1]}]", "per-array reading"),
+        ReproducedValue(
+            EXPERIMENT,
+            "local array of A",
+            src,
+            "LA[19][10]",
+            f"LA[{la.extents[0]}][{la.extents[1]}]",
+            "per-array reading",
+        ),
+        ReproducedValue(
+            EXPERIMENT,
+            "local array of B",
+            src,
+            "LB[19][24]",
+            f"LB[{lb.extents[0]}][{lb.extents[1]}]",
+            "per-array reading",
+        ),
     ]
     for what, seed, ours in (
         ("A words moved in (printed move-in loops: 50 + 25)", 75, la.move_in_exact_words),

@@ -54,10 +54,16 @@ def table_6_3_values(seed: dict[str, Any]) -> list[ReproducedValue]:
             )
         )
         g = cm_spu.global_sync(n, k=row["k"], tile=row["tile"], grid=p)
-        note = "single pass: no VIU" if g.spilling_vius == 0 else (
-            f"Algorithm 1: {g.syncs_per_block} spills per VIU; the printed count implies "
-            f"{cm_spu.spills_per_viu_from_accesses(row['global_sync'], n, k=row['k'], tile=row['tile'], grid=p):g}"
-        )
+        if g.spilling_vius == 0:
+            note = "single pass: no VIU"
+        else:
+            implied = cm_spu.spills_per_viu_from_accesses(
+                row["global_sync"], n, k=row["k"], tile=row["tile"], grid=p
+            )
+            note = (
+                f"Algorithm 1: {g.syncs_per_block} spills per VIU; "
+                f"the printed count implies {implied:g}"
+            )
         out.append(
             _value(
                 f"off-chip accesses, global sync, N = {n}",
@@ -68,9 +74,7 @@ def table_6_3_values(seed: dict[str, Any]) -> list[ReproducedValue]:
             )
         )
         if g.spilling_vius:
-            g2 = cm_spu.global_sync(
-                n, k=row["k"], tile=row["tile"], grid=p, extra_syncs_per_pass=2
-            )
+            g2 = cm_spu.global_sync(n, k=row["k"], tile=row["tile"], grid=p, extra_syncs_per_pass=2)
             out.append(
                 _value(
                     f"off-chip accesses, global sync, N = {n}, 2 extra barriers per pass",
@@ -103,7 +107,12 @@ def configuration_values(seed: dict[str, Any]) -> list[ReproducedValue]:
                 f"{r['passes']}x{r['passes']} passes, partial {'yes' if r['partial'] else 'no'}"
             )
             out.append(
-                _value(f"configuration {r['n']}x{r['n']}x{r['k']}, b = {r['tile']}", table, printed, ours)
+                _value(
+                    f"configuration {r['n']}x{r['n']}x{r['k']}, b = {r['tile']}",
+                    table,
+                    printed,
+                    ours,
+                )
             )
     return out
 
@@ -184,7 +193,7 @@ def write_sweep_csv(path: Path) -> Path:
 
 
 def break_even_figure(seed: dict[str, Any]) -> Any:
-    """The break-even SPU static power vs e_mem at N = 512 for assumed run times."""
+    """Plot the break-even SPU static power vs e_mem at N = 512 for assumed run times."""
     p = seed["leakage_power_w"]
     return cm_spu.plot_break_even(
         BREAK_EVEN_N,
