@@ -199,21 +199,21 @@ def test_load_files(tmp_path: Path) -> None:
         (lambda: sp.parse_reference("A[q]", ["i"]), ValueError),
         (lambda: sp.parse_reference("A", ["i"]), ValueError),
         (lambda: sp.parse_reference("A[]", ["i"]), ValueError),
-        (lambda: sp.parse_reference(3, ["i"]), TypeError),
+        (lambda: sp.parse_reference(3, ["i"]), TypeError),  # type: ignore[arg-type]
         (lambda: sp.statement({"i": (5, 1)}, reads=["A[i]"]), ValueError),
         (lambda: sp.statement({"i": (1, 5)}), ValueError),
-        (lambda: sp.statement({"i": (1.0, 5)}, reads=["A[i]"]), TypeError),
+        (lambda: sp.statement({"i": (1.0, 5)}, reads=["A[i]"]), TypeError),  # type: ignore[dict-item]
         (lambda: sp.statement({"i": (0, 10**9)}, reads=["A[i]"]), None),
         (lambda: sp.local_arrays([sp.statement({"i": (0, 10**9)}, reads=["A[i]"])]), OverflowError),
-        (lambda: sp.local_arrays(sp.figure1_block(), reading="whole"), ValueError),
-        (lambda: sp.local_arrays("x"), TypeError),
+        (lambda: sp.local_arrays(sp.figure1_block(), reading="whole"), ValueError),  # type: ignore[arg-type]
+        (lambda: sp.local_arrays("x"), TypeError),  # type: ignore[arg-type]
         (
             lambda: sp.local_arrays([sp.statement({"i": (0, 3)}, reads=["A[i]", "A[i][i]"])]),
             ValueError,
         ),
         (lambda: sp.movement_cost(1, 0, 1, 1, 1), ValueError),
         (lambda: sp.movement_cost(math.nan, 1, 1, 1, 1), ValueError),
-        (lambda: sp.movement_cost(1, 1, 1, 1, "1"), TypeError),
+        (lambda: sp.movement_cost(1, 1, 1, 1, "1"), TypeError),  # type: ignore[arg-type]
         (lambda: sp.me_problem(memory_limit_words=0), ValueError),
         (lambda: sp.me_problem(processes=math.inf), ValueError),
         (lambda: sp.me_problem(n_i=0), ValueError),
@@ -221,11 +221,11 @@ def test_load_files(tmp_path: Path) -> None:
         (lambda: sp.evaluate_tiles(sp.me_problem(), [0, 1, 1, 1]), ValueError),
         (lambda: sp.evaluate_tiles(sp.me_problem(), [1, 1]), ValueError),
         (lambda: sp.evaluate_tiles(sp.me_problem(), [math.nan, 1, 1, 1]), ValueError),
-        (lambda: sp.evaluate_tiles(sp.me_problem(), "1111"), TypeError),
+        (lambda: sp.evaluate_tiles(sp.me_problem(), "1111"), TypeError),  # type: ignore[arg-type]
         (lambda: sp.integer_optimum(sp.me_problem(), max_points=1000), OverflowError),
         (lambda: sp.integer_optimum(sp.me_problem(), candidates=[[1], [1], [1]]), ValueError),
         (lambda: sp.integer_optimum(sp.me_problem(), candidates=[[2, 1]] * 4), ValueError),
-        (lambda: sp.integer_optimum("p"), TypeError),
+        (lambda: sp.integer_optimum("p"), TypeError),  # type: ignore[arg-type]
         (lambda: sp.relaxed_optimum(sp.me_problem(), starts=0), ValueError),
     ],
 )
