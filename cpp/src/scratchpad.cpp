@@ -616,12 +616,13 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
             ++local_visited;
             if (local_visited >= 4096) flush_visits();
             // Memory is nondecreasing in t_d: once the smallest completion overflows, stop.
-            if (memory_at(problem, lay, t) > problem.memory_limit_words) break;
             if (d + 1 < m) {
+              if (memory_at(problem, lay, t) > problem.memory_limit_words) break;
               descend(d + 1);
               continue;
             }
             const TileEvaluation e = evaluate_with(problem, lay, t);
+            if (!e.fits_memory) break;
             if (!e.feasible) continue;
             ++local_feasible;
             if (better(e.cost, ti, local)) {
