@@ -20,6 +20,8 @@ namespace py = pybind11;
 // Each creates its own submodule of _core (e.g. _core.time, _core.chain).
 void register_time(py::module_& m);
 void register_chain(py::module_& m);
+void register_energy(py::module_& m);
+void register_exasat(py::module_& m);
 void register_spu(py::module_& m);
 void register_scratchpad(py::module_& m);
 

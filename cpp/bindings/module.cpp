@@ -6,6 +6,8 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = COSTMETRICS_VERSION;
   register_time(m);
   register_chain(m);
+  register_energy(m);
+  register_exasat(m);
   register_spu(m);
   register_scratchpad(m);
 }

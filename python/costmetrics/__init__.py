@@ -49,13 +49,15 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain", "spu", "scratchpad")
+_LAZY_SUBMODULES = ("time", "chain", "energy", "exasat", "spu", "scratchpad")
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
     "chain",
+    "energy",
+    "exasat",
     "gpu",
     "gpus",
     "load_gpu",

@@ -329,6 +329,249 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_energy(parser: argparse.ArgumentParser) -> Handler:
+    """Energy of tiled loop codes, parameter fits, energy-optimal tiles (App. B)."""
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def model_arguments(p: argparse.ArgumentParser, with_tiles: bool) -> None:
+        p.add_argument("--kernel", required=True, help="smith_waterman, jacobi1d or jacobi2d")
+        p.add_argument("--sizes", required=True, type=_int_list, help="S[,S2],T e.g. 4096,1024")
+        if with_tiles:
+            p.add_argument("--tiles", required=True, type=_int_list, help="tS[,tS2],tT")
+        p.add_argument("--subtile", type=int, default=None, help="sS of SW and J1D (default tS)")
+        p.add_argument("--params", default="model_a", help="model_a (default) or model_b")
+        p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
+        p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
+        p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
+        p.add_argument("--variant", choices=["paper", "exact"], default="paper")
+        add_json_flag(p)
+
+    model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
+    best = actions.add_parser("best-tiles", help="tiles minimizing E_alg (Eq. B.7)")
+    model_arguments(best, False)
+    best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
+    fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
+    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
+    fit.add_argument("--train-fraction", type=float, default=0.1)
+    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--weighting", choices=["absolute", "relative"], default="absolute")
+    add_json_flag(fit)
+    b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
+    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
+    add_json_flag(b3)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import energy as cm_energy
+
+        if args.action in ("eval", "best-tiles"):
+            common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
+            if args.action == "eval":
+                b = cm_energy.breakdown(
+                    args.kernel, args.sizes, args.tiles, args.params, args.talg_s, args.gpu,
+                    **common,
+                )  # fmt: skip
+                out: dict[str, Any] = b._asdict()
+            else:
+                r = cm_energy.best_tiles(
+                    args.kernel, args.sizes, args.params, gpu=args.gpu, talg_s=args.talg_s,
+                    within=args.within, **common,
+                )  # fmt: skip
+                out = {
+                    "tiles": list(r.tiles),
+                    "e_alg_j": r.e_alg_j,
+                    "talg_s": r.breakdown.talg_s,
+                    "n_points": r.n_points,
+                    "n_feasible": r.n_feasible,
+                    "within": r.within,
+                    "near_optimal": [
+                        {"tiles": [int(v) for v in t], "e_alg_j": float(e)}
+                        for t, e in zip(r.near_optimal, r.near_optimal_e_j)
+                    ],
+                }
+        elif args.action == "fit":
+            f = cm_energy.fit(
+                args.table, method=args.method, train_fraction=args.train_fraction,
+                seed=args.seed, weighting=args.weighting,
+            )  # fmt: skip
+            out = {
+                "method": f.method,
+                "rank": f.rank,
+                "parameters": f.parameters,
+                "combinations": [{"text": c.text, "value": c.value} for c in f.combinations],
+                "n_train": f.n_train,
+                "n_test": f.n_test,
+                "train_rmse_pct": f.train_rmse_pct,
+                "test_rmse_pct": f.test_rmse_pct,
+                "kernel_rmse_pct": f.kernel_rmse_pct,
+            }
+        else:
+            errors = cm_energy.optimization_error(args.table, args.params)
+            out = {k: vars(v) for k, v in errors.items()}
+        if args.json:
+            print_json(out)
+            return 0
+        if args.action == "fit":
+            print(f"{out['method']} fit, rank {out['rank']}, {out['n_train']} training runs")
+            rows = [[c["text"], f"{c['value']:.6g}"] for c in out["combinations"]]
+            rows += [[f"error {k} [RMSE %]", f"{v:.4g}"] for k, v in f.kernel_rmse_pct.items()]
+            print(_table(rows))
+        elif args.action == "best-tiles":
+            print(
+                f"best tiles {tuple(out['tiles'])}: E_alg = {out['e_alg_j']:.6g} J; "
+                f"{out['n_feasible']} feasible of {out['n_points']} points; "
+                f"{len(out['near_optimal'])} within {100 * out['within']:g}%"
+            )
+        elif args.action == "eval":
+            print(_table([[k, f"{v:.6g}"] for k, v in out.items()]))
+        else:
+            rows = [["kernel", "experiments", "wrong", "RMSE %", "max %"]]
+            rows += [
+                [k, str(v["n_experiments"]), str(v["n_wrong"]), f"{v['rmse_pct']:.3g}",
+                 f"{v['max_pct']:.3g}"]
+                for k, v in out.items()
+            ]  # fmt: skip
+            print(_table(rows))
+        return 0
+
+    return run
+
+
+def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
+    """ExaSAT-style model: weighted flops, DRAM traffic, time and bytes/flop (seed 002)."""
+    parser.add_argument("--kernel", help="kernel preset (see --list) or a YAML/JSON kernel file")
+    parser.add_argument(
+        "--machine", default="hopper", help="machine preset or YAML file (default: hopper)"
+    )
+    parser.add_argument(
+        "--box", type=_int_list, default=[128], help="box edge or nx,ny,nz (default 128)"
+    )
+    parser.add_argument("--fusion", choices=["none", "simple", "aggressive"], default="none")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--block", type=_int_list, help="X/Y block: b or bx,by (default: none)")
+    group.add_argument(
+        "--best-block", action="store_true", help="choose the least-traffic block per loop nest"
+    )
+    parser.add_argument("--cache-bytes", type=int, help="override the machine's cache size")
+    policy = parser.add_mutually_exclusive_group()
+    policy.add_argument("--write-allocate", dest="write_allocate", action="store_true",
+                        default=None, help="stores read their line first")  # fmt: skip
+    policy.add_argument("--bypass", dest="write_allocate", action="store_false",
+                        help="stores bypass the cache")  # fmt: skip
+    parser.add_argument(
+        "--simulate", action="store_true", help="also run the LRU simulation (small boxes)"
+    )
+    parser.add_argument("--list", action="store_true", help="list the presets and exit")
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import exasat as ex
+
+        if args.list:
+            listing = {"kernels": ex.kernels(), "machines": ex.machines()}
+            if args.json:
+                print_json(listing)
+            else:
+                print("kernels: " + ", ".join(listing["kernels"]))
+                print("machines: " + ", ".join(listing["machines"]))
+            return 0
+        if not args.kernel:
+            raise ValueError("--kernel is required (or --list)")
+
+        def is_file(text: str) -> bool:
+            return text.endswith((".yaml", ".yml", ".json")) or os.sep in text
+
+        kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
+        machine = (
+            ex.load_machine(args.machine).machine
+            if is_file(args.machine)
+            else ex.machine(args.machine)
+        )
+        fields = machine._asdict()
+        if args.cache_bytes is not None:
+            fields["cache_bytes"] = args.cache_bytes
+        if args.write_allocate is not None:
+            fields["write_allocate"] = args.write_allocate
+        machine = ex.Machine(**fields)
+        if len(args.box) not in (1, 3):
+            raise ValueError(f"--box: give one edge or nx,ny,nz, got {args.box}")
+        box = args.box[0] if len(args.box) == 1 else tuple(args.box)
+        block = None
+        if args.block is not None:
+            if len(args.block) not in (1, 2):
+                raise ValueError(f"--block: give b or bx,by, got {args.block}")
+            block = args.block[0] if len(args.block) == 1 else tuple(args.block)
+        if args.best_block:
+            est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
+        else:
+            est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
+        sim = (
+            ex.simulate(
+                kernel, machine, box, fusion=args.fusion, block=[[g.bx, g.by] for g in est.groups]
+            )
+            if args.simulate
+            else None
+        )
+        groups = [
+            {
+                "loops": [kernel.loops[i].name for i in g.loops],
+                "block": [g.bx, g.by],
+                "level": ex.LEVELS[g.level],
+                "ws_bytes": dict(zip(ex.LEVELS, g.ws_bytes)),
+                "weighted_flops": g.weighted_flops,
+                "read_words": g.read_words,
+                "write_words": g.write_words,
+                "arrays": [a._asdict() for a in g.arrays],
+            }
+            for g in est.groups
+        ]
+        out: dict[str, Any] = {
+            "kernel": kernel.name,
+            "machine": machine._asdict(),
+            "box": list(args.box) * (3 if len(args.box) == 1 else 1),
+            "fusion": args.fusion,
+            "weighted_flops": est.weighted_flops,
+            "traffic_bytes": est.traffic_bytes,
+            "read_bytes": est.read_bytes,
+            "write_bytes": est.write_bytes,
+            "t_compute_s": est.t_compute_s,
+            "t_memory_s": est.t_memory_s,
+            "t_s": est.t_s,
+            "bytes_per_flop": est.bytes_per_flop,
+            "groups": groups,
+        }
+        if sim is not None:
+            out["simulation"] = sim._asdict()
+        if args.json:
+            print_json(out)
+            return 0
+        bound = "memory" if est.t_memory_s >= est.t_compute_s else "compute"
+        print(
+            f"{kernel.name}: C = {est.weighted_flops:.6g} weighted flops, "
+            f"D = {est.traffic_bytes:.6g} bytes, B/F = {est.bytes_per_flop:.4g}"
+        )
+        print(
+            f"T = max({est.t_compute_s:.4g}, {est.t_memory_s:.4g}) = {est.t_s:.4g} s "
+            f"({bound} bound)"
+        )
+        rows = [["loops", "block", "level", "read words", "write words"]]
+        for g in est.groups:
+            rows.append(
+                ["+".join(kernel.loops[i].name for i in g.loops), f"{g.bx}x{g.by}",
+                 ex.LEVELS[g.level], f"{g.read_words:,}", f"{g.write_words:,}"]
+            )  # fmt: skip
+        print(_table(rows))
+        if sim is not None:
+            print(
+                f"LRU simulation: {sim.traffic_bytes:,} bytes "
+                f"({sim.traffic_bytes / est.traffic_bytes:.3f} x the model)"
+            )
+        return 0
+
+    return run
+
+
 def _add_spu(parser: argparse.ArgumentParser) -> Handler:
     """Stencil Processing Unit: off-chip accesses on GPU and SPU (thesis 003, Ch. 3)."""
     parser.add_argument("--n", required=True, type=int, help="N, extent of i and j")
@@ -520,6 +763,8 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("talg", _add_talg),
     ("best-tiles", _add_best_tiles),
     ("chain", _add_chain),
+    ("energy", _add_energy),
+    ("exasat", _add_exasat),
     ("spu", _add_spu),
     ("scratchpad", _add_scratchpad),
 ]

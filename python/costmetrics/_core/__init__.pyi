@@ -2,6 +2,8 @@
 # Submodules without a stub yet are typed loosely through __getattr__.
 from typing import Any
 
+from . import energy as energy
+from . import exasat as exasat
 from . import scratchpad as scratchpad
 from . import spu as spu
 

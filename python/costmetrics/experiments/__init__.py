@@ -7,4 +7,11 @@ notebooks call the same functions the experiments call.
 """
 
 #: Experiment modules run by ``costmetrics reproduce``, in report order.
-EXPERIMENTS: tuple[str, ...] = ("time_model", "matrix_chain", "spu", "scratchpad")
+EXPERIMENTS: tuple[str, ...] = (
+    "time_model",
+    "matrix_chain",
+    "energy_model",
+    "exasat",
+    "spu",
+    "scratchpad",
+)
