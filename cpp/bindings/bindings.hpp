@@ -27,6 +27,8 @@ void register_chain(py::module_& m);
 void register_energy(py::module_& m);
 void register_exasat(py::module_& m);
 void register_measure(py::module_& m);
+void register_spu(py::module_& m);
+void register_scratchpad(py::module_& m);
 
 namespace costmetrics {
 namespace bindings {

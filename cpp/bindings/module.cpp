@@ -9,4 +9,6 @@ PYBIND11_MODULE(_core, m) {
   register_energy(m);
   register_exasat(m);
   register_measure(m);
+  register_spu(m);
+  register_scratchpad(m);
 }

@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the lazily loaded submodules, typed for mypy
     from costmetrics import energy as energy
     from costmetrics import exasat as exasat
     from costmetrics import measure as measure
+    from costmetrics import scratchpad as scratchpad
+    from costmetrics import spu as spu
     from costmetrics import time as time
     from costmetrics import validate as validate
 
@@ -55,7 +57,16 @@ __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access. ``time`` is not in ``__all__``:
 #: ``from costmetrics import *`` must not replace the standard library's ``time``.
-_LAZY_SUBMODULES = ("time", "chain", "energy", "exasat", "measure", "validate")
+_LAZY_SUBMODULES = (
+    "time",
+    "chain",
+    "energy",
+    "exasat",
+    "measure",
+    "validate",
+    "spu",
+    "scratchpad",
+)
 
 __all__ = [
     "Gpu",
@@ -72,6 +83,8 @@ __all__ = [
     "register_gpu",
     "register_stencil",
     "reproduce",
+    "scratchpad",
+    "spu",
     "stencil",
     "stencils",
     "validate",

@@ -824,6 +824,140 @@ def _join_negative_values(argv: Sequence[str]) -> list[str]:
         out.append(token)
         i += 1
     return out
+def _add_spu(parser: argparse.ArgumentParser) -> Handler:
+    """Stencil Processing Unit: off-chip accesses on GPU and SPU (thesis 003, Ch. 3)."""
+    parser.add_argument("--n", required=True, type=int, help="N, extent of i and j")
+    parser.add_argument("--k", type=int, default=None, help="K, extent of k (default N)")
+    parser.add_argument("--tile", type=int, default=32, help="b, tile edge (default 32)")
+    parser.add_argument("--grid", type=int, default=4, help="p, SPU has p x p SMs (default 4)")
+    parser.add_argument("--subtile", type=int, default=4, help="subtile edge (default 4)")
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import spu as cm_spu
+
+        kw = {"k": args.k, "tile": args.tile, "grid": args.grid}
+        out: dict[str, Any] = {
+            "off_chip": cm_spu.off_chip(args.n, **kw)._asdict(),
+            "configuration": cm_spu.configuration(args.n, subtile=args.subtile, **kw)._asdict(),
+        }
+        try:
+            out["global_sync"] = cm_spu.global_sync(args.n, **kw)._asdict()
+        except ValueError as exc:
+            out["global_sync"] = None
+            out["global_sync_error"] = str(exc)
+        if args.json:
+            print_json(out)
+            return 0
+        for section, values in out.items():
+            if isinstance(values, dict):
+                print(f"[{section}]")
+                print(
+                    _table(
+                        [
+                            [
+                                name,
+                                f"{v:,}"
+                                if isinstance(v, int) and not isinstance(v, bool)
+                                else f"{v:.6g}"
+                                if isinstance(v, float)
+                                else str(v),
+                            ]
+                            for name, v in values.items()
+                        ]
+                    )
+                )
+            elif values is not None:
+                print(f"{section}: {values}")
+        return 0
+
+    return run
+
+
+def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
+    """Scratchpad local arrays and tile-size search (Baskaran et al., PPoPP 2008)."""
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument(
+        "--example", choices=["figure1", "me", "jacobi1d"], help="one of the seed's examples"
+    )
+    src.add_argument("--file", type=Path, help="YAML/JSON program block or tile problem")
+    parser.add_argument(
+        "--reading",
+        choices=["per_array", "per_partition"],
+        default="per_array",
+        help="local arrays per array (Fig. 1) or per partition (Algorithm 2)",
+    )
+    parser.add_argument(
+        "--pow2", action="store_true", help="also the optimum over powers-of-two tiles"
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import scratchpad as cm_sp
+
+        if args.example == "figure1":
+            obj: Any = cm_sp.figure1_block()
+        elif args.example == "me":
+            obj = cm_sp.me_problem()
+        elif args.example == "jacobi1d":
+            obj = cm_sp.jacobi1d_problem()
+        else:
+            obj = cm_sp.load(args.file)
+        if isinstance(obj, list):
+            arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading)]
+            if args.json:
+                print_json({"local_arrays": arrays})
+                return 0
+            cols = [
+                "array",
+                "partition",
+                "lower",
+                "upper",
+                "extents",
+                "size_words",
+                "move_in_exact_words",
+                "move_in_bound_words",
+                "move_out_exact_words",
+                "move_out_bound_words",
+            ]
+            print(_table([cols] + [[str(a[c]) for c in cols] for a in arrays]))
+            return 0
+        c = cm_sp.compare(obj)
+        result: dict[str, Any] = {
+            "integer_optimum": c.integer._asdict(),
+            "relaxed_tiles": list(c.relaxed.tiles),
+            "relaxed_cost": c.relaxed.cost,
+            "rounded_tiles": list(c.relaxed.rounded),
+            "rounded": c.relaxed.rounded_evaluation._asdict(),
+            "rounded_violates_memory": c.rounded_violates_memory,
+            "rounding_cost_gap": c.cost_gap,
+            "distance_linf": c.distance_linf,
+        }
+        if args.pow2:
+            result["pow2_optimum"] = cm_sp.integer_optimum(
+                obj, candidates=cm_sp.powers_of_two(obj)
+            )._asdict()
+        if args.json:
+            print_json(result)
+            return 0
+        opt = c.integer
+        print(
+            f"integer optimum {tuple(opt.tiles)}: cost {opt.cost:.6g}, "
+            f"{opt.memory_words:g} words ({opt.points_visited:,} tile vectors evaluated)"
+        )
+        ev = c.relaxed.rounded_evaluation
+        print(
+            f"SLSQP {tuple(round(t, 3) for t in c.relaxed.tiles)} -> rounded "
+            f"{c.relaxed.rounded}: cost {ev.cost:.6g}, {ev.memory_words:g} words"
+            + (" (breaks the memory limit)" if c.rounded_violates_memory else "")
+            + f"; {100 * c.cost_gap:+.3f}% vs the integer optimum"
+        )
+        if args.pow2:
+            p2 = result["pow2_optimum"]
+            print(f"powers-of-two optimum {tuple(p2['tiles'])}: cost {p2['cost']:.6g}")
+        return 0
+
+    return run
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -892,6 +1026,8 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("calibrate", _add_calibrate),
     ("measure", _add_measure),
     ("validate", _add_validate),
+    ("spu", _add_spu),
+    ("scratchpad", _add_scratchpad),
 ]
 
 

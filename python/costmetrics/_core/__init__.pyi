@@ -6,6 +6,8 @@ from . import chain as chain
 from . import energy as energy
 from . import exasat as exasat
 from . import measure as measure
+from . import scratchpad as scratchpad
+from . import spu as spu
 from . import time as time
 
 __version__: str

@@ -13,4 +13,6 @@ EXPERIMENTS: tuple[str, ...] = (
     "energy_model",
     "exasat",
     "validation",
+    "spu",
+    "scratchpad",
 )

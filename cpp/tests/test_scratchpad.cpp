@@ -1,0 +1,184 @@
+// Unit tests for the scratchpad data-movement model (seed 004, Sections 3 and 4.3).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "costmetrics/scratchpad.hpp"
+
+using namespace costmetrics::scratchpad;
+
+namespace {
+
+Reference ref(const std::string& array, bool write, std::vector<std::vector<std::int64_t>> coeffs,
+              std::vector<std::int64_t> offsets) {
+  Reference r;
+  r.array = array;
+  r.write = write;
+  r.coeffs = std::move(coeffs);
+  r.offsets = std::move(offsets);
+  return r;
+}
+
+// 004 Fig. 1: S1 (i, j in 10..14): A[i][j+1] = A[i+j][j+1]*3;
+//             S2 (.. k in 11..20): B[i][j+k] = A[i][k] + B[i+j][k];
+std::vector<Statement> figure1() {
+  Statement s1;
+  s1.lower = {10, 10};
+  s1.upper = {14, 14};
+  s1.refs = {ref("A", true, {{1, 0}, {0, 1}}, {0, 1}), ref("A", false, {{1, 1}, {0, 1}}, {0, 1})};
+  Statement s2;
+  s2.lower = {10, 10, 11};
+  s2.upper = {14, 14, 20};
+  s2.refs = {ref("B", true, {{1, 0, 0}, {0, 1, 1}}, {0, 0}),
+             ref("A", false, {{1, 0, 0}, {0, 0, 1}}, {0, 0}),
+             ref("B", false, {{1, 1, 0}, {0, 0, 1}}, {0, 0})};
+  return {s1, s2};
+}
+
+void test_figure1_per_array() {
+  const auto las = local_arrays(figure1(), Reading::per_array);
+  CHECK(las.size() == 2);
+  // LA: rows 10..28 (i and i+j), cols 11..20 (j+1 and k): LA[19][10].
+  CHECK(las[0].array == "A");
+  CHECK((las[0].lower == std::vector<std::int64_t>{10, 11}));
+  CHECK((las[0].extents == std::vector<std::int64_t>{19, 10}));
+  CHECK(las[0].size_words == 190);
+  // Move in: A[i][k] is 5 x 10 = 50, A[i+j][j+1] has 25 distinct elements in a 9 x 5 box:
+  // exact 75 (the two printed move-in loops), bound 50 + 45 = 95. Move out: 5 x 5 = 25.
+  CHECK(las[0].move_in_exact_words == 75);
+  CHECK(las[0].move_in_bound_words == 95);
+  CHECK(las[0].move_out_exact_words == 25 && las[0].move_out_bound_words == 25);
+  // LB: rows 10..28, cols 11..34: LB[19][24]; in 9 x 10 = 90, out 5 x 14 = 70.
+  CHECK(las[1].array == "B");
+  CHECK((las[1].extents == std::vector<std::int64_t>{19, 24}));
+  CHECK(las[1].size_words == 456);
+  CHECK(las[1].move_in_exact_words == 90 && las[1].move_in_bound_words == 90);
+  CHECK(las[1].move_out_exact_words == 70 && las[1].move_out_bound_words == 70);
+}
+
+void test_figure1_per_partition() {
+  const auto las = local_arrays(figure1(), Reading::per_partition);
+  CHECK(las.size() == 4);
+  CHECK((las[0].extents == std::vector<std::int64_t>{5, 10}));  // A[i][j+1] with A[i][k]
+  CHECK((las[1].extents == std::vector<std::int64_t>{9, 5}));   // A[i+j][j+1]
+  CHECK((las[2].extents == std::vector<std::int64_t>{5, 14}));  // B[i][j+k]
+  CHECK((las[3].extents == std::vector<std::int64_t>{9, 10}));  // B[i+j][k]
+}
+
+void test_movement_cost() {
+  // C = N ((P S) + V L / P) = 10 * (4 * 2 + 100 * 0.5 / 4) = 10 * 20.5 = 205.
+  CHECK_CLOSE(movement_cost(10, 4, 2, 100, 0.5), 205.0, 1e-15);
+  CHECK_THROWS(movement_cost(10, 0, 2, 100, 0.5), std::invalid_argument);
+}
+
+TileProblem toy() {
+  // One loop of 100 iterations, X[i] read, Y[i] written, P = S = L = 1, M_up = 40:
+  // cost = 2 (100/t)(1 + t) = 200/t + 200, memory 2 t <= 40 -> t* = 20, cost 210.
+  TileProblem p;
+  p.extents = {100};
+  p.refs = {ref("X", false, {{1}}, {0}), ref("Y", true, {{1}}, {0})};
+  p.processes = 1;
+  p.sync_cost = 1;
+  p.cost_per_word = 1;
+  p.memory_limit_words = 40;
+  return p;
+}
+
+void test_toy_search() {
+  const TileSearchResult r = integer_optimum(toy());
+  CHECK(r.found);
+  CHECK((r.tiles == std::vector<std::int64_t>{20}));
+  CHECK_CLOSE(r.cost, 210.0, 1e-15);
+  CHECK(r.memory_words == 40.0);
+  CHECK_CLOSE(evaluate_tiles(toy(), {12.5}).cost, 200.0 / 12.5 * 1 + 200.0, 1e-15);
+}
+
+// A 2-D problem with a halo, checked against plain enumeration of every tile vector.
+TileProblem halo2d() {
+  TileProblem p;
+  p.extents = {40, 30};
+  p.refs = {ref("u", false, {{1, 0}, {0, 1}}, {-1, 0}), ref("u", false, {{1, 0}, {0, 1}}, {1, 0}),
+            ref("u", false, {{1, 0}, {0, 1}}, {0, 2}), ref("v", true, {{1, 0}, {0, 1}}, {0, 0}),
+            ref("w", false, {{0, 0}, {0, 1}}, {0, 0})};
+  p.processes = 8;
+  p.sync_cost = 3;
+  p.cost_per_word = 2;
+  p.memory_limit_words = 300;
+  return p;
+}
+
+void test_search_matches_enumeration() {
+  const TileProblem p = halo2d();
+  double best = 1e300;
+  std::vector<std::int64_t> arg;
+  for (std::int64_t a = 1; a <= 40; ++a) {
+    for (std::int64_t b = 1; b <= 30; ++b) {
+      const TileEvaluation e =
+          evaluate_tiles(p, {static_cast<double>(a), static_cast<double>(b)});
+      if (e.feasible && e.cost < best) {
+        best = e.cost;
+        arg = {a, b};
+      }
+    }
+  }
+  for (int threads : {1, 2}) {
+    const TileSearchResult r = integer_optimum(p, 50'000'000, threads);
+    CHECK(r.found);
+    CHECK(r.tiles == arg);
+    CHECK(r.cost == best);
+  }
+  // Restricted to powers of two, against enumeration over the same values.
+  const std::vector<std::vector<std::int64_t>> pow2{{1, 2, 4, 8, 16, 32}, {1, 2, 4, 8, 16}};
+  double best2 = 1e300;
+  std::vector<std::int64_t> arg2;
+  for (std::int64_t a : pow2[0]) {
+    for (std::int64_t b : pow2[1]) {
+      const TileEvaluation e = evaluate_tiles(p, {static_cast<double>(a), static_cast<double>(b)});
+      if (e.feasible && e.cost < best2) {
+        best2 = e.cost;
+        arg2 = {a, b};
+      }
+    }
+  }
+  const TileSearchResult r2 = integer_optimum(p, 50'000'000, 1, pow2);
+  CHECK(r2.tiles == arg2 && r2.cost == best2);
+  CHECK_THROWS(integer_optimum(p, 1000, 1, {{1, 2}}), std::invalid_argument);
+  CHECK_THROWS(integer_optimum(p, 1000, 1, {{2, 1}, {1}}), std::invalid_argument);
+  // u at (t1, t2) = (4, 5): rows -1..4 (6), cols 0..6 (7) -> 42 words; v 20; w 5 (cols 0..4).
+  const auto arrays = tile_arrays(p, {4, 5});
+  CHECK(arrays[0].size_words == 42.0 && arrays[1].size_words == 20.0);
+  CHECK(arrays[2].size_words == 5.0);
+  CHECK(arrays[2].placement == 2 && arrays[0].placement == 2);
+}
+
+void test_bad_input() {
+  TileProblem p = toy();
+  CHECK_THROWS(evaluate_tiles(p, {0.5}), std::invalid_argument);
+  CHECK_THROWS(evaluate_tiles(p, {1.0, 2.0}), std::invalid_argument);
+  p.memory_limit_words = -1;
+  CHECK_THROWS(integer_optimum(p), std::invalid_argument);
+  p = toy();
+  p.extents = {1'000'000'000};
+  p.memory_limit_words = 1e12;
+  CHECK_THROWS(integer_optimum(p, 1000), std::overflow_error);
+  auto big = figure1();
+  big[1].upper = {100000, 100000, 100000};
+  CHECK_THROWS(local_arrays(big, Reading::per_array), std::overflow_error);
+  auto bad = figure1();
+  bad[0].refs[0].offsets = {0};
+  CHECK_THROWS(local_arrays(bad, Reading::per_array), std::invalid_argument);
+}
+
+}  // namespace
+
+int main() {
+  test_figure1_per_array();
+  test_figure1_per_partition();
+  test_movement_cost();
+  test_toy_search();
+  test_search_matches_enumeration();
+  test_bad_input();
+  return cm_test::report("scratchpad");
+}

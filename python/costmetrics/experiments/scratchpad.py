@@ -1,0 +1,284 @@
+"""Figures and tables of the scratchpad data-movement model (Baskaran et al., PPoPP 2008).
+
+- Fig. 1: local arrays LA[19][10] and LB[19][24] and the volumes of the printed
+  move-in/move-out loops; Algorithm 2 read literally beside it.
+- Section 4.3 / 6: the tile-size problem for readings of the Mpeg4 ME and Jacobi-1D kernels,
+  exact integer optimum beside SLSQP-rounded tiles and the paper's (32, 16, 16, 16) and
+  (256, 32); which readings reproduce them (none of ours does) and where rounding breaks
+  the local-memory limit.
+
+The notebook ``notebooks/09_scratchpad.ipynb`` calls these same functions. The kernels'
+statements, problem sizes, S and L are not printed in the seed: every reading is listed
+with its choices, none tuned to the paper's tiles.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from costmetrics import scratchpad as cm_sp
+from costmetrics.report import ExperimentResult, ReproducedValue
+
+EXPERIMENT = "scratchpad"
+SOURCE = "004"
+PAPER_ME_TILES = (32, 16, 16, 16)
+PAPER_JACOBI_TILES = (32, 256)  # (time, space): the paper's "space tile 256, time tile 32"
+#: (S, L) pairs tried for each reading: the seed prints neither.
+COST_PAIRS = ((1.0, 1.0), (10.0, 1.0), (1.0, 10.0))
+#: M_up readings for ME (words): 16 KB of 4-byte words shared by 2 blocks (2048) or whole (4096).
+ME_MEMORY = (2048, 4096)
+#: Jacobi-1D statement readings: two 3-point stencils (PolyBench jacobi-1d) or a stencil
+#: and a copy (PolyBench 3 jacobi-1d-imper), both skewed by 2; or one array updated in
+#: place (A[i] = f(A[i-1], A[i], A[i+1])), skewed by 1.
+JACOBI_VARIANTS: dict[str, tuple[list[str], list[str]]] = {
+    "in place": (["A[i-t]"], ["A[i-t-1]", "A[i-t]", "A[i-t+1]"]),
+    "two stencils": (
+        ["B[i-2*t]", "A[i-2*t-1]"],
+        ["A[i-2*t-1]", "A[i-2*t]", "A[i-2*t+1]", "B[i-2*t-2]", "B[i-2*t-1]", "B[i-2*t]"],
+    ),
+    "stencil + copy": (
+        ["B[i-2*t]", "A[i-2*t-1]"],
+        ["A[i-2*t-1]", "A[i-2*t]", "A[i-2*t+1]", "B[i-2*t-1]"],
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ReadingRow:
+    """One reading of a seed kernel and what the search gives for it."""
+
+    kernel: str
+    reading: str
+    integer_tiles: tuple[int, ...]
+    integer_memory_words: float
+    pow2_tiles: tuple[int, ...]
+    relaxed_tiles: tuple[float, ...]
+    rounded_tiles: tuple[int, ...]
+    rounded_memory_words: float
+    memory_limit_words: float
+    cost_gap: float
+    reproduces_paper: bool
+    matches: str
+
+
+def _row(kernel: str, reading: str, problem: Any, paper: tuple[int, ...]) -> ReadingRow:
+    c = cm_sp.compare(problem)
+    pow2 = cm_sp.integer_optimum(problem, candidates=cm_sp.powers_of_two(problem))
+    integer = tuple(int(t) for t in c.integer.tiles)
+    p2 = tuple(int(t) for t in pow2.tiles)
+    return ReadingRow(
+        kernel=kernel,
+        reading=reading,
+        integer_tiles=integer,
+        integer_memory_words=c.integer.memory_words,
+        pow2_tiles=p2,
+        relaxed_tiles=tuple(round(t, 3) for t in c.relaxed.tiles),
+        rounded_tiles=c.relaxed.rounded,
+        rounded_memory_words=c.relaxed.rounded_evaluation.memory_words,
+        memory_limit_words=problem.memory_limit_words,
+        cost_gap=c.cost_gap,
+        reproduces_paper=paper in (integer, p2, c.relaxed.rounded),
+        matches=", ".join(
+            name
+            for name, tiles in (
+                ("integer optimum", integer),
+                ("powers-of-two optimum", p2),
+                ("SLSQP rounded", c.relaxed.rounded),
+            )
+            if tiles == paper
+        ),
+    )
+
+
+def me_readings() -> list[ReadingRow]:
+    """Run the ME reading (:func:`costmetrics.scratchpad.me_problem`) over M_up and (S, L)."""
+    rows = []
+    for m_up in ME_MEMORY:
+        for s, lc in COST_PAIRS:
+            p = cm_sp.me_problem(memory_limit_words=m_up, sync_cost=s, cost_per_word=lc)
+            rows.append(_row("Mpeg4 ME", f"M_up={m_up} S={s:g} L={lc:g}", p, PAPER_ME_TILES))
+    return rows
+
+
+#: Index range of the time loop in the tile problem: all 4096 steps, or 32 when the time
+#: tile of the outer level is already fixed at 32 (as for the small problems of Sec. 6).
+JACOBI_TIME_RANGES = (4096, 32)
+
+
+def jacobi_problem(
+    variant: str, sync_cost: float, cost_per_word: float, time_range: int = 4096
+) -> Any:
+    """Jacobi-1D tile problem for one statement reading (loops (t, i), M_up = 512 words)."""
+    writes, reads = JACOBI_VARIANTS[variant]
+    return cm_sp.tile_problem(
+        {"t": time_range, "i": 8192},
+        writes=writes,
+        reads=reads,
+        processes=64,
+        sync_cost=sync_cost,
+        cost_per_word=cost_per_word,
+        memory_limit_words=512,
+    )
+
+
+def jacobi_readings() -> list[ReadingRow]:
+    """Every Jacobi-1D statement reading and time range over (S, L)."""
+    return [
+        _row(
+            "Jacobi-1D",
+            f"{variant}, time range {tr}, S={s:g} L={lc:g}",
+            jacobi_problem(variant, s, lc, tr),
+            PAPER_JACOBI_TILES,
+        )
+        for variant in JACOBI_VARIANTS
+        for tr in JACOBI_TIME_RANGES
+        for s, lc in COST_PAIRS
+    ]
+
+
+def write_readings_csv(rows: list[ReadingRow], path: Path) -> Path:
+    """Write reading rows as CSV."""
+    fields = list(ReadingRow.__dataclass_fields__)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(fields)
+        for r in rows:
+            w.writerow([getattr(r, f) for f in fields])
+    return path
+
+
+def figure1_values() -> list[ReproducedValue]:
+    """Fig. 1's local arrays and data-move volumes beside what the figure prints."""
+    la, lb = cm_sp.local_arrays(cm_sp.figure1_block())
+    src = f"{SOURCE} Fig. 1"
+    out = [
+        ReproducedValue(
+            EXPERIMENT,
+            "local array of A",
+            src,
+            "LA[19][10]",
+            f"LA[{la.extents[0]}][{la.extents[1]}]",
+            "per-array reading",
+        ),
+        ReproducedValue(
+            EXPERIMENT,
+            "local array of B",
+            src,
+            "LB[19][24]",
+            f"LB[{lb.extents[0]}][{lb.extents[1]}]",
+            "per-array reading",
+        ),
+    ]
+    for what, seed, ours in (
+        ("A words moved in (printed move-in loops: 50 + 25)", 75, la.move_in_exact_words),
+        ("A words moved out (printed loop 5 x 5)", 25, la.move_out_exact_words),
+        ("B words moved in (printed loop 9 x 10)", 90, lb.move_in_exact_words),
+        ("B words moved out (printed loop 5 x 14)", 70, lb.move_out_exact_words),
+    ):
+        out.append(ReproducedValue(EXPERIMENT, what, src, seed, ours, "distinct elements"))
+    out.append(
+        ReproducedValue(
+            EXPERIMENT,
+            "A move-in upper bound of Sec. 3.1.3 (words)",
+            f"{SOURCE} Sec. 3.1.3",
+            None,
+            la.move_in_bound_words,
+            "boxes of the two disjoint read spaces: 5x10 + 9x5",
+        )
+    )
+    parts = cm_sp.local_arrays(cm_sp.figure1_block(), reading="per_partition")
+    out.append(
+        ReproducedValue(
+            EXPERIMENT,
+            "local arrays with Algorithm 2 read literally (one per partition)",
+            f"{SOURCE} Algorithm 2",
+            None,
+            ", ".join(f"L{p.array}{p.partition}{p.extents}" for p in parts),
+            "conflicts with Fig. 1's single LA/LB; Fig. 1's reading is the default",
+        )
+    )
+    return out
+
+
+def reading_values(me: list[ReadingRow], jac: list[ReadingRow]) -> list[ReproducedValue]:
+    """Paper tiles beside ours, and the rounding checks."""
+    out = []
+    for rows, paper, src, order in (
+        (me, PAPER_ME_TILES, f"{SOURCE} Sec. 6 (Fig. 6)", "(i, j, k, l)"),
+        (jac, PAPER_JACOBI_TILES, f"{SOURCE} Sec. 6 (Fig. 8)", "(time, space)"),
+    ):
+        for r in rows:
+            if not r.reading.endswith("S=1 L=1"):
+                continue  # the other (S, L) pairs are in the CSV files
+            out.append(
+                ReproducedValue(
+                    EXPERIMENT,
+                    f"{r.kernel} optimal tiles {order}, {r.reading}",
+                    src,
+                    str(paper),
+                    f"{r.integer_tiles}; powers of 2: {r.pow2_tiles}; SLSQP rounded: "
+                    f"{r.rounded_tiles}",
+                    f"reproduces the paper: {r.matches}"
+                    if r.reproduces_paper
+                    else "does not reproduce",
+                )
+            )
+    worst = max(me + jac, key=lambda r: r.rounded_memory_words - r.memory_limit_words)
+    out.append(
+        ReproducedValue(
+            EXPERIMENT,
+            f"rounded SLSQP tiles breaking the memory limit ({worst.kernel}, {worst.reading})",
+            f"{SOURCE} Sec. 4.3",
+            None,
+            f"{worst.rounded_tiles}: {worst.rounded_memory_words:g} > "
+            f"{worst.memory_limit_words:g} words",
+            f"relaxed optimum {worst.relaxed_tiles}; integer optimum {worst.integer_tiles}",
+        )
+    )
+    return out
+
+
+def run(out_dir: Path) -> ExperimentResult:
+    """Compute every scratchpad figure and table into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = ExperimentResult(name=EXPERIMENT)
+    result.values += figure1_values()
+    me, jac = me_readings(), jacobi_readings()
+    result.values += reading_values(me, jac)
+    result.files.append(write_readings_csv(me, out_dir / "me_readings.csv"))
+    result.files.append(write_readings_csv(jac, out_dir / "jacobi1d_readings.csv"))
+    p = jacobi_problem("two stencils", 1.0, 1.0)
+    c = cm_sp.compare(p)
+    fig = cm_sp.plot_landscape(
+        p,
+        limits=(160, 300),
+        marks={
+            "integer optimum": c.integer.tiles,
+            "SLSQP": c.relaxed.tiles,
+            "paper (256, 32)": PAPER_JACOBI_TILES,
+        },
+    )
+    fig.axes[0].set_xlabel("time tile t")
+    fig.axes[0].set_ylabel("space tile i")
+    fig.savefig(out_dir / "jacobi1d_landscape.png", dpi=120)
+    result.files.append(out_dir / "jacobi1d_landscape.png")
+    q = cm_sp.me_problem()
+    cq = cm_sp.compare(q)
+    fig = cm_sp.plot_landscape(
+        q,
+        fixed=[1, 1, 15, 15],
+        limits=(48, 48),
+        marks={
+            "integer optimum": cq.integer.tiles,
+            "SLSQP": cq.relaxed.tiles,
+            "rounded": cq.relaxed.rounded,
+            "paper": PAPER_ME_TILES,
+        },
+    )
+    fig.axes[0].set_title("ME reading: (t_i, t_j) at t_k = t_l = 15")
+    fig.savefig(out_dir / "me_landscape.png", dpi=120)
+    result.files.append(out_dir / "me_landscape.png")
+    return result

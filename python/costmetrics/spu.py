@@ -1,0 +1,575 @@
+"""Stencil Processing Unit (SPU) model: off-chip accesses, passes and energy.
+
+Seed 003: R. Rajasree, *Extending and Validating the Stencil Processing Unit*, MS thesis,
+Colorado State University, 2016 (Chapters 3 and 6, Appendix A).
+
+The 3D-dependence ("2-D") stencil of Eq. 3.1 on an N x N x K iteration space, tiled into
+b x b x b tiles, runs on a GPU (one thread block per (i, j) column of tiles, every
+inter-block dependence through off-chip memory, Eqs. 3.2-3.4) or on an SPU with a p x p
+grid of SMs whose neighbours share communication buffers, executed in passes of p x p
+blocks that spill and restore their boundary tiles (Eqs. 3.6-3.10). Every count and
+formula is computed by the C++ core (``costmetrics._core.spu``); this module checks
+argument types, loads the seed's printed values and draws figures.
+
+Examples
+--------
+>>> import costmetrics as cm
+>>> cm.spu.off_chip(320).spu_exact  # 3 x 3 passes, the last ones partial
+1433600
+>>> cm.spu.off_chip(320).spu_closed_form  # Eq. 3.8 as printed
+1228800.0
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import yaml
+from matplotlib.figure import Figure
+
+from costmetrics import _core
+from costmetrics.presets import data_dir
+
+__all__ = [
+    "Configuration",
+    "EnergySplit",
+    "GlobalSync",
+    "OffChip",
+    "Problem",
+    "break_even_static_power_w",
+    "configuration",
+    "energy_mj_from_cycles",
+    "energy_split",
+    "global_sync",
+    "load_seed",
+    "max_tile_for_cb",
+    "off_chip",
+    "plot_accesses",
+    "plot_break_even",
+    "plot_energy",
+    "problem",
+    "relative_change",
+    "spills_per_viu_from_accesses",
+    "sweep",
+    "total_cb_bytes",
+]
+
+Problem = _core.spu.Problem
+OffChip = _core.spu.OffChip
+Configuration = _core.spu.Configuration
+GlobalSync = _core.spu.GlobalSync
+EnergySplit = _core.spu.EnergySplit
+
+_INT64_MAX = 2**63 - 1
+
+
+def _as_int(value: object, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
+        raise OverflowError(f"{name}: {v} is outside the 64-bit integer range")
+    return v
+
+
+def _as_real(value: object, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value!r} does not fit a double") from None
+
+
+def problem(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> Problem:
+    """Return the problem record for an N x N x K stencil on a p x p SPU.
+
+    Parameters
+    ----------
+    n : int
+        N, the extent of the i and j axes (elements).
+    k : int, optional
+        K, the extent of the k axis; defaults to N (the cubic space of Chapter 3).
+    tile : int
+        b, the edge of the cubic tiles (default 32, Table 6.2).
+    grid : int
+        p, the SPU has p x p SMs (default 4, Table 6.1).
+
+    Returns
+    -------
+    Problem
+        The validated record.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer argument.
+    ValueError
+        For a non-positive size or a tile larger than N or K.
+    """
+    kk = n if k is None else k
+    return Problem(
+        n=_as_int(n, "n"),
+        k=_as_int(kk, "k"),
+        tile=_as_int(tile, "tile"),
+        grid=_as_int(grid, "grid"),
+    )
+
+
+def off_chip(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> OffChip:
+    """Off-chip accesses on GPU and SPU, closed forms and exact counts (Eqs. 3.2-3.10).
+
+    Parameters
+    ----------
+    n, k, tile, grid : int
+        As for :func:`problem`.
+
+    Returns
+    -------
+    OffChip
+        ``gpu_exact`` / ``spu_exact`` count partial blocks and passes (``ceil``);
+        ``gpu_closed_form`` / ``spu_closed_form`` are Eqs. 3.3 / 3.8 as printed;
+        ``lower_bound`` is 2 N^2 + 4 N K (6 N^2 for K = N); the compute-to-communication
+        ratios of Eqs. 3.4 and 3.10 are flops per word.
+    """
+    return _core.spu.off_chip(problem(n, k=k, tile=tile, grid=grid))
+
+
+def configuration(
+    n: int, *, k: int | None = None, tile: int = 32, grid: int = 4, subtile: int = 4
+) -> Configuration:
+    """Blocks, threads, passes and partial-pass flag of a test case (Tables 6.2 and A.1).
+
+    Parameters
+    ----------
+    n, k, tile, grid : int
+        As for :func:`problem`.
+    subtile : int
+        Edge of the subtile each thread computes (4 in the seed); must divide ``tile``.
+
+    Returns
+    -------
+    Configuration
+        The derived configuration.
+    """
+    return _core.spu.configuration(
+        problem(n, k=k, tile=tile, grid=grid), _as_int(subtile, "subtile")
+    )
+
+
+def max_tile_for_cb(cb_bytes: int, word_bytes: int = 4) -> int:
+    """Largest square tile edge whose face fits one communication buffer (Sec. 6.3.4).
+
+    Parameters
+    ----------
+    cb_bytes : int
+        Size of one CB in bytes.
+    word_bytes : int
+        Bytes per element (4 in the seed).
+
+    Returns
+    -------
+    int
+        ``floor(sqrt(cb_bytes / word_bytes))``: 32 for 4 KB, 64 for 16 KB.
+    """
+    return int(
+        _core.spu.max_tile_for_cb(_as_int(cb_bytes, "cb_bytes"), _as_int(word_bytes, "word_bytes"))
+    )
+
+
+def total_cb_bytes(n_sms: int, n_ius: int, cb_bytes: int) -> int:
+    """Total communication-buffer storage, Eq. 5.1: (4 #SMs + #IUs) x CB size.
+
+    Parameters
+    ----------
+    n_sms : int
+        Number of SMs.
+    n_ius : int
+        Number of interface units.
+    cb_bytes : int
+        Size of one CB in bytes.
+
+    Returns
+    -------
+    int
+        Bytes.
+    """
+    return int(
+        _core.spu.total_cb_bytes(
+            _as_int(n_sms, "n_sms"), _as_int(n_ius, "n_ius"), _as_int(cb_bytes, "cb_bytes")
+        )
+    )
+
+
+def global_sync(
+    n: int,
+    *,
+    k: int | None = None,
+    tile: int = 32,
+    grid: int = 4,
+    extra_syncs_per_pass: int = 0,
+) -> GlobalSync:
+    """Off-chip accesses with the original global block synchronization (Sec. 4.1).
+
+    Every spilling VIU spills one b x b tile per ``syncblocks()`` of Algorithm 1
+    (T_i + T_j + T_k - 2 per block) and its restoring partner loads as many.
+
+    Parameters
+    ----------
+    n, k, tile, grid : int
+        As for :func:`problem`; ``tile`` must divide N and K.
+    extra_syncs_per_pass : int
+        Barriers per pass beyond Algorithm 1's loop (0 reads the algorithm literally; 2
+        reproduces Table 6.3's 1,179,648 for N = 256).
+
+    Returns
+    -------
+    GlobalSync
+        The counts.
+    """
+    return _core.spu.global_sync(
+        problem(n, k=k, tile=tile, grid=grid),
+        _as_int(extra_syncs_per_pass, "extra_syncs_per_pass"),
+    )
+
+
+def spills_per_viu_from_accesses(
+    observed_accesses: int, n: int, *, k: int | None = None, tile: int = 32, grid: int = 4
+) -> float:
+    """Spills per VIU implied by an observed global-sync access count.
+
+    Parameters
+    ----------
+    observed_accesses : int
+        Off-chip accesses observed with global sync (e.g. 1,179,648 in Table 6.3).
+    n, k, tile, grid : int
+        As for :func:`problem`.
+
+    Returns
+    -------
+    float
+        (observed - lower bound) / (2 x spilling VIUs x b^2).
+    """
+    return float(
+        _core.spu.spills_per_viu_from_accesses(
+            problem(n, k=k, tile=tile, grid=grid),
+            _as_int(observed_accesses, "observed_accesses"),
+        )
+    )
+
+
+def energy_split(
+    flops: float,
+    accesses: float,
+    *,
+    e_comp_j: float,
+    e_mem_j: float,
+    static_power_w: float,
+    time_s: float,
+) -> EnergySplit:
+    """Energy split of Eq. 3.5: compute + memory (dynamic) + static.
+
+    Parameters
+    ----------
+    flops : float
+        Floating-point operations (3 N^2 K for the stencil).
+    accesses : float
+        Off-chip accesses (words).
+    e_comp_j : float
+        Energy per flop (J).
+    e_mem_j : float
+        Energy per off-chip access (J).
+    static_power_w : float
+        Average static (leakage) power (W).
+    time_s : float
+        Execution time (s).
+
+    Returns
+    -------
+    EnergySplit
+        Joules per part.
+    """
+    return _core.spu.energy_split(
+        _as_real(flops, "flops"),
+        _as_real(accesses, "accesses"),
+        _as_real(e_comp_j, "e_comp_j"),
+        _as_real(e_mem_j, "e_mem_j"),
+        _as_real(static_power_w, "static_power_w"),
+        _as_real(time_s, "time_s"),
+    )
+
+
+def energy_mj_from_cycles(cycles: float, power_w: float, frequency_mhz: float) -> float:
+    """Energy from simulated cycles, Eq. 6.1: cycles x power / (f_MHz x 1000), in mJ.
+
+    Parameters
+    ----------
+    cycles : float
+        Core clock cycles.
+    power_w : float
+        Total power (leakage + average dynamic), W.
+    frequency_mhz : float
+        Core clock frequency, MHz (700 in Table 6.1).
+
+    Returns
+    -------
+    float
+        Energy in millijoules.
+    """
+    return float(
+        _core.spu.energy_mj_from_cycles(
+            _as_real(cycles, "cycles"),
+            _as_real(power_w, "power_w"),
+            _as_real(frequency_mhz, "frequency_mhz"),
+        )
+    )
+
+
+def break_even_static_power_w(
+    accesses_gpu: float,
+    accesses_spu: float,
+    *,
+    e_mem_j: float,
+    static_power_gpu_w: float,
+    time_gpu_s: float,
+    time_spu_s: float,
+) -> float:
+    """SPU static power at which SPU and GPU total energies are equal.
+
+    Both run the same flops (equal compute energy); the SPU saves
+    (A_gpu - A_spu) e_mem of memory energy, which it may spend on static power:
+    P* = ((A_gpu - A_spu) e_mem + P_gpu t_gpu) / t_spu. The seed prints no such number.
+
+    Parameters
+    ----------
+    accesses_gpu, accesses_spu : float
+        Off-chip accesses on each platform (words).
+    e_mem_j : float
+        Energy per off-chip access (J).
+    static_power_gpu_w : float
+        The GPU's static power (W).
+    time_gpu_s, time_spu_s : float
+        Execution times (s); ``time_spu_s`` must be positive.
+
+    Returns
+    -------
+    float
+        Watts.
+
+    Raises
+    ------
+    ValueError
+        When no non-negative static power breaks even.
+    """
+    return float(
+        _core.spu.break_even_static_power_w(
+            _as_real(accesses_gpu, "accesses_gpu"),
+            _as_real(accesses_spu, "accesses_spu"),
+            _as_real(e_mem_j, "e_mem_j"),
+            _as_real(static_power_gpu_w, "static_power_gpu_w"),
+            _as_real(time_gpu_s, "time_gpu_s"),
+            _as_real(time_spu_s, "time_spu_s"),
+        )
+    )
+
+
+def relative_change(value: float, reference: float) -> float:
+    """Return ``(value - reference) / reference`` (the leakage ratios of Table 6.4).
+
+    Parameters
+    ----------
+    value : float
+        The compared value.
+    reference : float
+        The positive reference.
+
+    Returns
+    -------
+    float
+        The relative change (0.70 means +70%).
+    """
+    return float(
+        _core.spu.relative_change(_as_real(value, "value"), _as_real(reference, "reference"))
+    )
+
+
+def load_seed() -> dict[str, Any]:
+    """Return the values seed 003 prints (``data/spu/seed_003.yaml``).
+
+    Returns
+    -------
+    dict
+        Tables 6.2, 6.3, A.1, the CB tile sizes and the leakage powers of Table 6.4.
+    """
+    with open(data_dir() / "spu" / "seed_003.yaml", encoding="utf-8") as fh:
+        data: dict[str, Any] = yaml.safe_load(fh)
+    return data
+
+
+def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> dict[str, np.ndarray]:
+    """Off-chip accesses for a range of cubic problem sizes N (K = N).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Problem sizes N, each at least ``tile``.
+    tile, grid : int
+        b and p.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``n``, ``flops``, ``lower_bound``, ``gpu_exact``, ``gpu_closed_form``,
+        ``spu_exact``, ``spu_closed_form``, one entry per N.
+    """
+    if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence) or len(ns) == 0:
+        raise TypeError("ns: expected a non-empty sequence of integers")
+    keys = ("flops", "lower_bound", "gpu_exact", "gpu_closed_form", "spu_exact", "spu_closed_form")
+    rows = [off_chip(n, tile=tile, grid=grid) for n in ns]
+    out: dict[str, np.ndarray] = {"n": np.array([_as_int(n, "ns[]") for n in ns], dtype=np.int64)}
+    for key in keys:
+        out[key] = np.array([float(getattr(r, key)) for r in rows])
+    return out
+
+
+def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure:
+    """Off-chip accesses vs N for GPU, SPU and the lower bound (Eqs. 3.3, 3.8, 6 N^2).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Problem sizes N (K = N).
+    tile, grid : int
+        b and p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Exact counts as lines, the printed closed forms as markers.
+    """
+    s = sweep(ns, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(s["n"], s["gpu_exact"], "-", color="tab:red", label="GPU, exact")
+    ax.plot(s["n"], s["gpu_closed_form"], "x", color="tab:red", label="GPU, Eq. 3.3")
+    ax.plot(s["n"], s["spu_exact"], "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
+    ax.plot(s["n"], s["spu_closed_form"], "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
+    ax.plot(s["n"], s["lower_bound"], "--", color="0.3", label="lower bound 6N²")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N (N x N x N iteration space)")
+    ax.set_ylabel("off-chip accesses (words)")
+    ax.set_title(f"Off-chip accesses, b = {tile}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_energy(
+    ns: Sequence[int], *, e_comp_j: float, e_mem_j: float, tile: int = 32, grid: int = 4
+) -> Figure:
+    """Dynamic energy (compute + memory, Eq. 3.5) vs N for GPU, SPU and the lower bound.
+
+    Static energy needs execution times, which only the seed's simulators produce; it is
+    left out.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Problem sizes N (K = N).
+    e_comp_j, e_mem_j : float
+        Energy per flop and per off-chip access (J).
+    tile, grid : int
+        b and p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Stacked compute / memory energy per platform.
+    """
+    s = sweep(ns, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for key, label, color in (
+        ("gpu_exact", "GPU", "tab:red"),
+        ("spu_exact", f"SPU {grid}x{grid}", "tab:blue"),
+        ("lower_bound", "lower bound", "0.3"),
+    ):
+        total = [
+            energy_split(
+                f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=0.0
+            ).dynamic_j
+            for f, a in zip(s["flops"], s[key])
+        ]
+        ax.plot(s["n"], total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
+    compute = [float(f) * e_comp_j for f in s["flops"]]
+    ax.plot(s["n"], compute, ":", color="k", label="compute only, 3N³ e_comp")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("dynamic energy (J)")
+    ax.set_title(f"Eq. 3.5 dynamic energy, e_comp = {e_comp_j:.3g} J, e_mem = {e_mem_j:.3g} J")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_break_even(
+    n: int,
+    e_mem_j: Sequence[float],
+    *,
+    static_power_gpu_w: float,
+    times_s: Sequence[float],
+    tile: int = 32,
+    grid: int = 4,
+    leakage_marks_w: dict[str, float] | None = None,
+) -> Figure:
+    """Break-even SPU static power vs energy per off-chip access, for assumed run times.
+
+    Parameters
+    ----------
+    n : int
+        Problem size N (K = N).
+    e_mem_j : sequence of float
+        Energies per access to plot (J).
+    static_power_gpu_w : float
+        The GPU's static power (W).
+    times_s : sequence of float
+        Assumed execution times (s), equal on both platforms; one curve each.
+    tile, grid : int
+        b and p.
+    leakage_marks_w : dict of str to float, optional
+        Horizontal reference lines (e.g. the seed's modelled SPU leakage powers).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per assumed time.
+    """
+    oc = off_chip(n, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    xs = [_as_real(e, "e_mem_j[]") for e in e_mem_j]
+    for t in times_s:
+        ys = [
+            break_even_static_power_w(
+                oc.gpu_exact,
+                oc.spu_exact,
+                e_mem_j=e,
+                static_power_gpu_w=static_power_gpu_w,
+                time_gpu_s=t,
+                time_spu_s=t,
+            )
+            for e in xs
+        ]
+        ax.plot(np.array(xs) * 1e9, ys, label=f"t = {t:.3g} s (assumed)")
+    for (name, watts), ls in zip((leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3)))):
+        ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("e_mem (nJ per off-chip access)")
+    ax.set_ylabel("break-even SPU static power (W)")
+    ax.set_title(f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses")
+    ax.legend(fontsize=8)
+    return fig
