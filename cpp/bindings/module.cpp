@@ -6,4 +6,6 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = COSTMETRICS_VERSION;
   register_time(m);
   register_chain(m);
+  register_area(m);
+  register_codesign(m);
 }

@@ -30,6 +30,8 @@ constexpr i64 kWarp = 32;
 constexpr double kWordsPerKb = 1024.0 / 4.0;
 // A bound prunes only when it exceeds the incumbent by more than rounding can explain.
 constexpr double kSafety = 1.0 - 1e-12;
+// Designs claimed at once by a worker thread.
+constexpr std::size_t kBlock = 16;
 
 i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 
@@ -138,7 +140,8 @@ struct Best {
   i64 tS1 = 0, s2 = 0, s3 = 0, tT = 0;
   i64 evaluated = 0;
   i64 bounds = 0;
-  void offer(double v, i64 a, i64 b, i64 c, i64 t) {
+  std::uint32_t group = 0, inner = 0;  // where the best tile lies in its TileSet
+  void offer(double v, i64 a, i64 b, i64 c, i64 t, std::uint32_t gi, std::uint32_t ii) {
     // Strictly better, or equal and earlier in the order (tT, tS1, tS2, tS3).
     if (v < talg || (v == talg && std::make_tuple(t, a, b, c) < std::make_tuple(tT, tS1, s2, s3))) {
       talg = v;
@@ -146,9 +149,33 @@ struct Best {
       s2 = b;
       s3 = c;
       tT = t;
+      group = gi;
+      inner = ii;
     }
   }
 };
+
+// sum_{j=0}^{n-1} floor((a j + b) / m) for n >= 0, m >= 1, a >= 0, b >= 0 (the classic
+// Euclid-like recursion; exact integer arithmetic).
+i64 floor_sum(i64 n, i64 m, i64 a, i64 b) {
+  i64 total = 0;
+  while (n > 0) {
+    if (a >= m) {
+      total += (n - 1) * n / 2 * (a / m);
+      a %= m;
+    }
+    if (b >= m) {
+      total += n * (b / m);
+      b %= m;
+    }
+    const i64 y_max = a * n + b;
+    if (y_max < m) break;
+    n = y_max / m;
+    b = y_max % m;
+    std::swap(m, a);
+  }
+  return total;
+}
 
 // T_alg of the `paper` variant for one tile, with the tile-only terms precomputed; the
 // same operations in the same order as time_model::evaluate (bit-identical result).
@@ -156,9 +183,8 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
                          i64 tS1, const Inner& t, i64 n_w, i64 w) {
   i64 n_sub = ceil_div(in.size.space[1] + tT, t.s2);
   if (t.s3 != 0) n_sub *= ceil_div(in.size.space[2] + tT, t.s3);
-  const i64 w_tile = tS1 + tT - 2;
-  i64 row_steps = 0;
-  for (i64 x = tS1; x <= w_tile; x += 2) row_steps += ceil_div(x * t.area, n_v);
+  // sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV) (Eqs. A.16 / A.28), in O(log nV).
+  const i64 row_steps = floor_sum(tT / 2, n_v, 2 * t.area, tS1 * t.area + n_v - 1);
   const double c = 2.0 * in.stencil.c_iter_s * static_cast<double>(row_steps) +
                    static_cast<double>(tT) * m.tau_sync_s;
   const double k = static_cast<double>(t.k);
@@ -229,7 +255,7 @@ void search_paper(const TileSet& ts, const Instance& in, const MachineParams& m,
         const Inner& t = ts.inner[i];
         const double v = paper_talg(in, m, d.n_sm, d.n_v, tT, tS1, t, n_w, w);
         ++best.evaluated;
-        best.offer(v, tS1, t.s2, t.s3, tT);
+        best.offer(v, tS1, t.s2, t.s3, tT, gi, i);
       }
     }
   }
@@ -248,7 +274,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   for (int dd = 0; dd < ts.dims; ++dd) points *= static_cast<double>(in.size.space[dd]);
   const i64 T = in.size.time_steps;
   const double nsm = static_cast<double>(d.n_sm);
-  for (const Group& g : ts.groups) {
+  for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
+    const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const double sync = static_cast<double>(ceil_div(T, tT)) * m.t_sync_s;
     const double per_tile = static_cast<double>(tT) * static_cast<double>(g.tS1 + tT / 2 - 1);
@@ -265,7 +292,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       tile.time = tT;
       const double v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
       ++best.evaluated;
-      best.offer(v, g.tS1, t.s2, t.s3, tT);
+      best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
   }
 }
@@ -430,15 +457,41 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   std::mutex error_mutex;
   auto worker = [&]() {
     try {
+      // Designs are claimed in blocks of neighbours (same M_SM, adjacent nV), and each
+      // search starts from the previous design's optimal tile: a good incumbent makes the
+      // bounds prune more, and never changes the result (ties resolve by tile order).
+      std::vector<Best> previous(instances.size());
+      i64 previous_smem = -1;
       for (;;) {
-        const std::size_t i = next.fetch_add(1);
-        if (i >= designs.size()) break;
+        const std::size_t block = next.fetch_add(kBlock);
+        if (block >= designs.size()) break;
+        for (std::size_t i = block; i < std::min(designs.size(), block + kBlock); ++i) {
         const Design& d = designs[i];
+        const bool warm = d.smem_kb == previous_smem;
+        previous_smem = d.smem_kb;
         const tm::GpuParams gpu = design_gpu(d, machine, options);
         for (std::size_t j = 0; j < instances.size(); ++j) {
           const Instance& in = instances[j];
           const TileSet& ts = *tile_sets.at({d.smem_kb, in.stencil.n_space_dims});
           Best best;
+          if (warm && options.prune) {
+            const Best& p = previous[j];
+            const Group& g = ts.groups[p.group];
+            const Inner& t = ts.inner[p.inner];
+            double v = 0;
+            if (options.variant == tm::Variant::paper) {
+              v = paper_talg(in, machine, d.n_sm, d.n_v, g.tT, g.tS1, t,
+                             n_wavefronts_paper(in.size.time_steps, g.tT),
+                             ceil_div(in.size.space[0], 2 * g.tS1 + g.tT));
+            } else {
+              tm::TileSizes tile;
+              tile.space = {{g.tS1, t.s2, t.s3}};
+              tile.time = g.tT;
+              v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+            }
+            ++best.evaluated;
+            best.offer(v, g.tS1, t.s2, t.s3, g.tT, p.group, p.inner);
+          }
           if (options.variant == tm::Variant::paper) {
             search_paper(ts, in, machine, d, options.prune, best);
           } else {
@@ -459,13 +512,15 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
           out.n_feasible[cell] = ts.n_tiles;
           out.n_evaluated[cell] = best.evaluated;
           n_bounds += best.bounds;
+          previous[j] = best;
         }
         ++done;
+        }
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      next = designs.size();
+      next = designs.size() + kBlock;
     }
   };
   const unsigned n_threads = std::min<unsigned>(resolve_threads(options.n_threads),
