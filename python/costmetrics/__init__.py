@@ -49,13 +49,15 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain")
+_LAZY_SUBMODULES = ("time", "chain", "area", "codesign")
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
+    "area",
     "chain",
+    "codesign",
     "gpu",
     "gpus",
     "load_gpu",
