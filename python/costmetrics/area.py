@@ -45,7 +45,7 @@ __all__ = [
     "validation",
 ]
 
-_core_area: Any = _core.area
+_core_area = _core.area
 Coefficients = _core.area.Coefficients
 RoundedCoefficients = _core.area.RoundedCoefficients
 AreaBreakdown = _core.area.AreaBreakdown
@@ -53,7 +53,7 @@ LinearFit = _core.area.LinearFit
 DieCalibration = _core.area.DieCalibration
 
 Form = Literal["structural", "rounded"]
-CoefficientsArg = Union[Form, "_core.area.Coefficients", "_core.area.RoundedCoefficients"]
+CoefficientsArg = Union[Form, Coefficients, RoundedCoefficients]
 ArrayLike = Union[int, float, Sequence[float], npt.NDArray[Any]]
 
 
@@ -73,7 +73,7 @@ def _model_file(name: str) -> dict[str, Any]:
     return data
 
 
-def coefficients(model: str = "maxwell") -> _core.area.Coefficients:
+def coefficients(model: str = "maxwell") -> Coefficients:
     """Return the constants of the structural model (Eq. C.6, Sec. C.2.2).
 
     Parameters
@@ -90,7 +90,7 @@ def coefficients(model: str = "maxwell") -> _core.area.Coefficients:
     return Coefficients(**_model_file(model)["structural"])
 
 
-def rounded_coefficients(model: str = "maxwell") -> _core.area.RoundedCoefficients:
+def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
     """Return the constants of the published rounded form (Eq. C.7).
 
     Parameters
@@ -250,7 +250,12 @@ def _resolve_coefficients(coefficients: object) -> tuple[str, Any]:
 def _as_array(value: object, name: str, integer: bool) -> npt.NDArray[Any]:
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name}: expected a number or an array of numbers, got {value!r}")
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit number") from None
+    if arr.dtype == object and all(isinstance(v, int) for v in np.ravel(arr)):
+        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit integer")
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
     if integer:
@@ -350,7 +355,12 @@ def die_area(
     shape = b[0].shape
     flat = [np.ascontiguousarray(x.reshape(-1)) for x in b]
     fn = _core_area.structural_batch if form == "structural" else _core_area.rounded_batch
-    out = np.asarray(fn(coeffs, *flat), dtype=np.float64).reshape(shape)
+    try:
+        out = np.asarray(fn(coeffs, *flat), dtype=np.float64).reshape(shape)
+    except ValueError as exc:
+        # The core names the element ("[3] n_v: ..."); a scalar call has only one.
+        message = str(exc)
+        raise ValueError(message[4:] if scalar and message.startswith("[0] ") else message) from None
     return float(out) if scalar else out
 
 
@@ -362,8 +372,8 @@ def breakdown(
     regs_kb_per_vu: float = 2.0,
     l1_kb_per_pair: float = 0.0,
     l2_kb: float = 0.0,
-    coefficients: _core.area.Coefficients | None = None,
-) -> _core.area.AreaBreakdown:
+    coefficients: Coefficients | None = None,
+) -> AreaBreakdown:
     """Every term of Eq. C.6 for one configuration.
 
     Parameters
@@ -392,7 +402,7 @@ def breakdown(
     return _core_area.structural(coefficients or globals()["coefficients"](), config)
 
 
-def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> _core.area.LinearFit:
+def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> LinearFit:
     """Least-squares linear model area = beta size + alpha of one memory type (Sec. C.2.2).
 
     The seed fitted CACTI estimates this way (registers 0.5-8 kB, shared memory 24-384 kB,
@@ -422,7 +432,7 @@ def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> _core.are
 
 def calibrate_die(
     gpu: str = "gtx980", *, overhead_mm2: float = 102.65, die_mm2: float | None = None
-) -> _core.area.DieCalibration:
+) -> DieCalibration:
     """Derive alpha_oh from a measured overhead region and beta_VU from the die (Sec. C.2.2).
 
     Parameters

@@ -60,10 +60,7 @@ STENCILS_3D = ("heat3d", "laplacian3d")
 #: Sec. C.3.1: S in {4096, 8192, 12288, 16384} (the seed prints 12228; we read 12288 =
 #: 3 x 4096, docs/codesign.md), T in {1024, ..., 16384}, T <= S: 16 sizes.
 SIZES_2D: tuple[tuple[int, int, int], ...] = tuple(
-    (s, s, t)
-    for s in (4096, 8192, 12288, 16384)
-    for t in (1024, 2048, 4096, 8192, 16384)
-    if t <= s
+    (s, s, t) for s in (4096, 8192, 12288, 16384) for t in (1024, 2048, 4096, 8192, 16384) if t <= s
 )
 #: The 3D sizes of Sec. A.5: S in {384, 512, 640}, T in {128, ..., 640}, T <= S: 12 sizes.
 SIZES_3D: tuple[tuple[int, int, int, int], ...] = tuple(
@@ -125,9 +122,7 @@ class Workload:
         object.__setattr__(self, "instances", tuple(checked))
         weights = self.weights or tuple(1.0 for _ in self.instances)
         if len(weights) != len(self.instances):
-            raise ValueError(
-                f"weights: {len(weights)} values for {len(self.instances)} instances"
-            )
+            raise ValueError(f"weights: {len(weights)} values for {len(self.instances)} instances")
         w = tuple(float(x) for x in weights)
         if any(not np.isfinite(x) or x < 0 for x in w) or sum(w) <= 0:
             raise ValueError(f"weights: must be finite, >= 0 and not all 0, got {w!r}")
@@ -148,7 +143,7 @@ class Workload:
         return np.array(out)
 
     def weighted(self, weights: Weights | Sequence[float] | None) -> Workload:
-        """The same instances with new frequencies (see :meth:`SweepResult.reweight`)."""
+        """Return the same instances with new frequencies (see :meth:`SweepResult.reweight`)."""
         return replace(self, weights=_weight_vector(self, weights))
 
 
@@ -181,7 +176,7 @@ def _weight_vector(w: Workload, weights: Weights | Sequence[float] | None) -> tu
 
 
 def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Workload:
-    """The seed's workloads (Sec. C.3.1-C.4.1), with unit frequencies.
+    """Return one of the seed's workloads (Sec. C.3.1-C.4.1), with unit frequencies.
 
     Parameters
     ----------
@@ -209,7 +204,7 @@ def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Work
 
 
 def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
-    """The hardware space of Sec. C.3.2: nSM, nV and M_SM (kB) candidates.
+    """Return the hardware space of Sec. C.3.2: nSM, nV and M_SM (kB) candidates.
 
     Returns
     -------
@@ -217,7 +212,9 @@ def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
         ``n_sm`` (even, 2-32), ``n_v`` (multiples of 32, 32-2048), ``smem_kb`` (12, 24, 36
         and multiples of 48 up to 480).
     """
-    return {k: np.asarray(v, dtype=np.int64) for k, v in _core_codesign.default_hardware_space().items()}
+    return {
+        k: np.asarray(v, dtype=np.int64) for k, v in _core_codesign.default_hardware_space().items()
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -330,11 +327,13 @@ class SweepResult:
     def _reference(self, reference: str) -> dict[str, Any]:
         key = "".join(ch for ch in str(reference).lower() if ch.isalnum())
         if key not in self.references:
-            raise ValueError(f"reference: no reference {reference!r}; have {sorted(self.references)}")
+            raise ValueError(
+                f"reference: no reference {reference!r}; have {sorted(self.references)}"
+            )
         return self.references[key]
 
     def reweight(self, weights: Weights | Sequence[float]) -> SweepResult:
-        """The same optima under new workload frequencies (Sec. C.4.2), without re-running.
+        """Recombine the optima under new workload frequencies (Sec. C.4.2), without re-running.
 
         Parameters
         ----------
@@ -500,22 +499,23 @@ class SweepResult:
             "instances": [[n, list(z)] for n, z in self.workload.instances],
             "weights": list(self.workload.weights),
             "references": {
-                k: {**v, "talg_s": [float(x) for x in v["talg_s"]]} for k, v in self.references.items()
+                k: {**v, "talg_s": [float(x) for x in v["talg_s"]]}
+                for k, v in self.references.items()
             },
             "options": self.options,
             "elapsed_s": self.elapsed_s,
             "n_bounds": self.n_bounds,
         }
+        arrays: dict[str, Any] = {
+            "meta": np.array(json.dumps(meta)),
+            "talg_s": self.talg_s,
+            "tiles": self.tiles,
+            "n_feasible": self.n_feasible,
+            "n_evaluated": self.n_evaluated,
+        }
+        arrays.update({f"design_{k}": v for k, v in self.designs.items()})
         with p.open("wb") as f:
-            np.savez_compressed(
-                f,
-                meta=np.array(json.dumps(meta)),
-                talg_s=self.talg_s,
-                tiles=self.tiles,
-                n_feasible=self.n_feasible,
-                n_evaluated=self.n_evaluated,
-                **{f"design_{k}": v for k, v in self.designs.items()},
-            )
+            np.savez_compressed(f, **arrays)
         return p
 
     @classmethod
@@ -654,7 +654,11 @@ def sweep(
     if block_smem not in ("half", "full", "capped"):
         raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
     g = _gpu_preset(gpu)
-    sp = hardware_space() if space is None else {k: np.asarray(space[k]) for k in ("n_sm", "n_v", "smem_kb")}
+    sp = (
+        hardware_space()
+        if space is None
+        else {k: np.asarray(space[k]) for k in ("n_sm", "n_v", "smem_kb")}
+    )
     for key, values in sp.items():
         if values.size == 0 or values.dtype.kind not in "iu":
             raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")
@@ -692,7 +696,7 @@ def sweep(
     if shards < 1:
         raise ValueError(f"n_shards: must be >= 1, got {n_shards}")
     bounds = np.linspace(0, n, min(shards, n) + 1).astype(int)
-    jobs = [
+    jobs: list[dict[str, Any]] = [
         {**common, **{k: np.ascontiguousarray(v[a:b]) for k, v in designs.items()}}
         for a, b in zip(bounds[:-1], bounds[1:])
     ]
@@ -748,7 +752,7 @@ def sweep(
 
 
 def _reference_rows(common: dict[str, Any], wl: Workload) -> dict[str, dict[str, Any]]:
-    """The GTX 980 and Titan X as designs (nSM, 128, 96 kB) of the same machine model."""
+    """Sweep the GTX 980 and Titan X as designs (nSM, 128, 96 kB) of the same machine."""
     out: dict[str, dict[str, Any]] = {}
     for key, ref in cm_area.reference_gpus().items():
         job = {
@@ -825,9 +829,7 @@ def merge(parts: Sequence[SweepResult]) -> SweepResult:
             raise ValueError("merge: parts were swept with different options")
     return replace(
         first,
-        designs={
-            k: np.concatenate([p.designs[k] for p in parts]) for k in first.designs
-        },
+        designs={k: np.concatenate([p.designs[k] for p in parts]) for k in first.designs},
         talg_s=np.concatenate([p.talg_s for p in parts]),
         tiles=np.concatenate([p.tiles for p in parts]),
         n_feasible=np.concatenate([p.n_feasible for p in parts]),
