@@ -360,7 +360,9 @@ def die_area(
     except ValueError as exc:
         # The core names the element ("[3] n_v: ..."); a scalar call has only one.
         message = str(exc)
-        raise ValueError(message[4:] if scalar and message.startswith("[0] ") else message) from None
+        raise ValueError(
+            message[4:] if scalar and message.startswith("[0] ") else message
+        ) from None
     return float(out) if scalar else out
 
 
