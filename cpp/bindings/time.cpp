@@ -150,7 +150,7 @@ void register_time(py::module_& m) {
       "evaluate_batch",
       [](const tmod::GpuParams& gpu, const tmod::StencilParams& stencil, const tmod::ProblemSize& size,
          py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> tiles,
-         const std::string& variant, int n_threads) {
+         const std::string& variant, int n_threads, bool with_terms) {
         const int dims = stencil.n_space_dims;
         if (tiles.ndim() != 2 || tiles.shape(1) != dims + 1) {
           throw py::value_error("tiles must be an (n, " + std::to_string(dims + 1) +
@@ -162,19 +162,24 @@ void register_time(py::module_& m) {
         const char* names[] = {"talg_s", "m_prime_s",     "c_s",          "t_tile_s",
                                "k",      "m_tile_words",  "n_wavefronts", "tiles_per_wavefront",
                                "n_subtiles"};
+        // Only T_alg and the reasons unless the terms are asked for (they cost eight more
+        // output arrays, i.e. memory traffic, and the full Breakdown per row).
+        const std::size_t n_arrays = with_terms ? 9 : 1;
         std::vector<py::array_t<double>> arrays;
-        for (std::size_t i = 0; i < 9; ++i) arrays.emplace_back(static_cast<py::ssize_t>(n));
+        for (std::size_t i = 0; i < n_arrays; ++i) arrays.emplace_back(static_cast<py::ssize_t>(n));
         py::array_t<std::uint32_t> reasons(static_cast<py::ssize_t>(n));
         tmod::BatchOutputs out;
         out.talg_s = arrays[0].mutable_data();
-        out.m_prime_s = arrays[1].mutable_data();
-        out.c_s = arrays[2].mutable_data();
-        out.t_tile_s = arrays[3].mutable_data();
-        out.k = arrays[4].mutable_data();
-        out.m_tile_words = arrays[5].mutable_data();
-        out.n_wavefronts = arrays[6].mutable_data();
-        out.tiles_per_wavefront = arrays[7].mutable_data();
-        out.n_subtiles = arrays[8].mutable_data();
+        if (with_terms) {
+          out.m_prime_s = arrays[1].mutable_data();
+          out.c_s = arrays[2].mutable_data();
+          out.t_tile_s = arrays[3].mutable_data();
+          out.k = arrays[4].mutable_data();
+          out.m_tile_words = arrays[5].mutable_data();
+          out.n_wavefronts = arrays[6].mutable_data();
+          out.tiles_per_wavefront = arrays[7].mutable_data();
+          out.n_subtiles = arrays[8].mutable_data();
+        }
         out.reasons = reasons.mutable_data();
         const std::int64_t* data = tiles.data();
         {
@@ -182,12 +187,12 @@ void register_time(py::module_& m) {
           tmod::evaluate_batch(gpu, stencil, size, data, n, v, out, n_threads);
         }
         py::dict result;
-        for (std::size_t i = 0; i < 9; ++i) result[names[i]] = arrays[i];
+        for (std::size_t i = 0; i < n_arrays; ++i) result[names[i]] = arrays[i];
         result["reasons"] = reasons;
         return result;
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "paper", py::arg("n_threads") = 0);
+      py::arg("variant") = "paper", py::arg("n_threads") = 0, py::arg("with_terms") = true);
 
   t.def("default_search_space", &tmod::default_search_space, py::arg("n_space_dims"));
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "costmetrics/parallel.hpp"
+#include "floor_sum.hpp"
 #include "time_exact.hpp"
 
 namespace costmetrics {
@@ -33,7 +34,9 @@ constexpr double kSafety = 1.0 - 1e-12;
 // Designs claimed at once by a worker thread.
 constexpr std::size_t kBlock = 16;
 
-i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+// ceil(a / b) for 0 <= a + b < 2^53 (sizes and tiles are bounded by validate_inputs and the
+// shared memory), by one exact double division (floor_sum.hpp).
+i64 ceil_div(i64 a, i64 b) { return costmetrics::detail::div_ceil(a, b); }
 
 void require_finite_nonneg(double v, const char* name) {
   if (!(v >= 0) || !std::isfinite(v)) {
@@ -155,28 +158,6 @@ struct Best {
   }
 };
 
-// sum_{j=0}^{n-1} floor((a j + b) / m) for n >= 0, m >= 1, a >= 0, b >= 0 (the classic
-// Euclid-like recursion; exact integer arithmetic).
-i64 floor_sum(i64 n, i64 m, i64 a, i64 b) {
-  i64 total = 0;
-  while (n > 0) {
-    if (a >= m) {
-      total += (n - 1) * n / 2 * (a / m);
-      a %= m;
-    }
-    if (b >= m) {
-      total += n * (b / m);
-      b %= m;
-    }
-    const i64 y_max = a * n + b;
-    if (y_max < m) break;
-    n = y_max / m;
-    b = y_max % m;
-    std::swap(m, a);
-  }
-  return total;
-}
-
 // T_alg of the `paper` variant for one tile, with the tile-only terms precomputed; the
 // same operations in the same order as time_model::evaluate (bit-identical result).
 inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i64 n_v, i64 tT,
@@ -184,7 +165,7 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
   i64 n_sub = ceil_div(in.size.space[1] + tT, t.s2);
   if (t.s3 != 0) n_sub *= ceil_div(in.size.space[2] + tT, t.s3);
   // sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV) (Eqs. A.16 / A.28), in O(log nV).
-  const i64 row_steps = floor_sum(tT / 2, n_v, 2 * t.area, tS1 * t.area + n_v - 1);
+  const i64 row_steps = costmetrics::detail::hexagon_row_steps(tS1, tT, t.area, n_v);
   const double c = 2.0 * in.stencil.c_iter_s * static_cast<double>(row_steps) +
                    static_cast<double>(tT) * m.tau_sync_s;
   const double k = static_cast<double>(t.k);
@@ -197,7 +178,7 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
 }
 
 i64 n_wavefronts_paper(i64 T, i64 tT) {
-  const i64 remainder = T % tT;  // Eq. A.3
+  const i64 remainder = T - costmetrics::detail::div_floor(T, tT) * tT;  // Eq. A.3
   const i64 eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
   return 2 * ceil_div(T, tT) + eps;
 }

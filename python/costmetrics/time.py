@@ -15,8 +15,8 @@ hexagonal tiling (``docs/time-model.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 import numpy as np
@@ -368,7 +368,21 @@ class BatchResult:
 
     talg_s: npt.NDArray[np.float64]
     reasons: npt.NDArray[np.uint32]
-    terms: dict[str, npt.NDArray[np.float64]]
+    # The terms are computed on first access (a second pass over the tiles), so that a
+    # call that only needs T_alg does not pay for eight more arrays.
+    _terms: dict[str, npt.NDArray[np.float64]] | None = field(default=None, repr=False)
+    _compute_terms: Callable[[], dict[str, npt.NDArray[np.float64]]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def terms(self) -> dict[str, npt.NDArray[np.float64]]:
+        """The model terms per row (computed on first access)."""
+        if self._terms is None:
+            assert self._compute_terms is not None
+            object.__setattr__(self, "_terms", self._compute_terms())
+        assert self._terms is not None
+        return self._terms
 
     @property
     def feasible(self) -> npt.NDArray[np.bool_]:
@@ -410,11 +424,20 @@ def talg_batch(
         array = array.reshape(1, -1)
     if array.dtype.kind not in "iu":
         raise ValueError(f"tiles must be an integer array, got dtype {array.dtype}")
+    rows = np.ascontiguousarray(array, dtype=np.int64)
     out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array.astype(np.int64), variant, n_threads
+        core_gpu, core_stencil, core_size, rows, variant, n_threads, False
     )
-    terms = {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
-    return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), terms)
+
+    def compute_terms() -> dict[str, npt.NDArray[np.float64]]:
+        full = _core_time.evaluate_batch(
+            core_gpu, core_stencil, core_size, rows, variant, n_threads, True
+        )
+        return {name: np.asarray(full[name]) for name in full if name not in ("talg_s", "reasons")}
+
+    return BatchResult(
+        np.asarray(out["talg_s"]), np.asarray(out["reasons"]), _compute_terms=compute_terms
+    )
 
 
 # --------------------------------------------------------------------------------------
