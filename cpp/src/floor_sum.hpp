@@ -46,9 +46,17 @@ inline std::int64_t floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, st
 // Vector steps of one hexagon (Eqs. A.10 / A.16 / A.28):
 // sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV) = sum_{j<tT/2} floor(((tS1+2j) area
 // + nV - 1) / nV).
+// Short sums run as a loop of independent (pipelined) divisions, long ones (the codesign
+// sweep's tT reaches ~170) in closed form; both are exact, measured break-even ~16 terms.
 inline std::int64_t hexagon_row_steps(std::int64_t tS1, std::int64_t tT, std::int64_t area,
                                       std::int64_t n_v) {
-  return floor_sum(tT / 2, n_v, 2 * area, tS1 * area + n_v - 1);
+  const std::int64_t h = tT / 2;
+  if (h <= 16) {
+    std::int64_t steps = 0;
+    for (std::int64_t x = tS1; x <= tS1 + tT - 2; x += 2) steps += (x * area + n_v - 1) / n_v;
+    return steps;
+  }
+  return floor_sum(h, n_v, 2 * area, tS1 * area + n_v - 1);
 }
 
 }  // namespace detail
