@@ -59,7 +59,14 @@ def test_table_c2_areas_are_cacheless_structural() -> None:
     # 000 Table C.2 prints 438, 447, 431, 426, 447, 446 mm^2: the floors of Eq. C.6 without
     # caches. E.g. (32, 128, 24): 4096*0.053377 + 32*(0.01565*24 + 0.09281) + 32*6.4156
     # = 218.632192 + 14.98912 + 205.2992 = 438.920512.
-    designs = [(32, 128, 24), (22, 256, 12), (28, 160, 24), (28, 160, 12), (18, 288, 192), (8, 896, 96)]
+    designs = [
+        (32, 128, 24),
+        (22, 256, 12),
+        (28, 160, 24),
+        (28, 160, 12),
+        (18, 288, 192),
+        (8, 896, 96),
+    ]
     n_sm, n_v, smem = (np.array(x) for x in zip(*designs))
     areas = cm_area.die_area(n_sm, n_v, smem)
     assert isinstance(areas, np.ndarray)
@@ -69,13 +76,16 @@ def test_table_c2_areas_are_cacheless_structural() -> None:
 
 def test_rounded_constant_folds_alpha_l2() -> None:
     # 000 Eq. C.7: 7.317 = alpha_oh + alpha_M + alpha_L1 / 2 + alpha_L2
-    #                    = 6.4156 + 0.09281 + 0.04102 + 0.7685 = 7.31793; 0.0447 = 0.04282 + 0.001947.
+    #                    = 6.4156 + 0.09281 + 0.04102 + 0.7685 = 7.31793;
+    # 0.0447 = 0.04282 + 0.001947 (truncated).
     c = cm_area.coefficients()
     r = cm_area.rounded_coefficients()
     folded = c.alpha_oh_mm2 + c.alpha_m_mm2 + c.alpha_l1_mm2 / 2 + c.alpha_l2_mm2
     assert folded == pytest.approx(7.31793, rel=1e-12)
     assert round(folded, 3) == pytest.approx(r.per_sm_mm2, abs=1e-3)
-    assert c.beta_vu_mm2 + c.alpha_r_mm2 == pytest.approx(r.vu_mm2, abs=1e-4)  # 0.044767, printed truncated
+    assert c.beta_vu_mm2 + c.alpha_r_mm2 == pytest.approx(
+        r.vu_mm2, abs=1e-4
+    )  # 0.044767, printed truncated
     assert c.beta_l1_mm2_per_kb / 2 == pytest.approx(r.l1_mm2_per_kb_per_sm, abs=1e-3)
 
 
@@ -174,15 +184,47 @@ def test_bad_coefficients_and_names() -> None:
     l1=st.floats(0, 512),
     l2=st.floats(0, 8192),
 )
-def test_area_is_additive_and_monotone(n_sm: int, n_v: int, smem: float, l1: float, l2: float) -> None:
+def test_area_is_additive_and_monotone(
+    n_sm: int, n_v: int, smem: float, l1: float, l2: float
+) -> None:
     base = cm_area.die_area(n_sm, n_v, smem, l1_kb_per_pair=l1, l2_kb=l2)
     assert math.isfinite(base) and base > 0
     assert cm_area.die_area(n_sm, n_v + 1, smem, l1_kb_per_pair=l1, l2_kb=l2) > base
     assert cm_area.die_area(n_sm + 1, n_v, smem, l1_kb_per_pair=l1, l2_kb=l2) > base
     b = cm_area.breakdown(n_sm, n_v, smem, l1_kb_per_pair=l1, l2_kb=l2)
     parts = (
-        b.vector_units_mm2 + b.registers_mm2 + b.shared_memory_mm2 + b.l1_mm2 + b.l2_mm2
+        b.vector_units_mm2
+        + b.registers_mm2
+        + b.shared_memory_mm2
+        + b.l1_mm2
+        + b.l2_mm2
         + b.overhead_mm2
     )
     assert parts == pytest.approx(base, rel=1e-12)
     assert cm.area.die_area(n_sm, n_v, smem, coefficients="rounded") > 0
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_area_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from costmetrics.cli import main
+
+    assert main(["area", "--gpu", "gtx980", "--no-caches", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["area_mm2"] == pytest.approx(237.489056)  # 000 Sec. C.4.1: 237 mm^2
+    assert main(["area", "--validate", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["gpu"] for r in rows} == {"gtx980", "titanx"}
+
+
+def test_cli_area_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["area", "--n-sm", "16", "--n-v", "-128", "--smem-kb", "96"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "n_v" in err
+    assert main(["area", "--n-sm", "16"]) == 2
+    assert "--n-v" in capsys.readouterr().err

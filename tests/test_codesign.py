@@ -145,9 +145,12 @@ def test_shards_through_an_executor_merge_to_the_same_result(small: cd.SweepResu
 
 def test_dask_distributed_local_cluster(small: cd.SweepResult) -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         result = cd.sweep(
             SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=client.get_executor(), n_shards=4
         )
@@ -229,7 +232,9 @@ def test_bad_inputs() -> None:
     s=st.sampled_from([1024, 4096]),
     t=st.sampled_from([64, 512, 1024]),
 )
-def test_single_design_optimum_is_a_lower_envelope(n_sm: int, n_v: int, smem: int, s: int, t: int) -> None:
+def test_single_design_optimum_is_a_lower_envelope(
+    n_sm: int, n_v: int, smem: int, s: int, t: int
+) -> None:
     # The optimum of one design is never above T_alg of any tile the time model accepts.
     wl = cd.Workload((("jacobi2d", (s, s, t)),))
     r = cd.sweep(wl, 0, 10_000, space={"n_sm": [n_sm], "n_v": [n_v], "smem_kb": [smem]})
@@ -239,3 +244,27 @@ def test_single_design_optimum_is_a_lower_envelope(n_sm: int, n_v: int, smem: in
     assert tT % 2 == 0 and tS2 % 32 == 0
     # Words of the optimal tile fit half of M_SM (constraint C.10, "half" reading).
     assert 2 * (tS1 + tT + 1) * (tS2 + tT + 1) <= smem * 256 / 2
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_codesign_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from costmetrics.cli import main
+
+    assert main(["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450",
+                 "--json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_designs"] == 225  # the 425-450 mm^2 band of Table C.2
+    assert out["best_per_stencil"]["laplacian3d"]["n_v"] == 896
+    assert out["tiles_evaluated"] < out["tiles_feasible"]
+
+
+def test_cli_codesign_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["codesign", "--workload", "3d", "--area-min", "1e6", "--area-max", "2e6"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no design" in err
