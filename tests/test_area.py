@@ -155,12 +155,12 @@ def test_scalar_and_vector_agree() -> None:
 def test_bad_input(kwargs: dict[str, object], exception: type[Exception], match: str) -> None:
     args: dict[str, object] = {"n_sm": 16, "n_v": 128, "smem_kb": 96.0, **kwargs}
     with pytest.raises(exception, match=match):
-        cm_area.die_area(args["n_sm"], args["n_v"], args["smem_kb"])  # type: ignore[arg-type]
+        cm_area.die_area(args["n_sm"], args["n_v"], args["smem_kb"])  # type: ignore[call-overload]
 
 
 def test_bad_coefficients_and_names() -> None:
     with pytest.raises(ValueError, match="coefficients"):
-        cm_area.die_area(16, 128, 96, coefficients="cubic")  # type: ignore[arg-type]
+        cm_area.die_area(16, 128, 96, coefficients="cubic")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="reference GPU"):
         cm_area.reference_gpu("rtx4090")
     with pytest.raises(ValueError, match="broadcast"):
