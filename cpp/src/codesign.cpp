@@ -60,6 +60,7 @@ struct Inner {
 struct Group {
   i64 tT = 0, tS1 = 0;
   std::uint32_t begin = 0, end = 0;
+  i64 k_min = 0;  // smallest hyper-threading factor of the group's inner tiles
 };
 struct TileSet {
   int dims = 0;
@@ -117,6 +118,8 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
         }
       }
       g.end = static_cast<std::uint32_t>(ts.inner.size());
+      g.k_min = m.max_blocks_per_sm;
+      for (std::uint32_t i = g.begin; i < g.end; ++i) g.k_min = std::min(g.k_min, ts.inner[i].k);
       ts.groups.push_back(g);
     }
   }
@@ -242,30 +245,97 @@ void search_paper(const TileSet& ts, const Instance& in, const MachineParams& m,
   }
 }
 
-// The `exact` variant: every feasible tile is bounded by
-//   T_alg >= max(T_ideal, pairs m' / nSM) + ceil(T / tT) T_sync,
-// pairs = S1 ... T / (tT (tS1 + tT/2 - 1) area) (each (tile, sub-tile) pair holds at most
-// tT (tS1 + tT/2 - 1) area points, so at least that many pairs, each costing m' on one SM;
-// and T_alg >= T_ideal, docs/time-model.md), and evaluated only when the bound does not
-// exceed the incumbent.
+i64 floor_div_signed(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Geometry of the interior wavefronts of the `exact` variant for one (tT, tS1) group and one
+// instance (docs/time-model.md, "Exact variant"): wavefront j (rows (j-1) tT/2 ...) lies
+// wholly in [0, T) for 1 <= j <= T/h - 1; odd j (color A, offset 0) and even j (color B,
+// offset P/2) are identical among themselves. n = tiles with a point, sum_w = sum over the
+// tT rows of W(r), the widest tile's points in [0, S1) at row r.
+struct ExactGeometry {
+  i64 count[2] = {0, 0};  // interior A and B wavefronts
+  i64 n[2] = {0, 0};
+  double sum_w[2] = {0, 0};
+};
+
+ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
+  ExactGeometry geo;
+  const i64 h = tT / 2;
+  const i64 pitch = 2 * tS1 + tT - 2;
+  const i64 n_interior = std::max<i64>(0, T / h - 1);
+  geo.count[0] = (n_interior + 1) / 2;
+  geo.count[1] = n_interior / 2;
+  for (int c = 0; c < 2; ++c) {
+    const i64 off = c == 0 ? 0 : pitch / 2;
+    const i64 e_max = h - 1;  // rows h-1 and h of an interior wavefront
+    const i64 p_min = floor_div_signed(-tS1 - e_max - off, pitch) + 1;
+    const i64 p_max = floor_div_signed(S1 + e_max - off - 1, pitch);
+    geo.n[c] = std::max<i64>(0, p_max - p_min + 1);
+    i64 sum = 0;
+    for (i64 r = 0; r < tT; ++r) {
+      const i64 half = std::min(r, tT - 1 - r);
+      const i64 w = tS1 + 2 * half;
+      const i64 start0 = off - half;
+      const i64 plateau_lo = std::min<i64>(0, S1 - w);
+      const i64 x = start0 + floor_div_signed(plateau_lo - start0, pitch) * pitch;
+      auto overlap = [&](i64 st) {
+        return std::max<i64>(0, std::min(st + w, S1) - std::max<i64>(st, 0));
+      };
+      sum += std::max(overlap(x), overlap(x + pitch));
+    }
+    geo.sum_w[c] = static_cast<double>(sum);
+  }
+  return geo;
+}
+
+// The `exact` variant (docs/codesign.md, "Exact pruning"). Only the interior wavefronts are
+// bounded (the others cost >= 0). For one of them, with R = ceil(ceil(n/k)/nSM) rounds, at
+// least s_min = prod_{d>=1} ceil(S_d / tS_d) nonempty sub-tiles, and
+// sum_b c_b >= C_iter sum_r W(r) prod_{d>=1} S_d / nV (the sub-tiles of a row cover S2 (x S3)
+// points of the widest tile's row):
+//   k > 1: T_i >= m' + k max(s_min m', C_iter sum_w Q / nV),  k = 1: T_i >= s_min m' + ...,
+// and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
+// equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM) and no transfer term.
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
-                  const tm::GpuParams& gpu, bool prune, Best& best) {
-  const double t_ideal = tm::t_ideal_s(gpu, in.stencil, in.size);
-  double points = static_cast<double>(in.size.time_steps);
-  for (int dd = 0; dd < ts.dims; ++dd) points *= static_cast<double>(in.size.space[dd]);
-  const i64 T = in.size.time_steps;
+                  const tm::GpuParams& gpu, bool prune, Best& best,
+                  const std::vector<ExactGeometry>* geometry) {
+  const i64 S1 = in.size.space[0];
+  const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
+  const double nv = static_cast<double>(d.n_v);
+  double Q = static_cast<double>(in.size.space[1]);
+  if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2]);
+  (void)S1;
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
-    const double sync = static_cast<double>(ceil_div(T, tT)) * m.t_sync_s;
-    const double per_tile = static_cast<double>(tT) * static_cast<double>(g.tS1 + tT / 2 - 1);
+    const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
+    if (prune) {
+      ++best.bounds;
+      double lb = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo->n[c] == 0) continue;
+        const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
+        lb += static_cast<double>(geo->count[c]) * (rk * C * geo->sum_w[c] * Q / nv + m.t_sync_s);
+      }
+      if (lb * kSafety > best.talg) continue;
+    }
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       if (prune) {
         ++best.bounds;
-        const double pairs = points / (per_tile * static_cast<double>(t.area));
-        const double lb = std::max(t_ideal, pairs * t.m_prime / nsm) + sync;
+        double s_min = static_cast<double>(ceil_div(in.size.space[1], t.s2));
+        if (ts.dims == 3) s_min *= static_cast<double>(ceil_div(in.size.space[2], t.s3));
+        double lb = 0;
+        for (int c = 0; c < 2; ++c) {
+          if (geo->n[c] == 0) continue;
+          const double compute = C * geo->sum_w[c] * Q / nv;
+          const double kd = static_cast<double>(t.k);
+          const double t_i = t.k == 1 ? s_min * t.m_prime + compute
+                                      : t.m_prime + kd * std::max(s_min * t.m_prime, compute);
+          const i64 rounds = ceil_div(ceil_div(geo->n[c], t.k), d.n_sm);
+          lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rounds) * t_i + m.t_sync_s);
+        }
         if (lb * kSafety > best.talg) continue;
       }
       tm::TileSizes tile;
@@ -443,6 +513,10 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       // bounds prune more, and never changes the result (ties resolve by tile order).
       std::vector<Best> previous(instances.size());
       i64 previous_smem = -1;
+      // Exact variant: interior-wavefront geometry per (instance, group) of the current
+      // M_SM's tile sets, computed once per thread and M_SM (it does not depend on nSM, nV).
+      std::vector<std::vector<ExactGeometry>> geometry(instances.size());
+      i64 geometry_smem = -1;
       for (;;) {
         const std::size_t block = next.fetch_add(kBlock);
         if (block >= designs.size()) break;
@@ -476,7 +550,18 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
           if (options.variant == tm::Variant::paper) {
             search_paper(ts, in, machine, d, options.prune, best);
           } else {
-            search_exact(ts, in, machine, d, gpu, options.prune, best);
+            if (options.prune && geometry_smem != d.smem_kb) {
+              for (auto& v : geometry) v.clear();
+              geometry_smem = d.smem_kb;
+            }
+            if (options.prune && geometry[j].empty()) {
+              geometry[j].reserve(ts.groups.size());
+              for (const Group& g : ts.groups) {
+                geometry[j].push_back(
+                    exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
+              }
+            }
+            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j]);
           }
           if (!std::isfinite(best.talg)) {
             throw std::invalid_argument(
