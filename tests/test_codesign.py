@@ -268,3 +268,11 @@ def test_cli_codesign_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["codesign", "--workload", "3d", "--area-min", "1e6", "--area-max", "2e6"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no design" in err
+
+
+def test_progress_callback_error_propagates() -> None:
+    def broken(done: int, total: int) -> None:
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=broken)

@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -506,6 +507,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   std::atomic<i64> n_bounds{0};
   std::exception_ptr error;
   std::mutex error_mutex;
+  std::atomic<bool> failed{false};
   auto worker = [&]() {
     try {
       // Designs are claimed in blocks of neighbours (same M_SM, adjacent nV), and each
@@ -586,6 +588,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
+      failed = true;
       next = designs.size() + kBlock;
     }
   };
@@ -594,26 +597,28 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n_threads; ++t) pool.emplace_back(worker);
   if (progress) {
-    // The calling thread reports progress while the workers run, then joins them.
+    // The calling thread reports progress while the workers run, then joins them. An
+    // exception from the callback stops the workers and is rethrown after the joins.
     std::thread last(worker);
     std::size_t reported = 0;
-    while (done.load() < designs.size() && !error) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      const std::size_t now = done.load();
-      if (now != reported) {
-        progress(now);
-        reported = now;
+    try {
+      while (done.load() < designs.size() && !failed.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const std::size_t now = done.load();
+        if (now != reported) {
+          progress(now);
+          reported = now;
+        }
       }
-      bool finished = next.load() >= designs.size() && done.load() >= designs.size();
-      if (finished) break;
-      {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (error) break;
-      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+      next = designs.size() + kBlock;
     }
     last.join();
     for (auto& t : pool) t.join();
-    if (!error && done.load() != reported) progress(done.load());
+    if (!failed.load() && done.load() != reported) progress(done.load());
   } else {
     worker();
     for (auto& t : pool) t.join();
