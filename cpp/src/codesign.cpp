@@ -257,6 +257,7 @@ struct ExactGeometry {
   i64 count[2] = {0, 0};  // interior A and B wavefronts
   i64 n[2] = {0, 0};
   double sum_w[2] = {0, 0};
+  double rows[2] = {0, 0};  // rows with W(r) > 0
 };
 
 ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
@@ -273,6 +274,7 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     const i64 p_max = floor_div_signed(S1 + e_max - off - 1, pitch);
     geo.n[c] = std::max<i64>(0, p_max - p_min + 1);
     i64 sum = 0;
+    i64 rows = 0;
     for (i64 r = 0; r < tT; ++r) {
       const i64 half = std::min(r, tT - 1 - r);
       const i64 w = tS1 + 2 * half;
@@ -282,9 +284,12 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
       auto overlap = [&](i64 st) {
         return std::max<i64>(0, std::min(st + w, S1) - std::max<i64>(st, 0));
       };
-      sum += std::max(overlap(x), overlap(x + pitch));
+      const i64 widest = std::max(overlap(x), overlap(x + pitch));
+      sum += widest;
+      rows += widest > 0 ? 1 : 0;
     }
     geo.sum_w[c] = static_cast<double>(sum);
+    geo.rows[c] = static_cast<double>(rows);
   }
   return geo;
 }
@@ -292,8 +297,8 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
 // The `exact` variant (docs/codesign.md, "Exact pruning"). Only the interior wavefronts are
 // bounded (the others cost >= 0). For one of them, with R = ceil(ceil(n/k)/nSM) rounds, at
 // least s_min = prod_{d>=1} ceil(S_d / tS_d) nonempty sub-tiles, and
-// sum_b c_b >= C_iter sum_r W(r) prod_{d>=1} S_d / nV (the sub-tiles of a row cover S2 (x S3)
-// points of the widest tile's row):
+// sum_b c_b >= C_iter max(sum_r W(r) prod_{d>=1} S_d / nV, rows s_min) (the sub-tiles of a
+// row cover S2 (x S3) points of the widest tile's row, and each costs >= 1 step per row):
 //   k > 1: T_i >= m' + k max(s_min m', C_iter sum_w Q / nV),  k = 1: T_i >= s_min m' + ...,
 // and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
 // equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM) and no transfer term.
@@ -330,7 +335,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         double lb = 0;
         for (int c = 0; c < 2; ++c) {
           if (geo->n[c] == 0) continue;
-          const double compute = C * geo->sum_w[c] * Q / nv;
+          // Each row with points costs every nonempty sub-tile at least one vector step.
+          const double compute = C * std::max(geo->sum_w[c] * Q / nv, geo->rows[c] * s_min);
           const double kd = static_cast<double>(t.k);
           const double t_i = t.k == 1 ? s_min * t.m_prime + compute
                                       : t.m_prime + kd * std::max(s_min * t.m_prime, compute);
