@@ -29,6 +29,8 @@ void register_exasat(py::module_& m);
 void register_measure(py::module_& m);
 void register_spu(py::module_& m);
 void register_scratchpad(py::module_& m);
+void register_area(py::module_& m);
+void register_codesign(py::module_& m);
 
 namespace costmetrics {
 namespace bindings {

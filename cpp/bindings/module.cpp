@@ -11,4 +11,6 @@ PYBIND11_MODULE(_core, m) {
   register_measure(m);
   register_spu(m);
   register_scratchpad(m);
+  register_area(m);
+  register_codesign(m);
 }

@@ -169,12 +169,13 @@ void register_time(py::module_& m) {
   t.def(
       "evaluate_batch",
       [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle tiles_obj,
-         py::handle variant, py::handle n_threads_obj) {
+         py::handle variant, py::handle n_threads_obj, py::handle with_terms_obj) {
         const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
         const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
         const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
         const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
         const int n_threads = from_python<int>(n_threads_obj, "n_threads");
+        const bool with_terms = from_python<bool>(with_terms_obj, "with_terms");
         stencil.validate();
         const int dims = stencil.n_space_dims;
         const auto tiles = tiles_array(tiles_obj, dims);
@@ -182,19 +183,24 @@ void register_time(py::module_& m) {
         const char* names[] = {"talg_s", "m_prime_s",     "c_s",          "t_tile_s",
                                "k",      "m_tile_words",  "n_wavefronts", "tiles_per_wavefront",
                                "n_subtiles"};
+        // Only T_alg and the reasons unless the terms are asked for (they cost eight more
+        // output arrays, i.e. memory traffic, and the full Breakdown per row).
+        const std::size_t n_arrays = with_terms ? 9 : 1;
         std::vector<py::array_t<double>> arrays;
-        for (std::size_t i = 0; i < 9; ++i) arrays.emplace_back(static_cast<py::ssize_t>(n));
+        for (std::size_t i = 0; i < n_arrays; ++i) arrays.emplace_back(static_cast<py::ssize_t>(n));
         py::array_t<std::uint32_t> reasons(static_cast<py::ssize_t>(n));
         tmod::BatchOutputs out;
         out.talg_s = arrays[0].mutable_data();
-        out.m_prime_s = arrays[1].mutable_data();
-        out.c_s = arrays[2].mutable_data();
-        out.t_tile_s = arrays[3].mutable_data();
-        out.k = arrays[4].mutable_data();
-        out.m_tile_words = arrays[5].mutable_data();
-        out.n_wavefronts = arrays[6].mutable_data();
-        out.tiles_per_wavefront = arrays[7].mutable_data();
-        out.n_subtiles = arrays[8].mutable_data();
+        if (with_terms) {
+          out.m_prime_s = arrays[1].mutable_data();
+          out.c_s = arrays[2].mutable_data();
+          out.t_tile_s = arrays[3].mutable_data();
+          out.k = arrays[4].mutable_data();
+          out.m_tile_words = arrays[5].mutable_data();
+          out.n_wavefronts = arrays[6].mutable_data();
+          out.tiles_per_wavefront = arrays[7].mutable_data();
+          out.n_subtiles = arrays[8].mutable_data();
+        }
         out.reasons = reasons.mutable_data();
         const std::int64_t* data = tiles.data();
         {
@@ -202,12 +208,12 @@ void register_time(py::module_& m) {
           tmod::evaluate_batch(gpu, stencil, size, data, n, v, out, n_threads);
         }
         py::dict result;
-        for (std::size_t i = 0; i < 9; ++i) result[names[i]] = arrays[i];
+        for (std::size_t i = 0; i < n_arrays; ++i) result[names[i]] = arrays[i];
         result["reasons"] = reasons;
         return result;
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "paper", py::arg("n_threads") = 0);
+      py::arg("variant") = "paper", py::arg("n_threads") = 0, py::arg("with_terms") = true);
 
   t.def(
       "default_search_space",

@@ -13,6 +13,7 @@
 #include "costmetrics/checked.hpp"
 #include "costmetrics/parallel.hpp"
 #include "costmetrics/search.hpp"
+#include "floor_sum.hpp"
 #include "time_detail.hpp"
 #include "time_exact.hpp"
 
@@ -207,11 +208,10 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   b.m_io_words = io.m_io_words;
   b.m_prime_s = io.m_prime_s;
 
-  // Eqs. A.10/A.16/A.28: x = tS1, tS1+2, ..., w_tile inclusive (tT/2 rows per half).
+  // Eqs. A.10/A.16/A.28: x = tS1, tS1+2, ..., w_tile inclusive (tT/2 rows per half),
+  // sum of ceil(x area / nV) in closed form (exact integers, O(log nV)).
   const std::int64_t area = detail::inner_cross_section(dims, tiles);
-  std::int64_t row_steps = 0;
-  // x * area <= M_tile <= 2^22 and tT/2 <= 2^21 rows for a feasible tile: no overflow.
-  for (std::int64_t x = tS1; x <= w_tile; x += 2) row_steps += ceil_div(x * area, gpu.n_v);
+  const std::int64_t row_steps = ::costmetrics::detail::hexagon_row_steps(tS1, tT, area, gpu.n_v);
   b.c_s = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
           static_cast<double>(tT) * gpu.tau_sync_s;
 
@@ -227,6 +227,46 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   b.talg_s = nw * b.t_tile_s * static_cast<double>(rounds) + b.t_sync_total_s;
   b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
+}
+
+// T_alg alone of the `paper` variant, for the batch path: the same operations in the same
+// order as evaluate_paper (bit-identical), without the terms nobody asked for.
+double talg_paper(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                  const TileSizes& tiles) {
+  const int dims = stencil.n_space_dims;
+  const std::int64_t tS1 = tiles.space[0];
+  const std::int64_t tT = tiles.time;
+  const std::int64_t T = size.time_steps;
+  const std::int64_t q_T = ::costmetrics::detail::div_floor(T, tT);
+  const std::int64_t remainder = T - q_T * tT;
+  const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
+  const std::int64_t n_w = 2 * (q_T + (remainder > 0 ? 1 : 0)) + eps;  // Eq. A.3
+  const std::int64_t w = ::costmetrics::detail::div_ceil(size.space[0], 2 * tS1 + tT);  // A.5-6
+  const std::int64_t k = hyperthreading_factor(gpu, m_tile_words(dims, tiles));  // A.12
+  std::int64_t n_sub = 1;  // ceil((S_d + tT) / tS_d) per inner dimension (A.24 as read)
+  for (int d = 1; d < dims; ++d) {
+    n_sub *= ::costmetrics::detail::div_ceil(size.space[d] + tT, tiles.space[d]);
+  }
+  const std::int64_t area = inner_cross_section(dims, tiles);
+  const double m_io = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
+  const double m_prime = m_io * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+  const std::int64_t row_steps = ::costmetrics::detail::hexagon_row_steps(tS1, tT, area, gpu.n_v);
+  const double c = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
+                   static_cast<double>(tT) * gpu.tau_sync_s;
+  const double kd = static_cast<double>(k);
+  const double ns = static_cast<double>(n_sub);
+  double t_tile = 0;
+  if (dims == 1) {
+    t_tile = m_prime + c + (kd - 1.0) * std::max(m_prime, c);
+  } else if (k == 1) {
+    t_tile = (m_prime + c) * ns;
+  } else {
+    t_tile = m_prime + kd * std::max(m_prime, c) * ns;
+  }
+  const std::int64_t rounds =
+      ::costmetrics::detail::div_ceil(::costmetrics::detail::div_ceil(w, k), gpu.n_sm);
+  const double nw = static_cast<double>(n_w);
+  return nw * t_tile * static_cast<double>(rounds) + nw * gpu.t_sync_s;
 }
 
 }  // namespace
@@ -263,6 +303,27 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
   auto put = [](double* array, std::size_t i, double value) {
     if (array != nullptr) array[i] = value;
   };
+  const bool talg_only = out.m_prime_s == nullptr && out.c_s == nullptr &&
+                         out.t_tile_s == nullptr && out.m_tile_words == nullptr &&
+                         out.k == nullptr && out.n_wavefronts == nullptr &&
+                         out.tiles_per_wavefront == nullptr && out.n_subtiles == nullptr;
+  if (talg_only && variant == Variant::paper) {
+    // Fast path: T_alg only, no Breakdown assembled (same value as evaluate()).
+    parallel_for_chunks(
+        n_tiles,
+        [&](std::size_t begin, std::size_t end, std::size_t) {
+          for (std::size_t i = begin; i < end; ++i) {
+            TileSizes t;
+            for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+            t.time = tiles[i * stride + dims];
+            const std::uint32_t reasons = feasibility(gpu, dims, t);
+            out.reasons[i] = reasons;
+            out.talg_s[i] = reasons == kFeasible ? talg_paper(gpu, stencil, size, t) : nan;
+          }
+        },
+        n_threads, 4096);
+    return;
+  }
   parallel_for_chunks(
       n_tiles,
       [&](std::size_t begin, std::size_t end, std::size_t) {

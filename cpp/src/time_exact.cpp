@@ -101,6 +101,20 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
   }
 }
 
+// Scratch buffers of one evaluation, kept per thread so that the batch and search paths do
+// not allocate per tile (an evaluation never nests another one).
+struct Scratch {
+  std::vector<i64> w;
+  std::vector<i64> prefix;
+  std::vector<SubtileClass> outer_classes;
+  std::vector<SubtileClass> table_classes;
+};
+
+Scratch& thread_scratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
 struct WavefrontCost {
   bool nonempty = false;
   i64 n_tiles = 0;
@@ -267,11 +281,12 @@ class ExactModel {
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
   InnerDim outer_dim_;
   InnerDim table_dim_;
-  // Scratch reused across wavefronts of one evaluation.
-  std::vector<i64> w_;
-  std::vector<i64> prefix_;
-  std::vector<SubtileClass> outer_classes_;
-  std::vector<SubtileClass> table_classes_;
+  // Scratch reused across wavefronts of one evaluation (and across evaluations, per thread).
+  Scratch& scratch_ = thread_scratch();
+  std::vector<i64>& w_ = scratch_.w;
+  std::vector<i64>& prefix_ = scratch_.prefix;
+  std::vector<SubtileClass>& outer_classes_ = scratch_.outer_classes;
+  std::vector<SubtileClass>& table_classes_ = scratch_.table_classes;
 };
 
 }  // namespace

@@ -32,7 +32,9 @@ from costmetrics.presets import (
 from costmetrics.reproduce import reproduce
 
 if TYPE_CHECKING:  # the lazily loaded submodules, typed for mypy
+    from costmetrics import area as area
     from costmetrics import chain as chain
+    from costmetrics import codesign as codesign
     from costmetrics import energy as energy
     from costmetrics import exasat as exasat
     from costmetrics import measure as measure
@@ -66,13 +68,17 @@ _LAZY_SUBMODULES = (
     "validate",
     "spu",
     "scratchpad",
+    "area",
+    "codesign",
 )
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
+    "area",
     "chain",
+    "codesign",
     "energy",
     "exasat",
     "gpu",

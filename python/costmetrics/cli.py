@@ -797,6 +797,229 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _float_pair(text: str) -> tuple[float, float]:
+    """Parse ``"425,450"`` into two floats (argparse ``type=``)."""
+    try:
+        lo, hi = (float(item) for item in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected two comma-separated numbers, got {text!r}"
+        ) from None
+    return lo, hi
+
+
+def _add_area(parser: argparse.ArgumentParser) -> Handler:
+    """GPU die area from the silicon-area model (App. C, Eqs. C.4-C.7)."""
+    parser.add_argument("--gpu", default=None, help="reference GPU: gtx980 or titanx")
+    parser.add_argument("--n-sm", type=int, default=None, help="number of SMs")
+    parser.add_argument("--n-v", type=int, default=None, help="vector units per SM")
+    parser.add_argument("--smem-kb", type=float, default=None, help="shared memory per SM, kB")
+    parser.add_argument("--regs-kb-per-vu", type=float, default=None, help="default 2")
+    parser.add_argument("--l1-kb-per-pair", type=float, default=None, help="default 0")
+    parser.add_argument("--l2-kb", type=float, default=None, help="default 0")
+    parser.add_argument("--no-caches", action="store_true", help="drop the L1 and L2 caches")
+    parser.add_argument("--coefficients", choices=["structural", "rounded"], default="structural")
+    parser.add_argument(
+        "--validate", action="store_true", help="GTX 980 / Titan X: model vs published (C.2.3)"
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import area as cm_area
+
+        if args.validate:
+            rows = [{**vars(r), "error_percent": r.error_percent()} for r in cm_area.validation()]
+            if args.json:
+                print_json(rows)
+                return 0
+            table = [["gpu", "caches", "Eq. C.6", "Eq. C.7", "published", "seed", "error %"]]
+            for r in rows:
+                err = r["error_percent"]
+                table.append(
+                    [
+                        r["gpu"],
+                        "yes" if r["caches"] else "no",
+                        f"{r['structural_mm2']:.1f}",
+                        f"{r['rounded_mm2']:.1f}",
+                        "-" if r["published_mm2"] is None else f"{r['published_mm2']:.0f}",
+                        "-" if r["seed_mm2"] is None else f"{r['seed_mm2']:g}",
+                        "-" if err is None else f"{err:+.2f}",
+                    ]
+                )
+            print(_table(table))
+            return 0
+        config: dict[str, Any] = {
+            "n_sm": None,
+            "n_v": None,
+            "smem_kb": None,
+            "regs_kb_per_vu": 2.0,
+            "l1_kb_per_pair": 0.0,
+            "l2_kb": 0.0,
+        }
+        if args.gpu is not None:
+            ref = cm_area.reference_gpu(args.gpu)
+            config.update(
+                n_sm=ref.n_sm,
+                n_v=ref.n_v,
+                smem_kb=ref.smem_kb,
+                regs_kb_per_vu=ref.regs_kb_per_vu,
+                l1_kb_per_pair=ref.l1_kb_per_pair,
+                l2_kb=ref.l2_kb,
+            )
+        for key in config:
+            value = getattr(args, key)
+            if value is not None:
+                config[key] = value
+        if args.no_caches:
+            config.update(l1_kb_per_pair=0.0, l2_kb=0.0)
+        missing = [k for k in ("n_sm", "n_v", "smem_kb") if config[k] is None]
+        if missing:
+            raise ValueError(
+                "give --gpu or --n-sm, --n-v and --smem-kb (missing: "
+                + ", ".join("--" + m.replace("_", "-") for m in missing)
+                + ")"
+            )
+        total = cm_area.die_area(
+            config["n_sm"],
+            config["n_v"],
+            config["smem_kb"],
+            regs_kb_per_vu=config["regs_kb_per_vu"],
+            l1_kb_per_pair=config["l1_kb_per_pair"],
+            l2_kb=config["l2_kb"],
+            coefficients=args.coefficients,
+        )
+        out: dict[str, Any] = {**config, "coefficients": args.coefficients, "area_mm2": total}
+        if args.coefficients == "structural":
+            out["breakdown"] = cm_area.breakdown(**config)._asdict()
+        if args.json:
+            print_json(out)
+            return 0
+        print(
+            f"A_tot = {total:.2f} mm^2 ({args.coefficients}, "
+            f"{'Eq. C.6' if args.coefficients == 'structural' else 'Eq. C.7'})"
+        )
+        for key, value in out.get("breakdown", {}).items():
+            print(f"  {key:18s} {value:9.2f}")
+        return 0
+
+    return run
+
+
+def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
+    """Codesign sweep: tile-optimal designs in an area budget (App. C, C.8-C.19)."""
+    parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
+    parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
+    parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
+    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
+    parser.add_argument(
+        "--budget",
+        type=_float_pair,
+        default=(425.0, 450.0),
+        help="area band for the best design per stencil (Table C.2), default 425,450",
+    )
+    parser.add_argument("--save", type=Path, default=None, help="write the sweep to FILE.npz")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import codesign as cm_codesign
+
+        result = cm_codesign.sweep(
+            args.workload,
+            args.area_min,
+            args.area_max,
+            variant=args.variant,
+            block_smem=args.block_smem,
+            progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+        )
+        if args.save is not None:
+            result.save(args.save)
+        perf = result.gflops()
+        pareto = result.pareto()
+        improvements = []
+        for ref in ("gtx980", "titanx"):
+            for caches in (True, False):
+                try:
+                    improvements.append(vars(result.improvement(ref, caches=caches)))
+                except ValueError:
+                    pass
+        best = {}
+        lo, hi = args.budget
+        for stencil in result.workload.stencils:
+            try:
+                row = result.best((lo, hi), stencil=stencil)
+            except ValueError:
+                continue
+            best[stencil] = {
+                **result.table([row])[0],
+                "gflops": float(result.gflops({stencil: 1.0})[row]),
+            }
+        out = {
+            "workload": args.workload,
+            "variant": args.variant,
+            "block_smem": args.block_smem,
+            "n_designs": len(result),
+            "n_pareto": int(pareto.size),
+            "elapsed_s": result.elapsed_s,
+            "tiles_feasible": int(result.n_feasible.sum()),
+            "tiles_evaluated": int(result.n_evaluated.sum()),
+            "pareto": result.table(pareto.tolist()),
+            "improvements": improvements,
+            "best_per_stencil": best,
+            "max_gflops": float(perf.max()),
+        }
+        if args.json:
+            print_json(out)
+            return 0
+        print(
+            f"{len(result)} designs in [{args.area_min:g}, {args.area_max:g}] mm^2, "
+            f"{args.workload} workload, {args.variant} variant: {result.elapsed_s:.2f} s, "
+            f"{out['tiles_evaluated']:,} of {out['tiles_feasible']:,} tile evaluations"
+        )
+        print(f"Pareto-optimal designs: {pareto.size} ({100 * pareto.size / len(result):.1f}%)")
+        print(
+            _table(
+                [["nSM", "nV", "M_SM kB", "area mm^2", "GFLOP/s"]]
+                + [
+                    [
+                        str(r["n_sm"]),
+                        str(r["n_v"]),
+                        str(r["smem_kb"]),
+                        f"{r['area_mm2']:.1f}",
+                        f"{r['gflops']:.1f}",
+                    ]
+                    for r in out["pareto"]
+                ]
+            )
+        )
+        for im in improvements:
+            print(
+                f"vs {im['reference']} ({'with' if im['caches'] else 'without'} caches, "
+                f"{im['reference_area_mm2']:.1f} mm^2): {im['percent']:+.2f}%"
+            )
+        print(f"best design per stencil in [{lo:g}, {hi:g}] mm^2:")
+        print(
+            _table(
+                [["stencil", "nSM", "nV", "M_SM kB", "area mm^2", "GFLOP/s"]]
+                + [
+                    [
+                        k,
+                        str(v["n_sm"]),
+                        str(v["n_v"]),
+                        str(v["smem_kb"]),
+                        f"{v['area_mm2']:.1f}",
+                        f"{v['gflops']:.1f}",
+                    ]
+                    for k, v in best.items()
+                ]
+            )
+        )
+        return 0
+
+    return run
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on standard error and status 2."""
 
@@ -824,6 +1047,8 @@ def _join_negative_values(argv: Sequence[str]) -> list[str]:
         out.append(token)
         i += 1
     return out
+
+
 def _add_spu(parser: argparse.ArgumentParser) -> Handler:
     """Stencil Processing Unit: off-chip accesses on GPU and SPU (thesis 003, Ch. 3)."""
     parser.add_argument("--n", required=True, type=int, help="N, extent of i and j")
@@ -1028,6 +1253,8 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("validate", _add_validate),
     ("spu", _add_spu),
     ("scratchpad", _add_scratchpad),
+    ("area", _add_area),
+    ("codesign", _add_codesign),
 ]
 
 

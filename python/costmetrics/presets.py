@@ -264,6 +264,9 @@ class Stencil:
         Preset key used by lookups; defaults to the normalized ``name``.
     description : str, optional
         One line on what the stencil computes.
+    flops_per_point : float, optional
+        Floating-point operations of one loop-body iteration (one point, one time step),
+        counted from the loop body written in the preset file; used for GFLOP/s.
 
     Raises
     ------
@@ -277,6 +280,7 @@ class Stencil:
     source: str = field(default="", repr=False)
     key: str = ""
     description: str = ""
+    flops_per_point: float | None = None
 
     def __post_init__(self) -> None:
         _validate_stencil_fields(self, "")
@@ -324,6 +328,8 @@ class Stencil:
         for f in _STENCIL_FIELDS:
             d[f] = getattr(self, f)
         d["c_iter_s"] = dict(self.c_iter_s)
+        if self.flops_per_point is not None:
+            d["flops_per_point"] = self.flops_per_point
         return d
 
 
@@ -411,6 +417,10 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
         values[normalize_name(label)] = number
     object.__setattr__(s, "c_iter_s", _FrozenMap(values))
     object.__setattr__(s, "key", normalize_name(key or s.name))
+    if s.flops_per_point is not None:
+        object.__setattr__(
+            s, "flops_per_point", _positive_float(s.flops_per_point, "flops_per_point", where)
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -540,10 +550,15 @@ def load_stencil(path: str | Path) -> Stencil:
     p = _as_path(path)
     data = _read_mapping(p)
     _check_keys(
-        data, ("name", "n_space_dims", "c_iter_s"), ("key", "source", "description"), f" in {p}"
+        data,
+        ("name", "n_space_dims", "c_iter_s"),
+        ("key", "source", "description", "flops_per_point", "loop_body"),
+        f" in {p}",
     )
     try:
-        return Stencil(**{k: v for k, v in data.items() if k != "schema_version"})
+        return Stencil(
+            **{k: v for k, v in data.items() if k not in ("schema_version", "loop_body")}
+        )
     except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 

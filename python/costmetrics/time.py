@@ -363,7 +363,7 @@ def talg_batch(
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
     array = _tile_array(tiles, s.n_space_dims)
     out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads)
+        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads), True
     )
     terms = {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), terms)

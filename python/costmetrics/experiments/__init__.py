@@ -15,4 +15,6 @@ EXPERIMENTS: tuple[str, ...] = (
     "validation",
     "spu",
     "scratchpad",
+    "area_model",
+    "codesign",
 )

@@ -1,0 +1,94 @@
+"""Benchmark: the full codesign sweep of thesis 000, App. C, and the vectorized time model.
+
+Reports
+
+- the wall and CPU time of the full sweep (both workloads, every design of the Sec. C.3.2
+  space in 200-650 mm^2, every stencil and size, exact over every feasible tile), the model
+  evaluations done and avoided by the exact pruning, and evaluations per second per core,
+  next to the seed's 7-24 hours per area budget (Bonmin, 19 s per instance, Sec. C.3.2);
+- with ``--exact``, the same for the ``exact`` time-model variant over the 425-450 mm^2 band;
+- ``costmetrics.time.talg_batch`` over 10^6 feasible 2D tiles, ns per evaluation.
+
+The machine load (``os.getloadavg``) is printed beside each timing: on a shared machine,
+wall times vary with it; CPU times less so.
+
+Run: ``python benchmarks/bench_codesign.py [--exact] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from costmetrics import codesign as cd
+from costmetrics import time as cm_time
+
+
+def load() -> str:
+    """The 1-minute load average and the core count."""
+    one, _, _ = os.getloadavg()
+    return f"load {one:.2f} on {os.cpu_count()} cores"
+
+
+def sweep_report(kind: str, variant: str, area: tuple[float, float]) -> tuple[float, int, int]:
+    """Run one sweep; print and return (wall s, evaluations, feasible tiles)."""
+    before = load()
+    cpu0 = time.process_time()
+    r = cd.sweep(kind, area[0], area[1], variant=variant)  # type: ignore[arg-type]
+    cpu = time.process_time() - cpu0
+    evaluated, feasible = int(r.n_evaluated.sum()), int(r.n_feasible.sum())
+    print(
+        f"{kind} {variant}: {len(r)} designs x {len(r.workload.instances)} instances in "
+        f"{r.elapsed_s:.2f} s wall, {cpu:.2f} s CPU; tile evaluations {evaluated:,} done, "
+        f"{feasible - evaluated:,} avoided ({100 * (1 - evaluated / feasible):.2f}%) of "
+        f"{feasible:,}; {r.n_bounds:,} bounds; {evaluated / max(cpu, 1e-9) / 1e6:.1f} M "
+        f"evaluations per CPU-second [{before}]"
+    )
+    return r.elapsed_s, evaluated, feasible
+
+
+def batch_report(repeat: int) -> None:
+    """talg_batch over 10^6 feasible 2D tiles (Heat2D, GTX 980, S1 = S2 = T = 8192)."""
+    sizes = (8192, 8192, 8192)
+    grid = cm_time.default_search_space(2).grid()
+    feasible = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid).feasible]
+    rng = np.random.default_rng(0)
+    tiles = feasible[rng.integers(0, len(feasible), 1_000_000)]
+    for variant, n in (("paper", 1_000_000), ("exact", 100_000)):
+        rows = tiles[:n]
+        for threads in (1, 0):
+            walls, cpus = [], []
+            for _ in range(repeat):
+                w0, c0 = time.perf_counter(), time.process_time()
+                cm_time.talg_batch("heat2d", "gtx980", sizes, rows, variant, n_threads=threads)  # type: ignore[arg-type]
+                walls.append(time.perf_counter() - w0)
+                cpus.append(time.process_time() - c0)
+            print(
+                f"talg_batch {variant} threads={threads or os.cpu_count()}: "
+                f"{1e9 * min(walls) / n:.1f} ns/evaluation wall, {1e9 * min(cpus) / n:.1f} ns "
+                f"CPU ({n:,} feasible tiles) [{load()}]"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exact", action="store_true", help="also the exact variant (slow)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print("seed: 19 s per instance with Bonmin, 7-24 h per area budget (000 Sec. C.3.2)")
+    total = 0.0
+    for kind in ("2d", "3d"):
+        wall, _, _ = sweep_report(kind, "paper", (200.0, 650.0))
+        total += wall
+    print(f"full sweep (2D + 3D, paper): {total:.2f} s wall")
+    if args.exact:
+        for kind in ("3d", "2d"):
+            sweep_report(kind, "exact", (425.0, 450.0))
+    batch_report(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

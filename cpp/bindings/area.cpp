@@ -1,0 +1,62 @@
+// Bindings of the silicon-area model (costmetrics/area.hpp) as _core.area.
+#include <cstdint>
+#include <vector>
+
+#include "bindings.hpp"
+#include "costmetrics/area.hpp"
+
+namespace ar = costmetrics::area;
+
+namespace {
+
+using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+template <typename Coeffs, typename Fn>
+py::array_t<double> batch(const Coeffs& c, IntArray n_sm, IntArray n_v, FloatArray smem,
+                          FloatArray regs, FloatArray l1, FloatArray l2, Fn fn) {
+  const py::ssize_t n = n_sm.size();
+  for (const py::array* a : {static_cast<py::array*>(&n_v), static_cast<py::array*>(&smem),
+                             static_cast<py::array*>(&regs), static_cast<py::array*>(&l1),
+                             static_cast<py::array*>(&l2)}) {
+    if (a->size() != n) throw py::value_error("all arrays must have the same number of elements");
+  }
+  py::array_t<double> out(n);
+  fn(c, static_cast<std::size_t>(n), n_sm.data(), n_v.data(), smem.data(), regs.data(), l1.data(),
+     l2.data(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+void register_area(py::module_& m) {
+  auto a = m.def_submodule("area", "Silicon-area model of GPUs (thesis 000, App. C, Eqs. C.4-C.7)");
+  using costmetrics::bindings::bind_record;
+  bind_record<ar::Coefficients>(a, "Coefficients", "Constants of the structural model, Eq. C.6");
+  bind_record<ar::RoundedCoefficients>(a, "RoundedCoefficients", "Constants of Eq. C.7");
+  bind_record<ar::Config>(a, "Config", "One GPU configuration (Table C.1)");
+  bind_record<ar::AreaBreakdown>(a, "AreaBreakdown", "Every term of Eq. C.6, mm^2");
+  bind_record<ar::LinearFit>(a, "LinearFit", "Least-squares line area = slope size + intercept");
+  bind_record<ar::DieCalibration>(a, "DieCalibration", "alpha_oh and beta_VU from a die");
+  a.def("structural", &ar::structural, py::arg("coefficients"), py::arg("config"));
+  a.def("rounded", &ar::rounded, py::arg("coefficients"), py::arg("config"));
+  a.def(
+      "structural_batch",
+      [](const ar::Coefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
+         FloatArray l1, FloatArray l2) {
+        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::structural_batch);
+      },
+      py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
+      py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));
+  a.def(
+      "rounded_batch",
+      [](const ar::RoundedCoefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem,
+         FloatArray regs, FloatArray l1, FloatArray l2) {
+        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::rounded_batch);
+      },
+      py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
+      py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));
+  a.def("fit_linear", &ar::fit_linear, py::arg("size_kb"), py::arg("area_mm2"));
+  a.def("calibrate_die", &ar::calibrate_die, py::arg("memory"), py::arg("config"),
+        py::arg("die_mm2"), py::arg("overhead_mm2"));
+}

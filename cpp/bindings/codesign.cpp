@@ -1,0 +1,180 @@
+// Bindings of the codesign sweep (costmetrics/codesign.hpp) as _core.codesign.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "costmetrics/codesign.hpp"
+
+namespace cd = costmetrics::codesign;
+namespace tmod = costmetrics::time_model;
+
+namespace {
+
+using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+template <typename T>
+py::array_t<T> to_numpy(const std::vector<T>& v) {
+  return py::array_t<T>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+std::vector<cd::Design> designs_from(IntArray n_sm, IntArray n_v, IntArray smem, FloatArray area) {
+  const py::ssize_t n = n_sm.size();
+  if (n_v.size() != n || smem.size() != n || area.size() != n) {
+    throw py::value_error("designs: n_sm, n_v, smem_kb and area_mm2 must have the same length");
+  }
+  std::vector<cd::Design> out(static_cast<std::size_t>(n));
+  for (py::ssize_t i = 0; i < n; ++i) {
+    out[static_cast<std::size_t>(i)] = {n_sm.data()[i], n_v.data()[i], smem.data()[i],
+                                        area.data()[i]};
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_codesign(py::module_& m) {
+  auto c = m.def_submodule("codesign",
+                           "Hardware/software codesign sweep (thesis 000, App. C, Eqs. C.8-C.19)");
+  using costmetrics::bindings::bind_record;
+  bind_record<cd::MachineParams>(c, "MachineParams", "Machine parameters shared by all designs");
+  bind_record<cd::Design>(c, "Design", "One hardware design point (nSM, nV, M_SM, area)");
+
+  c.def("default_hardware_space", [] {
+    const cd::HardwareSpace s = cd::default_hardware_space();
+    py::dict d;
+    d["n_sm"] = to_numpy(s.n_sm);
+    d["n_v"] = to_numpy(s.n_v);
+    d["smem_kb"] = to_numpy(s.smem_kb);
+    return d;
+  });
+
+  c.def(
+      "enumerate_designs",
+      [](const std::vector<std::int64_t>& n_sm, const std::vector<std::int64_t>& n_v,
+         const std::vector<std::int64_t>& smem_kb, const costmetrics::area::Coefficients& coeffs,
+         double area_min, double area_max, py::object rounded, double regs_kb_per_vu) {
+        cd::HardwareSpace s{n_sm, n_v, smem_kb};
+        costmetrics::area::RoundedCoefficients r;
+        const bool use_rounded = !rounded.is_none();
+        if (use_rounded) r = rounded.cast<costmetrics::area::RoundedCoefficients>();
+        const auto designs = cd::enumerate_designs(s, coeffs, area_min, area_max, use_rounded,
+                                                   use_rounded ? &r : nullptr, regs_kb_per_vu);
+        std::vector<std::int64_t> a, b, k;
+        std::vector<double> area;
+        for (const auto& d : designs) {
+          a.push_back(d.n_sm);
+          b.push_back(d.n_v);
+          k.push_back(d.smem_kb);
+          area.push_back(d.area_mm2);
+        }
+        py::dict out;
+        out["n_sm"] = to_numpy(a);
+        out["n_v"] = to_numpy(b);
+        out["smem_kb"] = to_numpy(k);
+        out["area_mm2"] = to_numpy(area);
+        return out;
+      },
+      py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"), py::arg("coefficients"),
+      py::arg("area_min_mm2"), py::arg("area_max_mm2"), py::arg("rounded") = py::none(),
+      py::arg("regs_kb_per_vu") = 2.0);
+
+  c.def(
+      "sweep",
+      [](IntArray n_sm, IntArray n_v, IntArray smem, FloatArray area,
+         const std::vector<std::tuple<int, double, std::vector<std::int64_t>>>& instances,
+         const cd::MachineParams& machine, const std::string& variant,
+         const std::string& block_rule, double block_cap_kb, bool prune, int n_threads,
+         py::object progress) {
+        const std::vector<cd::Design> designs = designs_from(n_sm, n_v, smem, area);
+        std::vector<cd::Instance> inst;
+        for (std::size_t j = 0; j < instances.size(); ++j) {
+          const auto& [dims, c_iter, sizes] = instances[j];
+          if (static_cast<int>(sizes.size()) != dims + 1 || dims < 1 || dims > 3) {
+            throw py::value_error("instances[" + std::to_string(j) +
+                                  "]: sizes must have n_space_dims + 1 entries");
+          }
+          cd::Instance in;
+          in.stencil.n_space_dims = dims;
+          in.stencil.c_iter_s = c_iter;
+          for (int d = 0; d < dims; ++d) in.size.space[static_cast<std::size_t>(d)] = sizes[static_cast<std::size_t>(d)];
+          in.size.time_steps = sizes.back();
+          inst.push_back(in);
+        }
+        cd::SweepOptions o;
+        if (variant == "paper") {
+          o.variant = tmod::Variant::paper;
+        } else if (variant == "exact") {
+          o.variant = tmod::Variant::exact;
+        } else {
+          throw py::value_error("variant must be 'paper' or 'exact', got '" + variant + "'");
+        }
+        if (block_rule == "half") {
+          o.block_rule = cd::BlockRule::half;
+        } else if (block_rule == "full") {
+          o.block_rule = cd::BlockRule::full;
+        } else if (block_rule == "capped") {
+          o.block_rule = cd::BlockRule::capped;
+        } else {
+          throw py::value_error("block_smem must be 'half', 'full' or 'capped', got '" +
+                                block_rule + "'");
+        }
+        o.block_cap_kb = block_cap_kb;
+        o.prune = prune;
+        o.n_threads = n_threads;
+        std::function<void(std::size_t)> cb;
+        if (!progress.is_none()) {
+          cb = [progress](std::size_t done) {
+            py::gil_scoped_acquire gil;
+            progress(done);
+          };
+        }
+        cd::SweepOutput r;
+        {
+          py::gil_scoped_release release;
+          r = cd::sweep(designs, inst, machine, o, cb);
+        }
+        const auto nd = static_cast<py::ssize_t>(r.n_designs);
+        const auto ni = static_cast<py::ssize_t>(r.n_instances);
+        py::array_t<double> talg({nd, ni});
+        std::copy(r.talg_s.begin(), r.talg_s.end(), talg.mutable_data());
+        py::array_t<std::int64_t> tiles({nd, ni, py::ssize_t{4}});
+        std::copy(r.tiles.begin(), r.tiles.end(), tiles.mutable_data());
+        py::array_t<std::int64_t> feasible({nd, ni});
+        std::copy(r.n_feasible.begin(), r.n_feasible.end(), feasible.mutable_data());
+        py::array_t<std::int64_t> evaluated({nd, ni});
+        std::copy(r.n_evaluated.begin(), r.n_evaluated.end(), evaluated.mutable_data());
+        py::dict out;
+        out["talg_s"] = talg;
+        out["tiles"] = tiles;
+        out["n_feasible"] = feasible;
+        out["n_evaluated"] = evaluated;
+        out["n_bounds"] = r.n_bounds;
+        return out;
+      },
+      py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"), py::arg("area_mm2"),
+      py::arg("instances"), py::arg("machine"), py::arg("variant") = "paper",
+      py::arg("block_smem") = "half", py::arg("block_cap_kb") = 48.0, py::arg("prune") = true,
+      py::arg("n_threads") = 0, py::arg("progress") = py::none());
+
+  c.def(
+      "pareto_front",
+      [](const std::vector<double>& area, const std::vector<double>& perf) {
+        const auto idx = cd::pareto_front(area, perf);
+        std::vector<std::int64_t> out(idx.begin(), idx.end());
+        return to_numpy(out);
+      },
+      py::arg("area_mm2"), py::arg("performance"));
+
+  c.def(
+      "workload_gflops",
+      [](FloatArray talg, const std::vector<double>& flops, const std::vector<double>& weights) {
+        if (talg.ndim() != 2 || talg.shape(1) != static_cast<py::ssize_t>(flops.size())) {
+          throw py::value_error("talg_s must be a (designs, instances) array matching flops");
+        }
+        std::vector<double> t(talg.data(), talg.data() + talg.size());
+        return to_numpy(cd::workload_gflops(t, static_cast<std::size_t>(talg.shape(0)), flops, weights));
+      },
+      py::arg("talg_s"), py::arg("flops"), py::arg("weights"));
+}

@@ -1,0 +1,182 @@
+// Silicon-area model (thesis 000, Appendix C, Eqs. C.4-C.7) and its calibration (Sec. C.2.2).
+#include "costmetrics/area.hpp"
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace costmetrics {
+namespace area {
+
+namespace {
+
+void require_nonnegative(double v, const char* name) {
+  if (!(v >= 0) || !std::isfinite(v)) {
+    throw std::invalid_argument(std::string(name) + ": must be finite and >= 0, got " +
+                                std::to_string(v));
+  }
+}
+
+void check_config(std::int64_t n_sm, std::int64_t n_v, double smem, double regs, double l1,
+                  double l2, const std::string& where) {
+  // Bound the counts so that nSM nV stays exact in a double and far from overflow.
+  const std::int64_t limit = std::int64_t{1} << 24;
+  if (n_sm < 1 || n_sm > limit) {
+    throw std::invalid_argument(where + "n_sm: must be in [1, 2^24], got " + std::to_string(n_sm));
+  }
+  if (n_v < 1 || n_v > limit) {
+    throw std::invalid_argument(where + "n_v: must be in [1, 2^24], got " + std::to_string(n_v));
+  }
+  require_nonnegative(smem, (where + "smem_kb").c_str());
+  require_nonnegative(regs, (where + "regs_kb_per_vu").c_str());
+  require_nonnegative(l1, (where + "l1_kb_per_pair").c_str());
+  require_nonnegative(l2, (where + "l2_kb").c_str());
+}
+
+// Eq. C.6 term by term.
+AreaBreakdown structural_unchecked(const Coefficients& c, std::int64_t n_sm_i, std::int64_t n_v_i,
+                                   double smem, double regs, double l1, double l2) {
+  const double n_sm = static_cast<double>(n_sm_i);
+  const double n_v = static_cast<double>(n_v_i);
+  AreaBreakdown b;
+  b.vector_units_mm2 = n_sm * n_v * c.beta_vu_mm2;
+  b.registers_mm2 = n_sm * n_v * (c.beta_r_mm2_per_kb * regs + c.alpha_r_mm2);
+  b.shared_memory_mm2 = smem > 0 ? n_sm * (c.beta_m_mm2_per_kb * smem + c.alpha_m_mm2) : 0.0;
+  b.l1_mm2 = l1 > 0 ? n_sm / 2.0 * (c.beta_l1_mm2_per_kb * l1 + c.alpha_l1_mm2) : 0.0;
+  b.l2_mm2 = l2 > 0 ? c.beta_l2_mm2_per_kb * l2 + c.alpha_l2_mm2 : 0.0;
+  b.overhead_mm2 = n_sm * c.alpha_oh_mm2;
+  b.total_mm2 = b.vector_units_mm2 + b.registers_mm2 + b.shared_memory_mm2 + b.l1_mm2 +
+                b.l2_mm2 + b.overhead_mm2;
+  return b;
+}
+
+// Eq. C.7 as printed.
+double rounded_unchecked(const RoundedCoefficients& c, std::int64_t n_sm_i, std::int64_t n_v_i,
+                         double smem, double regs, double l1, double l2) {
+  const double n_sm = static_cast<double>(n_sm_i);
+  const double n_v = static_cast<double>(n_v_i);
+  return c.vu_mm2 * n_sm * n_v + c.reg_mm2_per_kb * regs * n_sm * n_v +
+         c.smem_mm2_per_kb * smem * n_sm + c.l1_mm2_per_kb_per_sm * l1 * n_sm +
+         c.l2_mm2_per_kb * l2 + c.per_sm_mm2 * n_sm;
+}
+
+}  // namespace
+
+void Coefficients::validate() const {
+  for_each_field<Coefficients>([&](auto f) {
+    require_nonnegative(this->*(f.member), (std::string("Coefficients.") + f.name).c_str());
+  });
+}
+
+void RoundedCoefficients::validate() const {
+  for_each_field<RoundedCoefficients>([&](auto f) {
+    require_nonnegative(this->*(f.member), (std::string("RoundedCoefficients.") + f.name).c_str());
+  });
+}
+
+void Config::validate() const {
+  check_config(n_sm, n_v, smem_kb, regs_kb_per_vu, l1_kb_per_pair, l2_kb, "Config.");
+}
+
+AreaBreakdown structural(const Coefficients& c, const Config& g) {
+  c.validate();
+  g.validate();
+  return structural_unchecked(c, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu, g.l1_kb_per_pair,
+                              g.l2_kb);
+}
+
+double rounded(const RoundedCoefficients& c, const Config& g) {
+  c.validate();
+  g.validate();
+  return rounded_unchecked(c, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu, g.l1_kb_per_pair,
+                           g.l2_kb);
+}
+
+void structural_batch(const Coefficients& c, std::size_t n, const std::int64_t* n_sm,
+                      const std::int64_t* n_v, const double* smem_kb, const double* regs_kb,
+                      const double* l1_kb, const double* l2_kb, double* out_mm2) {
+  c.validate();
+  for (std::size_t i = 0; i < n; ++i) {
+    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i],
+                 "[" + std::to_string(i) + "] ");
+    out_mm2[i] = structural_unchecked(c, n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i],
+                                      l2_kb[i])
+                     .total_mm2;
+  }
+}
+
+void rounded_batch(const RoundedCoefficients& c, std::size_t n, const std::int64_t* n_sm,
+                   const std::int64_t* n_v, const double* smem_kb, const double* regs_kb,
+                   const double* l1_kb, const double* l2_kb, double* out_mm2) {
+  c.validate();
+  for (std::size_t i = 0; i < n; ++i) {
+    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i],
+                 "[" + std::to_string(i) + "] ");
+    out_mm2[i] =
+        rounded_unchecked(c, n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i]);
+  }
+}
+
+LinearFit fit_linear(const std::vector<double>& size_kb, const std::vector<double>& area_mm2) {
+  if (size_kb.size() != area_mm2.size()) {
+    throw std::invalid_argument("fit_linear: size_kb and area_mm2 must have the same length, got " +
+                                std::to_string(size_kb.size()) + " and " +
+                                std::to_string(area_mm2.size()));
+  }
+  const std::size_t n = size_kb.size();
+  if (n < 2) {
+    throw std::invalid_argument("fit_linear: needs at least 2 points, got " + std::to_string(n));
+  }
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(n), 2);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(n));
+  bool distinct = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    if (!std::isfinite(size_kb[i]) || !std::isfinite(area_mm2[i])) {
+      throw std::invalid_argument("fit_linear: point " + std::to_string(i) + " is not finite");
+    }
+    a(row, 0) = size_kb[i];
+    a(row, 1) = 1.0;
+    y(row) = area_mm2[i];
+    distinct = distinct || size_kb[i] != size_kb[0];
+  }
+  if (!distinct) {
+    throw std::invalid_argument("fit_linear: needs at least 2 distinct sizes");
+  }
+  const Eigen::Vector2d beta = a.colPivHouseholderQr().solve(y);
+  const Eigen::VectorXd residual = y - a * beta;
+  const double ss_res = residual.squaredNorm();
+  const double mean = y.mean();
+  const double ss_tot = (y.array() - mean).square().sum();
+  LinearFit fit;
+  fit.slope = beta(0);
+  fit.intercept = beta(1);
+  fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+  fit.rmse = std::sqrt(ss_res / static_cast<double>(n));
+  fit.n_points = static_cast<std::int64_t>(n);
+  return fit;
+}
+
+DieCalibration calibrate_die(const Coefficients& memory, const Config& g, double die_mm2,
+                             double overhead_mm2) {
+  memory.validate();
+  g.validate();
+  if (!(die_mm2 > 0) || !std::isfinite(die_mm2)) {
+    throw std::invalid_argument("die_mm2: must be finite and > 0, got " + std::to_string(die_mm2));
+  }
+  require_nonnegative(overhead_mm2, "overhead_mm2");
+  DieCalibration d;
+  d.alpha_oh_mm2 = overhead_mm2 / static_cast<double>(g.n_sm);  // Sec. C.2.2: 102.65 / 16
+  Coefficients rest = memory;
+  rest.beta_vu_mm2 = 0;
+  rest.alpha_oh_mm2 = d.alpha_oh_mm2;
+  const AreaBreakdown b = structural_unchecked(rest, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu,
+                                               g.l1_kb_per_pair, g.l2_kb);
+  d.beta_vu_from_die_mm2 =
+      (die_mm2 - b.total_mm2) / (static_cast<double>(g.n_sm) * static_cast<double>(g.n_v));
+  return d;
+}
+
+}  // namespace area
+}  // namespace costmetrics

@@ -1,0 +1,709 @@
+// Hardware/software codesign sweep (thesis 000, Appendix C, Eqs. C.8-C.19): the
+// tile-optimal T_alg of every (design, instance) pair, exact over every feasible tile, by
+// branch and bound with lower bounds on T_alg (docs/codesign.md, "Exact pruning").
+#include "costmetrics/codesign.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "costmetrics/parallel.hpp"
+#include "floor_sum.hpp"
+#include "time_exact.hpp"
+
+namespace costmetrics {
+namespace codesign {
+
+namespace {
+
+using i64 = std::int64_t;
+namespace tm = time_model;
+
+constexpr i64 kWarp = 32;
+constexpr double kWordsPerKb = 1024.0 / 4.0;
+// A bound prunes only when it exceeds the incumbent by more than rounding can explain.
+constexpr double kSafety = 1.0 - 1e-12;
+// Designs claimed at once by a worker thread.
+constexpr std::size_t kBlock = 16;
+
+// ceil(a / b) for 0 <= a + b < 2^53 (sizes and tiles are bounded by validate_inputs and the
+// shared memory), by one exact double division (floor_sum.hpp).
+i64 ceil_div(i64 a, i64 b) { return costmetrics::detail::div_ceil(a, b); }
+
+void require_finite_nonneg(double v, const char* name) {
+  if (!(v >= 0) || !std::isfinite(v)) {
+    throw std::invalid_argument(std::string(name) + ": must be finite and >= 0, got " +
+                                std::to_string(v));
+  }
+}
+
+bool valid_smem_kb(i64 kb) { return kb == 12 || kb == 24 || kb == 36 || (kb > 0 && kb % 48 == 0); }
+
+// Every feasible tile of one shared-memory configuration (constraints C.10-C.16 and A.32):
+// tT even, innermost space tile a multiple of 32, M_tile <= min(per-block limit, M_SM).
+// Stored as groups of equal (tT, tS1), inner tiles (tS2[, tS3]) ascending.
+struct Inner {
+  i64 s2 = 0, s3 = 0;  // s3 = 0 in 2D
+  i64 area = 0;        // tS2 (2D) or tS2 tS3 (3D)
+  double m_tile = 0;   // words (time_model::m_tile_words)
+  i64 k = 0;           // min(floor(M_SM / M_tile), MTB_SM)
+  double m_prime = 0;  // transfer time per (sub)tile (A.15 / A.26)
+};
+struct Group {
+  i64 tT = 0, tS1 = 0;
+  std::uint32_t begin = 0, end = 0;
+  i64 k_min = 0;  // smallest hyper-threading factor of the group's inner tiles
+};
+struct TileSet {
+  int dims = 0;
+  std::vector<Group> groups;        // ordered by (tT, tS1)
+  std::vector<std::uint32_t> tT_begin;  // group index where each tT starts (+ sentinel)
+  std::vector<Inner> inner;
+  i64 n_tiles = 0;
+};
+
+double m_tile_of(int dims, i64 tS1, i64 s2, i64 s3, i64 tT) {
+  tm::TileSizes t;
+  t.space = {{tS1, s2, s3}};
+  t.time = tT;
+  return tm::m_tile_words(dims, t);
+}
+
+TileSet build_tiles(int dims, double smem_words, double limit_words, const MachineParams& m) {
+  TileSet ts;
+  ts.dims = dims;
+  if (dims != 2 && dims != 3) {
+    throw std::invalid_argument("codesign: stencils must have 2 or 3 space dimensions, got " +
+                                std::to_string(dims));
+  }
+  const double limit = std::min(limit_words, smem_words);
+  auto fits = [&](i64 tS1, i64 s2, i64 s3, i64 tT) {
+    return m_tile_of(dims, tS1, s2, s3 == 0 ? kWarp : s3, tT) <= limit;
+  };
+  for (i64 tT = 2;; tT += 2) {
+    const i64 s2_min = dims == 2 ? kWarp : 1;
+    if (!fits(1, s2_min, 0, tT)) break;
+    ts.tT_begin.push_back(static_cast<std::uint32_t>(ts.groups.size()));
+    for (i64 tS1 = 1; fits(tS1, s2_min, 0, tT); ++tS1) {
+      Group g;
+      g.tT = tT;
+      g.tS1 = tS1;
+      g.begin = static_cast<std::uint32_t>(ts.inner.size());
+      auto add = [&](i64 s2, i64 s3) {
+        Inner in;
+        in.s2 = s2;
+        in.s3 = s3;
+        in.area = dims == 2 ? s2 : s2 * s3;
+        in.m_tile = m_tile_of(dims, tS1, s2, s3, tT);
+        const double by_memory = std::floor(smem_words / in.m_tile);
+        in.k = std::min<i64>(static_cast<i64>(by_memory), m.max_blocks_per_sm);
+        // Eqs. A.14-A.15 / A.25-A.26, in the operation order of time_model::evaluate.
+        const double m_io = 2.0 * static_cast<double>(in.area) * static_cast<double>(tS1 + 2 * tT);
+        in.m_prime = m_io * m.l_s_per_word + 2.0 * m.tau_sync_s;
+        ts.inner.push_back(in);
+      };
+      if (dims == 2) {
+        for (i64 s2 = kWarp; fits(tS1, s2, 0, tT); s2 += kWarp) add(s2, 0);
+      } else {
+        for (i64 s2 = 1; fits(tS1, s2, kWarp, tT); ++s2) {
+          for (i64 s3 = kWarp; fits(tS1, s2, s3, tT); s3 += kWarp) add(s2, s3);
+        }
+      }
+      g.end = static_cast<std::uint32_t>(ts.inner.size());
+      g.k_min = m.max_blocks_per_sm;
+      for (std::uint32_t i = g.begin; i < g.end; ++i) g.k_min = std::min(g.k_min, ts.inner[i].k);
+      ts.groups.push_back(g);
+    }
+  }
+  ts.tT_begin.push_back(static_cast<std::uint32_t>(ts.groups.size()));
+  ts.n_tiles = static_cast<i64>(ts.inner.size());
+  return ts;
+}
+
+double block_limit_words(i64 smem_kb, const SweepOptions& o) {
+  const double smem_words = static_cast<double>(smem_kb) * kWordsPerKb;
+  switch (o.block_rule) {
+    case BlockRule::half:
+      return smem_words / 2.0;
+    case BlockRule::full:
+      return smem_words;
+    case BlockRule::capped:
+      return std::min(smem_words, o.block_cap_kb * kWordsPerKb);
+  }
+  return smem_words;
+}
+
+struct Best {
+  double talg = std::numeric_limits<double>::infinity();
+  i64 tS1 = 0, s2 = 0, s3 = 0, tT = 0;
+  i64 evaluated = 0;
+  i64 bounds = 0;
+  std::uint32_t group = 0, inner = 0;  // where the best tile lies in its TileSet
+  void offer(double v, i64 a, i64 b, i64 c, i64 t, std::uint32_t gi, std::uint32_t ii) {
+    // Strictly better, or equal and earlier in the order (tT, tS1, tS2, tS3).
+    if (v < talg || (v == talg && std::make_tuple(t, a, b, c) < std::make_tuple(tT, tS1, s2, s3))) {
+      talg = v;
+      tS1 = a;
+      s2 = b;
+      s3 = c;
+      tT = t;
+      group = gi;
+      inner = ii;
+    }
+  }
+};
+
+// T_alg of the `paper` variant for one tile, with the tile-only terms precomputed; the
+// same operations in the same order as time_model::evaluate (bit-identical result).
+inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i64 n_v, i64 tT,
+                         i64 tS1, const Inner& t, i64 n_w, i64 w) {
+  i64 n_sub = ceil_div(in.size.space[1] + tT, t.s2);
+  if (t.s3 != 0) n_sub *= ceil_div(in.size.space[2] + tT, t.s3);
+  // sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV) (Eqs. A.16 / A.28), in O(log nV).
+  const i64 row_steps = costmetrics::detail::hexagon_row_steps(tS1, tT, t.area, n_v);
+  const double c = 2.0 * in.stencil.c_iter_s * static_cast<double>(row_steps) +
+                   static_cast<double>(tT) * m.tau_sync_s;
+  const double k = static_cast<double>(t.k);
+  const double ns = static_cast<double>(n_sub);
+  const double t_tile =
+      t.k == 1 ? (t.m_prime + c) * ns : t.m_prime + k * std::max(t.m_prime, c) * ns;
+  const i64 rounds = ceil_div(ceil_div(w, t.k), n_sm);
+  const double nw = static_cast<double>(n_w);
+  return nw * t_tile * static_cast<double>(rounds) + nw * m.t_sync_s;
+}
+
+i64 n_wavefronts_paper(i64 T, i64 tT) {
+  const i64 remainder = T - costmetrics::detail::div_floor(T, tT) * tT;  // Eq. A.3
+  const i64 eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
+  return 2 * ceil_div(T, tT) + eps;
+}
+
+// Branch and bound for the `paper` variant (docs/codesign.md, "Exact pruning"). For any
+// feasible tile, with Q = prod_{d>=1} (S_d + tT), X = C_iter tT (tS1 + tT/2 - 1) Q / nV
+// (compute) and M = 2 Q (tS1 + 2 tT) L (transfer):
+//   T_alg >= N_w (max(1, w / nSM) max(X, M) + T_sync)                         (group bound)
+// because rounds T_tile >= max(k, w / nSM) max(m', c) n_sub, c n_sub >= X, m' n_sub >= M.
+// X and S1 X / (2 tS1 + tT) grow with tS1 and S1 M / (2 tS1 + tT) >= S1 Q L, which bounds
+// every larger tS1 (tail bound); and N_w w X / nSM >= T S1 C_iter Q tT / ((tT + 2) nSM nV),
+// growing with tT, bounds every larger tT.
+void search_paper(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
+                  bool prune, Best& best) {
+  const i64 S1 = in.size.space[0];
+  const i64 T = in.size.time_steps;
+  const double C = in.stencil.c_iter_s;
+  const double nsm = static_cast<double>(d.n_sm);
+  const double nv = static_cast<double>(d.n_v);
+  const double L = m.l_s_per_word;
+  for (std::size_t q = 0; q + 1 < ts.tT_begin.size(); ++q) {
+    const std::uint32_t g0 = ts.tT_begin[q];
+    const std::uint32_t g1 = ts.tT_begin[q + 1];
+    if (g0 == g1) continue;
+    const i64 tT = ts.groups[g0].tT;
+    const i64 h = tT / 2;
+    double Q = static_cast<double>(in.size.space[1] + tT);
+    if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2] + tT);
+    const i64 n_w = n_wavefronts_paper(T, tT);
+    const double nw = static_cast<double>(n_w);
+    if (prune) {
+      ++best.bounds;
+      const double tail_tT = static_cast<double>(T) * static_cast<double>(S1) * C * Q *
+                             static_cast<double>(tT) / (static_cast<double>(tT + 2) * nsm * nv);
+      if (tail_tT * kSafety > best.talg) break;
+    }
+    for (std::uint32_t gi = g0; gi < g1; ++gi) {
+      const Group& g = ts.groups[gi];
+      const i64 tS1 = g.tS1;
+      const i64 w = ceil_div(S1, 2 * tS1 + tT);
+      if (prune) {
+        best.bounds += 2;
+        const double X = C * static_cast<double>(tT) * static_cast<double>(tS1 + h - 1) * Q / nv;
+        const double M = 2.0 * Q * static_cast<double>(tS1 + 2 * tT) * L;
+        const double tail_c = std::max(X, static_cast<double>(S1) * X /
+                                              (static_cast<double>(2 * tS1 + tT) * nsm));
+        const double tail_m = std::max(M, static_cast<double>(S1) * Q * L / nsm);
+        const double tail = nw * (std::max(tail_c, tail_m) + m.t_sync_s);
+        if (tail * kSafety > best.talg) break;
+        const double group =
+            nw * (std::max(1.0, static_cast<double>(w) / nsm) * std::max(X, M) + m.t_sync_s);
+        if (group * kSafety > best.talg) continue;
+      }
+      for (std::uint32_t i = g.begin; i < g.end; ++i) {
+        const Inner& t = ts.inner[i];
+        const double v = paper_talg(in, m, d.n_sm, d.n_v, tT, tS1, t, n_w, w);
+        ++best.evaluated;
+        best.offer(v, tS1, t.s2, t.s3, tT, gi, i);
+      }
+    }
+  }
+}
+
+i64 floor_div_signed(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Geometry of the interior wavefronts of the `exact` variant for one (tT, tS1) group and one
+// instance (docs/time-model.md, "Exact variant"): wavefront j (rows (j-1) tT/2 ...) lies
+// wholly in [0, T) for 1 <= j <= T/h - 1; odd j (color A, offset 0) and even j (color B,
+// offset P/2) are identical among themselves. n = tiles with a point, sum_w = sum over the
+// tT rows of W(r), the widest tile's points in [0, S1) at row r.
+struct ExactGeometry {
+  i64 count[2] = {0, 0};  // interior A and B wavefronts
+  i64 n[2] = {0, 0};
+  double sum_w[2] = {0, 0};
+  double rows[2] = {0, 0};  // rows with W(r) > 0
+};
+
+ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
+  ExactGeometry geo;
+  const i64 h = tT / 2;
+  const i64 pitch = 2 * tS1 + tT - 2;
+  const i64 n_interior = std::max<i64>(0, T / h - 1);
+  geo.count[0] = (n_interior + 1) / 2;
+  geo.count[1] = n_interior / 2;
+  for (int c = 0; c < 2; ++c) {
+    const i64 off = c == 0 ? 0 : pitch / 2;
+    const i64 e_max = h - 1;  // rows h-1 and h of an interior wavefront
+    const i64 p_min = floor_div_signed(-tS1 - e_max - off, pitch) + 1;
+    const i64 p_max = floor_div_signed(S1 + e_max - off - 1, pitch);
+    geo.n[c] = std::max<i64>(0, p_max - p_min + 1);
+    i64 sum = 0;
+    i64 rows = 0;
+    for (i64 r = 0; r < tT; ++r) {
+      const i64 half = std::min(r, tT - 1 - r);
+      const i64 w = tS1 + 2 * half;
+      const i64 start0 = off - half;
+      const i64 plateau_lo = std::min<i64>(0, S1 - w);
+      const i64 x = start0 + floor_div_signed(plateau_lo - start0, pitch) * pitch;
+      auto overlap = [&](i64 st) {
+        return std::max<i64>(0, std::min(st + w, S1) - std::max<i64>(st, 0));
+      };
+      const i64 widest = std::max(overlap(x), overlap(x + pitch));
+      sum += widest;
+      rows += widest > 0 ? 1 : 0;
+    }
+    geo.sum_w[c] = static_cast<double>(sum);
+    geo.rows[c] = static_cast<double>(rows);
+  }
+  return geo;
+}
+
+// The `exact` variant (docs/codesign.md, "Exact pruning"). Only the interior wavefronts are
+// bounded (the others cost >= 0). For one of them, with R = ceil(ceil(n/k)/nSM) rounds, at
+// least s_min = prod_{d>=1} ceil(S_d / tS_d) nonempty sub-tiles, and
+// sum_b c_b >= C_iter max(sum_r W(r) prod_{d>=1} S_d / nV, rows s_min) (the sub-tiles of a
+// row cover S2 (x S3) points of the widest tile's row, and each costs >= 1 step per row):
+//   k > 1: T_i >= m' + k max(s_min m', C_iter sum_w Q / nV),  k = 1: T_i >= s_min m' + ...,
+// and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
+// equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM) and no transfer term.
+void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
+                  const tm::GpuParams& gpu, bool prune, Best& best,
+                  const std::vector<ExactGeometry>* geometry) {
+  const i64 S1 = in.size.space[0];
+  const double C = in.stencil.c_iter_s;
+  const double nsm = static_cast<double>(d.n_sm);
+  const double nv = static_cast<double>(d.n_v);
+  double Q = static_cast<double>(in.size.space[1]);
+  if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2]);
+  (void)S1;
+  for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
+    const Group& g = ts.groups[gi];
+    const i64 tT = g.tT;
+    const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
+    if (prune) {
+      ++best.bounds;
+      double lb = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo->n[c] == 0) continue;
+        const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
+        lb += static_cast<double>(geo->count[c]) * (rk * C * geo->sum_w[c] * Q / nv + m.t_sync_s);
+      }
+      if (lb * kSafety > best.talg) continue;
+    }
+    for (std::uint32_t i = g.begin; i < g.end; ++i) {
+      const Inner& t = ts.inner[i];
+      if (prune) {
+        ++best.bounds;
+        double s_min = static_cast<double>(ceil_div(in.size.space[1], t.s2));
+        if (ts.dims == 3) s_min *= static_cast<double>(ceil_div(in.size.space[2], t.s3));
+        double lb = 0;
+        for (int c = 0; c < 2; ++c) {
+          if (geo->n[c] == 0) continue;
+          // Each row with points costs every nonempty sub-tile at least one vector step.
+          const double compute = C * std::max(geo->sum_w[c] * Q / nv, geo->rows[c] * s_min);
+          const double kd = static_cast<double>(t.k);
+          const double t_i = t.k == 1 ? s_min * t.m_prime + compute
+                                      : t.m_prime + kd * std::max(s_min * t.m_prime, compute);
+          const i64 rounds = ceil_div(ceil_div(geo->n[c], t.k), d.n_sm);
+          lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rounds) * t_i + m.t_sync_s);
+        }
+        if (lb * kSafety > best.talg) continue;
+      }
+      tm::TileSizes tile;
+      tile.space = {{g.tS1, t.s2, t.s3}};
+      tile.time = tT;
+      const double v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+      ++best.evaluated;
+      best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
+    }
+  }
+}
+
+}  // namespace
+
+void MachineParams::validate() const {
+  require_finite_nonneg(l_s_per_word, "MachineParams.l_s_per_word");
+  require_finite_nonneg(tau_sync_s, "MachineParams.tau_sync_s");
+  require_finite_nonneg(t_sync_s, "MachineParams.t_sync_s");
+  if (max_blocks_per_sm < 1 || max_blocks_per_sm > 1024) {
+    throw std::invalid_argument("MachineParams.max_blocks_per_sm: must be in [1, 1024], got " +
+                                std::to_string(max_blocks_per_sm));
+  }
+}
+
+void Design::validate() const {
+  if (n_sm < 1 || n_sm > 4096) {
+    throw std::invalid_argument("Design.n_sm: must be in [1, 4096], got " + std::to_string(n_sm));
+  }
+  if (n_v < 1 || n_v > 65536) {
+    throw std::invalid_argument("Design.n_v: must be in [1, 65536], got " + std::to_string(n_v));
+  }
+  if (smem_kb < 1 || smem_kb > (1 << 20)) {
+    throw std::invalid_argument("Design.smem_kb: must be in [1, 2^20], got " +
+                                std::to_string(smem_kb));
+  }
+  require_finite_nonneg(area_mm2, "Design.area_mm2");
+}
+
+HardwareSpace default_hardware_space() {
+  HardwareSpace s;
+  for (i64 n = 2; n <= 32; n += 2) s.n_sm.push_back(n);        // C.16, Sec. C.3.2
+  for (i64 v = 32; v <= 2048; v += 32) s.n_v.push_back(v);     // C.14
+  s.smem_kb = {12, 24, 36};                                    // Sec. C.3.2
+  for (i64 kb = 48; kb <= 480; kb += 48) s.smem_kb.push_back(kb);  // C.15
+  return s;
+}
+
+std::vector<Design> enumerate_designs(const HardwareSpace& space, const area::Coefficients& c,
+                                      double area_min_mm2, double area_max_mm2,
+                                      bool rounded_form, const area::RoundedCoefficients* rounded,
+                                      double regs_kb_per_vu) {
+  if (!std::isfinite(area_min_mm2) || !std::isfinite(area_max_mm2) || area_min_mm2 < 0 ||
+      area_max_mm2 <= 0) {
+    throw std::invalid_argument("area range: bounds must be finite, area_min >= 0 and area_max > 0");
+  }
+  if (area_min_mm2 > area_max_mm2) {
+    throw std::invalid_argument("area range: area_min_mm2 = " + std::to_string(area_min_mm2) +
+                                " exceeds area_max_mm2 = " + std::to_string(area_max_mm2));
+  }
+  if (space.n_sm.empty() || space.n_v.empty() || space.smem_kb.empty()) {
+    throw std::invalid_argument("hardware space: every parameter needs at least one value");
+  }
+  for (i64 n : space.n_sm) {
+    if (n < 2 || n % 2 != 0 || n > 4096) {
+      throw std::invalid_argument("n_sm: must be even and in [2, 4096] (C.16), got " +
+                                  std::to_string(n));
+    }
+  }
+  for (i64 v : space.n_v) {
+    if (v < kWarp || v % kWarp != 0 || v > 65536) {
+      throw std::invalid_argument("n_v: must be a multiple of 32 in [32, 65536] (C.14), got " +
+                                  std::to_string(v));
+    }
+  }
+  for (i64 kb : space.smem_kb) {
+    if (!valid_smem_kb(kb) || kb > (1 << 20)) {
+      throw std::invalid_argument(
+          "smem_kb: must be 12, 24, 36 or a multiple of 48 (C.15, Sec. C.3.2), got " +
+          std::to_string(kb));
+    }
+  }
+  if (rounded_form && rounded == nullptr) {
+    throw std::invalid_argument("enumerate_designs: rounded coefficients missing");
+  }
+  std::vector<Design> out;
+  for (i64 kb : space.smem_kb) {
+    for (i64 n : space.n_sm) {
+      for (i64 v : space.n_v) {
+        area::Config g;
+        g.n_sm = n;
+        g.n_v = v;
+        g.smem_kb = static_cast<double>(kb);
+        g.regs_kb_per_vu = regs_kb_per_vu;
+        const double a = rounded_form ? area::rounded(*rounded, g) : area::structural(c, g).total_mm2;
+        if (a >= area_min_mm2 && a <= area_max_mm2) out.push_back({n, v, kb, a});
+      }
+    }
+  }
+  if (out.empty()) {
+    throw std::invalid_argument("area range [" + std::to_string(area_min_mm2) + ", " +
+                                std::to_string(area_max_mm2) +
+                                "] mm^2 holds no design of the hardware space");
+  }
+  return out;
+}
+
+tm::GpuParams design_gpu(const Design& d, const MachineParams& m, const SweepOptions& options) {
+  tm::GpuParams g;
+  g.n_sm = static_cast<int>(d.n_sm);
+  g.n_v = static_cast<int>(d.n_v);
+  g.smem_per_sm_words = static_cast<double>(d.smem_kb) * kWordsPerKb;
+  g.smem_per_block_words = block_limit_words(d.smem_kb, options);
+  g.max_blocks_per_sm = static_cast<int>(m.max_blocks_per_sm);
+  g.l_s_per_word = m.l_s_per_word;
+  g.tau_sync_s = m.tau_sync_s;
+  g.t_sync_s = m.t_sync_s;
+  return g;
+}
+
+SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance>& instances,
+                  const MachineParams& machine, const SweepOptions& options,
+                  const std::function<void(std::size_t)>& progress) {
+  machine.validate();
+  if (designs.empty()) throw std::invalid_argument("sweep: no designs");
+  if (instances.empty()) throw std::invalid_argument("sweep: empty workload (no instances)");
+  if (options.block_rule == BlockRule::capped &&
+      (!(options.block_cap_kb > 0) || !std::isfinite(options.block_cap_kb))) {
+    throw std::invalid_argument("block_cap_kb: must be finite and > 0");
+  }
+  for (const Design& d : designs) d.validate();
+  for (std::size_t j = 0; j < instances.size(); ++j) {
+    const Instance& in = instances[j];
+    if (in.stencil.n_space_dims != 2 && in.stencil.n_space_dims != 3) {
+      throw std::invalid_argument("instances[" + std::to_string(j) +
+                                  "]: stencils must have 2 or 3 space dimensions");
+    }
+    tm::GpuParams probe = design_gpu(designs[0], machine, options);
+    tm::validate_inputs(probe, in.stencil, in.size);
+  }
+
+  SweepOutput out;
+  out.n_designs = designs.size();
+  out.n_instances = instances.size();
+  const std::size_t cells = out.n_designs * out.n_instances;
+  out.talg_s.assign(cells, 0.0);
+  out.tiles.assign(cells * 4, 0);
+  out.n_feasible.assign(cells, 0);
+  out.n_evaluated.assign(cells, 0);
+
+  // One tile set per (M_SM, dimensionality), shared read-only by the threads.
+  std::map<std::pair<i64, int>, std::unique_ptr<TileSet>> tile_sets;
+  for (const Design& d : designs) {
+    for (int dims : {2, 3}) {
+      bool used = false;
+      for (const Instance& in : instances) used = used || in.stencil.n_space_dims == dims;
+      if (!used) continue;
+      auto key = std::make_pair(d.smem_kb, dims);
+      if (tile_sets.count(key) == 0) {
+        const double words = static_cast<double>(d.smem_kb) * kWordsPerKb;
+        tile_sets[key] = std::make_unique<TileSet>(
+            build_tiles(dims, words, block_limit_words(d.smem_kb, options), machine));
+      }
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::atomic<i64> n_bounds{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::atomic<bool> failed{false};
+  auto worker = [&]() {
+    try {
+      // Designs are claimed in blocks of neighbours (same M_SM, adjacent nV), and each
+      // search starts from the previous design's optimal tile: a good incumbent makes the
+      // bounds prune more, and never changes the result (ties resolve by tile order).
+      std::vector<Best> previous(instances.size());
+      i64 previous_smem = -1;
+      // Exact variant: interior-wavefront geometry per (instance, group) of the current
+      // M_SM's tile sets, computed once per thread and M_SM (it does not depend on nSM, nV).
+      std::vector<std::vector<ExactGeometry>> geometry(instances.size());
+      i64 geometry_smem = -1;
+      for (;;) {
+        const std::size_t block = next.fetch_add(kBlock);
+        if (block >= designs.size()) break;
+        for (std::size_t i = block; i < std::min(designs.size(), block + kBlock); ++i) {
+        const Design& d = designs[i];
+        const bool warm = d.smem_kb == previous_smem;
+        previous_smem = d.smem_kb;
+        const tm::GpuParams gpu = design_gpu(d, machine, options);
+        for (std::size_t j = 0; j < instances.size(); ++j) {
+          const Instance& in = instances[j];
+          const TileSet& ts = *tile_sets.at({d.smem_kb, in.stencil.n_space_dims});
+          Best best;
+          if (warm && options.prune) {
+            const Best& p = previous[j];
+            const Group& g = ts.groups[p.group];
+            const Inner& t = ts.inner[p.inner];
+            double v = 0;
+            if (options.variant == tm::Variant::paper) {
+              v = paper_talg(in, machine, d.n_sm, d.n_v, g.tT, g.tS1, t,
+                             n_wavefronts_paper(in.size.time_steps, g.tT),
+                             ceil_div(in.size.space[0], 2 * g.tS1 + g.tT));
+            } else {
+              tm::TileSizes tile;
+              tile.space = {{g.tS1, t.s2, t.s3}};
+              tile.time = g.tT;
+              v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+            }
+            ++best.evaluated;
+            best.offer(v, g.tS1, t.s2, t.s3, g.tT, p.group, p.inner);
+          }
+          if (options.variant == tm::Variant::paper) {
+            search_paper(ts, in, machine, d, options.prune, best);
+          } else {
+            if (options.prune && geometry_smem != d.smem_kb) {
+              for (auto& v : geometry) v.clear();
+              geometry_smem = d.smem_kb;
+            }
+            if (options.prune && geometry[j].empty()) {
+              geometry[j].reserve(ts.groups.size());
+              for (const Group& g : ts.groups) {
+                geometry[j].push_back(
+                    exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
+              }
+            }
+            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j]);
+          }
+          if (!std::isfinite(best.talg)) {
+            throw std::invalid_argument(
+                "no feasible tile for instance " + std::to_string(j) + " on design (n_sm=" +
+                std::to_string(d.n_sm) + ", n_v=" + std::to_string(d.n_v) +
+                ", smem_kb=" + std::to_string(d.smem_kb) + ")");
+          }
+          const std::size_t cell = i * instances.size() + j;
+          out.talg_s[cell] = best.talg;
+          out.tiles[cell * 4 + 0] = best.tS1;
+          out.tiles[cell * 4 + 1] = best.s2;
+          out.tiles[cell * 4 + 2] = best.s3;
+          out.tiles[cell * 4 + 3] = best.tT;
+          out.n_feasible[cell] = ts.n_tiles;
+          out.n_evaluated[cell] = best.evaluated;
+          n_bounds += best.bounds;
+          previous[j] = best;
+        }
+        ++done;
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+      next = designs.size() + kBlock;
+    }
+  };
+  const unsigned n_threads = std::min<unsigned>(resolve_threads(options.n_threads),
+                                                static_cast<unsigned>(designs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n_threads; ++t) pool.emplace_back(worker);
+  if (progress) {
+    // The calling thread reports progress while the workers run, then joins them. An
+    // exception from the callback stops the workers and is rethrown after the joins.
+    std::thread last(worker);
+    std::size_t reported = 0;
+    try {
+      while (done.load() < designs.size() && !failed.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const std::size_t now = done.load();
+        if (now != reported) {
+          progress(now);
+          reported = now;
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+      next = designs.size() + kBlock;
+    }
+    last.join();
+    for (auto& t : pool) t.join();
+    if (!failed.load() && done.load() != reported) progress(done.load());
+  } else {
+    worker();
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  out.n_bounds = n_bounds.load();
+  return out;
+}
+
+std::vector<std::size_t> pareto_front(const std::vector<double>& area_mm2,
+                                      const std::vector<double>& performance) {
+  if (area_mm2.size() != performance.size()) {
+    throw std::invalid_argument("pareto_front: area and performance must have the same length");
+  }
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < area_mm2.size(); ++i) {
+    if (!std::isfinite(area_mm2[i])) {
+      throw std::invalid_argument("pareto_front: area[" + std::to_string(i) + "] is not finite");
+    }
+    if (!std::isnan(performance[i])) order.push_back(i);
+  }
+  // Area ascending, then performance descending: a point is optimal iff its performance
+  // exceeds that of every point before it.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (area_mm2[a] != area_mm2[b]) return area_mm2[a] < area_mm2[b];
+    return performance[a] > performance[b];
+  });
+  std::vector<std::size_t> front;
+  double best = -std::numeric_limits<double>::infinity();
+  for (std::size_t i : order) {
+    if (performance[i] > best) {
+      front.push_back(i);
+      best = performance[i];
+    }
+  }
+  return front;
+}
+
+std::vector<double> workload_gflops(const std::vector<double>& talg_s, std::size_t n_designs,
+                                    const std::vector<double>& flops,
+                                    const std::vector<double>& weights) {
+  const std::size_t n_inst = flops.size();
+  if (weights.size() != n_inst) {
+    throw std::invalid_argument("workload_gflops: flops and weights must have the same length");
+  }
+  if (n_inst == 0) throw std::invalid_argument("workload_gflops: empty workload");
+  if (talg_s.size() != n_designs * n_inst) {
+    throw std::invalid_argument("workload_gflops: talg_s must have n_designs x n_instances entries");
+  }
+  double total_weight = 0;
+  for (std::size_t j = 0; j < n_inst; ++j) {
+    if (!(weights[j] >= 0) || !std::isfinite(weights[j])) {
+      throw std::invalid_argument("weights[" + std::to_string(j) + "]: must be finite and >= 0, got " +
+                                  std::to_string(weights[j]));
+    }
+    if (!(flops[j] > 0) || !std::isfinite(flops[j])) {
+      throw std::invalid_argument("flops[" + std::to_string(j) + "]: must be finite and > 0");
+    }
+    total_weight += weights[j];
+  }
+  if (!(total_weight > 0)) throw std::invalid_argument("weights: at least one must be positive");
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor> t(talg_s.data(), static_cast<Eigen::Index>(n_designs),
+                                     static_cast<Eigen::Index>(n_inst));
+  const Eigen::Map<const Eigen::VectorXd> w(weights.data(), static_cast<Eigen::Index>(n_inst));
+  const Eigen::Map<const Eigen::VectorXd> f(flops.data(), static_cast<Eigen::Index>(n_inst));
+  const Eigen::VectorXd time = t * w;  // Eq. C.18: sum_j w_j T_j per design
+  const double work = w.dot(f);
+  std::vector<double> out(n_designs);
+  for (std::size_t i = 0; i < n_designs; ++i) {
+    const double s = time(static_cast<Eigen::Index>(i));
+    if (!(s > 0) || !std::isfinite(s)) {
+      throw std::invalid_argument("talg_s: weighted time of design " + std::to_string(i) +
+                                  " is not finite and positive");
+    }
+    out[i] = work / s * 1e-9;
+  }
+  return out;
+}
+
+}  // namespace codesign
+}  // namespace costmetrics

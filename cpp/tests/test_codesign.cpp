@@ -1,0 +1,168 @@
+// Unit tests of the codesign sweep (thesis 000, Appendix C, Eqs. C.8-C.19): the pruned
+// optimum equals plain exhaustive search with time_model::evaluate over an independently
+// enumerated tile space; the Pareto front equals a brute-force dominance check.
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "check.hpp"
+#include "costmetrics/codesign.hpp"
+
+namespace cd = costmetrics::codesign;
+namespace tmod = costmetrics::time_model;
+
+namespace {
+
+cd::MachineParams gtx980_machine() {
+  cd::MachineParams m;
+  m.l_s_per_word = 7.36e-3 * 4e-9;
+  m.tau_sync_s = 7.96e-10;
+  m.t_sync_s = 9.24e-7;
+  m.max_blocks_per_sm = 32;
+  return m;
+}
+
+cd::Instance instance(int dims, double c_iter, std::int64_t s, std::int64_t t) {
+  cd::Instance in;
+  in.stencil.n_space_dims = dims;
+  in.stencil.c_iter_s = c_iter;
+  in.size.space = {{s, dims >= 2 ? s : 0, dims == 3 ? s : 0}};
+  in.size.time_steps = t;
+  return in;
+}
+
+// Plain exhaustive search: every tile with tT even, innermost tile a multiple of 32 and
+// feasible by time_model::feasibility, evaluated with time_model::evaluate.
+double exhaustive(const cd::Design& d, const cd::Instance& in, const cd::MachineParams& m,
+                  const cd::SweepOptions& o, std::int64_t* n_tiles) {
+  const tmod::GpuParams gpu = cd::design_gpu(d, m, o);
+  double best = std::numeric_limits<double>::infinity();
+  *n_tiles = 0;
+  const int dims = in.stencil.n_space_dims;
+  for (std::int64_t tT = 2; tT <= 512; tT += 2) {
+    for (std::int64_t a = 1; a <= 2048; ++a) {
+      bool any_a = false;
+      for (std::int64_t b = dims == 2 ? 32 : 1; b <= 16384; b += dims == 2 ? 32 : 1) {
+        bool any_b = false;
+        for (std::int64_t c = 32; c <= (dims == 3 ? 16384 : 32); c += 32) {
+          tmod::TileSizes t;
+          t.space = {{a, b, dims == 3 ? c : 0}};
+          t.time = tT;
+          if (tmod::feasibility(gpu, dims, t) != tmod::kFeasible) break;
+          any_b = true;
+          ++*n_tiles;
+          const double v = tmod::evaluate(gpu, in.stencil, in.size, t, o.variant).talg_s;
+          if (v < best) best = v;
+        }
+        if (!any_b) break;
+        any_a = true;
+      }
+      if (!any_a) break;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+int main() {
+  const cd::MachineParams m = gtx980_machine();
+  const cd::HardwareSpace space = cd::default_hardware_space();
+  CHECK(space.n_sm.size() == 16);
+  CHECK(space.n_v.size() == 64);
+  CHECK(space.smem_kb.size() == 13);
+
+  // Pruned == exhaustive on a random sample of designs (paper variant, 2D and 3D).
+  std::mt19937 rng(12345);
+  std::vector<cd::Design> designs;
+  for (int i = 0; i < 6; ++i) {
+    cd::Design d;
+    d.n_sm = space.n_sm[rng() % space.n_sm.size()];
+    d.n_v = space.n_v[rng() % space.n_v.size()];
+    d.smem_kb = space.smem_kb[rng() % 6];  // up to 96 kB: keeps the exhaustive check fast
+    designs.push_back(d);
+  }
+  std::vector<cd::Instance> instances = {instance(2, 3.39e-8, 4096, 1024),
+                                         instance(2, 1.5e-7, 8192, 4096),
+                                         instance(3, 1.55e-7, 384, 128)};
+  for (auto variant : {tmod::Variant::paper, tmod::Variant::exact}) {
+    cd::SweepOptions o;
+    o.variant = variant;
+    o.n_threads = 2;
+    const cd::SweepOutput pruned = cd::sweep(designs, instances, m, o);
+    o.prune = false;
+    const cd::SweepOutput plain = cd::sweep(designs, instances, m, o);
+    for (std::size_t i = 0; i < designs.size(); ++i) {
+      for (std::size_t j = 0; j < instances.size(); ++j) {
+        const std::size_t cell = i * instances.size() + j;
+        CHECK(pruned.talg_s[cell] == plain.talg_s[cell]);
+        for (int q = 0; q < 4; ++q) CHECK(pruned.tiles[cell * 4 + q] == plain.tiles[cell * 4 + q]);
+        CHECK(pruned.n_evaluated[cell] <= plain.n_evaluated[cell]);
+        CHECK(plain.n_evaluated[cell] == plain.n_feasible[cell]);
+        if (variant == tmod::Variant::paper && i < 3) {
+          std::int64_t n_tiles = 0;
+          const double ref = exhaustive(designs[i], instances[j], m, o, &n_tiles);
+          CHECK(ref == pruned.talg_s[cell]);
+          CHECK(n_tiles == plain.n_feasible[cell]);
+        }
+      }
+    }
+  }
+
+  // The per-block rule: half of 96 kB is the reference GPUs' 48 kB.
+  cd::Design g980{16, 128, 96, 0};
+  cd::SweepOptions o;
+  CHECK(cd::design_gpu(g980, m, o).smem_per_block_words == 12288);
+  o.block_rule = cd::BlockRule::full;
+  CHECK(cd::design_gpu(g980, m, o).smem_per_block_words == 24576);
+  o.block_rule = cd::BlockRule::capped;
+  o.block_cap_kb = 48;
+  CHECK(cd::design_gpu(cd::Design{16, 128, 24, 0}, m, o).smem_per_block_words == 6144);
+
+  // Pareto front against brute-force dominance on random points (synthetic).
+  std::vector<double> area, perf;
+  for (int i = 0; i < 300; ++i) {
+    area.push_back(static_cast<double>(rng() % 50));
+    perf.push_back(static_cast<double>(rng() % 40));
+  }
+  const std::vector<std::size_t> front = cd::pareto_front(area, perf);
+  std::vector<bool> in_front(area.size(), false);
+  for (std::size_t i : front) in_front[i] = true;
+  for (std::size_t i = 0; i < area.size(); ++i) {
+    bool dominated = false;
+    bool duplicate_earlier = false;
+    for (std::size_t j = 0; j < area.size(); ++j) {
+      if (j == i) continue;
+      if (area[j] <= area[i] && perf[j] >= perf[i] && (area[j] < area[i] || perf[j] > perf[i])) {
+        dominated = true;
+      }
+      if (area[j] == area[i] && perf[j] == perf[i] && j < i) duplicate_earlier = true;
+    }
+    // Exact duplicates: only the first one is kept.
+    CHECK(in_front[i] == (!dominated && !duplicate_earlier));
+  }
+
+  // Workload GFLOP/s (Eq. C.18): 2 designs x 2 instances, flops 10e9 and 30e9, weights 1, 3:
+  // design 0 times 1 s and 2 s: (10 + 90) GFLOP / (1 + 6) s = 14.2857 GFLOP/s.
+  const std::vector<double> g = cd::workload_gflops({1, 2, 4, 4}, 2, {10e9, 30e9}, {1, 3});
+  CHECK_CLOSE(g[0], 100.0 / 7.0, 1e-12);
+  CHECK_CLOSE(g[1], 100.0 / 16.0, 1e-12);
+
+  // Bad input.
+  costmetrics::area::Coefficients c;
+  c.beta_vu_mm2 = 0.04282;
+  c.alpha_oh_mm2 = 6.4156;
+  cd::HardwareSpace odd = space;
+  odd.n_sm = {3};
+  CHECK_THROWS(cd::enumerate_designs(odd, c, 200, 650), std::invalid_argument);
+  cd::HardwareSpace nv = space;
+  nv.n_v = {48};
+  CHECK_THROWS(cd::enumerate_designs(nv, c, 200, 650), std::invalid_argument);
+  CHECK_THROWS(cd::enumerate_designs(space, c, -5, 650), std::invalid_argument);
+  CHECK_THROWS(cd::enumerate_designs(space, c, 650, 200), std::invalid_argument);
+  CHECK_THROWS(cd::enumerate_designs(space, c, 100000, 200000), std::invalid_argument);
+  CHECK_THROWS(cd::sweep(designs, {}, m, cd::SweepOptions{}), std::invalid_argument);
+  return cm_test::report("codesign");
+}

@@ -1,0 +1,58 @@
+# Type stubs of costmetrics._core.codesign (cpp/bindings/codesign.cpp).
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .area import Coefficients, RoundedCoefficients
+
+class MachineParams:
+    _fields: ClassVar[tuple[str, ...]]
+    l_s_per_word: float
+    tau_sync_s: float
+    t_sync_s: float
+    max_blocks_per_sm: int
+    def __init__(self, **kwargs: float) -> None: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+class Design:
+    _fields: ClassVar[tuple[str, ...]]
+    n_sm: int
+    n_v: int
+    smem_kb: int
+    area_mm2: float
+    def __init__(self, **kwargs: float) -> None: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+def default_hardware_space() -> dict[str, npt.NDArray[np.int64]]: ...
+def enumerate_designs(
+    n_sm: Sequence[int],
+    n_v: Sequence[int],
+    smem_kb: Sequence[int],
+    coefficients: Coefficients,
+    area_min_mm2: float,
+    area_max_mm2: float,
+    rounded: RoundedCoefficients | None = None,
+    regs_kb_per_vu: float = 2.0,
+) -> dict[str, npt.NDArray[Any]]: ...
+def sweep(
+    n_sm: npt.ArrayLike,
+    n_v: npt.ArrayLike,
+    smem_kb: npt.ArrayLike,
+    area_mm2: npt.ArrayLike,
+    instances: Sequence[tuple[int, float, Sequence[int]]],
+    machine: MachineParams,
+    variant: str = "paper",
+    block_smem: str = "half",
+    block_cap_kb: float = 48.0,
+    prune: bool = True,
+    n_threads: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]: ...
+def pareto_front(
+    area_mm2: Sequence[float], performance: Sequence[float]
+) -> npt.NDArray[np.int64]: ...
+def workload_gflops(
+    talg_s: npt.ArrayLike, flops: Sequence[float], weights: Sequence[float]
+) -> npt.NDArray[np.float64]: ...

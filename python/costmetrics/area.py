@@ -1,0 +1,524 @@
+"""Silicon area of GPU accelerators (thesis 000, Appendix C, Eqs. C.4-C.7).
+
+Every formula lives in the C++ core (``cpp/src/area.cpp``); this module loads the
+calibration constants from ``data/area/maxwell.yaml``, converts arguments and vectorizes.
+
+Areas are in mm^2 and memory sizes in kB (1 kB = 1024 bytes). ``coefficients="structural"``
+evaluates Eq. C.6 with the unrounded constants of Sec. C.2.2; ``"rounded"`` evaluates the
+published Eq. C.7. A cache of size zero contributes no area (its overhead term included)
+in the structural form; Eq. C.7 folds alpha_L2 into its per-SM constant, so there it
+cannot be removed (``docs/area-model.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+import yaml
+
+from costmetrics import _core
+from costmetrics.presets import data_dir
+
+__all__ = [
+    "AreaBreakdown",
+    "Coefficients",
+    "DieCalibration",
+    "LinearFit",
+    "ReferenceGpu",
+    "RoundedCoefficients",
+    "ValidationRow",
+    "breakdown",
+    "calibrate_die",
+    "coefficients",
+    "die_area",
+    "fit_memory",
+    "reference_gpu",
+    "reference_gpus",
+    "rounded_coefficients",
+    "validation",
+]
+
+_core_area = _core.area
+Coefficients = _core.area.Coefficients
+RoundedCoefficients = _core.area.RoundedCoefficients
+AreaBreakdown = _core.area.AreaBreakdown
+LinearFit = _core.area.LinearFit
+DieCalibration = _core.area.DieCalibration
+
+Form = Literal["structural", "rounded"]
+CoefficientsArg = Union[Form, Coefficients, RoundedCoefficients]
+ArrayLike = Union[int, float, Sequence[float], npt.NDArray[Any]]
+
+
+def _area_dir() -> Path:
+    return data_dir() / "area"
+
+
+@cache
+def _model_file(name: str) -> dict[str, Any]:
+    path = _area_dir() / f"{name}.yaml"
+    if not path.is_file():
+        raise ValueError(f"area model {name!r}: no file {path}")
+    with path.open(encoding="utf-8") as f:
+        data = yaml.safe_load(f)
+    if not isinstance(data, dict) or "structural" not in data or "rounded" not in data:
+        raise ValueError(f"{path}: expected 'structural' and 'rounded' sections")
+    return data
+
+
+def coefficients(model: str = "maxwell") -> Coefficients:
+    """Return the constants of the structural model (Eq. C.6, Sec. C.2.2).
+
+    Parameters
+    ----------
+    model : str
+        Name of a file in ``data/area/`` (default ``"maxwell"``).
+
+    Returns
+    -------
+    Coefficients
+        beta_R, alpha_R, beta_M, alpha_M, beta_L1, alpha_L1, beta_L2, alpha_L2, beta_VU,
+        alpha_oh.
+    """
+    return Coefficients(**_model_file(model)["structural"])
+
+
+def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
+    """Return the constants of the published rounded form (Eq. C.7).
+
+    Parameters
+    ----------
+    model : str
+        Name of a file in ``data/area/`` (default ``"maxwell"``).
+
+    Returns
+    -------
+    RoundedCoefficients
+        The six constants of Eq. C.7.
+    """
+    return RoundedCoefficients(**_model_file(model)["rounded"])
+
+
+@dataclass(frozen=True)
+class ReferenceGpu:
+    """A Maxwell GPU the area model is calibrated on or validated against (Sec. C.2).
+
+    Attributes
+    ----------
+    key : str
+        Preset key, ``"gtx980"`` or ``"titanx"``.
+    name : str
+        Display name.
+    n_sm, n_v : int
+        SMs and vector units per SM.
+    smem_kb, regs_kb_per_vu, l1_kb_per_pair, l2_kb : float
+        Memory sizes in kB.
+    published_die_mm2 : float
+        Published die area.
+    seed_model_mm2 : float or None
+        The seed's model prediction, where printed (Titan X: 589.2).
+    seed_cacheless_mm2 : float or None
+        The seed's cache-less area (Sec. C.4.1: 237 and 356).
+    """
+
+    key: str
+    name: str
+    n_sm: int
+    n_v: int
+    smem_kb: float
+    regs_kb_per_vu: float
+    l1_kb_per_pair: float
+    l2_kb: float
+    published_die_mm2: float
+    seed_model_mm2: float | None
+    seed_cacheless_mm2: float | None
+
+    def area(self, *, caches: bool = True, coefficients: CoefficientsArg = "structural") -> float:
+        """Model area of this configuration, with or without its L1 and L2 caches.
+
+        Parameters
+        ----------
+        caches : bool
+            Include the L1 and L2 caches (default) or remove them (Sec. C.4.1).
+        coefficients : {"structural", "rounded"} or coefficient record
+            Eq. C.6 (default) or Eq. C.7.
+
+        Returns
+        -------
+        float
+            Area in mm^2.
+        """
+        return float(
+            die_area(
+                self.n_sm,
+                self.n_v,
+                self.smem_kb,
+                regs_kb_per_vu=self.regs_kb_per_vu,
+                l1_kb_per_pair=self.l1_kb_per_pair if caches else 0.0,
+                l2_kb=self.l2_kb if caches else 0.0,
+                coefficients=coefficients,
+            )
+        )
+
+
+@cache
+def reference_gpus() -> dict[str, ReferenceGpu]:
+    """Return the GTX 980 and Titan X configurations of ``data/area/reference_gpus.yaml``.
+
+    Returns
+    -------
+    dict of str to ReferenceGpu
+        Keyed by ``"gtx980"`` and ``"titanx"``.
+    """
+    path = _area_dir() / "reference_gpus.yaml"
+    with path.open(encoding="utf-8") as f:
+        data = yaml.safe_load(f)
+    out: dict[str, ReferenceGpu] = {}
+    for key, g in data["gpus"].items():
+        out[key] = ReferenceGpu(
+            key=key,
+            name=str(g["name"]),
+            n_sm=int(g["n_sm"]),
+            n_v=int(g["n_v"]),
+            smem_kb=float(g["smem_kb"]),
+            regs_kb_per_vu=float(g["regs_kb_per_vu"]),
+            l1_kb_per_pair=float(g["l1_kb_per_pair"]),
+            l2_kb=float(g["l2_kb"]),
+            published_die_mm2=float(g["published_die_mm2"]),
+            seed_model_mm2=float(g["seed_model_mm2"]) if "seed_model_mm2" in g else None,
+            seed_cacheless_mm2=(
+                float(g["seed_cacheless_mm2"]) if "seed_cacheless_mm2" in g else None
+            ),
+        )
+    return out
+
+
+def reference_gpu(name: str) -> ReferenceGpu:
+    """Return one reference configuration by key (``"gtx980"`` or ``"titanx"``).
+
+    Parameters
+    ----------
+    name : str
+        Key; case, spaces, dashes and underscores are ignored.
+
+    Returns
+    -------
+    ReferenceGpu
+        The configuration.
+
+    Raises
+    ------
+    ValueError
+        If no reference GPU has that key.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+    key = "".join(ch for ch in name.lower() if ch.isalnum())
+    gpus = reference_gpus()
+    if key not in gpus:
+        raise ValueError(f"name: no reference GPU {name!r}; known: {sorted(gpus)}")
+    return gpus[key]
+
+
+def _resolve_coefficients(coefficients: object) -> tuple[str, Any]:
+    if isinstance(coefficients, str):
+        if coefficients == "structural":
+            return "structural", globals()["coefficients"]()
+        if coefficients == "rounded":
+            return "rounded", rounded_coefficients()
+        raise ValueError(
+            f"coefficients: must be 'structural', 'rounded' or a coefficient record, "
+            f"got {coefficients!r}"
+        )
+    if isinstance(coefficients, Coefficients):
+        return "structural", coefficients
+    if isinstance(coefficients, RoundedCoefficients):
+        return "rounded", coefficients
+    raise TypeError(
+        "coefficients: expected 'structural', 'rounded', Coefficients or RoundedCoefficients, "
+        f"got {type(coefficients).__name__}"
+    )
+
+
+def _as_array(value: object, name: str, integer: bool) -> npt.NDArray[Any]:
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name}: expected a number or an array of numbers, got {value!r}")
+    try:
+        arr = np.asarray(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit number") from None
+    if arr.dtype == object and all(isinstance(v, int) for v in np.ravel(arr)):
+        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit integer")
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
+    if integer:
+        if arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
+                raise ValueError(f"{name}: must be integers, got {value!r}")
+        if np.any(np.abs(arr.astype(np.float64)) > 2**24):
+            raise ValueError(f"{name}: must be in [1, 2^24], got {value!r}")
+        return arr.astype(np.int64)
+    out = arr.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name}: must be finite, got {value!r}")
+    return out
+
+
+@overload
+def die_area(
+    n_sm: int,
+    n_v: int,
+    smem_kb: float,
+    *,
+    regs_kb_per_vu: float = ...,
+    l1_kb_per_pair: float = ...,
+    l2_kb: float = ...,
+    coefficients: CoefficientsArg = ...,
+) -> float: ...
+@overload
+def die_area(
+    n_sm: ArrayLike,
+    n_v: ArrayLike,
+    smem_kb: ArrayLike,
+    *,
+    regs_kb_per_vu: ArrayLike = ...,
+    l1_kb_per_pair: ArrayLike = ...,
+    l2_kb: ArrayLike = ...,
+    coefficients: CoefficientsArg = ...,
+) -> float | npt.NDArray[np.float64]: ...
+def die_area(
+    n_sm: ArrayLike,
+    n_v: ArrayLike,
+    smem_kb: ArrayLike,
+    *,
+    regs_kb_per_vu: ArrayLike = 2.0,
+    l1_kb_per_pair: ArrayLike = 0.0,
+    l2_kb: ArrayLike = 0.0,
+    coefficients: CoefficientsArg = "structural",
+) -> float | npt.NDArray[np.float64]:
+    """Total die area A_tot of a GPU configuration (Eq. C.6, or Eq. C.7), in mm^2.
+
+    Every argument may be a scalar or a NumPy array; they broadcast together, and the
+    result is a float for scalar inputs, an array otherwise.
+
+    Parameters
+    ----------
+    n_sm : int or array
+        Number of SMs (>= 1).
+    n_v : int or array
+        Vector units per SM (>= 1).
+    smem_kb : float or array
+        Shared memory per SM, kB (>= 0).
+    regs_kb_per_vu : float or array
+        Register file per vector unit, kB (default 2: 512 32-bit registers, Sec. C.2.1).
+    l1_kb_per_pair : float or array
+        L1 cache per SM pair, kB (default 0: no L1).
+    l2_kb : float or array
+        L2 cache, kB (default 0: no L2).
+    coefficients : {"structural", "rounded"} or Coefficients or RoundedCoefficients
+        Eq. C.6 with the constants of Sec. C.2.2 (default), the printed Eq. C.7, or
+        user-calibrated constants.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Area in mm^2.
+
+    Raises
+    ------
+    ValueError
+        On a non-positive count or a negative or non-finite size.
+    TypeError
+        On non-numeric input.
+    """
+    form, coeffs = _resolve_coefficients(coefficients)
+    arrays = [
+        _as_array(n_sm, "n_sm", True),
+        _as_array(n_v, "n_v", True),
+        _as_array(smem_kb, "smem_kb", False),
+        _as_array(regs_kb_per_vu, "regs_kb_per_vu", False),
+        _as_array(l1_kb_per_pair, "l1_kb_per_pair", False),
+        _as_array(l2_kb, "l2_kb", False),
+    ]
+    scalar = all(a.ndim == 0 for a in arrays)
+    try:
+        b = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ValueError("die_area: arguments do not broadcast to one shape") from None
+    shape = b[0].shape
+    flat = [np.ascontiguousarray(x.reshape(-1)) for x in b]
+    fn = _core_area.structural_batch if form == "structural" else _core_area.rounded_batch
+    try:
+        out = np.asarray(fn(coeffs, *flat), dtype=np.float64).reshape(shape)
+    except ValueError as exc:
+        # The core names the element ("[3] n_v: ..."); a scalar call has only one.
+        message = str(exc)
+        raise ValueError(
+            message[4:] if scalar and message.startswith("[0] ") else message
+        ) from None
+    return float(out) if scalar else out
+
+
+def breakdown(
+    n_sm: int,
+    n_v: int,
+    smem_kb: float,
+    *,
+    regs_kb_per_vu: float = 2.0,
+    l1_kb_per_pair: float = 0.0,
+    l2_kb: float = 0.0,
+    coefficients: Coefficients | None = None,
+) -> AreaBreakdown:
+    """Every term of Eq. C.6 for one configuration.
+
+    Parameters
+    ----------
+    n_sm, n_v : int
+        SMs and vector units per SM.
+    smem_kb, regs_kb_per_vu, l1_kb_per_pair, l2_kb : float
+        Memory sizes in kB (see :func:`die_area`).
+    coefficients : Coefficients, optional
+        Structural constants (default: :func:`coefficients`).
+
+    Returns
+    -------
+    AreaBreakdown
+        vector_units_mm2, registers_mm2, shared_memory_mm2, l1_mm2, l2_mm2, overhead_mm2,
+        total_mm2.
+    """
+    config = _core_area.Config(
+        n_sm=n_sm,
+        n_v=n_v,
+        smem_kb=smem_kb,
+        regs_kb_per_vu=regs_kb_per_vu,
+        l1_kb_per_pair=l1_kb_per_pair,
+        l2_kb=l2_kb,
+    )
+    return _core_area.structural(coefficients or globals()["coefficients"](), config)
+
+
+def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> LinearFit:
+    """Least-squares linear model area = beta size + alpha of one memory type (Sec. C.2.2).
+
+    The seed fitted CACTI estimates this way (registers 0.5-8 kB, shared memory 24-384 kB,
+    L1 3-96 kB, L2 32-512 kB per SM); its data points are not printed.
+
+    Parameters
+    ----------
+    size_kb : sequence of float
+        Memory sizes, kB.
+    area_mm2 : sequence of float
+        Areas, mm^2, same length.
+
+    Returns
+    -------
+    LinearFit
+        slope (beta), intercept (alpha), r_squared, rmse, n_points.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 points, fewer than 2 distinct sizes, mismatched lengths, non-finite.
+    """
+    xs = [float(x) for x in _as_array(list(size_kb), "size_kb", False).reshape(-1)]
+    ys = [float(y) for y in _as_array(list(area_mm2), "area_mm2", False).reshape(-1)]
+    return _core_area.fit_linear(xs, ys)
+
+
+def calibrate_die(
+    gpu: str = "gtx980", *, overhead_mm2: float = 102.65, die_mm2: float | None = None
+) -> DieCalibration:
+    """Derive alpha_oh from a measured overhead region and beta_VU from the die (Sec. C.2.2).
+
+    Parameters
+    ----------
+    gpu : str
+        Reference GPU key (default the GTX 980, the calibration die).
+    overhead_mm2 : float
+        Measured overhead region (I/O, controllers; the seed: 102.65 mm^2).
+    die_mm2 : float, optional
+        Die area (default: the published one).
+
+    Returns
+    -------
+    DieCalibration
+        alpha_oh_mm2 = overhead / nSM, and beta_vu_from_die_mm2, the vector-unit area
+        that would close Eq. C.6 on the die (compare the measured 0.04282).
+    """
+    g = reference_gpu(gpu)
+    config = _core_area.Config(
+        n_sm=g.n_sm,
+        n_v=g.n_v,
+        smem_kb=g.smem_kb,
+        regs_kb_per_vu=g.regs_kb_per_vu,
+        l1_kb_per_pair=g.l1_kb_per_pair,
+        l2_kb=g.l2_kb,
+    )
+    die = g.published_die_mm2 if die_mm2 is None else die_mm2
+    if not isinstance(die, (int, float)) or not math.isfinite(die):
+        raise ValueError(f"die_mm2: must be a finite number, got {die!r}")
+    return _core_area.calibrate_die(coefficients(), config, float(die), float(overhead_mm2))
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    """Model area of a reference GPU beside the published and seed values (Sec. C.2.3).
+
+    Attributes
+    ----------
+    gpu : str
+        Reference GPU key.
+    caches : bool
+        With the L1/L2 caches, or without (the cache-less variant of Sec. C.4.1).
+    structural_mm2, rounded_mm2 : float
+        Eq. C.6 and Eq. C.7.
+    published_mm2 : float or None
+        Published die area (with caches only).
+    seed_mm2 : float or None
+        What the seed prints for this case.
+    """
+
+    gpu: str
+    caches: bool
+    structural_mm2: float
+    rounded_mm2: float
+    published_mm2: float | None
+    seed_mm2: float | None
+
+    def error_percent(self, form: Form = "structural") -> float | None:
+        """Relative error of the model against the published die, percent."""
+        if self.published_mm2 is None:
+            return None
+        model = self.structural_mm2 if form == "structural" else self.rounded_mm2
+        return (model - self.published_mm2) / self.published_mm2 * 100.0
+
+
+def validation() -> list[ValidationRow]:
+    """Model vs published areas of the GTX 980 and Titan X, with and without caches.
+
+    Returns
+    -------
+    list of ValidationRow
+        Four rows: (gtx980, titanx) x (caches, cache-less).
+    """
+    rows = []
+    for key, g in reference_gpus().items():
+        for caches in (True, False):
+            rows.append(
+                ValidationRow(
+                    gpu=key,
+                    caches=caches,
+                    structural_mm2=g.area(caches=caches),
+                    rounded_mm2=g.area(caches=caches, coefficients="rounded"),
+                    published_mm2=g.published_die_mm2 if caches else None,
+                    seed_mm2=g.seed_model_mm2 if caches else g.seed_cacheless_mm2,
+                )
+            )
+    return rows

@@ -1,0 +1,846 @@
+"""Hardware/software codesign of stencil accelerators (thesis 000, Appendix C, C.8-C.19).
+
+For every hardware design (nSM, nV, M_SM) of the space of Sec. C.3.2 whose die area (the
+cache-less area model, :mod:`costmetrics.area`) lies in the budget, and every workload
+instance (stencil, problem size), the C++ core finds the tile-optimal T_alg of the
+execution-time model (:mod:`costmetrics.time`) exactly over every feasible tile, by branch
+and bound (``cpp/src/codesign.cpp``). Eq. C.19 separates the problem, so the per-(design,
+instance) optima are kept: any weighting of the workload (Eq. C.18) is a recombination
+(:meth:`SweepResult.reweight`) that does not re-run the model.
+
+A sweep splits into shards of designs that run through any
+:class:`concurrent.futures.Executor` (a process pool, ``dask.distributed``'s
+``Client.get_executor()``, Ray's executor); the shards merge into one
+:class:`SweepResult`. ``docs/codesign.md`` gives the readings taken and the numbers
+reproduced.
+"""
+
+from __future__ import annotations
+
+import json
+import time as _time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from costmetrics import _core
+from costmetrics import area as cm_area
+from costmetrics.presets import Gpu, Stencil
+from costmetrics.presets import gpu as _gpu_preset
+from costmetrics.presets import stencil as _stencil_preset
+
+__all__ = [
+    "SIZES_2D",
+    "SIZES_3D",
+    "STENCILS_2D",
+    "STENCILS_3D",
+    "TABLE_C2",
+    "Improvement",
+    "SweepResult",
+    "Workload",
+    "hardware_space",
+    "merge",
+    "sweep",
+    "workload",
+]
+
+_core_codesign: Any = _core.codesign
+
+Variant = Literal["paper", "exact"]
+BlockSmem = Literal["half", "full", "capped"]
+Weights = Mapping[Union[str, tuple[str, tuple[int, ...]]], float]
+
+STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
+STENCILS_3D = ("heat3d", "laplacian3d")
+#: Sec. C.3.1: S in {4096, 8192, 12288, 16384} (the seed prints 12228; we read 12288 =
+#: 3 x 4096, docs/codesign.md), T in {1024, ..., 16384}, T <= S: 16 sizes.
+SIZES_2D: tuple[tuple[int, int, int], ...] = tuple(
+    (s, s, t) for s in (4096, 8192, 12288, 16384) for t in (1024, 2048, 4096, 8192, 16384) if t <= s
+)
+#: The 3D sizes of Sec. A.5: S in {384, 512, 640}, T in {128, ..., 640}, T <= S: 12 sizes.
+SIZES_3D: tuple[tuple[int, int, int, int], ...] = tuple(
+    (s, s, s, t) for s in (384, 512, 640) for t in (128, 256, 384, 512, 640) if t <= s
+)
+#: Table C.2 of the seed: stencil -> (nSM, nV, M_SM kB, area mm^2, GFLOP/s).
+TABLE_C2: dict[str, tuple[int, int, int, int, int]] = {
+    "jacobi2d": (32, 128, 24, 438, 2059),
+    "heat2d": (22, 256, 12, 447, 3017),
+    "gradient2d": (28, 160, 24, 431, 4963),
+    "laplacian2d": (28, 160, 12, 426, 2549),
+    "heat3d": (18, 288, 192, 447, 3600),
+    "laplacian3d": (8, 896, 96, 446, 1427),
+}
+
+
+# --------------------------------------------------------------------------------------
+# Workload
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A set of (stencil, sizes) instances with frequencies fr(c) fr(c, Sz) (Eq. C.18).
+
+    Attributes
+    ----------
+    instances : tuple of (str, tuple of int)
+        Stencil preset key and sizes ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
+    weights : tuple of float
+        ``fr(c) fr(c, Sz)`` per instance (default all 1, Sec. C.3.2).
+    """
+
+    instances: tuple[tuple[str, tuple[int, ...]], ...]
+    weights: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.instances:
+            raise ValueError("workload: no instances (empty workload)")
+        checked = []
+        for i, item in enumerate(self.instances):
+            if not isinstance(item, tuple) or len(item) != 2:
+                raise TypeError(f"instances[{i}]: expected (stencil, sizes), got {item!r}")
+            name, sizes = item
+            s = _stencil_preset(name)
+            if s.n_space_dims not in (2, 3):
+                raise ValueError(f"instances[{i}]: stencil {s.key!r} is not 2D or 3D")
+            sz = tuple(sizes)
+            if len(sz) != s.n_space_dims + 1:
+                raise ValueError(
+                    f"instances[{i}]: sizes must have {s.n_space_dims + 1} entries, got {sz!r}"
+                )
+            for v in sz:
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0:
+                    raise ValueError(f"instances[{i}]: sizes must be positive integers, got {sz!r}")
+            if s.flops_per_point is None:
+                raise ValueError(f"instances[{i}]: stencil {s.key!r} has no flops_per_point")
+            checked.append((s.key, tuple(int(v) for v in sz)))
+        object.__setattr__(self, "instances", tuple(checked))
+        weights = self.weights or tuple(1.0 for _ in self.instances)
+        if len(weights) != len(self.instances):
+            raise ValueError(f"weights: {len(weights)} values for {len(self.instances)} instances")
+        w = tuple(float(x) for x in weights)
+        if any(not np.isfinite(x) or x < 0 for x in w) or sum(w) <= 0:
+            raise ValueError(f"weights: must be finite, >= 0 and not all 0, got {w!r}")
+        object.__setattr__(self, "weights", w)
+
+    @property
+    def stencils(self) -> tuple[str, ...]:
+        """Stencil keys in order of first appearance."""
+        return tuple(dict.fromkeys(name for name, _ in self.instances))
+
+    def flops(self) -> npt.NDArray[np.float64]:
+        """Floating-point operations of every instance: flops per point x S1 ... T."""
+        out = []
+        for name, sizes in self.instances:
+            f = _stencil_preset(name).flops_per_point
+            assert f is not None
+            out.append(f * float(np.prod(np.array(sizes, dtype=np.float64))))
+        return np.array(out)
+
+    def weighted(self, weights: Weights | Sequence[float] | None) -> Workload:
+        """Return the same instances with new frequencies (see :meth:`SweepResult.reweight`)."""
+        return replace(self, weights=_weight_vector(self, weights))
+
+
+def _weight_vector(w: Workload, weights: Weights | Sequence[float] | None) -> tuple[float, ...]:
+    if weights is None:
+        return w.weights
+    if isinstance(weights, Mapping):
+        known = set(w.stencils)
+        for key in weights:
+            name = key[0] if isinstance(key, tuple) else key
+            if not isinstance(name, str) or _stencil_preset(name).key not in known:
+                raise ValueError(f"weights: {key!r} is not a stencil of this workload")
+        per_stencil = {
+            _stencil_preset(k).key: float(v) for k, v in weights.items() if isinstance(k, str)
+        }
+        per_size = {
+            (_stencil_preset(k[0]).key, tuple(k[1])): float(v)
+            for k, v in weights.items()
+            if isinstance(k, tuple)
+        }
+        out = []
+        for name, sizes in w.instances:
+            fr_c = per_stencil.get(name, 1.0 if not per_stencil else 0.0)
+            out.append(fr_c * per_size.get((name, sizes), 1.0))
+        return tuple(out)
+    vec = tuple(float(x) for x in weights)
+    if len(vec) != len(w.instances):
+        raise ValueError(f"weights: {len(vec)} values for {len(w.instances)} instances")
+    return vec
+
+
+def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Workload:
+    """Return one of the seed's workloads (Sec. C.3.1-C.4.1), with unit frequencies.
+
+    Parameters
+    ----------
+    kind : {"2d", "3d", "all"}
+        The four 2D stencils x 16 sizes, the two 3D stencils x 12 sizes, or both.
+    stencils : sequence of str, optional
+        Restrict to these stencils.
+
+    Returns
+    -------
+    Workload
+        The instances.
+    """
+    if kind not in ("2d", "3d", "all"):
+        raise ValueError(f"kind: must be '2d', '3d' or 'all', got {kind!r}")
+    items: list[tuple[str, tuple[int, ...]]] = []
+    if kind in ("2d", "all"):
+        items += [(s, z) for s in STENCILS_2D for z in SIZES_2D]
+    if kind in ("3d", "all"):
+        items += [(s, z) for s in STENCILS_3D for z in SIZES_3D]
+    if stencils is not None:
+        keys = {_stencil_preset(s).key for s in stencils}
+        items = [it for it in items if it[0] in keys]
+    return Workload(tuple(items))
+
+
+def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
+    """Return the hardware space of Sec. C.3.2: nSM, nV and M_SM (kB) candidates.
+
+    Returns
+    -------
+    dict
+        ``n_sm`` (even, 2-32), ``n_v`` (multiples of 32, 32-2048), ``smem_kb`` (12, 24, 36
+        and multiples of 48 up to 480).
+    """
+    return {
+        k: np.asarray(v, dtype=np.int64) for k, v in _core_codesign.default_hardware_space().items()
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Improvement:
+    """Best design within a reference GPU's area vs that GPU (Sec. C.4.1).
+
+    Attributes
+    ----------
+    reference : str
+        ``"gtx980"`` or ``"titanx"``.
+    caches : bool
+        Whether the reference area includes its L1/L2 caches.
+    reference_area_mm2 : float
+        The reference's model area (the budget for the designs).
+    reference_gflops : float
+        The reference's workload GFLOP/s (same model, same workload).
+    best_index : int
+        Row of the best design with area <= the reference area.
+    best_gflops : float
+        Its GFLOP/s.
+    percent : float
+        ``(best / reference - 1) * 100``.
+    """
+
+    reference: str
+    caches: bool
+    reference_area_mm2: float
+    reference_gflops: float
+    best_index: int
+    best_gflops: float
+    percent: float
+
+
+@dataclass
+class SweepResult:
+    """Tile-optimal T_alg of every (design, instance) pair, and what follows from it.
+
+    Attributes
+    ----------
+    designs : dict of str to numpy.ndarray
+        The design table: ``n_sm``, ``n_v``, ``smem_kb``, ``area_mm2`` (one row per design).
+    workload : Workload
+        The instances (columns) and their current weights.
+    talg_s : numpy.ndarray
+        Shape (designs, instances): min over tiles of T_alg, seconds.
+    tiles : numpy.ndarray
+        Shape (designs, instances, 4): the optimal (tS1, tS2, tS3, tT); tS3 = 0 in 2D.
+    n_feasible, n_evaluated : numpy.ndarray
+        Shape (designs, instances): feasible tiles, and those whose T_alg was computed.
+    references : dict
+        ``{"gtx980": {...}, "titanx": {...}}``: each reference design's ``talg_s`` row,
+        ``area_mm2`` with caches and ``area_cacheless_mm2``.
+    options : dict
+        variant, block_smem, area range, area form, machine GPU.
+    elapsed_s : float
+        Wall time of the sweep.
+    n_bounds : int
+        Lower bounds computed by the branch and bound.
+    """
+
+    designs: dict[str, npt.NDArray[Any]]
+    workload: Workload
+    talg_s: npt.NDArray[np.float64]
+    tiles: npt.NDArray[np.int64]
+    n_feasible: npt.NDArray[np.int64]
+    n_evaluated: npt.NDArray[np.int64]
+    references: dict[str, dict[str, Any]] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    n_bounds: int = 0
+
+    def __len__(self) -> int:
+        return int(self.talg_s.shape[0])
+
+    # -- performance ---------------------------------------------------------------------
+
+    def gflops(self, weights: Weights | Sequence[float] | None = None) -> npt.NDArray[np.float64]:
+        """Workload GFLOP/s of every design: sum w flops / sum w T (Eq. C.18).
+
+        Parameters
+        ----------
+        weights : mapping or sequence, optional
+            Frequencies (see :meth:`reweight`); default the result's own.
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per design.
+        """
+        w = _weight_vector(self.workload, weights)
+        return np.asarray(
+            _core_codesign.workload_gflops(self.talg_s, list(self.workload.flops()), list(w))
+        )
+
+    def reference_gflops(self, reference: str) -> float:
+        """Workload GFLOP/s of a reference GPU design (``"gtx980"``, ``"titanx"``)."""
+        ref = self._reference(reference)
+        talg = np.asarray(ref["talg_s"], dtype=np.float64).reshape(1, -1)
+        return float(
+            _core_codesign.workload_gflops(
+                talg, list(self.workload.flops()), list(self.workload.weights)
+            )[0]
+        )
+
+    def _reference(self, reference: str) -> dict[str, Any]:
+        key = "".join(ch for ch in str(reference).lower() if ch.isalnum())
+        if key not in self.references:
+            raise ValueError(
+                f"reference: no reference {reference!r}; have {sorted(self.references)}"
+            )
+        return self.references[key]
+
+    def reweight(self, weights: Weights | Sequence[float]) -> SweepResult:
+        """Recombine the optima under new workload frequencies (Sec. C.4.2), without re-running.
+
+        Parameters
+        ----------
+        weights : mapping or sequence of float
+            ``{"heat2d": 1.0}`` sets fr(c) (stencils not named get 0);
+            ``{("heat2d", (4096, 4096, 1024)): 2.0}`` sets fr(c, Sz) (others 1); or one
+            weight per instance.
+
+        Returns
+        -------
+        SweepResult
+            A result sharing the arrays, with the new weights.
+        """
+        return replace(self, workload=self.workload.weighted(weights))
+
+    # -- selection -----------------------------------------------------------------------
+
+    def pareto(self) -> npt.NDArray[np.int64]:
+        """Rows of the Pareto-optimal designs (min area, max GFLOP/s), by area."""
+        return np.asarray(
+            _core_codesign.pareto_front(list(self.designs["area_mm2"]), list(self.gflops())),
+            dtype=np.int64,
+        )
+
+    def best(
+        self, area_range: tuple[float, float] | None = None, stencil: str | None = None
+    ) -> int:
+        """Row of the best design (max GFLOP/s) in an area range, for one stencil or all.
+
+        Parameters
+        ----------
+        area_range : (float, float), optional
+            Inclusive area bounds in mm^2 (default: every design).
+        stencil : str, optional
+            Only this stencil (fr = 1 for it, 0 for the others), as in Table C.2.
+
+        Returns
+        -------
+        int
+            The row.
+
+        Raises
+        ------
+        ValueError
+            If no design lies in the range.
+        """
+        perf = self.gflops({stencil: 1.0} if stencil is not None else None)
+        mask = self._area_mask(area_range)
+        if not mask.any():
+            raise ValueError(f"area_range: no design with area in {area_range}")
+        idx = np.flatnonzero(mask)
+        return int(idx[np.argmax(perf[idx])])
+
+    def rank(
+        self,
+        row: int,
+        area_range: tuple[float, float] | None = None,
+        stencil: str | None = None,
+    ) -> int:
+        """Rank (1 = best) of a design among those in an area range, by GFLOP/s."""
+        perf = self.gflops({stencil: 1.0} if stencil is not None else None)
+        idx = np.flatnonzero(self._area_mask(area_range))
+        if row not in set(idx.tolist()):
+            raise ValueError(f"row {row} is not in the area range {area_range}")
+        return int(np.sum(perf[idx] > perf[row])) + 1
+
+    def find(self, n_sm: int, n_v: int, smem_kb: int) -> int:
+        """Row of the design (nSM, nV, M_SM); ValueError if absent."""
+        d = self.designs
+        hit = np.flatnonzero((d["n_sm"] == n_sm) & (d["n_v"] == n_v) & (d["smem_kb"] == smem_kb))
+        if hit.size == 0:
+            raise ValueError(f"design ({n_sm}, {n_v}, {smem_kb}) is not in this sweep")
+        return int(hit[0])
+
+    def _area_mask(self, area_range: tuple[float, float] | None) -> npt.NDArray[np.bool_]:
+        a = self.designs["area_mm2"]
+        if area_range is None:
+            return np.ones(a.shape, dtype=bool)
+        lo, hi = (float(x) for x in area_range)
+        if not (np.isfinite(lo) and np.isfinite(hi)) or lo > hi or hi < 0:
+            raise ValueError(f"area_range: bad bounds {area_range!r}")
+        mask: npt.NDArray[np.bool_] = (a >= lo) & (a <= hi)
+        return mask
+
+    def improvement(self, reference: str, *, caches: bool = True) -> Improvement:
+        """Best design within the area of a reference GPU vs that GPU (Sec. C.4.1).
+
+        Parameters
+        ----------
+        reference : str
+            ``"gtx980"`` or ``"titanx"``.
+        caches : bool
+            Budget = the reference's model area with caches (default) or without them
+            (the cache-less comparison of Sec. C.4.1).
+
+        Returns
+        -------
+        Improvement
+            The comparison.
+        """
+        ref = self._reference(reference)
+        budget = float(ref["area_mm2"] if caches else ref["area_cacheless_mm2"])
+        row = self.best((0.0, budget))
+        ref_gflops = self.reference_gflops(reference)
+        best = float(self.gflops()[row])
+        return Improvement(
+            reference=str(ref["key"]),
+            caches=caches,
+            reference_area_mm2=budget,
+            reference_gflops=ref_gflops,
+            best_index=row,
+            best_gflops=best,
+            percent=(best / ref_gflops - 1.0) * 100.0,
+        )
+
+    def resource_allocation(self) -> dict[str, npt.NDArray[np.float64]]:
+        """Share of each design's area in vector units and in shared memory (Fig. C.4).
+
+        Returns
+        -------
+        dict
+            ``vector_units`` ((beta_VU + register file) x nSM nV / A_tot) and
+            ``shared_memory`` (nSM (beta_M M_SM + alpha_M) / A_tot), fractions in [0, 1].
+        """
+        d = self.designs
+        c = cm_area.coefficients()
+        vu = np.array(
+            [
+                cm_area.breakdown(int(n), int(v), float(m), coefficients=c)
+                for n, v, m in zip(d["n_sm"], d["n_v"], d["smem_kb"])
+            ],
+            dtype=object,
+        )
+        total = np.array([b.total_mm2 for b in vu])
+        return {
+            "vector_units": np.array([b.vector_units_mm2 + b.registers_mm2 for b in vu]) / total,
+            "shared_memory": np.array([b.shared_memory_mm2 for b in vu]) / total,
+        }
+
+    def table(self, rows: Iterable[int] | None = None) -> list[dict[str, Any]]:
+        """Plain rows (design, area, GFLOP/s) for printing or JSON."""
+        perf = self.gflops()
+        d = self.designs
+        out = []
+        for i in range(len(self)) if rows is None else rows:
+            out.append(
+                {
+                    "n_sm": int(d["n_sm"][i]),
+                    "n_v": int(d["n_v"][i]),
+                    "smem_kb": int(d["smem_kb"][i]),
+                    "area_mm2": float(d["area_mm2"][i]),
+                    "gflops": float(perf[i]),
+                }
+            )
+        return out
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Write the result to one ``.npz`` file (arrays plus JSON metadata)."""
+        p = Path(path)
+        meta = {
+            "instances": [[n, list(z)] for n, z in self.workload.instances],
+            "weights": list(self.workload.weights),
+            "references": {
+                k: {**v, "talg_s": [float(x) for x in v["talg_s"]]}
+                for k, v in self.references.items()
+            },
+            "options": self.options,
+            "elapsed_s": self.elapsed_s,
+            "n_bounds": self.n_bounds,
+        }
+        arrays: dict[str, Any] = {
+            "meta": np.array(json.dumps(meta)),
+            "talg_s": self.talg_s,
+            "tiles": self.tiles,
+            "n_feasible": self.n_feasible,
+            "n_evaluated": self.n_evaluated,
+        }
+        arrays.update({f"design_{k}": v for k, v in self.designs.items()})
+        with p.open("wb") as f:
+            np.savez_compressed(f, **arrays)
+        return p
+
+    @classmethod
+    def load(cls, path: str | Path) -> SweepResult:
+        """Read a result written by :meth:`save`."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                designs = {k[len("design_") :]: z[k] for k in z.files if k.startswith("design_")}
+                arrays = {k: z[k] for k in ("talg_s", "tiles", "n_feasible", "n_evaluated")}
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not a codesign sweep file ({exc})") from None
+        wl = Workload(
+            tuple((str(n), tuple(int(v) for v in z)) for n, z in meta["instances"]),
+            tuple(meta["weights"]),
+        )
+        return cls(
+            designs=designs,
+            workload=wl,
+            references=meta["references"],
+            options=meta["options"],
+            elapsed_s=float(meta["elapsed_s"]),
+            n_bounds=int(meta["n_bounds"]),
+            **arrays,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Sweep
+# --------------------------------------------------------------------------------------
+
+
+def _machine(g: Gpu) -> Any:
+    return _core_codesign.MachineParams(
+        l_s_per_word=g.l_s_per_word,
+        tau_sync_s=g.tau_sync_s,
+        t_sync_s=g.t_sync_s,
+        max_blocks_per_sm=g.max_blocks_per_sm,
+    )
+
+
+def _run_shard(job: dict[str, Any]) -> dict[str, Any]:
+    """Sweep one shard of designs (a top-level function, so that executors can pickle it)."""
+    from costmetrics import _core as core  # imported in the worker process
+
+    c: Any = core.codesign
+    machine = c.MachineParams(**job["machine"])
+    out: dict[str, Any] = c.sweep(
+        job["n_sm"],
+        job["n_v"],
+        job["smem_kb"],
+        job["area_mm2"],
+        job["instances"],
+        machine,
+        job["variant"],
+        job["block_smem"],
+        job["block_cap_kb"],
+        job["prune"],
+        job["n_threads"],
+        job.get("progress"),
+    )
+    return out
+
+
+def sweep(
+    workload: Workload | str = "2d",
+    area_min_mm2: float = 200.0,
+    area_max_mm2: float = 650.0,
+    *,
+    variant: Variant = "paper",
+    block_smem: BlockSmem = "half",
+    block_cap_kb: float = 48.0,
+    gpu: Gpu | str = "gtx980",
+    area_form: Literal["structural", "rounded"] = "structural",
+    space: Mapping[str, Sequence[int]] | None = None,
+    prune: bool = True,
+    executor: Executor | None = None,
+    n_shards: int | None = None,
+    n_threads: int = 0,
+    progress: bool | Callable[[int, int], None] = False,
+) -> SweepResult:
+    """Tile-optimal T_alg of every design in an area budget on a workload (Eq. C.19).
+
+    Parameters
+    ----------
+    workload : Workload or {"2d", "3d", "all"}
+        The instances (default the seed's 2D workload).
+    area_min_mm2, area_max_mm2 : float
+        Area budget (Sec. C.3.2: 200-650 mm^2), cache-less designs.
+    variant : {"paper", "exact"}
+        Time-model variant (:mod:`costmetrics.time`).
+    block_smem : {"half", "full", "capped"}
+        Shared memory one thread block may use (C.10): M_SM / 2 (default), M_SM, or
+        min(block_cap_kb, M_SM).
+    block_cap_kb : float
+        The cap of ``"capped"`` (48 kB on the reference GPUs).
+    gpu : Gpu or str
+        Machine whose C_iter, L, tau_sync, T_sync and MTB_SM every design uses (the seed:
+        the GTX 980, Sec. C.3.2).
+    area_form : {"structural", "rounded"}
+        Area model for the budget: Eq. C.6 (default) or Eq. C.7.
+    space : mapping, optional
+        ``n_sm``, ``n_v``, ``smem_kb`` candidates (default :func:`hardware_space`).
+    prune : bool
+        Branch and bound (default) or plain exhaustive search over the tiles.
+    executor : concurrent.futures.Executor, optional
+        Runs the shards (e.g. ``distributed.Client(...).get_executor()``); default: in
+        this process, multi-threaded.
+    n_shards : int, optional
+        Number of shards (default 1 without an executor, 16 with one).
+    n_threads : int
+        Threads per shard (0: every core).
+    progress : bool or callable
+        Show a progress bar on standard error, or call ``progress(done, total)``.
+
+    Returns
+    -------
+    SweepResult
+        Every design's optima, with the GTX 980 and Titan X reference designs.
+
+    Raises
+    ------
+    ValueError
+        Bad area range, an area range holding no design, an empty workload, a bad space.
+    """
+    wl = globals()["workload"](workload) if isinstance(workload, str) else workload
+    if not isinstance(wl, Workload):
+        raise TypeError(f"workload: expected a Workload or a name, got {type(workload).__name__}")
+    for name, value in (("area_min_mm2", area_min_mm2), ("area_max_mm2", area_max_mm2)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name}: expected a number, got {value!r}")
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name}: must be finite and >= 0, got {value!r}")
+    if variant not in ("paper", "exact"):
+        raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
+    if block_smem not in ("half", "full", "capped"):
+        raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
+    g = _gpu_preset(gpu)
+    sp = (
+        hardware_space()
+        if space is None
+        else {k: np.asarray(space[k]) for k in ("n_sm", "n_v", "smem_kb")}
+    )
+    for key, values in sp.items():
+        if values.size == 0 or values.dtype.kind not in "iu":
+            raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")
+    rounded = cm_area.rounded_coefficients() if area_form == "rounded" else None
+    designs = _core_codesign.enumerate_designs(
+        [int(x) for x in sp["n_sm"]],
+        [int(x) for x in sp["n_v"]],
+        [int(x) for x in sp["smem_kb"]],
+        cm_area.coefficients(),
+        float(area_min_mm2),
+        float(area_max_mm2),
+        rounded,
+    )
+    stencils: dict[str, Stencil] = {n: _stencil_preset(n) for n in wl.stencils}
+    instances = [
+        (stencils[n].n_space_dims, stencils[n].c_iter_on(g), list(z)) for n, z in wl.instances
+    ]
+    machine = {
+        "l_s_per_word": g.l_s_per_word,
+        "tau_sync_s": g.tau_sync_s,
+        "t_sync_s": g.t_sync_s,
+        "max_blocks_per_sm": g.max_blocks_per_sm,
+    }
+    common = {
+        "instances": instances,
+        "machine": machine,
+        "variant": variant,
+        "block_smem": block_smem,
+        "block_cap_kb": float(block_cap_kb),
+        "prune": bool(prune),
+        "n_threads": int(n_threads),
+    }
+    n = len(designs["n_sm"])
+    shards = int(n_shards) if n_shards is not None else (1 if executor is None else 16)
+    if shards < 1:
+        raise ValueError(f"n_shards: must be >= 1, got {n_shards}")
+    bounds = np.linspace(0, n, min(shards, n) + 1).astype(int)
+    jobs: list[dict[str, Any]] = [
+        {**common, **{k: np.ascontiguousarray(v[a:b]) for k, v in designs.items()}}
+        for a, b in zip(bounds[:-1], bounds[1:])
+    ]
+    report = _progress_reporter(progress, n)
+    started = _time.perf_counter()
+    results: list[dict[str, Any]]
+    try:
+        if executor is None:
+            results = []
+            done_before = 0
+            for job in jobs:
+                size = len(job["n_sm"])
+                base = done_before
+                if report is not None:
+                    job["progress"] = lambda k, base=base: report(base + k)
+                results.append(_run_shard(job))
+                done_before += size
+        else:
+            futures = [executor.submit(_run_shard, job) for job in jobs]
+            results = []
+            done = 0
+            for fut, job in zip(futures, jobs):
+                results.append(fut.result())
+                done += len(job["n_sm"])
+                if report is not None:
+                    report(done)
+    finally:
+        if report is not None:
+            report(-1)
+    elapsed = _time.perf_counter() - started
+    merged = {
+        key: np.concatenate([r[key] for r in results], axis=0)
+        for key in ("talg_s", "tiles", "n_feasible", "n_evaluated")
+    }
+    references = _reference_rows(common, wl)
+    return SweepResult(
+        designs={k: np.asarray(v) for k, v in designs.items()},
+        workload=wl,
+        references=references,
+        options={
+            "variant": variant,
+            "block_smem": block_smem,
+            "block_cap_kb": float(block_cap_kb),
+            "area_range_mm2": [float(area_min_mm2), float(area_max_mm2)],
+            "area_form": area_form,
+            "gpu": g.key,
+            "n_shards": len(jobs),
+        },
+        elapsed_s=elapsed,
+        n_bounds=int(sum(int(r["n_bounds"]) for r in results)),
+        **merged,
+    )
+
+
+def _reference_rows(common: dict[str, Any], wl: Workload) -> dict[str, dict[str, Any]]:
+    """Sweep the GTX 980 and Titan X as designs (nSM, 128, 96 kB) of the same machine."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, ref in cm_area.reference_gpus().items():
+        job = {
+            **common,
+            "n_sm": np.array([ref.n_sm], dtype=np.int64),
+            "n_v": np.array([ref.n_v], dtype=np.int64),
+            "smem_kb": np.array([int(ref.smem_kb)], dtype=np.int64),
+            "area_mm2": np.array([ref.area(caches=False)]),
+            "n_threads": 1,
+        }
+        r = _run_shard(job)
+        out[key] = {
+            "key": key,
+            "name": ref.name,
+            "n_sm": ref.n_sm,
+            "n_v": ref.n_v,
+            "smem_kb": int(ref.smem_kb),
+            "area_mm2": ref.area(caches=True),
+            "area_cacheless_mm2": ref.area(caches=False),
+            "talg_s": [float(x) for x in r["talg_s"][0]],
+        }
+    return out
+
+
+def _progress_reporter(
+    progress: bool | Callable[[int, int], None], total: int
+) -> Callable[[int], None] | None:
+    if callable(progress):
+        fn = progress
+        return lambda done: None if done < 0 else fn(done, total)
+    if not progress:
+        return None
+    import sys
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="design", desc="codesign sweep", file=sys.stderr)
+
+    def report(done: int) -> None:
+        if done < 0:
+            bar.close()
+            return
+        bar.update(max(0, done - bar.n))
+
+    return report
+
+
+def merge(parts: Sequence[SweepResult]) -> SweepResult:
+    """Concatenate sweeps of disjoint design sets on the same workload and options.
+
+    Parameters
+    ----------
+    parts : sequence of SweepResult
+        Results to join, e.g. from separate machines or area ranges.
+
+    Returns
+    -------
+    SweepResult
+        One result with every design.
+
+    Raises
+    ------
+    ValueError
+        If the parts differ in workload or options, or nothing is given.
+    """
+    if not parts:
+        raise ValueError("merge: nothing to merge")
+    first = parts[0]
+    for p in parts[1:]:
+        if p.workload.instances != first.workload.instances:
+            raise ValueError("merge: parts have different workloads")
+        keys = ("variant", "block_smem", "gpu")
+        if any(p.options.get(k) != first.options.get(k) for k in keys):
+            raise ValueError("merge: parts were swept with different options")
+    return replace(
+        first,
+        designs={k: np.concatenate([p.designs[k] for p in parts]) for k in first.designs},
+        talg_s=np.concatenate([p.talg_s for p in parts]),
+        tiles=np.concatenate([p.tiles for p in parts]),
+        n_feasible=np.concatenate([p.n_feasible for p in parts]),
+        n_evaluated=np.concatenate([p.n_evaluated for p in parts]),
+        elapsed_s=float(sum(p.elapsed_s for p in parts)),
+        n_bounds=int(sum(p.n_bounds for p in parts)),
+        options={
+            **first.options,
+            "area_range_mm2": [
+                min(p.options["area_range_mm2"][0] for p in parts),
+                max(p.options["area_range_mm2"][1] for p in parts),
+            ],
+        },
+    )

@@ -1,0 +1,278 @@
+"""Tests of costmetrics.codesign (thesis 000 Appendix C, Eqs. C.8-C.19)."""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmetrics as cm
+from costmetrics import codesign as cd
+
+#: A small hardware space (fast), inside the space of Sec. C.3.2.
+SMALL_SPACE = {"n_sm": [8, 16, 32], "n_v": [64, 128, 256, 512], "smem_kb": [12, 24, 96]}
+SMALL_2D = cd.Workload((("heat2d", (4096, 4096, 1024)), ("gradient2d", (8192, 8192, 2048))))
+SMALL_3D = cd.Workload((("heat3d", (384, 384, 384, 128)),))
+
+
+@pytest.fixture(scope="module")
+def small() -> cd.SweepResult:
+    return cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE)
+
+
+@pytest.fixture(scope="module")
+def sweep_3d() -> cd.SweepResult:
+    # The whole 3D sweep of Sec. C.4.1 (3737 designs, 24 instances; about 1-2 s).
+    return cd.sweep("3d")
+
+
+# ---------------------------------------------------------------- the search is exact
+
+
+@pytest.mark.parametrize("variant", ["paper", "exact"])
+def test_pruned_equals_exhaustive(variant: str) -> None:
+    # Branch and bound vs plain enumeration of every feasible tile (prune=False), on a
+    # random sample of designs of the full space (cpp/tests/test_codesign.cpp also checks
+    # against time_model::evaluate on independently enumerated tiles).
+    rng = np.random.default_rng(7)
+    space = cd.hardware_space()
+    sample = {
+        "n_sm": sorted(set(rng.choice(space["n_sm"], 3).tolist())),
+        "n_v": sorted(set(rng.choice(space["n_v"], 3).tolist())),
+        "smem_kb": sorted(set(rng.choice(space["smem_kb"][:6], 2).tolist())),
+    }
+    wl = SMALL_2D if variant == "paper" else cd.Workload((("heat2d", (4096, 4096, 512)),))
+    kw = {"space": sample, "variant": variant}
+    pruned = cd.sweep(wl, 0, 10_000, **kw)  # type: ignore[arg-type]
+    plain = cd.sweep(wl, 0, 10_000, prune=False, **kw)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(pruned.talg_s, plain.talg_s)
+    np.testing.assert_array_equal(pruned.tiles, plain.tiles)
+    assert np.all(plain.n_evaluated == plain.n_feasible)
+    assert pruned.n_evaluated.sum() < plain.n_evaluated.sum()
+
+
+def test_optimum_matches_time_model(small: cd.SweepResult) -> None:
+    # The reported optimum is T_alg of its tile under costmetrics.time on the same machine:
+    # design (16, 128, 96 kB) with half of M_SM per block is the GTX 980 of Table A.2.
+    row = small.find(16, 128, 96)
+    tS1, tS2, _, tT = (int(x) for x in small.tiles[row, 0])
+    t = cm.time.talg("heat2d", "gtx980", (4096, 4096, 1024), (tS1, tS2, tT))
+    assert small.talg_s[row, 0] == t
+    assert small.references["gtx980"]["talg_s"][0] == t
+
+
+# ---------------------------------------------------------------- derived quantities
+
+
+def test_gflops_by_hand(small: cd.SweepResult) -> None:
+    # Total flops / total time (Eq. C.18, unit weights): Heat2D 7 flops x 4096^2 x 1024,
+    # Gradient2D 15 flops x 8192^2 x 2048.
+    flops = 7 * 4096 * 4096 * 1024 + 15 * 8192 * 8192 * 2048
+    expected = flops / small.talg_s.sum(axis=1) / 1e9
+    np.testing.assert_allclose(small.gflops(), expected, rtol=1e-12)
+    only_heat = 7 * 4096 * 4096 * 1024 / small.talg_s[:, 0] / 1e9
+    np.testing.assert_allclose(small.gflops({"heat2d": 1.0}), only_heat, rtol=1e-12)
+
+
+def test_reweight_is_a_recombination(small: cd.SweepResult) -> None:
+    heavy = small.reweight([3.0, 1.0])
+    flops = np.array([7 * 4096 * 4096 * 1024, 15 * 8192 * 8192 * 2048], dtype=float)
+    w = np.array([3.0, 1.0])
+    expected = (w * flops).sum() / (small.talg_s * w).sum(axis=1) / 1e9
+    np.testing.assert_allclose(heavy.gflops(), expected, rtol=1e-12)
+    assert heavy.talg_s is small.talg_s  # nothing re-run
+    per_size = small.reweight({("gradient2d", (8192, 8192, 2048)): 0.0})
+    np.testing.assert_allclose(per_size.gflops(), small.gflops({"heat2d": 1.0}), rtol=1e-12)
+
+
+def test_pareto_against_brute_force(small: cd.SweepResult) -> None:
+    area, perf = small.designs["area_mm2"], small.gflops()
+    front = set(small.pareto().tolist())
+    for i in range(len(small)):
+        dominated = any(
+            area[j] <= area[i] and perf[j] >= perf[i] and (area[j] < area[i] or perf[j] > perf[i])
+            for j in range(len(small))
+        )
+        assert (i in front) == (not dominated)
+
+
+def test_best_rank_and_improvement(small: cd.SweepResult) -> None:
+    perf = small.gflops()
+    lo, hi = 300.0, 500.0
+    row = small.best((lo, hi))
+    inside = (small.designs["area_mm2"] >= lo) & (small.designs["area_mm2"] <= hi)
+    assert perf[row] == perf[inside].max()
+    assert small.rank(row, (lo, hi)) == 1
+    im = small.improvement("gtx980", caches=False)
+    ok = small.designs["area_mm2"] <= im.reference_area_mm2
+    assert im.best_gflops == perf[ok].max()
+    assert im.percent == pytest.approx((im.best_gflops / im.reference_gflops - 1) * 100)
+
+
+def test_save_load_roundtrip(small: cd.SweepResult, tmp_path: Path) -> None:
+    path = small.save(tmp_path / "sweep.npz")
+    back = cd.SweepResult.load(path)
+    np.testing.assert_array_equal(back.talg_s, small.talg_s)
+    np.testing.assert_array_equal(back.tiles, small.tiles)
+    assert back.workload == small.workload
+    np.testing.assert_array_equal(back.gflops(), small.gflops())
+    assert back.references["titanx"]["talg_s"] == small.references["titanx"]["talg_s"]
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a codesign sweep"):
+        cd.SweepResult.load(tmp_path / "junk.npz")
+
+
+# ---------------------------------------------------------------- shards and executors
+
+
+def test_shards_through_an_executor_merge_to_the_same_result(small: cd.SweepResult) -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sharded = cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=pool, n_shards=5)
+    np.testing.assert_array_equal(sharded.talg_s, small.talg_s)
+    assert sharded.options["n_shards"] == 5
+    # Two area ranges swept apart merge into one result.
+    low = cd.sweep(SMALL_2D, 0, 400, space=SMALL_SPACE)
+    high = cd.sweep(SMALL_2D, 400.0001, 10_000, space=SMALL_SPACE)
+    merged = cd.merge([low, high])
+    order = np.lexsort((merged.designs["n_v"], merged.designs["n_sm"], merged.designs["smem_kb"]))
+    np.testing.assert_array_equal(merged.talg_s[order], small.talg_s)
+
+
+def test_dask_distributed_local_cluster(small: cd.SweepResult) -> None:
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        result = cd.sweep(
+            SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=client.get_executor(), n_shards=4
+        )
+    np.testing.assert_array_equal(result.talg_s, small.talg_s)
+    np.testing.assert_array_equal(result.tiles, small.tiles)
+
+
+def test_progress_callback() -> None:
+    seen: list[tuple[int, int]] = []
+    r = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1] == (len(r), len(r))
+
+
+# ---------------------------------------------------------------- seed numbers
+
+
+def test_design_counts_and_pareto_share(sweep_3d: cd.SweepResult) -> None:
+    # 000 Sec. C.4.1 / Fig. C.3: "thousands" of feasible designs (~2000 for 3D), "about 1%"
+    # Pareto-optimal ("a few tens"). Our space holds 3737 designs in 200-650 mm^2 (every
+    # one has feasible tiles); 83 (2.2%) are Pareto-optimal (docs/codesign.md).
+    assert len(sweep_3d) == 3737
+    n_front = sweep_3d.pareto().size
+    assert 10 <= n_front <= 100
+    assert n_front / len(sweep_3d) < 0.03
+
+
+def test_table_c2_laplacian3d_design_is_optimal(sweep_3d: cd.SweepResult) -> None:
+    # 000 Table C.2: Laplacian 3D's best design in 425-450 mm^2 is (8, 896, 96 kB), 446 mm^2.
+    # Reproduced exactly (paper variant, half of M_SM per block).
+    row = sweep_3d.best((425, 450), stencil="laplacian3d")
+    d = sweep_3d.designs
+    assert (d["n_sm"][row], d["n_v"][row], d["smem_kb"][row]) == (8, 896, 96)
+    assert math.floor(d["area_mm2"][row]) == 446
+    # Heat 3D: the seed's (18, 288, 192) is not this model's optimum (docs/codesign.md).
+    seed = sweep_3d.find(18, 288, 192)
+    assert sweep_3d.rank(seed, (425, 450), stencil="heat3d") > 1
+
+
+# ---------------------------------------------------------------- errors
+
+
+def test_bad_inputs() -> None:
+    with pytest.raises(ValueError, match="even"):
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_sm": [3]})
+    with pytest.raises(ValueError, match="multiple of 32"):
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_v": [48]})
+    with pytest.raises(ValueError, match="12, 24, 36 or a multiple of 48"):
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "smem_kb": [40]})
+    with pytest.raises(ValueError, match="area_min_mm2"):
+        cd.sweep(SMALL_3D, -5, 650)
+    with pytest.raises(ValueError, match="exceeds"):
+        cd.sweep(SMALL_3D, 650, 200)
+    with pytest.raises(ValueError, match="holds no design"):
+        cd.sweep(SMALL_3D, 5000, 6000)
+    with pytest.raises(ValueError, match="empty workload"):
+        cd.Workload(())
+    with pytest.raises(ValueError, match="sizes must have 3 entries"):
+        cd.Workload((("heat2d", (4096, 1024)),))
+    with pytest.raises(ValueError, match="weights"):
+        cd.Workload((("heat2d", (4096, 4096, 1024)),), (-1.0,))
+    with pytest.raises(ValueError, match="variant"):
+        cd.sweep(SMALL_3D, variant="fast")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="area_max_mm2"):
+        cd.sweep(SMALL_3D, 0, "650")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a stencil of this workload"):
+        cd.workload("2d").weighted({"heat3d": 1.0})
+    with pytest.raises(ValueError, match="kind"):
+        cd.workload("4d")
+
+
+# ---------------------------------------------------------------- properties
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    n_sm=st.sampled_from([2, 8, 16, 32]),
+    n_v=st.sampled_from([32, 128, 512, 2048]),
+    smem=st.sampled_from([12, 24, 48, 96]),
+    s=st.sampled_from([1024, 4096]),
+    t=st.sampled_from([64, 512, 1024]),
+)
+def test_single_design_optimum_is_a_lower_envelope(
+    n_sm: int, n_v: int, smem: int, s: int, t: int
+) -> None:
+    # The optimum of one design is never above T_alg of any tile the time model accepts.
+    wl = cd.Workload((("jacobi2d", (s, s, t)),))
+    r = cd.sweep(wl, 0, 10_000, space={"n_sm": [n_sm], "n_v": [n_v], "smem_kb": [smem]})
+    best = float(r.talg_s[0, 0])
+    assert math.isfinite(best) and best > 0
+    tS1, tS2, _, tT = (int(x) for x in r.tiles[0, 0])
+    assert tT % 2 == 0 and tS2 % 32 == 0
+    # Words of the optimal tile fit half of M_SM (constraint C.10, "half" reading).
+    assert 2 * (tS1 + tT + 1) * (tS2 + tT + 1) <= smem * 256 / 2
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_codesign_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from costmetrics.cli import main
+
+    assert main(["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450",
+                 "--json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_designs"] == 225  # the 425-450 mm^2 band of Table C.2
+    assert out["best_per_stencil"]["laplacian3d"]["n_v"] == 896
+    assert out["tiles_evaluated"] < out["tiles_feasible"]
+
+
+def test_cli_codesign_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["codesign", "--workload", "3d", "--area-min", "1e6", "--area-max", "2e6"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no design" in err
+
+
+def test_progress_callback_error_propagates() -> None:
+    def broken(done: int, total: int) -> None:
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=broken)
