@@ -28,6 +28,7 @@ from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
 
 __all__ = [
+    "INFEASIBLE_REASONS",
     "BatchResult",
     "BestTiles",
     "Breakdown",
