@@ -2,7 +2,9 @@
 
 Notebooks are executed with nbclient on a kernel that runs this very Python
 (``sys.executable``), whatever kernelspecs the machine has installed, in a temporary
-working directory, with a timeout of 120 s per cell.
+working directory, with a timeout of 120 s per cell. Each executed notebook is saved to
+``build/executed-notebooks/``, from where the documentation build (``docs/conf.py``)
+renders it with its outputs instead of running it again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 TIMEOUT_S = 120
 KERNEL_NAME = "costmetrics-test-python"
+EXECUTED_DIR = ROOT / "build" / "executed-notebooks"
 
 
 def _tracked_notebooks() -> list[Path]:
@@ -67,6 +70,18 @@ def test_notebook_executes(path: Path, kernel_name: str, tmp_path: Path) -> None
         resources={"metadata": {"path": str(tmp_path)}},
     )
     client.execute()
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            # A Figure object shows as an image only once the inline backend is active.
+            assert not (
+                str(data.get("text/plain", "")).startswith("<Figure size")
+                and "image/png" not in data
+            ), f"{path.name}: cell {index} shows a Figure as text; add `%matplotlib inline`"
+    EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
+    partial = EXECUTED_DIR / f".{path.name}.partial"
+    nbformat.write(notebook, partial)
+    partial.replace(EXECUTED_DIR / path.name)
 
 
 @pytest.mark.parametrize("path", _tracked_notebooks(), ids=lambda p: p.name)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install costmetrics into .venv and run every test: the C++ unit tests (ctest), then the
-# Python tests (pytest), which also execute every notebook. Stops at the first failure.
+# Python tests (pytest), which also execute every notebook, then builds the documentation
+# site with warnings as errors (tools/build-docs.sh). Stops at the first failure.
 #
 # Needs python3 (>= 3.9, with venv), a C++17 compiler and CMake; everything else (pybind11,
 # Eigen through the cmeel-eigen wheel, the test tools) comes from PyPI.
@@ -22,8 +23,8 @@ fi
 py="$root/.venv/bin/python"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
-step "pip install .[test] (builds the C++ core and the _core extension)"
-CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install ".[test]"
+step "pip install .[test,docs] (builds the C++ core and the _core extension)"
+CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install ".[test,docs]"
 
 step "C++ unit tests: configure and build"
 purelib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
@@ -40,5 +41,12 @@ step "C++ unit tests: ctest"
 
 step "Python tests and notebooks: pytest"
 "$py" -m pytest
+
+step "Documentation site: tools/build-docs.sh (warnings are errors)"
+if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  PYTHON="$py" bash tools/build-docs.sh -q
+else
+  echo "skipped: the documentation tools (Sphinx 9) need Python >= 3.11"
+fi
 
 step "all tests passed"
