@@ -8,7 +8,8 @@ public layer over it:
   :func:`register_gpu`, :func:`register_stencil`;
 - one submodule per model family (:mod:`costmetrics.time`, :mod:`costmetrics.chain`),
   imported on first access, so ``import costmetrics; costmetrics.time.talg(...)`` works;
-- :func:`reproduce`, which regenerates the figures and tables of the seeds.
+- :func:`reproduce`, which regenerates the figures and tables of the seeds;
+- :mod:`costmetrics.explore`, interactive explorers of the models in Jupyter.
 """
 
 from __future__ import annotations
@@ -49,13 +50,14 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain")
+_LAZY_SUBMODULES = ("time", "chain", "explore")
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
     "chain",
+    "explore",
     "gpu",
     "gpus",
     "load_gpu",
