@@ -69,8 +69,9 @@ nitpick_ignore_regex = [
     (r"py:(class|obj|data)", r"(Path|Figure|Axes|Sequence|Mapping|Iterable|Iterator)"),
     (r"py:(class|obj|data)", r"(Callable|Any|Literal|Union|Optional|ArrayLike|NDArray)"),
     (r"py:(class|obj|data)", r"(int|float|str|bool|bytes|object|dict|list|tuple|None)"),
-    # Type aliases of the package that are not part of its documented API.
+    # Type aliases and type variables (single capitals) of the package.
     (r"py:class", r"Tree"),
+    (r"py:class", r"costmetrics\..*\.[A-Z]"),
 ]
 
 # MyST: $...$ and $$...$$ math, ::: fences, header anchors for [text](#anchor) links.
@@ -89,6 +90,7 @@ nb_execution_show_tb = True
 # Widgets have no live kernel on a static page: show the static figure each explorer
 # puts beside its widget (costmetrics.explore) instead of an empty widget view.
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}  # no widget JavaScript on the pages
 
 # API reference: autosummary pages from the numpydoc docstrings.
 autosummary_generate = True
@@ -134,6 +136,17 @@ def _code_sources(notebook: dict[str, Any]) -> list[str]:
     return out
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _drop_widget_state(notebook: dict[str, Any]) -> None:
+    """Remove widget views and state: a static page shows the explorers' PNG instead."""
+    notebook.get("metadata", {}).pop("widgets", None)
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+
+
 def _stage_notebooks() -> None:
     """Copy every ``notebooks/*.ipynb`` into ``docs/notebooks/`` for myst-nb.
 
@@ -160,6 +173,7 @@ def _stage_notebooks() -> None:
         if staged is None:
             notebook.setdefault("metadata", {})["mystnb"] = {"execution_mode": "force"}
             staged = notebook
+        _drop_widget_state(staged)
         text = json.dumps(staged, indent=1, ensure_ascii=False) + "\n"
         target = STAGED_NOTEBOOKS / source.name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:

@@ -54,9 +54,9 @@ class Explorer:
 
     The state of an explorer lives in plain attributes that :meth:`update` changes and
     validates, so an explorer also works without ipywidgets (as a static figure). With
-    ipywidgets, :attr:`controls` holds one widget per keyword of :meth:`update`; moving
+    ipywidgets, ``controls`` holds one widget per keyword of :meth:`update`; moving
     one calls :meth:`update` with that keyword and the control's new value, shows the new
-    state in every control (options may change) and redraws :attr:`outputs`.
+    state in every control (options may change) and redraws ``outputs``.
 
     Displayed in Jupyter, an explorer shows its widget; where no widget can be shown (no
     ipywidgets, nbconvert, a static documentation page) it shows :meth:`figure` as a PNG.
@@ -88,6 +88,7 @@ class Explorer:
         self.widget: Any = None
         self.error: str | None = None
         self._syncing = False
+        self._png: bytes | None = None  # what the plot widget shows
 
     # -- to implement ----------------------------------------------------------------
 
@@ -197,14 +198,17 @@ class Explorer:
             message = f'<p style="color:#b00020">Not applied: {escape(self.error)}</p>'
         self.outputs["summary"].value = message + self.summary_html()
         if plot:
-            self.outputs["plot"].value = figure_png(self.figure())
+            self._png = figure_png(self.figure())
+            self.outputs["plot"].value = self._png
 
     def _repr_mimebundle_(
         self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
     ) -> dict[str, Any]:
+        # With a widget, the plot it shows is the current state's (redrawn on each change).
+        png = self._png if self.widget is not None and self._png else figure_png(self.figure())
         bundle: dict[str, Any] = {
             "text/plain": f"<{type(self).__name__}: {self.title}>",
-            "image/png": base64.b64encode(figure_png(self.figure())).decode("ascii"),
+            "image/png": base64.b64encode(png).decode("ascii"),
         }
         if self.widget is not None:
             bundle.update(self.widget._repr_mimebundle_())
