@@ -129,6 +129,7 @@ def test_time_ts1_slider_moves_the_slice(landscape: TimeLandscape) -> None:
     assert landscape.slice_tiles == best_tile
     assert f"Slice tS1 = 16: best <code>{best_tile}</code>" in _summary(landscape)
     assert float(np.nanmin(landscape.talg_s)) == best_t
+    assert _slice_dot(landscape) == (best_tile[1], best_tile[2])
 
 
 def test_time_tt_slider_moves_the_cross_section(landscape: TimeLandscape) -> None:
@@ -169,6 +170,14 @@ def test_time_3d_slice_fixes_ts3_at_best(fake_png: None) -> None:
     tiles = ex.slice_tiles
     assert tiles[0] == 4 and tiles[2] == expected.tiles[2]
     assert f"tS3 = {expected.tiles[2]}" in _summary(ex)
+    # The map's red dot sits at (tS2, tT) of the slice minimum.
+    assert _slice_dot(ex) == (tiles[1], tiles[3])
+
+
+def _slice_dot(ex: TimeLandscape) -> tuple[float, float]:
+    fig = ex.figure()
+    (dot,) = [ln for ln in fig.axes[0].lines if str(ln.get_label()).startswith("slice min")]
+    return (float(np.asarray(dot.get_xdata())[0]), float(np.asarray(dot.get_ydata())[0]))
 
 
 @settings(max_examples=10, deadline=None)
@@ -306,6 +315,9 @@ def test_mimebundle_has_widget_view_and_static_png() -> None:
     png = base64.b64decode(bundle["image/png"])
     assert png.startswith(PNG_SIGNATURE)
     assert bundle["text/plain"] == f"<MatrixChain: {MatrixChain.title}>"
+    # The static HTML view: the summary and the same image.
+    assert ex.summary_html() in bundle["text/html"]
+    assert f"base64,{bundle['image/png']}" in bundle["text/html"]
 
 
 def test_without_ipywidgets_explorers_are_static(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -313,7 +325,7 @@ def test_without_ipywidgets_explorers_are_static(monkeypatch: pytest.MonkeyPatch
     ex = cm.explore.time_landscape("heat2d", "gtx980", space_size=4096, time_size=1024)
     assert ex.widget is None and ex.controls == {} and ex.outputs == {}
     bundle = ex._repr_mimebundle_()
-    assert set(bundle) == {"text/plain", "image/png"}
+    assert set(bundle) == {"text/plain", "text/html", "image/png"}
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_SIGNATURE)
     ex.update(space_size=8192)  # the state still changes from code
     expected = cm.time.best_tiles("heat2d", "gtx980", (8192, 8192, 1024))

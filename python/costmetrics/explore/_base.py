@@ -59,7 +59,8 @@ class Explorer:
     state in every control (options may change) and redraws ``outputs``.
 
     Displayed in Jupyter, an explorer shows its widget; where no widget can be shown (no
-    ipywidgets, nbconvert, a static documentation page) it shows :meth:`figure` as a PNG.
+    ipywidgets, nbconvert, a static documentation page) it shows its summary and
+    :meth:`figure` as a PNG (the display data holds HTML, PNG and plain-text versions).
 
     Subclasses implement ``_apply`` (the validated state change behind :meth:`update`),
     :meth:`figure`, :meth:`summary_html`, ``_make_controls`` and ``_sync_controls``, and
@@ -206,9 +207,14 @@ class Explorer:
     ) -> dict[str, Any]:
         # With a widget, the plot it shows is the current state's (redrawn on each change).
         png = self._png if self.widget is not None and self._png else figure_png(self.figure())
+        png_b64 = base64.b64encode(png).decode("ascii")
         bundle: dict[str, Any] = {
             "text/plain": f"<{type(self).__name__}: {self.title}>",
-            "image/png": base64.b64encode(png).decode("ascii"),
+            "text/html": (
+                f"<div>{self.summary_html()}<br>"
+                f'<img src="data:image/png;base64,{png_b64}" style="max-width:100%"></div>'
+            ),
+            "image/png": png_b64,
         }
         if self.widget is not None:
             bundle.update(self.widget._repr_mimebundle_())

@@ -147,7 +147,7 @@ class MatrixChain(Explorer):
             f"F(1,n) + P0 Pn = {r.fused_total:,.0f} words vs S(1,n) = "
             f"{r.single_mm_total:,.0f} without fusion ({r.reduction_percent:.1f}% less)."
         )
-        cell = 'style="padding:0 8px;text-align:right"'
+        cell = 'style="padding:0 8px;text-align:right;white-space:nowrap"'
         node_rows = "".join(
             f"<tr><td {cell}>{nd.label}</td><td {cell}>&lt;{nd.i},{nd.j}&gt;</td>"
             f"<td {cell}>{'(absorbed)' if nd.absorbed else nd.choice}</td>"
@@ -169,8 +169,8 @@ class MatrixChain(Explorer):
             f"{front_rows}</table>"
         )
         return (
-            f"{head}<div style='display:flex;gap:24px'><div><b>Nodes</b>{nodes}</div>"
-            f"<div><b>Joint Pareto front</b> (M = {self.M:,} words){front}</div></div>"
+            f"{head}<br><b>Nodes</b> (bottom-up, Fig. D.11){nodes}"
+            f"<b>Joint Pareto front</b> (M = {self.M:,} words){front}"
         )
 
     def figure(self) -> Figure:

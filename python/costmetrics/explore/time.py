@@ -287,11 +287,10 @@ class TimeLandscape(Explorer):
             )
             fig.colorbar(mesh, ax=ax_map, label="T_alg [s]")
             here = self.slice_tiles
-            ax_map.plot([here[-2]], [here[-1]], "o", color="red", label=f"slice min {here}")
+            x = here[1] if self.n_space_dims >= 2 else here[0]  # the mapped tile size
+            ax_map.plot([x], [here[-1]], "o", color="red", label=f"slice min {here}")
             if here == self.best.tiles:
-                ax_map.plot(
-                    [here[-2]], [here[-1]], "*", ms=14, color="white", mec="k", label="best"
-                )
+                ax_map.plot([x], [here[-1]], "*", ms=14, color="white", mec="k", label="best")
             ax_map.legend(loc="upper right", fontsize="small")
         ax_map.axhline(self.tT, color="white", ls="--", lw=1)
         ax_map.set_xlabel(name)
