@@ -20,6 +20,7 @@ namespace py = pybind11;
 // Each creates its own submodule of _core (e.g. _core.time, _core.chain).
 void register_time(py::module_& m);
 void register_chain(py::module_& m);
+void register_energy(py::module_& m);
 
 namespace costmetrics {
 namespace bindings {

@@ -6,4 +6,5 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = COSTMETRICS_VERSION;
   register_time(m);
   register_chain(m);
+  register_energy(m);
 }

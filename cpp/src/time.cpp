@@ -8,9 +8,12 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "costmetrics/checked.hpp"
 #include "costmetrics/parallel.hpp"
+#include "costmetrics/search.hpp"
+#include "time_detail.hpp"
 #include "time_exact.hpp"
 
 namespace costmetrics {
@@ -20,20 +23,13 @@ namespace {
 
 constexpr std::int64_t kWarpSize = 32;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+using detail::ceil_div;
 
 void require_dims(int n_space_dims) {
   if (n_space_dims < 1 || n_space_dims > 3) {
     throw std::invalid_argument("n_space_dims must be 1, 2 or 3, got " +
                                 std::to_string(n_space_dims));
   }
-}
-
-// Points of one (sub)tile row per hexagon column: 1 in 1D, tS2 in 2D, tS2*tS3 in 3D.
-std::int64_t inner_cross_section(int n_space_dims, const TileSizes& tiles) {
-  std::int64_t area = 1;
-  for (int d = 1; d < n_space_dims; ++d) area *= tiles.space[d];
-  return area;
 }
 
 // Number of sub-prisms / sub-slabs per tile: ceil((S2+tT)/tS2) (2D, Sec. A.4.2) and
@@ -174,31 +170,25 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   b.k = hyperthreading_factor(gpu, b.m_tile_words);
   b.n_subtiles = n_subtiles(dims, size, tiles);
 
-  // Eqs. A.8/A.14/A.25: m_i = m_o = (inner cross-section) * (tS1 + 2 tT).
-  const std::int64_t area = inner_cross_section(dims, tiles);
-  b.m_io_words = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
-  // Eqs. A.9/A.15/A.26.
-  b.m_prime_s = b.m_io_words * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+  // Eqs. A.8/A.14/A.25 and A.9/A.15/A.26.
+  const detail::Transfer io = detail::transfer(gpu, dims, tiles);
+  b.m_io_words = io.m_io_words;
+  b.m_prime_s = io.m_prime_s;
 
   // Eqs. A.10/A.16/A.28: x = tS1, tS1+2, ..., w_tile inclusive (tT/2 rows per half).
+  const std::int64_t area = detail::inner_cross_section(dims, tiles);
   std::int64_t row_steps = 0;
   for (std::int64_t x = tS1; x <= w_tile; x += 2) row_steps += ceil_div(x * area, gpu.n_v);
   b.c_s = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
           static_cast<double>(tT) * gpu.tau_sync_s;
 
-  const double k = static_cast<double>(b.k);
+  // Eqs. A.13 / A.17 / A.29-A.30 with n_sub identical sub-tiles.
   const double n_sub = static_cast<double>(b.n_subtiles);
-  if (dims == 1) {
-    // Eq. A.13 (A.11 when k = 1).
-    b.t_tile_s = b.m_prime_s + b.c_s + (k - 1.0) * std::max(b.m_prime_s, b.c_s);
-  } else if (b.k == 1) {
-    b.t_tile_s = (b.m_prime_s + b.c_s) * n_sub;  // Eqs. A.17 / A.29, k = 1
-  } else {
-    b.t_tile_s = b.m_prime_s + k * std::max(b.m_prime_s, b.c_s) * n_sub;  // A.17 / A.30, k > 1
-  }
+  b.t_tile_s = detail::tile_time_s(dims, b.k, b.m_prime_s, n_sub, n_sub * b.c_s,
+                                   n_sub * std::max(b.m_prime_s, b.c_s));
 
   // Eqs. A.7 / A.18 / A.31.
-  const std::int64_t rounds = ceil_div(ceil_div(b.tiles_per_wavefront, b.k), gpu.n_sm);
+  const std::int64_t rounds = detail::rounds(b.tiles_per_wavefront, b.k, gpu.n_sm);
   const double nw = static_cast<double>(b.n_wavefronts);
   b.t_sync_total_s = nw * gpu.t_sync_s;
   b.talg_s = nw * b.t_tile_s * static_cast<double>(rounds) + b.t_sync_total_s;
@@ -321,54 +311,19 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
                     const SearchSpace& space, double within, Variant variant, int n_threads) {
   validate_inputs(gpu, stencil, size);
   check_space(space, stencil.n_space_dims);
-  if (!(within >= 0) || !std::isfinite(within)) {
-    throw std::invalid_argument("within must be a finite fraction >= 0");
-  }
-  const std::size_t n = space.size();
-  // Feasibility is cheap and concentrated in one corner of the space (small tiles), so
-  // filter first and spread only the feasible points over the threads.
-  std::vector<std::size_t> feasible;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (feasibility(gpu, stencil.n_space_dims, space.point(i)) == kFeasible) {
-      feasible.push_back(i);
-    }
-  }
+  const int dims = stencil.n_space_dims;
+  auto found = search::exhaustive_search(
+      space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
+      [&](const TileSizes& t) { return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s; },
+      within, n_threads, 512);
   SearchResult r;
-  r.n_points = n;
-  r.n_feasible = feasible.size();
-  if (r.n_feasible == 0) {
-    throw std::invalid_argument("no feasible tile in the search space");
-  }
-  std::vector<double> talg(feasible.size());
-  parallel_for_chunks(
-      feasible.size(),
-      [&](std::size_t begin, std::size_t end, std::size_t) {
-        for (std::size_t j = begin; j < end; ++j) {
-          talg[j] = evaluate_unchecked(gpu, stencil, size, space.point(feasible[j]), variant)
-                        .talg_s;
-        }
-      },
-      n_threads, 512);
-
-  // First minimum in index order, so that ties resolve deterministically.
-  const std::size_t best = static_cast<std::size_t>(
-      std::min_element(talg.begin(), talg.end()) - talg.begin());
-  r.best = space.point(feasible[best]);
-  r.talg_min_s = talg[best];
+  r.best = found.best;
+  r.talg_min_s = found.best_value;
   r.best_breakdown = evaluate_unchecked(gpu, stencil, size, r.best, variant);
-  const double cutoff = r.talg_min_s * (1.0 + within);
-  std::vector<std::size_t> near;
-  for (std::size_t j = 0; j < feasible.size(); ++j) {
-    if (talg[j] <= cutoff) near.push_back(j);
-  }
-  std::stable_sort(near.begin(), near.end(),
-                   [&](std::size_t a, std::size_t b) { return talg[a] < talg[b]; });
-  r.near_optimal.reserve(near.size());
-  r.near_optimal_talg_s.reserve(near.size());
-  for (std::size_t j : near) {
-    r.near_optimal.push_back(space.point(feasible[j]));
-    r.near_optimal_talg_s.push_back(talg[j]);
-  }
+  r.near_optimal = std::move(found.near_optimal);
+  r.near_optimal_talg_s = std::move(found.near_optimal_values);
+  r.n_points = found.n_points;
+  r.n_feasible = found.n_feasible;
   return r;
 }
 

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "time_detail.hpp"
+
 namespace costmetrics {
 namespace time_model {
 namespace detail {
@@ -25,12 +27,8 @@ namespace detail {
 namespace {
 
 using i64 = std::int64_t;
-
-// Floor of a / b for b > 0 and any sign of a (lattice coordinates can be negative).
-i64 floor_div(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-// Ceiling of a / b for a >= 0, b > 0.
-i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+using detail::ceil_div;
+using detail::floor_div;
 
 // Closed interval of relative rows; empty when lo > hi.
 struct Rows {
@@ -256,14 +254,9 @@ class ExactModel {
       }
     }
 
-    const double kd = static_cast<double>(k);
-    if (dims_ == 1) {
-      out.t_tile_s = m_prime + sum_c + (kd - 1.0) * std::max(m_prime, sum_c);  // Eq. A.13
-    } else if (k == 1) {
-      out.t_tile_s = static_cast<double>(n_sub) * m_prime + sum_c;  // Eqs. A.17 / A.29
-    } else {
-      out.t_tile_s = m_prime + kd * sum_max;  // Eqs. A.17 / A.30, max per sub-tile
-    }
+    // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
+    out.t_tile_s =
+        detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
     return out;
   }
 
@@ -299,10 +292,9 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   b.k = hyperthreading_factor(gpu, b.m_tile_words);
 
   // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
-  i64 area = 1;
-  for (int d = 1; d < dims; ++d) area *= tiles.space[d];
-  b.m_io_words = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
-  b.m_prime_s = b.m_io_words * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+  const detail::Transfer io = detail::transfer(gpu, dims, tiles);
+  b.m_io_words = io.m_io_words;
+  b.m_prime_s = io.m_prime_s;
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
@@ -323,7 +315,7 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
     const WavefrontCost w = model.wavefront(j, b.k, b.m_prime_s);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
-    const i64 rounds = ceil_div(ceil_div(w.n_tiles, b.k), gpu.n_sm);
+    const i64 rounds = detail::rounds(w.n_tiles, b.k, gpu.n_sm);
     const double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + gpu.t_sync_s;
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;

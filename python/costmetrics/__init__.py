@@ -50,13 +50,14 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain", "explore")
+_LAZY_SUBMODULES = ("time", "chain", "energy", "explore")
 
 __all__ = [
     "Gpu",
     "Stencil",
     "__version__",
     "chain",
+    "energy",
     "explore",
     "gpu",
     "gpus",

@@ -329,6 +329,115 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_energy(parser: argparse.ArgumentParser) -> Handler:
+    """Energy of tiled loop codes, parameter fits, energy-optimal tiles (App. B)."""
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def model_arguments(p: argparse.ArgumentParser, with_tiles: bool) -> None:
+        p.add_argument("--kernel", required=True, help="smith_waterman, jacobi1d or jacobi2d")
+        p.add_argument("--sizes", required=True, type=_int_list, help="S[,S2],T e.g. 4096,1024")
+        if with_tiles:
+            p.add_argument("--tiles", required=True, type=_int_list, help="tS[,tS2],tT")
+        p.add_argument("--subtile", type=int, default=None, help="sS of SW and J1D (default tS)")
+        p.add_argument("--params", default="model_a", help="model_a (default) or model_b")
+        p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
+        p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
+        p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
+        p.add_argument("--variant", choices=["paper", "exact"], default="paper")
+        add_json_flag(p)
+
+    model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
+    best = actions.add_parser("best-tiles", help="tiles minimizing E_alg (Eq. B.7)")
+    model_arguments(best, False)
+    best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
+    fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
+    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
+    fit.add_argument("--train-fraction", type=float, default=0.1)
+    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--weighting", choices=["absolute", "relative"], default="absolute")
+    add_json_flag(fit)
+    b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
+    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
+    add_json_flag(b3)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import energy as cm_energy
+
+        if args.action in ("eval", "best-tiles"):
+            common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
+            if args.action == "eval":
+                b = cm_energy.breakdown(
+                    args.kernel, args.sizes, args.tiles, args.params, args.talg_s, args.gpu,
+                    **common,
+                )  # fmt: skip
+                out: dict[str, Any] = b._asdict()
+            else:
+                r = cm_energy.best_tiles(
+                    args.kernel, args.sizes, args.params, gpu=args.gpu, talg_s=args.talg_s,
+                    within=args.within, **common,
+                )  # fmt: skip
+                out = {
+                    "tiles": list(r.tiles),
+                    "e_alg_j": r.e_alg_j,
+                    "talg_s": r.breakdown.talg_s,
+                    "n_points": r.n_points,
+                    "n_feasible": r.n_feasible,
+                    "within": r.within,
+                    "near_optimal": [
+                        {"tiles": [int(v) for v in t], "e_alg_j": float(e)}
+                        for t, e in zip(r.near_optimal, r.near_optimal_e_j)
+                    ],
+                }
+        elif args.action == "fit":
+            f = cm_energy.fit(
+                args.table, method=args.method, train_fraction=args.train_fraction,
+                seed=args.seed, weighting=args.weighting,
+            )  # fmt: skip
+            out = {
+                "method": f.method,
+                "rank": f.rank,
+                "parameters": f.parameters,
+                "combinations": [{"text": c.text, "value": c.value} for c in f.combinations],
+                "n_train": f.n_train,
+                "n_test": f.n_test,
+                "train_rmse_pct": f.train_rmse_pct,
+                "test_rmse_pct": f.test_rmse_pct,
+                "kernel_rmse_pct": f.kernel_rmse_pct,
+            }
+        else:
+            errors = cm_energy.optimization_error(args.table, args.params)
+            out = {k: vars(v) for k, v in errors.items()}
+        if args.json:
+            print_json(out)
+            return 0
+        if args.action == "fit":
+            print(f"{out['method']} fit, rank {out['rank']}, {out['n_train']} training runs")
+            rows = [[c["text"], f"{c['value']:.6g}"] for c in out["combinations"]]
+            rows += [[f"error {k} [RMSE %]", f"{v:.4g}"] for k, v in f.kernel_rmse_pct.items()]
+            print(_table(rows))
+        elif args.action == "best-tiles":
+            print(
+                f"best tiles {tuple(out['tiles'])}: E_alg = {out['e_alg_j']:.6g} J; "
+                f"{out['n_feasible']} feasible of {out['n_points']} points; "
+                f"{len(out['near_optimal'])} within {100 * out['within']:g}%"
+            )
+        elif args.action == "eval":
+            print(_table([[k, f"{v:.6g}"] for k, v in out.items()]))
+        else:
+            rows = [["kernel", "experiments", "wrong", "RMSE %", "max %"]]
+            rows += [
+                [k, str(v["n_experiments"]), str(v["n_wrong"]), f"{v['rmse_pct']:.3g}",
+                 f"{v['max_pct']:.3g}"]
+                for k, v in out.items()
+            ]  # fmt: skip
+            print(_table(rows))
+        return 0
+
+    return run
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
@@ -384,6 +493,7 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("talg", _add_talg),
     ("best-tiles", _add_best_tiles),
     ("chain", _add_chain),
+    ("energy", _add_energy),
 ]
 
 

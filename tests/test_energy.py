@@ -1,0 +1,483 @@
+"""Tests of costmetrics.energy (energy model, thesis 000 Appendix B)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmetrics as cm
+from costmetrics import energy as en
+
+# Table B.2, micro-benchmark column (Model A), in PARAM_NAMES order.
+MODEL_A = np.array([48.0, 2.2e-9, 2.23e-10, 5.3e-11, 3.7e-11, 7.2e-11, 4.8e-11])
+HEADER = ",".join(en.CSV_COLUMNS)
+
+
+# ---------------------------------------------------------------- Table B.2 data
+
+
+def test_table_b2_ships_the_seed_values() -> None:
+    # Seed 000, Table B.2 (K20c): both parameter columns and the RMSE rows.
+    a = en.parameters("model_a")
+    assert [getattr(a, n) for n in en.PARAM_NAMES] == MODEL_A.tolist()
+    b = en.parameters("regression")
+    assert (b.p_stat_w, b.e_gs_j, b.e_sr_j, b.e_fadd_j, b.e_fmul_j) == (
+        53.0, 3.17e-9, 1.84e-10, 5.02e-11, 3.51e-11,
+    )  # fmt: skip
+    assert (b.e_iadd_j, b.e_imax_j) == (0.0, 0.0)
+    t = en.table_b2()
+    assert t["rmse_pct"]["model_a"] == {
+        "smith_waterman": 12.77,
+        "jacobi1d": 17.14,
+        "jacobi2d": 8.30,
+    }
+    assert t["rmse_pct"]["model_b"] == {"smith_waterman": 2.59, "jacobi1d": 2.35, "jacobi2d": 3.95}
+    assert t["rmse_pct_text"]["model_a"]["jacobi1d"] == 16.35  # Sec. B.7.2 text
+    assert t["n_instances"] == {"smith_waterman": 298, "jacobi1d": 265, "jacobi2d": 125}
+    assert "Table B.2" in t["source"]
+
+
+# ---------------------------------------------------------------- hand-computed values
+
+
+def test_smith_waterman_hand_computed() -> None:
+    # B.6.2 SW, S = 1000, T = 500, tS = 10, tT = 20, sS = 5, T_alg = 0.01 s, Model A:
+    # V = 200, M_io = 4.25*30 = 127.5, sr = V + 5 tT tS/sS = 400, N = 500000/200 = 2500,
+    # E_iter = 5 (7.2e-11 + 4.8e-11) = 6e-10,
+    # E_tile = 2.2e-9*127.5 + 2.23e-10*400 + 6e-10*200 = 4.897e-7,
+    # E_alg = 48*0.01 + 2500*4.897e-7 = 0.48122425 J.
+    b = en.breakdown("smith_waterman", (1000, 500), (10, 20), talg_s=0.01, subtile=5)
+    assert (b.v_tile, b.m_io_words, b.sr_words, b.n_tiles) == (200, 127.5, 400, 2500)
+    assert b.e_tile_j == pytest.approx(4.897e-7, rel=1e-12)
+    assert b.e_alg_j == pytest.approx(0.48122425, rel=1e-12)
+    assert en.energy("sw", (1000, 500), (10, 20), "model_a", 0.01, subtile=5) == b.e_alg_j
+
+
+def test_jacobi1d_hand_computed_and_the_bracket_reading() -> None:
+    # B.6.2 J1D, S = 1000, T = 500, tS = 10, tT = 20, sS = 5, T_alg = 0:
+    # E_gs = 2 e_gs (2 tT + tS) -> M_io = 100; E_sr = 4 e_sr (2 tS + 4 tT tS / sS)
+    # -> 4 (20 + 160) = 720 words (the other reading 4 (2 tS + 4 tT) tS/sS gives 800);
+    # E_iter = 2*5.3e-11 + 3.7e-11 = 1.43e-10;
+    # E_tile = 2.2e-7 + 2.23e-10*720 + 1.43e-10*200 = 4.0916e-7; E = 2500 E_tile.
+    b = en.breakdown("jacobi1d", (1000, 500), (10, 20), talg_s=0.0, subtile=5)
+    assert (b.m_io_words, b.sr_words, b.v_tile, b.n_tiles) == (100, 720, 200, 2500)
+    assert b.e_iter_j == pytest.approx(1.43e-10, rel=1e-12)
+    assert b.e_alg_j == pytest.approx(2500 * 4.0916e-7, rel=1e-12)
+
+
+def test_jacobi2d_hand_computed() -> None:
+    # Eqs. B.3-B.6, S1 = S2 = 1000, T = 100, tS1 = 10, tS2 = 32, tT = 8, T_alg = 0.5 s:
+    # M_io = 2*32*26 = 1664, V = 32*8*26/2 = 3328, sr = 6 V = 19968,
+    # N = 2*100*1000*1008 / (8*32*(10 + 16)) = 201600000/6656,
+    # E_tile = 3.6608e-6 + 4.452864e-6 + 2.49e-10*3328 = 8.942336e-6.
+    b = en.breakdown("j2d", (1000, 1000, 100), (10, 32, 8), talg_s=0.5)
+    assert (b.m_io_words, b.v_tile, b.sr_words) == (1664, 3328, 19968)
+    assert b.n_tiles == pytest.approx(201600000 / 6656, rel=1e-14)
+    assert b.e_tile_j == pytest.approx(8.942336e-6, rel=1e-12)
+    assert b.e_alg_j == pytest.approx(24 + 201600000 / 6656 * 8.942336e-6, rel=1e-12)
+    assert b.e_static_j + b.e_gs_j + b.e_sr_j + b.e_ar_j == pytest.approx(b.e_alg_j, rel=1e-14)
+
+
+def test_b5_w_tile_reading_covers_the_space() -> None:
+    # With w_tile = tS1 + tT - 2, N_tile V_tile = T S1 (S2 + tT): ratio 1 + tT/S2.
+    sizes, tiles = (4096, 2048, 512), (32, 64, 8)
+    b = en.breakdown("j2d", sizes, tiles, talg_s=0.0)
+    assert b.n_tiles * b.v_tile / (512 * 4096 * 2048) == pytest.approx(1 + 8 / 2048, rel=1e-14)
+    # Appendix A's pitch 2 tS1 + tT in B.5's denominator instead covers only
+    # (2 tS1 + tT - 2)/(2 tS1 + tT) = 70/72 = 97.2% of the same points.
+    pitch = en.custom_kernel(
+        "j2d_pitch_a5", 2, {"fadd": 4, "fmul": 1}, "2*tS2*(tS1 + 2*tT)",
+        "6*tS2*tT*(2*tS1 + tT - 2)/2", "tS2*tT*(2*tS1 + tT - 2)/2",
+        "2*T*S1*(S2 + tT)/(tT*tS2*(2*tS1 + tT))",
+    )  # fmt: skip
+    c = en.breakdown(pitch, sizes, tiles, talg_s=0.0)
+    assert c.n_tiles * c.v_tile / (b.n_tiles * b.v_tile) == pytest.approx(70 / 72, rel=1e-14)
+
+
+def test_time_model_supplies_talg() -> None:
+    tb = cm.time.breakdown("jacobi2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    b = en.breakdown("jacobi2d", (4096, 4096, 1024), (8, 64, 8), gpu="GTX 980")
+    assert b.talg_s == tb.talg_s
+    assert b.e_static_j == pytest.approx(48 * tb.talg_s, rel=1e-14)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        en.breakdown("jacobi2d", (4096, 4096, 1024), (8, 48, 8), gpu="gtx980")
+    with pytest.raises(ValueError, match="no time-model preset"):
+        en.breakdown("jacobi1d", (4096, 1024), (8, 8), gpu="gtx980")
+    one_d = cm.Stencil(name="J1D", n_space_dims=1, c_iter_s={"gtx980": 3.39e-8})
+    assert en.breakdown("jacobi1d", (4096, 1024), (8, 8), gpu="gtx980", stencil=one_d).talg_s > 0
+
+
+def test_energy_per_operation_benchmark_form() -> None:
+    # B.7.1: e_j = (E_alg - P_stat T_alg) / op_j = (60 - 48*1) / 1e11 = 1.2e-10 J.
+    assert en.energy_per_operation(60.0, 48.0, 1.0, 1e11) == pytest.approx(1.2e-10, rel=1e-12)
+    with pytest.raises(ValueError, match="negative"):
+        en.energy_per_operation(1.0, 48.0, 1.0, 1e9)
+
+
+@pytest.mark.parametrize("kernel", ["smith_waterman", "jacobi1d", "jacobi2d"])
+def test_energy_grows_with_problem_size(kernel: str) -> None:
+    tiles = (16, 8) if kernel != "jacobi2d" else (4, 32, 8)
+    base = [1024, 512] if kernel != "jacobi2d" else [1024, 1024, 512]
+    previous = 0.0
+    for factor in (1, 2, 4, 8):
+        sizes = [v * factor for v in base]
+        e = en.energy(kernel, sizes, tiles, talg_s=0.1, subtile=4 if kernel != "jacobi2d" else None)
+        assert e > previous
+        previous = e
+
+
+# ---------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    ("call", "exception", "match"),
+    [
+        (
+            lambda: en.energy(
+                "jacobi2d",
+                (100, 100, 10),
+                (4, 32, 8),
+                {**dict(zip(en.PARAM_NAMES, MODEL_A.tolist())), "e_gs_j": -1e-9},
+                1.0,
+            ),
+            ValueError,
+            "e_gs_j",
+        ),
+        (
+            lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=float("nan")),
+            ValueError,
+            "talg_s",
+        ),
+        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=-1.0), ValueError, "talg_s"),
+        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 7), talg_s=1.0), ValueError, "even"),
+        (lambda: en.energy("j2d", (100, 100), (4, 32, 8), talg_s=1.0), ValueError, "sizes"),
+        (lambda: en.energy("j2d", (0, 100, 10), (4, 32, 8), talg_s=1.0), ValueError, "S1"),
+        (
+            lambda: en.energy("j2d", (2**40, 2**40, 10), (4, 32, 8), talg_s=1.0),
+            OverflowError,
+            "iteration-space size",
+        ),
+        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8)), ValueError, "exactly one"),
+        (
+            lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=1.0, gpu="gtx980"),
+            ValueError,
+            "exactly one",
+        ),
+        (lambda: en.energy("j2d", (100, 100, 10), (4.0, 32, 8), talg_s=1.0), TypeError, "tiles"),  # type: ignore[arg-type]
+        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s="1"), TypeError, "talg_s"),  # type: ignore[arg-type]
+        (lambda: en.energy("j3d", (100, 100, 10), (4, 32, 8), talg_s=1.0), ValueError, "unknown"),
+        (lambda: en.energy("j1d", (100, 10), (4, 8), talg_s=1.0, subtile=5), ValueError, "sS"),
+        (lambda: en.energy(3, (100, 10), (4, 8), talg_s=1.0), TypeError, "kernel"),  # type: ignore[arg-type]
+        (lambda: en.parameters("model_c"), ValueError, "model"),
+        (lambda: en.custom_kernel("k", 1, {}, "tS +", "0", "1", "1"), ValueError, "position"),
+        (lambda: en.custom_kernel("k", 1, {}, "tX", "0", "1", "1"), ValueError, "unknown name"),
+        (lambda: en.custom_kernel("k", 1, {"fdiv": 1}, "1", "0", "1", "1"), ValueError, "fdiv"),
+        (
+            lambda: en.energy(
+                en.custom_kernel("k", 1, {}, "1", "0", "tS - 10", "1"),
+                (100, 10),
+                (4, 8),
+                talg_s=1.0,
+            ),
+            ValueError,
+            "v_tile",
+        ),
+    ],
+)
+def test_bad_input(call: object, exception: type[Exception], match: str) -> None:
+    with pytest.raises(exception, match=match):
+        call()  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------- measurement tables
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "runs.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_csv_reads_the_documented_format(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "# source: hand-written test table\n"
+        f"{HEADER},extra_column\n"
+        "jacobi1d,1000,,,500,10,,,20,0.0,1.0229,x\n"
+        "jacobi2d,1000,1000,,100,10,32,,8,0.5,24.27,y\n",
+    )
+    runs = en.load_runs(path)
+    assert runs.kernel == ("jacobi1d", "jacobi2d")
+    assert runs.sizes.tolist() == [[1000, 0, 0, 500], [1000, 1000, 0, 100]]
+    assert runs.tiles.tolist() == [[10, 0, 0, 20], [10, 32, 0, 8]]
+    assert runs.comments == ("source: hand-written test table",)
+    assert not runs.synthetic
+    # The design matrix rows reproduce E_alg with Model A (hand values above: J1D with
+    # sS = tS: sr = 4 (20 + 80) = 400, E_tile = 2.2e-7 + 8.92e-8 + 2.86e-8 = 3.378e-7).
+    e = en.design_matrix(runs) @ MODEL_A
+    assert e[0] == pytest.approx(2500 * 3.378e-7, rel=1e-12)
+    assert e[1] == pytest.approx(24.2708496, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (HEADER.replace("time_s", "time") + "\n", "missing column 'time_s' \\(found 'time'"),
+        (HEADER.replace(",energy_j", "") + "\n", "missing column 'energy_j'"),
+        (HEADER + "\n", "no data rows"),
+        ("# only a comment\n", "no header"),
+        (HEADER + "\njacobi1d,1000,,,500,10,,,20,0.1,nan\n", "line 2: energy_j"),
+        (HEADER + "\njacobi1d,1000,,,500,10,,,20,0.1,-3\n", "energy_j"),
+        (HEADER + "\njacobi1d,1000,,,500,10,,,20,inf,3\n", "time_s"),
+        (HEADER + "\njacobi2d,1000,,,500,10,,,20,0.1,3\n", "size_s2 is empty"),
+        (HEADER + "\njacobi1d,1000,,,500,ten,,,20,0.1,3\n", "tile_s1 must be an integer"),
+        (HEADER + "\nheat3d,1000,,,500,10,,,20,0.1,3\n", "unknown kernel"),
+        (HEADER + "\njacobi1d,1000,,,500\n", "fields"),
+    ],
+)
+def test_csv_errors_name_file_and_column(tmp_path: Path, text: str, match: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ValueError, match=match) as info:
+        en.load_runs(path)
+    assert str(path) in str(info.value)
+
+
+def test_shipped_synthetic_table_is_labelled_and_regenerates() -> None:
+    path = en.synthetic_table_path()
+    assert "synthetic" in path.name
+    runs = en.load_runs(path)
+    assert runs.synthetic and "synthetic: true" in runs.comments[0]
+    counts = {k: runs.kernel.count(k) for k in en.KERNELS}
+    assert counts == {"smith_waterman": 298, "jacobi1d": 265, "jacobi2d": 125}
+    again = en.synthetic_runs()  # default seed and noise, as in the file's header
+    assert runs.kernel == again.kernel
+    assert np.array_equal(runs.tiles, again.tiles)
+    np.testing.assert_allclose(runs.energy_j, again.energy_j, rtol=1e-15)
+
+
+def test_write_and_read_round_trip(tmp_path: Path) -> None:
+    runs = en.synthetic_runs(seed=1, counts={"jacobi1d": 5, "jacobi2d": 3})
+    path = en.write_runs(runs, tmp_path / "t.csv", runs.comments)
+    back = en.load_runs(path)
+    assert back.kernel == runs.kernel
+    assert np.array_equal(back.subtile, runs.subtile)
+    assert np.array_equal(back.energy_j, runs.energy_j)
+
+
+# ---------------------------------------------------------------- regression
+
+
+def noise_free() -> en.Runs:
+    return en.synthetic_runs(seed=7, noise_sigma=0.0)
+
+
+@pytest.mark.parametrize("method", ["l1", "lsq"])
+def test_exact_recovery_on_noise_free_data(method: str) -> None:
+    result = en.fit(noise_free(), method=method, train_fraction=0.1, seed=3)  # type: ignore[arg-type]
+    assert result.rank == 6
+    for name, true in zip(en.PARAM_NAMES[:5], MODEL_A[:5]):
+        assert result.parameters[name] == pytest.approx(true, rel=1e-8)
+    # e_iadd and e_imax enter only as a sum: reported as a combination, never split.
+    assert result.parameters["e_iadd_j"] is None and result.parameters["e_imax_j"] is None
+    pair = [c for c in result.combinations if not c.single]
+    assert [c.text for c in pair] == ["e_iadd_j + e_imax_j"]
+    assert pair[0].value == pytest.approx(7.2e-11 + 4.8e-11, rel=1e-8)
+    assert result.test_rmse_pct is not None and result.test_rmse_pct < 1e-6
+    assert result.n_train == math.ceil(0.1 * 298) + math.ceil(0.1 * 265) + math.ceil(0.1 * 125)
+
+
+def test_rank_detection_per_kernel_subset() -> None:
+    runs = noise_free()
+    names = np.asarray(runs.kernel)
+    rank, combos = en.identifiability(runs.select(names == "jacobi2d"))
+    # J2D alone: P_stat, e_gs, and e_sr, e_fadd, e_fmul only as 6 e_sr + 4 e_fadd + e_fmul (B.6).
+    assert rank == 3
+    assert {"e_sr_j": 6.0, "e_fadd_j": 4.0, "e_fmul_j": 1.0} in [
+        {k: round(v, 9) for k, v in c.items()} for c in combos
+    ]
+    rank, combos = en.identifiability(runs.select(names == "jacobi1d"))
+    assert rank == 4  # P_stat, e_gs, e_sr, and 2 e_fadd + e_fmul
+    assert {"e_fadd_j": 2.0, "e_fmul_j": 1.0} in [
+        {k: round(v, 9) for k, v in c.items()} for c in combos
+    ]
+    fitted = en.fit(runs, kernel="jacobi2d", method="lsq", train_fraction=1.0)
+    assert fitted.parameters["e_sr_j"] is None and fitted.test_rmse_pct is None
+    assert "6 e_sr_j + 4 e_fadd_j + e_fmul_j" in [c.text for c in fitted.combinations]
+
+
+def standard_errors(
+    a: npt.NDArray[np.float64], e: npt.NDArray[np.float64], sigma: float
+) -> npt.NDArray[np.float64]:
+    # OLS sandwich covariance for multiplicative noise: Var(e_i) = (sigma E_i)^2.
+    inv = np.linalg.inv(a.T @ a)
+    cov = inv @ (a.T * (sigma * e) ** 2) @ a @ inv
+    out: npt.NDArray[np.float64] = np.sqrt(np.diag(cov))
+    return out
+
+
+def test_noisy_recovery_within_the_noise() -> None:
+    # The shipped SYNTHETIC table: 3% log-normal noise. Fit on all rows and compare the
+    # identifiable quantities (the five single parameters and e_iadd + e_imax) with the
+    # generating Model A, allowing 5 standard errors derived from the noise and design.
+    runs = en.load_runs(en.synthetic_table_path())
+    a = en.design_matrix(runs)[:, :6]  # columns 5 and 6 are equal: keep their sum
+    true = np.append(MODEL_A[:5], MODEL_A[5] + MODEL_A[6])
+    se = standard_errors(a, a @ true, en.SYNTHETIC_NOISE_SIGMA)
+    for method, factor in (("lsq", 5.0), ("l1", 6.5)):  # L1: ~1.25x the OLS spread
+        r = en.fit(runs, method=method, train_fraction=1.0)  # type: ignore[arg-type]
+        got = np.append(r.solution[:5], r.solution[5] + r.solution[6])
+        assert np.all(np.abs(got - true) <= factor * se), (method, (got - true) / se)
+    # P_stat and e_gs are well determined: within a few percent.
+    r = en.fit(runs, method="l1", train_fraction=1.0)
+    assert r.parameters["p_stat_w"] == pytest.approx(48, rel=0.05)
+    assert r.parameters["e_gs_j"] == pytest.approx(2.2e-9, rel=0.05)
+
+
+def test_fit_arguments() -> None:
+    runs = noise_free()
+    with pytest.raises(ValueError, match="train_fraction"):
+        en.fit(runs, train_fraction=0.0)
+    with pytest.raises(ValueError, match="method"):
+        en.fit(runs, method="l2")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no runs"):
+        en.fit(runs.select(np.asarray(runs.kernel) == "jacobi1d"), kernel="j2d")
+    with pytest.raises(TypeError, match="table"):
+        en.fit(42)  # type: ignore[arg-type]
+    r = en.fit(runs, weighting="relative", method="lsq", seed=5)
+    assert r.kernel_rmse_pct["jacobi2d"] < 1e-6
+
+
+def test_model_a_rmse_on_its_own_synthetic_data_is_the_noise() -> None:
+    # Model A against data generated from Model A with 3% log-normal noise: ~3% per kernel.
+    rmse = en.model_rmse_pct(en.synthetic_table_path(), "model_a")
+    for value in rmse.values():
+        assert 2.0 < value < 4.0
+
+
+# ---------------------------------------------------------------- Table B.3
+
+
+def test_optimization_error_hand_computed(tmp_path: Path) -> None:
+    # One J1D problem with three tile choices and T_alg = 0. Model A energies (hand):
+    # tS = 10: E_tile(tT=20) as above with sS = tS -> 2500 * 3.378e-7 = 8.445e-4 J;
+    # the model prefers the largest tiles (tS = 40, tT = 20). The "measured" energies
+    # below make tS = 20 the best: the model is wrong once, E_err = (9 - 8) / 8 = 12.5%.
+    path = write(
+        tmp_path,
+        f"{HEADER}\n"
+        "jacobi1d,1000,,,500,10,,,20,0.0,10.0\n"
+        "jacobi1d,1000,,,500,20,,,20,0.0,8.0\n"
+        "jacobi1d,1000,,,500,40,,,20,0.0,9.0\n"
+        "jacobi1d,2000,,,500,40,,,20,0.0,9.0\n",
+    )
+    r = en.optimization_error(path)["jacobi1d"]
+    assert (r.n_experiments, r.n_wrong) == (2, 1)
+    assert r.max_pct == pytest.approx(12.5, rel=1e-12)
+    assert r.rmse_pct == pytest.approx(math.sqrt(12.5**2 / 2), rel=1e-12)
+
+
+def test_optimization_error_is_zero_on_noise_free_model_data() -> None:
+    for r in en.optimization_error(noise_free()).values():
+        assert (r.n_wrong, r.rmse_pct, r.max_pct) == (0, 0.0, 0.0)
+
+
+# ---------------------------------------------------------------- tile search
+
+
+def test_best_tiles_matches_brute_force_with_the_time_model() -> None:
+    space = cm.time.SearchSpace(((1, 2, 4, 8, 16), (32, 64, 128)), (2, 4, 8, 16))
+    sizes = (4096, 4096, 1024)
+    best = en.best_tiles("jacobi2d", sizes, gpu="gtx980", space=space, within=0.05)
+    grid = space.grid()
+    feasible = cm.time.talg_batch("jacobi2d", "gtx980", sizes, grid).feasible
+    batch = en.energy_batch("jacobi2d", sizes, grid[feasible], gpu="gtx980")
+    i = int(np.argmin(batch.e_alg_j))
+    assert best.tiles == tuple(int(v) for v in grid[feasible][i])
+    assert best.e_alg_j == batch.e_alg_j[i]
+    assert best.n_feasible == int(feasible.sum())
+    assert np.all(best.near_optimal_e_j <= 1.05 * best.e_alg_j)
+    assert len(best.near_optimal) == int(np.sum(batch.e_alg_j <= 1.05 * best.e_alg_j))
+
+
+def test_compare_optima_is_consistent() -> None:
+    c = en.compare_optima("jacobi2d", "gtx980", (4096, 4096, 1024), variant="exact")
+    assert c.e_at_energy_opt_j <= c.e_at_time_opt_j
+    assert c.talg_at_time_opt_s <= c.talg_at_energy_opt_s
+    assert c.energy_cost_of_time_opt_pct >= 0 and c.time_cost_of_energy_opt_pct >= 0
+
+
+# ---------------------------------------------------------------- properties
+
+tiles_2d = st.tuples(st.integers(1, 64), st.integers(1, 32).map(lambda v: 32 * v),
+                     st.integers(1, 32).map(lambda v: 2 * v))  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    tiles=tiles_2d,
+    s=st.integers(64, 100_000),
+    t=st.integers(1, 10_000),
+    talg=st.floats(0, 1e3),
+    scale=st.floats(0.01, 100),
+)
+def test_terms_add_up_and_energy_is_linear_in_parameters(
+    tiles: tuple[int, int, int], s: int, t: int, talg: float, scale: float
+) -> None:
+    b = en.breakdown("jacobi2d", (s, s, t), tiles, talg_s=talg)
+    assert math.isfinite(b.e_alg_j) and b.e_alg_j > 0
+    assert b.e_static_j + b.e_gs_j + b.e_sr_j + b.e_ar_j == pytest.approx(b.e_alg_j, rel=1e-12)
+    scaled = {n: v * scale for n, v in zip(en.PARAM_NAMES, MODEL_A.tolist())}
+    assert en.energy("jacobi2d", (s, s, t), tiles, scaled, talg) == pytest.approx(
+        scale * b.e_alg_j, rel=1e-12
+    )
+    batch = en.energy_batch("jacobi2d", (s, s, t), np.asarray([tiles]), talg_s=talg)
+    assert batch.e_alg_j[0] == b.e_alg_j
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_eval_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    args = ["energy", "eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"]
+    assert main([*args, "--talg-s", "0.5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["e_alg_j"] == pytest.approx(24.2708496, rel=1e-12)  # hand value above
+
+
+def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    table = str(en.synthetic_table_path())
+    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rank"] == 6 and out["parameters"]["e_iadd_j"] is None
+    assert main(["energy", "table-b3", "--table", table, "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == set(en.KERNELS)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,7",
+         "--talg-s", "1"],
+        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
+        ["best-tiles", "--kernel", "j1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
+        ["fit", "--table", "/nonexistent/runs.csv"],
+    ],
+)  # fmt: skip
+def test_cli_bad_input_one_line_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["energy", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
