@@ -73,6 +73,8 @@ nitpick_ignore_regex = [
     (r"py:(class|obj|data)", r"(Path|Figure|Axes|Sequence|Mapping|Iterable|Iterator)"),
     (r"py:(class|obj|data)", r"(Callable|Any|Literal|Union|Optional|ArrayLike|NDArray)"),
     (r"py:(class|obj|data)", r"(int|float|str|bool|bytes|object|dict|list|tuple|None)"),
+    # Base class of the records bound with pybind11 (costmetrics._core).
+    (r"py:class", r"pybind11_builtins\..*"),
     # Type aliases and type variables (single capitals) of the package.
     (r"py:class", r"Tree"),
     (r"py:class", r"costmetrics\..*\.[A-Z]"),
