@@ -8,9 +8,10 @@ so a new family needs no edit of this file:
   :func:`_write_models_page`);
 - the notebooks are every ``notebooks/*.ipynb``, staged into ``docs/notebooks/`` (see
   :func:`_stage_notebooks`);
-- the API reference lists ``costmetrics``, :data:`API_MODULES` and one module per entry of
-  ``costmetrics._LAZY_SUBMODULES`` and of ``costmetrics.experiments.EXPERIMENTS``
-  (see :func:`_write_api_index`).
+- the API reference lists ``costmetrics``, one module per entry of
+  ``costmetrics._LAZY_SUBMODULES``, of ``costmetrics.explore.FAMILIES`` and of
+  ``costmetrics.experiments.EXPERIMENTS``, and :data:`API_MODULES` (see
+  :func:`_write_api_index`).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ autodoc_preserve_defaults = True
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
 numpydoc_class_members_toctree = False
-numpydoc_attributes_as_param_list = False  # attributes become link targets
+numpydoc_attributes_as_param_list = False  # "Attributes" as a table of names
 # A public function, class or method without a docstring is a warning, hence an error.
 numpydoc_validation_checks = {"GL08"}
 numpydoc_validation_exclude = {r"\.__\w+__$", r"\._\w+$"}
