@@ -21,6 +21,7 @@ namespace py = pybind11;
 void register_time(py::module_& m);
 void register_chain(py::module_& m);
 void register_energy(py::module_& m);
+void register_exasat(py::module_& m);
 
 namespace costmetrics {
 namespace bindings {

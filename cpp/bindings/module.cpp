@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   register_time(m);
   register_chain(m);
   register_energy(m);
+  register_exasat(m);
 }

@@ -50,7 +50,7 @@ def _find_version() -> str:
 __version__: str = _find_version()
 
 #: Model-family submodules loaded on first attribute access.
-_LAZY_SUBMODULES = ("time", "chain", "energy", "explore")
+_LAZY_SUBMODULES = ("time", "chain", "energy", "exasat", "explore")
 
 __all__ = [
     "Gpu",
@@ -58,6 +58,7 @@ __all__ = [
     "__version__",
     "chain",
     "energy",
+    "exasat",
     "explore",
     "gpu",
     "gpus",

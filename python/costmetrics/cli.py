@@ -438,6 +438,140 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
+    """ExaSAT-style model: weighted flops, DRAM traffic, time and bytes/flop (seed 002)."""
+    parser.add_argument("--kernel", help="kernel preset (see --list) or a YAML/JSON kernel file")
+    parser.add_argument(
+        "--machine", default="hopper", help="machine preset or YAML file (default: hopper)"
+    )
+    parser.add_argument(
+        "--box", type=_int_list, default=[128], help="box edge or nx,ny,nz (default 128)"
+    )
+    parser.add_argument("--fusion", choices=["none", "simple", "aggressive"], default="none")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--block", type=_int_list, help="X/Y block: b or bx,by (default: none)")
+    group.add_argument(
+        "--best-block", action="store_true", help="choose the least-traffic block per loop nest"
+    )
+    parser.add_argument("--cache-bytes", type=int, help="override the machine's cache size")
+    policy = parser.add_mutually_exclusive_group()
+    policy.add_argument("--write-allocate", dest="write_allocate", action="store_true",
+                        default=None, help="stores read their line first")  # fmt: skip
+    policy.add_argument("--bypass", dest="write_allocate", action="store_false",
+                        help="stores bypass the cache")  # fmt: skip
+    parser.add_argument(
+        "--simulate", action="store_true", help="also run the LRU simulation (small boxes)"
+    )
+    parser.add_argument("--list", action="store_true", help="list the presets and exit")
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import exasat as ex
+
+        if args.list:
+            listing = {"kernels": ex.kernels(), "machines": ex.machines()}
+            if args.json:
+                print_json(listing)
+            else:
+                print("kernels: " + ", ".join(listing["kernels"]))
+                print("machines: " + ", ".join(listing["machines"]))
+            return 0
+        if not args.kernel:
+            raise ValueError("--kernel is required (or --list)")
+
+        def is_file(text: str) -> bool:
+            return text.endswith((".yaml", ".yml", ".json")) or os.sep in text
+
+        kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
+        machine = (
+            ex.load_machine(args.machine).machine
+            if is_file(args.machine)
+            else ex.machine(args.machine)
+        )
+        fields = machine._asdict()
+        if args.cache_bytes is not None:
+            fields["cache_bytes"] = args.cache_bytes
+        if args.write_allocate is not None:
+            fields["write_allocate"] = args.write_allocate
+        machine = ex.Machine(**fields)
+        if len(args.box) not in (1, 3):
+            raise ValueError(f"--box: give one edge or nx,ny,nz, got {args.box}")
+        box = args.box[0] if len(args.box) == 1 else tuple(args.box)
+        block = None
+        if args.block is not None:
+            if len(args.block) not in (1, 2):
+                raise ValueError(f"--block: give b or bx,by, got {args.block}")
+            block = args.block[0] if len(args.block) == 1 else tuple(args.block)
+        if args.best_block:
+            est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
+        else:
+            est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
+        sim = (
+            ex.simulate(
+                kernel, machine, box, fusion=args.fusion, block=[[g.bx, g.by] for g in est.groups]
+            )
+            if args.simulate
+            else None
+        )
+        groups = [
+            {
+                "loops": [kernel.loops[i].name for i in g.loops],
+                "block": [g.bx, g.by],
+                "level": ex.LEVELS[g.level],
+                "ws_bytes": dict(zip(ex.LEVELS, g.ws_bytes)),
+                "weighted_flops": g.weighted_flops,
+                "read_words": g.read_words,
+                "write_words": g.write_words,
+                "arrays": [a._asdict() for a in g.arrays],
+            }
+            for g in est.groups
+        ]
+        out: dict[str, Any] = {
+            "kernel": kernel.name,
+            "machine": machine._asdict(),
+            "box": list(args.box) * (3 if len(args.box) == 1 else 1),
+            "fusion": args.fusion,
+            "weighted_flops": est.weighted_flops,
+            "traffic_bytes": est.traffic_bytes,
+            "read_bytes": est.read_bytes,
+            "write_bytes": est.write_bytes,
+            "t_compute_s": est.t_compute_s,
+            "t_memory_s": est.t_memory_s,
+            "t_s": est.t_s,
+            "bytes_per_flop": est.bytes_per_flop,
+            "groups": groups,
+        }
+        if sim is not None:
+            out["simulation"] = sim._asdict()
+        if args.json:
+            print_json(out)
+            return 0
+        bound = "memory" if est.t_memory_s >= est.t_compute_s else "compute"
+        print(
+            f"{kernel.name}: C = {est.weighted_flops:.6g} weighted flops, "
+            f"D = {est.traffic_bytes:.6g} bytes, B/F = {est.bytes_per_flop:.4g}"
+        )
+        print(
+            f"T = max({est.t_compute_s:.4g}, {est.t_memory_s:.4g}) = {est.t_s:.4g} s "
+            f"({bound} bound)"
+        )
+        rows = [["loops", "block", "level", "read words", "write words"]]
+        for g in est.groups:
+            rows.append(
+                ["+".join(kernel.loops[i].name for i in g.loops), f"{g.bx}x{g.by}",
+                 ex.LEVELS[g.level], f"{g.read_words:,}", f"{g.write_words:,}"]
+            )  # fmt: skip
+        print(_table(rows))
+        if sim is not None:
+            print(
+                f"LRU simulation: {sim.traffic_bytes:,} bytes "
+                f"({sim.traffic_bytes / est.traffic_bytes:.3f} x the model)"
+            )
+        return 0
+
+    return run
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from costmetrics import __version__
 
@@ -494,6 +628,7 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("best-tiles", _add_best_tiles),
     ("chain", _add_chain),
     ("energy", _add_energy),
+    ("exasat", _add_exasat),
 ]
 
 

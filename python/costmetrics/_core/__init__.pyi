@@ -3,6 +3,7 @@
 from typing import Any
 
 from . import energy as energy
+from . import exasat as exasat
 
 __version__: str
 

@@ -7,4 +7,4 @@ notebooks call the same functions the experiments call.
 """
 
 #: Experiment modules run by ``costmetrics reproduce``, in report order.
-EXPERIMENTS: tuple[str, ...] = ("time_model", "matrix_chain", "energy_model")
+EXPERIMENTS: tuple[str, ...] = ("time_model", "matrix_chain", "energy_model", "exasat")
