@@ -239,10 +239,11 @@ def _is_module_attribute(name: str) -> bool:
     """
     import importlib
 
+    module = importlib.import_module(name)  # also makes it an attribute of its parent
     parent, _, attr = name.rpartition(".")
     if not parent:
         return True
-    return inspect.ismodule(getattr(importlib.import_module(parent), attr, None))
+    return getattr(importlib.import_module(parent), attr, None) is module
 
 
 def api_modules() -> list[str]:
