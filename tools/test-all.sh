@@ -9,7 +9,8 @@
 #   4. the C++ unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (a
 #      separate build folder, build/cpp-asan);
 #   5. the Python tests (pytest), which also execute every notebook and compare
-#      `costmetrics reproduce` with the pinned outputs in tests/reference/.
+#      `costmetrics reproduce` with the pinned outputs in tests/reference/;
+#   6. the documentation site (tools/build-docs.sh), warnings as errors.
 #
 # Needs python3 (>= 3.9, with venv), a C++17 compiler (GCC or Clang) and CMake; everything
 # else (pybind11, Eigen through the cmeel-eigen wheel, the test tools) comes from PyPI.
@@ -32,9 +33,9 @@ fi
 py="$root/.venv/bin/python"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
-step "pip install .[test,lint] (builds the C++ core and the _core extension, -Werror)"
+step "pip install .[test,lint,docs] (builds the C++ core and the _core extension, -Werror)"
 CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install \
-  --config-settings=cmake.define.COSTMETRICS_WERROR=ON ".[test,lint]"
+  --config-settings=cmake.define.COSTMETRICS_WERROR=ON ".[test,lint,docs]"
 
 step "Lint: ruff check, ruff format --check"
 "$py" -m ruff check python tests
@@ -73,5 +74,12 @@ fi
 
 step "Python tests, notebooks and pinned reproduction outputs: pytest"
 "$py" -m pytest
+
+step "Documentation site: tools/build-docs.sh (warnings are errors)"
+if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  PYTHON="$py" bash tools/build-docs.sh -q
+else
+  echo "skipped: the documentation tools (Sphinx 9) need Python >= 3.11"
+fi
 
 step "all checks passed"

@@ -8,7 +8,8 @@ public layer over it:
   :func:`register_gpu`, :func:`register_stencil`;
 - one submodule per model family (:mod:`costmetrics.time`, :mod:`costmetrics.chain`),
   imported on first access, so ``import costmetrics; costmetrics.time.talg(...)`` works;
-- :func:`reproduce`, which regenerates the figures and tables of the seeds.
+- :func:`reproduce`, which regenerates the figures and tables of the seeds;
+- :mod:`costmetrics.explore`, interactive explorers of the models in Jupyter.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ _LAZY_SUBMODULES = (
     "scratchpad",
     "area",
     "codesign",
+    "explore",
 )
 
 __all__ = [
@@ -81,6 +83,7 @@ __all__ = [
     "codesign",
     "energy",
     "exasat",
+    "explore",
     "gpu",
     "gpus",
     "load_gpu",

@@ -825,7 +825,7 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     path : str or Path
         Destination.
     comments : iterable of str
-        Metadata lines written first, each prefixed with ``# ``.
+        Metadata lines written first, each prefixed with ``#`` and a space.
 
     Returns
     -------
@@ -1068,7 +1068,7 @@ def fit(
 ) -> FitResult:
     """Fit the energy parameters to measured runs (Sec. B.7.1, Model B).
 
-    ``method="l1"`` minimizes sum_i |E_alg(X)_i - E_meas_i| subject to X >= 0 as a linear
+    ``method="l1"`` minimizes ``sum_i |E_alg(X)_i - E_meas_i|`` subject to ``X >= 0`` as a linear
     program (SciPy's HiGHS), as the seed does; ``method="lsq"`` minimizes the sum of
     squares with the core's Eigen SVD (no sign constraint). Both use the design matrix
     built by the core. Parameters the data cannot separate are reported as combinations.

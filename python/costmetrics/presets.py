@@ -179,7 +179,7 @@ class Gpu:
     source : str, optional
         Where the values come from.
     key : str, optional
-        Preset key used by lookups and by :attr:`Stencil.c_iter_s`; defaults to the
+        Preset key used by lookups and by the ``c_iter_s`` of :class:`Stencil`; defaults to the
         normalized ``name``.
 
     Raises

@@ -27,6 +27,7 @@ from costmetrics import presets as _presets
 from costmetrics.presets import Gpu, Stencil
 
 __all__ = [
+    "INFEASIBLE_REASONS",
     "BatchResult",
     "BestTiles",
     "Breakdown",

@@ -33,8 +33,9 @@ FIG10_CACHES: tuple[int | None, ...] = (16 << 10, 64 << 10, 256 << 10, 1 << 20, 
 BOX = 256
 #: Cache sizes of the Figs. 13-14 style sweep: 1 kB .. 8 MB.
 FIG13_CACHES = tuple(1 << i for i in range(10, 24))
-#: Box and caches of the LRU cross-check (small, so that the simulation is quick).
+#: Edge of the cubic box of the LRU cross-check (small, so that the simulation is quick).
 LRU_BOX = 24
+#: Cache sizes of the LRU cross-check, bytes: 64 B .. 512 kB.
 LRU_CACHES = tuple(1 << i for i in range(6, 20))
 #: Kernels of the figures: the 7-point stencil and our multi-loop example.
 FIG_KERNELS = ("stencil7", "pipeline")

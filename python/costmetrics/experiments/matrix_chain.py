@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
 
 from costmetrics import chain as cm_chain
 from costmetrics.presets import data_dir
@@ -91,15 +92,20 @@ def d7_example(beta: cm_chain.Beta = "printed") -> cm_chain.DataMovement:
     return cm_chain.data_movement(seed["dims"], seed["onchip_capacity_words"], beta=beta)
 
 
-def plot_tree(dm: cm_chain.DataMovement, title: str = "") -> Figure:
+def plot_tree(dm: cm_chain.DataMovement, title: str = "", ax: Axes | None = None) -> Figure:
     """Draw the minimum op-count tree with its fused edges (Figs. D.10 and D.12).
 
     Fused edges (the child stays on chip) are red; each applied node shows its decision and
-    tile (x, y); nodes absorbed into their parent's hyper-node are hollow.
+    tile (x, y); nodes absorbed into their parent's hyper-node are hollow. Draws on ``ax``
+    when given (and returns the figure that holds it), else on a new figure.
     """
     n = len(dm.dims) - 1
-    fig = Figure(figsize=(1.2 * n + 2.5, 4.2), layout="constrained")
-    ax = fig.add_subplot()
+    if ax is None:
+        fig = Figure(figsize=(1.2 * n + 2.5, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        parent = ax.figure
+        fig = parent.figure if isinstance(parent, SubFigure) else parent
     pos: list[tuple[float, float]] = []
     for nd in dm.nodes:  # bottom-up: children already placed
 
