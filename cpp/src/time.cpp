@@ -242,29 +242,16 @@ double talg_paper(const GpuParams& gpu, const StencilParams& stencil, const Prob
   const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
   const std::int64_t n_w = 2 * (q_T + (remainder > 0 ? 1 : 0)) + eps;  // Eq. A.3
   const std::int64_t w = ::costmetrics::detail::div_ceil(size.space[0], 2 * tS1 + tT);  // A.5-6
-  const std::int64_t k = hyperthreading_factor(gpu, m_tile_words(dims, tiles));  // A.12
-  std::int64_t n_sub = 1;  // ceil((S_d + tT) / tS_d) per inner dimension (A.24 as read)
-  for (int d = 1; d < dims; ++d) {
-    n_sub *= ::costmetrics::detail::div_ceil(size.space[d] + tT, tiles.space[d]);
-  }
-  const std::int64_t area = inner_cross_section(dims, tiles);
-  const double m_io = 2.0 * static_cast<double>(area) * static_cast<double>(tS1 + 2 * tT);
-  const double m_prime = m_io * gpu.l_s_per_word + 2.0 * gpu.tau_sync_s;
+  const std::int64_t k = detail::k_factor(gpu, m_tile_words(dims, tiles));  // A.12
+  const double n_sub = static_cast<double>(n_subtiles(dims, size, tiles));     // A.24 as read
+  const detail::Transfer io = detail::transfer(gpu, dims, tiles);             // A.8-A.9
+  const std::int64_t area = detail::inner_cross_section(dims, tiles);
   const std::int64_t row_steps = ::costmetrics::detail::hexagon_row_steps(tS1, tT, area, gpu.n_v);
   const double c = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
                    static_cast<double>(tT) * gpu.tau_sync_s;
-  const double kd = static_cast<double>(k);
-  const double ns = static_cast<double>(n_sub);
-  double t_tile = 0;
-  if (dims == 1) {
-    t_tile = m_prime + c + (kd - 1.0) * std::max(m_prime, c);
-  } else if (k == 1) {
-    t_tile = (m_prime + c) * ns;
-  } else {
-    t_tile = m_prime + kd * std::max(m_prime, c) * ns;
-  }
-  const std::int64_t rounds =
-      ::costmetrics::detail::div_ceil(::costmetrics::detail::div_ceil(w, k), gpu.n_sm);
+  const double t_tile = detail::tile_time_s(dims, k, io.m_prime_s, n_sub, n_sub * c,
+                                            n_sub * std::max(io.m_prime_s, c));
+  const std::int64_t rounds = detail::rounds(w, k, gpu.n_sm);
   const double nw = static_cast<double>(n_w);
   return nw * t_tile * static_cast<double>(rounds) + nw * gpu.t_sync_s;
 }

@@ -30,6 +30,10 @@ class ReproducedValue:
         The value costmetrics computes.
     note : str
         Anything a reader needs to judge the comparison.
+    measured : bool
+        True for a measurement of this run (a wall-clock time, a count that depends on
+        thread scheduling) rather than a model output: reported, but not pinned by the
+        regression test, since it differs from run to run.
     """
 
     experiment: str
@@ -38,6 +42,7 @@ class ReproducedValue:
     seed_value: float | int | str | None
     reproduced_value: float | int | str
     note: str = ""
+    measured: bool = False
 
     @property
     def relative_difference(self) -> float | None:

@@ -153,6 +153,7 @@ def evaluate_batch(
     tiles: npt.NDArray[np.integer[Any]],
     variant: str = "paper",
     n_threads: int = 0,
+    with_terms: bool = True,
 ) -> dict[str, npt.NDArray[Any]]: ...
 def default_search_space(n_space_dims: int) -> SearchSpace: ...
 def search(

@@ -236,6 +236,7 @@ def run(out_dir: Path) -> ExperimentResult:
                 round(r.elapsed_s, 2),
                 f"{int(r.n_evaluated.sum()):,} of {int(r.n_feasible.sum()):,} tile "
                 "evaluations, the rest pruned exactly",
+                measured=True,
             ),
         ]
     for kind, im in improvements(sweeps):
