@@ -490,7 +490,7 @@ def machine_record(threads: int | None = None) -> dict[str, Any]:
     Parameters
     ----------
     threads : int, optional
-        Worker threads the measurements use (default :func:`default_threads`).
+        Worker threads the measurements use (default ``default_threads()``).
 
     Returns
     -------
@@ -921,7 +921,7 @@ def default_points(
 ) -> list[Point]:
     """Return the shipped sweep: a tile grid per problem, plus the model's choices.
 
-    For every stencil and problem size: the grid :data:`GRID_1D` / :data:`GRID_2D`; with
+    For every stencil and problem size: the grid ``GRID_1D`` / ``GRID_2D``; with
     a calibration also the "largest tile that fits" baseline (A.5.1: the feasible tile of
     the default search space with the largest M_tile; ties: largest tS1 + tT/2, then tT)
     and, for each time-model variant, its predicted optimum and up to ``max_near`` more
@@ -933,7 +933,7 @@ def default_points(
     stencils : sequence of str
         Stencils to include.
     sizes : dict, optional
-        Problem sizes per stencil (default :data:`DEFAULT_SIZES`).
+        Problem sizes per stencil (default ``DEFAULT_SIZES``).
     calibration : Calibration, optional
         Machine preset for the model's choices.
     within : float

@@ -105,7 +105,7 @@ struct RunResult {
         COSTMETRICS_FIELD(RunResult, energy_j, "package energy of the fastest run, J (-1: none)"),
         COSTMETRICS_FIELD(RunResult, checked, "compared with the naive stencil"),
         COSTMETRICS_FIELD(RunResult, correct, "bitwise equal to the naive stencil"),
-        COSTMETRICS_FIELD(RunResult, max_abs_error, "largest |tiled - naive|"),
+        COSTMETRICS_FIELD(RunResult, max_abs_error, "largest abs(tiled - naive)"),
         COSTMETRICS_FIELD(RunResult, n_wavefronts, "wavefronts (barriers) per run"),
         COSTMETRICS_FIELD(RunResult, n_tiles, "tiles over all wavefronts"),
         COSTMETRICS_FIELD(RunResult, n_subtiles, "sub-tiles executed"),
