@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +34,8 @@ import numpy as np
 import yaml
 
 from costmetrics import _core
+from costmetrics._convert import integer as _as_int
+from costmetrics._convert import real as _as_real
 
 __all__ = [
     "LocalArray",
@@ -77,27 +78,8 @@ TileSearchResult = _core.scratchpad.TileSearchResult
 #: (Algorithm 2 read literally).
 Reading = Literal["per_array", "per_partition"]
 
-_INT64_MAX = 2**63 - 1
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*((?:\[[^\[\]]*\]\s*)+)$")
-
-
-def _as_int(value: object, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
-    v = int(value)
-    if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
-        raise OverflowError(f"{name}: {v} is outside the 64-bit integer range")
-    return v
-
-
-def _as_real(value: object, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {value!r}")
-    try:
-        return float(value)
-    except OverflowError:
-        raise OverflowError(f"{name}: {value!r} does not fit a double") from None
 
 
 def _as_str(value: object, name: str) -> str:

@@ -22,7 +22,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +30,8 @@ import yaml
 from matplotlib.figure import Figure
 
 from costmetrics import _core
+from costmetrics._convert import integer as _as_int
+from costmetrics._convert import real as _as_real
 from costmetrics.presets import data_dir
 
 __all__ = [
@@ -62,26 +63,6 @@ OffChip = _core.spu.OffChip
 Configuration = _core.spu.Configuration
 GlobalSync = _core.spu.GlobalSync
 EnergySplit = _core.spu.EnergySplit
-
-_INT64_MAX = 2**63 - 1
-
-
-def _as_int(value: object, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
-    v = int(value)
-    if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
-        raise OverflowError(f"{name}: {v} is outside the 64-bit integer range")
-    return v
-
-
-def _as_real(value: object, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a real number, got {type(value).__name__} {value!r}")
-    try:
-        return float(value)
-    except OverflowError:
-        raise OverflowError(f"{name}: {value!r} does not fit a double") from None
 
 
 def problem(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> Problem:
