@@ -229,32 +229,128 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   return b;
 }
 
-// T_alg alone of the `paper` variant, for the batch path: the same operations in the same
-// order as evaluate_paper (bit-identical), without the terms nobody asked for.
-double talg_paper(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
-                  const TileSizes& tiles) {
-  const int dims = stencil.n_space_dims;
-  const std::int64_t tS1 = tiles.space[0];
-  const std::int64_t tT = tiles.time;
-  const std::int64_t T = size.time_steps;
-  const std::int64_t q_T = ::costmetrics::detail::div_floor(T, tT);
-  const std::int64_t remainder = T - q_T * tT;
-  const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
-  const std::int64_t n_w = 2 * (q_T + (remainder > 0 ? 1 : 0)) + eps;  // Eq. A.3
-  const std::int64_t w = ::costmetrics::detail::div_ceil(size.space[0], 2 * tS1 + tT);  // A.5-6
-  const std::int64_t k = detail::k_factor(gpu, m_tile_words(dims, tiles));  // A.12
-  const double n_sub = static_cast<double>(n_subtiles(dims, size, tiles));     // A.24 as read
-  const detail::Transfer io = detail::transfer(gpu, dims, tiles);             // A.8-A.9
-  const std::int64_t area = detail::inner_cross_section(dims, tiles);
-  const std::int64_t row_steps = ::costmetrics::detail::hexagon_row_steps(tS1, tT, area, gpu.n_v);
-  const double c = 2.0 * stencil.c_iter_s * static_cast<double>(row_steps) +
-                   static_cast<double>(tT) * gpu.tau_sync_s;
-  const double t_tile = detail::tile_time_s(dims, k, io.m_prime_s, n_sub, n_sub * c,
-                                            n_sub * std::max(io.m_prime_s, c));
-  const std::int64_t rounds = detail::rounds(w, k, gpu.n_sm);
-  const double nw = static_cast<double>(n_w);
-  return nw * t_tile * static_cast<double>(rounds) + nw * gpu.t_sync_s;
-}
+// T_alg of the `paper` variant over many tiles (the batch path): everything that depends
+// only on the machine, the stencil and the size is converted once, and each tile costs a
+// few double operations and no 64-bit integer division. Every integer below is exact in a
+// double (the limits of validate_inputs and a feasible M_tile <= 2^22 words keep them under
+// 2^53), and the floating-point terms are formed in the order of evaluate_paper, so the
+// result is bit-identical to evaluate() (tests/test_time.py checks it).
+class PaperBatchKernel {
+ public:
+  PaperBatchKernel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size)
+      : gpu_(gpu), stencil_(stencil), dims_(stencil.n_space_dims) {
+    T_ = size.time_steps;
+    for (int d = 0; d < 3; ++d) space_[d] = size.space[d];
+    inv_n_v_ = 1.0 / static_cast<double>(gpu.n_v);
+    max_blocks_ = static_cast<double>(gpu.max_blocks_per_sm);
+  }
+
+  // Eq. A.32, the same mask as feasibility(); fills `t` from one row (tS1, ..., tT).
+  std::uint32_t classify(const std::int64_t* row, TileSizes& t, double& m_tile) const {
+    bool positive = true;
+    for (int d = 0; d < dims_; ++d) {
+      t.space[d] = row[d];
+      positive = positive && row[d] > 0;
+    }
+    t.time = row[dims_];
+    if (!positive || t.time <= 0) return kNonPositiveTile;
+    std::uint32_t reasons = kFeasible;
+    if (t.time % 2 != 0) reasons |= kOddTimeTile;
+    if (dims_ >= 2 && t.space[dims_ - 1] % kWarpSize != 0) reasons |= kInnermostNotWarpMultiple;
+    const double tT = static_cast<double>(t.time);
+    if (dims_ == 1) {
+      m_tile = 2.0 * (static_cast<double>(t.space[0]) + tT);  // Sec. A.4.1
+    } else {
+      m_tile = 2.0;  // Eq. A.20 and its 3D extension
+      for (int d = 0; d < dims_; ++d) m_tile *= static_cast<double>(t.space[d]) + tT + 1.0;
+    }
+    if (m_tile > gpu_.smem_per_block_words) reasons |= kExceedsBlockSharedMemory;
+    if (m_tile > gpu_.smem_per_sm_words) reasons |= kExceedsSmSharedMemory;
+    return reasons;
+  }
+
+  // T_alg of a feasible tile whose M_tile is `m_tile`.
+  double talg(const TileSizes& t, double m_tile) const {
+    using ::costmetrics::detail::div_ceil;
+    using ::costmetrics::detail::div_floor;
+    const std::int64_t tS1 = t.space[0];
+    const std::int64_t tT = t.time;
+    const std::int64_t q_T = div_floor(T_, tT);
+    const std::int64_t remainder = T_ - q_T * tT;
+    const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
+    const std::int64_t n_w = 2 * (q_T + (remainder > 0 ? 1 : 0)) + eps;  // Eq. A.3
+    const std::int64_t w = div_ceil(space_[0], 2 * tS1 + tT);             // Eqs. A.5-A.6
+    const double by_memory = std::floor(gpu_.smem_per_sm_words / m_tile);  // Eq. A.12
+    const std::int64_t k = static_cast<std::int64_t>(std::min(by_memory, max_blocks_));
+    std::int64_t n_sub = 1;  // A.24 as read
+    std::int64_t area = 1;
+    for (int d = 1; d < dims_; ++d) {
+      n_sub *= div_ceil(space_[d] + tT, t.space[d]);
+      area *= t.space[d];
+    }
+    const double n_sub_d = static_cast<double>(n_sub);
+    // Eqs. A.8-A.9 (detail::transfer).
+    const double m_io = 2.0 * static_cast<double>(area) *
+                        (static_cast<double>(tS1) + 2.0 * static_cast<double>(tT));
+    const double m_prime = m_io * gpu_.l_s_per_word + 2.0 * gpu_.tau_sync_s;
+    const double c = 2.0 * stencil_.c_iter_s * row_steps(tS1, tT, area) +
+                     static_cast<double>(tT) * gpu_.tau_sync_s;  // Eqs. A.10/A.16/A.28
+    const double t_tile = detail::tile_time_s(dims_, k, m_prime, n_sub_d, n_sub_d * c,
+                                              n_sub_d * std::max(m_prime, c));
+    // Eq. A.2: ceil(ceil(w / k) / nSM) = ceil(w / (k nSM)), one division instead of two.
+    const double rounds = static_cast<double>(div_ceil(w, k * gpu_.n_sm));
+    const double nw = static_cast<double>(n_w);
+    return nw * t_tile * rounds + nw * gpu_.t_sync_s;  // Eqs. A.7 / A.18 / A.31
+  }
+
+ private:
+  // sum_{j < tT/2} ceil((tS1 + 2 j) area / nV), the vector steps of one hexagon, as a double
+  // (an exact integer). Every division by nV is a multiplication with 1/nV and a one-step
+  // correction (the product's error is far below 1 for numerators < 2^46): short sums term
+  // by term, long ones by the first step of the floor_sum recursion, which leaves a sum
+  // with a modulus below nV (often none at all).
+  double row_steps(std::int64_t tS1, std::int64_t tT, std::int64_t area) const {
+    const std::int64_t h = tT / 2;
+    const std::int64_t n_v = gpu_.n_v;
+    const std::int64_t first = tS1 * area + n_v - 1;
+    if (h <= kShortSum) {
+      std::int64_t total = 0;
+      for (std::int64_t j = 0; j < h; ++j) total += div_n_v(first + 2 * area * j);
+      return static_cast<double>(total);
+    }
+    // sum_{j<h} floor((a j + b) / nV) with a = 2 area, b = first: reduce a and b mod nV,
+    // then the remaining sum has n' = floor((a h' + b') / nV) terms and modulus a mod nV.
+    std::int64_t a = 2 * area;
+    std::int64_t b = first;
+    const std::int64_t q_a = div_n_v(a);
+    const std::int64_t q_b = div_n_v(b);
+    std::int64_t total = (h - 1) * h / 2 * q_a + h * q_b;
+    a -= q_a * n_v;
+    b -= q_b * n_v;
+    const std::int64_t y_max = a * h + b;
+    if (y_max >= n_v) {
+      const std::int64_t n = div_n_v(y_max);
+      total += ::costmetrics::detail::floor_sum(n, a, n_v, y_max - n * n_v);
+    }
+    return static_cast<double>(total);
+  }
+
+  // floor(y / nV) for 0 <= y < 2^46.
+  std::int64_t div_n_v(std::int64_t y) const {
+    const std::int64_t n_v = gpu_.n_v;
+    const std::int64_t q = static_cast<std::int64_t>(static_cast<double>(y) * inv_n_v_);
+    const std::int64_t r = y - q * n_v;
+    return q + (r >= n_v ? 1 : 0) - (r < 0 ? 1 : 0);
+  }
+
+  static constexpr std::int64_t kShortSum = 8;  // measured break-even
+  const GpuParams& gpu_;
+  const StencilParams& stencil_;
+  int dims_;
+  std::int64_t T_ = 0;
+  std::int64_t space_[3] = {0, 0, 0};
+  double inv_n_v_ = 1, max_blocks_ = 1;
+};
 
 }  // namespace
 
@@ -296,16 +392,16 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
                          out.tiles_per_wavefront == nullptr && out.n_subtiles == nullptr;
   if (talg_only && variant == Variant::paper) {
     // Fast path: T_alg only, no Breakdown assembled (same value as evaluate()).
+    const PaperBatchKernel kernel(gpu, stencil, size);
     parallel_for_chunks(
         n_tiles,
         [&](std::size_t begin, std::size_t end, std::size_t) {
           for (std::size_t i = begin; i < end; ++i) {
             TileSizes t;
-            for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
-            t.time = tiles[i * stride + dims];
-            const std::uint32_t reasons = feasibility(gpu, dims, t);
+            double m_tile = 0;
+            const std::uint32_t reasons = kernel.classify(tiles + i * stride, t, m_tile);
             out.reasons[i] = reasons;
-            out.talg_s[i] = reasons == kFeasible ? talg_paper(gpu, stencil, size, t) : nan;
+            out.talg_s[i] = reasons == kFeasible ? kernel.talg(t, m_tile) : nan;
           }
         },
         n_threads, 4096);

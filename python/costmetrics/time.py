@@ -16,7 +16,8 @@ hexagonal tiling (``docs/time-model.md``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -318,14 +319,22 @@ class BatchResult:
         T_alg per row, NaN where infeasible.
     reasons : numpy.ndarray
         uint32 bit mask per row (0 when feasible; see :data:`INFEASIBLE_REASONS`).
-    terms : dict of str to numpy.ndarray
-        ``m_prime_s``, ``c_s``, ``t_tile_s``, ``k``, ``m_tile_words``, ``n_wavefronts``,
-        ``tiles_per_wavefront``, ``n_subtiles`` per row (NaN where infeasible).
     """
 
     talg_s: npt.NDArray[np.float64]
     reasons: npt.NDArray[np.uint32]
-    terms: dict[str, npt.NDArray[np.float64]]
+    # What the terms are computed from, on first access: T_alg alone is the fast path.
+    _inputs: tuple[Any, ...] = field(repr=False, compare=False)
+
+    @cached_property
+    def terms(self) -> dict[str, npt.NDArray[np.float64]]:
+        """The model's terms per row, computed on first access (NaN where infeasible).
+
+        ``m_prime_s``, ``c_s``, ``t_tile_s``, ``k``, ``m_tile_words``, ``n_wavefronts``,
+        ``tiles_per_wavefront``, ``n_subtiles``.
+        """
+        out = _core_time.evaluate_batch(*self._inputs, True)
+        return {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
 
     @property
     def feasible(self) -> npt.NDArray[np.bool_]:
@@ -359,15 +368,17 @@ def talg_batch(
     Returns
     -------
     BatchResult
-        T_alg, terms and infeasibility masks per row.
+        T_alg and infeasibility masks per row; the terms follow on first access to
+        :attr:`BatchResult.terms`.
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
     array = _tile_array(tiles, s.n_space_dims)
-    out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads), True
-    )
-    terms = {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
-    return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), terms)
+    if isinstance(tiles, np.ndarray) and np.may_share_memory(array, tiles):
+        array = array.copy()  # the terms, computed later, must not see the caller's edits
+    array.flags.writeable = False
+    inputs = (core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads))
+    out = _core_time.evaluate_batch(*inputs, False)
+    return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), inputs)
 
 
 # --------------------------------------------------------------------------------------
