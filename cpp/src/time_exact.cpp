@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "floor_sum.hpp"
 #include "time_detail.hpp"
 
 namespace costmetrics {
@@ -101,11 +102,44 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
   }
 }
 
+// The sub-tiles of one inner dimension over the rows [0, tT): b in [0, b_max], those in
+// [full_lo, full_hi] full on every row (one class), the others boundary sub-tiles. A
+// wavefront's rows are a sub-range of [0, tT), so each of its sub-tiles is one of these or
+// lies in the full class, and shares its points per row with that entry.
+struct RowClasses {
+  bool skewed = false;
+  i64 b_max = 0;
+  i64 full_lo = 1;  // empty full class: full_lo > full_hi
+  i64 full_hi = 0;
+
+  RowClasses() = default;
+  RowClasses(const InnerDim& d, i64 tT) : skewed(d.skewed) {
+    if (!skewed) return;
+    b_max = (d.S + tT - 2) / d.tS;
+    full_lo = ceil_div(tT - 1, d.tS);
+    full_hi = std::min(b_max, d.S / d.tS - 1);
+  }
+  bool has_full() const { return full_lo <= full_hi; }
+  i64 size() const { return skewed ? b_max + 1 - (has_full() ? full_hi - full_lo : 0) : 1; }
+  i64 index(i64 b) const {
+    if (!skewed || !has_full() || b < full_lo) return skewed ? b : 0;
+    return b <= full_hi ? full_lo : b - (full_hi - full_lo);
+  }
+  // A sub-tile b standing for entry `index`.
+  i64 representative(i64 index) const {
+    if (!skewed || !has_full() || index < full_lo) return skewed ? index : 0;
+    return index == full_lo ? full_lo : index + (full_hi - full_lo);
+  }
+};
+
 // Scratch buffers of one evaluation, kept per thread so that the batch and search paths do
 // not allocate per tile (an evaluation never nests another one).
 struct Scratch {
   std::vector<i64> w;
   std::vector<i64> prefix;
+  std::vector<double> row_table;   // prefix sums per pair of sub-tile classes (wide S1)
+  std::vector<double> row_counts;  // points per row of each class, per inner dimension
+  std::vector<double> row_widths;
   std::vector<SubtileClass> outer_classes;
   std::vector<SubtileClass> table_classes;
 };
@@ -124,7 +158,7 @@ struct WavefrontCost {
 class ExactModel {
  public:
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
-             const TileSizes& tiles)
+             const TileSizes& tiles, ExactPath path)
       : gpu_(gpu), stencil_(stencil) {
     dims_ = stencil.n_space_dims;
     S1_ = size.space[0];
@@ -141,9 +175,69 @@ class ExactModel {
     outer_dim_ = inner[0];
     table_dim_ = inner[1];
     w_.resize(static_cast<std::size_t>(tT_));
+    n_v_ = gpu.n_v;
+    inv_n_v_ = 1.0 / static_cast<double>(gpu.n_v);
+    // A row of width w <= tS1 + tT - 2 <= P fits whole in [0, S1) at some lattice start
+    // when S1 - w + 1 >= P, so S1 >= 2 P - 1 makes W(r) = tS1 + 2 e(r) on every row.
+    wide_s1_ = path == ExactPath::fast && S1_ >= 2 * pitch_ - 1;
   }
 
   i64 pitch() const { return pitch_; }
+
+  // With wide_s1_, W(r) is the same for every wavefront, so the vector steps of a sub-tile
+  // row depend on (sub-tile, row) only: tabulate them once per evaluation for the sub-tile
+  // classes of the rows [0, tT) (prefix sums over the rows), and every wavefront's sub-tile
+  // costs two lookups instead of a pass over its rows.
+  void build_row_tables() {
+    outer_rows_ = RowClasses(outer_dim_, tT_);
+    table_rows_ = RowClasses(table_dim_, tT_);
+    const i64 n_outer = outer_rows_.size();
+    const i64 n_table = table_rows_.size();
+    const std::size_t rows = static_cast<std::size_t>(tT_);
+    const std::size_t stride = rows + 1;
+    auto& counts = scratch_.row_counts;
+    counts.resize(static_cast<std::size_t>(n_outer + n_table) * rows);
+    auto fill_counts = [&](const InnerDim& d, const RowClasses& c, i64 n, double* out) {
+      for (i64 q = 0; q < n; ++q) {
+        const i64 b = c.representative(q);
+        for (i64 r = 0; r < tT_; ++r) {
+          out[static_cast<std::size_t>(q) * rows + static_cast<std::size_t>(r)] =
+              static_cast<double>(d.count(b, r));
+        }
+      }
+    };
+    double* outer_counts = counts.data();
+    double* table_counts = counts.data() + static_cast<std::size_t>(n_outer) * rows;
+    fill_counts(outer_dim_, outer_rows_, n_outer, outer_counts);
+    fill_counts(table_dim_, table_rows_, n_table, table_counts);
+    std::vector<double>& w = scratch_.row_widths;
+    w.resize(rows);
+    for (std::size_t r = 0; r < rows; ++r) w[r] = static_cast<double>(widest_row(0, static_cast<i64>(r)));
+    auto& table = scratch_.row_table;
+    table.resize(static_cast<std::size_t>(n_outer * n_table) * stride);
+    for (i64 qo = 0; qo < n_outer; ++qo) {
+      const double* co = outer_counts + static_cast<std::size_t>(qo) * rows;
+      for (i64 qt = 0; qt < n_table; ++qt) {
+        const double* ct = table_counts + static_cast<std::size_t>(qt) * rows;
+        double* pre = table.data() + static_cast<std::size_t>(qo * n_table + qt) * stride;
+        pre[0] = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+          const double steps = static_cast<double>(ceil_n_v(static_cast<i64>(w[r] * co[r] * ct[r])));
+          pre[r + 1] = pre[r] + steps;
+        }
+      }
+    }
+    tables_ready_ = true;
+  }
+
+  // Vector steps of outer sub-tile b_outer x table sub-tile b_table over the rows [lo, hi].
+  double table_steps(i64 b_outer, i64 b_table, i64 lo, i64 hi) const {
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    const std::size_t pair = static_cast<std::size_t>(outer_rows_.index(b_outer) * table_rows_.size() +
+                                                      table_rows_.index(b_table));
+    const double* pre = scratch_.row_table.data() + pair * stride;
+    return pre[hi + 1] - pre[lo];
+  }
 
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
@@ -158,6 +252,7 @@ class ExactModel {
   i64 widest_row(i64 off, i64 r) const {
     const i64 half = e(r);
     const i64 w = tS1_ + 2 * half;
+    if (wide_s1_) return w;
     const i64 start0 = off - half;  // first column of tile p = 0 at this row
     const i64 plateau_lo = std::min<i64>(0, S1_ - w);
     const i64 x = start0 + floor_div(plateau_lo - start0, pitch_) * pitch_;
@@ -172,7 +267,12 @@ class ExactModel {
   double full_subtile_c() const {
     const i64 area = outer_dim_.full_count() * table_dim_.full_count();
     i64 steps = 0;
-    for (i64 r = 0; r < tT_; ++r) steps += ceil_div(widest_row(0, r) * area, gpu_.n_v);
+    if (wide_s1_) {
+      // W(r) = tS1 + 2 e(r): rows r and tT - 1 - r are alike, each half is the paper's sum.
+      steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, n_v_);
+    } else {
+      for (i64 r = 0; r < tT_; ++r) steps += ceil_n_v(widest_row(0, r) * area);
+    }
     return stencil_.c_iter_s * static_cast<double>(steps) +
            gpu_.tau_sync_s * static_cast<double>(tT_);
   }
@@ -186,20 +286,6 @@ class ExactModel {
     if (r_lo >= r_hi) return out;
     const i64 off = offset(j);
 
-    // Rows with points: W(r) > 0 holds where e(r) reaches a threshold, a contiguous run.
-    i64 ra = -1;
-    i64 rb = -1;
-    for (i64 r = r_lo; r < r_hi; ++r) {
-      const i64 w = widest_row(off, r);
-      w_[static_cast<std::size_t>(r)] = w;
-      if (w > 0) {
-        if (ra < 0) ra = r;
-        rb = r + 1;
-      }
-    }
-    if (ra < 0) return out;
-    out.nonempty = true;
-
     // Rule 4: a tile's rows are nested intervals around its center, so it meets [0, S1) iff
     // its widest valid row does: c0 - e_max < S1 and c0 + tS1 + e_max > 0.
     const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
@@ -208,8 +294,64 @@ class ExactModel {
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
 
+    // With W(r) = tS1 + 2 e(r) on every row (wide_s1_), the cost of a wavefront depends on
+    // its rows only, not on its color: the interior B wavefronts cost what the interior A
+    // ones do (the same k and m' hold for every wavefront of one evaluation).
+    if (wide_s1_ && reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi) {
+      out.nonempty = true;
+      out.t_tile_s = reuse_t_tile_s_;
+      return out;
+    }
+
+    // Rows with points: W(r) > 0 holds where e(r) reaches a threshold, a contiguous run.
+    i64 ra = -1;
+    i64 rb = -1;
+    if (wide_s1_) {  // W(r) >= tS1 > 0 on every row; the tables hold the widths
+      ra = r_lo;
+      rb = r_hi;
+    }
+    for (i64 r = r_lo; r < r_hi && !wide_s1_; ++r) {
+      const i64 w = widest_row(off, r);
+      w_[static_cast<std::size_t>(r)] = w;
+      if (w > 0) {
+        if (ra < 0) ra = r;
+        rb = r + 1;
+      }
+    }
+    if (ra < 0) {
+      out.n_tiles = 0;
+      return out;
+    }
+    out.nonempty = true;
+
     subtile_classes(outer_dim_, ra, rb, outer_classes_);
     subtile_classes(table_dim_, ra, rb, table_classes_);
+    if (wide_s1_) {
+      if (!tables_ready_) build_row_tables();
+      double sum_c = 0;
+      double sum_max = 0;
+      i64 n_sub = 0;
+      for (const SubtileClass& oc : outer_classes_) {
+        const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
+        for (const SubtileClass& tc : table_classes_) {
+          const Rows rows = intersect(nz_outer, table_dim_.nonzero_rows(tc.b, ra, rb));
+          if (rows.empty()) continue;
+          const double c = stencil_.c_iter_s * table_steps(oc.b, tc.b, rows.lo, rows.hi) +
+                           gpu_.tau_sync_s * static_cast<double>(rows.size());
+          const i64 mult = oc.mult * tc.mult;
+          sum_c += static_cast<double>(mult) * c;
+          sum_max += static_cast<double>(mult) * std::max(m_prime, c);
+          n_sub += mult;
+        }
+      }
+      out.t_tile_s =
+          detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
+      reuse_valid_ = true;
+      reuse_lo_ = r_lo;
+      reuse_hi_ = r_hi;
+      reuse_t_tile_s_ = out.t_tile_s;
+      return out;
+    }
 
     // Per class of the tabulated dimension: prefix sums over rows of the vector steps
     // ceil(W n_outer n_table / nV) with the outer sub-tile full (n_outer = tS), so that the
@@ -223,8 +365,7 @@ class ExactModel {
       const i64 b = table_classes_[q].b;
       for (i64 r = ra; r < rb; ++r) {
         const i64 n = table_dim_.count(b, r);
-        const i64 steps =
-            n > 0 ? ceil_div(w_[static_cast<std::size_t>(r)] * outer_full * n, gpu_.n_v) : 0;
+        const i64 steps = n > 0 ? ceil_n_v(w_[static_cast<std::size_t>(r)] * outer_full * n) : 0;
         pre[r - ra + 1] = pre[r - ra] + steps;
       }
     }
@@ -247,7 +388,7 @@ class ExactModel {
         auto explicit_rows = [&](i64 lo, i64 hi) {
           for (i64 r = lo; r <= hi; ++r) {
             const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
-            steps += ceil_div(w_[static_cast<std::size_t>(r)] * n, gpu_.n_v);
+            steps += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
           }
         };
         if (full.empty()) {
@@ -271,6 +412,10 @@ class ExactModel {
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
         detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
+    reuse_valid_ = true;
+    reuse_lo_ = r_lo;
+    reuse_hi_ = r_hi;
+    reuse_t_tile_s_ = out.t_tile_s;
     return out;
   }
 
@@ -278,7 +423,26 @@ class ExactModel {
   const GpuParams& gpu_;
   const StencilParams& stencil_;
   int dims_ = 1;
+  // ceil(x / nV) for 0 <= x < 2^46 (x is a row's points, <= M_tile^2 < 2^44): a
+  // multiplication with 1/nV, whose error is far below 1, and a one-step correction.
+  i64 ceil_n_v(i64 x) const {
+    const i64 y = x + n_v_ - 1;
+    const i64 q = static_cast<i64>(static_cast<double>(y) * inv_n_v_);
+    const i64 rem = y - q * n_v_;
+    return q + (rem >= n_v_ ? 1 : 0) - (rem < 0 ? 1 : 0);
+  }
+
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
+  i64 n_v_ = 1;
+  double inv_n_v_ = 1;
+  bool wide_s1_ = false;
+  bool tables_ready_ = false;
+  RowClasses outer_rows_;
+  RowClasses table_rows_;
+  // The last wavefront's rows and tile time, reused by the next one with the same rows.
+  bool reuse_valid_ = false;
+  i64 reuse_lo_ = 0, reuse_hi_ = 0;
+  double reuse_t_tile_s_ = 0;
   InnerDim outer_dim_;
   InnerDim table_dim_;
   // Scratch reused across wavefronts of one evaluation (and across evaluations, per thread).
@@ -292,13 +456,13 @@ class ExactModel {
 }  // namespace
 
 Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
-                         const ProblemSize& size, const TileSizes& tiles) {
+                         const ProblemSize& size, const TileSizes& tiles, ExactPath path) {
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
-  ExactModel model(gpu, stencil, size, tiles);
+  ExactModel model(gpu, stencil, size, tiles, path);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4

@@ -9,10 +9,17 @@ namespace costmetrics {
 namespace time_model {
 namespace detail {
 
+// How evaluate_exact walks the rows. `fast` (the default) uses, when S1 >= 2 P - 1, the
+// closed-form row widths, the per-evaluation row tables and the reuse of equal wavefronts;
+// `general` always walks every row of every wavefront. Both give the same numbers; the
+// tests compare them.
+enum class ExactPath { fast, general };
+
 // T_alg and its breakdown for a gap-free hexagonal tiling with exact point counts.
 // Preconditions: inputs validated, tiles feasible.
 Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
-                         const ProblemSize& size, const TileSizes& tiles);
+                         const ProblemSize& size, const TileSizes& tiles,
+                         ExactPath path = ExactPath::fast);
 
 }  // namespace detail
 }  // namespace time_model

@@ -179,6 +179,10 @@ void compare_case(const tmod::GpuParams& gpu, int dims, const tmod::ProblemSize&
   st.c_iter_s = 1e-8;
   const BruteResult ref = brute_force(gpu, st, size, tiles);
   const tmod::Breakdown b = tmod::detail::evaluate_exact(gpu, st, size, tiles);
+  const tmod::Breakdown general =
+      tmod::detail::evaluate_exact(gpu, st, size, tiles, tmod::detail::ExactPath::general);
+  CHECK(b.talg_s == general.talg_s);
+  CHECK(b.c_s == general.c_s);
   ++g_cases;
   CHECK(ref.bad_points == 0);
   CHECK_CLOSE(b.talg_s, ref.talg, 1e-12);
@@ -368,6 +372,47 @@ void test_close_to_paper() {
 
 }  // namespace
 
+// The fast path (closed-form widths, row tables, reuse of equal wavefronts) against the
+// general one, bit for bit, on sizes too large for brute force: both dimensions of the 3D
+// tables with many boundary sub-tiles (tS2 small, tS3 a multiple of 32), S not a multiple of
+// the tiles, T not a multiple of tT/2, nV that does and does not divide the rows.
+void test_fast_path_matches_general() {
+  std::mt19937_64 rng(7);
+  const int n_v[] = {1, 7, 32, 100, 128, 2048};
+  int compared = 0;
+  for (int c = 0; c < 3000; ++c) {
+    const int dims = 1 + static_cast<int>(rng() % 3);
+    tmod::GpuParams g = gtx980();
+    g.n_v = n_v[rng() % 6];
+    g.n_sm = 1 + static_cast<int>(rng() % 32);
+    g.smem_per_sm_words = 1 << 20;
+    g.smem_per_block_words = 1 << 20;
+    tmod::ProblemSize size;
+    tmod::TileSizes tiles;
+    for (int d = 0; d < dims; ++d) {
+      size.space[d] = 1 + static_cast<i64>(rng() % (dims == 3 ? 700 : 9000));
+      const bool innermost = d == dims - 1 && dims > 1;
+      tiles.space[d] = innermost ? 32 * (1 + static_cast<i64>(rng() % 8))
+                                 : 1 + static_cast<i64>(rng() % (d == 0 ? 64 : 40));
+    }
+    size.time_steps = 1 + static_cast<i64>(rng() % 5000);
+    tiles.time = 2 * (1 + static_cast<i64>(rng() % 48));
+    tmod::StencilParams st = heat(dims);
+    if (tmod::feasibility(g, dims, tiles) != tmod::kFeasible) continue;
+    const tmod::Breakdown fast = tmod::detail::evaluate_exact(g, st, size, tiles);
+    const tmod::Breakdown general =
+        tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
+    ++compared;
+    CHECK(fast.talg_s == general.talg_s);
+    CHECK(fast.c_s == general.c_s);
+    CHECK(fast.t_tile_s == general.t_tile_s);
+    CHECK(fast.n_wavefronts == general.n_wavefronts);
+    CHECK(fast.tiles_per_wavefront == general.tiles_per_wavefront);
+  }
+  std::printf("  fast path vs general path: %d cases\n", compared);
+  CHECK(compared > 1000);
+}
+
 int main() {
   test_partition();
   test_brute_force_1d();
@@ -378,5 +423,6 @@ int main() {
   test_lower_bound();
   test_dispatch();
   test_close_to_paper();
+  test_fast_path_matches_general();
   return cm_test::report("time_exact");
 }
