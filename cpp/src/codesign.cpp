@@ -278,6 +278,11 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     for (i64 r = 0; r < tT; ++r) {
       const i64 half = std::min(r, tT - 1 - r);
       const i64 w = tS1 + 2 * half;
+      if (S1 >= 2 * pitch - 1) {  // the whole row fits at some lattice start (time_exact.cpp)
+        sum += w;
+        ++rows;
+        continue;
+      }
       const i64 start0 = off - half;
       const i64 plateau_lo = std::min<i64>(0, S1 - w);
       const i64 x = start0 + floor_div_signed(plateau_lo - start0, pitch) * pitch;
@@ -294,6 +299,37 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
   return geo;
 }
 
+// Per tile of a tile set and per inner extent (S2, S3): what the `exact` bound needs that
+// depends on neither the hardware nor S1 and T, so that it is computed once per thread and
+// M_SM rather than per design. s_min = prod ceil(S_d / tS_d), the fewest sub-tiles with a
+// point on a row; n_full = the sub-tiles full on every row of an interior wavefront (rows
+// [0, tT); subtile_classes in time_exact.cpp with ra = 0, rb = tT).
+struct TileAux {
+  double s_min = 1;
+  double n_full = 1;
+};
+
+void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<TileAux>& out) {
+  out.resize(ts.inner.size());
+  for (const Group& g : ts.groups) {
+    for (std::uint32_t i = g.begin; i < g.end; ++i) {
+      const Inner& t = ts.inner[i];
+      const i64 tiles[2] = {t.s2, t.s3};
+      TileAux a;
+      for (int d = 1; d < ts.dims; ++d) {
+        const i64 S = size.space[d];
+        const i64 tS = tiles[d - 1];
+        const i64 b_max = (S + g.tT - 2) / tS;
+        const i64 full_lo = ceil_div(g.tT - 1, tS);
+        const i64 full_hi = std::min(b_max, S / tS - 1);
+        a.s_min *= static_cast<double>(ceil_div(S, tS));
+        a.n_full *= static_cast<double>(std::max<i64>(0, full_hi - full_lo + 1));
+      }
+      out[i] = a;
+    }
+  }
+}
+
 // The `exact` variant (docs/codesign.md, "Exact pruning"). Only the interior wavefronts are
 // bounded (the others cost >= 0). For one of them, with R = ceil(ceil(n/k)/nSM) rounds, at
 // least s_min = prod_{d>=1} ceil(S_d / tS_d) nonempty sub-tiles, and
@@ -304,7 +340,7 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
 // equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM) and no transfer term.
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
-                  const std::vector<ExactGeometry>* geometry) {
+                  const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux) {
   const i64 S1 = in.size.space[0];
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
@@ -316,6 +352,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
+    const bool wide = in.size.space[0] >= 2 * (2 * g.tS1 + tT - 2) - 1;
     if (prune) {
       ++best.bounds;
       double lb = 0;
@@ -330,20 +367,50 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       const Inner& t = ts.inner[i];
       if (prune) {
         ++best.bounds;
-        double s_min = static_cast<double>(ceil_div(in.size.space[1], t.s2));
-        if (ts.dims == 3) s_min *= static_cast<double>(ceil_div(in.size.space[2], t.s3));
-        double lb = 0;
-        for (int c = 0; c < 2; ++c) {
-          if (geo->n[c] == 0) continue;
-          // Each row with points costs every nonempty sub-tile at least one vector step.
-          const double compute = C * std::max(geo->sum_w[c] * Q / nv, geo->rows[c] * s_min);
-          const double kd = static_cast<double>(t.k);
-          const double t_i = t.k == 1 ? s_min * t.m_prime + compute
-                                      : t.m_prime + kd * std::max(s_min * t.m_prime, compute);
-          const i64 rounds = ceil_div(ceil_div(geo->n[c], t.k), d.n_sm);
-          lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rounds) * t_i + m.t_sync_s);
+        const TileAux& a = (*aux)[i];
+        const double s_min = a.s_min;
+        // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
+        // C_iter F + tT tau_sync with F = sum_r ceil(W(r) area / nV), twice the paper's
+        // half-hexagon sum (docs/codesign.md). First F's cheap lower bound
+        // max(points / nV, one step per row); if the tile survives, the exact F.
+        // W(r) is the whole row (the N_full sub-tiles' exact cost) only when S1 >= 2P - 1.
+        const double n_full = wide ? a.n_full : 0.0;
+        const double area = static_cast<double>(t.area);
+        const double tT_d = static_cast<double>(tT);
+        const double hex_points = area * tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
+        double steps_full = std::max(hex_points / nv, tT_d);
+        bool pruned = false;
+        for (int stage = 0; stage < 2; ++stage) {
+          if (stage == 1) {
+            if (n_full == 0) break;  // the exact step count would change nothing
+            ++best.bounds;
+            steps_full = static_cast<double>(
+                2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, d.n_v));
+          }
+          const double c_full = C * steps_full + m.tau_sync_s * tT_d;
+          double lb = 0;
+          for (int c = 0; c < 2; ++c) {
+            if (geo->n[c] == 0) continue;
+            // Each row with points costs every nonempty sub-tile at least one vector step;
+            // the full sub-tiles cost c_full, the others at least their points / nV.
+            const double rest = C * std::max(geo->sum_w[c] * (Q - n_full * area) / nv,
+                                             geo->rows[c] * (s_min - n_full));
+            const double compute = n_full * c_full + rest;
+            const double sum_max = n_full * std::max(t.m_prime, c_full) +
+                                   std::max((s_min - n_full) * t.m_prime, rest);
+            const double kd = static_cast<double>(t.k);
+            const double t_i =
+                t.k == 1 ? s_min * t.m_prime + compute : t.m_prime + kd * sum_max;
+            const i64 rounds = ceil_div(geo->n[c], t.k * d.n_sm);  // = ceil(ceil(n/k)/nSM)
+            lb += static_cast<double>(geo->count[c]) *
+                  (static_cast<double>(rounds) * t_i + m.t_sync_s);
+          }
+          if (lb * kSafety > best.talg) {
+            pruned = true;
+            break;
+          }
         }
-        if (lb * kSafety > best.talg) continue;
+        if (pruned) continue;
       }
       tm::TileSizes tile;
       tile.space = {{g.tS1, t.s2, t.s3}};
@@ -524,6 +591,8 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       // Exact variant: interior-wavefront geometry per (instance, group) of the current
       // M_SM's tile sets, computed once per thread and M_SM (it does not depend on nSM, nV).
       std::vector<std::vector<ExactGeometry>> geometry(instances.size());
+      // ... and the tiles' hardware-independent terms per inner extent (S2, S3).
+      std::map<std::pair<i64, i64>, std::vector<TileAux>> tile_aux;
       i64 geometry_smem = -1;
       for (;;) {
         const std::size_t block = next.fetch_add(kBlock);
@@ -560,6 +629,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
           } else {
             if (options.prune && geometry_smem != d.smem_kb) {
               for (auto& v : geometry) v.clear();
+              tile_aux.clear();
               geometry_smem = d.smem_kb;
             }
             if (options.prune && geometry[j].empty()) {
@@ -569,7 +639,12 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
                     exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
               }
             }
-            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j]);
+            std::vector<TileAux>* aux = nullptr;
+            if (options.prune) {
+              aux = &tile_aux[{in.size.space[1], in.size.space[2]}];
+              if (aux->empty()) build_tile_aux(ts, in.size, *aux);
+            }
+            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux);
           }
           if (!std::isfinite(best.talg)) {
             throw std::invalid_argument(
