@@ -239,10 +239,10 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
 }
 
 // Feasible tiles of one block of the batch, gathered as doubles (structure of arrays) for
-// the vector kernel, with their positions in the batch; padded to whole groups of 8.
+// the vector kernel, with their positions in the batch; padded to whole groups of 16.
 struct PaperBatchBlock {
   static constexpr std::size_t kCapacity = 256;
-  static constexpr std::size_t kPadded = kCapacity + 8;
+  static constexpr std::size_t kPadded = kCapacity + 16;
   alignas(32) double space[3][kPadded];
   alignas(32) double time[kPadded];
   alignas(32) double m_tile[kPadded];
@@ -283,15 +283,16 @@ COSTMETRICS_AVX2 void paper_talg_avx2(const PaperBatchConstants& k,
   const __m256d T = _mm256_set1_pd(k.T);
   const __m256i n_v_i = _mm256_set1_epi32(static_cast<int>(k.n_v));
   const __m256i n_v_minus_1_i = _mm256_set1_epi32(static_cast<int>(k.n_v) - 1);
-  const __m256i one_i = _mm256_set1_epi32(1), zero_i = _mm256_setzero_si256();
-  for (std::size_t g = 0; g < block.n; g += 8) {
+  const __m256i one_i = _mm256_set1_epi32(1);
+  for (std::size_t g = 0; g < block.n; g += 16) {
     // Vector steps of one hexagon (Eqs. A.10/A.16/A.28): sum_{j<h} floor((a j + b) / nV),
     // a = 2 area, b = tS1 area + nV - 1, h = tT/2. With a = qa nV + ra, b = qb nV + rb:
     // (h-1) h / 2 qa + h qb + sum_{j<h} floor((ra j + rb) / nV), the last sum counted
-    // with 32-bit remainders (ra, rb < nV <= 2^20): a carry at step i adds h - i.
-    __m256d area[2], base[2];
-    __m128i ra[2], rb[2], h[2];
-    for (int p = 0; p < 2; ++p) {
+    // with 32-bit remainders (ra, rb < nV <= 2^20): a carry at step i adds h - i. Two
+    // independent 8-lane chains hide the latency of the remainder's update.
+    __m256d area[4], base[4];
+    __m128i ra[4], rb[4], h[4];
+    for (int p = 0; p < 4; ++p) {
       const std::size_t i = g + 4 * static_cast<std::size_t>(p);
       const __m256d tS1 = _mm256_load_pd(block.space[0] + i);
       const __m256d tT = _mm256_load_pd(block.time + i);
@@ -310,25 +311,31 @@ COSTMETRICS_AVX2 void paper_talg_avx2(const PaperBatchConstants& k,
       rb[p] = _mm256_cvttpd_epi32(_mm256_sub_pd(b, _mm256_mul_pd(qb, n_v)));
       h[p] = _mm256_cvttpd_epi32(hd);
     }
-    const __m256i step = join_v(ra[0], ra[1]);
-    __m256i r = join_v(rb[0], rb[1]);
-    __m256i left = join_v(h[0], h[1]);
-    __m128i h_max = _mm_max_epi32(h[0], h[1]);
+    __m256i step[2], r[2], left[2], carried[2];
+    for (int q = 0; q < 2; ++q) {
+      step[q] = join_v(ra[2 * q], ra[2 * q + 1]);
+      r[q] = join_v(rb[2 * q], rb[2 * q + 1]);
+      left[q] = join_v(h[2 * q], h[2 * q + 1]);
+      carried[q] = _mm256_setzero_si256();
+    }
+    __m128i h_max = _mm_max_epi32(_mm_max_epi32(h[0], h[1]), _mm_max_epi32(h[2], h[3]));
     h_max = _mm_max_epi32(h_max, _mm_shuffle_epi32(h_max, 0x4E));
     h_max = _mm_max_epi32(h_max, _mm_shuffle_epi32(h_max, 0xB1));
     const int steps = _mm_cvtsi128_si32(h_max);
-    __m256i carried = zero_i;
     for (int i = 1; i < steps; ++i) {
-      r = _mm256_add_epi32(r, step);
-      const __m256i carry = _mm256_cmpgt_epi32(r, n_v_minus_1_i);
-      r = _mm256_sub_epi32(r, _mm256_and_si256(carry, n_v_i));
-      left = _mm256_sub_epi32(left, one_i);
-      carried = _mm256_add_epi32(carried, _mm256_and_si256(carry, _mm256_max_epi32(left, zero_i)));
+      for (int q = 0; q < 2; ++q) {
+        r[q] = _mm256_add_epi32(r[q], step[q]);
+        const __m256i carry = _mm256_cmpgt_epi32(r[q], n_v_minus_1_i);
+        r[q] = _mm256_sub_epi32(r[q], _mm256_and_si256(carry, n_v_i));
+        // max(h - i, 0): h < 2^16, so a saturating 16-bit subtraction (high halves 0 - 0).
+        left[q] = _mm256_subs_epu16(left[q], one_i);
+        carried[q] = _mm256_add_epi32(carried[q], _mm256_and_si256(carry, left[q]));
+      }
     }
-    for (int p = 0; p < 2; ++p) {
+    for (int p = 0; p < 4; ++p) {
       const std::size_t i = g + 4 * static_cast<std::size_t>(p);
-      const __m128i carried_p =
-          p == 0 ? _mm256_castsi256_si128(carried) : _mm256_extracti128_si256(carried, 1);
+      const __m128i carried_p = p % 2 == 0 ? _mm256_castsi256_si128(carried[p / 2])
+                                           : _mm256_extracti128_si256(carried[p / 2], 1);
       const __m256d row_steps = _mm256_add_pd(base[p], _mm256_cvtepi32_pd(carried_p));
       const __m256d tS1 = _mm256_load_pd(block.space[0] + i);
       const __m256d tT = _mm256_load_pd(block.time + i);
@@ -454,7 +461,7 @@ class PaperBatchKernel {
         }
         if (n == 0) continue;
         block.n = n;
-        for (std::size_t pad = n; pad % 8 != 0; ++pad) {  // copies of a feasible tile
+        for (std::size_t pad = n; pad % 16 != 0; ++pad) {  // copies of a feasible tile
           for (int d = 0; d < 3; ++d) block.space[d][pad] = block.space[d][0];
           block.time[pad] = block.time[0];
           block.m_tile[pad] = block.m_tile[0];
