@@ -436,40 +436,9 @@ class PaperBatchKernel {
     const double nan = std::numeric_limits<double>::quiet_NaN();
 #if COSTMETRICS_BATCH_AVX2
     if (use_avx2_) {
-      // Classify a block in scalar code, gather its feasible tiles with short hexagon sums
-      // and evaluate those 4 at a time; long sums take the scalar closed form.
-      PaperBatchBlock block;
-      for (std::size_t start = begin; start < end; start += PaperBatchBlock::kCapacity) {
-        const std::size_t stop = std::min(end, start + PaperBatchBlock::kCapacity);
-        std::size_t n = 0;
-        for (std::size_t i = start; i < stop; ++i) {
-          TileSizes t;
-          double m_tile = 0;
-          const std::uint32_t reasons = classify(tiles + i * stride, t, m_tile);
-          reasons_out[i] = reasons;
-          if (reasons != kFeasible) {
-            talg_out[i] = nan;
-          } else if (t.time > 2 * kVectorMaxHalf) {
-            talg_out[i] = talg(t, m_tile);
-          } else {
-            for (int d = 0; d < dims_; ++d) block.space[d][n] = static_cast<double>(t.space[d]);
-            block.time[n] = static_cast<double>(t.time);
-            block.m_tile[n] = m_tile;
-            block.index[n] = i;
-            ++n;
-          }
-        }
-        if (n == 0) continue;
-        block.n = n;
-        for (std::size_t pad = n; pad % 16 != 0; ++pad) {  // copies of a feasible tile
-          for (int d = 0; d < 3; ++d) block.space[d][pad] = block.space[d][0];
-          block.time[pad] = block.time[0];
-          block.m_tile[pad] = block.m_tile[0];
-        }
-        if (dims_ == 1) paper_talg_avx2<1>(v_, block, talg_out);
-        else if (dims_ == 2) paper_talg_avx2<2>(v_, block, talg_out);
-        else paper_talg_avx2<3>(v_, block, talg_out);
-      }
+      if (dims_ == 1) run_avx2<1>(tiles, begin, end, talg_out, reasons_out);
+      else if (dims_ == 2) run_avx2<2>(tiles, begin, end, talg_out, reasons_out);
+      else run_avx2<3>(tiles, begin, end, talg_out, reasons_out);
       return;
     }
 #endif
@@ -541,6 +510,74 @@ class PaperBatchKernel {
   }
 
  private:
+#if COSTMETRICS_BATCH_AVX2
+  // run() with the vector kernel: classify a block of tiles without branches (the mask of
+  // classify()), gather its feasible tiles with short hexagon sums and evaluate those 16 at
+  // a time; long sums take the scalar closed form of talg().
+  template <int Dims>
+  void run_avx2(const std::int64_t* tiles, std::size_t begin, std::size_t end,
+                double* talg_out, std::uint32_t* reasons_out) const {
+    constexpr std::size_t stride = Dims + 1;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double smem_block = gpu_.smem_per_block_words, smem_sm = gpu_.smem_per_sm_words;
+    PaperBatchBlock block;
+    for (std::size_t start = begin; start < end; start += PaperBatchBlock::kCapacity) {
+      const std::size_t stop = std::min(end, start + PaperBatchBlock::kCapacity);
+      std::size_t n = 0;
+      for (std::size_t i = start; i < stop; ++i) {
+        const std::int64_t* row = tiles + i * stride;
+        const std::int64_t tS1 = row[0];
+        const std::int64_t tS2 = Dims >= 2 ? row[1] : 1;
+        const std::int64_t tS3 = Dims == 3 ? row[2] : 1;
+        const std::int64_t tT = row[Dims];
+        const double s1 = static_cast<double>(tS1), s2 = static_cast<double>(tS2);
+        const double s3 = static_cast<double>(tS3), tT_d = static_cast<double>(tT);
+        double m_tile;  // m_tile_words(), the same operations
+        if (Dims == 1) {
+          m_tile = 2.0 * (s1 + tT_d);
+        } else {
+          m_tile = 2.0 * (s1 + tT_d + 1.0);
+          m_tile *= s2 + tT_d + 1.0;
+          if (Dims == 3) m_tile *= s3 + tT_d + 1.0;
+        }
+        const std::int64_t inner = Dims == 1 ? 0 : (Dims == 2 ? tS2 : tS3);
+        const bool positive = (tS1 > 0) & (tS2 > 0) & (tS3 > 0) & (tT > 0);
+        const std::uint32_t reasons =
+            positive ? ((tT & 1) != 0 ? kOddTimeTile : 0u) |
+                           ((inner & (kWarpSize - 1)) != 0 ? kInnermostNotWarpMultiple : 0u) |
+                           (m_tile > smem_block ? kExceedsBlockSharedMemory : 0u) |
+                           (m_tile > smem_sm ? kExceedsSmSharedMemory : 0u)
+                     : kNonPositiveTile;
+        reasons_out[i] = reasons;
+        talg_out[i] = nan;  // the feasible ones are overwritten below
+        block.space[0][n] = s1;
+        if (Dims >= 2) block.space[1][n] = s2;
+        if (Dims == 3) block.space[2][n] = s3;
+        block.time[n] = tT_d;
+        block.m_tile[n] = m_tile;
+        block.index[n] = i;
+        const bool feasible = reasons == kFeasible;
+        const bool short_sum = tT <= 2 * kVectorMaxHalf;
+        n += feasible & short_sum;
+        if (feasible && !short_sum) {
+          TileSizes t;
+          t.space = {{tS1, Dims >= 2 ? tS2 : 0, Dims == 3 ? tS3 : 0}};
+          t.time = tT;
+          talg_out[i] = talg(t, m_tile);
+        }
+      }
+      if (n == 0) continue;
+      block.n = n;
+      for (std::size_t pad = n; pad % 16 != 0; ++pad) {  // copies of a feasible tile
+        for (int d = 0; d < Dims; ++d) block.space[d][pad] = block.space[d][0];
+        block.time[pad] = block.time[0];
+        block.m_tile[pad] = block.m_tile[0];
+      }
+      paper_talg_avx2<Dims>(v_, block, talg_out);
+    }
+  }
+#endif
+
   // sum_{j < tT/2} ceil((tS1 + 2 j) area / nV), the vector steps of one hexagon, as a double
   // (an exact integer). Every division by nV is a multiplication with 1/nV and a one-step
   // correction (the product's error is far below 1 for numerators < 2^46): short sums term
