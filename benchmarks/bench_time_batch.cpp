@@ -1,7 +1,7 @@
 // Micro benchmark of the T_alg-only `paper` batch path (time_model::evaluate_batch): ns per
 // tile over 10^6 random feasible 2D tiles (Heat2D-like, GTX 980-like machine), 1 and 2
 // threads, and over every point of the default search spaces (1D-3D, infeasible points
-// included; 1D has tT up to 256, the scalar closed form of long hexagon sums). Build after the C++ tests (build/cpp, Release), from the repository root:
+// included). Build after the C++ tests (build/cpp, Release), from the repository root:
 //   g++ -O3 -std=c++17 -Icpp/include benchmarks/bench_time_batch.cpp build/cpp/libcostmetrics_core.a -lpthread -o build/bench_time_batch && build/bench_time_batch
 #include <algorithm>
 #include <chrono>
@@ -75,8 +75,8 @@ int main() {
     std::vector<std::int64_t> points(m * stride);
     for (std::size_t i = 0; i < m; ++i) {
       const tmod::TileSizes t = space.point(i);
-      for (int d = 0; d < dims; ++d) points[i * stride + static_cast<std::size_t>(d)] = t.space[static_cast<std::size_t>(d)];
-      points[i * stride + static_cast<std::size_t>(dims)] = t.time;
+      for (std::size_t d = 0; d + 1 < stride; ++d) points[i * stride + d] = t.space[d];
+      points[i * stride + stride - 1] = t.time;
     }
     std::vector<double> talg_s(m);
     std::vector<std::uint32_t> why(m);

@@ -18,8 +18,10 @@
 #include "time_exact.hpp"
 
 // The T_alg-only batch has an AVX2 kernel, chosen at run time (the build stays for the
-// baseline ISA): on x86-64 Linux with GCC or Clang; elsewhere the scalar kernel runs.
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+// baseline ISA): on x86-64 Linux with GCC or Clang; elsewhere, or when built with
+// -DCOSTMETRICS_NO_SIMD (to test the fallback), the scalar kernel runs.
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(COSTMETRICS_NO_SIMD)
 #define COSTMETRICS_BATCH_AVX2 1
 #include <immintrin.h>
 #else
@@ -343,15 +345,19 @@ COSTMETRICS_AVX2 void paper_talg_avx2(const PaperBatchConstants& k,
       const __m256d q_T = floor_div_v(T, tT);
       const __m256d rem = _mm256_sub_pd(T, _mm256_mul_pd(q_T, tT));
       const __m256d rem_pos = _mm256_cmp_pd(rem, zero, _CMP_GT_OQ);
-      const __m256d eps0 = _mm256_and_pd(rem_pos, _mm256_cmp_pd(_mm256_add_pd(rem, rem), tT, _CMP_LE_OQ));
-      const __m256d n_w = _mm256_add_pd(_mm256_mul_pd(two, _mm256_add_pd(q_T, _mm256_and_pd(rem_pos, one))),
-                                        _mm256_andnot_pd(eps0, one));
+      const __m256d eps0 =
+          _mm256_and_pd(rem_pos, _mm256_cmp_pd(_mm256_add_pd(rem, rem), tT, _CMP_LE_OQ));
+      const __m256d n_w =
+          _mm256_add_pd(_mm256_mul_pd(two, _mm256_add_pd(q_T, _mm256_and_pd(rem_pos, one))),
+                        _mm256_andnot_pd(eps0, one));
       // Eqs. A.5-A.6: w = ceil(S1 / (2 tS1 + tT)).
       const __m256d pitch = _mm256_add_pd(_mm256_add_pd(tS1, tS1), tT);
-      const __m256d w = floor_div_v(_mm256_add_pd(_mm256_set1_pd(k.S[0]), _mm256_sub_pd(pitch, one)), pitch);
+      const __m256d w = floor_div_v(
+          _mm256_add_pd(_mm256_set1_pd(k.S[0]), _mm256_sub_pd(pitch, one)), pitch);
       // Eq. A.12: k = min(floor(M_SM / M_tile), MTB_SM), the same double operations.
+      const __m256d m_tile = _mm256_load_pd(block.m_tile + i);
       const __m256d kk = _mm256_min_pd(
-          _mm256_floor_pd(_mm256_div_pd(_mm256_set1_pd(k.smem_sm), _mm256_load_pd(block.m_tile + i))),
+          _mm256_floor_pd(_mm256_div_pd(_mm256_set1_pd(k.smem_sm), m_tile)),
           _mm256_set1_pd(k.max_blocks));
       // A.24 as read: n_sub = prod_{d >= 2} ceil((S_d + tT) / tS_d).
       __m256d n_sub = one;
@@ -362,8 +368,10 @@ COSTMETRICS_AVX2 void paper_talg_avx2(const PaperBatchConstants& k,
         n_sub = d == 1 ? q : _mm256_mul_pd(n_sub, q);
       }
       // Eqs. A.8-A.9 and A.10/A.16/A.28.
-      const __m256d m_io = _mm256_mul_pd(_mm256_mul_pd(two, area[p]), _mm256_add_pd(tS1, _mm256_mul_pd(two, tT)));
-      const __m256d m_prime = _mm256_add_pd(_mm256_mul_pd(m_io, _mm256_set1_pd(k.l)), _mm256_set1_pd(k.two_tau));
+      const __m256d m_io = _mm256_mul_pd(_mm256_mul_pd(two, area[p]),
+                                         _mm256_add_pd(tS1, _mm256_mul_pd(two, tT)));
+      const __m256d m_prime = _mm256_add_pd(_mm256_mul_pd(m_io, _mm256_set1_pd(k.l)),
+                                            _mm256_set1_pd(k.two_tau));
       const __m256d c = _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(k.two_c_iter), row_steps),
                                       _mm256_mul_pd(tT, _mm256_set1_pd(k.tau)));
       // Eqs. A.13 / A.17 / A.29-A.30 (detail::tile_time_s).
@@ -618,7 +626,8 @@ class PaperBatchKernel {
   }
 
   static constexpr std::int64_t kShortSum = 8;  // measured break-even
-  static constexpr std::int64_t kVectorMaxHalf = 64;  // tT/2 above: scalar closed form
+  // tT/2 above it: the scalar closed form (measured: 128 beats 64 on the default 1D space).
+  static constexpr std::int64_t kVectorMaxHalf = 128;
   const GpuParams& gpu_;
   const StencilParams& stencil_;
   int dims_;
