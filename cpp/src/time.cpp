@@ -402,6 +402,8 @@ bool cpu_has_avx2() {
   static const bool has = __builtin_cpu_supports("avx2") != 0;
   return has;
 }
+#undef COSTMETRICS_AVX2
+#undef COSTMETRICS_AVX2_INLINE
 #endif  // COSTMETRICS_BATCH_AVX2
 
 // T_alg of the `paper` variant over many tiles (the batch path): everything that depends
@@ -409,7 +411,8 @@ bool cpu_has_avx2() {
 // few double operations and no 64-bit integer division. Every integer below is exact in a
 // double (the limits of validate_inputs and a feasible M_tile <= 2^22 words keep them under
 // 2^53), and the floating-point terms are formed in the order of evaluate_paper, so the
-// result is bit-identical to evaluate() (tests/test_time.py checks it).
+// result is bit-identical to evaluate() (cpp/tests/test_time_fast.cpp and tests/test_time.py
+// check it). On x86-64 with AVX2 (run time), paper_talg_avx2 does the same 4 tiles at a time.
 class PaperBatchKernel {
  public:
   PaperBatchKernel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size)
@@ -519,7 +522,7 @@ class PaperBatchKernel {
 
  private:
 #if COSTMETRICS_BATCH_AVX2
-  // run() with the vector kernel: classify a block of tiles without branches (the mask of
+  // run() with the vector kernel: classify a block of tiles with few branches (the mask of
   // classify()), gather its feasible tiles with short hexagon sums and evaluate those 16 at
   // a time; long sums take the scalar closed form of talg().
   template <int Dims>
@@ -558,16 +561,17 @@ class PaperBatchKernel {
                      : kNonPositiveTile;
         reasons_out[i] = reasons;
         talg_out[i] = nan;  // the feasible ones are overwritten below
-        block.space[0][n] = s1;
-        if (Dims >= 2) block.space[1][n] = s2;
-        if (Dims == 3) block.space[2][n] = s3;
-        block.time[n] = tT_d;
-        block.m_tile[n] = m_tile;
-        block.index[n] = i;
         const bool feasible = reasons == kFeasible;
         const bool short_sum = tT <= 2 * kVectorMaxHalf;
-        n += feasible & short_sum;
-        if (feasible && !short_sum) {
+        if (feasible && short_sum) {
+          block.space[0][n] = s1;
+          if (Dims >= 2) block.space[1][n] = s2;
+          if (Dims == 3) block.space[2][n] = s3;
+          block.time[n] = tT_d;
+          block.m_tile[n] = m_tile;
+          block.index[n] = i;
+          ++n;
+        } else if (feasible) {
           TileSizes t;
           t.space = {{tS1, Dims >= 2 ? tS2 : 0, Dims == 3 ? tS3 : 0}};
           t.time = tT;
