@@ -62,7 +62,8 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
         tiles[i * stride + d] = t.space[d];
       }
       t.time = random_extent(rng, typical_time, false);
-      if (t.time > 0 && rng() % 10 != 0) t.time += t.time % 2;  // mostly even
+      const bool make_even = t.time > 0 && t.time < (std::int64_t{1} << 62) && rng() % 10 != 0;
+      if (make_even) t.time += t.time % 2;  // mostly even
       tiles[i * stride + stride - 1] = t.time;
     }
     for (int threads : {1, 3}) {
