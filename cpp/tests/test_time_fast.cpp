@@ -1,8 +1,12 @@
 // The fast evaluation paths of the time model give the same numbers as the reference ones:
 // the closed-form hexagon row steps equal the explicit sum of Eqs. A.10/A.16/A.28, and the
 // T_alg-only batch path equals evaluate() bit for bit on every point of the default spaces.
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "../src/floor_sum.hpp"
@@ -11,6 +15,97 @@
 #include "gpu_fixtures.hpp"
 
 namespace tmod = costmetrics::time_model;
+
+namespace {
+
+std::uint64_t bits(double x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// A random tile size: mostly small positive values (feasible-ish), sometimes zero, negative,
+// odd where it matters or far too large, so that every reason of Eq. A.32 occurs.
+std::int64_t random_extent(std::mt19937_64& rng, std::int64_t typical, bool warp_multiple) {
+  const unsigned pick = static_cast<unsigned>(rng() % 100);
+  if (pick < 2) return -static_cast<std::int64_t>(rng() % 5);  // 0 or negative
+  if (pick < 3) return std::int64_t{1} << (20 + rng() % 40);   // far too large
+  if (pick < 4) {
+    return std::numeric_limits<std::int64_t>::max() - static_cast<std::int64_t>(rng() % 3);
+  }
+  const std::int64_t v = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(typical));
+  if (warp_multiple && pick < 90) {
+    return 32 * (1 + (v - 1) / 32 + static_cast<std::int64_t>(rng() % 2));
+  }
+  return v;
+}
+
+// T_alg-only `paper` batch vs evaluate() bit for bit, and its reasons vs feasibility(), on
+// random tiles of every kind; batch sizes that are no multiple of any vector width.
+void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
+                                  const tmod::ProblemSize& size, std::int64_t typical_space,
+                                  std::int64_t typical_time, std::mt19937_64& rng,
+                                  std::size_t& n_feasible, std::size_t& n_long) {
+  tmod::StencilParams stencil;
+  stencil.n_space_dims = dims;
+  stencil.c_iter_s = 1e-9 * static_cast<double>(1 + rng() % 50) / 7.0;
+  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{13},
+                        std::size_t{4099}, std::size_t{9001}}) {
+    std::vector<std::int64_t> tiles(n * stride);
+    std::vector<tmod::TileSizes> points(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      tmod::TileSizes& t = points[i];
+      for (std::size_t d = 0; d < stride - 1; ++d) {
+        const bool innermost = d + 2 == stride && dims > 1;
+        t.space[d] = random_extent(rng, typical_space, innermost);
+        tiles[i * stride + d] = t.space[d];
+      }
+      t.time = random_extent(rng, typical_time, false);
+      const bool make_even = t.time > 0 && t.time < (std::int64_t{1} << 62) && rng() % 10 != 0;
+      if (make_even) t.time += t.time % 2;  // mostly even
+      tiles[i * stride + stride - 1] = t.time;
+    }
+    for (int threads : {1, 3}) {
+      std::vector<double> talg(n);
+      std::vector<std::uint32_t> reasons(n);
+      tmod::BatchOutputs out;
+      out.talg_s = talg.data();
+      out.reasons = reasons.data();
+      tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, tmod::Variant::paper, out, threads);
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t expected = tmod::feasibility(gpu, dims, points[i]);
+        if (reasons[i] != expected) {
+          ++mismatches;
+          continue;
+        }
+        if (expected != tmod::kFeasible) {
+          if (!std::isnan(talg[i])) ++mismatches;
+          continue;
+        }
+        ++n_feasible;
+        if (points[i].time > 256) ++n_long;  // the scalar closed form of the batch
+        const double ref =
+            tmod::evaluate(gpu, stencil, size, points[i], tmod::Variant::paper).talg_s;
+        if (bits(talg[i]) != bits(ref)) {
+          if (mismatches == 0) {
+            std::fprintf(stderr,
+                         "dims %d nV %d nSM %d tile (%lld %lld %lld; %lld): %.17g != %.17g\n", dims,
+                         gpu.n_v, gpu.n_sm, static_cast<long long>(points[i].space[0]),
+                         static_cast<long long>(points[i].space[1]),
+                         static_cast<long long>(points[i].space[2]),
+                         static_cast<long long>(points[i].time), talg[i], ref);
+          }
+          ++mismatches;
+        }
+      }
+      CHECK(mismatches == 0);
+    }
+  }
+}
+
+}  // namespace
 
 int main() {
   // Closed form vs the loop sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV).
@@ -81,5 +176,50 @@ int main() {
       CHECK(n_feasible > 100);
     }
   }
+  // Random tiles on several machines (nV = 1 ... 2048, nSM = 1 ... 32, a fractional M_SM,
+  // shared memory up to 2^22 words so that large tT are feasible and take the long sums)
+  // and sizes (tiny T, T < tT, odd extents, S1 T close to 2^53).
+  std::mt19937_64 rng(20240611);
+  std::size_t n_feasible = 0, n_long = 0;
+  struct Machine {
+    int n_v, n_sm, mtb;
+    double smem_sm, smem_block;
+  };
+  const Machine machines[] = {{128, 16, 32, 24576, 12288},   {1, 1, 1, 4096, 4096},
+                              {32, 7, 2, 65536.5, 49152},    {100, 32, 16, 4194304, 4194304},
+                              {2048, 3, 32, 98304, 98304},   {127, 13, 65536, 1000.25, 999.75}};
+  for (const Machine& m : machines) {
+    tmod::GpuParams g = gpu;
+    g.n_v = m.n_v;
+    g.n_sm = m.n_sm;
+    g.max_blocks_per_sm = m.mtb;
+    g.smem_per_sm_words = m.smem_sm;
+    g.smem_per_block_words = m.smem_block;
+    g.l_s_per_word = 1e-10 * static_cast<double>(1 + rng() % 100) / 3.0;
+    g.tau_sync_s = 1e-9 * static_cast<double>(rng() % 20) / 3.0;
+    g.t_sync_s = 1e-6 * static_cast<double>(rng() % 20) / 7.0;
+    tmod::ProblemSize s1, s2, s3;
+    for (std::int64_t T : {1, 5, 1023, 8192}) {
+      s1.space = {{8191, 0, 0}};
+      s1.time_steps = T;
+      check_batch_against_evaluate(g, 1, s1, 200, 400, rng, n_feasible, n_long);
+      s2.space = {{8192, 777, 0}};
+      s2.time_steps = T;
+      const bool large = m.smem_sm > 1e6;  // tT up to ~1400 feasible in 2D
+      check_batch_against_evaluate(g, 2, s2, 70, large ? 600 : 70, rng, n_feasible, n_long);
+      s3.space = {{257, 100, 513}};
+      s3.time_steps = T;
+      check_batch_against_evaluate(g, 3, s3, 33, large ? 200 : 40, rng, n_feasible, n_long);
+    }
+    s1.space = {{std::int64_t{1} << 40, 0, 0}};  // S1 T = 2^53
+    s1.time_steps = std::int64_t{1} << 13;
+    check_batch_against_evaluate(g, 1, s1, 500, 3000, rng, n_feasible, n_long);
+    s1.space = {{3, 0, 0}};  // T near 2^53
+    s1.time_steps = (std::int64_t{1} << 53) / 3;
+    check_batch_against_evaluate(g, 1, s1, 500, 3000, rng, n_feasible, n_long);
+  }
+  std::printf("random batches: %zu feasible tiles, %zu with tT > 256\n", n_feasible, n_long);
+  CHECK(n_feasible > 100000);
+  CHECK(n_long > 10000);
   return cm_test::report("time_fast");
 }
