@@ -348,6 +348,24 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   double Q = static_cast<double>(in.size.space[1]);
   if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2]);
   (void)S1;
+  // Multiplications instead of divisions in the bounds: a relative error of an ulp or two,
+  // far inside the 1e-12 margin (kSafety) with which a bound prunes.
+  const double inv_nv = 1.0 / nv;
+  // ceil(n / (k nSM)) for every tile by a multiplication with 1/(k nSM), tabulated per k,
+  // and a one-step correction (exact: n and k nSM are far below 2^40).
+  thread_local std::vector<double> inv_kn;
+  inv_kn.resize(static_cast<std::size_t>(m.max_blocks_per_sm) + 1);
+  for (i64 k = 1; k <= m.max_blocks_per_sm; ++k) {
+    inv_kn[static_cast<std::size_t>(k)] = 1.0 / static_cast<double>(k * d.n_sm);
+  }
+  auto rounds_of = [&](i64 n, i64 k) {
+    const i64 kn = k * d.n_sm;
+    i64 q = static_cast<i64>(static_cast<double>(n) * inv_kn[static_cast<std::size_t>(k)]);
+    i64 r = n - q * kn;
+    q += (r >= kn ? 1 : 0) - (r < 0 ? 1 : 0);
+    r = n - q * kn;
+    return q + (r > 0 ? 1 : 0);
+  };
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
@@ -378,7 +396,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         const double area = static_cast<double>(t.area);
         const double tT_d = static_cast<double>(tT);
         const double hex_points = area * tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-        double steps_full = std::max(hex_points / nv, tT_d);
+        double steps_full = std::max(hex_points * inv_nv, tT_d);
         bool pruned = false;
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
@@ -393,7 +411,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             if (geo->n[c] == 0) continue;
             // Each row with points costs every nonempty sub-tile at least one vector step;
             // the full sub-tiles cost c_full, the others at least their points / nV.
-            const double rest = C * std::max(geo->sum_w[c] * (Q - n_full * area) / nv,
+            const double rest = C * std::max(geo->sum_w[c] * (Q - n_full * area) * inv_nv,
                                              geo->rows[c] * (s_min - n_full));
             const double compute = n_full * c_full + rest;
             const double sum_max = n_full * std::max(t.m_prime, c_full) +
@@ -401,7 +419,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             const double kd = static_cast<double>(t.k);
             const double t_i =
                 t.k == 1 ? s_min * t.m_prime + compute : t.m_prime + kd * sum_max;
-            const i64 rounds = ceil_div(geo->n[c], t.k * d.n_sm);  // = ceil(ceil(n/k)/nSM)
+            const i64 rounds = rounds_of(geo->n[c], t.k);  // = ceil(ceil(n/k)/nSM)
             lb += static_cast<double>(geo->count[c]) *
                   (static_cast<double>(rounds) * t_i + m.t_sync_s);
           }
