@@ -469,7 +469,9 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
 
     The constraints are t_l in [1, N_l], the local-memory limit and prod t_l >= P
     (imposed on logarithms). SLSQP runs from ``starts`` points on the diagonal between
-    (1, ..., 1) and (N_1, ..., N_m); the best feasible solution is kept.
+    (1, ..., 1) and (N_1, ..., N_m); the best feasible solution is kept, replaced by the
+    point of the 1/8 grid next to it when that is feasible and costs no more (on a flat
+    optimum, where SLSQP stops depends on the machine; this keeps the result reproducible).
 
     Parameters
     ----------
@@ -528,6 +530,19 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
     if best is None:
         raise ValueError("relaxed_optimum: SLSQP found no feasible point from any start")
     cost, x = best
+    # Where the relaxed optimum is flat (Jacobi-1D in place: every point of t1 + t2 = 511 costs
+    # the same), where SLSQP stops depends on the machine's floating-point libraries: one
+    # machine gave (255.501, 255.499), another (255.4999, 255.5001), which round differently.
+    # A point on the 1/8 grid next to the solution that is feasible and costs no more is
+    # taken instead, so that the reported optimum and its rounding are the same everywhere.
+    snapped = np.clip(np.round(x * 8.0) / 8.0, 1.0, upper)
+    e = ev(snapped)
+    if (
+        e.memory_words <= m_up * (1 + 1e-7)
+        and e.product >= problem.processes * (1 - 1e-7)
+        and e.cost <= cost * (1 + 1e-9)
+    ):
+        cost, x = e.cost, snapped
     rounded = tuple(int(min(max(math.floor(v + 0.5), 1), u)) for v, u in zip(x, problem.extents))
     return RelaxedOptimum(
         tiles=tuple(float(v) for v in x),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -309,6 +309,17 @@ def _tile_array(tiles: npt.ArrayLike, n_dims: int) -> npt.NDArray[np.integer[Any
     return array
 
 
+class _BatchInputs(NamedTuple):
+    """The arguments of one ``evaluate_batch`` call, kept to compute the terms later."""
+
+    gpu: _core_time.GpuParams
+    stencil: _core_time.StencilParams
+    size: _core_time.ProblemSize
+    tiles: npt.NDArray[np.integer[Any]]
+    variant: str
+    n_threads: int
+
+
 @dataclass(frozen=True)
 class BatchResult:
     """T_alg and its terms for an array of tile choices.
@@ -324,7 +335,7 @@ class BatchResult:
     talg_s: npt.NDArray[np.float64]
     reasons: npt.NDArray[np.uint32]
     # What the terms are computed from, on first access: T_alg alone is the fast path.
-    _inputs: tuple[Any, ...] = field(repr=False, compare=False)
+    _inputs: _BatchInputs = field(repr=False, compare=False)
 
     @cached_property
     def terms(self) -> dict[str, npt.NDArray[np.float64]]:
@@ -333,7 +344,10 @@ class BatchResult:
         ``m_prime_s``, ``c_s``, ``t_tile_s``, ``k``, ``m_tile_words``, ``n_wavefronts``,
         ``tiles_per_wavefront``, ``n_subtiles``.
         """
-        out = _core_time.evaluate_batch(*self._inputs, True)
+        i = self._inputs
+        out = _core_time.evaluate_batch(
+            i.gpu, i.stencil, i.size, i.tiles, i.variant, i.n_threads, with_terms=True
+        )
         return {name: np.asarray(out[name]) for name in out if name not in ("talg_s", "reasons")}
 
     @property
@@ -376,8 +390,12 @@ def talg_batch(
     if isinstance(tiles, np.ndarray) and np.may_share_memory(array, tiles):
         array = array.copy()  # the terms, computed later, must not see the caller's edits
     array.flags.writeable = False
-    inputs = (core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads))
-    out = _core_time.evaluate_batch(*inputs, False)
+    inputs = _BatchInputs(
+        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads)
+    )
+    out = _core_time.evaluate_batch(
+        core_gpu, core_stencil, core_size, array, inputs.variant, inputs.n_threads, False
+    )
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), inputs)
 
 
