@@ -326,47 +326,26 @@ class ExactModel {
 
     subtile_classes(outer_dim_, ra, rb, outer_classes_);
     subtile_classes(table_dim_, ra, rb, table_classes_);
-    if (wide_s1_) {
-      if (!tables_ready_) build_row_tables();
-      double sum_c = 0;
-      double sum_max = 0;
-      i64 n_sub = 0;
-      for (const SubtileClass& oc : outer_classes_) {
-        const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
-        for (const SubtileClass& tc : table_classes_) {
-          const Rows rows = intersect(nz_outer, table_dim_.nonzero_rows(tc.b, ra, rb));
-          if (rows.empty()) continue;
-          const double c = stencil_.c_iter_s * table_steps(oc.b, tc.b, rows.lo, rows.hi) +
-                           gpu_.tau_sync_s * static_cast<double>(rows.size());
-          const i64 mult = oc.mult * tc.mult;
-          sum_c += static_cast<double>(mult) * c;
-          sum_max += static_cast<double>(mult) * std::max(m_prime, c);
-          n_sub += mult;
-        }
-      }
-      out.t_tile_s =
-          detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
-      reuse_valid_ = true;
-      reuse_lo_ = r_lo;
-      reuse_hi_ = r_hi;
-      reuse_t_tile_s_ = out.t_tile_s;
-      return out;
-    }
-
     // Per class of the tabulated dimension: prefix sums over rows of the vector steps
     // ceil(W n_outer n_table / nV) with the outer sub-tile full (n_outer = tS), so that the
-    // rows where an outer sub-tile is full cost O(1).
+    // rows where an outer sub-tile is full cost O(1). With wide_s1_, the per-evaluation row
+    // tables replace them (every sub-tile costs two look-ups).
     const i64 n_rows = rb - ra;
     const std::size_t stride = static_cast<std::size_t>(n_rows + 1);
-    prefix_.assign(table_classes_.size() * stride, 0);
-    const i64 outer_full = outer_dim_.full_count();
-    for (std::size_t q = 0; q < table_classes_.size(); ++q) {
-      i64* pre = &prefix_[q * stride];
-      const i64 b = table_classes_[q].b;
-      for (i64 r = ra; r < rb; ++r) {
-        const i64 n = table_dim_.count(b, r);
-        const i64 steps = n > 0 ? ceil_n_v(w_[static_cast<std::size_t>(r)] * outer_full * n) : 0;
-        pre[r - ra + 1] = pre[r - ra] + steps;
+    if (wide_s1_) {
+      if (!tables_ready_) build_row_tables();
+    } else {
+      prefix_.assign(table_classes_.size() * stride, 0);
+      const i64 outer_full = outer_dim_.full_count();
+      for (std::size_t q = 0; q < table_classes_.size(); ++q) {
+        i64* pre = &prefix_[q * stride];
+        const i64 b = table_classes_[q].b;
+        for (i64 r = ra; r < rb; ++r) {
+          const i64 n = table_dim_.count(b, r);
+          const i64 steps =
+              n > 0 ? ceil_n_v(w_[static_cast<std::size_t>(r)] * outer_full * n) : 0;
+          pre[r - ra + 1] = pre[r - ra] + steps;
+        }
       }
     }
 
@@ -383,25 +362,30 @@ class ExactModel {
         const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
         const Rows rows = intersect(nz_outer, nz_table);
         if (rows.empty()) continue;  // no point in this wavefront: the sub-tile is skipped
-        const Rows full = intersect(full_outer, nz_table);
-        i64 steps = 0;
-        auto explicit_rows = [&](i64 lo, i64 hi) {
-          for (i64 r = lo; r <= hi; ++r) {
-            const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
-            steps += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
-          }
-        };
-        if (full.empty()) {
-          explicit_rows(rows.lo, rows.hi);
+        double steps = 0;
+        if (wide_s1_) {
+          steps = table_steps(oc.b, tc.b, rows.lo, rows.hi);
         } else {
-          const i64* pre = &prefix_[q * stride];
-          steps += pre[full.hi - ra + 1] - pre[full.lo - ra];
-          explicit_rows(rows.lo, full.lo - 1);
-          explicit_rows(full.hi + 1, rows.hi);
+          const Rows full = intersect(full_outer, nz_table);
+          i64 sum = 0;
+          auto explicit_rows = [&](i64 lo, i64 hi) {
+            for (i64 r = lo; r <= hi; ++r) {
+              const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
+              sum += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
+            }
+          };
+          if (full.empty()) {
+            explicit_rows(rows.lo, rows.hi);
+          } else {
+            const i64* pre = &prefix_[q * stride];
+            sum += pre[full.hi - ra + 1] - pre[full.lo - ra];
+            explicit_rows(rows.lo, full.lo - 1);
+            explicit_rows(full.hi + 1, rows.hi);
+          }
+          steps = static_cast<double>(sum);
         }
         // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
-        const double c =
-            c_iter * static_cast<double>(steps) + tau * static_cast<double>(rows.size());
+        const double c = c_iter * steps + tau * static_cast<double>(rows.size());
         const i64 mult = oc.mult * tc.mult;
         sum_c += static_cast<double>(mult) * c;
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
