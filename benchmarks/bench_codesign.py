@@ -8,7 +8,8 @@ Reports
   next to the seed's 7-24 hours per area budget (Bonmin, 19 s per instance, Sec. C.3.2);
 - with ``--exact``, the same full sweep with the ``exact`` time-model variant;
 - ``costmetrics.time.talg_batch`` over 10^6 feasible 2D tiles, ns per evaluation (T_alg and
-  the feasibility mask; the terms are computed on first access), against a Python loop over
+  the feasibility mask; with ``terms=True``, the default, the tiles are kept to compute the
+  terms on first access, which copies the array), against a Python loop over
   ``costmetrics.time.breakdown``, what a user without the vectorized call would write.
 
 The machine load (``os.getloadavg``) is printed beside each timing: on a shared machine,
@@ -68,19 +69,22 @@ def batch_report(repeat: int) -> None:
         loop_ns = 1e9 * (time.perf_counter() - w0) / n_loop
         print(f"Python loop over breakdown() {variant}: {loop_ns:.0f} ns/evaluation [{load()}]")
         for threads in (1, 0):
-            walls, cpus = [], []
-            for _ in range(repeat):
-                w0, c0 = time.perf_counter(), time.process_time()
-                cm_time.talg_batch("heat2d", "gtx980", sizes, rows, variant, n_threads=threads)  # type: ignore[arg-type]
-                walls.append(time.perf_counter() - w0)
-                cpus.append(time.process_time() - c0)
-            batch_ns = 1e9 * min(walls) / n
-            print(
-                f"talg_batch {variant} threads={threads or os.cpu_count()}: "
-                f"{batch_ns:.1f} ns/evaluation wall, {1e9 * min(cpus) / n:.1f} ns "
-                f"CPU ({n:,} feasible tiles), {loop_ns / batch_ns:.0f}x the Python loop "
-                f"[{load()}]"
-            )
+            for keep in (True, False):
+                walls, cpus = [], []
+                for _ in range(repeat):
+                    w0, c0 = time.perf_counter(), time.process_time()
+                    cm_time.talg_batch(
+                        "heat2d", "gtx980", sizes, rows, variant, n_threads=threads, terms=keep
+                    )  # type: ignore[arg-type]
+                    walls.append(time.perf_counter() - w0)
+                    cpus.append(time.process_time() - c0)
+                batch_ns = 1e9 * min(walls) / n
+                print(
+                    f"talg_batch {variant} threads={threads or os.cpu_count()} terms={keep}: "
+                    f"{batch_ns:.1f} ns/evaluation wall, {1e9 * min(cpus) / n:.1f} ns "
+                    f"CPU ({n:,} feasible tiles), {loop_ns / batch_ns:.0f}x the Python loop "
+                    f"[{load()}]"
+                )
 
 
 def main() -> None:

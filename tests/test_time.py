@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -208,3 +209,29 @@ def test_landscape_marks_infeasible_cells() -> None:
     assert np.isnan(land[2, 1]) and not np.isnan(land[0, 0])
     with pytest.raises(ValueError, match="2D stencil"):
         cm_time.landscape("heat3d", "gtx980", (64, 64, 64, 64), 8, [2], [32])
+
+
+def test_talg_batch_terms_are_lazy_and_see_the_tiles_of_the_call() -> None:
+    sizes = (4096, 4096, 4096)
+    tiles = np.array([[4, 64, 8], [3, 64, 9], [16, 128, 16]], dtype=np.int64)
+    batch = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles)
+    tiles[0, 0] = 5  # the caller's later edit must not reach the terms computed on access
+    b = cm_time.breakdown("heat2d", "gtx980", sizes, (4, 64, 8))
+    assert batch.terms["c_s"][0] == b.c_s
+    assert batch.terms["k"][0] == b.k
+    assert np.isnan(batch.terms["c_s"][1])  # odd tT: infeasible
+    restored = pickle.loads(pickle.dumps(batch))
+    assert np.array_equal(restored.terms["t_tile_s"], batch.terms["t_tile_s"], equal_nan=True)
+    assert np.array_equal(restored.talg_s, batch.talg_s, equal_nan=True)
+
+
+def test_talg_batch_without_terms() -> None:
+    sizes = (4096, 4096, 4096)
+    tiles = [[4, 64, 8], [16, 128, 16]]
+    fast = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms=False)
+    full = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles)
+    assert np.array_equal(fast.talg_s, full.talg_s)
+    with pytest.raises(ValueError, match="terms=True"):
+        _ = fast.terms
+    with pytest.raises(TypeError, match="terms: expected True or False"):
+        cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms="yes")  # type: ignore[arg-type]

@@ -9,7 +9,8 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`real`: ``int``, ``float`` or NumPy real, never ``bool``, ``str`` or ``None``;
 - :func:`int_sequence`: an ordered sequence (list, tuple, range, 1-D integer array) of
   integers, never a ``str``, ``bytes``, ``set`` or ``dict``;
-- :func:`choice`: one of a fixed set of strings.
+- :func:`choice`: one of a fixed set of strings;
+- :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["INT64_MAX", "INT64_MIN", "choice", "int_sequence", "integer", "real"]
+__all__ = ["INT64_MAX", "INT64_MIN", "boolean", "choice", "int_sequence", "integer", "real"]
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -181,3 +182,28 @@ def choice(value: object, name: str, options: Sequence[str]) -> str:
     if value not in options:
         raise ValueError(f"{name}: expected one of {allowed}, got {value!r}")
     return value
+
+
+def boolean(value: object, name: str) -> bool:
+    """Convert a flag: ``bool`` or NumPy bool only (``1`` or ``"yes"`` are refused).
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str
+        The parameter's name, used in messages.
+
+    Returns
+    -------
+    bool
+        ``value`` as a Python bool.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a bool.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, got {_describe(value)}")

@@ -334,8 +334,8 @@ class BatchResult:
 
     talg_s: npt.NDArray[np.float64]
     reasons: npt.NDArray[np.uint32]
-    # What the terms are computed from, on first access: T_alg alone is the fast path.
-    _inputs: _BatchInputs = field(repr=False, compare=False)
+    # What the terms are computed from, on first access (None: not kept, terms=False).
+    _inputs: _BatchInputs | None = field(repr=False, compare=False)
 
     @cached_property
     def terms(self) -> dict[str, npt.NDArray[np.float64]]:
@@ -345,6 +345,10 @@ class BatchResult:
         ``tiles_per_wavefront``, ``n_subtiles``.
         """
         i = self._inputs
+        if i is None:
+            raise ValueError(
+                "terms: not kept for this batch; call talg_batch(..., terms=True) to have them"
+            )
         out = _core_time.evaluate_batch(
             i.gpu, i.stencil, i.size, i.tiles, i.variant, i.n_threads, with_terms=True
         )
@@ -367,6 +371,8 @@ def talg_batch(
     tiles: npt.ArrayLike,
     variant: Variant = "paper",
     n_threads: int = 0,
+    *,
+    terms: bool = True,
 ) -> BatchResult:
     """Evaluate T_alg for many tile choices at once, without a Python loop.
 
@@ -378,6 +384,10 @@ def talg_batch(
         One tile choice per row, ``(tS1, [tS2, [tS3,]] tT)``.
     n_threads : int
         Worker threads (0: all cores).
+    terms : bool
+        Keep what :attr:`BatchResult.terms` needs to compute the terms on first access (a
+        copy of ``tiles`` when it is an array the caller could still change). ``False``
+        skips that copy, for sweeps that need T_alg only.
 
     Returns
     -------
@@ -387,15 +397,17 @@ def talg_batch(
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
     array = _tile_array(tiles, s.n_space_dims)
-    if isinstance(tiles, np.ndarray) and np.may_share_memory(array, tiles):
-        array = array.copy()  # the terms, computed later, must not see the caller's edits
-    array.flags.writeable = False
-    inputs = _BatchInputs(
-        core_gpu, core_stencil, core_size, array, _variant(variant), _n_threads(n_threads)
-    )
+    keep_terms = _convert.boolean(terms, "terms")
+    variant_name, threads = _variant(variant), _n_threads(n_threads)
     out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array, inputs.variant, inputs.n_threads, False
+        core_gpu, core_stencil, core_size, array, variant_name, threads, False
     )
+    inputs = None
+    if keep_terms:
+        if isinstance(tiles, np.ndarray) and np.may_share_memory(array, tiles):
+            array = array.copy()  # the terms, computed later, must not see the caller's edits
+        array.flags.writeable = False
+        inputs = _BatchInputs(core_gpu, core_stencil, core_size, array, variant_name, threads)
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), inputs)
 
 
