@@ -381,6 +381,21 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       }
       if (lb * kSafety > best.talg) continue;
     }
+    // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
+    // the sub-tiles that are not full), and whether both colors have the same rows (then the
+    // tile time below is the same for both, only the rounds differ).
+    double points_cost[2] = {0, 0};
+    double rows_cost[2] = {0, 0};
+    if (prune) {
+      for (int c = 0; c < 2; ++c) {
+        points_cost[c] = C * geo->sum_w[c] * inv_nv;
+        rows_cost[c] = C * geo->rows[c];
+      }
+    }
+    const bool same_colors = prune && geo->n[0] > 0 && geo->n[1] > 0 &&
+                             geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
+    const double tT_d = static_cast<double>(tT);
+    const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       if (prune) {
@@ -394,9 +409,20 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         // W(r) is the whole row (the N_full sub-tiles' exact cost) only when S1 >= 2P - 1.
         const double n_full = wide ? a.n_full : 0.0;
         const double area = static_cast<double>(t.area);
-        const double tT_d = static_cast<double>(tT);
-        const double hex_points = area * tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-        double steps_full = std::max(hex_points * inv_nv, tT_d);
+        const double kd = static_cast<double>(t.k);
+        const double other_points = Q - n_full * area;
+        const double other_subtiles = s_min - n_full;
+        double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
+        // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
+        auto tile_time = [&](int c, double c_full) {
+          // The full sub-tiles cost c_full; the others at least their points / nV, and one
+          // step per row on each of the at least s_min - N_full that have a point there.
+          const double rest =
+              std::max(points_cost[c] * other_points, rows_cost[c] * other_subtiles);
+          if (t.k == 1) return s_min * t.m_prime + n_full * c_full + rest;
+          return t.m_prime + kd * (n_full * std::max(t.m_prime, c_full) +
+                                   std::max(other_subtiles * t.m_prime, rest));
+        };
         bool pruned = false;
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
@@ -406,19 +432,11 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                 2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, d.n_v));
           }
           const double c_full = C * steps_full + m.tau_sync_s * tT_d;
+          const double t_same = same_colors ? tile_time(0, c_full) : 0.0;
           double lb = 0;
           for (int c = 0; c < 2; ++c) {
             if (geo->n[c] == 0) continue;
-            // Each row with points costs every nonempty sub-tile at least one vector step;
-            // the full sub-tiles cost c_full, the others at least their points / nV.
-            const double rest = C * std::max(geo->sum_w[c] * (Q - n_full * area) * inv_nv,
-                                             geo->rows[c] * (s_min - n_full));
-            const double compute = n_full * c_full + rest;
-            const double sum_max = n_full * std::max(t.m_prime, c_full) +
-                                   std::max((s_min - n_full) * t.m_prime, rest);
-            const double kd = static_cast<double>(t.k);
-            const double t_i =
-                t.k == 1 ? s_min * t.m_prime + compute : t.m_prime + kd * sum_max;
+            const double t_i = same_colors ? t_same : tile_time(c, c_full);
             const i64 rounds = rounds_of(geo->n[c], t.k);  // = ceil(ceil(n/k)/nSM)
             lb += static_cast<double>(geo->count[c]) *
                   (static_cast<double>(rounds) * t_i + m.t_sync_s);
