@@ -374,10 +374,14 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     if (prune) {
       ++best.bounds;
       double lb = 0;
+      // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
+      // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
+      const double transfer = 2.0 * Q * static_cast<double>(g.tS1 + 2 * tT) * m.l_s_per_word;
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
         const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
-        lb += static_cast<double>(geo->count[c]) * (rk * C * geo->sum_w[c] * Q / nv + m.t_sync_s);
+        const double work = std::max(C * geo->sum_w[c] * Q / nv, transfer);
+        lb += static_cast<double>(geo->count[c]) * (rk * work + m.t_sync_s);
       }
       if (lb * kSafety > best.talg) continue;
     }
