@@ -183,8 +183,9 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
                    static_cast<double>(tT) * m.tau_sync_s;
   const double k = static_cast<double>(t.k);
   const double ns = static_cast<double>(n_sub);
+  // detail::tile_time_s(dims, k, m', n_sub, n_sub c, n_sub max(m', c)), same association.
   const double t_tile =
-      t.k == 1 ? (t.m_prime + c) * ns : t.m_prime + k * std::max(t.m_prime, c) * ns;
+      t.k == 1 ? ns * t.m_prime + ns * c : t.m_prime + k * (ns * std::max(t.m_prime, c));
   const i64 rounds = ceil_div(ceil_div(w, t.k), n_sm);
   const double nw = static_cast<double>(n_w);
   return nw * t_tile * static_cast<double>(rounds) + nw * m.t_sync_s;

@@ -171,6 +171,15 @@ int main() {
           tile.time = t[3];
           CHECK(tmod::evaluate(gpu, instances[j].stencil, instances[j].size, tile, variant)
                     .talg_s == pruned.talg_s[cell]);
+          // ... and so is the unconstrained optimum on the design's machine (every cell,
+          // not only the designs checked against exhaustive search above).
+          const std::int64_t* u = &free.tiles[cell * 4];
+          tmod::TileSizes free_tile;
+          free_tile.space = {{u[0], u[1], u[2]}};
+          free_tile.time = u[3];
+          CHECK(tmod::evaluate(cd::design_gpu(designs[i], m, o), instances[j].stencil,
+                               instances[j].size, free_tile, variant)
+                    .talg_s == free.talg_s[cell]);
           if (variant == tmod::Variant::paper && i < 3) {
             std::int64_t n_tiles = 0;
             const double ref = exhaustive(designs[i], instances[j], m, o, &n_tiles);
