@@ -915,7 +915,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     limits = parser.add_argument_group(
         "thread limits",
         "an extension the seed does not state (docs/codesign.md): a tile is a block of tS2 "
-        "(2D) or tS2*tS3 (3D) threads; off unless one of these is given",
+        "(2D) or tS2 x tS3 (3D) threads; off unless one of these is given",
     )
     limits.add_argument(
         "--thread-limits",

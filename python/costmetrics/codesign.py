@@ -34,9 +34,6 @@ from costmetrics.presets import Gpu, Stencil
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
 
-if TYPE_CHECKING:
-    from costmetrics._core.codesign import ThreadLimits
-
 __all__ = [
     "SIZES_2D",
     "SIZES_3D",
@@ -53,6 +50,10 @@ __all__ = [
 ]
 
 _core_codesign: Any = _core.codesign
+if TYPE_CHECKING:
+    from costmetrics._core.codesign import ThreadLimits
+else:  # a runtime name too, so that the signature's annotations resolve (documentation)
+    ThreadLimits = _core_codesign.ThreadLimits
 
 Variant = Literal["paper", "exact"]
 BlockSmem = Literal["half", "full", "capped"]
