@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -276,3 +278,159 @@ def test_progress_callback_error_propagates() -> None:
 
     with pytest.raises(RuntimeError, match="stop"):
         cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=broken)
+
+
+# ---------------------------------------------------------------- thread limits (extension)
+
+#: The GTX 980's limits, 32 registers per thread (docs/codesign.md, "Thread and register limits").
+GTX980_LIMITS = {
+    "max_threads_per_block": 1024,
+    "max_threads_per_sm": 2048,
+    "registers_per_sm": 65536,
+    "registers_per_thread": 32,
+}
+#: Tighter than any tile set of SMALL_SPACE needs, so that both caps bind.
+TIGHT_LIMITS = {
+    "max_threads_per_block": 256,
+    "max_threads_per_sm": 1024,
+    "registers_per_sm": 32768,
+    "registers_per_thread": 64,
+}
+
+
+def _threads(tiles: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Threads of a tile's block: tS2 (2D, tS3 = 0) or tS2 tS3 (3D)."""
+    return np.where(tiles[..., 2] == 0, tiles[..., 1], tiles[..., 1] * tiles[..., 2])
+
+
+def _k_cap(limits: dict[str, int], threads: int, mtb: int = 32) -> int:
+    """MTB_SM lowered by the threads and registers of one SM (0: infeasible)."""
+    if threads > limits["max_threads_per_block"]:
+        return 0
+    return min(
+        mtb,
+        limits["max_threads_per_sm"] // threads,
+        limits["registers_per_sm"] // (limits["registers_per_thread"] * threads),
+    )
+
+
+def test_thread_limits_off_is_the_seed(small: cd.SweepResult) -> None:
+    # (n_evaluated depends on which thread warm-starts from which design: not compared.)
+    r = cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, thread_limits=None)
+    for key in ("talg_s", "tiles", "n_feasible"):
+        np.testing.assert_array_equal(getattr(r, key), getattr(small, key))
+    assert r.options["thread_limits"] is None
+
+
+@pytest.mark.parametrize("variant", ["paper", "exact"])
+@pytest.mark.parametrize("limits", [GTX980_LIMITS, TIGHT_LIMITS], ids=["gtx980", "tight"])
+def test_thread_limits_pruned_equals_exhaustive(variant: str, limits: dict[str, int]) -> None:
+    wl = SMALL_2D if variant == "paper" else cd.Workload((("heat2d", (4096, 4096, 512)),))
+    space = {"n_sm": [8, 16], "n_v": [128, 512], "smem_kb": [24, 96]}
+    kw: dict[str, object] = {"space": space, "variant": variant, "thread_limits": limits}
+    free = cd.sweep(wl, 0, 10_000, space=space, variant=variant)  # type: ignore[arg-type]
+    pruned = cd.sweep(wl, 0, 10_000, **kw)  # type: ignore[arg-type]
+    plain = cd.sweep(wl, 0, 10_000, prune=False, **kw)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(pruned.talg_s, plain.talg_s)
+    np.testing.assert_array_equal(pruned.tiles, plain.tiles)
+    assert np.all(plain.n_evaluated == plain.n_feasible)
+    assert np.all(pruned.n_feasible <= free.n_feasible)
+    if limits is TIGHT_LIMITS:
+        assert np.any(pruned.n_feasible < free.n_feasible)
+    # Not asserted: T_alg >= the unconstrained one. The seed's k is forced to its maximum
+    # (Eq. A.12), and a smaller k can leave fewer SMs idle in the last round (Eq. A.2), so
+    # a capped k is sometimes faster (docs/codesign.md, "Thread and register limits").
+    # (a) every optimum satisfies the limits, and its T_alg is the time model's on a machine
+    # whose MTB_SM is lowered to the tile's cap (k = min(floor(M_SM / M_tile), cap)).
+    threads = _threads(pruned.tiles)
+    assert np.all(threads <= limits["max_threads_per_block"])
+    g = cm.presets.gpu("gtx980")
+    for row in range(len(pruned)):
+        for col, (name, size) in enumerate(wl.instances):
+            cap = _k_cap(limits, int(threads[row, col]))
+            assert cap >= 1
+            if (int(pruned.designs["n_sm"][row]), int(pruned.designs["n_v"][row])) != (16, 128):
+                continue
+            if int(pruned.designs["smem_kb"][row]) != 96:
+                continue  # the GTX 980 design: time_model's machine is the gtx980 preset
+            tS1, tS2, _, tT = (int(x) for x in pruned.tiles[row, col])
+            machine = replace(g, max_blocks_per_sm=cap)
+            t = cm.time.talg(name, machine, size, (tS1, tS2, tT), variant)  # type: ignore[arg-type]
+            assert pruned.talg_s[row, col] == t
+            assert pruned.references["gtx980"]["talg_s"][col] == t
+
+
+def test_thread_limits_loose_equal_the_seed(small: cd.SweepResult) -> None:
+    loose = {
+        "max_threads_per_block": 1 << 20,
+        "max_threads_per_sm": 1 << 20,
+        "registers_per_sm": 1 << 32,
+        "registers_per_thread": 1,
+    }
+    for variant in ("paper", "exact"):
+        wl = SMALL_2D if variant == "paper" else cd.Workload((("heat2d", (4096, 4096, 512)),))
+        space = SMALL_SPACE if variant == "paper" else {**SMALL_SPACE, "n_v": [128]}
+        free = (
+            small if variant == "paper" else cd.sweep(wl, 0, 10_000, space=space, variant="exact")
+        )
+        r = cd.sweep(wl, 0, 10_000, space=space, variant=variant, thread_limits=loose)
+        for key in ("talg_s", "tiles", "n_feasible"):
+            np.testing.assert_array_equal(getattr(r, key), getattr(free, key))
+
+
+def test_thread_limits_record_dict_and_defaults() -> None:
+    record = cm._core.codesign.ThreadLimits(**GTX980_LIMITS)
+    assert cm._core.codesign.thread_limits({}) == record  # the defaults are the GTX 980's
+    assert cm._core.codesign.thread_limits(None) is None
+    a = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=record)
+    b = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits={"registers_per_thread": 32})
+    np.testing.assert_array_equal(a.talg_s, b.talg_s)
+    assert a.options["thread_limits"] == GTX980_LIMITS
+    assert np.all(_threads(a.tiles) <= 1024)
+
+
+def test_thread_limits_save_load_and_merge(tmp_path: Path) -> None:
+    r = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=TIGHT_LIMITS)
+    back = cd.SweepResult.load(r.save(tmp_path / "limits.npz"))
+    assert back.options["thread_limits"] == TIGHT_LIMITS
+    other = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE)
+    with pytest.raises(ValueError, match="different options"):
+        cd.merge([r, other])
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        ({"max_threads_per_block": 16}, ValueError, r"ThreadLimits\.max_threads_per_block"),
+        ({"max_threads_per_sm": 0}, ValueError, r"ThreadLimits\.max_threads_per_sm"),
+        ({"registers_per_thread": 0}, ValueError, r"ThreadLimits\.registers_per_thread"),
+        ({"registers_per_sm": 1000}, ValueError, r"ThreadLimits\.registers_per_sm"),
+        ({"max_threads_per_block": 1.5}, TypeError, r"ThreadLimits\.max_threads_per_block"),
+        ({"max_threads_per_block": True}, TypeError, r"ThreadLimits\.max_threads_per_block"),
+        ({"max_threads": 1024}, TypeError, "unknown field 'max_threads'"),
+        ("gtx980", TypeError, "thread_limits: expected None, a dict or a ThreadLimits"),
+        (1024, TypeError, "thread_limits"),
+    ],
+)
+def test_thread_limits_bad_values(value: object, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match) as info:
+        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=value)  # type: ignore[arg-type]
+    assert "Invoked with" not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_cli_codesign_thread_limits(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from costmetrics.cli import main
+
+    args = ["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450", "--json"]
+    assert main([*args, "--max-threads-per-block", "512"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["thread_limits"] == {**GTX980_LIMITS, "max_threads_per_block": 512}
+    assert main([*args, "--thread-limits"]) == 0
+    assert json.loads(capsys.readouterr().out)["thread_limits"] == GTX980_LIMITS
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["thread_limits"] is None
+    assert main([*args, "--registers-per-thread", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "registers_per_thread" in err

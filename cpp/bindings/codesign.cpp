@@ -1,5 +1,6 @@
 // Bindings of the codesign sweep (costmetrics/codesign.hpp) as _core.codesign.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,47 @@ std::vector<cd::Design> designs_from(IntArray n_sm, IntArray n_v, IntArray smem,
   return out;
 }
 
+// SweepOptions::thread_limits from Python: None (off), a ThreadLimits, or a dict of some of
+// its fields (the others keep their defaults). Unknown keys and wrong types raise TypeError,
+// bad values (ThreadLimits::validate) ValueError, each naming the field.
+std::optional<cd::ThreadLimits> thread_limits_from(py::handle obj) {
+  using costmetrics::bindings::from_python;
+  using costmetrics::bindings::repr_of;
+  using costmetrics::bindings::type_name;
+  if (obj.is_none()) return std::nullopt;
+  cd::ThreadLimits out;
+  if (py::isinstance<cd::ThreadLimits>(obj)) {
+    out = obj.cast<cd::ThreadLimits>();
+  } else if (PyDict_Check(obj.ptr())) {
+    for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
+      if (!PyUnicode_Check(item.first.ptr())) {
+        throw py::type_error("thread_limits: keys must be field names (str), got " +
+                             repr_of(item.first));
+      }
+      const auto key = item.first.cast<std::string>();
+      bool known = false;
+      costmetrics::for_each_field<cd::ThreadLimits>([&](auto f) {
+        if (key != f.name) return;
+        using Value = typename decltype(f)::value_type;
+        out.*(f.member) = from_python<Value>(item.second, std::string("ThreadLimits.") + f.name);
+        known = true;
+      });
+      if (!known) {
+        std::string names;
+        costmetrics::for_each_field<cd::ThreadLimits>(
+            [&](auto f) { names += std::string(names.empty() ? "" : ", ") + f.name; });
+        throw py::type_error("thread_limits: unknown field '" + key + "' (fields: " + names +
+                             ")");
+      }
+    }
+  } else {
+    throw py::type_error("thread_limits: expected None, a dict or a ThreadLimits, got " +
+                         type_name(obj) + " " + repr_of(obj));
+  }
+  out.validate();
+  return out;
+}
+
 }  // namespace
 
 void register_codesign(py::module_& m) {
@@ -40,6 +82,20 @@ void register_codesign(py::module_& m) {
   using costmetrics::bindings::bind_record;
   bind_record<cd::MachineParams>(c, "MachineParams", "Machine parameters shared by all designs");
   bind_record<cd::Design>(c, "Design", "One hardware design point (nSM, nV, M_SM, area)");
+  bind_record<cd::ThreadLimits>(
+      c, "ThreadLimits",
+      "Thread and register limits of real GPUs (an extension of the sweep, docs/codesign.md)");
+
+  c.def(
+      "thread_limits",
+      [](py::object value) -> py::object {
+        const auto limits = thread_limits_from(value);
+        if (!limits) return py::none();
+        return py::cast(*limits);
+      },
+      py::arg("value"),
+      "The sweep's thread limits from None, a dict of some fields (the others default) or a "
+      "ThreadLimits; validated.");
 
   c.def("default_hardware_space", [] {
     const cd::HardwareSpace s = cd::default_hardware_space();
@@ -86,7 +142,7 @@ void register_codesign(py::module_& m) {
          const std::vector<std::tuple<int, double, std::vector<std::int64_t>>>& instances,
          const cd::MachineParams& machine, const std::string& variant,
          const std::string& block_rule, double block_cap_kb, bool prune, int n_threads,
-         py::object progress) {
+         py::object progress, py::object thread_limits) {
         const std::vector<cd::Design> designs = designs_from(n_sm, n_v, smem, area);
         std::vector<cd::Instance> inst;
         for (std::size_t j = 0; j < instances.size(); ++j) {
@@ -123,6 +179,7 @@ void register_codesign(py::module_& m) {
         o.block_cap_kb = block_cap_kb;
         o.prune = prune;
         o.n_threads = n_threads;
+        o.thread_limits = thread_limits_from(thread_limits);
         std::function<void(std::size_t)> cb;
         if (!progress.is_none()) {
           cb = [progress](std::size_t done) {
@@ -156,7 +213,8 @@ void register_codesign(py::module_& m) {
       py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"), py::arg("area_mm2"),
       py::arg("instances"), py::arg("machine"), py::arg("variant") = "paper",
       py::arg("block_smem") = "half", py::arg("block_cap_kb") = 48.0, py::arg("prune") = true,
-      py::arg("n_threads") = 0, py::arg("progress") = py::none());
+      py::arg("n_threads") = 0, py::arg("progress") = py::none(),
+      py::arg("thread_limits") = py::none());
 
   c.def(
       "pareto_front",

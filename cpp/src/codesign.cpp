@@ -49,13 +49,15 @@ void require_finite_nonneg(double v, const char* name) {
 bool valid_smem_kb(i64 kb) { return kb == 12 || kb == 24 || kb == 36 || (kb > 0 && kb % 48 == 0); }
 
 // Every feasible tile of one shared-memory configuration (constraints C.10-C.16 and A.32):
-// tT even, innermost space tile a multiple of 32, M_tile <= min(per-block limit, M_SM).
-// Stored as groups of equal (tT, tS1), inner tiles (tS2[, tS3]) ascending.
+// tT even, innermost space tile a multiple of 32, M_tile <= min(per-block limit, M_SM),
+// and with thread limits (SweepOptions::thread_limits) a block of tS2 [tS3] threads that
+// fits them. Stored as groups of equal (tT, tS1), inner tiles (tS2[, tS3]) ascending;
+// groups that no tile survives are left out.
 struct Inner {
   i64 s2 = 0, s3 = 0;  // s3 = 0 in 2D
   i64 area = 0;        // tS2 (2D) or tS2 tS3 (3D)
   double m_tile = 0;   // words (time_model::m_tile_words)
-  i64 k = 0;           // min(floor(M_SM / M_tile), MTB_SM)
+  i64 k = 0;           // min(floor(M_SM / M_tile), MTB_SM[, thread and register limits])
   double m_prime = 0;  // transfer time per (sub)tile (A.15 / A.26)
 };
 struct Group {
@@ -78,7 +80,8 @@ double m_tile_of(int dims, i64 tS1, i64 s2, i64 s3, i64 tT) {
   return tm::m_tile_words(dims, t);
 }
 
-TileSet build_tiles(int dims, double smem_words, double limit_words, const MachineParams& m) {
+TileSet build_tiles(int dims, double smem_words, double limit_words, const MachineParams& m,
+                    const ThreadLimits* threads) {
   TileSet ts;
   ts.dims = dims;
   if (dims != 2 && dims != 3) {
@@ -106,6 +109,11 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
         in.m_tile = m_tile_of(dims, tS1, s2, s3, tT);
         const double by_memory = std::floor(smem_words / in.m_tile);
         in.k = std::min<i64>(static_cast<i64>(by_memory), m.max_blocks_per_sm);
+        if (threads != nullptr) {
+          // Extension: one thread per point of the inner cross-section (docs/codesign.md).
+          in.k = std::min(in.k, threads->blocks_per_sm(in.area));
+          if (in.k == 0) return;  // too many threads for a block, or for one SM
+        }
         // Eqs. A.14-A.15 / A.25-A.26, in the operation order of time_model::evaluate.
         const double m_io = 2.0 * static_cast<double>(in.area) * static_cast<double>(tS1 + 2 * tT);
         in.m_prime = m_io * m.l_s_per_word + 2.0 * m.tau_sync_s;
@@ -119,6 +127,7 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
         }
       }
       g.end = static_cast<std::uint32_t>(ts.inner.size());
+      if (g.end == g.begin) continue;  // every tile over the thread limits
       g.k_min = m.max_blocks_per_sm;
       for (std::uint32_t i = g.begin; i < g.end; ++i) g.k_min = std::min(g.k_min, ts.inner[i].k);
       ts.groups.push_back(g);
@@ -174,11 +183,25 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
                    static_cast<double>(tT) * m.tau_sync_s;
   const double k = static_cast<double>(t.k);
   const double ns = static_cast<double>(n_sub);
+  // detail::tile_time_s(dims, k, m', n_sub, n_sub c, n_sub max(m', c)), same association.
   const double t_tile =
-      t.k == 1 ? (t.m_prime + c) * ns : t.m_prime + k * std::max(t.m_prime, c) * ns;
+      t.k == 1 ? ns * t.m_prime + ns * c : t.m_prime + k * (ns * std::max(t.m_prime, c));
   const i64 rounds = ceil_div(ceil_div(w, t.k), n_sm);
   const double nw = static_cast<double>(n_w);
   return nw * t_tile * static_cast<double>(rounds) + nw * m.t_sync_s;
+}
+
+// T_alg of the `exact` variant for one tile of a tile set. evaluate_exact recomputes k from
+// the machine (time_model::detail::k_factor: min(floor(M_SM / M_tile), MTB_SM)); the tile
+// set's k never exceeds floor(M_SM / M_tile) and MTB_SM, so with MTB_SM := k it recomputes
+// exactly the tile set's k, also when thread limits lowered it (then the search, its bounds
+// and this evaluation use one k; without limits the k, and T_alg, are unchanged).
+double exact_talg(tm::GpuParams gpu, const Instance& in, i64 tT, i64 tS1, const Inner& t) {
+  gpu.max_blocks_per_sm = static_cast<int>(t.k);
+  tm::TileSizes tile;
+  tile.space = {{tS1, t.s2, t.s3}};
+  tile.time = tT;
+  return tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
 }
 
 i64 n_wavefronts_paper(i64 T, i64 tT) {
@@ -452,10 +475,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         }
         if (pruned) continue;
       }
-      tm::TileSizes tile;
-      tile.space = {{g.tS1, t.s2, t.s3}};
-      tile.time = tT;
-      const double v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+      const double v = exact_talg(gpu, in, tT, g.tS1, t);
       ++best.evaluated;
       best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
@@ -472,6 +492,34 @@ void MachineParams::validate() const {
     throw std::invalid_argument("MachineParams.max_blocks_per_sm: must be in [1, 1024], got " +
                                 std::to_string(max_blocks_per_sm));
   }
+}
+
+void ThreadLimits::validate() const {
+  auto in_range = [](i64 v, i64 lo, i64 hi, const char* name, const char* why) {
+    if (v < lo || v > hi) {
+      throw std::invalid_argument(std::string("ThreadLimits.") + name + ": must be in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "]" + why +
+                                  ", got " + std::to_string(v));
+    }
+  };
+  constexpr i64 kMax = i64{1} << 20;
+  in_range(max_threads_per_block, kWarp, kMax, "max_threads_per_block",
+           " (the smallest tile is a block of one warp, Eq. A.32)");
+  in_range(max_threads_per_sm, kWarp, kMax, "max_threads_per_sm",
+           " (the smallest tile is a block of one warp, Eq. A.32)");
+  in_range(registers_per_thread, 1, i64{1} << 16, "registers_per_thread", "");
+  if (registers_per_sm < kWarp * registers_per_thread || registers_per_sm > (i64{1} << 32)) {
+    throw std::invalid_argument(
+        "ThreadLimits.registers_per_sm: must be in [32 * registers_per_thread, 2^32] = [" +
+        std::to_string(kWarp * registers_per_thread) + ", " + std::to_string(i64{1} << 32) +
+        "] (one warp's registers), got " + std::to_string(registers_per_sm));
+  }
+}
+
+i64 ThreadLimits::blocks_per_sm(i64 threads) const {
+  if (threads > max_threads_per_block) return 0;
+  // threads <= 2^20 and registers_per_thread <= 2^16: the product fits.
+  return std::min(max_threads_per_sm / threads, registers_per_sm / (registers_per_thread * threads));
 }
 
 void Design::validate() const {
@@ -580,6 +628,8 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
     throw std::invalid_argument("block_cap_kb: must be finite and > 0");
   }
   for (const Design& d : designs) d.validate();
+  if (options.thread_limits) options.thread_limits->validate();
+  const ThreadLimits* threads = options.thread_limits ? &*options.thread_limits : nullptr;
   for (std::size_t j = 0; j < instances.size(); ++j) {
     const Instance& in = instances[j];
     if (in.stencil.n_space_dims != 2 && in.stencil.n_space_dims != 3) {
@@ -599,7 +649,8 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   out.n_feasible.assign(cells, 0);
   out.n_evaluated.assign(cells, 0);
 
-  // One tile set per (M_SM, dimensionality), shared read-only by the threads.
+  // One tile set per (M_SM, dimensionality), shared read-only by the threads (the thread
+  // limits are the same for every design of a sweep, so they need not be in the key).
   std::map<std::pair<i64, int>, std::unique_ptr<TileSet>> tile_sets;
   for (const Design& d : designs) {
     for (int dims : {2, 3}) {
@@ -610,7 +661,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       if (tile_sets.count(key) == 0) {
         const double words = static_cast<double>(d.smem_kb) * kWordsPerKb;
         tile_sets[key] = std::make_unique<TileSet>(
-            build_tiles(dims, words, block_limit_words(d.smem_kb, options), machine));
+            build_tiles(dims, words, block_limit_words(d.smem_kb, options), machine, threads));
       }
     }
   }
@@ -656,10 +707,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
                              n_wavefronts_paper(in.size.time_steps, g.tT),
                              ceil_div(in.size.space[0], 2 * g.tS1 + g.tT));
             } else {
-              tm::TileSizes tile;
-              tile.space = {{g.tS1, t.s2, t.s3}};
-              tile.time = g.tT;
-              v = tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+              v = exact_talg(gpu, in, g.tT, g.tS1, t);
             }
             ++best.evaluated;
             best.offer(v, g.tS1, t.s2, t.s3, g.tT, p.group, p.inner);

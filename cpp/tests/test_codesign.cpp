@@ -1,6 +1,7 @@
 // Unit tests of the codesign sweep (thesis 000, Appendix C, Eqs. C.8-C.19): the pruned
 // optimum equals plain exhaustive search with time_model::evaluate over an independently
 // enumerated tile space; the Pareto front equals a brute-force dominance check.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -33,11 +34,27 @@ cd::Instance instance(int dims, double c_iter, std::int64_t s, std::int64_t t) {
   return in;
 }
 
+// The machine one tile runs on under thread limits (the extension of docs/codesign.md): a
+// block of `threads` threads; MTB_SM lowered to the blocks the threads and registers of an
+// SM allow, so that time_model's k = min(floor(M_SM / M_tile), MTB_SM) is the sweep's k.
+// Returns false when the tile is infeasible by the limits.
+bool limited_gpu(const cd::ThreadLimits& lim, std::int64_t threads, tmod::GpuParams* gpu) {
+  if (threads > lim.max_threads_per_block) return false;
+  const std::int64_t by_threads = lim.max_threads_per_sm / threads;
+  const std::int64_t by_registers = lim.registers_per_sm / (lim.registers_per_thread * threads);
+  const std::int64_t cap = std::min<std::int64_t>(
+      {by_threads, by_registers, static_cast<std::int64_t>(gpu->max_blocks_per_sm)});
+  if (cap == 0) return false;
+  gpu->max_blocks_per_sm = static_cast<int>(cap);
+  return true;
+}
+
 // Plain exhaustive search: every tile with tT even, innermost tile a multiple of 32 and
-// feasible by time_model::feasibility, evaluated with time_model::evaluate.
+// feasible by time_model::feasibility (and by the thread limits, when set), evaluated with
+// time_model::evaluate.
 double exhaustive(const cd::Design& d, const cd::Instance& in, const cd::MachineParams& m,
                   const cd::SweepOptions& o, std::int64_t* n_tiles) {
-  const tmod::GpuParams gpu = cd::design_gpu(d, m, o);
+  const tmod::GpuParams base = cd::design_gpu(d, m, o);
   double best = std::numeric_limits<double>::infinity();
   *n_tiles = 0;
   const int dims = in.stencil.n_space_dims;
@@ -50,8 +67,12 @@ double exhaustive(const cd::Design& d, const cd::Instance& in, const cd::Machine
           tmod::TileSizes t;
           t.space = {{a, b, dims == 3 ? c : 0}};
           t.time = tT;
-          if (tmod::feasibility(gpu, dims, t) != tmod::kFeasible) break;
+          if (tmod::feasibility(base, dims, t) != tmod::kFeasible) break;
           any_b = true;
+          tmod::GpuParams gpu = base;
+          if (o.thread_limits && !limited_gpu(*o.thread_limits, dims == 2 ? b : b * c, &gpu)) {
+            continue;
+          }
           ++*n_tiles;
           const double v = tmod::evaluate(gpu, in.stencil, in.size, t, o.variant).talg_s;
           if (v < best) best = v;
@@ -109,6 +130,93 @@ int main() {
         }
       }
     }
+  }
+
+  // Thread limits (extension, docs/codesign.md): pruned == plain in both variants, the paper
+  // optimum equals exhaustive search with time_model::evaluate on the limited machine, every
+  // optimum satisfies the limits and its T_alg is time_model's on that machine (the exact
+  // variant evaluates with the tile set's k). Tight limits, so that they bind.
+  {
+    cd::ThreadLimits lim;
+    lim.max_threads_per_block = 256;
+    lim.max_threads_per_sm = 1024;
+    lim.registers_per_sm = 32768;
+    lim.registers_per_thread = 64;
+    for (auto variant : {tmod::Variant::paper, tmod::Variant::exact}) {
+      cd::SweepOptions o;
+      o.variant = variant;
+      o.n_threads = 2;
+      const cd::SweepOutput free = cd::sweep(designs, instances, m, o);
+      o.thread_limits = lim;
+      const cd::SweepOutput pruned = cd::sweep(designs, instances, m, o);
+      o.prune = false;
+      const cd::SweepOutput plain = cd::sweep(designs, instances, m, o);
+      bool changed = false;
+      for (std::size_t i = 0; i < designs.size(); ++i) {
+        for (std::size_t j = 0; j < instances.size(); ++j) {
+          const std::size_t cell = i * instances.size() + j;
+          CHECK(pruned.talg_s[cell] == plain.talg_s[cell]);
+          for (int q = 0; q < 4; ++q) {
+            CHECK(pruned.tiles[cell * 4 + q] == plain.tiles[cell * 4 + q]);
+          }
+          CHECK(plain.n_evaluated[cell] == plain.n_feasible[cell]);
+          CHECK(pruned.n_feasible[cell] <= free.n_feasible[cell]);
+          changed = changed || pruned.talg_s[cell] != free.talg_s[cell];
+          const std::int64_t* t = &pruned.tiles[cell * 4];
+          const int dims = instances[j].stencil.n_space_dims;
+          tmod::GpuParams gpu = cd::design_gpu(designs[i], m, o);
+          CHECK(limited_gpu(lim, dims == 2 ? t[1] : t[1] * t[2], &gpu));
+          tmod::TileSizes tile;
+          tile.space = {{t[0], t[1], t[2]}};
+          tile.time = t[3];
+          CHECK(tmod::evaluate(gpu, instances[j].stencil, instances[j].size, tile, variant)
+                    .talg_s == pruned.talg_s[cell]);
+          // ... and so is the unconstrained optimum on the design's machine (every cell,
+          // not only the designs checked against exhaustive search above).
+          const std::int64_t* u = &free.tiles[cell * 4];
+          tmod::TileSizes free_tile;
+          free_tile.space = {{u[0], u[1], u[2]}};
+          free_tile.time = u[3];
+          CHECK(tmod::evaluate(cd::design_gpu(designs[i], m, o), instances[j].stencil,
+                               instances[j].size, free_tile, variant)
+                    .talg_s == free.talg_s[cell]);
+          if (variant == tmod::Variant::paper && i < 3) {
+            std::int64_t n_tiles = 0;
+            const double ref = exhaustive(designs[i], instances[j], m, o, &n_tiles);
+            CHECK(ref == pruned.talg_s[cell]);
+            CHECK(n_tiles == plain.n_feasible[cell]);
+          }
+        }
+      }
+      CHECK(changed);
+    }
+    // Limits too loose to bind: the seed's results, tile for tile.
+    cd::ThreadLimits loose;
+    loose.max_threads_per_block = 1 << 20;
+    loose.max_threads_per_sm = 1 << 20;
+    loose.registers_per_sm = std::int64_t{1} << 32;
+    loose.registers_per_thread = 1;
+    cd::SweepOptions o;
+    o.n_threads = 2;
+    const cd::SweepOutput free = cd::sweep(designs, instances, m, o);
+    o.thread_limits = loose;
+    const cd::SweepOutput same = cd::sweep(designs, instances, m, o);
+    CHECK(same.talg_s == free.talg_s);
+    CHECK(same.tiles == free.tiles);
+    CHECK(same.n_feasible == free.n_feasible);
+    // Bad limits name the field.
+    cd::ThreadLimits bad = lim;
+    bad.max_threads_per_block = 16;
+    o.thread_limits = bad;
+    CHECK_THROWS(cd::sweep(designs, instances, m, o), std::invalid_argument);
+    bad = lim;
+    bad.registers_per_sm = 31 * lim.registers_per_thread;
+    CHECK_THROWS(bad.validate(), std::invalid_argument);
+    bad = lim;
+    bad.registers_per_thread = 0;
+    CHECK_THROWS(bad.validate(), std::invalid_argument);
+    CHECK(lim.blocks_per_sm(256) == 2);  // min(1024 / 256, 32768 / (64 x 256))
+    CHECK(lim.blocks_per_sm(288) == 0);  // over 256 threads per block
   }
 
   // The per-block rule: half of 96 kB is the reference GPUs' 48 kB.

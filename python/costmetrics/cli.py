@@ -912,6 +912,27 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
     parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
+    limits = parser.add_argument_group(
+        "thread limits",
+        "an extension the seed does not state (docs/codesign.md): a tile is a block of tS2 "
+        "(2D) or tS2 x tS3 (3D) threads; off unless one of these is given",
+    )
+    limits.add_argument(
+        "--thread-limits",
+        action="store_true",
+        help="apply GTX 980-like limits (1024 threads/block, 2048 threads/SM, 65536 "
+        "registers/SM, 32 registers/thread); the options below change one each",
+    )
+    limit_flags = (
+        ("max_threads_per_block", "threads per block, at most (default 1024)"),
+        ("max_threads_per_sm", "resident threads per SM (default 2048)"),
+        ("registers_per_sm", "registers per SM (default 65536)"),
+        ("registers_per_thread", "registers per thread (default 32)"),
+    )
+    for name, text in limit_flags:
+        limits.add_argument(
+            "--" + name.replace("_", "-"), type=int, default=None, metavar="N", help=text
+        )
     parser.add_argument(
         "--budget",
         type=_float_pair,
@@ -925,6 +946,10 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import codesign as cm_codesign
 
+        given = {
+            name: getattr(args, name) for name, _ in limit_flags if getattr(args, name) is not None
+        }
+        thread_limits = given if (given or args.thread_limits) else None
         result = cm_codesign.sweep(
             args.workload,
             args.area_min,
@@ -932,6 +957,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
             variant=args.variant,
             block_smem=args.block_smem,
             progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+            thread_limits=thread_limits,
         )
         if args.save is not None:
             result.save(args.save)
@@ -959,6 +985,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
             "workload": args.workload,
             "variant": args.variant,
             "block_smem": args.block_smem,
+            "thread_limits": result.options["thread_limits"],
             "n_designs": len(result),
             "n_pareto": int(pareto.size),
             "elapsed_s": result.elapsed_s,
@@ -977,6 +1004,14 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
             f"{args.workload} workload, {args.variant} variant: {result.elapsed_s:.2f} s, "
             f"{out['tiles_evaluated']:,} of {out['tiles_feasible']:,} tile evaluations"
         )
+        if out["thread_limits"] is not None:
+            tl = out["thread_limits"]
+            print(
+                "thread limits (extension): "
+                f"{tl['max_threads_per_block']} threads/block, "
+                f"{tl['max_threads_per_sm']} threads/SM, {tl['registers_per_sm']} registers/SM, "
+                f"{tl['registers_per_thread']} registers/thread"
+            )
         print(f"Pareto-optimal designs: {pareto.size} ({100 * pareto.size / len(result):.1f}%)")
         print(
             _table(

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,10 @@ __all__ = [
 ]
 
 _core_codesign: Any = _core.codesign
+if TYPE_CHECKING:
+    from costmetrics._core.codesign import ThreadLimits
+else:  # a runtime name too, so that the signature's annotations resolve (documentation)
+    ThreadLimits = _core_codesign.ThreadLimits
 
 Variant = Literal["paper", "exact"]
 BlockSmem = Literal["half", "full", "capped"]
@@ -576,6 +580,7 @@ def _run_shard(job: dict[str, Any]) -> dict[str, Any]:
         job["prune"],
         job["n_threads"],
         job.get("progress"),
+        job.get("thread_limits"),
     )
     return out
 
@@ -596,6 +601,7 @@ def sweep(
     n_shards: int | None = None,
     n_threads: int = 0,
     progress: bool | Callable[[int, int], None] = False,
+    thread_limits: ThreadLimits | Mapping[str, int] | None = None,
 ) -> SweepResult:
     """Tile-optimal T_alg of every design in an area budget on a workload (Eq. C.19).
 
@@ -630,6 +636,16 @@ def sweep(
         Threads per shard (0: every core).
     progress : bool or callable
         Show a progress bar on standard error, or call ``progress(done, total)``.
+    thread_limits : dict or ThreadLimits, optional
+        An extension the seed does not state (``docs/codesign.md``, "Thread and register
+        limits"): None (default) keeps the seed's constraints; a
+        ``costmetrics._core.codesign.ThreadLimits`` or a dict of some of its fields
+        (``max_threads_per_block``, ``max_threads_per_sm``, ``registers_per_sm``,
+        ``registers_per_thread``; the others take the GTX 980-like defaults 1024, 2048,
+        65536, 32) makes a tile a block of tS2 (2D) or tS2 tS3 (3D) threads: over
+        ``max_threads_per_block`` it is infeasible, and the hyper-threading factor k of
+        Eq. A.12 is also capped by the threads and registers of one SM. The reference GPUs
+        are swept under the same limits.
 
     Returns
     -------
@@ -639,7 +655,10 @@ def sweep(
     Raises
     ------
     ValueError
-        Bad area range, an area range holding no design, an empty workload, a bad space.
+        Bad area range, an area range holding no design, an empty workload, a bad space,
+        bad thread limits.
+    TypeError
+        Thread limits of the wrong type, or a dict with an unknown field.
     """
     wl = globals()["workload"](workload) if isinstance(workload, str) else workload
     if not isinstance(wl, Workload):
@@ -653,6 +672,8 @@ def sweep(
         raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
     if block_smem not in ("half", "full", "capped"):
         raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
+    limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
+    limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
     g = _gpu_preset(gpu)
     sp = (
         hardware_space()
@@ -690,6 +711,7 @@ def sweep(
         "block_cap_kb": float(block_cap_kb),
         "prune": bool(prune),
         "n_threads": int(n_threads),
+        "thread_limits": limits_dict,
     }
     n = len(designs["n_sm"])
     shards = int(n_shards) if n_shards is not None else (1 if executor is None else 16)
@@ -744,6 +766,7 @@ def sweep(
             "area_form": area_form,
             "gpu": g.key,
             "n_shards": len(jobs),
+            "thread_limits": limits_dict,
         },
         elapsed_s=elapsed,
         n_bounds=int(sum(int(r["n_bounds"]) for r in results)),
@@ -824,7 +847,7 @@ def merge(parts: Sequence[SweepResult]) -> SweepResult:
     for p in parts[1:]:
         if p.workload.instances != first.workload.instances:
             raise ValueError("merge: parts have different workloads")
-        keys = ("variant", "block_smem", "gpu")
+        keys = ("variant", "block_smem", "gpu", "thread_limits")
         if any(p.options.get(k) != first.options.get(k) for k in keys):
             raise ValueError("merge: parts were swept with different options")
     return replace(

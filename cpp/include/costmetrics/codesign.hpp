@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -63,12 +64,46 @@ struct Instance {
   time_model::ProblemSize size;
 };
 
+// Thread and register limits of real GPUs: an extension, off by default (the seed's Eq. A.12
+// mentions a register bound but does not model it; docs/codesign.md, "Thread and register
+// limits"). A tile runs as a block of one thread per point of a hexagon row's inner cross
+// section, tS2 (2D) or tS2 tS3 (3D) threads (why Eq. A.32 makes the innermost tile a
+// multiple of the warp size). The per-SM limits are the same for every design. Defaults: the
+// GTX 980's limits, and 32 registers per thread (a property of the kernel, not of the GPU:
+// the most that still lets 2048 threads share 65536 registers).
+struct ThreadLimits {
+  std::int64_t max_threads_per_block = 1024;
+  std::int64_t max_threads_per_sm = 2048;
+  std::int64_t registers_per_sm = 65536;
+  std::int64_t registers_per_thread = 32;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(ThreadLimits, max_threads_per_block, "threads per block, at most"),
+        COSTMETRICS_FIELD(ThreadLimits, max_threads_per_sm, "resident threads per SM, at most"),
+        COSTMETRICS_FIELD(ThreadLimits, registers_per_sm, "32-bit registers per SM"),
+        COSTMETRICS_FIELD(ThreadLimits, registers_per_thread, "registers one thread uses"));
+  }
+  // max_threads_per_block and max_threads_per_sm in [32, 2^20], registers_per_thread in
+  // [1, 2^16], registers_per_sm in [32 registers_per_thread, 2^32] (a one-warp block fits).
+  void validate() const;
+  // Blocks of `threads` threads that may be resident on one SM by these limits:
+  // min(floor(max_threads_per_sm / threads), floor(registers_per_sm / (registers_per_thread
+  // threads))), and 0 when threads > max_threads_per_block. Precondition: threads >= 1.
+  std::int64_t blocks_per_sm(std::int64_t threads) const;
+};
+
 struct SweepOptions {
   time_model::Variant variant = time_model::Variant::paper;
   BlockRule block_rule = BlockRule::half;
   double block_cap_kb = 48;
   bool prune = true;   // false: plain exhaustive search over every feasible tile
   int n_threads = 0;   // 0: every core
+  // Unset (the default): the seed's constraints only. Set: a tile whose block exceeds
+  // max_threads_per_block is infeasible, and k = min(floor(M_SM / M_tile), MTB_SM,
+  // blocks_per_sm(threads)) (Eq. A.12 with the register bound); a tile with k = 0 is
+  // infeasible. Both variants and the pruning bounds use this k.
+  std::optional<ThreadLimits> thread_limits;
 };
 
 // Hardware space of Sec. C.3.2 (the candidate values of each parameter).

@@ -1,5 +1,5 @@
 # Type stubs of costmetrics._core.codesign (cpp/bindings/codesign.cpp).
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,6 +25,16 @@ class Design:
     def __init__(self, **kwargs: float) -> None: ...
     def _asdict(self) -> dict[str, Any]: ...
 
+class ThreadLimits:
+    _fields: ClassVar[tuple[str, ...]]
+    max_threads_per_block: int
+    max_threads_per_sm: int
+    registers_per_sm: int
+    registers_per_thread: int
+    def __init__(self, **kwargs: int) -> None: ...
+    def _asdict(self) -> dict[str, Any]: ...
+
+def thread_limits(value: ThreadLimits | Mapping[str, int] | None) -> ThreadLimits | None: ...
 def default_hardware_space() -> dict[str, npt.NDArray[np.int64]]: ...
 def enumerate_designs(
     n_sm: Sequence[int],
@@ -49,6 +59,7 @@ def sweep(
     prune: bool = True,
     n_threads: int = 0,
     progress: Callable[[int], None] | None = None,
+    thread_limits: ThreadLimits | Mapping[str, int] | None = None,
 ) -> dict[str, Any]: ...
 def pareto_front(
     area_mm2: Sequence[float], performance: Sequence[float]
