@@ -335,7 +335,8 @@ class BatchResult:
     talg_s: npt.NDArray[np.float64]
     reasons: npt.NDArray[np.uint32]
     # What the terms are computed from, on first access (None: not kept, terms=False).
-    _inputs: _BatchInputs | None = field(repr=False, compare=False)
+    # (Typed Any: the private record stays out of the documented signature.)
+    _inputs: Any = field(repr=False, compare=False)
 
     @cached_property
     def terms(self) -> dict[str, npt.NDArray[np.float64]]:
@@ -344,7 +345,7 @@ class BatchResult:
         ``m_prime_s``, ``c_s``, ``t_tile_s``, ``k``, ``m_tile_words``, ``n_wavefronts``,
         ``tiles_per_wavefront``, ``n_subtiles``.
         """
-        i = self._inputs
+        i: _BatchInputs | None = self._inputs
         if i is None:
             raise ValueError(
                 "terms: not kept for this batch; call talg_batch(..., terms=True) to have them"
