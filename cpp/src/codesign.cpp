@@ -374,21 +374,14 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   // Multiplications instead of divisions in the bounds: a relative error of an ulp or two,
   // far inside the 1e-12 margin (kSafety) with which a bound prunes.
   const double inv_nv = 1.0 / nv;
-  // ceil(n / (k nSM)) for every tile by a multiplication with 1/(k nSM), tabulated per k,
-  // and a one-step correction (exact: n and k nSM are far below 2^40).
-  thread_local std::vector<double> inv_kn;
-  inv_kn.resize(static_cast<std::size_t>(m.max_blocks_per_sm) + 1);
+  // Eq. A.2's rounds ceil(ceil(n/k)/nSM) = ceil(n / (k nSM)) for every tile, by the
+  // reciprocal of k nSM, tabulated per k.
+  thread_local std::vector<costmetrics::detail::Reciprocal> per_k;
+  per_k.resize(static_cast<std::size_t>(m.max_blocks_per_sm) + 1);
   for (i64 k = 1; k <= m.max_blocks_per_sm; ++k) {
-    inv_kn[static_cast<std::size_t>(k)] = 1.0 / static_cast<double>(k * d.n_sm);
+    per_k[static_cast<std::size_t>(k)] = costmetrics::detail::Reciprocal(k * d.n_sm);
   }
-  auto rounds_of = [&](i64 n, i64 k) {
-    const i64 kn = k * d.n_sm;
-    i64 q = static_cast<i64>(static_cast<double>(n) * inv_kn[static_cast<std::size_t>(k)]);
-    i64 r = n - q * kn;
-    q += (r >= kn ? 1 : 0) - (r < 0 ? 1 : 0);
-    r = n - q * kn;
-    return q + (r > 0 ? 1 : 0);
-  };
+  auto rounds_of = [&](i64 n, i64 k) { return per_k[static_cast<std::size_t>(k)].ceil(n); };
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;

@@ -18,6 +18,34 @@ inline std::int64_t div_floor(std::int64_t a, std::int64_t b) {
 // ceil(a / b) for 0 <= a, a + b < 2^53, 1 <= b.
 inline std::int64_t div_ceil(std::int64_t a, std::int64_t b) { return div_floor(a + b - 1, b); }
 
+// Division by a divisor fixed for many quotients (nV, k nSM), by a multiplication with its
+// rounded reciprocal instead of a division. For 0 <= y < 2^46 the product's error is below
+// (y/d) 2^-52 < 2^-6, so the truncated product is the floor or one off, and one remainder
+// step corrects it; larger y (sizes near the model's limits) take the integer division.
+class Reciprocal {
+ public:
+  explicit Reciprocal(std::int64_t divisor = 1)
+      : d_(divisor), inv_(1.0 / static_cast<double>(divisor)) {}
+
+  std::int64_t divisor() const { return d_; }
+
+  // floor(y / d) for 0 <= y.
+  std::int64_t floor(std::int64_t y) const {
+    if (y >= kFastLimit) return y / d_;
+    const std::int64_t q = static_cast<std::int64_t>(static_cast<double>(y) * inv_);
+    const std::int64_t r = y - q * d_;
+    return q + (r >= d_ ? 1 : 0) - (r < 0 ? 1 : 0);
+  }
+
+  // ceil(y / d) for 0 <= y, y + d < 2^63.
+  std::int64_t ceil(std::int64_t y) const { return floor(y + d_ - 1); }
+
+ private:
+  static constexpr std::int64_t kFastLimit = std::int64_t{1} << 46;
+  std::int64_t d_;
+  double inv_;
+};
+
 // sum_{j=0}^{n-1} floor((a j + b) / m) for n >= 0, m >= 1, a >= 0, b >= 0, in O(log m)
 // steps (the Euclid-like recursion); exact integer arithmetic, callers keep a n + b small.
 inline std::int64_t floor_sum(std::int64_t n, std::int64_t m, std::int64_t a, std::int64_t b) {

@@ -419,7 +419,7 @@ class PaperBatchKernel {
       : gpu_(gpu), stencil_(stencil), dims_(stencil.n_space_dims) {
     T_ = size.time_steps;
     for (int d = 0; d < 3; ++d) space_[d] = size.space[d];
-    inv_n_v_ = 1.0 / static_cast<double>(gpu.n_v);
+    n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
     max_blocks_ = static_cast<double>(gpu.max_blocks_per_sm);
     v_.T = static_cast<double>(T_);
     for (int d = 0; d < 3; ++d) v_.S[d] = static_cast<double>(space_[d]);
@@ -591,42 +591,33 @@ class PaperBatchKernel {
 #endif
 
   // sum_{j < tT/2} ceil((tS1 + 2 j) area / nV), the vector steps of one hexagon, as a double
-  // (an exact integer). Every division by nV is a multiplication with 1/nV and a one-step
-  // correction (the product's error is far below 1 for numerators < 2^46): short sums term
-  // by term, long ones by the first step of the floor_sum recursion, which leaves a sum
-  // with a modulus below nV (often none at all).
+  // (an exact integer). Every division by nV goes through the reciprocal (detail::Reciprocal):
+  // short sums term by term, long ones by the first step of the floor_sum recursion, which
+  // leaves a sum with a modulus below nV (often none at all).
   double row_steps(std::int64_t tS1, std::int64_t tT, std::int64_t area) const {
     const std::int64_t h = tT / 2;
     const std::int64_t n_v = gpu_.n_v;
     const std::int64_t first = tS1 * area + n_v - 1;
     if (h <= kShortSum) {
       std::int64_t total = 0;
-      for (std::int64_t j = 0; j < h; ++j) total += div_n_v(first + 2 * area * j);
+      for (std::int64_t j = 0; j < h; ++j) total += n_v_.floor(first + 2 * area * j);
       return static_cast<double>(total);
     }
     // sum_{j<h} floor((a j + b) / nV) with a = 2 area, b = first: reduce a and b mod nV,
     // then the remaining sum has n' = floor((a h' + b') / nV) terms and modulus a mod nV.
     std::int64_t a = 2 * area;
     std::int64_t b = first;
-    const std::int64_t q_a = div_n_v(a);
-    const std::int64_t q_b = div_n_v(b);
+    const std::int64_t q_a = n_v_.floor(a);
+    const std::int64_t q_b = n_v_.floor(b);
     std::int64_t total = (h - 1) * h / 2 * q_a + h * q_b;
     a -= q_a * n_v;
     b -= q_b * n_v;
     const std::int64_t y_max = a * h + b;
     if (y_max >= n_v) {
-      const std::int64_t n = div_n_v(y_max);
+      const std::int64_t n = n_v_.floor(y_max);
       total += ::costmetrics::detail::floor_sum(n, a, n_v, y_max - n * n_v);
     }
     return static_cast<double>(total);
-  }
-
-  // floor(y / nV) for 0 <= y < 2^46.
-  std::int64_t div_n_v(std::int64_t y) const {
-    const std::int64_t n_v = gpu_.n_v;
-    const std::int64_t q = static_cast<std::int64_t>(static_cast<double>(y) * inv_n_v_);
-    const std::int64_t r = y - q * n_v;
-    return q + (r >= n_v ? 1 : 0) - (r < 0 ? 1 : 0);
   }
 
   static constexpr std::int64_t kShortSum = 8;  // measured break-even
@@ -637,7 +628,8 @@ class PaperBatchKernel {
   int dims_;
   std::int64_t T_ = 0;
   std::int64_t space_[3] = {0, 0, 0};
-  double inv_n_v_ = 1, max_blocks_ = 1;
+  ::costmetrics::detail::Reciprocal n_v_;  // divisions by nV
+  double max_blocks_ = 1;
   PaperBatchConstants v_;
   bool use_avx2_ = false;
 };

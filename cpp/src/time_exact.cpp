@@ -175,8 +175,7 @@ class ExactModel {
     outer_dim_ = inner[0];
     table_dim_ = inner[1];
     w_.resize(static_cast<std::size_t>(tT_));
-    n_v_ = gpu.n_v;
-    inv_n_v_ = 1.0 / static_cast<double>(gpu.n_v);
+    n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
     // A row of width w <= tS1 + tT - 2 <= P fits whole in [0, S1) at some lattice start
     // when S1 - w + 1 >= P, so S1 >= 2 P - 1 makes W(r) = tS1 + 2 e(r) on every row.
     wide_s1_ = path == ExactPath::fast && S1_ >= 2 * pitch_ - 1;
@@ -269,7 +268,7 @@ class ExactModel {
     i64 steps = 0;
     if (wide_s1_) {
       // W(r) = tS1 + 2 e(r): rows r and tT - 1 - r are alike, each half is the paper's sum.
-      steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, n_v_);
+      steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, gpu_.n_v);
     } else {
       for (i64 r = 0; r < tT_; ++r) steps += ceil_n_v(widest_row(0, r) * area);
     }
@@ -407,18 +406,11 @@ class ExactModel {
   const GpuParams& gpu_;
   const StencilParams& stencil_;
   int dims_ = 1;
-  // ceil(x / nV) for 0 <= x < 2^46 (x is a row's points, <= M_tile^2 < 2^44): a
-  // multiplication with 1/nV, whose error is far below 1, and a one-step correction.
-  i64 ceil_n_v(i64 x) const {
-    const i64 y = x + n_v_ - 1;
-    const i64 q = static_cast<i64>(static_cast<double>(y) * inv_n_v_);
-    const i64 rem = y - q * n_v_;
-    return q + (rem >= n_v_ ? 1 : 0) - (rem < 0 ? 1 : 0);
-  }
+  // ceil(x / nV) of a row's points x, by the reciprocal of nV.
+  i64 ceil_n_v(i64 x) const { return n_v_.ceil(x); }
 
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
-  i64 n_v_ = 1;
-  double inv_n_v_ = 1;
+  ::costmetrics::detail::Reciprocal n_v_;
   bool wide_s1_ = false;
   bool tables_ready_ = false;
   RowClasses outer_rows_;

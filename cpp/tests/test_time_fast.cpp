@@ -107,7 +107,28 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
 
 }  // namespace
 
+// detail::Reciprocal against integer division: divisors up to 2^40 (k nSM, nV), numerators
+// on both sides of the fast path's 2^46 limit and up to 2^62, multiples and their neighbours
+// (where a truncated product is most likely one off).
+void check_reciprocal() {
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  for (int c = 0; c < 200000; ++c) {
+    const std::int64_t d =
+        1 + static_cast<std::int64_t>(rng() % (std::uint64_t{1} << (1 + rng() % 40)));
+    const costmetrics::detail::Reciprocal div(d);
+    std::int64_t y = static_cast<std::int64_t>(rng() % (std::uint64_t{1} << (1 + rng() % 62)));
+    if (c % 3 == 0) y = (y / d) * d + static_cast<std::int64_t>(rng() % 3) - 1;  // near a multiple
+    if (y < 0) y = 0;
+    CHECK(div.floor(y) == y / d);
+    CHECK(div.ceil(y) == y / d + (y % d != 0 ? 1 : 0));
+    ++checked;
+  }
+  std::printf("  reciprocal divisions checked: %d\n", checked);
+}
+
 int main() {
+  check_reciprocal();
   // Closed form vs the loop sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV).
   for (std::int64_t n_v : {1, 7, 32, 128, 1000, 2048}) {
     for (std::int64_t tS1 = 1; tS1 <= 40; tS1 += 3) {
