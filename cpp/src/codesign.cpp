@@ -301,7 +301,7 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     for (i64 r = 0; r < tT; ++r) {
       const i64 half = std::min(r, tT - 1 - r);
       const i64 w = tS1 + 2 * half;
-      if (S1 >= 2 * pitch - 1) {  // the whole row fits at some lattice start (time_exact.cpp)
+      if (tm::detail::whole_rows_fit(S1, tS1, tT)) {  // W(r) is the whole row
         sum += w;
         ++rows;
         continue;
@@ -342,35 +342,33 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
       for (int d = 1; d < ts.dims; ++d) {
         const i64 S = size.space[d];
         const i64 tS = tiles[d - 1];
-        const i64 b_max = (S + g.tT - 2) / tS;
-        const i64 full_lo = ceil_div(g.tT - 1, tS);
-        const i64 full_hi = std::min(b_max, S / tS - 1);
+        const tm::detail::SubtileRange s = tm::detail::subtile_range(S, tS, 0, g.tT);
         a.s_min *= static_cast<double>(ceil_div(S, tS));
-        a.n_full *= static_cast<double>(std::max<i64>(0, full_hi - full_lo + 1));
+        a.n_full *= static_cast<double>(std::max<i64>(0, s.full_hi - s.full_lo + 1));
       }
       out[i] = a;
     }
   }
 }
 
-// The `exact` variant (docs/codesign.md, "Exact pruning"). Only the interior wavefronts are
-// bounded (the others cost >= 0). For one of them, with R = ceil(ceil(n/k)/nSM) rounds, at
-// least s_min = prod_{d>=1} ceil(S_d / tS_d) nonempty sub-tiles, and
-// sum_b c_b >= C_iter max(sum_r W(r) prod_{d>=1} S_d / nV, rows s_min) (the sub-tiles of a
-// row cover S2 (x S3) points of the widest tile's row, and each costs >= 1 step per row):
-//   k > 1: T_i >= m' + k max(s_min m', C_iter sum_w Q / nV),  k = 1: T_i >= s_min m' + ...,
+// The `exact` variant (docs/codesign.md, "Exact pruning", where the bounds are derived).
+// Only the interior wavefronts are bounded (the others cost >= 0). For one of them, with
+// R = ceil(n / (k nSM)) rounds, >= s_min nonempty sub-tiles on every row, N_full sub-tiles
+// full on every row costing c_full each (exact F when S1 >= 2P - 1), and the others at least
+// their points / nV and one step per row each:
+//   k > 1: T_i >= m' + k (N_full max(m', c_full) + max((s_min - N_full) m', rest)),
+//   k = 1: T_i >= s_min m' + N_full c_full + rest,
 // and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
-// equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM) and no transfer term.
+// equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM), no ceilings, and the
+// larger of the compute and transfer floors.
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
                   const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux) {
-  const i64 S1 = in.size.space[0];
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
   const double nv = static_cast<double>(d.n_v);
   double Q = static_cast<double>(in.size.space[1]);
   if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2]);
-  (void)S1;
   // Multiplications instead of divisions in the bounds: a relative error of an ulp or two,
   // far inside the 1e-12 margin (kSafety) with which a bound prunes.
   const double inv_nv = 1.0 / nv;
@@ -386,7 +384,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
-    const bool wide = in.size.space[0] >= 2 * (2 * g.tS1 + tT - 2) - 1;
+    const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
     if (prune) {
       ++best.bounds;
       double lb = 0;

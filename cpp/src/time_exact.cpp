@@ -89,10 +89,7 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
     out.push_back({0, 1});
     return;
   }
-  const i64 b_min = ra / d.tS;                   // (b+1) tS > ra
-  const i64 b_max = (d.S + rb - 2) / d.tS;       // b tS - S < rb - 1
-  const i64 full_lo = std::max(b_min, ceil_div(rb - 1, d.tS));  // b tS >= rb - 1
-  const i64 full_hi = std::min(b_max, (d.S + ra) / d.tS - 1);   // (b+1) tS <= S + ra
+  const auto [b_min, b_max, full_lo, full_hi] = subtile_range(d.S, d.tS, ra, rb);
   if (full_lo <= full_hi) {
     for (i64 b = b_min; b < full_lo; ++b) out.push_back({b, 1});
     out.push_back({full_lo, full_hi - full_lo + 1});
@@ -115,9 +112,10 @@ struct RowClasses {
   RowClasses() = default;
   RowClasses(const InnerDim& d, i64 tT) : skewed(d.skewed) {
     if (!skewed) return;
-    b_max = (d.S + tT - 2) / d.tS;
-    full_lo = ceil_div(tT - 1, d.tS);
-    full_hi = std::min(b_max, d.S / d.tS - 1);
+    const SubtileRange s = subtile_range(d.S, d.tS, 0, tT);
+    b_max = s.b_max;
+    full_lo = s.full_lo;
+    full_hi = s.full_hi;
   }
   bool has_full() const { return full_lo <= full_hi; }
   i64 size() const { return skewed ? b_max + 1 - (has_full() ? full_hi - full_lo : 0) : 1; }
@@ -176,9 +174,7 @@ class ExactModel {
     table_dim_ = inner[1];
     w_.resize(static_cast<std::size_t>(tT_));
     n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
-    // A row of width w <= tS1 + tT - 2 <= P fits whole in [0, S1) at some lattice start
-    // when S1 - w + 1 >= P, so S1 >= 2 P - 1 makes W(r) = tS1 + 2 e(r) on every row.
-    wide_s1_ = path == ExactPath::fast && S1_ >= 2 * pitch_ - 1;
+    wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
   }
 
   i64 pitch() const { return pitch_; }

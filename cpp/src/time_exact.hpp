@@ -3,11 +3,38 @@
 // time_model::evaluate_unchecked(); tests include it to compare against brute force.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "costmetrics/time.hpp"
+#include "time_detail.hpp"
 
 namespace costmetrics {
 namespace time_model {
 namespace detail {
+
+// Whether every row of every tile fits whole in [0, S1) at some lattice start: a row is at
+// most tS1 + tT - 2 <= P wide, and an interval of S1 - w + 1 >= P starts holds one of each
+// residue mod P, so S1 >= 2P - 1 (P = 2 tS1 + tT - 2) gives W(r) = tS1 + 2 e(r) on every row.
+inline bool whole_rows_fit(std::int64_t S1, std::int64_t tS1, std::int64_t tT) {
+  return S1 >= 2 * (2 * tS1 + tT - 2) - 1;
+}
+
+// The sub-tiles of one time-skewed inner dimension (extent S, tile tS) over the relative rows
+// [ra, rb) (docs/time-model.md, rule 5): b_min..b_max have a point on some row, and
+// full_lo..full_hi (empty when full_lo > full_hi) are full on every row.
+struct SubtileRange {
+  std::int64_t b_min = 0, b_max = 0, full_lo = 0, full_hi = -1;
+};
+inline SubtileRange subtile_range(std::int64_t S, std::int64_t tS, std::int64_t ra,
+                                  std::int64_t rb) {
+  SubtileRange s;
+  s.b_min = ra / tS;                                   // (b+1) tS > ra
+  s.b_max = (S + rb - 2) / tS;                         // b tS - S < rb - 1
+  s.full_lo = std::max(s.b_min, ceil_div(rb - 1, tS));  // b tS >= rb - 1
+  s.full_hi = std::min(s.b_max, (S + ra) / tS - 1);     // (b+1) tS <= S + ra
+  return s;
+}
 
 // How evaluate_exact walks the rows. `fast` (the default) uses, when S1 >= 2 P - 1, the
 // closed-form row widths, the per-evaluation row tables and the reuse of equal wavefronts;
