@@ -455,35 +455,12 @@ class PaperBatchKernel {
 #endif
     for (std::size_t i = begin; i < end; ++i) {
       TileSizes t;
-      double m_tile = 0;
-      const std::uint32_t reasons = classify(tiles + i * stride, t, m_tile);
+      for (int d = 0; d < dims_; ++d) t.space[d] = tiles[i * stride + d];
+      t.time = tiles[i * stride + dims_];
+      const std::uint32_t reasons = feasibility(gpu_, dims_, t);
       reasons_out[i] = reasons;
-      talg_out[i] = reasons == kFeasible ? talg(t, m_tile) : nan;
+      talg_out[i] = reasons == kFeasible ? talg(t, m_tile_words(dims_, t)) : nan;
     }
-  }
-
-  // Eq. A.32, the same mask as feasibility(); fills `t` from one row (tS1, ..., tT).
-  std::uint32_t classify(const std::int64_t* row, TileSizes& t, double& m_tile) const {
-    bool positive = true;
-    for (int d = 0; d < dims_; ++d) {
-      t.space[d] = row[d];
-      positive = positive && row[d] > 0;
-    }
-    t.time = row[dims_];
-    if (!positive || t.time <= 0) return kNonPositiveTile;
-    std::uint32_t reasons = kFeasible;
-    if (t.time % 2 != 0) reasons |= kOddTimeTile;
-    if (dims_ >= 2 && t.space[dims_ - 1] % kWarpSize != 0) reasons |= kInnermostNotWarpMultiple;
-    const double tT = static_cast<double>(t.time);
-    if (dims_ == 1) {
-      m_tile = 2.0 * (static_cast<double>(t.space[0]) + tT);  // Sec. A.4.1
-    } else {
-      m_tile = 2.0;  // Eq. A.20 and its 3D extension
-      for (int d = 0; d < dims_; ++d) m_tile *= static_cast<double>(t.space[d]) + tT + 1.0;
-    }
-    if (m_tile > gpu_.smem_per_block_words) reasons |= kExceedsBlockSharedMemory;
-    if (m_tile > gpu_.smem_per_sm_words) reasons |= kExceedsSmSharedMemory;
-    return reasons;
   }
 
   // T_alg of a feasible tile whose M_tile is `m_tile`.
@@ -523,7 +500,7 @@ class PaperBatchKernel {
  private:
 #if COSTMETRICS_BATCH_AVX2
   // run() with the vector kernel: classify a block of tiles with few branches (the mask of
-  // classify()), gather its feasible tiles with short hexagon sums and evaluate those 16 at
+  // feasibility(), branch-free), gather its feasible tiles with short hexagon sums and evaluate those 16 at
   // a time; long sums take the scalar closed form of talg().
   template <int Dims>
   void run_avx2(const std::int64_t* tiles, std::size_t begin, std::size_t end,
