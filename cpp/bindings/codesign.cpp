@@ -34,44 +34,37 @@ std::vector<cd::Design> designs_from(IntArray n_sm, IntArray n_v, IntArray smem,
 }
 
 // SweepOptions::thread_limits from Python: None (off), a ThreadLimits, or a dict of some of
-// its fields (the others keep their defaults). Unknown keys and wrong types raise TypeError,
-// bad values (ThreadLimits::validate) ValueError, each naming the field.
+// its fields (the others keep their defaults). A dict goes through ThreadLimits' own
+// keyword constructor (bind_record: conversion and validation, errors naming the field),
+// after its keys are checked here.
 std::optional<cd::ThreadLimits> thread_limits_from(py::handle obj) {
-  using costmetrics::bindings::from_python;
   using costmetrics::bindings::repr_of;
   using costmetrics::bindings::type_name;
   if (obj.is_none()) return std::nullopt;
-  cd::ThreadLimits out;
   if (py::isinstance<cd::ThreadLimits>(obj)) {
-    out = obj.cast<cd::ThreadLimits>();
-  } else if (PyDict_Check(obj.ptr())) {
-    for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
-      if (!PyUnicode_Check(item.first.ptr())) {
-        throw py::type_error("thread_limits: keys must be field names (str), got " +
-                             repr_of(item.first));
-      }
-      const auto key = item.first.cast<std::string>();
-      bool known = false;
-      costmetrics::for_each_field<cd::ThreadLimits>([&](auto f) {
-        if (key != f.name) return;
-        using Value = typename decltype(f)::value_type;
-        out.*(f.member) = from_python<Value>(item.second, std::string("ThreadLimits.") + f.name);
-        known = true;
-      });
-      if (!known) {
-        std::string names;
-        costmetrics::for_each_field<cd::ThreadLimits>(
-            [&](auto f) { names += std::string(names.empty() ? "" : ", ") + f.name; });
-        throw py::type_error("thread_limits: unknown field '" + key + "' (fields: " + names +
-                             ")");
-      }
-    }
-  } else {
+    const auto out = obj.cast<cd::ThreadLimits>();
+    out.validate();
+    return out;
+  }
+  if (!PyDict_Check(obj.ptr())) {
     throw py::type_error("thread_limits: expected None, a dict or a ThreadLimits, got " +
                          type_name(obj) + " " + repr_of(obj));
   }
-  out.validate();
-  return out;
+  const py::object cls = py::type::of<cd::ThreadLimits>();
+  py::dict fields = py::cast(cd::ThreadLimits{}).attr("_asdict")();
+  for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
+    if (!PyUnicode_Check(item.first.ptr())) {
+      throw py::type_error("thread_limits: keys must be field names (str), got " +
+                           repr_of(item.first));
+    }
+    if (!fields.contains(item.first)) {
+      const auto names = py::str(", ").attr("join")(cls.attr("_fields")).cast<std::string>();
+      throw py::type_error("thread_limits: unknown field '" + item.first.cast<std::string>() +
+                           "' (fields: " + names + ")");
+    }
+    fields[item.first] = item.second;
+  }
+  return cls(**fields).cast<cd::ThreadLimits>();
 }
 
 }  // namespace
