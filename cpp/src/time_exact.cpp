@@ -207,7 +207,9 @@ class ExactModel {
     fill_counts(table_dim_, table_rows_, n_table, table_counts);
     std::vector<double>& w = scratch_.row_widths;
     w.resize(rows);
-    for (std::size_t r = 0; r < rows; ++r) w[r] = static_cast<double>(widest_row(0, static_cast<i64>(r)));
+    for (std::size_t r = 0; r < rows; ++r) {
+      w[r] = static_cast<double>(widest_row(0, static_cast<i64>(r)));
+    }
     auto& table = scratch_.row_table;
     table.resize(static_cast<std::size_t>(n_outer * n_table) * stride);
     for (i64 qo = 0; qo < n_outer; ++qo) {
@@ -217,7 +219,8 @@ class ExactModel {
         double* pre = table.data() + static_cast<std::size_t>(qo * n_table + qt) * stride;
         pre[0] = 0;
         for (std::size_t r = 0; r < rows; ++r) {
-          const double steps = static_cast<double>(ceil_n_v(static_cast<i64>(w[r] * co[r] * ct[r])));
+          const i64 points = static_cast<i64>(w[r] * co[r] * ct[r]);
+          const double steps = static_cast<double>(ceil_n_v(points));
           pre[r + 1] = pre[r] + steps;
         }
       }
@@ -228,8 +231,8 @@ class ExactModel {
   // Vector steps of outer sub-tile b_outer x table sub-tile b_table over the rows [lo, hi].
   double table_steps(i64 b_outer, i64 b_table, i64 lo, i64 hi) const {
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
-    const std::size_t pair = static_cast<std::size_t>(outer_rows_.index(b_outer) * table_rows_.size() +
-                                                      table_rows_.index(b_table));
+    const std::size_t pair = static_cast<std::size_t>(
+        outer_rows_.index(b_outer) * table_rows_.size() + table_rows_.index(b_table));
     const double* pre = scratch_.row_table.data() + pair * stride;
     return pre[hi + 1] - pre[lo];
   }
