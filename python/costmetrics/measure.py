@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics.presets import BYTES_PER_WORD, Gpu, Stencil, load_gpu, load_stencil
 
 __all__ = [
@@ -207,12 +207,6 @@ def _positive_int(value: object, name: str, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _bool(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name}: expected a bool, got {value!r}")
-    return bool(value)
-
-
 def default_threads() -> int:
     """Return the number of CPUs this process may run on (the default ``threads``).
 
@@ -350,8 +344,8 @@ def _config(
         threads=n_threads,
         repeats=_positive_int(repeats, "repeats", 1, 1000),
         warmup=_positive_int(warmup, "warmup", 0, 1000),
-        pin=_bool(pin, "pin"),
-        check=_bool(check, "check"),
+        pin=_convert.boolean(pin, "pin"),
+        check=_convert.boolean(check, "check"),
         energy_path="" if energy is None else str(energy.energy_path),
         energy_range_uj=0.0 if energy is None else energy.max_energy_range_uj,
     )
@@ -683,7 +677,7 @@ def calibrate(
     reps = _positive_int(repeats, "repeats", 1, 1000)
     n_cfg = _positive_int(n_configs, "n_configs", 1, 1000)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
-    do_pin = _bool(pin, "pin")
+    do_pin = _convert.boolean(pin, "pin")
     names = [_stencil_name(s) for s in stencils]
     if not names:
         raise ValueError("stencils: must name at least one stencil")
