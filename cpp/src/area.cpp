@@ -1,7 +1,6 @@
 // Silicon-area model (thesis 000, Appendix C, Eqs. C.4-C.7) and its calibration (Sec. C.2.2).
 #include "costmetrics/area.hpp"
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -128,30 +127,44 @@ LinearFit fit_linear(const std::vector<double>& size_kb, const std::vector<doubl
   if (n < 2) {
     throw std::invalid_argument("fit_linear: needs at least 2 points, got " + std::to_string(n));
   }
-  Eigen::MatrixXd a(static_cast<Eigen::Index>(n), 2);
-  Eigen::VectorXd y(static_cast<Eigen::Index>(n));
   bool distinct = false;
+  double mean_x = 0;
+  double mean_y = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto row = static_cast<Eigen::Index>(i);
     if (!std::isfinite(size_kb[i]) || !std::isfinite(area_mm2[i])) {
       throw std::invalid_argument("fit_linear: point " + std::to_string(i) + " is not finite");
     }
-    a(row, 0) = size_kb[i];
-    a(row, 1) = 1.0;
-    y(row) = area_mm2[i];
     distinct = distinct || size_kb[i] != size_kb[0];
+    mean_x += size_kb[i];
+    mean_y += area_mm2[i];
   }
   if (!distinct) {
     throw std::invalid_argument("fit_linear: needs at least 2 distinct sizes");
   }
-  const Eigen::Vector2d beta = a.colPivHouseholderQr().solve(y);
-  const Eigen::VectorXd residual = y - a * beta;
-  const double ss_res = residual.squaredNorm();
-  const double mean = y.mean();
-  const double ss_tot = (y.array() - mean).square().sum();
+  mean_x /= static_cast<double>(n);
+  mean_y /= static_cast<double>(n);
+  // Least squares for two parameters in closed form, on centered data (which keeps it as
+  // well conditioned as a QR of [x 1]): slope = Sxy / Sxx, intercept = mean_y - slope mean_x.
+  double sxx = 0;
+  double sxy = 0;
+  double ss_tot = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = size_kb[i] - mean_x;
+    const double dy = area_mm2[i] - mean_y;
+    sxx += dx * dx;
+    sxy += dx * dy;
+    ss_tot += dy * dy;
+  }
+  const double slope = sxy / sxx;
+  const double intercept = mean_y - slope * mean_x;
+  double ss_res = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = area_mm2[i] - (slope * size_kb[i] + intercept);
+    ss_res += r * r;
+  }
   LinearFit fit;
-  fit.slope = beta(0);
-  fit.intercept = beta(1);
+  fit.slope = slope;
+  fit.intercept = intercept;
   fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
   fit.rmse = std::sqrt(ss_res / static_cast<double>(n));
   fit.n_points = static_cast<std::int64_t>(n);

@@ -3,7 +3,6 @@
 // branch and bound with lower bounds on T_alg (docs/codesign.md, "Exact pruning").
 #include "costmetrics/codesign.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -840,16 +839,12 @@ std::vector<double> workload_gflops(const std::vector<double>& talg_s, std::size
     total_weight += weights[j];
   }
   if (!(total_weight > 0)) throw std::invalid_argument("weights: at least one must be positive");
-  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Eigen::Map<const RowMajor> t(talg_s.data(), static_cast<Eigen::Index>(n_designs),
-                                     static_cast<Eigen::Index>(n_inst));
-  const Eigen::Map<const Eigen::VectorXd> w(weights.data(), static_cast<Eigen::Index>(n_inst));
-  const Eigen::Map<const Eigen::VectorXd> f(flops.data(), static_cast<Eigen::Index>(n_inst));
-  const Eigen::VectorXd time = t * w;  // Eq. C.18: sum_j w_j T_j per design
-  const double work = w.dot(f);
+  double work = 0;
+  for (std::size_t j = 0; j < n_inst; ++j) work += weights[j] * flops[j];
   std::vector<double> out(n_designs);
   for (std::size_t i = 0; i < n_designs; ++i) {
-    const double s = time(static_cast<Eigen::Index>(i));
+    double s = 0;  // Eq. C.18: sum_j w_j T_j of design i (row i of talg_s)
+    for (std::size_t j = 0; j < n_inst; ++j) s += talg_s[i * n_inst + j] * weights[j];
     if (!(s > 0) || !std::isfinite(s)) {
       throw std::invalid_argument("talg_s: weighted time of design " + std::to_string(i) +
                                   " is not finite and positive");
