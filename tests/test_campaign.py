@@ -31,8 +31,9 @@ import costmetrics as cm
 from costmetrics.cli import main
 
 CLEAR_ERRORS = (TypeError, ValueError, OverflowError)
-#: Examples per test; raise it for a longer hunt, e.g. COSTMETRICS_CAMPAIGN_EXAMPLES=5000.
-EXAMPLES = int(os.environ.get("COSTMETRICS_CAMPAIGN_EXAMPLES", "150"))
+#: Examples per test: 150, or the profile's when that is more (HYPOTHESIS_PROFILE=long, see
+#: conftest.py); COSTMETRICS_CAMPAIGN_EXAMPLES=N sets it directly.
+EXAMPLES = int(os.environ.get("COSTMETRICS_CAMPAIGN_EXAMPLES", max(150, settings().max_examples)))
 CAMPAIGN = settings(
     max_examples=EXAMPLES,
     deadline=None,
