@@ -1,13 +1,15 @@
 """Sphinx configuration of the costmetrics documentation site.
 
-Build it with ``bash tools/build-docs.sh`` (``sphinx-build -W --keep-going -b html docs
-build/docs``). Everything that changes when a model family is added is discovered here,
-so a new family needs no edit of this file:
+Build it with ``bash tools/build-docs.sh``: it copies ``docs/`` to ``build/docs-src/`` and
+runs ``sphinx-build -W --keep-going -b html build/docs-src build/docs`` there, so that the
+pages generated here land under ``build/`` and never in the source tree. Everything that
+changes when a model family is added is discovered here, so a new family needs no edit of
+this file:
 
 - the model pages are every other ``docs/*.md``, listed by ``models.md`` (see
   :func:`_write_models_page`);
-- the notebooks are every ``notebooks/*.ipynb``, staged into ``docs/notebooks/`` (see
-  :func:`_stage_notebooks`);
+- the notebooks are every ``notebooks/*.ipynb``, staged into ``notebooks/`` of the build
+  copy (see :func:`_stage_notebooks`);
 - the API reference lists ``costmetrics``, one module per entry of
   ``costmetrics._LAZY_SUBMODULES``, of ``costmetrics.explore.FAMILIES`` and of
   ``costmetrics.experiments.EXPERIMENTS``, and :data:`API_MODULES` (see
@@ -26,11 +28,18 @@ from typing import Any
 import costmetrics
 from costmetrics.experiments import EXPERIMENTS
 
+#: The Sphinx source folder: the copy build/docs-src/ of docs/ (tools/build-docs.sh).
 DOCS = Path(__file__).resolve().parent
-ROOT = DOCS.parent
+#: The repository: the nearest folder above DOCS with pyproject.toml.
+ROOT = next(p for p in DOCS.parents if (p / "pyproject.toml").is_file())
+if DOCS == ROOT / "docs":
+    raise RuntimeError(
+        "docs/conf.py generates pages into its source folder: build the site with "
+        "`bash tools/build-docs.sh`, which builds from the copy build/docs-src/"
+    )
 #: Where tests/test_notebooks.py saves the notebooks it executed.
 EXECUTED_NOTEBOOKS = ROOT / "build" / "executed-notebooks"
-#: Generated at build time (ignored by git).
+#: Generated at build time, in the build copy.
 STAGED_NOTEBOOKS = DOCS / "notebooks"
 API_INDEX = DOCS / "reference" / "api.rst"
 MODELS_PAGE = DOCS / "models.md"
@@ -159,21 +168,42 @@ def _drop_widget_state(notebook: dict[str, Any]) -> None:
             output.get("data", {}).pop(WIDGET_VIEW, None)
 
 
-def _stage_notebooks() -> None:
-    """Copy every ``notebooks/*.ipynb`` into ``docs/notebooks/`` for myst-nb.
+def _library_mtime() -> float:
+    """Return the time the documented library last changed.
 
-    A notebook whose code cells are unchanged since the test suite executed it is staged
-    from ``build/executed-notebooks/`` with its outputs; any other notebook is staged from
-    its source and marked to be executed during the build. Stale staged files are removed.
+    The newest modification time of a file of the imported package (its Python modules and
+    the compiled ``_core``, wherever they are installed) and of the repository's ``data/``.
+    """
+    import costmetrics._core as core
+
+    roots = [Path(costmetrics.__file__).parent, Path(str(core.__file__)), ROOT / "data"]
+    newest = 0.0
+    for root in roots:
+        files = root.rglob("*") if root.is_dir() else [root]
+        for path in files:
+            if path.is_file():
+                newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def _stage_notebooks() -> None:
+    """Copy every ``notebooks/*.ipynb`` into ``notebooks/`` of the build copy for myst-nb.
+
+    A notebook whose code cells are unchanged since the test suite executed it, and whose
+    executed copy is newer than the library (:func:`_library_mtime`), is staged from
+    ``build/executed-notebooks/`` with its outputs; any other notebook is staged from its
+    source and marked to be executed during the build, so that no page shows outputs of an
+    older library. Stale staged files are removed.
     """
     STAGED_NOTEBOOKS.mkdir(exist_ok=True)
+    library_mtime = _library_mtime()
     wanted = set()
     for source in sorted((ROOT / "notebooks").glob("*.ipynb")):
         wanted.add(source.name)
         notebook = json.loads(source.read_text(encoding="utf-8"))
         executed = EXECUTED_NOTEBOOKS / source.name
         staged = None
-        if executed.is_file():
+        if executed.is_file() and executed.stat().st_mtime >= library_mtime:
             ran = json.loads(executed.read_text(encoding="utf-8"))
             if _code_sources(ran) == _code_sources(notebook):
                 # Keep the markdown of the source (text fixes need no re-execution).
@@ -204,7 +234,7 @@ def _stage_notebooks() -> None:
 
 
 def _write_models_page() -> None:
-    """Write ``models.md``: a toctree of every ``docs/*.md`` but the section pages."""
+    """Write ``models.md``: a toctree of every ``*.md`` page but the section pages."""
     pages = sorted(p.stem for p in DOCS.glob("*.md") if p.stem not in SECTION_PAGES)
     text = "\n".join(
         [
