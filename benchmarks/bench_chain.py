@@ -51,7 +51,10 @@ def main() -> None:
     parser.add_argument("--max-numpy-n", type=int, default=200)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="two lengths, one repeat (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.lengths, args.repeat, args.max_numpy_n = "10,100", 1, 100
     numpy_order = numpy_order_routine()
     rng = np.random.default_rng(args.seed)
 

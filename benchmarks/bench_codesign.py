@@ -15,7 +15,8 @@ Reports
 The machine load (``os.getloadavg``) is printed beside each timing: on a shared machine,
 wall times vary with it; CPU times less so.
 
-Run: ``python benchmarks/bench_codesign.py [--exact] [--repeat N]``.
+Run: ``python benchmarks/bench_codesign.py [--exact] [--repeat N] [--quick]`` (``--quick``:
+the 2D sweep over 425-450 mm^2 and 10^4 batch tiles, one repeat, as CI runs it).
 """
 
 from __future__ import annotations
@@ -53,14 +54,14 @@ def sweep_report(kind: str, variant: str, area: tuple[float, float]) -> tuple[fl
     return r.elapsed_s, evaluated, feasible
 
 
-def batch_report(repeat: int) -> None:
+def batch_report(repeat: int, n_tiles: int = 1_000_000) -> None:
     """talg_batch over 10^6 feasible 2D tiles (Heat2D, GTX 980, S1 = S2 = T = 8192)."""
     sizes = (8192, 8192, 8192)
     grid = cm_time.default_search_space(2).grid()
     feasible = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid).feasible]
     rng = np.random.default_rng(0)
-    tiles = feasible[rng.integers(0, len(feasible), 1_000_000)]
-    for variant, n in (("paper", 1_000_000), ("exact", 100_000)):
+    tiles = feasible[rng.integers(0, len(feasible), n_tiles)]
+    for variant, n in (("paper", n_tiles), ("exact", n_tiles // 10)):
         rows = tiles[:n]
         n_loop = 2000
         w0 = time.perf_counter()
@@ -91,8 +92,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exact", action="store_true", help="also the exact variant (slow)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="a small sweep, one repeat (CI)")
     args = parser.parse_args()
     print("seed: 19 s per instance with Bonmin, 7-24 h per area budget (000 Sec. C.3.2)")
+    if args.quick:
+        sweep_report("2d", "paper", (425.0, 450.0))
+        batch_report(1, n_tiles=10_000)
+        return
     total = 0.0
     for kind in ("2d", "3d"):
         wall, _, _ = sweep_report(kind, "paper", (200.0, 650.0))

@@ -46,7 +46,10 @@ def batch_search() -> tuple[int, ...]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="one repeat (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     best = en.best_tiles("jacobi2d", SIZES, gpu="gtx980", variant="exact")
     assert best.tiles == batch_search(), "the two searches disagree"
     print(f"Jacobi2D {SIZES}, GTX 980 time model: best {best.tiles}, {best.n_feasible} feasible")

@@ -7,7 +7,8 @@ timed from Python, so it includes allocating and initializing the arrays), and t
 ratio. Also the time of one ``costmetrics calibrate`` with the defaults. The machine's
 load average is printed first: on a shared machine the numbers are noisy.
 
-Run: ``python benchmarks/bench_measure.py [--repeat N]``.
+Run: ``python benchmarks/bench_measure.py [--repeat N] [--quick]`` (``--quick``: one
+repeat of the first problem, no calibration, as CI runs it).
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ PROBLEMS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="one problem, one repeat (CI)")
     args = parser.parse_args()
+    problems = dict(list(PROBLEMS.items())[:1]) if args.quick else PROBLEMS
+    if args.quick:
+        args.repeat = 1
     print(f"load average: {os.getloadavg()}")
     header = ["stencil", "tiled [ms]", "cpu [ms]", "naive [ms]", "speed-up"]
     print(f"{header[0]:12s} " + " ".join(f"{h:>11s}" for h in header[1:]))
-    for name, (sizes, tiles) in PROBLEMS.items():
+    for name, (sizes, tiles) in problems.items():
         r = mm.run(name, sizes, tiles, repeats=args.repeat)
         naive_s = []
         for _ in range(args.repeat):
@@ -46,6 +51,8 @@ def main() -> None:
             f"{name:12s} {1e3 * r.time_min_s:11.2f} {1e3 * r.cpu_time_s:11.2f} "
             f"{1e3 * best:11.2f} {best / r.time_min_s:10.2f}x"
         )
+    if args.quick:
+        return
     t0 = time.perf_counter()
     mm.calibrate()
     print(f"costmetrics calibrate (defaults): {time.perf_counter() - t0:.1f} s")

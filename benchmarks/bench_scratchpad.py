@@ -22,7 +22,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=24, help="index range of the i and j loops")
     parser.add_argument("--memory", type=float, default=1024, help="M_up in words")
+    parser.add_argument("--quick", action="store_true", help="--n 8 (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.n = 8
     p = sp.me_problem(n_i=args.n, n_j=args.n, memory_limit_words=args.memory)
 
     t0 = time.perf_counter()
