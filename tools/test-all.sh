@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Install costmetrics into .venv and run every check CI runs, in this order, stopping at the
 # first failure:
-#   1. pip install .[test,lint] with warnings as errors (core and bindings: -Wall -Wextra
-#      -Wpedantic -Werror);
-#   2. lint and types: ruff check, ruff format --check, mypy --strict (package and tests),
-#      with the tool versions pinned in pyproject.toml's "lint" extra;
-#   3. the C++ unit tests (ctest), warnings as errors;
+#   1. the pinned build tools, then pip install .[test,lint,docs] with every version pinned
+#      by requirements/constraints.txt; warnings are errors (core, bindings and C++ tests:
+#      -Wall -Wextra -Wpedantic -Werror). The C++ core is compiled once, in Release, in the
+#      persistent build folder build/wheel, which also holds the C++ unit tests;
+#   2. lint and types: ruff check and ruff format --check (package, tests, benchmarks),
+#      mypy --strict (package and tests, tests/typecheck/ included);
+#   3. the C++ unit tests (ctest) on that Release build;
 #   4. the C++ unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (a
-#      separate build folder, build/cpp-asan);
-#   5. the Python tests (pytest), which also execute every notebook and compare
-#      `costmetrics reproduce` with the pinned outputs in tests/reference/;
-#   6. the documentation site (tools/build-docs.sh), warnings as errors.
+#      separate build folder, build/cpp-asan, compiled at -O1);
+#   5. the Python tests (pytest, derandomized Hypothesis: profile "ci"), which also execute
+#      every notebook and compare `costmetrics reproduce` with the pinned outputs;
+#   6. every benchmark in its quick mode (benchmarks/*.py --quick: runs, checks its
+#      results, times nothing worth reporting);
+#   7. the documentation site (tools/build-docs.sh), warnings as errors.
 #
-# Needs python3 (>= 3.9, with venv), a C++17 compiler (GCC or Clang) and CMake; everything
-# else (pybind11, Eigen through the cmeel-eigen wheel, the test tools) comes from PyPI.
+# Needs python3 (>= 3.11, with venv) and a C++17 compiler (GCC or Clang); everything else
+# (CMake, Ninja, pybind11, Eigen through the cmeel-eigen wheel, the test tools) comes from
+# PyPI at the versions of requirements/constraints.txt.
 # Environment: PYTHON (interpreter that creates .venv, default python3),
 #              JOBS (parallel build/test jobs, default: number of cores),
-#              SKIP_SANITIZERS=1 (skip step 4, for quick local runs; CI never sets it).
+#              SKIP_SANITIZERS=1 (skip step 4, for quick local runs; CI never sets it),
+#              HYPOTHESIS_PROFILE (default ci; see tests/conftest.py).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,7 +30,18 @@ cd "$root"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 started=$SECONDS
 
-step() { printf '\n==> %s (%ds)\n' "$*" "$((SECONDS - started))"; }
+# Each step prints the wall time and the CPU seconds (user + system, this script and the
+# commands it ran) spent so far: on a shared machine the CPU time is the comparable figure.
+cpu_file="$(mktemp)"
+trap 'rm -f "$cpu_file"' EXIT
+step() {
+  times >"$cpu_file"  # in this shell: a subshell would not see the finished commands
+  local cpu
+  cpu="$(tr -s ' \n' '\n\n' <"$cpu_file" | awk -F'[ms]' '{ t += $1 * 60 + $2 } END { printf "%.0f", t }')"
+  printf '\n==> %s (%ds, cpu %ss)\n' "$*" "$((SECONDS - started))" "$cpu"
+}
+# The compiler cache (if installed) speeds up local rebuilds; CI measures a cold build.
+if [[ -n "${CI:-}" ]]; then ccache=OFF; else ccache=ON; fi
 
 step "Python environment .venv"
 if [[ ! -x .venv/bin/python ]]; then
@@ -32,38 +49,41 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 py="$root/.venv/bin/python"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+# Every package pip installs, here and in any build environment it creates, at the version
+# pinned in requirements/constraints.txt (refresh: bash tools/refresh-constraints.sh).
+export PIP_CONSTRAINT="$root/requirements/constraints.txt"
+export PATH="$root/.venv/bin:$PATH"  # the pinned cmake and ninja
 
-step "pip install .[test,lint,docs] (builds the C++ core and the _core extension, -Werror)"
-CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install \
-  --config-settings=cmake.define.COSTMETRICS_WERROR=ON ".[test,lint,docs]"
+step "pip install the build tools (scikit-build-core, pybind11, cmeel-eigen, CMake, Ninja)"
+"$py" -m pip install scikit-build-core pybind11 cmeel-eigen cmake ninja
+
+step "pip install .[test,lint,docs] (compiles the core, the _core extension and the C++ tests)"
+# --no-build-isolation: the build uses the pinned tools just installed, and build/wheel
+# stays valid for the next run (an unchanged tree recompiles nothing).
+CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install --no-build-isolation \
+  --config-settings=build-dir=build/wheel \
+  --config-settings=cmake.define.COSTMETRICS_WERROR=ON \
+  --config-settings=cmake.define.COSTMETRICS_BUILD_TESTS=ON \
+  --config-settings=cmake.define.COSTMETRICS_CCACHE="$ccache" \
+  ".[test,lint,docs]"
 
 step "Lint: ruff check, ruff format --check"
-"$py" -m ruff check python tests
-"$py" -m ruff format --check python tests
+"$py" -m ruff check python tests benchmarks
+"$py" -m ruff format --check python tests benchmarks
 
 step "Types: mypy --strict (package and tests)"
 "$py" -m mypy --strict python/costmetrics tests
 
-purelib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-cmake_args=(
-  -DCOSTMETRICS_BUILD_TESTS=ON
-  -DCOSTMETRICS_BUILD_PYTHON=OFF
-  -DCOSTMETRICS_WERROR=ON
-  -DPython_EXECUTABLE="$py"
-  -DCMAKE_PREFIX_PATH="$purelib/cmeel.prefix"
-)
-
-step "C++ unit tests: configure and build (-Werror)"
-cmake -S . -B build/cpp-tests -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
-cmake --build build/cpp-tests --parallel "$jobs"
-
-step "C++ unit tests: ctest"
-(cd build/cpp-tests && ctest --output-on-failure --parallel "$jobs")
+step "C++ unit tests: ctest (the Release build of the wheel)"
+(cd build/wheel && ctest --output-on-failure --parallel "$jobs")
 
 if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
-  step "C++ unit tests under ASan + UBSan: configure and build"
-  cmake -S . -B build/cpp-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOSTMETRICS_SANITIZE=ON \
-    "${cmake_args[@]}"
+  step "C++ unit tests under ASan + UBSan: configure and build (-O1)"
+  purelib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  cmake -S . -B build/cpp-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCOSTMETRICS_SANITIZE=ON -DCOSTMETRICS_BUILD_TESTS=ON -DCOSTMETRICS_BUILD_PYTHON=OFF \
+    -DCOSTMETRICS_WERROR=ON -DCOSTMETRICS_CCACHE="$ccache" -DPython_EXECUTABLE="$py" \
+    -DCMAKE_PREFIX_PATH="$purelib/cmeel.prefix"
   cmake --build build/cpp-asan --parallel "$jobs"
 
   step "C++ unit tests under ASan + UBSan: ctest"
@@ -73,13 +93,15 @@ if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
 fi
 
 step "Python tests, notebooks and pinned reproduction outputs: pytest"
-"$py" -m pytest
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$py" -m pytest
+
+step "Benchmarks, quick mode: benchmarks/*.py --quick"
+for bench in benchmarks/bench_*.py; do
+  echo "$bench --quick"
+  MPLBACKEND=Agg "$py" "$bench" --quick >/dev/null
+done
 
 step "Documentation site: tools/build-docs.sh (warnings are errors)"
-if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  PYTHON="$py" bash tools/build-docs.sh -q
-else
-  echo "skipped: the documentation tools (Sphinx 9) need Python >= 3.11"
-fi
+PYTHON="$py" bash tools/build-docs.sh -q
 
 step "all checks passed"
