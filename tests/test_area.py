@@ -67,7 +67,7 @@ def test_table_c2_areas_are_cacheless_structural() -> None:
         (18, 288, 192),
         (8, 896, 96),
     ]
-    n_sm, n_v, smem = (np.array(x) for x in zip(*designs))
+    n_sm, n_v, smem = (np.array(x) for x in zip(*designs, strict=False))
     areas = cm_area.die_area(n_sm, n_v, smem)
     assert isinstance(areas, np.ndarray)
     assert areas[0] == pytest.approx(438.920512, rel=1e-12)

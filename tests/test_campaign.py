@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import math
 import os
@@ -227,7 +228,7 @@ def test_chain_data_movement_contract(dims: Any, m: Any, beta: Any) -> None:
     front = _contract(lambda: cm.chain.pareto_front(dims, m, beta=beta))
     if front is not None:
         assert front and all(p.words > 0 and math.isfinite(p.words) for p in front)
-        assert all(a.ops < b.ops and a.words > b.words for a, b in zip(front, front[1:]))
+        assert all(a.ops < b.ops and a.words > b.words for a, b in itertools.pairwise(front))
 
 
 @CAMPAIGN

@@ -429,7 +429,7 @@ def test_pareto_front_d7() -> None:
     assert front[0].ops == dm.op_count
     assert front[0].words == pytest.approx(dm.fused_total, rel=1e-12)
     assert front[0].plan == dm.hypernode_parenthesization
-    assert all(a.ops < b.ops and a.words > b.words for a, b in zip(front, front[1:]))
+    assert all(a.ops < b.ops and a.words > b.words for a, b in itertools.pairwise(front))
 
 
 # --------------------------------------------------------------------------------------

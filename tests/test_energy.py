@@ -144,7 +144,7 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
                 "jacobi2d",
                 (100, 100, 10),
                 (4, 32, 8),
-                {**dict(zip(en.PARAM_NAMES, MODEL_A.tolist())), "e_gs_j": -1e-9},
+                {**dict(zip(en.PARAM_NAMES, MODEL_A.tolist(), strict=False)), "e_gs_j": -1e-9},
                 1.0,
             ),
             ValueError,
@@ -282,7 +282,7 @@ def noise_free() -> en.Runs:
 def test_exact_recovery_on_noise_free_data(method: str) -> None:
     result = en.fit(noise_free(), method=method, train_fraction=0.1, seed=3)  # type: ignore[arg-type]
     assert result.rank == 6
-    for name, true in zip(en.PARAM_NAMES[:5], MODEL_A[:5]):
+    for name, true in zip(en.PARAM_NAMES[:5], MODEL_A[:5], strict=False):
         assert result.parameters[name] == pytest.approx(true, rel=1e-8)
     # e_iadd and e_imax enter only as a sum: reported as a combination, never split.
     assert result.parameters["e_iadd_j"] is None and result.parameters["e_imax_j"] is None
@@ -433,7 +433,7 @@ def test_terms_add_up_and_energy_is_linear_in_parameters(
     b = en.breakdown("jacobi2d", (s, s, t), tiles, talg_s=talg)
     assert math.isfinite(b.e_alg_j) and b.e_alg_j > 0
     assert b.e_static_j + b.e_gs_j + b.e_sr_j + b.e_ar_j == pytest.approx(b.e_alg_j, rel=1e-12)
-    scaled = {n: v * scale for n, v in zip(en.PARAM_NAMES, MODEL_A.tolist())}
+    scaled = {n: v * scale for n, v in zip(en.PARAM_NAMES, MODEL_A.tolist(), strict=False)}
     assert en.energy("jacobi2d", (s, s, t), tiles, scaled, talg) == pytest.approx(
         scale * b.e_alg_j, rel=1e-12
     )

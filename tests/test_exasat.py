@@ -6,6 +6,7 @@ Exascale Combustion Co-design", LBNL.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -197,7 +198,7 @@ def test_model_matches_lru_plateaus_with_word_lines() -> None:
     m = machine(line_bytes=8, allocate=False)
     caches = [8, 56, 336, 1824, 1 << 20]
     sims = ex.simulate_sweep("stencil7", m, 8, caches)
-    for c, s in zip(caches, sims):
+    for c, s in zip(caches, sims, strict=False):
         assert s.traffic_bytes == ex.estimate("stencil7", ex.with_cache(m, c), 8).traffic_bytes
 
 
@@ -206,7 +207,7 @@ def test_model_is_close_to_lru_unfused(kernel: str) -> None:
     m = machine(line_bytes=8)
     caches = [1 << i for i in range(6, 19, 2)]
     sims = ex.simulate_sweep(kernel, m, 16, caches)
-    for c, s in zip(caches, sims):
+    for c, s in zip(caches, sims, strict=False):
         model = ex.estimate(kernel, ex.with_cache(m, c), 16).traffic_bytes
         # Boundary effects only (docs/exasat.md): within 10%, the model never below by more.
         assert 0.9 * model <= s.traffic_bytes <= 1.0000001 * model
@@ -384,7 +385,7 @@ def test_model_properties(
     m = ex.Machine(**{**machine(cache, 64, allocate)._asdict()})
     per_level = [ex.estimate(k, m, n, block=block, level=lv).traffic_bytes for lv in ex.LEVELS]
     # More reuse never costs more traffic.
-    assert all(a >= b for a, b in zip(per_level, per_level[1:]))
+    assert all(a >= b for a, b in itertools.pairwise(per_level))
     for fusion in ("none", "simple", "aggressive"):
         e = ex.estimate(k, m, n, block=block, fusion=fusion, level=level)
         assert math.isfinite(e.t_s) and e.t_s > 0

@@ -208,7 +208,7 @@ def test_time_update_from_code_shows_best_tiles(
 )
 def test_chain_dims_text_any_separators(fake_png: None, dims: list[int], seps: list[str]) -> None:
     # Every size above sqrt(65536) = 256, so every chain is inside the closed forms.
-    text = "".join(f"{p}{sep}" for p, sep in zip(dims, seps)).rstrip(" ,;")
+    text = "".join(f"{p}{sep}" for p, sep in zip(dims, seps, strict=False)).rstrip(" ,;")
     ex = _chain_for_property()
     ex.controls["dims"].value = text
     assert ex.error is None

@@ -173,8 +173,8 @@ def test_stencil_lookup_ignores_case_and_separators(name: str) -> None:
     st.lists(st.booleans(), min_size=6, max_size=6),
 )
 def test_lookup_invariant_under_case_and_separators(seps: list[str], upper: list[bool]) -> None:
-    letters = [c.upper() if u else c for c, u in zip("titanx", upper)]
-    name = seps[0] + "".join(c + s for c, s in zip(letters, seps[1:]))
+    letters = [c.upper() if u else c for c, u in zip("titanx", upper, strict=False)]
+    name = seps[0] + "".join(c + s for c, s in zip(letters, seps[1:], strict=False))
     assert costmetrics.gpu(name).key == "titanx"
 
 

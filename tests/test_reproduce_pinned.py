@@ -107,7 +107,7 @@ def _compare(out: Path, name: str) -> list[str]:
     )
     if len(actual_rows) != len(expected_rows):
         problems.append(f"report.json: {len(actual_rows)} rows, pinned {len(expected_rows)}")
-    for a, e in zip(actual_rows, expected_rows):
+    for a, e in zip(actual_rows, expected_rows, strict=False):
         where = f"report.json [{e['quantity']}]"
         if e.get("measured", False):
             # A measurement of this run (e.g. a sweep's wall time): only its identity is pinned.
@@ -124,11 +124,11 @@ def _compare(out: Path, name: str) -> list[str]:
         e_cells = _csv_cells(pinned / file_name)
         if len(a_cells) != len(e_cells):
             problems.append(f"{file_name}: {len(a_cells)} rows, pinned {len(e_cells)}")
-        for r, (a_row, e_row) in enumerate(zip(a_cells, e_cells)):
+        for r, (a_row, e_row) in enumerate(zip(a_cells, e_cells, strict=False)):
             if len(a_row) != len(e_row):
                 problems.append(f"{file_name} row {r}: {len(a_row)} cells, pinned {len(e_row)}")
                 continue
-            for c, (a_cell, e_cell) in enumerate(zip(a_row, e_row)):
+            for c, (a_cell, e_cell) in enumerate(zip(a_row, e_row, strict=False)):
                 _same(a_cell, e_cell, f"{file_name} row {r} col {c}", problems)
     return problems
 

@@ -197,7 +197,7 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
         rows.append(_row("gradient2d", (96, 128, 16), (s1, s2, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, "exact")
-    for row, t in zip(rows, times):
+    for row, t in zip(rows, times, strict=False):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
     result = cv.fit(table, calibration, "exact", test_fraction=0.25, seed=1)

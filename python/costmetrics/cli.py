@@ -107,7 +107,8 @@ def print_json(obj: Any) -> None:
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip()
+        for row in rows
     )
 
 
@@ -612,7 +613,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
                     "within": r.within,
                     "near_optimal": [
                         {"tiles": [int(v) for v in t], "e_alg_j": float(e)}
-                        for t, e in zip(r.near_optimal, r.near_optimal_e_j)
+                        for t, e in zip(r.near_optimal, r.near_optimal_e_j, strict=False)
                     ],
                 }
         elif args.action == "fit":
@@ -743,7 +744,7 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
                 "loops": [kernel.loops[i].name for i in g.loops],
                 "block": [g.bx, g.by],
                 "level": ex.LEVELS[g.level],
-                "ws_bytes": dict(zip(ex.LEVELS, g.ws_bytes)),
+                "ws_bytes": dict(zip(ex.LEVELS, g.ws_bytes, strict=False)),
                 "weighted_flops": g.weighted_flops,
                 "read_words": g.read_words,
                 "write_words": g.write_words,

@@ -17,13 +17,14 @@ reproduced.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +58,7 @@ else:  # a runtime name too, so that the signature's annotations resolve (docume
 
 Variant = Literal["paper", "exact"]
 BlockSmem = Literal["half", "full", "capped"]
-Weights = Mapping[Union[str, tuple[str, tuple[int, ...]]], float]
+Weights = Mapping[str | tuple[str, tuple[int, ...]], float]
 
 STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
 STENCILS_3D = ("heat3d", "laplacian3d")
@@ -467,7 +468,7 @@ class SweepResult:
         vu = np.array(
             [
                 cm_area.breakdown(int(n), int(v), float(m), coefficients=c)
-                for n, v, m in zip(d["n_sm"], d["n_v"], d["smem_kb"])
+                for n, v, m in zip(d["n_sm"], d["n_v"], d["smem_kb"], strict=False)
             ],
             dtype=object,
         )
@@ -720,7 +721,7 @@ def sweep(
     bounds = np.linspace(0, n, min(shards, n) + 1).astype(int)
     jobs: list[dict[str, Any]] = [
         {**common, **{k: np.ascontiguousarray(v[a:b]) for k, v in designs.items()}}
-        for a, b in zip(bounds[:-1], bounds[1:])
+        for a, b in itertools.pairwise(bounds)
     ]
     report = _progress_reporter(progress, n)
     started = _time.perf_counter()
@@ -740,7 +741,7 @@ def sweep(
             futures = [executor.submit(_run_shard, job) for job in jobs]
             results = []
             done = 0
-            for fut, job in zip(futures, jobs):
+            for fut, job in zip(futures, jobs, strict=False):
                 results.append(fut.result())
                 done += len(job["n_sm"])
                 if report is not None:

@@ -955,7 +955,7 @@ def identifiability(runs: Runs, rel_tol: float = 1e-10) -> tuple[int, list[dict[
 
 
 def _coefficients(row: npt.NDArray[np.float64]) -> dict[str, float]:
-    return {name: float(c) for name, c in zip(PARAM_NAMES, row) if c != 0}
+    return {name: float(c) for name, c in zip(PARAM_NAMES, row, strict=False) if c != 0}
 
 
 @dataclass(frozen=True)

@@ -715,7 +715,7 @@ def calibrate(
     key = f"{key}{n_threads}t"
     source = (
         "costmetrics calibrate (micro-benchmarks of Sec. A.5.1 on the CPU, "
-        f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}, "
+        f"{_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}, "
         f"loadavg {machine['loadavg']}). Mapping: n_sm = worker threads (one per core), "
         f"n_v = SIMD lanes for float ({lanes}), smem = tile-buffer budget per core, "
         "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
@@ -1310,7 +1310,7 @@ def measure(
                             "true" if r.correct else "false", repr(r.max_abs_error),
                             r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
                             r.words_stored, r.pinned_threads, _loadavg()[0],
-                            round(_dt.datetime.now(_dt.timezone.utc).timestamp(), 3),
+                            round(_dt.datetime.now(_dt.UTC).timestamp(), 3),
                         ]
                     )
                 )  # fmt: skip
@@ -1328,7 +1328,7 @@ def measure(
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = ()) -> Path | None:

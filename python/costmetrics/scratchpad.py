@@ -543,7 +543,9 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
         and e.cost <= cost * (1 + 1e-9)
     ):
         cost, x = e.cost, snapped
-    rounded = tuple(int(min(max(math.floor(v + 0.5), 1), u)) for v, u in zip(x, problem.extents))
+    rounded = tuple(
+        int(min(max(math.floor(v + 0.5), 1), u)) for v, u in zip(x, problem.extents, strict=False)
+    )
     return RelaxedOptimum(
         tiles=tuple(float(v) for v in x),
         cost=float(cost),
@@ -608,7 +610,7 @@ def compare(problem: TileProblem, **search: Any) -> TileComparison:
         rounded_feasible=bool(rev.feasible),
         rounded_violates_memory=not rev.fits_memory,
         cost_gap=float(rev.cost / exact.cost - 1.0),
-        distance_linf=max(abs(a - b) for a, b in zip(relaxed.rounded, exact.tiles)),
+        distance_linf=max(abs(a - b) for a, b in zip(relaxed.rounded, exact.tiles, strict=False)),
     )
 
 
@@ -843,7 +845,7 @@ def plot_landscape(
     ax = fig.add_subplot()
     im = ax.pcolormesh(xs, ys, cost, shading="nearest", cmap="viridis_r")
     fig.colorbar(im, ax=ax, label="log10(cost), feasible tiles only")
-    for (name, mark), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D")):
+    for (name, mark), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D"), strict=False):
         ax.plot(
             [mark[ax0]],
             [mark[ax1]],

@@ -482,7 +482,7 @@ def plot_energy(
             energy_split(
                 f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=0.0
             ).dynamic_j
-            for f, a in zip(s["flops"], s[key])
+            for f, a in zip(s["flops"], s[key], strict=False)
         ]
         ax.plot(s["n"], total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
     compute = [float(f) * e_comp_j for f in s["flops"]]
@@ -545,7 +545,9 @@ def plot_break_even(
             for e in xs
         ]
         ax.plot(np.array(xs) * 1e9, ys, label=f"t = {t:.3g} s (assumed)")
-    for (name, watts), ls in zip((leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3)))):
+    for (name, watts), ls in zip(
+        (leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3))), strict=False
+    ):
         ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -526,8 +526,8 @@ class BestTiles:
         n_dims = self.near_optimal.shape[1] - 1
         names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
         return [
-            {**{n: int(v) for n, v in zip(names, row)}, "talg_s": float(t)}
-            for row, t in zip(self.near_optimal, self.near_optimal_talg_s)
+            {**{n: int(v) for n, v in zip(names, row, strict=False)}, "talg_s": float(t)}
+            for row, t in zip(self.near_optimal, self.near_optimal_talg_s, strict=False)
         ]
 
 

@@ -790,8 +790,8 @@ def plot_predicted_vs_measured(report: ValidationReport, title: str = "") -> Fig
     fig = Figure(figsize=(10, 4.4), layout="constrained")
     axes = fig.subplots(1, len(VARIANTS), sharex=True, sharey=True)
     names = np.asarray(report.stencil)
-    markers = dict(zip(sorted(set(report.stencil)), "osD^v<>"))
-    for ax, v in zip(np.atleast_1d(axes), VARIANTS):
+    markers = dict(zip(sorted(set(report.stencil)), "osD^v<>", strict=False))
+    for ax, v in zip(np.atleast_1d(axes), VARIANTS, strict=False):
         pred = report.predicted_s[v]
         ok = np.isfinite(pred)
         for name, marker in markers.items():

@@ -234,7 +234,7 @@ def plot_folklore(rows: list[FolkloreRow], title: str) -> Figure:
     """Energy cost of the time optimum vs time cost of the energy optimum, per problem."""
     fig = Figure(figsize=(6.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    for gpu, marker in zip(GPUS, "os"):
+    for gpu, marker in zip(GPUS, "os", strict=False):
         pts = [r.comparison for r in rows if r.gpu == gpu]
         ax.scatter(
             [c.time_cost_of_energy_opt_pct for c in pts],

@@ -248,7 +248,7 @@ def run(out_dir: Path) -> ExperimentResult:
         with path.open("w", newline="") as handle:
             w = csv.writer(handle)
             w.writerow(["cache_bytes", *[f"block_{b}" for b in FIG10_BLOCKS]])
-            for c, row in zip(FIG10_CACHES, values):
+            for c, row in zip(FIG10_CACHES, values, strict=False):
                 w.writerow(["unlimited" if c is None else c, *[f"{x:.4f}" for x in row]])
         result.files.append(path)
 

@@ -276,7 +276,7 @@ def d7_values(dm: cm_chain.DataMovement, seed: dict[str, Any]) -> list[Reproduce
         ),
     ]
     scale = 1e5
-    for nd, sn in zip(dm.nodes, seed["nodes"]):
+    for nd, sn in zip(dm.nodes, seed["nodes"], strict=False):
         ours = [nd.hp, nd.hl, nd.hr, nd.Fp, nd.Fl, nd.Fr, nd.F]
         theirs = [sn[k] for k in ("hp", "hl", "hr", "Fp", "Fl", "Fr", "F")]
         vals.append(
@@ -416,7 +416,7 @@ def plot_table_d1(tables: dict[str, RandomChainTable], seed_rows: list[SeedRow])
     fig = Figure(figsize=(9.0, 3.6), layout="constrained")
     axes = fig.subplots(1, len(CAPACITIES), sharey=True)
     lengths = [r.n for r in seed_rows if r.n is not None]
-    for ax, cap in zip(axes, CAPACITIES):
+    for ax, cap in zip(axes, CAPACITIES, strict=False):
         seed_avg = [r.values[cap][0] for r in seed_rows if r.n is not None]
         ax.plot(lengths, seed_avg, "k-o", ms=3, lw=2, label="seed (Table D.1)")
         for name, tab in tables.items():
