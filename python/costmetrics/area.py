@@ -24,7 +24,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _core
-from costmetrics.presets import data_dir
+from costmetrics.presets import data_dir, normalize_name
 
 __all__ = [
     "AreaBreakdown",
@@ -220,7 +220,7 @@ def reference_gpu(name: str) -> ReferenceGpu:
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a str, got {type(name).__name__}")
-    key = "".join(ch for ch in name.lower() if ch.isalnum())
+    key = normalize_name(name)
     gpus = reference_gpus()
     if key not in gpus:
         raise ValueError(f"name: no reference GPU {name!r}; known: {sorted(gpus)}")

@@ -38,7 +38,14 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _convert, _core
-from costmetrics.presets import BYTES_PER_WORD, Gpu, Stencil, load_gpu, load_stencil
+from costmetrics.presets import (
+    BYTES_PER_WORD,
+    Gpu,
+    Stencil,
+    load_gpu,
+    load_stencil,
+    normalize_name,
+)
 
 __all__ = [
     "CSV_COLUMNS",
@@ -157,7 +164,7 @@ def space_dims(stencil: str) -> int:
 def _stencil_name(stencil: object) -> str:
     if not isinstance(stencil, str):
         raise TypeError(f"stencil: expected a str, got {type(stencil).__name__}")
-    name = stencil.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+    name = normalize_name(stencil.strip())
     if name not in STENCILS:
         raise ValueError(f"stencil: unknown harness stencil {stencil!r}; known: {list(STENCILS)}")
     return name
