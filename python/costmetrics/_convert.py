@@ -10,6 +10,7 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`int_sequence`: an ordered sequence (list, tuple, range, 1-D integer array) of
   integers, never a ``str``, ``bytes``, ``set`` or ``dict``;
 - :func:`choice`: one of a fixed set of strings;
+- :func:`string`: a ``str`` (optionally non-blank);
 - :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``;
 - :func:`extents`: problem sizes ``(S1, ..., T)`` or tiles ``(tS1, ..., tT)`` with the
   number of entries a stencil or kernel needs;
@@ -39,6 +40,7 @@ __all__ = [
     "layout",
     "real",
     "rows",
+    "string",
     "variant",
 ]
 
@@ -200,6 +202,37 @@ def choice(value: object, name: str, options: Sequence[str]) -> str:
         raise TypeError(f"{name}: expected one of {allowed}, got {_describe(value)}")
     if value not in options:
         raise ValueError(f"{name}: expected one of {allowed}, got {value!r}")
+    return value
+
+
+def string(value: object, name: str, *, nonempty: bool = False) -> str:
+    """Check that ``value`` is a ``str`` (and, with ``nonempty``, not blank).
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str
+        The parameter's name, used in messages.
+    nonempty : bool
+        Refuse an empty or all-blank string.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``str``.
+    ValueError
+        If ``nonempty`` and it is blank.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {_describe(value)}")
+    if nonempty and not value.strip():
+        raise ValueError(f"{name}: must not be empty")
     return value
 
 

@@ -688,10 +688,9 @@ def _parse_float(text: str, column: str, where: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"{where}: {column} must be a number, got {text!r}") from None
-    if column == "energy_j" and not (math.isfinite(value) and value > 0):
+    # Measured times and energies of real runs: zero or negative is an error, not "none".
+    if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{where}: {column} must be finite and > 0, got {text!r}")
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{where}: {column} must be finite and >= 0, got {text!r}")
     return value
 
 

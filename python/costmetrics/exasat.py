@@ -165,11 +165,7 @@ def stencil_points(spec: object, what: str = "points") -> tuple[Point, ...]:
 
 
 def _name(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{what}: expected a string, got {type(value).__name__} {value!r}")
-    if not value.strip():
-        raise ValueError(f"{what}: must not be empty")
-    return value
+    return _convert.string(value, what, nonempty=True)
 
 
 @dataclass(frozen=True)
