@@ -974,13 +974,10 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         lo, hi = args.budget
         for stencil in result.workload.stencils:
             try:
-                row = result.best((lo, hi), stencil=stencil)
+                b = result.best((lo, hi), stencil=stencil)
             except ValueError:
                 continue
-            best[stencil] = {
-                **result.table([row])[0],
-                "gflops": float(result.gflops({stencil: 1.0})[row]),
-            }
+            best[stencil] = {**result.table([b.row])[0], "gflops": b.gflops}
         out = {
             "workload": args.workload,
             "variant": args.variant,

@@ -22,7 +22,7 @@ See ``docs/validation.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 
 from costmetrics import _convert
 from costmetrics import time as cm_time
+from costmetrics._record import Record, record
 from costmetrics.measure import Calibration, Table, load_calibration, read_table
 
 __all__ = [
@@ -185,8 +186,8 @@ def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.
     return mask
 
 
-@dataclass(frozen=True)
-class Score:
+@record
+class Score(Record):
     """Relative RMSE of one variant over a set of rows.
 
     Attributes
@@ -294,8 +295,8 @@ def score(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FitResult:
+@record
+class FitResult(Record):
     """Parameters fitted by least squares on a training split, scored on the rest.
 
     Attributes
@@ -432,8 +433,8 @@ def fit(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SelectionRow:
+@record
+class SelectionRow(Record):
     """Tile selection of one variant on one problem (Sec. A.6.2-A.6.4).
 
     Attributes
@@ -573,8 +574,8 @@ def selection_summary(rows: Sequence[SelectionRow]) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True)
-class DegenerateRow:
+@record
+class DegenerateRow(Record):
     """A measured degenerate tile (tS1 = 1, tT = 2) against both variants.
 
     Attributes
@@ -650,8 +651,8 @@ def degenerate(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ValidationReport:
+@record
+class ValidationReport(Record):
     """Everything :func:`validate` computes.
 
     Attributes
