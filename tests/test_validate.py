@@ -189,14 +189,14 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
         2e-10, 5e-9, 3e-7, {"jacobi1d": 1e-9, "heat2d": 2e-9, "gradient2d": 1e-8}
     )
     rows = []
-    for size in ((4096, 64), (2048, 32)):
+    for size1 in ((4096, 64), (2048, 32)):
         for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32), (8, 64), (2, 6)]:
-            rows.append(_row("jacobi1d", size, (s1, tt), 1.0))
+            rows.append(_row("jacobi1d", size1, (s1, tt), 1.0))
     for s1, s2, tt in [(1, 32, 2), (4, 64, 4), (8, 128, 8), (16, 32, 16), (2, 256, 2),
                        (32, 64, 4), (1, 96, 6), (8, 32, 12)]:  # fmt: skip
-        for size in ((128, 128, 32), (96, 160, 16)):
-            rows.append(_row("heat2d", size, (s1, s2, tt), 1.0))
-            rows.append(_row("gradient2d", size, (s1, s2, tt), 1.0))
+        for size2 in ((128, 128, 32), (96, 160, 16)):
+            rows.append(_row("heat2d", size2, (s1, s2, tt), 1.0))
+            rows.append(_row("gradient2d", size2, (s1, s2, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, "exact")
     for row, t in zip(rows, times):
@@ -221,7 +221,7 @@ def test_leave_problem_out_is_out_of_sample(tmp_path: Path, calibration: mm.Cali
     # other problem alone, each is predicted at the other's scale: the out-of-sample
     # error is large, where a fit on all rows would hide it.
     rows = []
-    for size, factor in (((4096, 64), 1.0), ((2048, 32), 3.0)):
+    for size in ((4096, 64), (2048, 32)):
         for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32)]:
             rows.append(_row("jacobi1d", size, (s1, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)

@@ -486,9 +486,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             cm_measure.check_same_machine(cal.machine, "--calibration")
         stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
         sizes = None if args.sizes == "default" else cm_measure.LEVEL_SIZES
-        points = cm_measure.default_points(
-            stencils, sizes=sizes, calibration=cal, grid=args.grid
-        )
+        points = cm_measure.default_points(stencils, sizes=sizes, calibration=cal, grid=args.grid)
         if args.limit is not None:
             if args.limit < 1:
                 raise ValueError(f"--limit: must be positive, got {args.limit}")
@@ -613,8 +611,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         )
         print(_table(rows))
         print(
-            "RMSE against each point's median over passes; 95% CI: bootstrap resampling "
-            "points and, within each point, passes; noise floor: RMS relative difference "
+            "RMSE against each point's median over passes; 95% CI: percentile bootstrap "
+            "resampling the points of the group; noise floor: RMS relative difference "
             "of the medians of the even and odd passes; within noise: RMSE <= noise floor."
         )
         print("(fitted-*: parameters fitted leave-one-problem-out, scored on the held-out problem)")

@@ -29,7 +29,7 @@ import os
 import platform
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,12 +44,12 @@ from costmetrics.presets import BYTES_PER_WORD, Gpu, Stencil, load_gpu, load_ste
 __all__ = [
     "CSV_COLUMNS",
     "ENERGY_CSV_COLUMNS",
-    "SCHEDULES",
-    "STENCILS",
-    "Calibration",
     "HARNESS_VERSION",
     "MACHINE_IDENTITY",
     "MEMORY_LEVELS",
+    "SCHEDULES",
+    "STENCILS",
+    "Calibration",
     "LoadWarning",
     "MicroResult",
     "Point",
@@ -962,7 +962,7 @@ COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
 
 def default_points(
     stencils: Sequence[str] = STENCILS,
-    sizes: dict[str, Sequence[Sequence[int]]] | None = None,
+    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
     calibration: Calibration | None = None,
     within: float = 0.10,
     max_near: int = 6,
@@ -1030,16 +1030,17 @@ def default_points(
                 continue
             stencil_preset = calibration.stencils[name]
             space = cm_time.default_search_space(dims)
-            grid = space.grid()
-            batch = cm_time.talg_batch(stencil_preset, calibration.gpu, sz, grid)
+            tile_grid = space.grid()
+            batch = cm_time.talg_batch(stencil_preset, calibration.gpu, sz, tile_grid)
             feasible = np.flatnonzero(batch.feasible)
             m_tile = batch.terms["m_tile_words"][feasible]
-            face = grid[feasible, 0] + grid[feasible, -1] / 2
-            order = np.lexsort((grid[feasible, -1], face, m_tile))
-            add(name, sz, tuple(int(v) for v in grid[feasible[order[-1]]]), "baseline")
+            face = tile_grid[feasible, 0] + tile_grid[feasible, -1] / 2
+            order = np.lexsort((tile_grid[feasible, -1], face, m_tile))
+            add(name, sz, tuple(int(v) for v in tile_grid[feasible[order[-1]]]), "baseline")
             from costmetrics.validate import variants
 
-            for variant in variants():
+            for variant_name in variants():
+                variant: Any = variant_name  # a name of cm_time.Variant
                 best = cm_time.best_tiles(
                     stencil_preset, calibration.gpu, sz, within=within, variant=variant
                 )
@@ -1133,7 +1134,7 @@ class Table:
         return (int(t[0]), int(t[2])) if t[1] == 0 else (int(t[0]), int(t[1]), int(t[2]))
 
     def key_of(self, i: int) -> tuple[str, tuple[int, ...], tuple[int, ...], int, str]:
-        """The point of row ``i``: (stencil, sizes, tiles, threads, schedule)."""
+        """Return the point of row ``i``: (stencil, sizes, tiles, threads, schedule)."""
         return (
             self.stencil[i],
             self.sizes_of(i),
@@ -1210,9 +1211,21 @@ class Table:
             r = np.asarray(rows, dtype=np.intp)
             passes[g, self.pass_index[r]] = self.time_s[r]
             with np.errstate(all="ignore"):
-                cpu[g] = np.nanmedian(self.cpu_time_s[r]) if np.isfinite(self.cpu_time_s[r]).any() else np.nan
-                energy[g] = np.nanmedian(self.energy_j[r]) if np.isfinite(self.energy_j[r]).any() else np.nan
-                load[g] = np.nanmax(self.loadavg_1m[r]) if np.isfinite(self.loadavg_1m[r]).any() else np.nan
+                cpu[g] = (
+                    np.nanmedian(self.cpu_time_s[r])
+                    if np.isfinite(self.cpu_time_s[r]).any()
+                    else np.nan
+                )
+                energy[g] = (
+                    np.nanmedian(self.energy_j[r])
+                    if np.isfinite(self.energy_j[r]).any()
+                    else np.nan
+                )
+                load[g] = (
+                    np.nanmax(self.loadavg_1m[r])
+                    if np.isfinite(self.loadavg_1m[r]).any()
+                    else np.nan
+                )
             correct[g] = bool(self.correct[r].all())
             merged: list[str] = []
             for i in rows:
@@ -1425,8 +1438,7 @@ def read_table(path: str | Path) -> Table:
         if flag not in ("true", "false"):
             raise ValueError(f"{where}: column correct: expected true or false, got {flag!r}")
         values = {
-            c: _parse_number(row[col[c]], c, where, integer=c in _INTEGER_COLUMNS)
-            for c in numeric
+            c: _parse_number(row[col[c]], c, where, integer=c in _INTEGER_COLUMNS) for c in numeric
         }
         if schema == 2:
             sched = row[col["schedule"]].strip()
@@ -1446,7 +1458,9 @@ def read_table(path: str | Path) -> Table:
             raise ValueError(f"{where}: column threads: must be a positive integer")
         key = (name, tuple(s), tuple(t), values["threads"], sched, values["pass"])
         if key in seen:
-            raise ValueError(f"{where}: the point was already measured in pass {int(values['pass'])}")
+            raise ValueError(
+                f"{where}: the point was already measured in pass {int(values['pass'])}"
+            )
         seen.add(key)
         stencils.append(name)
         sizes.append([int(v) for v in s])
@@ -1466,9 +1480,7 @@ def read_table(path: str | Path) -> Table:
     if bad.any():
         raise ValueError(f"path: {p}: column time_s must be positive (row {int(np.argmax(bad))})")
     pass_index = (
-        np.zeros(len(stencils), dtype=np.int64)
-        if schema == 1
-        else arrays["pass"].astype(np.int64)
+        np.zeros(len(stencils), dtype=np.int64) if schema == 1 else arrays["pass"].astype(np.int64)
     )
     return Table(
         stencil=tuple(stencils),
@@ -1531,9 +1543,7 @@ def _level_of_bytes(working_set: int, caches: tuple[int, int, int]) -> str:
     return "DRAM"
 
 
-def memory_level(
-    stencil: str, sizes: Sequence[int], machine: dict[str, Any] | None = None
-) -> str:
+def memory_level(stencil: str, sizes: Sequence[int], machine: dict[str, Any] | None = None) -> str:
     """Return the memory level where a problem's arrays fit: L1, L2, L3 or DRAM.
 
     The working set is the two time levels of the harness with their halo, 4-byte
@@ -1680,7 +1690,7 @@ def _units(
 
 
 def pass_order(n_units: int, seed: int, pass_index: int) -> npt.NDArray[np.intp]:
-    """The shuffled order of one pass (a permutation of ``range(n_units)``).
+    """Return the shuffled order of one pass (a permutation of ``range(n_units)``).
 
     Seeded by ``(seed, pass_index)`` so that a resumed sweep runs the rest of a pass in
     the order it was started in.
@@ -1704,8 +1714,11 @@ def pass_order(n_units: int, seed: int, pass_index: int) -> npt.NDArray[np.intp]
 
 
 def _fsync_append(fd: int, text: str) -> None:
-    """Append whole lines with one write, then fsync: a row is on disk whole or not at all
-    (a kill between bytes of one write can still cut it; resume handles that)."""
+    """Append whole lines with one write, then fsync.
+
+    A row is on disk whole or not at all (a kill between bytes of one write can still
+    cut it; resume handles that).
+    """
     data = text.encode("utf-8")
     view = memoryview(data)
     while view:
@@ -1715,8 +1728,10 @@ def _fsync_append(fd: int, text: str) -> None:
 
 
 def _cut_partial_line(path: Path) -> str:
-    """Cut an unterminated last line off ``path``; return the ``# set aside`` note for it
-    ('' if the file ends with a newline). The point it held is measured again."""
+    """Cut an unterminated last line off ``path``; return the ``# set aside`` note.
+
+    The note is '' if the file ends with a newline. The point it held is measured again.
+    """
     data = path.read_bytes()
     _, partial = _split_complete_lines(data)
     if not partial:
@@ -1733,8 +1748,11 @@ def _cut_partial_line(path: Path) -> str:
 
 
 def _only_header_prefix(path: Path) -> bool:
-    """True when ``path`` holds no data row and starts like this protocol's header (a
-    sweep killed while writing its header): it can be started again, nothing is lost."""
+    """Tell whether ``path`` holds no data row and starts like this protocol's header.
+
+    That is a sweep killed while writing its header: it can be started again, nothing is
+    lost.
+    """
     if _has_rows(path):
         return False
     complete, partial = _split_complete_lines(path.read_bytes())
@@ -1743,7 +1761,9 @@ def _only_header_prefix(path: Path) -> bool:
     return wanted.startswith(head) or head == wanted
 
 
-def _check_resume_header(table_comments: Sequence[str], path: Path, protocol: dict[str, Any]) -> None:
+def _check_resume_header(
+    table_comments: Sequence[str], path: Path, protocol: dict[str, Any]
+) -> None:
     if not table_comments or table_comments[0] != _SCHEMA:
         first = table_comments[0] if table_comments else "(no header)"
         raise ValueError(
@@ -2235,7 +2255,11 @@ def tune(
         raise ValueError(f"sizes: no feasible tile for {name} {size_args} on this machine")
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     top = ranked[:n_k]
-    path = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="costmetrics-tune-")) / "tune.csv"
+    path = (
+        Path(out)
+        if out is not None
+        else Path(tempfile.mkdtemp(prefix="costmetrics-tune-")) / "tune.csv"
+    )
     points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
     measure(
         points, path, threads=counts, passes=passes, warmup=warmup, schedule=schedule,
@@ -2247,11 +2271,11 @@ def tune(
     index = {med.key_of(i): i for i in range(len(med))}
     candidates = []
     for rank, (pred, n, tiles) in enumerate(top):
-        i = index[(name, size_args, tiles, n, schedule)]
+        j = index[(name, size_args, tiles, n, schedule)]
         candidates.append(
             TuneCandidate(
-                rank, tiles, n, pred, float(med.time_s[i]),
-                float(med.columns["time_min_s"][i]), float(med.columns["time_max_s"][i]),
+                rank, tiles, n, pred, float(med.time_s[j]),
+                float(med.columns["time_min_s"][j]), float(med.columns["time_max_s"][j]),
             )
         )  # fmt: skip
     best = min(candidates, key=lambda c: (c.time_s, c.rank))

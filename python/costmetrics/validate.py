@@ -72,7 +72,7 @@ __all__ = [
 
 
 def variants() -> tuple[str, ...]:
-    """The time-model variants the core exposes (``costmetrics.time.Variant``).
+    """Return the time-model variants the core exposes (``costmetrics.time.Variant``).
 
     Validation, the fitted variants and the tuner iterate over these, so a variant added
     to the time model is validated without changes here.
@@ -105,7 +105,7 @@ def _check_variant(variant: object) -> Any:
 
 
 def _table(table: Table | str | Path) -> Table:
-    """The table of medians (one row per point) of a table or path."""
+    """Return the table of medians (one row per point) of a table or path."""
     if isinstance(table, Table):
         return table.medians()
     if isinstance(table, (str, Path)):
@@ -148,9 +148,12 @@ def _calibrations(cal: object) -> dict[int, Calibration]:
 
 
 def _for_threads(cals: dict[int, Calibration], threads: int) -> Calibration:
-    """The calibration measured with ``threads`` threads; else the one measured with the
-    closest count, with n_sm set to ``threads`` (its L, T_sync, C_iter were measured with
-    another number of cores streaming at once: a stand-in, reported as such)."""
+    """Return the calibration measured with ``threads`` threads, or a stand-in.
+
+    The stand-in is the calibration measured with the closest count, with n_sm set to
+    ``threads`` (its L, T_sync, C_iter were measured with another number of cores
+    streaming at once; :func:`validate` reports it).
+    """
     if threads in cals:
         return cals[threads]
     nearest = min(cals, key=lambda n: (abs(n - threads), n))
@@ -293,13 +296,18 @@ def bootstrap_rmse(
     n_boot: int = 200,
     seed: int = 0,
     level: float = 0.95,
+    resample: str = "points",
 ) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of a relative RMSE against pass medians.
 
-    Each replicate resamples the points with replacement and, for each drawn point, its
-    passes with replacement (so both the choice of problems and tiles and the
-    measurement noise vary), recomputes each point's median, and the RMSE of the fixed
-    predictions against those medians.
+    ``resample="points"`` (the default, used by :func:`validate`): each replicate draws
+    the points with replacement (each with its median over passes) and recomputes the
+    RMSE of the fixed predictions: the uncertainty from which problems and tiles were
+    measured. ``"points+passes"`` also redraws each drawn point's passes with
+    replacement before taking its median; that adds the measurement noise but biases
+    the RMSE upward (a median of redrawn passes is noisier than the median of the
+    passes), so its interval can lie above the estimate; the noise is reported
+    unbiased by :func:`noise_floor` instead.
 
     Parameters
     ----------
@@ -313,6 +321,8 @@ def bootstrap_rmse(
         Seed of the resampling.
     level : float
         Confidence level in (0, 1).
+    resample : {"points", "points+passes"}
+        What each replicate redraws.
 
     Returns
     -------
@@ -325,18 +335,28 @@ def bootstrap_rmse(
         raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
     if not 0 < level < 1:
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
+    if resample not in ("points", "points+passes"):
+        raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
+    if not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
+        raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
     n, k = p.shape
     if n == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    # Compact each point's finite passes to the left so that resampling draws real ones.
-    count = np.sum(np.isfinite(p), axis=1)
-    order = np.argsort(~np.isfinite(p), axis=1, kind="stable")
-    packed = np.take_along_axis(p, order, axis=1)
     pts = rng.integers(0, n, size=(n_boot, n))
-    draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
-    samples = packed[pts[:, :, None], draws]
-    med = np.median(samples, axis=2)
+    if resample == "points":
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(p, axis=1)[pts]
+    else:
+        # Compact each point's finite passes to the left so that draws hit real ones.
+        count = np.sum(np.isfinite(p), axis=1)
+        order = np.argsort(~np.isfinite(p), axis=1, kind="stable")
+        packed = np.take_along_axis(p, order, axis=1)
+        draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
+        med = np.median(packed[pts[:, :, None], draws], axis=2)
     err = (pred[pts] - med) / med
     rmse = np.sqrt(np.mean(err**2, axis=1))
     lo, hi = np.quantile(rmse, [(1 - level) / 2, (1 + level) / 2])
@@ -389,7 +409,7 @@ class GroupScore:
     rmse_all, rmse_top : float
         Relative RMSE against the per-point median over passes (fraction).
     rmse_all_ci, rmse_top_ci : tuple of float
-        95% bootstrap intervals (points and passes resampled, :func:`bootstrap_rmse`).
+        95% percentile bootstrap intervals, points resampled (:func:`bootstrap_rmse`).
     median_ratio_all : float
         Median of predicted / measured (below 1: optimistic).
     noise_floor : float
@@ -454,8 +474,10 @@ class Score:
         """The group of every point."""
         return self.groups[0]
 
-    def group(self, stencil: str = "all", memory_level: str = "all", threads: int = 0) -> GroupScore:
-        """The score of one group (KeyError if the table has no such group)."""
+    def group(
+        self, stencil: str = "all", memory_level: str = "all", threads: int = 0
+    ) -> GroupScore:
+        """Return the score of one group (KeyError if the table has no such group)."""
         for g in self.groups:
             if (g.stencil, g.memory_level, g.threads) == (stencil, memory_level, threads):
                 return g
@@ -485,9 +507,7 @@ def _score(
     seed: int = 0,
 ) -> Score:
     use = rows & np.isfinite(predicted)
-    passes = (
-        table.pass_times_s if table.pass_times_s is not None else table.time_s[:, None]
-    )
+    passes = table.pass_times_s if table.pass_times_s is not None else table.time_s[:, None]
 
     def group(stencil: str, level: str, threads: int, mask: npt.NDArray[np.bool_]) -> GroupScore:
         m_all, m_top = use & mask, use & mask & top
@@ -615,7 +635,9 @@ class FitResult:
 _BASE_PARAMETERS = ("l_s_per_word", "tau_sync_s", "t_sync_s")
 
 
-def _scaled(cal: Calibration, names: Sequence[str], factors: npt.NDArray[np.float64]) -> Calibration:
+def _scaled(
+    cal: Calibration, names: Sequence[str], factors: npt.NDArray[np.float64]
+) -> Calibration:
     g = cal.gpu
     return cal.with_parameters(
         g.l_s_per_word * float(factors[0]),
@@ -628,8 +650,10 @@ def _scaled(cal: Calibration, names: Sequence[str], factors: npt.NDArray[np.floa
 def _solve(
     columns: npt.NDArray[np.float64], measured: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]:
-    """Bounded least squares of the relative error for the factors (>= 1e-6); columns
-    that no training point depends on keep factor 1."""
+    """Solve bounded least squares of the relative error for the factors (>= 1e-6).
+
+    Columns that no training point depends on keep factor 1.
+    """
     from scipy.optimize import lsq_linear
 
     free = np.linalg.norm(columns, axis=0) > 0
@@ -1112,7 +1136,9 @@ class ValidationReport:
     predicted_s: dict[str, npt.NDArray[np.float64]] = field(repr=False)
     top: npt.NDArray[np.bool_] = field(repr=False)
     stencil: tuple[str, ...] = field(repr=False)
-    threads: npt.NDArray[np.int64] = field(repr=False, default_factory=lambda: np.zeros(0, np.int64))
+    threads: npt.NDArray[np.int64] = field(
+        repr=False, default_factory=lambda: np.zeros(0, np.int64)
+    )
     memory_level: tuple[str, ...] = field(repr=False, default=())
     spread: npt.NDArray[np.float64] = field(repr=False, default_factory=lambda: np.zeros(0))
     n_rows: int = 0

@@ -67,17 +67,40 @@ def run(out_dir: Path) -> ExperimentResult:
     for s in [*report.scores.values(), *(f.test_score for f in report.fitted.values())]:
         for g in s.groups:
             score_rows.append(
-                [g.stencil, s.variant, g.memory_level, g.threads or "all", g.n_all, g.rmse_all,
-                 *g.rmse_all_ci, g.n_top, g.rmse_top, *g.rmse_top_ci, g.noise_floor]
-            )  # fmt: skip
+                [
+                    g.stencil,
+                    s.variant,
+                    g.memory_level,
+                    g.threads or "all",
+                    g.n_all,
+                    g.rmse_all,
+                    *g.rmse_all_ci,
+                    g.n_top,
+                    g.rmse_top,
+                    *g.rmse_top_ci,
+                    g.noise_floor,
+                ]
+            )
     result.files.append(
         _write_csv(
             out_dir / "validation_scores.csv",
-            ["stencil", "variant", "memory_level", "threads", "n_all", "rmse_all",
-             "rmse_all_ci_low", "rmse_all_ci_high", "n_top", "rmse_top", "rmse_top_ci_low",
-             "rmse_top_ci_high", "noise_floor"],
+            [
+                "stencil",
+                "variant",
+                "memory_level",
+                "threads",
+                "n_all",
+                "rmse_all",
+                "rmse_all_ci_low",
+                "rmse_all_ci_high",
+                "n_top",
+                "rmse_top",
+                "rmse_top_ci_low",
+                "rmse_top_ci_high",
+                "noise_floor",
+            ],
             score_rows,
-        )  # fmt: skip
+        )
     )
     sel_rows = [list(r.to_dict().values()) for rows in report.selection.values() for r in rows]
     header = list(next(iter(report.selection.values()))[0].to_dict()) if sel_rows else []
