@@ -15,8 +15,8 @@ the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table f
 "Protocol evidence" section of ``docs/validation.md``, with the machine and load average.
 Both ways spend the same number of runs per point (8).
 
-Run on a quiet machine (about 6-8 minutes on 2 cores, estimated from the shipped sweep's
-times): ``python benchmarks/protocol_evidence.py --out evidence/`` (resumable for the
+Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU
+times of the shipped sweep): ``python benchmarks/protocol_evidence.py --out evidence/`` (resumable for the
 shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
 """
 

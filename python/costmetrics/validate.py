@@ -25,7 +25,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,6 @@ from costmetrics.measure import (
 
 __all__ = [
     "VARIANTS",
-    "Calibrations",
     "DegenerateRow",
     "FitResult",
     "GroupScore",
@@ -90,11 +89,6 @@ def variants() -> tuple[str, ...]:
 
 VARIANTS: tuple[str, ...] = variants()
 _Problem = tuple[str, tuple[int, ...]]
-#: A calibration, a folder, or several (one per thread count, keyed by their n_sm).
-Calibrations = Union[
-    Calibration, str, Path, Mapping[int, Union[Calibration, str, Path]],
-    Sequence[Union[Calibration, str, Path]],
-]  # fmt: skip
 
 
 def _check_variant(variant: object) -> Any:
@@ -181,7 +175,7 @@ def _tile_rows(table: Table, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
 
 
 def predict(
-    table: Table | str | Path, calibration: Calibrations, variant: str = "paper"
+    table: Table | str | Path, calibration: Any, variant: str = "paper"
 ) -> npt.NDArray[np.float64]:
     """Predicted T_alg for every point of a measurement table (NaN where infeasible).
 
@@ -189,7 +183,7 @@ def predict(
     ----------
     table : Table or path
         Measurements (:func:`costmetrics.measure.read_table`); predictions are per point
-        (the rows of :meth:`Table.medians`).
+        (the rows of :meth:`costmetrics.measure.Table.medians`).
     calibration : Calibration, path, or several
         Machine preset and C_iter per stencil; with several (one per thread count), a
         row is predicted with the calibration measured at its thread count (else the
@@ -380,7 +374,7 @@ def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.
     Returns
     -------
     numpy.ndarray
-        bool per point (row of :meth:`Table.medians`).
+        bool per point (row of :meth:`costmetrics.measure.Table.medians`).
     """
     t = _table(table)
     if not (isinstance(within, (int, float)) and 0 <= within < 1):
@@ -558,7 +552,7 @@ def _score(
 
 def score(
     table: Table | str | Path,
-    calibration: Calibrations,
+    calibration: Any,
     variant: str = "paper",
     within: float = 0.20,
     n_boot: int = 200,
@@ -672,7 +666,7 @@ def _solve(
 
 def fit(
     table: Table | str | Path,
-    calibration: Calibrations,
+    calibration: Any,
     variant: str = "exact",
     within: float = 0.20,
     n_boot: int = 200,
@@ -941,7 +935,7 @@ class DegenerateRow:
         }
 
 
-def degenerate(table: Table | str | Path, calibration: Calibrations) -> list[DegenerateRow]:
+def degenerate(table: Table | str | Path, calibration: Any) -> list[DegenerateRow]:
     """Return the measured tiles with tS1 = 1 and tT = 2 and both variants' predictions.
 
     Parameters
@@ -1035,7 +1029,7 @@ class TunerCurve:
 
 def tuner_curve(
     table: Table | str | Path,
-    calibration: Calibrations,
+    calibration: Any,
     variant: str = "exact",
     ks: Sequence[int] = (1, 3, 5, 10),
 ) -> TunerCurve:
@@ -1182,7 +1176,7 @@ class ValidationReport:
 
 def validate(
     table: Table | str | Path,
-    calibration: Calibrations,
+    calibration: Any,
     within: float = 0.20,
     seed: int = 0,
     time: str = "wall",
