@@ -398,14 +398,14 @@ def test_tuner_curve_hand_computed(tmp_path: Path) -> None:
     cal = mm.load_calibration(CALIBRATION)
     tiles = [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16)]
     probe = mm.read_table(_synthetic_grid(tmp_path, dict.fromkeys(tiles, 1.0)))
-    pred = cv.predict(probe, cal, "exact")
+    pred = cv.predict(probe, cal, variant="exact")
     order = np.argsort(pred)
     # Measured = predicted, except the predicted-best is 2x slower than predicted and
     # the third is the measured best by 0.5x.
     times = {tiles[i]: float(pred[i]) for i in range(5)}
     times[tiles[order[0]]] = 2 * float(pred[order[0]])
     times[tiles[order[2]]] = 0.5 * float(pred[order[2]])
-    curve = cv.tuner_curve(_synthetic_grid(tmp_path, times), cal, "exact", ks=(1, 2, 3, 10))
+    curve = cv.tuner_curve(_synthetic_grid(tmp_path, times), cal, variant="exact", ks=(1, 2, 3, 10))
     best = min(times.values())
     first_two = min(times[tiles[order[0]]], times[tiles[order[1]]])
     assert curve.distance[0].tolist() == pytest.approx(
@@ -414,7 +414,7 @@ def test_tuner_curve_hand_computed(tmp_path: Path) -> None:
     assert curve.n_points.tolist() == [5]
     assert curve.summary()["3"] == {"mean": 0.0, "max": 0.0}
     with pytest.raises(ValueError, match="ks"):
-        cv.tuner_curve(probe, cal, "exact", ks=(0,))
+        cv.tuner_curve(probe, cal, variant="exact", ks=(0,))
 
 
 def test_tune_smoke(tmp_path: Path) -> None:

@@ -122,7 +122,7 @@ def test_selection_hand_computed(tmp_path: Path) -> None:
             ],
         )
     )
-    rows = cv.selection(table, "exact")
+    rows = cv.selection(table, variant="exact")
     assert len(rows) == 1
     r = rows[0]
     assert r.opt_tiles == (4, 32, 2) and r.best_near_tiles == (8, 32, 2)
@@ -135,7 +135,7 @@ def test_selection_hand_computed(tmp_path: Path) -> None:
     assert s["mean_gain_near_over_baseline"] == pytest.approx(2.0 / 1.2 - 1)
     assert s["mean_gain_opt_over_baseline"] == pytest.approx(2.0 / 1.5 - 1)
     assert s["mean_baseline_slowdown"] == pytest.approx(1.0)
-    assert cv.selection(table, "paper") == []  # no paper_opt tag
+    assert cv.selection(table, variant="paper") == []  # no paper_opt tag
     assert cv.selection_summary([]) == {"n_problems": 0}
 
 
@@ -164,19 +164,23 @@ def test_predict_matches_time_model_and_marks_infeasible(
     )
     variants: tuple[cm_time.Variant, ...] = ("paper", "exact")
     for variant in variants:
-        p = cv.predict(table, calibration, variant)
+        p = cv.predict(table, calibration, variant=variant)
         want = cm_time.talg(
-            calibration.stencils["heat2d"], calibration.gpu, (64, 64, 8), (4, 32, 2), variant
+            calibration.stencils["heat2d"],
+            calibration.gpu,
+            (64, 64, 8),
+            (4, 32, 2),
+            variant=variant,
         )
         assert p[0] == want
         assert np.isnan(p[1])
         assert p[2] == cm_time.talg(
-            calibration.stencils["jacobi1d"], calibration.gpu, (256, 8), (4, 2), variant
+            calibration.stencils["jacobi1d"], calibration.gpu, (256, 8), (4, 2), variant=variant
         )
     with pytest.raises(ValueError, match="variant"):
-        cv.predict(table, calibration, "fast")
+        cv.predict(table, calibration, variant="fast")
     with pytest.raises(TypeError):
-        cv.predict(3, calibration)  # type: ignore[arg-type]
+        cv.predict(3, calibration, variant="paper")  # type: ignore[arg-type]
 
 
 def test_fit_recovers_known_parameters_on_synthetic_times(
@@ -198,11 +202,11 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
             rows.append(_row("heat2d", size2, (s1, s2, tt), 1.0))
             rows.append(_row("gradient2d", size2, (s1, s2, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
-    times = cv.predict(mm.read_table(path), truth, "exact")
+    times = cv.predict(mm.read_table(path), truth, variant="exact")
     for row, t in zip(rows, times):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, "exact", n_boot=20)
+    result = cv.fit(table, calibration, variant="exact", n_boot=20)
     # Every problem is predicted by parameters fitted on the other problems only.
     assert result.n_problems == 6
     assert result.test_score.rmse_all < 1e-6
@@ -213,7 +217,7 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
     # With one problem there is nothing to hold out.
     one = mm.read_table(_write(tmp_path / "one.csv", rows[:8]))
     with pytest.raises(ValueError, match="two problems"):
-        cv.fit(one, calibration, "exact")
+        cv.fit(one, calibration, variant="exact")
 
 
 def test_leave_problem_out_is_out_of_sample(tmp_path: Path, calibration: mm.Calibration) -> None:
@@ -225,11 +229,11 @@ def test_leave_problem_out_is_out_of_sample(tmp_path: Path, calibration: mm.Cali
         for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32)]:
             rows.append(_row("jacobi1d", size, (s1, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
-    base = cv.predict(mm.read_table(path), calibration, "exact")
+    base = cv.predict(mm.read_table(path), calibration, variant="exact")
     for i, (row, t) in enumerate(zip(rows, base)):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t) * (1.0 if i < 6 else 3.0))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, "exact", n_boot=20)
+    result = cv.fit(table, calibration, variant="exact", n_boot=20)
     pred, meas = result.predicted_s, table.time_s
     # Fitted on the 3x problem, the 1x problem is predicted 3x (error +200%), and vice versa.
     assert np.allclose(pred[:6] / meas[:6], 3.0, rtol=1e-6)

@@ -92,10 +92,10 @@ _Problem = tuple[str, tuple[int, ...]]
 
 
 def _check_variant(variant: object) -> Any:
-    known = variants()
-    if not isinstance(variant, str) or variant not in known:
-        raise ValueError(f"variant: must be one of {list(known)}, got {variant!r}")
-    return variant
+    """Return the variant's name as the core parses it (TypeError, ValueError otherwise)."""
+    from costmetrics import _core
+
+    return str(_core.time.check_variant(variant))
 
 
 def _table(table: Table | str | Path) -> Table:
@@ -175,7 +175,7 @@ def _tile_rows(table: Table, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
 
 
 def predict(
-    table: Table | str | Path, calibration: Any, variant: str = "paper"
+    table: Table | str | Path, calibration: Any, *, variant: str = "exact"
 ) -> npt.NDArray[np.float64]:
     """Predicted T_alg for every point of a measurement table (NaN where infeasible).
 
@@ -207,7 +207,9 @@ def _predict(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.f
         cal = _for_threads(cals, threads)
         if name not in cal.stencils:
             continue
-        batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), v)
+        batch = cm_time.talg_batch(
+            cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), variant=v
+        )
         out[rows] = batch.talg_s
     return out
 
@@ -553,7 +555,8 @@ def _score(
 def score(
     table: Table | str | Path,
     calibration: Any,
-    variant: str = "paper",
+    *,
+    variant: str = "exact",
     within: float = 0.20,
     n_boot: int = 200,
     seed: int = 0,
@@ -667,6 +670,7 @@ def _solve(
 def fit(
     table: Table | str | Path,
     calibration: Any,
+    *,
     variant: str = "exact",
     within: float = 0.20,
     n_boot: int = 200,
@@ -822,7 +826,7 @@ class SelectionRow:
         }
 
 
-def selection(table: Table | str | Path, variant: str = "exact") -> list[SelectionRow]:
+def selection(table: Table | str | Path, *, variant: str = "exact") -> list[SelectionRow]:
     """Tile selection results per problem and thread count, from a measured sweep's tags.
 
     Uses the rows tagged ``<variant>_opt`` (the predicted optimum), ``<variant>_near``
@@ -1030,6 +1034,7 @@ class TunerCurve:
 def tuner_curve(
     table: Table | str | Path,
     calibration: Any,
+    *,
     variant: str = "exact",
     ks: Sequence[int] = (1, 3, 5, 10),
 ) -> TunerCurve:
@@ -1177,6 +1182,7 @@ class ValidationReport:
 def validate(
     table: Table | str | Path,
     calibration: Any,
+    *,
     within: float = 0.20,
     seed: int = 0,
     time: str = "wall",
@@ -1222,11 +1228,11 @@ def validate(
     errors: dict[str, str] = {}
     for v in VARIANTS:
         try:
-            fitted[v] = fit(t, cals, v, within, n_boot, seed)
+            fitted[v] = fit(t, cals, variant=v, within=within, n_boot=n_boot, seed=seed)
             predicted[f"fitted-{v}"] = fitted[v].predicted_s
         except ValueError as exc:
             errors[v] = str(exc)
-    sel = {v: selection(t, v) for v in VARIANTS}
+    sel = {v: selection(t, variant=v) for v in VARIANTS}
     load = raw.loadavg_1m[np.isfinite(raw.loadavg_1m)]
     loadavg = (
         (float(load.min()), float(np.median(load)), float(load.max()))
@@ -1254,7 +1260,7 @@ def validate(
         loadavg_1m=loadavg,
         time=time,
         fit_errors=errors,
-        tuner={v: tuner_curve(t, cals, v) for v in VARIANTS},
+        tuner={v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
         calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
     )
 
