@@ -433,6 +433,8 @@ def test_tune_smoke(tmp_path: Path) -> None:
     assert preds == sorted(preds)
     assert result.time_s == min(c.time_s for c in result.candidates)
     assert len(result.runs) == 2 and set(result.runs.pass_index.tolist()) == {0, 1}
+    # The shipped calibration was measured with 2 threads: a stand-in for 1 thread.
+    assert result.calibration_threads == {1: cal.gpu.n_sm}
     table = mm.read_table(tmp_path / "tune.csv")
     assert len(table) == 6 and table.has_tag("tune").all()
     json.dumps(result._asdict())

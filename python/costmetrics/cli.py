@@ -688,6 +688,11 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
                 ]
             )  # fmt: skip
         print(_table(rows))
+        for n, m in result.calibration_threads.items():
+            if n != m:
+                print(
+                    f"note: {n}-thread times predicted with the {m}-thread calibration (n_sm={n})"
+                )
         print(
             f"best: tiles {'x'.join(map(str, result.tiles))}, {result.threads} thread(s), "
             f"{result.time_s:.4g} s (median of {len(result.runs)} passes); runs in {result.table}"

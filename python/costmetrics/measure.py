@@ -2139,6 +2139,9 @@ class TuneResult:
         The measurement table (every run of the candidates, :func:`read_table`).
     runs : Table
         The best candidate's runs (one row per pass).
+    calibration_threads : dict of int to int
+        Per thread count ranked, the thread count of the calibration that predicted it
+        (they differ where no calibration was measured at that count: a stand-in).
     """
 
     stencil: str
@@ -2152,9 +2155,11 @@ class TuneResult:
     candidates: tuple[TuneCandidate, ...]
     table: str
     runs: Table = field(repr=False)
+    calibration_threads: dict[int, int] = field(default_factory=dict)
 
     def _asdict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "runs"}
+        d["calibration_threads"] = {str(k): v for k, v in self.calibration_threads.items()}
         d["candidates"] = [c._asdict() for c in self.candidates]
         d["runs"] = {
             "pass": self.runs.pass_index.tolist(),
@@ -2220,7 +2225,7 @@ def tune(
     from costmetrics import time as cm_time
     from costmetrics import validate as cm_validate
 
-    name, s3, _ = _problem(stencil, sizes, None)
+    name, _, _ = _problem(stencil, sizes, None)
     size_args = tuple(int(v) for v in sizes)
     v = cm_validate._check_variant(variant)
     n_k = _positive_int(k, "k", 1, 10000)
@@ -2274,8 +2279,8 @@ def tune(
     best = min(candidates, key=lambda c: (c.time_s, c.rank))
     key = (name, size_args, best.tiles, best.threads, schedule)
     runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
-    del s3
     return TuneResult(
         name, size_args, v, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
         tuple(candidates), str(path), runs,
+        {n: cm_validate._for_threads_source(cals, n) for n in counts},
     )  # fmt: skip
