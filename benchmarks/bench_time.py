@@ -72,7 +72,7 @@ def main() -> None:
             for threads in (1, 0):
                 seconds = timed(
                     lambda s=stencil, z=sizes, v=variant, n=threads: cm_time.best_tiles(
-                        s, "gtx980", z, variant=v, n_threads=n
+                        s, "gtx980", z, variant=v, threads=n
                     ),
                     args.repeat,
                 )
@@ -92,7 +92,9 @@ def main() -> None:
     core = cm_time.best_tiles("heat2d", "gtx980", sizes_2d, variant="paper")
     assert n_eval == core.n_feasible, (n_eval, core.n_feasible)
     assert py_best == core.talg_s and py_tiles == core.tiles, (py_best, py_tiles, core)
-    core_seconds = timed(lambda: cm_time.best_tiles("heat2d", "gtx980", sizes_2d), args.repeat)
+    core_seconds = timed(
+        lambda: cm_time.best_tiles("heat2d", "gtx980", sizes_2d, variant="paper"), args.repeat
+    )
     print(
         f"plain-Python loop over costmetrics.time.talg ({n_eval} feasible points): "
         f"{1e3 * py_seconds:.1f} ms; best_tiles: {1e3 * core_seconds:.2f} ms; "

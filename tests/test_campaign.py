@@ -1,4 +1,4 @@
-"""A Hypothesis campaign over the whole public API: time, chain, presets and the CLI.
+"""A Hypothesis campaign over the whole public API: time, chain, presets, measure and the CLI.
 
 Generated arguments mix valid values, extreme integers (0, negatives, 2**31, 2**63, 2**64),
 special floats (0, nan, inf, 1e308), NumPy scalars and wrong types (None, str, bytes, sets,
@@ -105,10 +105,10 @@ def _check_breakdown(b: Any, variant: object) -> None:
 def test_time_breakdown_contract(
     stencil: str, gpu: str, sizes: Any, tiles: Any, variant: Any
 ) -> None:
-    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant))
+    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant=variant))
     if b is not None:
         _check_breakdown(b, variant)
-        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant)
+        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant=variant)
 
 
 @CAMPAIGN
@@ -116,7 +116,9 @@ def test_time_breakdown_contract(
 def test_time_batch_contract(
     stencil: str, gpu: str, sizes: Any, rows: Any, variant: Any, n_threads: Any
 ) -> None:
-    batch = _contract(lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant, n_threads))
+    batch = _contract(
+        lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant=variant, threads=n_threads)
+    )
     if batch is None:
         return
     ok = batch.feasible
@@ -124,7 +126,7 @@ def test_time_batch_contract(
     assert np.isnan(batch.talg_s[~ok]).all()
     for i in np.flatnonzero(ok)[:2]:
         row = [int(v) for v in np.atleast_2d(np.asarray(rows))[i]]
-        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant)
+        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant=variant)
 
 
 SPACES = st.one_of(
@@ -144,7 +146,9 @@ def test_time_best_tiles_contract(
         space = [[1, 8, 16], [32, 64], [2, 8]] if cm.stencil(stencil).n_space_dims == 2 else None
     if space is None:
         return
-    best = _contract(lambda: cm.time.best_tiles(stencil, gpu, sizes, within, space=space))
+    best = _contract(
+        lambda: cm.time.best_tiles(stencil, gpu, sizes, within=within, space=space, variant="paper")
+    )
     if best is None:
         return
     _finite_nonnegative(best.talg_s, float(best.within))
@@ -182,7 +186,9 @@ def test_gpu_preset_contract(field: str, value: Any) -> None:
     # A GPU the constructor accepts is one the time model accepts (the tile may still be
     # infeasible on a tiny GPU: a clear ValueError naming Eq. A.32).
     assert math.isfinite(cm.time.t_ideal("heat2d", g, (512, 512, 512)))
-    b = _contract(lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2)))
+    b = _contract(
+        lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2), variant="paper")
+    )
     if b is not None:
         _finite_nonnegative(b.talg_s)
 
@@ -261,6 +267,62 @@ def test_chain_random_contract(n: Any, index: Any, dist: Any) -> None:
         assert all(dist.lo <= d <= dist.hi and d % dist.step == 0 for d in dims)
 
 
+# ------------------------------------------------------------------ measurement harness
+
+SMALL_OR_REFUSED = st.one_of(
+    st.integers(1, 40), st.sampled_from([0, -1, 2**31, 2**63, 2**64]), WRONG
+)
+
+
+@CAMPAIGN
+@given(
+    st.sampled_from(["jacobi1d", "heat2d", "gradient2d", "heat3d", "Jacobi-1D"]),
+    _sequence(SMALL_OR_REFUSED, 1, 4),
+    _sequence(SMALL_OR_REFUSED, 1, 4),
+    st.one_of(st.integers(1, 4), st.sampled_from([0, 257, 2**63]), WRONG),
+    st.one_of(st.sampled_from(["round-robin", "block"]), st.sampled_from(["zigzag", ""]), WRONG),
+)
+def test_measure_tiled_contract(
+    stencil: str, sizes: Any, tiles: Any, threads: Any, schedule: Any
+) -> None:
+    # Either bitwise equal to the naive stencil, or a clear error (issue 21: both schedules).
+    got = _contract(
+        lambda: cm.measure.tiled(stencil, sizes, tiles, threads=threads, schedule=schedule)
+    )
+    if got is not None:
+        want = cm.measure.naive(stencil, sizes)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@CAMPAIGN
+@given(raw=st.binary(max_size=400), text=st.text(max_size=300))
+def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: str) -> None:
+    import warnings
+
+    header = ",".join(cm.measure.CSV_COLUMNS) + "\n"
+    folder = tmp_path_factory.mktemp("tables")
+    for body in (raw, (header + text).encode("utf-8"), header.encode() + raw):
+        path = folder / "t.csv"
+        path.write_bytes(body)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            table = _contract(functools.partial(cm.measure.read_table, path))
+        if table is not None:
+            assert len(table) >= 1 and np.all(table.time_s > 0)
+            assert np.all(np.isfinite(table.time_s))
+
+
+@CAMPAIGN
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
+                      max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
+)  # fmt: skip
+def test_noise_floor_contract(rows: list[list[float]]) -> None:
+    p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
+    floor = cm.validate.noise_floor(p)
+    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+
+
 # ------------------------------------------------------------------ command line
 
 TOKENS = st.sampled_from(
@@ -290,7 +352,11 @@ def test_cli_contract(argv: list[str]) -> None:
 
 def test_campaign_strategies_reach_both_outcomes() -> None:
     # The campaign is not vacuous: its generators produce both accepted and refused calls.
-    accepted = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8)))
-    refused = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7)))
+    accepted = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8), variant="paper")
+    )
+    refused = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7), variant="paper")
+    )
     assert accepted is not None and refused is None
     assert dataclasses.is_dataclass(cm.gpu("gtx980"))

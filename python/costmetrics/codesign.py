@@ -22,16 +22,17 @@ import json
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics import area as cm_area
-from costmetrics.presets import Gpu, Stencil
+from costmetrics._record import Record, record
+from costmetrics.presets import Gpu, Stencil, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
 
@@ -41,6 +42,8 @@ __all__ = [
     "STENCILS_2D",
     "STENCILS_3D",
     "TABLE_C2",
+    "BestDesign",
+    "HardwareSpace",
     "Improvement",
     "SweepResult",
     "Workload",
@@ -87,8 +90,8 @@ TABLE_C2: dict[str, tuple[int, int, int, int, int]] = {
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Workload:
+@record
+class Workload(Record):
     """A set of (stencil, sizes) instances with frequencies fr(c) fr(c, Sz) (Eq. C.18).
 
     Attributes
@@ -208,18 +211,36 @@ def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Work
     return Workload(tuple(items))
 
 
-def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
+@record
+class HardwareSpace(Record):
+    """Candidates of a codesign sweep; the designs are their Cartesian product.
+
+    Attributes
+    ----------
+    n_sm : numpy.ndarray
+        SM counts.
+    n_v : numpy.ndarray
+        Vector units per SM.
+    smem_kb : numpy.ndarray
+        Shared memory per SM, kB.
+    """
+
+    n_sm: npt.NDArray[np.int64]
+    n_v: npt.NDArray[np.int64]
+    smem_kb: npt.NDArray[np.int64]
+
+
+def hardware_space() -> HardwareSpace:
     """Return the hardware space of Sec. C.3.2: nSM, nV and M_SM (kB) candidates.
 
     Returns
     -------
-    dict
+    HardwareSpace
         ``n_sm`` (even, 2-32), ``n_v`` (multiples of 32, 32-2048), ``smem_kb`` (12, 24, 36
         and multiples of 48 up to 480).
     """
-    return {
-        k: np.asarray(v, dtype=np.int64) for k, v in _core_codesign.default_hardware_space().items()
-    }
+    core = _core_codesign.default_hardware_space()
+    return HardwareSpace(**{k: np.asarray(core[k], dtype=np.int64) for k in HardwareSpace._fields})
 
 
 # --------------------------------------------------------------------------------------
@@ -227,8 +248,8 @@ def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Improvement:
+@record
+class Improvement(Record):
     """Best design within a reference GPU's area vs that GPU (Sec. C.4.1).
 
     Attributes
@@ -258,8 +279,39 @@ class Improvement:
     percent: float
 
 
-@dataclass
-class SweepResult:
+@record
+class BestDesign(Record):
+    """The best design (max GFLOP/s) of a sweep in an area range (Table C.2).
+
+    Attributes
+    ----------
+    row : int
+        Its row in :attr:`SweepResult.designs` (for :meth:`SweepResult.rank` and the
+        per-design arrays).
+    n_sm, n_v, smem_kb : int
+        The design.
+    area_mm2 : float
+        Its cache-less area.
+    gflops : float
+        Its workload GFLOP/s (for one stencil when the search was for one).
+    talg_s : numpy.ndarray
+        Its tile-optimal T_alg per workload instance, seconds.
+    tiles : numpy.ndarray
+        Its optimal (tS1, tS2, tS3, tT) per instance.
+    """
+
+    row: int
+    n_sm: int
+    n_v: int
+    smem_kb: int
+    area_mm2: float
+    gflops: float
+    talg_s: npt.NDArray[np.float64]
+    tiles: npt.NDArray[np.int64]
+
+
+@record
+class SweepResult(Record):
     """Tile-optimal T_alg of every (design, instance) pair, and what follows from it.
 
     Attributes
@@ -330,7 +382,9 @@ class SweepResult:
         )
 
     def _reference(self, reference: str) -> dict[str, Any]:
-        key = "".join(ch for ch in str(reference).lower() if ch.isalnum())
+        if not isinstance(reference, str):
+            raise TypeError(f"reference: expected a str, got {type(reference).__name__}")
+        key = normalize_name(reference)
         if key not in self.references:
             raise ValueError(
                 f"reference: no reference {reference!r}; have {sorted(self.references)}"
@@ -365,8 +419,8 @@ class SweepResult:
 
     def best(
         self, area_range: tuple[float, float] | None = None, stencil: str | None = None
-    ) -> int:
-        """Row of the best design (max GFLOP/s) in an area range, for one stencil or all.
+    ) -> BestDesign:
+        """Return the best design (max GFLOP/s) in an area range, for one stencil or all.
 
         Parameters
         ----------
@@ -377,8 +431,8 @@ class SweepResult:
 
         Returns
         -------
-        int
-            The row.
+        BestDesign
+            The design, its row, GFLOP/s, times and tiles.
 
         Raises
         ------
@@ -390,7 +444,18 @@ class SweepResult:
         if not mask.any():
             raise ValueError(f"area_range: no design with area in {area_range}")
         idx = np.flatnonzero(mask)
-        return int(idx[np.argmax(perf[idx])])
+        row = int(idx[np.argmax(perf[idx])])
+        d = self.designs
+        return BestDesign(
+            row=row,
+            n_sm=int(d["n_sm"][row]),
+            n_v=int(d["n_v"][row]),
+            smem_kb=int(d["smem_kb"][row]),
+            area_mm2=float(d["area_mm2"][row]),
+            gflops=float(perf[row]),
+            talg_s=self.talg_s[row].copy(),
+            tiles=self.tiles[row].copy(),
+        )
 
     def rank(
         self,
@@ -441,7 +506,7 @@ class SweepResult:
         """
         ref = self._reference(reference)
         budget = float(ref["area_mm2"] if caches else ref["area_cacheless_mm2"])
-        row = self.best((0.0, budget))
+        row = self.best((0.0, budget)).row
         ref_gflops = self.reference_gflops(reference)
         best = float(self.gflops()[row])
         return Improvement(
@@ -579,7 +644,7 @@ def _run_shard(job: dict[str, Any]) -> dict[str, Any]:
         job["block_smem"],
         job["block_cap_kb"],
         job["prune"],
-        job["n_threads"],
+        job["threads"],
         job.get("progress"),
         job.get("thread_limits"),
     )
@@ -591,16 +656,16 @@ def sweep(
     area_min_mm2: float = 200.0,
     area_max_mm2: float = 650.0,
     *,
-    variant: Variant = "paper",
+    variant: Variant = "exact",
     block_smem: BlockSmem = "half",
     block_cap_kb: float = 48.0,
     gpu: Gpu | str = "gtx980",
     area_form: Literal["structural", "rounded"] = "structural",
-    space: Mapping[str, Sequence[int]] | None = None,
+    space: HardwareSpace | Mapping[str, Sequence[int]] | None = None,
     prune: bool = True,
     executor: Executor | None = None,
     n_shards: int | None = None,
-    n_threads: int = 0,
+    threads: int = 0,
     progress: bool | Callable[[int, int], None] = False,
     thread_limits: ThreadLimits | Mapping[str, int] | None = None,
 ) -> SweepResult:
@@ -612,8 +677,10 @@ def sweep(
         The instances (default the seed's 2D workload).
     area_min_mm2, area_max_mm2 : float
         Area budget (Sec. C.3.2: 200-650 mm^2), cache-less designs.
-    variant : {"paper", "exact"}
-        Time-model variant (:mod:`costmetrics.time`).
+    variant : {"exact", "paper"}
+        Time-model variant (:mod:`costmetrics.time`). The seed's Fig. C.4 and Table C.4
+        use ``"paper"`` (``costmetrics reproduce`` passes it); ``"exact"`` needs more
+        tile evaluations per design (branch and bound prunes less).
     block_smem : {"half", "full", "capped"}
         Shared memory one thread block may use (C.10): M_SM / 2 (default), M_SM, or
         min(block_cap_kb, M_SM).
@@ -624,7 +691,7 @@ def sweep(
         the GTX 980, Sec. C.3.2).
     area_form : {"structural", "rounded"}
         Area model for the budget: Eq. C.6 (default) or Eq. C.7.
-    space : mapping, optional
+    space : HardwareSpace or mapping, optional
         ``n_sm``, ``n_v``, ``smem_kb`` candidates (default :func:`hardware_space`).
     prune : bool
         Branch and bound (default) or plain exhaustive search over the tiles.
@@ -633,7 +700,7 @@ def sweep(
         this process, multi-threaded.
     n_shards : int, optional
         Number of shards (default 1 without an executor, 16 with one).
-    n_threads : int
+    threads : int
         Threads per shard (0: every core).
     progress : bool or callable
         Show a progress bar on standard error, or call ``progress(done, total)``.
@@ -664,34 +731,37 @@ def sweep(
     wl = globals()["workload"](workload) if isinstance(workload, str) else workload
     if not isinstance(wl, Workload):
         raise TypeError(f"workload: expected a Workload or a name, got {type(workload).__name__}")
-    for name, value in (("area_min_mm2", area_min_mm2), ("area_max_mm2", area_max_mm2)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name}: expected a number, got {value!r}")
+    area_min = _convert.real(area_min_mm2, "area_min_mm2")
+    area_max = _convert.real(area_max_mm2, "area_max_mm2")
+    for name, value in (("area_min_mm2", area_min), ("area_max_mm2", area_max)):
         if not np.isfinite(value) or value < 0:
             raise ValueError(f"{name}: must be finite and >= 0, got {value!r}")
-    if variant not in ("paper", "exact"):
-        raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
-    if block_smem not in ("half", "full", "capped"):
-        raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
+    variant_name = _convert.variant(variant)
+    form = _convert.choice(area_form, "area_form", ("structural", "rounded"))
+    cap_kb = _convert.real(block_cap_kb, "block_cap_kb")
+    use_prune = _convert.boolean(prune, "prune")
+    n_threads = _convert.integer(threads, "threads")
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
     limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
     g = _gpu_preset(gpu)
-    sp = (
-        hardware_space()
-        if space is None
-        else {k: np.asarray(space[k]) for k in ("n_sm", "n_v", "smem_kb")}
-    )
+    if space is None:
+        space = hardware_space()
+    if isinstance(space, HardwareSpace):
+        space = space._asdict()
+    if not isinstance(space, Mapping):
+        raise TypeError(f"space: expected a HardwareSpace or a mapping, got {type(space).__name__}")
+    sp = {k: np.asarray(space[k]) for k in HardwareSpace._fields}
     for key, values in sp.items():
         if values.size == 0 or values.dtype.kind not in "iu":
             raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")
-    rounded = cm_area.rounded_coefficients() if area_form == "rounded" else None
+    rounded = cm_area.rounded_coefficients() if form == "rounded" else None
     designs = _core_codesign.enumerate_designs(
         [int(x) for x in sp["n_sm"]],
         [int(x) for x in sp["n_v"]],
         [int(x) for x in sp["smem_kb"]],
         cm_area.coefficients(),
-        float(area_min_mm2),
-        float(area_max_mm2),
+        area_min,
+        area_max,
         rounded,
     )
     stencils: dict[str, Stencil] = {n: _stencil_preset(n) for n in wl.stencils}
@@ -707,15 +777,19 @@ def sweep(
     common = {
         "instances": instances,
         "machine": machine,
-        "variant": variant,
+        "variant": variant_name,
         "block_smem": block_smem,
-        "block_cap_kb": float(block_cap_kb),
-        "prune": bool(prune),
-        "n_threads": int(n_threads),
+        "block_cap_kb": cap_kb,
+        "prune": use_prune,
+        "threads": n_threads,
         "thread_limits": limits_dict,
     }
     n = len(designs["n_sm"])
-    shards = int(n_shards) if n_shards is not None else (1 if executor is None else 16)
+    shards = (
+        _convert.integer(n_shards, "n_shards")
+        if n_shards is not None
+        else (1 if executor is None else 16)
+    )
     if shards < 1:
         raise ValueError(f"n_shards: must be >= 1, got {n_shards}")
     bounds = np.linspace(0, n, min(shards, n) + 1).astype(int)
@@ -760,11 +834,11 @@ def sweep(
         workload=wl,
         references=references,
         options={
-            "variant": variant,
+            "variant": variant_name,
             "block_smem": block_smem,
-            "block_cap_kb": float(block_cap_kb),
-            "area_range_mm2": [float(area_min_mm2), float(area_max_mm2)],
-            "area_form": area_form,
+            "block_cap_kb": cap_kb,
+            "area_range_mm2": [area_min, area_max],
+            "area_form": form,
             "gpu": g.key,
             "n_shards": len(jobs),
             "thread_limits": limits_dict,
@@ -785,7 +859,7 @@ def _reference_rows(common: dict[str, Any], wl: Workload) -> dict[str, dict[str,
             "n_v": np.array([ref.n_v], dtype=np.int64),
             "smem_kb": np.array([int(ref.smem_kb)], dtype=np.int64),
             "area_mm2": np.array([ref.area(caches=False)]),
-            "n_threads": 1,
+            "threads": 1,
         }
         r = _run_shard(job)
         out[key] = {
@@ -845,12 +919,37 @@ def merge(parts: Sequence[SweepResult]) -> SweepResult:
     if not parts:
         raise ValueError("merge: nothing to merge")
     first = parts[0]
-    for p in parts[1:]:
+    # Every option but the area range and the sharding must match: a merged result must
+    # come from one model.
+    ignored = {"area_range_mm2", "n_shards"}
+    keys = sorted((set(first.options) | {k for p in parts for k in p.options}) - ignored)
+    seen: set[tuple[int, int, int]] = set()
+    for i, p in enumerate(parts):
         if p.workload.instances != first.workload.instances:
-            raise ValueError("merge: parts have different workloads")
-        keys = ("variant", "block_smem", "gpu", "thread_limits")
-        if any(p.options.get(k) != first.options.get(k) for k in keys):
-            raise ValueError("merge: parts were swept with different options")
+            raise ValueError(f"merge: parts[{i}] has a different workload from parts[0]")
+        different = [k for k in keys if p.options.get(k) != first.options.get(k)]
+        if different:
+            raise ValueError(
+                f"merge: parts[{i}] was swept with different options from parts[0]: "
+                + ", ".join(
+                    f"{k}={p.options.get(k)!r} vs {first.options.get(k)!r}" for k in different
+                )
+            )
+        designs = set(
+            zip(
+                p.designs["n_sm"].tolist(),
+                p.designs["n_v"].tolist(),
+                p.designs["smem_kb"].tolist(),
+                strict=False,
+            )
+        )
+        overlap = seen & designs
+        if overlap:
+            raise ValueError(
+                f"merge: parts[{i}] repeats {len(overlap)} design(s) of an earlier part, "
+                f"e.g. (n_sm, n_v, smem_kb) = {min(overlap)}"
+            )
+        seen |= designs
     return replace(
         first,
         designs={k: np.concatenate([p.designs[k] for p in parts]) for k in first.designs},

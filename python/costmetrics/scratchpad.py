@@ -26,16 +26,16 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._record import Record, record
 
 __all__ = [
     "LocalArray",
@@ -83,9 +83,7 @@ _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*((?:\[[^\[\]]*\]\s*)+)$")
 
 
 def _as_str(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a string, got {type(value).__name__} {value!r}")
-    return value
+    return _convert.string(value, name)
 
 
 def _affine(expr: str, loops: Sequence[str], what: str) -> tuple[list[int], int]:
@@ -439,8 +437,8 @@ def integer_optimum(
     )
 
 
-@dataclass(frozen=True)
-class RelaxedOptimum:
+@record
+class RelaxedOptimum(Record):
     """Solution of the relaxed (real-valued) problem and its rounding.
 
     Attributes
@@ -555,8 +553,8 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
     )
 
 
-@dataclass(frozen=True)
-class TileComparison:
+@record
+class TileComparison(Record):
     """The paper's relaxed-and-rounded tiles beside the exact integer optimum.
 
     Attributes
