@@ -12,8 +12,8 @@
 #      separate build folder, build/cpp-asan, compiled at -O1);
 #   5. the Python tests (pytest, derandomized Hypothesis: profile "ci"), which also execute
 #      every notebook and compare `costmetrics reproduce` with the pinned outputs;
-#   6. every benchmark in its quick mode (benchmarks/*.py --quick: runs, checks its
-#      results, times nothing worth reporting);
+#   6. every benchmark in its quick mode (benchmarks/*.py --quick, run in build/bench:
+#      runs, checks its results, times nothing worth reporting);
 #   7. the documentation site (tools/build-docs.sh), warnings as errors.
 #
 # Needs python3 (>= 3.11, with venv) and a C++17 compiler (GCC or Clang); everything else
@@ -95,10 +95,11 @@ fi
 step "Python tests, notebooks and pinned reproduction outputs: pytest"
 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$py" -m pytest
 
-step "Benchmarks, quick mode: benchmarks/*.py --quick"
-for bench in benchmarks/bench_*.py; do
+step "Benchmarks, quick mode: benchmarks/*.py --quick (in build/bench)"
+rm -rf build/bench && mkdir -p build/bench  # what they write lands there, not in the tree
+for bench in benchmarks/*.py; do
   echo "$bench --quick"
-  MPLBACKEND=Agg "$py" "$bench" --quick >/dev/null
+  (cd build/bench && MPLBACKEND=Agg "$py" "$root/$bench" --quick >/dev/null)
 done
 
 step "Documentation site: tools/build-docs.sh (warnings are errors)"
