@@ -209,15 +209,15 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
             "exactly one",
         ),
         (
-            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4.0, 32, 8), talg_s=1.0),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4.0, 32, 8), talg_s=1.0),  # type: ignore[arg-type]
             TypeError,
             "tiles",
-        ),  # type: ignore[arg-type]
+        ),
         (
-            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s="1"),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s="1"),  # type: ignore[arg-type]
             TypeError,
             "talg_s",
-        ),  # type: ignore[arg-type]
+        ),
         (
             lambda: en.energy("j3d", None, (100, 100, 10), (4, 32, 8), talg_s=1.0),
             ValueError,
