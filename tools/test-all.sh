@@ -9,7 +9,8 @@
 #      mypy --strict (package and tests, tests/typecheck/ included);
 #   3. the C++ unit tests (ctest) on that Release build;
 #   4. the C++ unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (a
-#      separate build folder, build/cpp-asan, compiled at -O1);
+#      separate build folder, build/cpp-asan, compiled at -O1), built and run in the
+#      background from the end of step 1 to the end of step 5 (log: build/cpp-asan.log);
 #   5. the Python tests (pytest, derandomized Hypothesis: profile "ci"), which also execute
 #      every notebook and compare `costmetrics reproduce` with the pinned outputs;
 #   6. every benchmark in its quick mode (benchmarks/*.py --quick, run in build/bench:
@@ -33,7 +34,7 @@ started=$SECONDS
 # Each step prints the wall time and the CPU seconds (user + system, this script and the
 # commands it ran) spent so far: on a shared machine the CPU time is the comparable figure.
 cpu_file="$(mktemp)"
-trap 'rm -f "$cpu_file"' EXIT
+trap 'rm -f "$cpu_file"' EXIT  # replaced below, once the background job exists
 step() {
   times >"$cpu_file"  # in this shell: a subshell would not see the finished commands
   local cpu
@@ -67,6 +68,36 @@ CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$py" -m pip install --no-build-isolation \
   --config-settings=cmake.define.COSTMETRICS_CCACHE="$ccache" \
   ".[test,lint,docs]"
 
+# The sanitizer build and its tests run in the background (log: build/cpp-asan.log) beside
+# the single-threaded steps that follow (lint, types, pytest), which leave a core idle;
+# their result is checked after pytest, and a failure fails the run like any other step.
+asan_pid=""
+asan_tests() {
+  set -euo pipefail
+  local purelib
+  purelib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  cmake -S . -B build/cpp-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCOSTMETRICS_SANITIZE=ON -DCOSTMETRICS_BUILD_TESTS=ON -DCOSTMETRICS_BUILD_PYTHON=OFF \
+    -DCOSTMETRICS_WERROR=ON -DCOSTMETRICS_CCACHE="$ccache" -DPython_EXECUTABLE="$py" \
+    -DCMAKE_PREFIX_PATH="$purelib/cmeel.prefix"
+  cmake --build build/cpp-asan --parallel "$jobs"
+  cd build/cpp-asan
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure --parallel "$jobs"
+}
+stop_asan() {
+  if [[ -n "$asan_pid" ]]; then
+    pkill -TERM -P "$asan_pid" 2>/dev/null || true
+    kill "$asan_pid" 2>/dev/null || true
+  fi
+}
+trap 'stop_asan; rm -f "$cpu_file"' EXIT
+if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
+  step "C++ unit tests under ASan + UBSan (-O1): build and ctest start in the background"
+  asan_tests >build/cpp-asan.log 2>&1 &
+  asan_pid=$!
+fi
+
 step "Lint: ruff check, ruff format --check"
 "$py" -m ruff check python tests benchmarks
 "$py" -m ruff format --check python tests benchmarks
@@ -77,23 +108,21 @@ step "Types: mypy --strict (package and tests)"
 step "C++ unit tests: ctest (the Release build of the wheel)"
 (cd build/wheel && ctest --output-on-failure --parallel "$jobs")
 
-if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
-  step "C++ unit tests under ASan + UBSan: configure and build (-O1)"
-  purelib="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-  cmake -S . -B build/cpp-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCOSTMETRICS_SANITIZE=ON -DCOSTMETRICS_BUILD_TESTS=ON -DCOSTMETRICS_BUILD_PYTHON=OFF \
-    -DCOSTMETRICS_WERROR=ON -DCOSTMETRICS_CCACHE="$ccache" -DPython_EXECUTABLE="$py" \
-    -DCMAKE_PREFIX_PATH="$purelib/cmeel.prefix"
-  cmake --build build/cpp-asan --parallel "$jobs"
-
-  step "C++ unit tests under ASan + UBSan: ctest"
-  (cd build/cpp-asan &&
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --output-on-failure --parallel "$jobs")
-fi
-
 step "Python tests, notebooks and pinned reproduction outputs: pytest"
 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$py" -m pytest
+
+if [[ -n "$asan_pid" ]]; then
+  step "C++ unit tests under ASan + UBSan: wait for the background build and ctest"
+  status=0
+  wait "$asan_pid" || status=$?
+  asan_pid=""
+  if [[ $status != 0 ]]; then
+    cat build/cpp-asan.log
+    echo "error: the C++ unit tests under ASan + UBSan failed (exit $status; log above)" >&2
+    exit 1
+  fi
+  grep -E 'tests passed|Total Test time' build/cpp-asan.log
+fi
 
 step "Benchmarks, quick mode: benchmarks/*.py --quick (in build/bench)"
 rm -rf build/bench && mkdir -p build/bench  # what they write lands there, not in the tree
