@@ -414,7 +414,7 @@ def naive(stencil: str, sizes: Sequence[int]) -> npt.NDArray[np.float32]:
 
 
 def tiled(
-    stencil: str, sizes: Sequence[int], tiles: Sequence[int], threads: int = 1
+    stencil: str, sizes: Sequence[int], tiles: Sequence[int], *, threads: int = 1
 ) -> npt.NDArray[np.float32]:
     """Return the final time level of one tiled run (untimed), for correctness checks.
 
@@ -471,7 +471,7 @@ def _cache_bytes(level: int) -> int:
     return 0
 
 
-def machine_record(threads: int | None = None) -> dict[str, Any]:
+def machine_record(*, threads: int | None = None) -> dict[str, Any]:
     """Describe this machine and the compiled harness, for table headers and presets.
 
     Parameters
@@ -685,7 +685,7 @@ def calibrate(
         if progress:
             print(f"calibrate: {text}", file=sys.stderr, flush=True)
 
-    machine = machine_record(n_threads)
+    machine = machine_record(threads=n_threads)
     micro: dict[str, dict[str, float]] = {}
     micro["l_copy"] = _micro_dict(_cm.bench_copy(n_threads, ws, seg, 5 * reps, do_pin))
     note(f"L = {micro['l_copy']['value_s']:.3g} s/word")
@@ -901,8 +901,9 @@ GRID_2D = {"tS1": (1, 2, 4, 8, 16, 32), "tS2": (32, 64, 128, 256), "tT": (2, 4, 
 
 def default_points(
     stencils: Sequence[str] = STENCILS,
-    sizes: dict[str, Sequence[Sequence[int]]] | None = None,
     calibration: Calibration | None = None,
+    sizes: dict[str, Sequence[Sequence[int]]] | None = None,
+    *,
     within: float = 0.10,
     max_near: int = 6,
 ) -> list[Point]:
@@ -1264,7 +1265,7 @@ def measure(
             f.write(f"# resumed: {_now()} loadavg {list(_loadavg())}\n")
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        machine = machine_record(n_threads)
+        machine = machine_record(threads=n_threads)
         header = [
             _SCHEMA,
             f"command: {command}" if command else "command: (Python API)",
@@ -1299,7 +1300,7 @@ def measure(
                             n_threads, repeats, repr(r.time_min_s), repr(r.time_median_s),
                             repr(r.time_max_s),
                             repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                            repr(r.energy_j) if r.energy_j >= 0 else "",
+                            repr(r.energy_j) if math.isfinite(r.energy_j) else "",
                             "true" if r.correct else "false", repr(r.max_abs_error),
                             r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
                             r.words_stored, r.pinned_threads, _loadavg()[0],

@@ -157,7 +157,7 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     return float(round(np.sqrt(np.mean(((p - m) / m) ** 2)), 15))
 
 
-def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.bool_]:
+def top_mask(table: Table | str | Path, *, within: float = 0.20) -> npt.NDArray[np.bool_]:
     """Rows within ``within`` of the best performance of their (stencil, size) (Sec. A.5.2).
 
     The seed keeps "the data points that are within 20% of the top performing one" in
@@ -286,7 +286,7 @@ def score(
     """
     t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
     return _score(
-        v, t, predict(t, cal, variant=v), top_mask(t, within), np.ones(len(t), dtype=bool)
+        v, t, predict(t, cal, variant=v), top_mask(t, within=within), np.ones(len(t), dtype=bool)
     )
 
 
@@ -420,7 +420,7 @@ def fit(
     predicted = predict(t, fitted_cal, variant=v)
     test_mask = np.zeros(len(t), dtype=bool)
     test_mask[test_rows] = True
-    test_score = _score(f"fitted-{v}", t, predicted, top_mask(t, within), test_mask)
+    test_score = _score(f"fitted-{v}", t, predicted, top_mask(t, within=within), test_mask)
     params = {"l_s_per_word": theta[0], "tau_sync_s": theta[1], "t_sync_s": theta[2]}
     params.update({f"c_iter_s[{n}]": theta[3 + i] for i, n in enumerate(names)})
     return FitResult(
@@ -752,7 +752,7 @@ def validate(
         Scores, fits, selection, degenerate tiles and the per-row arrays for plots.
     """
     t, cal = _table(table).with_time(time), _calibration(calibration)
-    top = top_mask(t, within)
+    top = top_mask(t, within=within)
     predicted: dict[str, npt.NDArray[np.float64]] = {}
     scores: dict[str, Score] = {}
     fitted: dict[str, FitResult] = {}
