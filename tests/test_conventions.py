@@ -59,6 +59,8 @@ RETURN_EXCEPTIONS = {
     ("exasat", "stencil_points"): "a stencil's points: a tuple of (x, y, z) offsets",
     ("energy", "model_rmse_pct"): "one number per kernel name",
     ("validate", "selection_summary"): "one number per statistic name (JSON-ready)",
+    ("validate", "variants"): "the names of the variants a report holds",
+    ("validate", "bootstrap_rmse"): "a (low, high) confidence interval",
 }
 
 
