@@ -156,8 +156,12 @@ void register_codesign(py::module_& m) {
           o.variant = tmod::Variant::paper;
         } else if (variant == "exact") {
           o.variant = tmod::Variant::exact;
+        } else if (variant == "machine") {
+          // Designs carry no machine terms (design_gpu), so this is exact (docs/codesign.md).
+          o.variant = tmod::Variant::machine;
         } else {
-          throw py::value_error("variant must be 'paper' or 'exact', got '" + variant + "'");
+          throw py::value_error("variant must be 'paper', 'exact' or 'machine', got '" +
+                                variant + "'");
         }
         if (block_rule == "half") {
           o.block_rule = cd::BlockRule::half;

@@ -35,7 +35,8 @@ std::string kind_name(en::KernelKind kind) {
 tmod::Variant parse_variant(const std::string& name) {
   if (name == "paper") return tmod::Variant::paper;
   if (name == "exact") return tmod::Variant::exact;
-  throw py::value_error("variant must be 'paper' or 'exact', got '" + name + "'");
+  if (name == "machine") return tmod::Variant::machine;
+  throw py::value_error("variant must be 'paper', 'exact' or 'machine', got '" + name + "'");
 }
 
 en::TimeSource time_source(const py::object& talg_s, const py::object& gpu,
