@@ -228,7 +228,7 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
         parser.add_argument(
             "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
         )
-    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    parser.add_argument("--variant", choices=["paper", "exact", "machine"], default="paper")
     add_json_flag(parser)
 
 
@@ -568,7 +568,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["paper", "exact"], default="paper")
+        p.add_argument("--variant", choices=["paper", "exact", "machine"], default="paper")
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -910,7 +910,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
     parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
-    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    parser.add_argument("--variant", choices=["paper", "exact", "machine"], default="paper")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
         "thread limits",

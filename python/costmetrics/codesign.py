@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 else:  # a runtime name too, so that the signature's annotations resolve (documentation)
     ThreadLimits = _core_codesign.ThreadLimits
 
-Variant = Literal["paper", "exact"]
+Variant = Literal["paper", "exact", "machine"]
 BlockSmem = Literal["half", "full", "capped"]
 Weights = Mapping[Union[str, tuple[str, tuple[int, ...]]], float]
 
@@ -611,8 +611,9 @@ def sweep(
         The instances (default the seed's 2D workload).
     area_min_mm2, area_max_mm2 : float
         Area budget (Sec. C.3.2: 200-650 mm^2), cache-less designs.
-    variant : {"paper", "exact"}
-        Time-model variant (:mod:`costmetrics.time`).
+    variant : {"paper", "exact", "machine"}
+        Time-model variant (:mod:`costmetrics.time`). The designs carry no ``machine``
+        terms, so ``"machine"`` gives the ``exact`` results.
     block_smem : {"half", "full", "capped"}
         Shared memory one thread block may use (C.10): M_SM / 2 (default), M_SM, or
         min(block_cap_kb, M_SM).
@@ -668,8 +669,8 @@ def sweep(
             raise TypeError(f"{name}: expected a number, got {value!r}")
         if not np.isfinite(value) or value < 0:
             raise ValueError(f"{name}: must be finite and >= 0, got {value!r}")
-    if variant not in ("paper", "exact"):
-        raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
+    if variant not in ("paper", "exact", "machine"):
+        raise ValueError(f"variant: must be 'paper', 'exact' or 'machine', got {variant!r}")
     if block_smem not in ("half", "full", "capped"):
         raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++

@@ -410,8 +410,8 @@ def breakdown(
     stencil : Stencil or str, optional
         Time-model stencil when ``gpu`` is given (default: the preset named like the
         kernel; only ``jacobi2d`` has one).
-    variant : {"paper", "exact"}
-        Time-model variant.
+    variant : {"paper", "exact", "machine"}
+        Time-model variant (``"machine"`` adds the preset's machine terms; none on GPUs).
 
     Returns
     -------

@@ -62,7 +62,9 @@ def _check_variant(variant: object) -> cm_time.Variant:
         return "paper"
     if variant == "exact":
         return "exact"
-    raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
+    if variant == "machine":
+        return "machine"
+    raise ValueError(f"variant: must be 'paper', 'exact' or 'machine', got {variant!r}")
 
 
 def _table(table: Table | str | Path) -> Table:

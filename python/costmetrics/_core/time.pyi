@@ -4,6 +4,35 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+class MachineTerms:
+    _fields: ClassVar[tuple[str, ...]]
+    cache_l1_bytes: float
+    cache_l2_bytes: float
+    cache_l3_bytes: float
+    l_seg_s: float
+    l_level_s_per_word: list[float]
+    l_shared_s_per_word: list[float]
+    tau_line_s: float
+    t_barrier_per_thread_s: float
+    t_share_line_s: float
+    threads_ref: int
+    def __init__(
+        self,
+        *,
+        cache_l1_bytes: float,
+        cache_l2_bytes: float,
+        cache_l3_bytes: float,
+        l_seg_s: float,
+        l_level_s_per_word: list[float],
+        l_shared_s_per_word: list[float],
+        tau_line_s: float,
+        t_barrier_per_thread_s: float,
+        t_share_line_s: float,
+        threads_ref: int,
+    ) -> None: ...
+    def _asdict(self) -> dict[str, Any]: ...
+    def all_zero(self) -> bool: ...
+
 class GpuParams:
     _fields: ClassVar[tuple[str, ...]]
     n_sm: int
@@ -14,6 +43,7 @@ class GpuParams:
     l_s_per_word: float
     tau_sync_s: float
     t_sync_s: float
+    machine: MachineTerms
     def __init__(
         self,
         *,
@@ -25,6 +55,7 @@ class GpuParams:
         l_s_per_word: float,
         tau_sync_s: float,
         t_sync_s: float,
+        machine: MachineTerms,
     ) -> None: ...
     def _asdict(self) -> dict[str, Any]: ...
 
@@ -129,6 +160,27 @@ MAX_SMEM_WORDS: float
 MAX_TIME_PARAMETER_S: float
 MAX_ITERATION_POINTS: int
 MAX_SEARCH_POINTS: int
+MEMORY_LEVELS: tuple[str, str, str, str]
+CACHE_LINE_WORDS: int
+
+def memory_level(gpu: GpuParams, n_space_dims: int, size: ProblemSize) -> int: ...
+def design_parameter_names() -> list[str]: ...
+def design_parameters(gpu: GpuParams, c_iter_s: float) -> npt.NDArray[np.float64]: ...
+def design_row(
+    gpu: GpuParams,
+    stencil: StencilParams,
+    size: ProblemSize,
+    tiles: TileSizes,
+    variant: str = "machine",
+) -> npt.NDArray[np.float64]: ...
+def design_rows(
+    gpu: GpuParams,
+    stencil: StencilParams,
+    size: ProblemSize,
+    tiles: npt.NDArray[np.integer[Any]],
+    variant: str = "machine",
+    n_threads: int = 0,
+) -> dict[str, npt.NDArray[Any]]: ...
 
 def describe_infeasibility(reasons: int) -> str: ...
 def validate_inputs(gpu: GpuParams, stencil: StencilParams, size: ProblemSize) -> None: ...
