@@ -368,7 +368,7 @@ class ExactModel {
     }
     double c = stencil_.c_iter_s * static_cast<double>(steps) +
                gpu_.tau_sync_s * static_cast<double>(tT_);
-    if (machine_) c += tau_line_ * full_subtile_lines();
+    if (machine_) c += tau_line_ * (full_subtile_lines() - static_cast<double>(tT_));
     return c;
   }
 
@@ -490,7 +490,9 @@ class ExactModel {
         }
         // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
         double c = c_iter * steps + tau * static_cast<double>(rows.size());
-        const double lines = need_lines_ ? subtile_lines(oc.b, tc.b, rows) : 0.0;
+        // Lines beyond the first of each row (the first is tau_sync's row cost).
+        const double lines =
+            need_lines_ ? subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size()) : 0.0;
         if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
         const i64 mult = oc.mult * tc.mult;
         sum_c += static_cast<double>(mult) * c;

@@ -274,12 +274,19 @@ void test_terms_by_hand() {
   const double d_level =
       tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s - exact.talg_s;
   CHECK_CLOSE(d_level, 1e-9 * exact.m_io_words * std::round(n_tiles), 1e-9);
-  // Per-line overhead: one line per row in 1D, tT rows per interior tile.
+  // Per-line overhead: none in 1D (a row is one line, charged by tau_sync) ...
   g2 = g;
   g2.machine.tau_line_s = 1e-7;
-  const auto with_line = tmod::evaluate(g2, st, size, t, tmod::Variant::machine);
-  CHECK(with_line.talg_s > exact.talg_s);
-  CHECK_CLOSE(with_line.c_s - exact.c_s, 1e-7 * 16, 1e-9);
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  // ... in 2D the W(r) - 1 lines of s2 beyond the first of each row: sum_r (tS1 + 2 e(r) - 1)
+  // = tT tS1 + 2 h (h - 1) - tT for a full sub-tile (S1 wide enough).
+  st.n_space_dims = 2;
+  size.space = {{10000, 640, 0}};
+  t.space = {{20, 64, 0}};
+  const auto exact2 = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  const auto line2 = tmod::evaluate(g2, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(line2.c_s - exact2.c_s, 1e-7 * (16 * 20 + 2 * 8 * 7 - 16), 1e-9);
+  CHECK(line2.talg_s > exact2.talg_s);
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
