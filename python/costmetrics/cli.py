@@ -355,7 +355,7 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
-    """Measure this CPU's time-model parameters (L, tau_sync, T_sync, C_iter; Sec. A.5.1)."""
+    """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(
         "--out",
         type=Path,
@@ -363,8 +363,16 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         metavar="DIR",
         help="folder for gpus/<key>.yaml, stencils/*.yaml, calibration.json",
     )
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
-    parser.add_argument("--repeats", type=int, default=7, help="repeats per micro-benchmark")
+    parser.add_argument(
+        "--threads",
+        type=_int_list,
+        default=None,
+        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+    )
+    parser.add_argument(
+        "--passes", type=int, default=5, help="interleaved shuffled passes (median kept)"
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
         "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
     )
@@ -385,9 +393,10 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        cm_measure.check_writable(args.out, "--out")  # before anything is measured
         cal = cm_measure.calibrate(
             threads=args.threads,
-            repeats=args.repeats,
+            passes=args.passes if args.repeats is None else args.repeats,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
             buffer_budget_bytes=args.budget_bytes,
