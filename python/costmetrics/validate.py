@@ -21,6 +21,7 @@ See ``docs/validation.md``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from matplotlib.figure import Figure
 
 from costmetrics import time as cm_time
 from costmetrics.measure import Calibration, Table, load_calibration, read_table
+from costmetrics.presets import Gpu
 
 __all__ = [
     "VARIANTS",
@@ -124,9 +126,25 @@ def predict(
     for (name, sizes), rows in _groups(t).items():
         if name not in cal.stencils:
             continue
-        batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), v)
-        out[rows] = batch.talg_s
+        for gpu, part in _machine_parts(t, cal, v, rows):
+            batch = cm_time.talg_batch(cal.stencils[name], gpu, sizes, _tile_rows(t, part), v)
+            out[part] = batch.talg_s
     return out
+
+
+def _machine_parts(
+    t: Table, cal: Calibration, variant: str, rows: npt.NDArray[np.intp]
+) -> list[tuple[Gpu, npt.NDArray[np.intp]]]:
+    """The machine each row is predicted on: the ``machine`` variant models the row's own
+    thread count (``Gpu.with_threads``); the others the calibration's preset."""
+    threads = t.columns.get("threads")
+    if variant != "machine" or threads is None:
+        return [(cal.gpu, rows)]
+    parts = []
+    for n in np.unique(threads[rows]):
+        part = rows[threads[rows] == n]
+        parts.append((cal.gpu.with_threads(int(n)), part))
+    return parts
 
 
 def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
@@ -388,6 +406,8 @@ def fit(
     t, cal, v = _table(table), _calibration(calibration), _check_variant(variant)
     if not (isinstance(test_fraction, float) and 0 < test_fraction < 1):
         raise ValueError(f"test_fraction: must be a float in (0, 1), got {test_fraction!r}")
+    if v == "machine":
+        return _fit_machine(t, cal, test_fraction, seed, within)
     names = sorted(n for n in set(t.stencil) if n in cal.stencils)
     base = predict(t, cal, v)
     usable = np.flatnonzero(np.isfinite(base))
@@ -422,6 +442,103 @@ def fit(
     params.update({f"c_iter_s[{n}]": theta[3 + i] for i, n in enumerate(names)})
     return FitResult(
         v, fitted_cal, {k: float(x) for k, x in params.items()}, train_rows, test_rows, test_score
+    )
+
+
+#: Machine-variant parameters that fit() fits (the per-level dL stay as calibrated: with
+#: the problems of one table at one or two levels they are collinear with L).
+_MACHINE_FIT = ("l_seg_s", "l_shared_s_per_word", "tau_line_s", "t_barrier_per_thread_s",
+                "t_share_line_s")  # fmt: skip
+
+
+def _fit_machine(
+    t: Table, cal: Calibration, test_fraction: float, seed: int, within: float
+) -> FitResult:
+    """fit() for the ``machine`` variant, on the design rows of the C++ model."""
+    from scipy.optimize import lsq_linear
+
+    names = sorted(n for n in set(t.stencil) if n in cal.stencils)
+    pnames = cm_time.DESIGN_PARAMETERS
+    n_par = len(pnames)
+    design = np.full((len(t), n_par), np.nan)
+    for (name, sizes), rows in _groups(t).items():
+        if name not in cal.stencils:
+            continue
+        for gpu, part in _machine_parts(t, cal, "machine", rows):
+            d = cm_time.design_rows(cal.stencils[name], gpu, sizes, _tile_rows(t, part))
+            design[part] = d.rows
+    base = predict(t, cal, "machine")
+    usable = np.flatnonzero(np.isfinite(base) & np.isfinite(design).all(axis=1))
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permutation(usable)
+    n_test = round(test_fraction * usable.size)
+    test_rows, train_rows = np.sort(shuffled[:n_test]), np.sort(shuffled[n_test:])
+    if train_rows.size == 0 or test_rows.size == 0:
+        raise ValueError("test_fraction: the split leaves no training or no test rows")
+    g = cal.gpu
+    theta_all = np.asarray(
+        [g.l_s_per_word, g.tau_sync_s, g.t_sync_s, 0.0, g.l_seg_s, *g.l_level_s_per_word,
+         *g.l_shared_s_per_word, g.tau_line_s, g.t_barrier_per_thread_s, g.t_share_line_s]
+    )  # fmt: skip
+    # Columns: L, tau_sync, T_sync, C_iter per stencil, then the fitted machine terms.
+    stencil_of = np.asarray([names.index(n) if n in names else -1 for n in t.stencil])
+    fitted = [0, 1, 2] + [j for j, p in enumerate(pnames) if p.startswith(_MACHINE_FIT)]
+    fixed = [j for j in range(4, n_par) if j not in fitted]
+    cols = [design[:, j] for j in fitted[:3]]
+    for i in range(len(names)):
+        cols.append(np.where(stencil_of == i, design[:, 3], 0.0))
+    cols += [design[:, j] for j in fitted[3:]]
+    a_all = np.stack(cols, axis=1)
+    theta0 = np.concatenate(
+        [theta_all[:3], [cal.c_iter_s(n) for n in names], theta_all[fitted[3:]]]
+    )
+    offset = design[:, fixed] @ theta_all[fixed]
+    recon = a_all[usable] @ theta0 + offset[usable]
+    if not np.allclose(recon, base[usable], rtol=1e-9, atol=0):
+        raise ValueError("fit: the design rows do not reproduce T_alg on these rows")
+    weights = 1.0 / t.time_s[train_rows]
+    a = a_all[train_rows] * weights[:, None]
+    b = (t.time_s[train_rows] - offset[train_rows]) * weights
+    active = np.flatnonzero(np.abs(a).sum(axis=0) > 0)  # columns the training rows inform
+    norms = np.linalg.norm(a[:, active], axis=0)
+    n_pos = 3 + len(names)  # L, tau, T_sync, C_iter must stay positive (preset rule)
+    lower = np.where(active < n_pos, 1e-15, 0.0)
+    res = lsq_linear(a[:, active] / norms, b, bounds=(lower * norms, np.inf), method="bvls")
+    theta = theta0.copy()
+    theta[active] = np.asarray(res.x) / norms
+    l_word, tau, t_sync = (float(x) for x in theta[:3])
+    machine = dict(zip([pnames[j] for j in fitted[3:]], theta[n_pos:], strict=True))
+    shared = list(g.l_shared_s_per_word)
+    for lv, level in enumerate(cm_time.MEMORY_LEVELS):
+        shared[lv] = float(machine.get(f"l_shared_s_per_word[{level}]", shared[lv]))
+    ref = g.threads_ref or g.n_sm
+    beta = float(machine.get("t_barrier_per_thread_s", g.t_barrier_per_thread_s))
+    if ref > 1:  # one core's costs stay >= 0 (the preset's rule)
+        beta = min(beta, t_sync / (ref - 1))
+        for lv in range(4):
+            shared[lv] = min(shared[lv], (l_word + g.l_level_s_per_word[lv]) / (ref - 1))
+    fitted_cal = cal.with_parameters(
+        l_word, tau, t_sync, {n: float(theta[3 + i]) for i, n in enumerate(names)}
+    )
+    fitted_gpu = dataclasses.replace(
+        fitted_cal.gpu, l_seg_s=float(machine.get("l_seg_s", g.l_seg_s)),
+        l_shared_s_per_word=tuple(shared), tau_line_s=float(machine.get("tau_line_s", g.tau_line_s)),
+        t_barrier_per_thread_s=beta,
+        t_share_line_s=float(machine.get("t_share_line_s", g.t_share_line_s)),
+    )  # fmt: skip
+    fitted_cal = dataclasses.replace(fitted_cal, gpu=fitted_gpu)
+    predicted = predict(t, fitted_cal, "machine")
+    test_mask = np.zeros(len(t), dtype=bool)
+    test_mask[test_rows] = True
+    test_score = _score("fitted-machine", t, predicted, top_mask(t, within), test_mask)
+    params = {"l_s_per_word": l_word, "tau_sync_s": tau, "t_sync_s": t_sync}
+    params.update({f"c_iter_s[{n}]": float(theta[3 + i]) for i, n in enumerate(names)})
+    params.update({k: float(getattr(fitted_gpu, k)) for k in ("l_seg_s", "tau_line_s",
+                   "t_barrier_per_thread_s", "t_share_line_s")})  # fmt: skip
+    params.update({f"l_shared_s_per_word[{lv}]": shared[i]
+                   for i, lv in enumerate(cm_time.MEMORY_LEVELS)})  # fmt: skip
+    return FitResult(
+        "machine", fitted_cal, params, train_rows, test_rows, test_score
     )
 
 
