@@ -176,12 +176,16 @@ struct TransferTerms {
   }
 };
 
+// Extras: the machine variant's terms or the design row are wanted. Templated so that the
+// `exact` variant compiles without their branches (its cost stays what it was).
+template <bool Extras>
 class ExactModel {
  public:
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
              const TileSizes& tiles, ExactPath path, bool machine, bool want_coef)
-      : gpu_(gpu), stencil_(stencil), machine_(machine), want_coef_(want_coef) {
-    need_lines_ = machine || want_coef;
+      : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
+        want_coef_(Extras && want_coef) {
+    need_lines_ = Extras && (machine || want_coef);
     tau_line_ = machine ? gpu.machine.tau_line_s : 0.0;
     dims_ = stencil.n_space_dims;
     S1_ = size.space[0];
@@ -254,7 +258,9 @@ class ExactModel {
         }
       }
     }
-    if (need_lines_) build_line_tables();
+    if constexpr (Extras) {
+      if (need_lines_) build_line_tables();
+    }
     tables_ready_ = true;
   }
 
@@ -368,7 +374,9 @@ class ExactModel {
     }
     double c = stencil_.c_iter_s * static_cast<double>(steps) +
                gpu_.tau_sync_s * static_cast<double>(tT_);
-    if (machine_) c += tau_line_ * (full_subtile_lines() - static_cast<double>(tT_));
+    if constexpr (Extras) {
+      if (machine_) c += tau_line_ * (full_subtile_lines() - static_cast<double>(tT_));
+    }
     return c;
   }
 
@@ -388,17 +396,20 @@ class ExactModel {
     const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
-    const double m_prime = transfer.m_prime(out.n_tiles);
+    const double m_prime = Extras ? transfer.m_prime(out.n_tiles) : transfer.m_prime_exact;
     out.m_prime_s = m_prime;
 
     // With W(r) = tS1 + 2 e(r) on every row (wide_s1_), the cost of a wavefront depends on
     // its rows only, not on its color: the interior B wavefronts cost what the interior A
     // ones do (the same k and m' hold for every wavefront of one evaluation).
     if (wide_s1_ && reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi &&
-        reuse_.m_prime_s == m_prime) {
-      const i64 n_tiles = out.n_tiles;
-      out = reuse_;
-      out.n_tiles = n_tiles;
+        (!Extras || reuse_.m_prime_s == m_prime)) {
+      out.nonempty = true;
+      out.t_tile_s = reuse_.t_tile_s;
+      if constexpr (Extras) {
+        out.coef_m = reuse_.coef_m;
+        for (int p = 0; p < 3; ++p) out.counts[p] = reuse_.counts[p];
+      }
       return out;
     }
 
@@ -491,14 +502,18 @@ class ExactModel {
         // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
         double c = c_iter * steps + tau * static_cast<double>(rows.size());
         // Lines beyond the first of each row (the first is tau_sync's row cost).
-        const double lines =
-            need_lines_ ? subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size()) : 0.0;
-        if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
+        double lines = 0;
+        if constexpr (Extras) {
+          if (need_lines_) {
+            lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
+          }
+          if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
+        }
         const i64 mult = oc.mult * tc.mult;
         sum_c += static_cast<double>(mult) * c;
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
         n_sub += mult;
-        if (want_coef_) {
+        if (Extras && want_coef_) {
           const double md = static_cast<double>(mult);
           const double v[3] = {steps, static_cast<double>(rows.size()), lines};
           const bool c_wins = m_prime < c;
@@ -514,7 +529,7 @@ class ExactModel {
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
         detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
-    if (want_coef_) {
+    if (Extras && want_coef_) {
       // The same branches as tile_time_s (time_detail.hpp).
       const double kd = static_cast<double>(k);
       double fc = 1;
@@ -535,7 +550,11 @@ class ExactModel {
     reuse_valid_ = true;
     reuse_lo_ = r_lo;
     reuse_hi_ = r_hi;
-    reuse_ = out;
+    if constexpr (Extras) {
+      reuse_ = out;
+    } else {
+      reuse_.t_tile_s = out.t_tile_s;
+    }
     return out;
   }
 
@@ -573,15 +592,18 @@ class ExactModel {
 
 }  // namespace
 
-Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
-                         const ProblemSize& size, const TileSizes& tiles, ExactPath path,
-                         bool machine, DesignRow* row) {
+namespace {
+
+template <bool Extras>
+Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
+                              const ProblemSize& size, const TileSizes& tiles, ExactPath path,
+                              bool machine, DesignRow* row) {
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
-  ExactModel model(gpu, stencil, size, tiles, path, machine, row != nullptr);
+  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -656,7 +678,7 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
     max_tiles = std::max(max_tiles, w.n_tiles);
     t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
     if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
-    if (row != nullptr) {
+    if (Extras && row != nullptr) {
       // d T_alg / d theta for this wavefront class (design_parameter_names() order).
       DesignRow& r = *row;
       const double n = static_cast<double>(count);
@@ -688,6 +710,17 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   b.talg_s = talg;
   b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
+}
+
+}  // namespace
+
+Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
+                         const ProblemSize& size, const TileSizes& tiles, ExactPath path,
+                         bool machine, DesignRow* row) {
+  if (machine || row != nullptr) {
+    return evaluate_exact_impl<true>(gpu, stencil, size, tiles, path, machine, row);
+  }
+  return evaluate_exact_impl<false>(gpu, stencil, size, tiles, path, false, nullptr);
 }
 
 }  // namespace detail
