@@ -66,7 +66,7 @@ def feasible_tiles(stencil: object, gpu: object, sizes: tuple[int, ...], n: int)
     """``n`` random feasible tiles of the default search space (seeded)."""
     dims = len(sizes) - 1
     grid = cm_time.default_search_space(dims).grid()
-    ok = grid[cm_time.talg_batch(stencil, gpu, sizes, grid, "exact").feasible]  # type: ignore[arg-type]
+    ok = grid[cm_time.talg_batch(stencil, gpu, sizes, grid, variant="exact").feasible]  # type: ignore[arg-type]
     rng = np.random.default_rng(21)
     return ok[rng.integers(0, len(ok), n)]
 
@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             for variant in ("exact", "machine"):  # alternate: both see the same load
                 t0, c0 = time.perf_counter(), time.process_time()
                 r = cm_time.talg_batch(
-                    stencil, gpu, sizes, tiles, variant, args.threads, terms=False  # type: ignore[arg-type]
+                    stencil, gpu, sizes, tiles, variant=variant, threads=args.threads,  # type: ignore[arg-type]
+                    terms=False,
                 )
                 times[variant].append(time.perf_counter() - t0)
                 cpu[variant].append(time.process_time() - c0)

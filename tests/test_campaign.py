@@ -106,10 +106,10 @@ def _check_breakdown(b: Any, variant: object) -> None:
 def test_time_breakdown_contract(
     stencil: str, gpu: str, sizes: Any, tiles: Any, variant: Any
 ) -> None:
-    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant))
+    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant=variant))
     if b is not None:
         _check_breakdown(b, variant)
-        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant)
+        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant=variant)
 
 
 @CAMPAIGN
@@ -117,7 +117,9 @@ def test_time_breakdown_contract(
 def test_time_batch_contract(
     stencil: str, gpu: str, sizes: Any, rows: Any, variant: Any, n_threads: Any
 ) -> None:
-    batch = _contract(lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant, n_threads))
+    batch = _contract(
+        lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant=variant, threads=n_threads)
+    )
     if batch is None:
         return
     ok = batch.feasible
@@ -125,7 +127,7 @@ def test_time_batch_contract(
     assert np.isnan(batch.talg_s[~ok]).all()
     for i in np.flatnonzero(ok)[:2]:
         row = [int(v) for v in np.atleast_2d(np.asarray(rows))[i]]
-        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant)
+        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant=variant)
 
 
 SPACES = st.one_of(
@@ -145,7 +147,9 @@ def test_time_best_tiles_contract(
         space = [[1, 8, 16], [32, 64], [2, 8]] if cm.stencil(stencil).n_space_dims == 2 else None
     if space is None:
         return
-    best = _contract(lambda: cm.time.best_tiles(stencil, gpu, sizes, within, space=space))
+    best = _contract(
+        lambda: cm.time.best_tiles(stencil, gpu, sizes, within=within, space=space, variant="paper")
+    )
     if best is None:
         return
     _finite_nonnegative(best.talg_s, float(best.within))
@@ -183,7 +187,9 @@ def test_gpu_preset_contract(field: str, value: Any) -> None:
     # A GPU the constructor accepts is one the time model accepts (the tile may still be
     # infeasible on a tiny GPU: a clear ValueError naming Eq. A.32).
     assert math.isfinite(cm.time.t_ideal("heat2d", g, (512, 512, 512)))
-    b = _contract(lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2)))
+    b = _contract(
+        lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2), variant="paper")
+    )
     if b is not None:
         _finite_nonnegative(b.talg_s)
 
@@ -213,7 +219,7 @@ def test_machine_preset_contract(field: str, value: Any, threads: int) -> None:
         return
     s = cm.Stencil(name="campaign heat", n_space_dims=2, c_iter_s={"campaigncpu": 1.4e-9})
     g = g.with_threads(threads)
-    b = _contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), "machine"))
+    b = _contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), variant="machine"))
     if b is not None:
         _check_breakdown(b, "machine")
         rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)])
@@ -323,7 +329,11 @@ def test_cli_contract(argv: list[str]) -> None:
 
 def test_campaign_strategies_reach_both_outcomes() -> None:
     # The campaign is not vacuous: its generators produce both accepted and refused calls.
-    accepted = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8)))
-    refused = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7)))
+    accepted = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8), variant="paper")
+    )
+    refused = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7), variant="paper")
+    )
     assert accepted is not None and refused is None
     assert dataclasses.is_dataclass(cm.gpu("gtx980"))

@@ -386,7 +386,7 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     # A calibrated preset predicts at both thread counts with the machine variant.
     for n in (1, 2):
         t = cm.time.talg(cal.stencils["heat2d"], g.with_threads(n), (256, 256, 32), (8, 64, 8),
-                         "machine")  # fmt: skip
+                         variant="machine")  # fmt: skip
         assert math.isfinite(t) and t > 0
 
 

@@ -58,16 +58,16 @@ def test_gpu_presets_machine_is_exact_bit_for_bit(stencil: str, sizes: tuple[int
     dims = len(sizes) - 1
     tiles = _random_tiles(np.random.default_rng(dims), dims, 3000)
     for gpu in ("gtx980", "titanx"):
-        exact = cm.time.talg_batch(stencil, gpu, sizes, tiles, "exact")
-        machine = cm.time.talg_batch(stencil, gpu, sizes, tiles, "machine")
+        exact = cm.time.talg_batch(stencil, gpu, sizes, tiles, variant="exact")
+        machine = cm.time.talg_batch(stencil, gpu, sizes, tiles, variant="machine")
         assert (exact.reasons == machine.reasons).all()
         ok = exact.feasible
         assert ok.sum() > 100
         assert np.array_equal(exact.talg_s[ok], machine.talg_s[ok])  # bitwise, not close
         for name, values in exact.terms.items():
             assert np.array_equal(values[ok], machine.terms[name][ok]), name
-    a = cm.time.best_tiles(stencil, "gtx980", sizes, 0.1, "exact")
-    b = cm.time.best_tiles(stencil, "gtx980", sizes, 0.1, "machine")
+    a = cm.time.best_tiles(stencil, "gtx980", sizes, within=0.1, variant="exact")
+    b = cm.time.best_tiles(stencil, "gtx980", sizes, within=0.1, variant="machine")
     assert a.tiles == b.tiles and np.array_equal(a.near_optimal_talg_s, b.near_optimal_talg_s)
 
 
@@ -82,7 +82,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
     dims = stencil.n_space_dims
     tiles = _random_tiles(np.random.default_rng(7), dims, 400)
     rows = cm.time.design_rows(stencil, CPU, sizes, tiles)
-    batch = cm.time.talg_batch(stencil, CPU, sizes, tiles, "machine")
+    batch = cm.time.talg_batch(stencil, CPU, sizes, tiles, variant="machine")
     ok = batch.feasible
     assert ok.sum() > 50 and np.array_equal(ok, rows.feasible)
     assert np.allclose(rows.talg_s[ok], batch.talg_s[ok], rtol=1e-12, atol=0)
@@ -113,7 +113,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
             delta = 0.5 * getattr(CPU, field[name])
             moved = dataclasses.replace(CPU, **{field[name]: 1.5 * getattr(CPU, field[name])})
             st2 = stencil
-        t2 = cm.time.talg_batch(st2, moved, sizes, tiles[idx], "machine").talg_s
+        t2 = cm.time.talg_batch(st2, moved, sizes, tiles[idx], variant="machine").talg_s
         change = t2 - batch.talg_s[idx]
         assert np.allclose(change, delta * rows.rows[idx, j], rtol=1e-7, atol=1e-12 * t2.max()), name
 
@@ -121,25 +121,25 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
 def test_exact_and_paper_rows_use_their_own_parameters() -> None:
     tiles = _random_tiles(np.random.default_rng(3), 2, 200)
     sizes = (512, 512, 128)
-    params = cm.time.design_rows(H2, CPU, sizes, tiles, "exact").parameters.copy()
+    params = cm.time.design_rows(H2, CPU, sizes, tiles, variant="exact").parameters.copy()
     params[4:] = 0
     for variant in ("exact", "paper"):
-        rows = cm.time.design_rows(H2, CPU, sizes, tiles, variant)
-        t = cm.time.talg_batch(H2, CPU, sizes, tiles, variant)
+        rows = cm.time.design_rows(H2, CPU, sizes, tiles, variant=variant)
+        t = cm.time.talg_batch(H2, CPU, sizes, tiles, variant=variant)
         ok = t.feasible
         assert np.allclose(rows.rows[ok] @ params, t.talg_s[ok], rtol=1e-12)
-    assert (cm.time.design_rows(H2, CPU, sizes, tiles, "paper").rows[ok][:, 4:] == 0).all()
+    assert (cm.time.design_rows(H2, CPU, sizes, tiles, variant="paper").rows[ok][:, 4:] == 0).all()
 
 
 def test_segment_term_counts_the_harness_tiles() -> None:
     """Independent count: d T / d L_seg = (2 tT + 2) x tiles, with the harness' tile count."""
     one = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
     for sizes, tiles in [((1000, 64), (20, 8)), ((4096, 100), (64, 16)), ((97, 13), (5, 4))]:
-        base = cm.time.talg(J1, one, sizes, tiles, "exact")
+        base = cm.time.talg(J1, one, sizes, tiles, variant="exact")
         moved = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=0.0,
                                     l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
                                     t_barrier_per_thread_s=0.0, l_seg_s=1e-6)  # fmt: skip
-        d = cm.time.talg(J1, moved, sizes, tiles, "machine") - base
+        d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
         run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
         assert d == pytest.approx(1e-6 * (2 * tiles[1] + 2) * run.n_tiles, rel=1e-9)
 
@@ -152,12 +152,12 @@ def test_memory_level_follows_the_working_set() -> None:
 
 def test_fewer_threads_can_be_faster() -> None:
     sizes, tiles = (4096, 512), (4, 4)
-    t = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, "machine") for n in (1, 2, 4)}
+    t = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)}
     assert t[1] < t[2] and t[1] < t[4]
-    e = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, "exact") for n in (1, 2, 4)}
+    e = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="exact") for n in (1, 2, 4)}
     assert e[1] > e[2] > e[4]
     # Wide 2D tiles: threads pay off in the machine variant too.
-    big = {n: cm.time.talg(H2, CPU.with_threads(n), (512, 512, 64), (16, 128, 8), "machine")
+    big = {n: cm.time.talg(H2, CPU.with_threads(n), (512, 512, 64), (16, 128, 8), variant="machine")
            for n in (1, 2)}  # fmt: skip
     assert big[2] < 0.8 * big[1]
     assert CPU.with_threads(1).threads_ref == 2 and GTX980.with_threads(4).threads_ref == 16
@@ -195,7 +195,7 @@ def test_bad_machine_fields(change: dict[str, Any], error: type, match: str) -> 
 
 def test_bad_variant_and_design_rows_input() -> None:
     with pytest.raises(ValueError, match="variant"):
-        cm.time.talg("heat2d", "gtx980", (512, 512, 64), (8, 64, 8), "machin")  # type: ignore[arg-type]
+        cm.time.talg("heat2d", "gtx980", (512, 512, 64), (8, 64, 8), variant="machin")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="tiles"):
         cm.time.design_rows("heat2d", "gtx980", (512, 512, 64), [[8.5, 64, 8]])
     rows = cm.time.design_rows("heat2d", "gtx980", (512, 512, 64), [[8, 33, 8], [8, 64, 8]])
