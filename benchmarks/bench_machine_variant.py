@@ -91,7 +91,12 @@ def main(argv: list[str] | None = None) -> int:
             for variant in ("exact", "machine"):  # alternate: both see the same load
                 t0, c0 = time.perf_counter(), time.process_time()
                 r = cm_time.talg_batch(
-                    stencil, gpu, sizes, tiles, variant=variant, threads=args.threads,  # type: ignore[arg-type]
+                    stencil,
+                    gpu,
+                    sizes,
+                    tiles,
+                    variant=variant,
+                    threads=args.threads,  # type: ignore[arg-type]
                     terms=False,
                 )
                 times[variant].append(time.perf_counter() - t0)
@@ -101,15 +106,18 @@ def main(argv: list[str] | None = None) -> int:
         ns_cpu = {v: 1e9 * statistics.median(t) / n_tiles for v, t in cpu.items()}
         # The ratio on process CPU time (with one evaluation thread it excludes the time
         # the process was descheduled, so it holds up better on a shared machine).
-        ratio = ns_cpu["machine"] / ns_cpu["exact"] if args.threads == 1 else (
-            ns["machine"] / ns["exact"]
+        ratio = (
+            ns_cpu["machine"] / ns_cpu["exact"]
+            if args.threads == 1
+            else (ns["machine"] / ns["exact"])
         )
         worst = max(worst, ratio)
         same = np.array_equal(results["exact"], results["machine"])
         assert np.isfinite(results["machine"]).all()
         print(
             f"{label:<26} exact {ns['exact']:8.1f} (CPU {ns_cpu['exact']:8.1f})  machine "
-            f"{ns['machine']:8.1f} (CPU {ns_cpu['machine']:8.1f})  ratio {ratio:4.2f}{'  (bit-identical)' if same else ''}  [{load()}]"
+            f"{ns['machine']:8.1f} (CPU {ns_cpu['machine']:8.1f})  ratio {ratio:4.2f}"
+            f"{'  (bit-identical)' if same else ''}  [{load()}]"
         )
     print(f"largest machine / exact ratio: {worst:.2f} (target <= 2)")
     return 0

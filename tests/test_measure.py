@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import math
-import time
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -410,7 +410,9 @@ def test_calibrate_checks_its_output_first(tmp_path: Path) -> None:
 def test_copy_fit_recovers_synthetic_parameters() -> None:
     """SYNTHETIC data (no measurement): copy times made from known parameters are fitted
     back by calibrate's least squares."""
-    true = {"l_seg": 4e-9, "dl": {0: -3e-10, 1: -2e-10, 2: 0.0, 3: 5e-10}, "g": {2: 2e-11, 3: 1e-10}}
+    l_seg = 4e-9
+    dl = {0: -3e-10, 1: -2e-10, 2: 0.0, 3: 5e-10}
+    shared = {2: 2e-11, 3: 1e-10}
     l_ref, n_ref = 4e-10, 4
     points, stats = [], {}
     for level in range(4):
@@ -418,16 +420,13 @@ def test_copy_fit_recovers_synthetic_parameters() -> None:
             for seg in (1, 4, 64, 256):
                 key = f"p{level}_{a}_{seg}"
                 points.append(mm._MicroPoint(key, "copy", a, 1 << 20, seg, level=level))
-                t = (l_ref + true["dl"][level] + true["g"].get(level, 0.0) * (a - n_ref)
-                     + true["l_seg"] / seg)  # fmt: skip
+                t = l_ref + dl[level] + shared.get(level, 0.0) * (a - n_ref) + l_seg / seg
                 stats[key] = {"value_s": t}
     fit = mm._fit_copy(stats, points, l_ref, n_ref)
-    assert fit["l_seg_s"] == pytest.approx(true["l_seg"], rel=1e-6)
+    assert fit["l_seg_s"] == pytest.approx(l_seg, rel=1e-6)
     for level in range(4):
-        assert fit["l_level_s_per_word"][level] == pytest.approx(true["dl"][level], abs=1e-15)
-        assert fit["l_shared_s_per_word"][level] == pytest.approx(
-            true["g"].get(level, 0.0), abs=1e-15
-        )
+        assert fit["l_level_s_per_word"][level] == pytest.approx(dl[level], abs=1e-15)
+        assert fit["l_shared_s_per_word"][level] == pytest.approx(shared.get(level, 0.0), abs=1e-15)
     assert fit["rms_relative_residual"] < 1e-9
 
 

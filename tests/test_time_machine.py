@@ -108,14 +108,21 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
             i = cm.time.MEMORY_LEVELS.index(level)
             delta = 1e-11
             values[i] += delta
-            moved, st2 = dataclasses.replace(CPU, **{base: tuple(values)}), stencil
+            moved = (
+                dataclasses.replace(CPU, l_level_s_per_word=tuple(values))
+                if base == "l_level_s_per_word"
+                else dataclasses.replace(CPU, l_shared_s_per_word=tuple(values))
+            )
+            st2 = stencil
         else:
             delta = 0.5 * getattr(CPU, field[name])
             moved = dataclasses.replace(CPU, **{field[name]: 1.5 * getattr(CPU, field[name])})
             st2 = stencil
         t2 = cm.time.talg_batch(st2, moved, sizes, tiles[idx], variant="machine").talg_s
         change = t2 - batch.talg_s[idx]
-        assert np.allclose(change, delta * rows.rows[idx, j], rtol=1e-7, atol=1e-12 * t2.max()), name
+        assert np.allclose(change, delta * rows.rows[idx, j], rtol=1e-7, atol=1e-12 * t2.max()), (
+            name
+        )
 
 
 def test_exact_and_paper_rows_use_their_own_parameters() -> None:
@@ -152,7 +159,9 @@ def test_memory_level_follows_the_working_set() -> None:
 
 def test_fewer_threads_can_be_faster() -> None:
     sizes, tiles = (4096, 512), (4, 4)
-    t = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)}
+    t = {
+        n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)
+    }
     assert t[1] < t[2] and t[1] < t[4]
     e = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="exact") for n in (1, 2, 4)}
     assert e[1] > e[2] > e[4]

@@ -629,8 +629,11 @@ def _copy_level(ws_words: int, threads: int, caches: Sequence[int]) -> int:
 
 
 def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict[int, int]:
-    """A working set (floats) per memory level the harness can reach: half of each cache
-    (per core for L1/L2, in all for L3), four times L3 for DRAM, at most ``limit``."""
+    """Return a working set (floats) per memory level the harness can reach.
+
+    Half of each cache (per core for L1/L2, in all for L3), four times L3 for DRAM, at
+    most ``limit``.
+    """
     l1, l2, l3 = caches
     wanted = {0: threads * l1 // 8, 1: threads * l2 // 8, 2: l3 // 8, 3: max(4 * l3, 2**27) // 4}
     out = {}
@@ -739,8 +742,10 @@ def _thread_list(threads: object) -> list[int]:
 def _fit_copy(
     stats: dict[str, dict[str, Any]], points: Sequence[_MicroPoint], l_ref: float, n_ref: int
 ) -> dict[str, Any]:
-    """Least squares (SciPy, bounded) of the copy points: per word of one thread,
-    t = L + dL[level] + g[level] (threads - n_ref) + L_seg / segment."""
+    """Fit the copy points by bounded least squares (SciPy).
+
+    Per word of one thread, t = L + dL[level] + g[level] (threads - n_ref) + L_seg / segment.
+    """
     from scipy.optimize import lsq_linear
 
     copies = [p for p in points if p.kind == "copy"]

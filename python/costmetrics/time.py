@@ -38,9 +38,9 @@ __all__ = [
     "INFEASIBLE_REASONS",
     "MEMORY_LEVELS",
     "BatchResult",
-    "DesignRows",
     "BestTiles",
     "Breakdown",
+    "DesignRows",
     "SearchSpace",
     "Variant",
     "best_tiles",
@@ -446,7 +446,7 @@ def design_rows(
     variant: Variant = "machine",
     threads: int = 0,
 ) -> DesignRows:
-    """The design matrix of T_alg in the calibrated parameters, from the C++ model.
+    """Return the design matrix of T_alg in the calibrated parameters, from the C++ model.
 
     The ``exact`` and ``machine`` rows have the same columns (``exact`` is ``machine``
     with the extra parameters 0), so a least-squares fit of the parameters

@@ -131,8 +131,11 @@ def predict(
 def _machine_parts(
     t: Table, cal: Calibration, variant: str, rows: npt.NDArray[np.intp]
 ) -> list[tuple[Gpu, npt.NDArray[np.intp]]]:
-    """The machine each row is predicted on: the ``machine`` variant models the row's own
-    thread count (``Gpu.with_threads``); the others the calibration's preset."""
+    """Return the machine each row is predicted on.
+
+    The ``machine`` variant models the row's own thread count (``Gpu.with_threads``); the
+    others the calibration's preset.
+    """
     threads = t.columns.get("threads")
     if variant != "machine" or threads is None:
         return [(cal.gpu, rows)]
@@ -524,7 +527,8 @@ def _fit_machine(
     )
     fitted_gpu = dataclasses.replace(
         fitted_cal.gpu, l_seg_s=float(machine.get("l_seg_s", g.l_seg_s)),
-        l_shared_s_per_word=tuple(shared), tau_line_s=float(machine.get("tau_line_s", g.tau_line_s)),
+        l_shared_s_per_word=tuple(shared),
+        tau_line_s=float(machine.get("tau_line_s", g.tau_line_s)),
         t_barrier_per_thread_s=beta,
         t_share_line_s=float(machine.get("t_share_line_s", g.t_share_line_s)),
     )  # fmt: skip
@@ -539,9 +543,7 @@ def _fit_machine(
                    "t_barrier_per_thread_s", "t_share_line_s")})  # fmt: skip
     params.update({f"l_shared_s_per_word[{lv}]": shared[i]
                    for i, lv in enumerate(cm_time.MEMORY_LEVELS)})  # fmt: skip
-    return FitResult(
-        "machine", fitted_cal, params, train_rows, test_rows, test_score
-    )
+    return FitResult("machine", fitted_cal, params, train_rows, test_rows, test_score)
 
 
 # --------------------------------------------------------------------------------------
