@@ -800,7 +800,7 @@ def calibrate(
     pin: bool = True,
     stencils: Sequence[str] = STENCILS,
     segments: Sequence[int] = DEFAULT_SEGMENTS,
-    max_working_set_words: int = 2**25,
+    max_working_set_words: int = 33_554_432,  # 2^25 floats, the harness limit
     progress: bool = False,
     out: str | Path | None = None,
 ) -> Calibration:
