@@ -219,3 +219,29 @@ def test_cli_accepts_machine(capsys: pytest.CaptureFixture[str]) -> None:
     machine = json.loads(capsys.readouterr().out)
     assert main([*argv[:-3], "--variant", "exact", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == machine
+
+
+def test_cli_calibrate_refuses_an_unwritable_output_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["calibrate", "--out", str(blocker / "cal"), "--threads", "1,2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out: cannot write to" in err[0]
+
+
+def test_cli_calibrate_smoke_writes_the_machine_terms(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cal"
+    argv = ["calibrate", "--out", str(out), "--threads", "1,2", "--passes", "1",
+            "--configs", "2", "--working-set-words", "65536",
+            "--max-working-set-words", "262144", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["gpu"]["threads_ref"] == 2 and "l_seg_s" in report["gpu"]
+    cal = cm.measure.load_calibration(out)
+    assert cal.settings["threads"] == [1, 2] and cal.settings["passes"] == 1
+    text = next((out / "gpus").glob("*.yaml")).read_text(encoding="utf-8")
+    assert "l_shared_s_per_word:" in text and "s_per_word seconds per 4-byte word" in text

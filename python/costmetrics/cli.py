@@ -383,6 +383,12 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         help="main-array size of the L benchmark, floats",
     )
     parser.add_argument(
+        "--max-working-set-words",
+        type=int,
+        default=2**25,
+        help="largest array of the per-level copy points, floats (default: the harness limit)",
+    )
+    parser.add_argument(
         "--budget-bytes",
         type=int,
         default=None,
@@ -399,6 +405,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
             passes=args.passes if args.repeats is None else args.repeats,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
+            max_working_set_words=args.max_working_set_words,
             buffer_budget_bytes=args.budget_bytes,
             progress=not args.json,
         )
