@@ -245,3 +245,14 @@ def test_cli_calibrate_smoke_writes_the_machine_terms(
     assert cal.settings["threads"] == [1, 2] and cal.settings["passes"] == 1
     text = next((out / "gpus").glob("*.yaml")).read_text(encoding="utf-8")
     assert "l_shared_s_per_word:" in text and "s_per_word seconds per 4-byte word" in text
+
+
+def test_energy_and_codesign_accept_machine() -> None:
+    # No machine terms on GPU presets or codesign designs: machine gives exact's numbers.
+    sizes, tiles = (4096, 4096, 1024), (8, 64, 8)
+    e_exact = cm.energy.energy("jacobi2d", "gtx980", sizes, tiles, variant="exact")
+    e_machine = cm.energy.energy("jacobi2d", "gtx980", sizes, tiles, variant="machine")
+    assert e_machine == e_exact
+    a = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="exact")
+    b = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="machine")
+    assert np.array_equal(a.talg_s, b.talg_s) and len(a) > 0
