@@ -200,6 +200,7 @@ MACHINE_FIELDS = {
     "cache_l1_bytes": 32768, "cache_l2_bytes": 2**20, "cache_l3_bytes": 2**25, "l_seg_s": 3e-9,
     "l_level_s_per_word": (-2e-11, 0.0, 2e-11, 8e-11), "l_shared_s_per_word": (0, 0, 1e-11, 5e-11),
     "tau_line_s": 2e-9, "t_barrier_per_thread_s": 2e-8, "t_share_line_s": 5e-8, "threads_ref": 2,
+    "tile_schedule": "block",
 }  # fmt: skip
 MACHINE_VALUES = st.one_of(
     ANY_INT, SPECIAL_FLOATS, st.floats(allow_nan=True), st.floats(-1e-9, 1e-7),

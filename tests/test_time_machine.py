@@ -170,6 +170,9 @@ def test_fewer_threads_can_be_faster() -> None:
            for n in (1, 2)}  # fmt: skip
     assert big[2] < 0.8 * big[1]
     assert CPU.with_threads(1).threads_ref == 2 and GTX980.with_threads(4).threads_ref == 16
+    # Blocks: fewer cache lines shared than round-robin (only at the ends of the blocks).
+    blocks = dataclasses.replace(CPU, tile_schedule="block")
+    assert cm.time.talg(J1, blocks, sizes, tiles, variant="machine") < t[2]
 
 
 def test_preset_fields_round_trip(tmp_path: Path) -> None:
@@ -191,6 +194,8 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),
         ({"cache_l2_bytes": -1}, ValueError, r"cache_l2_bytes: must be positive"),
         ({"threads_ref": True}, TypeError, r"threads_ref: expected a positive integer"),
+        ({"tile_schedule": "zigzag"}, ValueError, r"schedule: expected one of 'round-robin'"),
+        ({"tile_schedule": 1}, TypeError, r"tile_schedule: expected a string"),
         ({"l_level_s_per_word": (-1e-9, 0, 0, 0)}, ValueError,
          r"machine.l_level_s_per_word\[L1\]: the time per word of one core"),
         ({"t_barrier_per_thread_s": 1e-6}, ValueError,

@@ -167,12 +167,14 @@ struct TransferTerms {
   bool machine = false;
   double m_prime_exact = 0;
   double m_io = 0, l_word = 0, gamma = 0, two_tau = 0, extra = 0;
+  double share = 0;  // n_share t_share per tile (round-robin), where n_i > 1
   i64 n_sm = 1, ref = 1;
   double active(i64 n_tiles) const { return static_cast<double>(std::min(n_tiles, n_sm)); }
   double m_prime(i64 n_tiles) const {
     if (!machine) return m_prime_exact;
     const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
-    return m_io * l + two_tau + extra;
+    const double m = m_io * l + two_tau + extra;
+    return n_tiles > 1 ? m + share : m;
   }
 };
 
@@ -630,11 +632,15 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   } else {
     n_seg = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
   }
-  // Cache lines written by two threads per tile (1D only: 2D/3D neighbours in s1 write
-  // other rows of the arrays): the two oblique faces span h columns each, in both time
-  // levels, so 4 (1 + ceil(h / 16)) lines; only when more than one thread runs.
+  // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
+  // of the arrays): a tile's two oblique faces span h columns each, in both time levels,
+  // so 4 (1 + ceil(h / 16)) lines. Round-robin: every tile's neighbours run on other
+  // threads, so every tile pays them (in m'); blocks: only the tiles at the ends of the
+  // threads' blocks do, one face each, i.e. the same lines once per wavefront (below).
+  // Only in wavefronts where more than one thread works.
   const double n_share =
       dims == 1 && n_sm > 1 ? static_cast<double>(4 * (1 + ceil_div(h, kCacheLineWords))) : 0.0;
+  const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer;
   transfer.machine = machine;
   transfer.m_prime_exact = io.m_prime_s;
@@ -642,7 +648,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
   transfer.two_tau = 2.0 * gpu.tau_sync_s;
-  transfer.extra = n_seg * mt.l_seg_s + n_share * mt.t_share_line_s;
+  transfer.extra = n_seg * mt.l_seg_s;
+  transfer.share = blocks ? 0.0 : n_share * mt.t_share_line_s;
   transfer.n_sm = n_sm;
   transfer.ref = ref;
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
@@ -672,7 +679,10 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     const i64 rounds = detail::rounds(w.n_tiles, b.k, gpu.n_sm);
-    const double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
+    double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
+    // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
+    const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
+    if (shared_ends) wavefront_s += n_share * mt.t_share_line_s;
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
@@ -695,7 +705,11 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
       r[13] += nc * w.counts[2];                                          // tau_line
       r[14] += n * barrier_threads;                                       // t_barrier
-      r[15] += nm * n_share;                                              // t_share
+      if (blocks) {                                                       // t_share
+        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * n_share : 0.0;
+      } else {
+        r[15] += w.n_tiles > 1 ? nm * n_share : 0.0;
+      }
     }
   };
   add(0, 1);                                                 // first, partial B wavefront

@@ -67,6 +67,7 @@ Case random_case(std::mt19937_64& rng, int dims) {
   g.machine.cache_l2_bytes = 1 << 20;
   g.machine.cache_l3_bytes = 32 << 20;
   g.machine.threads_ref = static_cast<int>(pick(0, 4));
+  g.machine.schedule = rng() % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
   return c;
 }
 
@@ -289,6 +290,44 @@ void test_terms_by_hand() {
   CHECK(line2.talg_s > exact2.talg_s);
 }
 
+// The cache lines written by two threads follow the harness' schedule: round-robin, every
+// tile of a wavefront with more than one tile (in m', on the critical path of each round);
+// blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
+void test_schedules() {
+  tmod::GpuParams g = gtx980();
+  g.n_sm = 2;
+  g.max_blocks_per_sm = 1;
+  g.machine.threads_ref = 2;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 1e-9;
+  tmod::ProblemSize size;
+  size.space = {{10000, 0, 0}};
+  size.time_steps = 64;
+  tmod::TileSizes t;
+  t.space = {{100, 0, 0}};
+  t.time = 16;
+  const auto exact = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  // Rounds on the critical path, from the L column: d T / d L = m_io sum(rounds).
+  tmod::GpuParams gl = g;
+  gl.l_s_per_word += 1e-9;
+  const double rounds =
+      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact.talg_s) /
+      (1e-9 * exact.m_io_words);
+  const double lines = 4 * (1 + 1);  // h = 8: 4 (1 + ceil(8 / 16))
+  tmod::GpuParams rr = g;
+  rr.machine.t_share_line_s = 1e-6;
+  const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
+                      exact.talg_s;
+  CHECK_CLOSE(d_rr, 1e-6 * lines * std::round(rounds), 1e-9);
+  tmod::GpuParams bl = rr;
+  bl.machine.schedule = tmod::TileSchedule::block;
+  const double d_bl = tmod::evaluate(bl, st, size, t, tmod::Variant::machine).talg_s -
+                      exact.talg_s;
+  CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
+  CHECK(d_bl < d_rr);
+}
+
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
 void test_memory_level() {
   tmod::GpuParams g = gtx980();
@@ -411,6 +450,7 @@ int main() {
   test_linearity();
   test_terms_by_hand();
   test_memory_level();
+  test_schedules();
   test_threads();
   test_bad_inputs();
   return cm_test::report("time_machine");

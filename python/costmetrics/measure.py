@@ -1013,6 +1013,7 @@ def calibrate(
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
+        tile_schedule="round-robin",  # the harness' default schedule (measure.run)
     )
     if progress:
         bar.note(

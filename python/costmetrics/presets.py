@@ -216,6 +216,9 @@ class Gpu:
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time-model.md``.
+    tile_schedule : {"round-robin", "block"}, optional
+        How the harness deals a wavefront's tiles to the threads; decides which tiles
+        write cache lines that another thread writes (default ``"round-robin"``).
 
     Raises
     ------
@@ -247,6 +250,7 @@ class Gpu:
     t_barrier_per_thread_s: float = field(default=0.0, repr=False)
     t_share_line_s: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
+    tile_schedule: str = field(default="round-robin", repr=False)
 
     def __post_init__(self) -> None:
         _validate_gpu_fields(self, "")
@@ -308,6 +312,7 @@ class Gpu:
             t_barrier_per_thread_s=self.t_barrier_per_thread_s,
             t_share_line_s=self.t_share_line_s,
             threads_ref=self.threads_ref,
+            schedule=self.tile_schedule,
         )
         return _core.time.GpuParams(
             n_sm=self.n_sm,
@@ -441,8 +446,11 @@ _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
 _MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
 _MACHINE_FLOAT_FIELDS = ("l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s")
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
-_MACHINE_FIELDS = (*_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS)
+_MACHINE_FIELDS = (
+    *_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS, "tile_schedule"
+)  # fmt: skip
 _MACHINE_DEFAULTS: dict[str, Any] = {
+    "tile_schedule": "round-robin",
     **{f: 0 for f in _MACHINE_INT_FIELDS},
     **{f: 0.0 for f in _MACHINE_FLOAT_FIELDS},
     **{f: (0.0, 0.0, 0.0, 0.0) for f in _MACHINE_LEVEL_FIELDS},
@@ -458,6 +466,7 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
         object.__setattr__(g, name, _positive_int(getattr(g, name), name, where))
     for name in _GPU_FLOAT_FIELDS:
         object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
+    _string(g.tile_schedule, "tile_schedule", where, required=True)
     for name in _MACHINE_INT_FIELDS:
         object.__setattr__(g, name, _non_negative_int(getattr(g, name), name, where))
     for name in _MACHINE_FLOAT_FIELDS:

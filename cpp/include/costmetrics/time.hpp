@@ -32,6 +32,11 @@ inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM
 // Bytes of one cache line and words per line (64-byte lines, the x86-64 and ARMv8 norm).
 inline constexpr std::int64_t kCacheLineWords = 16;
 
+// How the harness deals a wavefront's tiles to the threads (measure.hpp's `schedule`):
+// round-robin (tile p to thread p mod n) or contiguous blocks. It decides which tiles have
+// a neighbour on another thread, hence the cache lines written by two threads.
+enum class TileSchedule { round_robin, block };
+
 // The extra terms of the `machine` variant (docs/time-model.md, "Machine variant"). Every
 // term defaults to 0, and with every term 0 the `machine` variant is bit-identical to
 // `exact`; the GPU presets have none. T_alg stays linear in every time parameter here (for
@@ -54,6 +59,7 @@ struct MachineTerms {
   // The thread count at which L and T_sync were measured: the thread terms are relative to
   // it (0: the GPU's own n_sm, so that they vanish).
   int threads_ref = 0;
+  TileSchedule schedule = TileSchedule::round_robin;  // the harness' tile schedule
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -70,7 +76,9 @@ struct MachineTerms {
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
         COSTMETRICS_FIELD(MachineTerms, threads_ref,
-                          "threads L and T_sync were measured with (0: n_sm)"));
+                          "threads L and T_sync were measured with (0: n_sm)"),
+        COSTMETRICS_FIELD(MachineTerms, schedule,
+                          "tile schedule of the harness: 'round-robin' or 'block'"));
   }
   // Ranges (docs/time-model.md); throws std::invalid_argument naming the field.
   void validate() const;
@@ -339,6 +347,14 @@ struct enum_names<time_model::Variant> {
       {{time_model::Variant::paper, "paper"},
        {time_model::Variant::exact, "exact"},
        {time_model::Variant::machine, "machine"}}};
+};
+
+// The harness' schedule names (measure.hpp), for MachineTerms::schedule.
+template <>
+struct enum_names<time_model::TileSchedule> {
+  static constexpr std::array<std::pair<time_model::TileSchedule, const char*>, 2> values{
+      {{time_model::TileSchedule::round_robin, "round-robin"},
+       {time_model::TileSchedule::block, "block"}}};
 };
 
 }  // namespace costmetrics

@@ -16,6 +16,7 @@ class MachineTerms:
     t_barrier_per_thread_s: float
     t_share_line_s: float
     threads_ref: int
+    schedule: str
     def __init__(
         self,
         *,
@@ -29,6 +30,7 @@ class MachineTerms:
         t_barrier_per_thread_s: float,
         t_share_line_s: float,
         threads_ref: int,
+        schedule: str,
     ) -> None: ...
     def _asdict(self) -> dict[str, Any]: ...
     def all_zero(self) -> bool: ...
