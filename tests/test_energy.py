@@ -348,13 +348,16 @@ def test_exact_recovery_on_noise_free_data(method: str) -> None:
 def test_rank_detection_per_kernel_subset() -> None:
     runs = noise_free()
     names = np.asarray(runs.kernel)
-    rank, combos = en.identifiability(runs.select(names == "jacobi2d"))
+    ident = en.identifiability(runs.select(names == "jacobi2d"))
+    rank, combos = ident.rank, ident.combinations
+    assert ident == en.identifiability(runs.select(names == "jacobi2d"))
     # J2D alone: P_stat, e_gs, and e_sr, e_fadd, e_fmul only as 6 e_sr + 4 e_fadd + e_fmul (B.6).
     assert rank == 3
     assert {"e_sr_j": 6.0, "e_fadd_j": 4.0, "e_fmul_j": 1.0} in [
         {k: round(v, 9) for k, v in c.items()} for c in combos
     ]
-    rank, combos = en.identifiability(runs.select(names == "jacobi1d"))
+    ident = en.identifiability(runs.select(names == "jacobi1d"))
+    rank, combos = ident.rank, ident.combinations
     assert rank == 4  # P_stat, e_gs, e_sr, and 2 e_fadd + e_fmul
     assert {"e_fadd_j": 2.0, "e_fmul_j": 1.0} in [
         {k: round(v, 9) for k, v in c.items()} for c in combos

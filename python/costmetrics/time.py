@@ -22,7 +22,7 @@ thread terms; all 0 on the GPU presets, where it equals ``exact`` bit for bit).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from costmetrics import _convert, _core
 from costmetrics import presets as _presets
+from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil
 
 __all__ = [
@@ -289,8 +290,8 @@ class _BatchInputs(NamedTuple):
     n_threads: int
 
 
-@dataclass(frozen=True)
-class BatchResult:
+@record
+class BatchResult(Record):
     """T_alg and its terms for an array of tile choices.
 
     Attributes
@@ -401,8 +402,8 @@ def memory_level(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -
     return MEMORY_LEVELS[int(_core_time.memory_level(core_gpu, s.n_space_dims, core_size))]
 
 
-@dataclass(frozen=True)
-class DesignRows:
+@record
+class DesignRows(Record):
     """Coefficients of T_alg in the calibrated parameters, one row per tile choice.
 
     ``T_alg = rows @ parameters`` on every feasible row (exactly linear where k = 1; the
@@ -481,8 +482,8 @@ def design_rows(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SearchSpace:
+@record
+class SearchSpace(Record):
     """Candidate tile sizes; the search space is their Cartesian product.
 
     Attributes
@@ -554,8 +555,8 @@ def default_search_space(n_space_dims: int) -> SearchSpace:
     return SearchSpace(tuple(tuple(v) for v in core.space), tuple(core.time))
 
 
-@dataclass(frozen=True)
-class BestTiles:
+@record
+class BestTiles(Record):
     """Result of the exhaustive tile search (Sec. A.6).
 
     Attributes
