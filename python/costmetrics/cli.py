@@ -306,7 +306,7 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
         parser.add_argument(
             "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
         )
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     add_json_flag(parser)
 
 
@@ -433,7 +433,7 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
-    """Measure this CPU's time-model parameters (L, tau_sync, T_sync, C_iter; Sec. A.5.1)."""
+    """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(
         "--out",
         type=Path,
@@ -441,8 +441,16 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         metavar="DIR",
         help="folder for gpus/<key>.yaml, stencils/<name>.yaml, calibration.json",
     )
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
-    parser.add_argument("--repeats", type=int, default=7, help="repeats per micro-benchmark")
+    parser.add_argument(
+        "--threads",
+        type=_int_list,
+        default=None,
+        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+    )
+    parser.add_argument(
+        "--passes", type=int, default=5, help="interleaved shuffled passes (median kept)"
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
         "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
     )
@@ -451,6 +459,12 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         type=int,
         default=2 * 514 * 514,
         help="main-array size of the L benchmark, floats",
+    )
+    parser.add_argument(
+        "--max-working-set-words",
+        type=int,
+        default=2**25,
+        help="largest array of the per-level copy points, floats (default: the harness limit)",
     )
     parser.add_argument(
         "--budget-bytes",
@@ -466,9 +480,10 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
-            repeats=args.repeats,
+            passes=args.passes if args.repeats is None else args.repeats,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
+            max_working_set_words=args.max_working_set_words,
             buffer_budget_bytes=args.budget_bytes,
             progress=not args.json,
         )
@@ -795,7 +810,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["exact", "paper"], default="exact")
+        p.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -1137,7 +1152,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
     parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
         "thread limits",

@@ -320,16 +320,7 @@ def _time_model(
             f"stencil {s.name!r} has {s.n_space_dims} space dimensions, kernel {k.name!r} has "
             f"{k.n_space_dims}"
         )
-    core_gpu = _core.time.GpuParams(
-        n_sm=g.n_sm,
-        n_v=g.n_v,
-        smem_per_sm_words=float(g.smem_per_sm_words),
-        smem_per_block_words=float(g.smem_per_block_words),
-        max_blocks_per_sm=g.max_blocks_per_sm,
-        l_s_per_word=g.l_s_per_word,
-        tau_sync_s=g.tau_sync_s,
-        t_sync_s=g.t_sync_s,
-    )
+    core_gpu = g._core_params()
     core_stencil = _core.time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
     return core_gpu, core_stencil, s, g
 
@@ -388,8 +379,8 @@ def breakdown(
     stencil : Stencil or str, optional
         Time-model stencil when ``gpu`` is given (default: the preset named like the
         kernel; only ``jacobi2d`` has one).
-    variant : {"paper", "exact"}
-        Time-model variant.
+    variant : {"paper", "exact", "machine"}
+        Time-model variant (``"machine"`` adds the preset's machine terms; none on GPUs).
 
     Returns
     -------

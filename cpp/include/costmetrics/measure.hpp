@@ -175,6 +175,10 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
 // tau_sync stand-in: seconds of fixed cost per tile row (rows of one SIMD vector each),
 // minus nothing: the caller subtracts C_iter. All threads at once.
 MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool pin);
+// Seconds per write of one cache line that `threads` (>= 2) threads write in turn: each
+// write moves the line from another core (the `machine` variant's t_share_line_s).
+MicroResult bench_share(int threads, int repeats, bool pin);
+// Every micro-benchmark runs one untimed warm-up repeat before its timed repeats.
 
 }  // namespace measure
 }  // namespace costmetrics
