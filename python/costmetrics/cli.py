@@ -362,7 +362,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         type=Path,
         required=True,
         metavar="DIR",
-        help="folder for gpus/<key>.yaml, stencils/*.yaml, calibration.json",
+        help="folder for gpus/<key>.yaml, stencils/<stencil>.yaml, calibration.json",
     )
     parser.add_argument(
         "--threads",
