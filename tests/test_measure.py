@@ -132,7 +132,7 @@ def test_run_fields_2d() -> None:
     assert r.n_wavefronts == 7
     assert r.points == 40 * 45 * 12
     assert r.words_stored >= 40 * 45  # at least the final time level
-    assert r.energy_j == -1.0  # no counter given
+    assert math.isnan(r.energy_j)  # no counter given: not measured
     assert r.buffer_words > 0
     if sys.platform.startswith("linux"):  # thread CPU-time clock
         assert 0 < r.cpu_time_s
@@ -463,7 +463,7 @@ def test_micro_benchmark_bad_input() -> None:
 
 
 def test_machine_record() -> None:
-    rec = mm.machine_record(2)
+    rec = mm.machine_record(threads=2)
     assert rec["threads"] == 2
     assert rec["simd_lanes_float"] in (1, 4, 8, 16)
     assert "gcc" in rec["harness_compiler"] or "clang" in rec["harness_compiler"]

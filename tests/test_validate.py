@@ -102,9 +102,17 @@ def test_top_mask_hand_computed(tmp_path: Path) -> None:
         )
     )
     assert cv.top_mask(table).tolist() == [True, True, False, False, True, True, False]
-    assert cv.top_mask(table, 0.0).tolist() == [True, False, False, False, True, False, False]
+    assert cv.top_mask(table, within=0.0).tolist() == [
+        True,
+        False,
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]
     with pytest.raises(ValueError, match="within"):
-        cv.top_mask(table, 1.0)
+        cv.top_mask(table, within=1.0)
 
 
 def test_selection_hand_computed(tmp_path: Path) -> None:

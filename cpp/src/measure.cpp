@@ -918,7 +918,8 @@ RunResult run(const RunConfig& cfg) {
     }
     if (ex.seconds < best) {
       best = ex.seconds;
-      res.energy_j = ex.energy_uj >= 0 ? ex.energy_uj * 1e-6 : -1.0;
+      res.energy_j =
+          ex.energy_uj >= 0 ? ex.energy_uj * 1e-6 : std::numeric_limits<double>::quiet_NaN();
     }
   }
   std::sort(times.begin(), times.end());

@@ -105,6 +105,82 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def check_output_dir(path: Path, option: str) -> Path:
+    """Make sure a folder can be written before long work starts (it is created if needed).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder.
+    option : str
+        The option that named it, for the message (e.g. ``"--out"``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is not a folder, cannot be created or is not writable (the message names
+        ``option`` and the path).
+    """
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{option}: {path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"{option}: cannot create {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+def check_output_file(path: Path, option: str) -> Path:
+    """Make sure a file can be written (or appended to) before long work starts.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    option : str
+        The option that named it, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is a folder, or it or its folder is not writable.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
+    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+#: A TypeError of our own validation names the parameter first ("tiles: expected ...");
+#: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
+#: subscriptable") do not, and are bugs to report with their traceback.
+_OWN_TYPE_ERROR = re.compile(r"^[\w.\[\]'\-]+(\(\))?: ")
+
+
+def _is_bad_input(exc: BaseException) -> bool:
+    """Whether an exception reports bad input (exit 2) rather than an internal error."""
+    if isinstance(exc, (ValueError, OverflowError, OSError)):
+        return True
+    if isinstance(exc, TypeError):
+        text = str(exc)
+        return "incompatible function arguments" not in text and bool(_OWN_TYPE_ERROR.match(text))
+    return False
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -137,6 +213,7 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics.reproduce import reproduce
 
+        check_output_dir(args.out, "--out")
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -362,7 +439,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         type=Path,
         required=True,
         metavar="DIR",
-        help="folder for gpus/<key>.yaml, stencils/<stencil>.yaml, calibration.json",
+        help="folder for gpus/<key>.yaml, stencils/<name>.yaml, calibration.json",
     )
     parser.add_argument(
         "--threads",
@@ -400,7 +477,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
-        cm_measure.check_writable(args.out, "--out")  # before anything is measured
+        check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
             passes=args.passes if args.repeats is None else args.repeats,
@@ -496,6 +573,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        check_output_file(args.out, "--out")
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
@@ -796,7 +874,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
                 "kernel_rmse_pct": f.kernel_rmse_pct,
             }
         else:
-            errors = cm_energy.optimization_error(args.table, args.params)
+            errors = cm_energy.optimization_error(args.table, params=args.params)
             out = {k: vars(v) for k, v in errors.items()}
         if args.json:
             print_json(out)
@@ -1426,6 +1504,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (ValueError, TypeError, OverflowError, OSError) as exc:
+        if not _is_bad_input(exc):
+            raise  # an internal error: its traceback, not "bad input"
         message = " ".join(str(exc).split())  # one line, whatever the message holds
         print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -344,7 +344,7 @@ class SweepResult(Record):
     n_evaluated: npt.NDArray[np.int64]
     references: dict[str, dict[str, Any]] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
-    elapsed_s: float = 0.0
+    elapsed_s: float = field(default=0.0, compare=False)
     n_bounds: int = 0
 
     def __len__(self) -> int:

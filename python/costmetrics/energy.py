@@ -1043,6 +1043,7 @@ def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArr
 
 def fit(
     table: Runs | str | Path,
+    *,
     kernel: str | Sequence[str] | None = None,
     method: Literal["l1", "lsq"] = "l1",
     train_fraction: float = 0.1,
@@ -1149,7 +1150,7 @@ def fit(
     )
 
 
-def model_rmse_pct(table: Runs | str | Path, params: ParamsLike = "model_a") -> dict[str, float]:
+def model_rmse_pct(table: Runs | str | Path, *, params: ParamsLike = "model_a") -> dict[str, float]:
     """Per-kernel relative RMSE of a parameter set against measured runs (Table B.2 rows).
 
     Parameters
@@ -1202,7 +1203,7 @@ class OptimizationError(Record):
 
 
 def optimization_error(
-    table: Runs | str | Path, params: ParamsLike = "model_a"
+    table: Runs | str | Path, *, params: ParamsLike = "model_a"
 ) -> dict[str, OptimizationError]:
     """Table B.3: how often, and how costly, the model's optimal tiles miss the measured best.
 
@@ -1471,6 +1472,7 @@ def _synthetic_grid(key: str) -> list[tuple[list[int], list[int], int]]:
 
 
 def synthetic_runs(
+    *,
     seed: int = SYNTHETIC_SEED,
     noise_sigma: float = SYNTHETIC_NOISE_SIGMA,
     params: ParamsLike = "model_a",

@@ -449,6 +449,7 @@ def tiled(
     stencil: str,
     sizes: Sequence[int],
     tiles: Sequence[int],
+    *,
     threads: int = 1,
     schedule: str = "round-robin",
 ) -> npt.NDArray[np.float32]:
@@ -509,7 +510,7 @@ def _cache_bytes(level: int) -> int:
     return 0
 
 
-def machine_record(threads: int | None = None) -> dict[str, Any]:
+def machine_record(*, threads: int | None = None) -> dict[str, Any]:
     """Describe this machine and the compiled harness, for table headers and presets.
 
     Parameters
@@ -947,7 +948,7 @@ def calibrate(
         add(_MicroPoint(f"row_{name}", "row", n_threads, stencil=name))
 
     bar = _Progress(n_pass * len(points), progress)
-    machine = machine_record(n_threads)
+    machine = machine_record(threads=n_threads)
     bar.note(
         f"{len(points)} points x {n_pass} passes, threads {thread_list}, caches L1/L2/L3 = "
         f"{caches[0]}/{caches[1]}/{caches[2]} bytes, load {machine['loadavg']}"
@@ -1260,8 +1261,9 @@ COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
 
 def default_points(
     stencils: Sequence[str] = STENCILS,
-    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
     calibration: Calibration | None = None,
+    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
+    *,
     within: float = 0.10,
     max_near: int = 6,
     grid: str = "full",
@@ -1841,7 +1843,7 @@ def _level_of_bytes(working_set: int, caches: tuple[int, int, int]) -> str:
     return "DRAM"
 
 
-def memory_level(stencil: str, sizes: Sequence[int], machine: dict[str, Any] | None = None) -> str:
+def memory_level(stencil: str, machine: dict[str, Any] | None, sizes: Sequence[int]) -> str:
     """Return the memory level where a problem's arrays fit: L1, L2, L3 or DRAM.
 
     The working set is the two time levels of the harness with their halo, 4-byte
@@ -2290,7 +2292,7 @@ def measure(
                         t[0], t[1] if dims == 2 else "", t[2], "+".join(unit_tags[unit]),
                         n_threads, sched, k, position[(unit, k)], repr(r.time_min_s),
                         repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                        repr(r.energy_j) if r.energy_j >= 0 else "",
+                        repr(r.energy_j) if math.isfinite(r.energy_j) else "",
                         "true" if r.correct else "false", repr(r.max_abs_error),
                         r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
                         r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,

@@ -659,6 +659,7 @@ def best_tiles(
 def max_hexagonal_face_tiles(
     stencil: Stencil | str,
     gpu: Gpu | str,
+    *,
     space: SearchSpace | Sequence[Sequence[int]] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Section 8.1.2 narrowing: feasible tiles that maximize the face tS1 + tT/2.

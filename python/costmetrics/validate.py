@@ -360,7 +360,7 @@ def bootstrap_rmse(
     return (float(lo), float(hi))
 
 
-def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.bool_]:
+def top_mask(table: Table | str | Path, *, within: float = 0.20) -> npt.NDArray[np.bool_]:
     """Points within ``within`` of the best of their (stencil, size, threads) (Sec. A.5.2).
 
     The seed keeps "the data points that are within 20% of the top performing one" in
@@ -585,7 +585,7 @@ def score(
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
     rows = np.ones(len(t), dtype=bool)
-    return _score(v, t, _predict(t, cals, v), top_mask(t, within), rows, n_boot, seed)
+    return _score(v, t, _predict(t, cals, v), top_mask(t, within=within), rows, n_boot, seed)
 
 
 # --------------------------------------------------------------------------------------
@@ -769,7 +769,7 @@ def fit(
     params.update({f"c_iter_s[{n}]": fitted_cal.c_iter_s(n) for n in names})
     factor_names = [*_BASE_PARAMETERS, *(f"c_iter_s[{n}]" for n in names)]
     test = _score(
-        f"fitted-{v}", t, out_of_sample, top_mask(t, within), np.ones(len(t), dtype=bool),
+        f"fitted-{v}", t, out_of_sample, top_mask(t, within=within), np.ones(len(t), dtype=bool),
         n_boot, seed,
     )  # fmt: skip
     return FitResult(
@@ -1244,7 +1244,7 @@ def validate(
         for c in cals.values():
             check_same_machine(c.machine, "calibration", machine)
     t = raw.medians().with_time(time)
-    top = top_mask(t, within)
+    top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
     every = np.ones(len(t), dtype=bool)
     scores = {v: _score(v, t, predicted[v], top, every, n_boot, seed) for v in VARIANTS}
@@ -1395,7 +1395,7 @@ def plot_selection(report: ValidationReport, title: str = "") -> Figure:
     return fig
 
 
-def plot_noise(report: ValidationReport, variant: str = "exact", title: str = "") -> Figure:
+def plot_noise(report: ValidationReport, *, variant: str = "exact", title: str = "") -> Figure:
     """RMSE with its bootstrap interval beside the noise floor, per stencil and threads.
 
     Parameters
