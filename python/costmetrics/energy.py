@@ -44,6 +44,7 @@ __all__ = [
     "BestEnergyTiles",
     "Breakdown",
     "Combination",
+    "Estimate",
     "EnergyBatch",
     "FitResult",
     "Kernel",
@@ -959,18 +960,62 @@ def _coefficients(row: npt.NDArray[np.float64]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
+class Estimate:
+    """One fitted quantity (a parameter or an identifiable combination) with its interval.
+
+    Attributes
+    ----------
+    name : str
+        The parameter name (e.g. ``"e_sr_j"``) or the combination written out (e.g.
+        ``"e_iadd_j + e_imax_j"``).
+    coefficients : dict of str to float
+        The quantity as a combination of parameters (one entry for a single parameter).
+    estimate : float
+        The point estimate (raw; see ``value`` for what may be reported).
+    low, high : float
+        The bootstrap percentile interval at ``FitResult.level``; NaN without bootstrap.
+    rel_halfwidth : float
+        ``max(estimate - low, high - estimate) / estimate``: the interval's half-width
+        relative to the estimate (inf when the estimate is 0, NaN without bootstrap).
+    determined : bool
+        Whether the data determine the quantity: its interval lies within
+        ``+-max_rel_halfwidth`` of the estimate (always True without bootstrap).
+    """
+
+    name: str
+    coefficients: dict[str, float]
+    estimate: float
+    low: float
+    high: float
+    rel_halfwidth: float
+    determined: bool
+
+    @property
+    def value(self) -> float | None:
+        """The estimate when the data determine it, else None (never report it then)."""
+        return self.estimate if self.determined else None
+
+
+@dataclass(frozen=True)
 class FitResult:
-    """Fitted energy parameters (Sec. B.7.1), their identifiability and errors.
+    """Fitted energy parameters (Sec. B.7.1), their identifiability, intervals and errors.
 
     Attributes
     ----------
     method : str
-        ``"l1"`` (linear program, non-negative parameters) or ``"lsq"`` (least squares).
+        ``"l1"`` (linear program) or ``"lsq"`` (bounded least squares); both keep every
+        parameter >= 0.
     parameters : dict of str to float or None
-        Each parameter's estimate, or None when the data do not determine it on its own.
+        Each parameter's estimate, or None when the data do not determine it: not
+        identifiable on its own, or (with bootstrap) its interval is wider than
+        ``+-max_rel_halfwidth``.
     combinations : list of Combination
-        Every combination the data determine (reduced row echelon form of the design
-        matrix's row space); single-parameter ones repeat ``parameters``.
+        Every combination the data determine in principle (reduced row echelon form of the
+        design matrix's row space); single-parameter ones repeat ``parameters``.
+        ``Combination.value`` is the raw point estimate.
+    estimates : dict of str to Estimate
+        Every identifiable quantity (the combinations' names) with its bootstrap interval
+        and whether it is determined; this is what tables and the CLI print.
     rank : int
         Rank of the training design matrix (7 when every parameter is identifiable).
     singular_values : numpy.ndarray
@@ -988,11 +1033,27 @@ class FitResult:
         set), percent: Table B.2's "error" rows.
     train_rows : numpy.ndarray
         Indices of the training rows in the input table.
+    weighting : str
+        ``"relative"`` or ``"absolute"``.
+    prior : Params or None
+        The prior the fit departs from (None: no prior), and ``prior_weight`` its weight.
+    prior_weight : float
+        Weight of the prior (see :func:`fit`).
+    n_boot : int
+        Bootstrap resamples (0: no intervals).
+    level : float
+        Confidence level of the intervals.
+    max_rel_halfwidth : float
+        A quantity whose interval is wider than ``+-max_rel_halfwidth`` of its estimate is
+        not determined.
+    boot_solutions : numpy.ndarray
+        (n_boot, 7) parameter vectors of the bootstrap refits.
     """
 
     method: str
     parameters: dict[str, float | None]
     combinations: list[Combination]
+    estimates: dict[str, Estimate]
     rank: int
     singular_values: npt.NDArray[np.float64]
     solution: npt.NDArray[np.float64]
@@ -1002,16 +1063,33 @@ class FitResult:
     test_rmse_pct: float | None
     kernel_rmse_pct: dict[str, float]
     train_rows: npt.NDArray[np.int64] = field(repr=False)
+    weighting: str = "relative"
+    prior: Params | None = None
+    prior_weight: float = 0.0
+    n_boot: int = 0
+    level: float = 0.95
+    max_rel_halfwidth: float = 0.5
+    boot_solutions: npt.NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros((0, len(PARAM_NAMES))), repr=False
+    )
 
     def table(self) -> list[dict[str, Any]]:
-        """Rows laid out like Table B.2: parameter (or combination) and fitted value."""
+        """Rows laid out like Table B.2: quantity, value (None if not determined), interval."""
         rows: list[dict[str, Any]] = [
-            {"parameter": c.text, "value": c.value} for c in self.combinations
+            {
+                "parameter": e.name,
+                "value": e.value,
+                "low": e.low,
+                "high": e.high,
+                "determined": e.determined,
+            }
+            for e in self.estimates.values()
         ]
         rows += [
-            {"parameter": f"error {k} [RMSE %]", "value": v}
+            {"parameter": f"error {k} [RMSE %]", "value": v, "low": None, "high": None,
+             "determined": True}
             for k, v in self.kernel_rmse_pct.items()
-        ]
+        ]  # fmt: skip
         return rows
 
 
@@ -1032,28 +1110,168 @@ def _relative_rmse_pct(
     return float(100.0 * np.sqrt(np.mean(((predicted - measured) / measured) ** 2)))
 
 
-def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    from scipy import sparse
-    from scipy.optimize import linprog
+def _check_runs(runs: Runs) -> None:
+    """Refuse a table that would give a garbage fit; name the row and the problem."""
+    n = len(runs)
+    shapes = {
+        "sizes": (runs.sizes.shape, (n, 4)),
+        "tiles": (runs.tiles.shape, (n, 4)),
+        "subtile": (runs.subtile.shape, (n,)),
+        "time_s": (runs.time_s.shape, (n,)),
+        "energy_j": (runs.energy_j.shape, (n,)),
+    }
+    for name, (got, want) in shapes.items():
+        if got != want:
+            raise ValueError(f"runs.{name}: expected shape {want}, got {got}")
+    for name, values, strict in (
+        ("time_s", runs.time_s, True),
+        ("energy_j", runs.energy_j, True),
+    ):
+        bad = np.flatnonzero(~(np.isfinite(values) & ((values > 0) if strict else (values >= 0))))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"runs row {i}: {name} must be finite and > 0, got {values[i]!r} "
+                f"({bad.size} such row(s))"
+            )
+    unknown = sorted(set(runs.kernel) - set(KERNELS))
+    if unknown:
+        raise ValueError(f"runs: unknown kernel(s) {unknown}; known: {', '.join(KERNELS)}")
+    # Exact copies (same run, same measurement) are not independent evidence: a bootstrap
+    # would count them twice and narrow every interval. Repeats with different
+    # measurements (replicates) are fine.
+    keys: dict[tuple[Any, ...], int] = {}
+    for i in range(n):
+        key = (
+            runs.kernel[i], *runs.sizes[i].tolist(), *runs.tiles[i].tolist(),
+            int(runs.subtile[i]), float(runs.time_s[i]), float(runs.energy_j[i]),
+        )  # fmt: skip
+        if key in keys:
+            raise ValueError(
+                f"runs row {i} duplicates row {keys[key]} exactly (same run, time and "
+                "energy); remove the copy (replicates must be separate measurements)"
+            )
+        keys[key] = i
 
-    # Scale columns and energies to order 1: the raw coefficients span ~20 decades.
+
+def _number(value: object, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _solve_bounded(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    method: str,
+    prior: npt.NDArray[np.float64] | None,
+    prior_weight: float,
+) -> npt.NDArray[np.float64]:
+    """min ||A x - b|| (L1 or L2) subject to x >= 0, optionally pulled towards ``prior``.
+
+    Works in scaled units: columns of A to unit norm and b to order 1, so that the solver
+    sees numbers near 1 (the raw columns span ~20 decades: watts times seconds and joules
+    per word times 1e12 words). The prior adds one pseudo-equation per parameter,
+    ``w m (x_k / prior_k - 1) = 0`` with m the median |b_i|: a 100% departure from the
+    prior costs as much as a 100% error on ``w`` typical runs.
+    """
+    from scipy.optimize import lsq_linear
+
     col = np.linalg.norm(a, axis=0)
     col[col == 0] = 1.0
     b_scale = float(np.max(np.abs(b)))
     a_s = a / col
     b_s = b / b_scale
-    n, m = a_s.shape
+    if prior is not None and prior_weight > 0:
+        m = float(np.median(np.abs(b_s)))
+        use = prior > 0
+        rows = np.zeros((int(use.sum()), a.shape[1]))
+        rows[np.arange(rows.shape[0]), np.flatnonzero(use)] = (
+            prior_weight * m / (prior[use] * col[use] / b_scale)
+        )
+        a_s = np.vstack([a_s, rows])
+        b_s = np.concatenate([b_s, np.full(rows.shape[0], prior_weight * m)])
+    if method == "lsq":
+        res = lsq_linear(a_s, b_s, bounds=(0.0, np.inf), method="bvls")
+        if res.status < 1:
+            raise RuntimeError(f"bounded least squares failed: {res.message}")
+        y = np.asarray(res.x, dtype=np.float64)
+    else:
+        y = _lad_nonnegative(a_s, b_s)
+    out: npt.NDArray[np.float64] = np.maximum(y, 0.0) * b_scale / col
+    return out
+
+
+def _lad_nonnegative(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """min sum_i |a_i . y - b_i| subject to y >= 0 (the seed's L1 objective, Sec. B.7.1).
+
+    Solved as the dual linear program, max b.d subject to A^T d <= 0, -1 <= d <= 1, which
+    has 7 constraints instead of 2n (HiGHS, several times faster); y is the vector of the
+    constraints' multipliers. The primal objective is checked against the dual one, and
+    the primal LP is solved instead if they disagree.
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    n, m = a.shape
+    res = linprog(-b, A_ub=a.T, b_ub=np.zeros(m), bounds=(-1.0, 1.0), method="highs")
+    if res.status == 0:
+        y = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0)
+        primal = float(np.abs(a @ y - b).sum())
+        if primal <= -float(res.fun) + 1e-9 * max(1.0, abs(float(res.fun))):
+            return y
     # min sum u  s.t.  A y - u <= b,  -A y - u <= -b,  y >= 0, u >= 0.
     cost = np.concatenate([np.zeros(m), np.ones(n)])
     eye = sparse.identity(n, format="csr")
-    dense = sparse.csr_matrix(a_s)
-    a_ub = sparse.bmat([[dense, -eye], [-dense, -eye]], format="csr")  # O(n) memory
-    b_ub = np.concatenate([b_s, -b_s])
-    result = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+    dense = sparse.csr_matrix(a)
+    a_ub = sparse.bmat([[dense, -eye], [-dense, -eye]], format="csr")
+    result = linprog(
+        cost, A_ub=a_ub, b_ub=np.concatenate([b, -b]), bounds=(0, None), method="highs"
+    )
     if result.status != 0:
         raise RuntimeError(f"L1 fit: the linear program failed: {result.message}")
-    y = np.asarray(result.x[:m], dtype=np.float64)
-    out: npt.NDArray[np.float64] = y * b_scale / col
+    return np.asarray(result.x[:m], dtype=np.float64)
+
+
+def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """L1 fit with every parameter >= 0 (kept for callers of the former private name)."""
+    return _solve_bounded(a, b, "l1", None, 0.0)
+
+
+def _bootstrap_rows(
+    groups: npt.NDArray[np.int64], rng: np.random.Generator
+) -> npt.NDArray[np.int64]:
+    """Resample rows with replacement within each group (kernel), keeping group sizes."""
+    out = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        out.append(rng.choice(rows, size=rows.size, replace=True))
+    return np.concatenate(out)
+
+
+def _estimates(
+    combos: npt.NDArray[np.float64],
+    x: npt.NDArray[np.float64],
+    boot: npt.NDArray[np.float64],
+    level: float,
+    max_rel_halfwidth: float,
+) -> dict[str, Estimate]:
+    out: dict[str, Estimate] = {}
+    for row in combos:
+        coefficients = _coefficients(row)
+        name = Combination(coefficients, 0.0).text
+        estimate = float(row @ x)
+        if boot.shape[0]:
+            values = boot @ row
+            alpha = 0.5 * (1.0 - level)
+            low, high = (float(v) for v in np.quantile(values, [alpha, 1.0 - alpha]))
+            spread = max(estimate - low, high - estimate, 0.0)
+            rel = spread / estimate if estimate > 0 else (0.0 if spread == 0 else math.inf)
+            determined = bool(rel <= max_rel_halfwidth) and estimate > 0
+        else:
+            low = high = rel = math.nan
+            determined = True
+        out[name] = Estimate(name, coefficients, estimate, low, high, rel, determined)
     return out
 
 
@@ -1064,14 +1282,32 @@ def fit(
     train_fraction: float = 0.1,
     seed: int = 0,
     rel_tol: float = 1e-10,
-    weighting: Literal["absolute", "relative"] = "absolute",
+    weighting: Literal["absolute", "relative"] = "relative",
+    *,
+    prior: ParamsLike | None = None,
+    prior_weight: float = 1.0,
+    n_boot: int = 200,
+    level: float = 0.95,
+    max_rel_halfwidth: float = 0.5,
 ) -> FitResult:
-    """Fit the energy parameters to measured runs (Sec. B.7.1, Model B).
+    """Fit the energy parameters to measured runs (Sec. B.7.1, Model B), with intervals.
 
-    ``method="l1"`` minimizes ``sum_i |E_alg(X)_i - E_meas_i|`` subject to ``X >= 0`` as a linear
-    program (SciPy's HiGHS), as the seed does; ``method="lsq"`` minimizes the sum of
-    squares with the core's Eigen SVD (no sign constraint). Both use the design matrix
-    built by the core. Parameters the data cannot separate are reported as combinations.
+    ``method="l1"`` minimizes ``sum_i |E_alg(X)_i - E_meas_i|`` (the seed's objective) as a
+    linear program (SciPy's HiGHS); ``method="lsq"`` minimizes the sum of squares
+    (``scipy.optimize.lsq_linear``). Both keep every parameter >= 0 (P_stat and every
+    energy per operation are physical quantities) and work on the design matrix built by
+    the core, scaled to unit columns. Parameters the data cannot separate are reported as
+    combinations (e_iadd + e_imax); every identifiable quantity gets a bootstrap interval,
+    and one whose interval is wider than ``+-max_rel_halfwidth`` is reported as not
+    determined (None), never as a value.
+
+    Bootstrap: ``n_boot`` resamples of the training runs, drawn with replacement within
+    each kernel (so every resample has every kernel, and the rank of the fit), each refit
+    with the same method, weighting and prior; the interval is the percentile interval at
+    ``level``. Runs, not residuals, are resampled: it assumes only that runs are
+    independent, not that the error model (weighting) is right or that errors have equal
+    spread, and it carries the run-to-run variation in leverage. The generator is
+    ``numpy.random.default_rng([seed, 1])``.
 
     Parameters
     ----------
@@ -1085,24 +1321,50 @@ def fit(
         Fraction of each kernel's runs used for fitting, in (0, 1] (the seed: 0.1); the
         rest are the test set.
     seed : int
-        Seed of the random split.
+        Seed of the random split and of the bootstrap.
     rel_tol : float
         Rank tolerance (see :func:`identifiability`).
-    weighting : {"absolute", "relative"}
-        ``"absolute"`` fits E_alg - E_meas as the seed does; ``"relative"`` divides each
-        run's equation by E_meas (errors relative to the measurement, the right weighting
-        for multiplicative noise).
+    weighting : {"relative", "absolute"}
+        ``"relative"`` (default) divides each run's equation by E_meas: errors relative to
+        the measurement, the right weighting for multiplicative noise (power meters err in
+        percent). ``"absolute"`` fits E_alg - E_meas in joules, as the seed does; then the
+        largest runs dominate.
+    prior : Params, mapping or str, optional
+        Parameters the fit departs from, e.g. ``"model_a"`` (the micro-benchmarks). Each
+        parameter adds a pseudo-run ``prior_weight * (x_k / prior_k - 1) = 0`` in the
+        units of a typical run's residual. None (default): no prior.
+    prior_weight : float
+        Weight of the prior, >= 0: a departure of 100% from the prior costs as much as a
+        100% error on ``prior_weight`` typical runs (L1), or on ``prior_weight**2`` runs
+        (least squares, squared residuals).
+    n_boot : int
+        Bootstrap resamples (0: no intervals; every identifiable quantity is reported).
+    level : float
+        Confidence level of the intervals, in (0, 1).
+    max_rel_halfwidth : float
+        Report a quantity as not determined when its interval reaches further than this
+        fraction of its estimate from it (0.5: +-50%).
 
     Returns
     -------
     FitResult
-        Parameters, identifiable combinations, rank, train/test and per-kernel RMSE.
+        Parameters, estimates with intervals, identifiable combinations, rank, train/test
+        and per-kernel RMSE.
 
     Raises
     ------
     ValueError
-        On an empty selection, a bad fraction or method.
+        On an empty selection, a bad fraction, method, weighting or level; a table with
+        non-finite or non-positive times or energies, exact duplicate rows, or fewer
+        training runs than the parameters its kernels involve.
+
+    Warns
+    -----
+    UserWarning
+        When the table holds one kernel only (the data then determine few combinations).
     """
+    import warnings
+
     runs = _as_runs(table)
     if kernel is not None:
         wanted = [kernel] if isinstance(kernel, str) else list(kernel)
@@ -1112,32 +1374,67 @@ def fit(
             raise ValueError(f"kernel: no runs of {sorted(keys)} in the table")
     if method not in ("l1", "lsq"):
         raise ValueError(f"method must be 'l1' or 'lsq', got {method!r}")
-    if isinstance(train_fraction, bool) or not isinstance(train_fraction, (int, float)):
-        raise TypeError(f"train_fraction: expected a number, got {type(train_fraction).__name__}")
+    if weighting not in ("absolute", "relative"):
+        raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
+    train_fraction = _number(train_fraction, "train_fraction")
     if not 0 < train_fraction <= 1:
         raise ValueError(f"train_fraction must be in (0, 1], got {train_fraction}")
     seed = _int_arg(seed, "seed")
+    n_boot = _int_arg(n_boot, "n_boot")
+    if not 0 <= n_boot <= 100_000:
+        raise ValueError(f"n_boot must be in [0, 100000], got {n_boot}")
+    level = _number(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    max_rel_halfwidth = _number(max_rel_halfwidth, "max_rel_halfwidth")
+    if not max_rel_halfwidth > 0:
+        raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
+    prior_weight = _number(prior_weight, "prior_weight")
+    if not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise ValueError(f"prior_weight must be finite and >= 0, got {prior_weight}")
+    prior_params = None if prior is None else _params(prior)
+    prior_x = (
+        None
+        if prior_params is None
+        else np.asarray([getattr(prior_params, n) for n in PARAM_NAMES], dtype=np.float64)
+    )
+    _check_runs(runs)
+    present = sorted(set(runs.kernel))
+    if len(present) == 1:
+        warnings.warn(
+            f"the table holds one kernel only ({present[0]}): the data determine only the "
+            "combinations that kernel involves (see FitResult.combinations)",
+            UserWarning,
+            stacklevel=2,
+        )
     a = design_matrix(runs)
     train = _split(runs, float(train_fraction), seed)
     test = np.setdiff1d(np.arange(len(runs)), train)
-    if weighting not in ("absolute", "relative"):
-        raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
     a_train, b_train = a[train], runs.energy_j[train]
+    n_active = int(np.count_nonzero(np.any(a_train != 0, axis=0)))
+    if train.size < n_active:
+        raise ValueError(
+            f"{train.size} training run(s) for {n_active} parameters: fewer runs than "
+            "parameters cannot determine them (raise train_fraction or add runs)"
+        )
     if weighting == "relative":
         a_train, b_train = a_train / b_train[:, None], np.ones_like(b_train)
-    if method == "lsq":
-        out = _core_energy.fit_least_squares(a_train, b_train, float(rel_tol))
-        x = np.asarray(out["x"], dtype=np.float64)
-    else:
-        out = _core_energy.identifiability(a_train, float(rel_tol))
-        x = _fit_l1(a_train, b_train)
-    rank = int(out["rank"])
-    singular = np.asarray(out["singular_values"], dtype=np.float64)
-    rows = np.asarray(out["combinations"])
-    combinations = [Combination(_coefficients(r), float(r @ x)) for r in rows]
-    ident = list(out["individually_identifiable"])
+    ident = _core_energy.identifiability(a_train, float(rel_tol))
+    x = _solve_bounded(a_train, b_train, method, prior_x, prior_weight)
+    rank = int(ident["rank"])
+    singular = np.asarray(ident["singular_values"], dtype=np.float64)
+    combos = np.asarray(ident["combinations"], dtype=np.float64).reshape(-1, len(PARAM_NAMES))
+    groups = np.unique(np.asarray(runs.kernel)[train], return_inverse=True)[1].ravel()
+    rng = np.random.default_rng([seed, 1])
+    boot = np.zeros((n_boot, len(PARAM_NAMES)))
+    for i in range(n_boot):
+        rows = _bootstrap_rows(groups, rng)
+        boot[i] = _solve_bounded(a_train[rows], b_train[rows], method, prior_x, prior_weight)
+    estimates = _estimates(combos, x, boot, level, max_rel_halfwidth)
+    combinations = [Combination(_coefficients(r), float(r @ x)) for r in combos]
+    single = {next(iter(e.coefficients)): e for e in estimates.values() if len(e.coefficients) == 1}
     parameters: dict[str, float | None] = {
-        name: (float(x[i]) if ident[i] else None) for i, name in enumerate(PARAM_NAMES)
+        name: (single[name].value if name in single else None) for name in PARAM_NAMES
     }
     predicted = a @ x
     names = np.asarray(runs.kernel)
@@ -1151,6 +1448,7 @@ def fit(
         method=method,
         parameters=parameters,
         combinations=combinations,
+        estimates=estimates,
         rank=rank,
         singular_values=singular,
         solution=x,
@@ -1162,6 +1460,13 @@ def fit(
         ),
         kernel_rmse_pct=per_kernel,
         train_rows=train,
+        weighting=weighting,
+        prior=prior_params,
+        prior_weight=prior_weight if prior_params is not None else 0.0,
+        n_boot=n_boot,
+        level=level,
+        max_rel_halfwidth=max_rel_halfwidth,
+        boot_solutions=boot,
     )
 
 
