@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,9 @@ __all__ = [
     "KERNELS",
     "PARAM_NAMES",
     "BestEnergyTiles",
+    "Candidates",
+    "Design",
+    "ExpectedInterval",
     "Breakdown",
     "Combination",
     "Estimate",
@@ -55,18 +59,22 @@ __all__ = [
     "Runs",
     "best_tiles",
     "breakdown",
+    "candidates",
     "compare_optima",
     "custom_kernel",
+    "design",
     "design_matrix",
     "energy",
     "energy_batch",
     "energy_per_operation",
     "fit",
+    "flop_heavy_kernel",
     "identifiability",
     "kernel",
     "load_runs",
     "optimization_error",
     "parameters",
+    "synthetic_candidates",
     "synthetic_runs",
     "table_b2",
     "write_runs",
@@ -1898,3 +1906,697 @@ def synthetic_runs(
 def synthetic_table_path() -> Path:
     """Return the path of the shipped synthetic table (``data/energy/``)."""
     return data_dir() / "energy" / SYNTHETIC_FILE
+
+
+# --------------------------------------------------------------------------------------
+# Designed experiments: which runs determine the parameters
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Runs that could be measured (not yet measured): the input of :func:`design`.
+
+    Attributes
+    ----------
+    kernel : tuple of str
+        Kernel name per row (built-in key or a custom kernel's name).
+    sizes : numpy.ndarray
+        (n, 4) int64: S1, S2, S3, T (0 where the kernel lacks the dimension).
+    tiles : numpy.ndarray
+        (n, 4) int64: tS1, tS2, tS3, tT.
+    subtile : numpy.ndarray
+        (n,) int64: sS (0: sS = tS).
+    time_s : numpy.ndarray
+        (n,) T_alg per run, s (from the time model or measured).
+    design : numpy.ndarray
+        (n, 7) rows of the regression's design matrix (Sec. B.7.1), built by the core:
+        E_alg = design @ params.
+    """
+
+    kernel: tuple[str, ...]
+    sizes: npt.NDArray[np.int64]
+    tiles: npt.NDArray[np.int64]
+    subtile: npt.NDArray[np.int64]
+    time_s: npt.NDArray[np.float64]
+    design: npt.NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.kernel)
+
+    def __add__(self, other: Candidates) -> Candidates:
+        if not isinstance(other, Candidates):
+            return NotImplemented
+        return Candidates(
+            self.kernel + other.kernel,
+            np.concatenate([self.sizes, other.sizes]),
+            np.concatenate([self.tiles, other.tiles]),
+            np.concatenate([self.subtile, other.subtile]),
+            np.concatenate([self.time_s, other.time_s]),
+            np.concatenate([self.design, other.design]),
+        )
+
+    def select(self, rows: npt.ArrayLike) -> Candidates:
+        """Return the candidates at ``rows`` (indices or a boolean mask)."""
+        idx = np.arange(len(self))[np.asarray(rows)]
+        return Candidates(
+            tuple(self.kernel[i] for i in idx),
+            self.sizes[idx],
+            self.tiles[idx],
+            self.subtile[idx],
+            self.time_s[idx],
+            self.design[idx],
+        )
+
+    def energy_j(self, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
+        """E_alg of every candidate under ``params``, J."""
+        x = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES])
+        out: npt.NDArray[np.float64] = self.design @ x
+        return out
+
+    def simulate(
+        self, params: ParamsLike = "model_a", noise_sigma: float = 0.03, seed: int = 0
+    ) -> Runs:
+        """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
+
+        Only built-in kernels can become a :class:`Runs` table (the CSV format names them).
+
+        Parameters
+        ----------
+        params : Params, mapping or str
+            Generating parameters.
+        noise_sigma : float
+            Standard deviation of the log-normal energy noise, in [0, 1].
+        seed : int
+            Seed of NumPy's ``default_rng``.
+
+        Returns
+        -------
+        Runs
+            Labelled synthetic in its comments.
+        """
+        sigma = _number(noise_sigma, "noise_sigma")
+        if not 0 <= sigma <= 1:
+            raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
+        unknown = sorted(set(self.kernel) - set(KERNELS))
+        if unknown:
+            raise ValueError(
+                f"simulate: custom kernels {unknown} cannot be written as a Runs table"
+            )
+        rng = np.random.default_rng(_int_arg(seed, "seed"))
+        energy_j = self.energy_j(params) * np.exp(sigma * rng.standard_normal(len(self)))
+        comments = (
+            "synthetic: true -- generated from the energy model, NOT measured",
+            f"generator: Candidates.simulate(noise_sigma={sigma}, seed={seed})",
+        )
+        return Runs(
+            self.kernel, self.sizes, self.tiles, self.subtile, self.time_s.copy(),
+            energy_j, comments, "synthetic",
+        )  # fmt: skip
+
+    @classmethod
+    def from_runs(cls, runs: Runs | str | Path) -> Candidates:
+        """The runs of a table as candidates (their measured times; energies unused)."""
+        r = _as_runs(runs)
+        return cls(r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r))
+
+
+def candidates(
+    kernel: KernelLike,
+    gpu: Gpu | str,
+    sizes: Sequence[Sequence[int]],
+    space: cm_time.SearchSpace | None = None,
+    *,
+    subtile_divisors: Sequence[int] = (1,),
+    stencil: Stencil | str | None = None,
+    variant: cm_time.Variant = "paper",
+    threads: int = 0,
+) -> Candidates:
+    """Every feasible run of ``kernel`` over problem sizes and a tile space, as candidates.
+
+    T_alg comes from the time model of Appendix A (``gpu``, ``stencil``); tiles the time
+    model calls infeasible (Eq. A.32) and subtiles that do not divide tS1 are left out.
+
+    Parameters
+    ----------
+    kernel : str or Kernel
+        A built-in kernel or a :func:`custom_kernel`.
+    gpu : Gpu or str
+        GPU preset of the time model.
+    sizes : sequence of size tuples
+        Problem sizes ``(S, T)`` or ``(S1, S2, T)``, one per entry.
+    space : costmetrics.time.SearchSpace, optional
+        Tile candidates; default :func:`costmetrics.time.default_search_space`.
+    subtile_divisors : sequence of int
+        For kernels with subtiles (SW, J1D): sS = tS1 / d for each d (1: no subtiling).
+    stencil : Stencil or str, optional
+        Time-model stencil (required for kernels without a preset of their name).
+    variant : {"paper", "exact"}
+        Time-model variant.
+    threads : int
+        Worker threads of the time model (0: all cores).
+
+    Returns
+    -------
+    Candidates
+        One row per feasible (size, tile, subtile).
+    """
+    k = _get_kernel(kernel)
+    n_dims = int(k.n_space_dims)
+    if space is None:
+        space = cm_time.default_search_space(n_dims)
+    if not isinstance(space, cm_time.SearchSpace):
+        raise TypeError(f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}")
+    divisors = [_int_arg(d, "subtile_divisors[]") for d in subtile_divisors]
+    if not divisors or min(divisors) < 1:
+        raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):
+        raise TypeError(f"sizes: expected a sequence of size tuples, got {type(sizes).__name__}")
+    _, _, s, g = _time_model(k, gpu, stencil)
+    grid = space.grid()
+    has_subtile = k.kind in ("smith_waterman", "jacobi1d") or (
+        k.kind == "custom" and "sS" in " ".join(k.expressions.values())
+    )
+    parts = []
+    for size in sizes:
+        size_row = _integers(size, "sizes[]", n_dims, tile=False)
+        times = cm_time.talg_batch(s, g, size_row, grid, variant, _int_arg(threads, "threads"))
+        ok = times.feasible
+        if k.kind == "jacobi2d":
+            ok = ok & (grid[:, -1] % 2 == 0)  # B.4-B.5 assume an even tT
+        tiles = grid[ok]
+        talg = np.asarray(times.talg_s)[ok]
+        subs = [0] if not has_subtile else divisors
+        for d in subs:
+            if d == 0 or d == 1:
+                keep = np.ones(len(tiles), dtype=bool)
+                sub = np.zeros(len(tiles), dtype=np.int64)
+            else:
+                keep = tiles[:, 0] % d == 0
+                sub = tiles[:, 0] // d
+            t = tiles[keep]
+            n = len(t)
+            if not n:
+                continue
+            size4 = _rows4(np.tile(np.asarray(size_row, dtype=np.int64), (n, 1)), n_dims)
+            tile4 = _rows4(t, n_dims)
+            sub = np.asarray(sub[keep], dtype=np.int64)
+            a = np.asarray(
+                _core_energy.design_matrix(k, size4, tile4, sub, talg[keep]), dtype=np.float64
+            )
+            parts.append(Candidates((k.name,) * n, size4, tile4, sub, talg[keep].copy(), a))
+    if not parts:
+        raise ValueError(f"candidates: no feasible run of {k.name!r} in the space")
+    out = parts[0]
+    for p in parts[1:]:
+        out = out + p
+    return out
+
+
+#: Tile spaces of the shipped synthetic table (``_synthetic_grid``), per kernel.
+def _synthetic_space(key: str) -> cm_time.SearchSpace:
+    if key == "jacobi2d":
+        return cm_time.SearchSpace(((2, 4, 8, 16, 32), (32, 64, 128, 256)), (2, 4, 8, 16))
+    return cm_time.SearchSpace(((16, 32, 64, 128, 256),), (4, 8, 16, 32, 64))
+
+
+def _synthetic_sizes(key: str) -> list[tuple[int, ...]]:
+    if key == "jacobi2d":
+        return [(s, s, t) for s in (2048, 4096) for t in (256, 512, 1024)]
+    return [(s, t) for s in (4096, 8192, 16384) for t in (1024, 2048, 4096)]
+
+
+def _synthetic_stencil_1d(c_iter_s: float = _SYNTHETIC_C_ITER_1D_S, name: str = "synthetic1d") -> Stencil:
+    return Stencil(
+        name=name, n_space_dims=1, c_iter_s={"gtx980": c_iter_s}, source="synthetic stand-in"
+    )
+
+
+def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: int = 32) -> Kernel:
+    """A hypothetical flop-heavy 1D kernel: Jacobi 1D's data movement, many flops per point.
+
+    Built with :func:`custom_kernel` (J1D's M_io, shared<->register words, V_tile and
+    N_tiles; sS = tS), with ``ops_per_iteration`` operations of type ``op`` per iteration
+    instead of J1D's 2 fadd + 1 fmul. It stands for a micro-benchmark-like kernel that a
+    user could write to separate e_fadd and e_fmul; it is not in the seed.
+
+    Parameters
+    ----------
+    op : {"fadd", "fmul"}
+        The operation it stresses.
+    ops_per_iteration : int
+        Operations per iteration, >= 1.
+
+    Returns
+    -------
+    Kernel
+        Named ``"flops_<op><n>"``.
+    """
+    if op not in ("fadd", "fmul"):
+        raise ValueError(f"op must be 'fadd' or 'fmul', got {op!r}")
+    n = _int_arg(ops_per_iteration, "ops_per_iteration")
+    if not 1 <= n <= 1_000_000:
+        raise ValueError(f"ops_per_iteration must be in [1, 1000000], got {n}")
+    return custom_kernel(
+        f"flops_{op}{n}", 1, {op: float(n)},
+        "2*(2*tT + tS)", "4*(2*tS + 4*tT*tS/sS)", "tS*tT", "S*T/(tS*tT)",
+    )  # fmt: skip
+
+
+def synthetic_candidates(
+    kernels: Sequence[str] = KERNELS, flop_heavy: Sequence[Kernel] = ()
+) -> Candidates:
+    """The candidate set of the SYNTHETIC table's world: every grid point, every kernel.
+
+    Every feasible tile of each kernel's synthetic tile space (SW and J1D: tS in {16,
+    ..., 256}, tT in {4, ..., 64}, sS in {tS/4, tS/2, tS}; J2D: tS1 in {2, ..., 32}, tS2
+    in {32, ..., 256}, tT in {2, ..., 16}) at the synthetic table's problem sizes, with the
+    same stand-in times (GTX 980 time model) as :func:`synthetic_runs`: 1782 runs.
+
+    Parameters
+    ----------
+    kernels : sequence of str
+        Built-in kernels to include.
+    flop_heavy : sequence of Kernel
+        Extra 1D custom kernels (e.g. :func:`flop_heavy_kernel`), over J1D's sizes and
+        tiles; their T_alg uses C_iter = 3.39e-8 s x (flops per iteration / 3), J1D's
+        stand-in scaled by the work (an assumption of this synthetic world).
+
+    Returns
+    -------
+    Candidates
+        Not measurements: runs that could be measured.
+    """
+    out: Candidates | None = None
+    for name in kernels:
+        key = _get_kernel(name).kind
+        if key not in KERNELS:
+            raise ValueError(f"kernels: {name!r} is not a built-in kernel")
+        part = candidates(
+            key, "gtx980", _synthetic_sizes(key), _synthetic_space(key),
+            subtile_divisors=(4, 2, 1),
+            stencil="jacobi2d" if key == "jacobi2d" else _synthetic_stencil_1d(),
+        )  # fmt: skip
+        out = part if out is None else out + part
+    for k in flop_heavy:
+        if not isinstance(k, Kernel) or int(k.n_space_dims) != 1:
+            raise ValueError("flop_heavy: expected 1D Kernel objects (see flop_heavy_kernel)")
+        ops = k.ops
+        n_flops = float(ops.fadd + ops.fmul + ops.iadd + ops.imax)
+        c_iter = _SYNTHETIC_C_ITER_1D_S * max(1.0, n_flops / 3.0)
+        part = candidates(
+            k, "gtx980", _synthetic_sizes("jacobi1d"), _synthetic_space("jacobi1d"),
+            stencil=_synthetic_stencil_1d(c_iter, f"synthetic_{k.name}"),
+        )  # fmt: skip
+        out = part if out is None else out + part
+    if out is None:
+        raise ValueError("synthetic_candidates: no kernels given")
+    return out
+
+
+@dataclass(frozen=True)
+class ExpectedInterval:
+    """The interval a quantity is expected to get from a set of runs, before measuring.
+
+    Attributes
+    ----------
+    name : str
+        Parameter name or combination (as in :class:`Estimate`).
+    rel_halfwidth : float
+        Expected half-width of the ``level`` interval relative to the quantity's value
+        (z * sigma * sqrt(c^T (S^T S)^-1 c), S the relative-sensitivity matrix); inf
+        when these runs do not identify it.
+    determined : bool
+        ``rel_halfwidth <= max_rel_halfwidth``.
+    budget_needed : float
+        Runs needed to reach ``precision`` (the first prefix of the greedy order that does;
+        beyond the candidate set extrapolated as 1/N, ``budget_extrapolated``); inf when the
+        candidates never identify it.
+    budget_extrapolated : bool
+        Whether ``budget_needed`` is an extrapolation (more runs than the greedy path).
+    random_rel_halfwidth : float
+        Median expected half-width over random choices of the same size (NaN if not run).
+    """
+
+    name: str
+    rel_halfwidth: float
+    determined: bool
+    budget_needed: float
+    budget_extrapolated: bool
+    random_rel_halfwidth: float
+
+
+@dataclass(frozen=True)
+class Design:
+    """A designed experiment: the chosen runs and what they are expected to determine.
+
+    Attributes
+    ----------
+    runs : Candidates
+        The chosen runs, in the order chosen.
+    rows : numpy.ndarray
+        Their indices in the candidate set.
+    expected : dict of str to ExpectedInterval
+        Per identifiable quantity (of the candidate set).
+    targets : tuple of str
+        Quantities the criterion optimized (identifiable and determinable with every
+        candidate).
+    budget : int
+        Runs chosen.
+    n_candidates : int
+        Size of the candidate set.
+    noise_sigma, level, precision, max_rel_halfwidth : float
+        The assumptions: relative noise of one energy measurement, the confidence level,
+        the precision for ``budget_needed`` and the "not determined" threshold.
+    n_random : int
+        Random choices compared.
+    criterion : str
+        What the selection maximized.
+    """
+
+    runs: Candidates
+    rows: npt.NDArray[np.int64]
+    expected: dict[str, ExpectedInterval]
+    targets: tuple[str, ...]
+    budget: int
+    n_candidates: int
+    noise_sigma: float
+    level: float
+    precision: float
+    max_rel_halfwidth: float
+    n_random: int
+    criterion: str
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per quantity: expected +-%, determined, budget needed, random +-%."""
+        return [
+            {
+                "quantity": e.name,
+                "designed_pm_pct": 100 * e.rel_halfwidth,
+                "random_pm_pct": 100 * e.random_rel_halfwidth,
+                "determined": e.determined,
+                "budget_needed": e.budget_needed,
+                "extrapolated": e.budget_extrapolated,
+            }
+            for e in self.expected.values()
+        ]
+
+
+def _quantities(
+    design_rows: npt.NDArray[np.float64], ref: npt.NDArray[np.float64], rel_tol: float = 1e-10
+) -> tuple[list[str], npt.NDArray[np.float64]]:
+    """Identifiable quantities of a design and their rows in relative units (c / value)."""
+    ident = _core_energy.identifiability(design_rows, float(rel_tol))
+    combos = np.asarray(ident["combinations"], dtype=np.float64).reshape(-1, len(PARAM_NAMES))
+    names, rel = [], []
+    for row in combos:
+        value = float(row @ ref)
+        if not value > 0:
+            continue  # a combination that is 0 at the reference has no relative precision
+        names.append(Combination(_coefficients(row), 0.0).text)
+        rel.append(row * ref / value)  # d(quantity)/quantity per relative change of x_k
+    return names, np.asarray(rel).reshape(-1, len(PARAM_NAMES))
+
+
+def _relative_sensitivity(
+    design_rows: npt.NDArray[np.float64], ref: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """S_ik = A_ik ref_k / E_i: the share of run i's energy that parameter k carries.
+
+    With relative noise sigma on each energy, the covariance of the relative parameter
+    errors is sigma^2 (S^T S)^-1 (Gauss-Newton / Fisher information of the relative fit).
+    """
+    e = design_rows @ ref
+    out: npt.NDArray[np.float64] = design_rows * ref / e[:, None]
+    return out
+
+
+def _rel_halfwidths(
+    s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], z_sigma: float
+) -> npt.NDArray[np.float64]:
+    """z sigma sqrt(c^T (S^T S)^+ c) per row of c; inf where c is not in S's row space."""
+    m = s.T @ s
+    u, sv, vt = np.linalg.svd(m)
+    keep = sv > sv[0] * 1e-12 if sv.size and sv[0] > 0 else np.zeros(sv.shape, dtype=bool)
+    pinv = (vt[keep].T / sv[keep]) @ u[:, keep].T
+    var = np.einsum("ij,jk,ik->i", c, pinv, c)
+    # c must lie in the row space of S: its part outside the kept right singular vectors.
+    resid = c - (c @ vt[keep].T) @ vt[keep]
+    out = z_sigma * np.sqrt(np.maximum(var, 0.0))
+    out[np.linalg.norm(resid, axis=1) > 1e-6 * np.linalg.norm(c, axis=1)] = math.inf
+    return out
+
+
+def _greedy(
+    s: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    n: int,
+    ridge: float = 1e-8,
+    bar: Any = None,
+) -> npt.NDArray[np.int64]:
+    """Greedy choice of n rows of s minimizing sum_j log(c_j^T M^-1 c_j), M = S^T S.
+
+    Returns the rows in the order chosen. Rank-one Sherman-Morrison updates of M^-1,
+    starting from a small ridge (``ridge`` times the largest column norm squared) so that
+    the first steps are defined; the ridge steers the first steps, hence the multi-start
+    in :func:`design`.
+    """
+    p = s.shape[1]
+    m_inv = np.eye(p) / (ridge * max(float(np.max(np.sum(s * s, axis=0))), 1e-300))
+    available = np.ones(len(s), dtype=bool)
+    chosen = np.zeros(n, dtype=np.int64)
+    for step in range(n):
+        gains = _log_gains(s, m_inv, c, available)
+        j = int(np.argmax(gains))
+        chosen[step] = j
+        available[j] = False
+        v = m_inv @ s[j]
+        m_inv -= np.outer(v, v) / (1.0 + s[j] @ v)
+        if bar is not None:
+            bar.update(1)
+    return chosen
+
+
+def _log_gains(
+    s: npt.NDArray[np.float64],
+    m_inv: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    available: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.float64]:
+    """Decrease of sum_j log var_j from adding each row (exact rank-one formula)."""
+    u = s @ (m_inv @ c.T)  # (n, J): s_i^T M^-1 c_j
+    q = np.einsum("ij,jk,ik->i", s, m_inv, s)
+    var = np.einsum("ij,jk,ik->i", c, m_inv, c)
+    reduction = np.minimum(u * u / (1.0 + q)[:, None] / var[None, :], 1.0 - 1e-15)
+    gains: npt.NDArray[np.float64] = -np.log1p(-reduction).sum(axis=1)
+    gains[~available] = -np.inf
+    return gains
+
+
+def _exchange(
+    s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], rows: npt.NDArray[np.int64],
+    max_passes: int = 5,
+) -> npt.NDArray[np.int64]:  # fmt: skip
+    """Fedorov exchange: swap a chosen row for a candidate while the criterion improves."""
+    chosen = rows.copy()
+    p = s.shape[1]
+    ridge = 1e-10 * max(float(np.max(np.sum(s * s, axis=0))), 1e-300)
+    m_inv = np.linalg.inv(ridge * np.eye(p) + s[chosen].T @ s[chosen])
+    available = np.ones(len(s), dtype=bool)
+    available[chosen] = False
+
+    def criterion(mi: npt.NDArray[np.float64]) -> float:
+        return float(np.log(np.einsum("ij,jk,ik->i", c, mi, c)).sum())
+
+    for _ in range(max_passes):
+        improved = False
+        for pos in range(len(chosen)):
+            j = int(chosen[pos])
+            v = m_inv @ s[j]
+            denom = 1.0 - s[j] @ v
+            if denom <= 1e-12:
+                continue  # removing j would lose identifiability
+            without = m_inv + np.outer(v, v) / denom
+            loss = criterion(without) - criterion(m_inv)
+            available[j] = True
+            gains = _log_gains(s, without, c, available)
+            k = int(np.argmax(gains))
+            if k != j and gains[k] > loss + 1e-9:
+                chosen[pos] = k
+                available[k] = False
+                w = without @ s[k]
+                m_inv = without - np.outer(w, w) / (1.0 + s[k] @ w)
+                improved = True
+            else:
+                available[j] = False
+        if not improved:
+            break
+    return chosen
+
+
+def design(
+    candidates: Candidates,
+    budget: int,
+    params: ParamsLike = "model_a",
+    *,
+    noise_sigma: float = 0.03,
+    level: float = 0.95,
+    precision: float | None = None,
+    max_rel_halfwidth: float = 0.5,
+    n_random: int = 20,
+    seed: int = 0,
+    progress: bool = False,
+) -> Design:
+    """Choose the ``budget`` candidate runs that best determine the energy parameters.
+
+    Before anything is measured, the expected precision of a set of runs follows from the
+    design alone: with energies measured to a relative noise sigma, the relative errors of
+    the parameters have covariance sigma^2 (S^T S)^-1, where S_ik = A_ik x_k / E_i is the
+    share of run i's energy carried by parameter k (the relative-sensitivity matrix, at
+    ``params``). The selection minimizes the sum of the logarithms of the expected
+    relative variances of the target quantities (equivalently their geometric mean):
+    every quantity counts by how much its interval shrinks, whatever its size, so the
+    choice is not spent on a quantity no budget can determine. Greedy with rank-one
+    updates, then a Fedorov exchange pass (swap a chosen run for another while that
+    helps). Targets: the identifiable quantities that the whole candidate set determines
+    within ``max_rel_halfwidth``.
+
+    Parameters
+    ----------
+    candidates : Candidates
+        Runs that could be measured (:func:`candidates`, :func:`synthetic_candidates`,
+        :meth:`Candidates.from_runs`); each is chosen at most once.
+    budget : int
+        Runs to choose, 1 <= budget <= len(candidates).
+    params : Params, mapping or str
+        Where the sensitivities are evaluated (a guess of the parameters; Model A).
+    noise_sigma : float
+        Relative standard deviation of one energy measurement, > 0.
+    level : float
+        Confidence level of the expected intervals.
+    precision : float, optional
+        Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``).
+    max_rel_halfwidth : float
+        Quantities expected wider than this are "not determined".
+    n_random : int
+        Random choices of ``budget`` runs to compare with (0: none).
+    seed : int
+        Seed of the random choices.
+    progress : bool
+        Progress bar on standard error.
+
+    Returns
+    -------
+    Design
+        Chosen runs, expected intervals designed vs random, budget each quantity needs.
+
+    Raises
+    ------
+    ValueError
+        If the budget exceeds the candidate set or is below 1, or an argument is out of
+        range.
+    """
+    from statistics import NormalDist
+
+    if not isinstance(candidates, Candidates):
+        raise TypeError(f"candidates: expected Candidates, got {type(candidates).__name__}")
+    n_cand = len(candidates)
+    budget = _int_arg(budget, "budget")
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget}")
+    if budget > n_cand:
+        raise ValueError(
+            f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
+            "is chosen at most once"
+        )
+    sigma = _number(noise_sigma, "noise_sigma")
+    if not (math.isfinite(sigma) and 0 < sigma < 1):
+        raise ValueError(f"noise_sigma must be in (0, 1), got {sigma}")
+    level = _number(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    max_rel_halfwidth = _number(max_rel_halfwidth, "max_rel_halfwidth")
+    if not max_rel_halfwidth > 0:
+        raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
+    target_pm = max_rel_halfwidth if precision is None else _number(precision, "precision")
+    if not target_pm > 0:
+        raise ValueError(f"precision must be > 0, got {target_pm}")
+    n_random = _int_arg(n_random, "n_random")
+    if not 0 <= n_random <= 10_000:
+        raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
+    seed = _int_arg(seed, "seed")
+    ref = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES], dtype=np.float64)
+    if not np.all(np.isfinite(candidates.design)):
+        raise ValueError("candidates: the design matrix has non-finite entries")
+    s = _relative_sensitivity(candidates.design, ref)
+    names, c = _quantities(candidates.design, ref)
+    if not names:
+        raise ValueError("candidates: no parameter combination is identifiable")
+    z_sigma = NormalDist().inv_cdf(0.5 + 0.5 * level) * sigma
+    full = _rel_halfwidths(s, c, z_sigma)
+    targets = [i for i, hw in enumerate(full) if hw <= max_rel_halfwidth]
+    if not targets:
+        targets = list(range(len(names)))
+    ct = c[targets]
+    # The greedy path goes beyond the budget to find the budget each quantity needs.
+    n_path = min(n_cand, max(4 * budget, 1000))
+    from tqdm import tqdm
+
+    bar = tqdm(total=n_path, disable=not progress, unit="run", desc="design", file=sys.stderr)
+    try:
+        order = _greedy(s, ct, n_path, bar=bar)
+    finally:
+        bar.close()
+    # Multi-start: greedy is myopic and its first steps depend on the ridge; keep the best
+    # of a few starts after the exchange pass (criterion with the exact pseudo-inverse).
+    best_value, chosen = math.inf, order[:budget]
+    for start in (order[:budget], _greedy(s, ct, budget, 1e-6), _greedy(s, ct, budget, 1e-4)):
+        rows = _exchange(s, ct, start)
+        value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0))))
+        if value < best_value:
+            best_value, chosen = value, rows
+    designed = _rel_halfwidths(s[chosen], c, z_sigma)
+    # Budget needed: the first prefix of the greedy order that reaches the precision.
+    steps = sorted(set(np.unique(np.geomspace(1, n_path, 60).astype(int)).tolist() + [n_path]))
+    path_hw = np.stack([_rel_halfwidths(s[order[:m]], c, z_sigma) for m in steps])
+    rng = np.random.default_rng([seed, 2])
+    random_hw = np.full(len(names), math.nan)
+    if n_random:
+        draws = np.stack(
+            [
+                _rel_halfwidths(s[rng.choice(n_cand, size=budget, replace=False)], c, z_sigma)
+                for _ in range(n_random)
+            ]
+        )
+        random_hw = np.median(draws, axis=0)
+    n_params = int(np.count_nonzero(np.any(candidates.design != 0, axis=0)))
+    expected = {}
+    for j, name in enumerate(names):
+        reached = np.flatnonzero(path_hw[:, j] <= target_pm)
+        extrapolated = False
+        if reached.size:
+            # A fit needs at least as many runs as parameters (fit() refuses fewer).
+            needed = float(max(steps[int(reached[0])], n_params))
+        elif math.isfinite(path_hw[-1, j]):
+            needed = float(math.ceil(n_path * (path_hw[-1, j] / target_pm) ** 2))
+            extrapolated = True
+        else:
+            needed = math.inf
+        expected[name] = ExpectedInterval(
+            name, float(designed[j]), bool(designed[j] <= max_rel_halfwidth), needed,
+            extrapolated, float(random_hw[j]),
+        )  # fmt: skip
+    return Design(
+        runs=candidates.select(chosen),
+        rows=np.asarray(chosen, dtype=np.int64),
+        expected=expected,
+        targets=tuple(names[i] for i in targets),
+        budget=budget,
+        n_candidates=n_cand,
+        noise_sigma=sigma,
+        level=level,
+        precision=target_pm,
+        max_rel_halfwidth=max_rel_halfwidth,
+        n_random=n_random,
+        criterion="min sum log(expected relative variance) of the targets; greedy + exchange",
+    )
