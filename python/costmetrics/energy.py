@@ -2351,10 +2351,11 @@ def _greedy(
     s: npt.NDArray[np.float64],
     c: npt.NDArray[np.float64],
     n: int,
+    floor2: float,
     ridge: float = 1e-8,
     bar: Any = None,
 ) -> npt.NDArray[np.int64]:
-    """Greedy choice of n rows of s minimizing sum_j log(c_j^T M^-1 c_j), M = S^T S.
+    """Greedy choice of n rows of s minimizing sum_j log(c_j^T M^-1 c_j + floor2), M = S^T S.
 
     Returns the rows in the order chosen. Rank-one Sherman-Morrison updates of M^-1,
     starting from a small ridge (``ridge`` times the largest column norm squared) so that
@@ -2366,7 +2367,7 @@ def _greedy(
     available = np.ones(len(s), dtype=bool)
     chosen = np.zeros(n, dtype=np.int64)
     for step in range(n):
-        gains = _log_gains(s, m_inv, c, available)
+        gains = _log_gains(s, m_inv, c, available, floor2)
         j = int(np.argmax(gains))
         chosen[step] = j
         available[j] = False
@@ -2382,20 +2383,23 @@ def _log_gains(
     m_inv: npt.NDArray[np.float64],
     c: npt.NDArray[np.float64],
     available: npt.NDArray[np.bool_],
+    floor2: float,
 ) -> npt.NDArray[np.float64]:
-    """Decrease of sum_j log var_j from adding each row (exact rank-one formula)."""
+    """Decrease of sum_j log(var_j + floor2) from adding each row (exact rank-one update)."""
     u = s @ (m_inv @ c.T)  # (n, J): s_i^T M^-1 c_j
     q = np.einsum("ij,jk,ik->i", s, m_inv, s)
     var = np.einsum("ij,jk,ik->i", c, m_inv, c)
-    reduction = np.minimum(u * u / (1.0 + q)[:, None] / var[None, :], 1.0 - 1e-15)
-    gains: npt.NDArray[np.float64] = -np.log1p(-reduction).sum(axis=1)
+    after = np.maximum(var[None, :] - u * u / (1.0 + q)[:, None], 0.0)
+    gains: npt.NDArray[np.float64] = (
+        np.log(var + floor2)[None, :] - np.log(after + floor2)
+    ).sum(axis=1)
     gains[~available] = -np.inf
     return gains
 
 
 def _exchange(
     s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], rows: npt.NDArray[np.int64],
-    max_passes: int = 5,
+    floor2: float, max_passes: int = 5,
 ) -> npt.NDArray[np.int64]:  # fmt: skip
     """Fedorov exchange: swap a chosen row for a candidate while the criterion improves."""
     chosen = rows.copy()
@@ -2406,7 +2410,7 @@ def _exchange(
     available[chosen] = False
 
     def criterion(mi: npt.NDArray[np.float64]) -> float:
-        return float(np.log(np.einsum("ij,jk,ik->i", c, mi, c)).sum())
+        return float(np.log(np.einsum("ij,jk,ik->i", c, mi, c) + floor2).sum())
 
     for _ in range(max_passes):
         improved = False
@@ -2419,7 +2423,7 @@ def _exchange(
             without = m_inv + np.outer(v, v) / denom
             loss = criterion(without) - criterion(m_inv)
             available[j] = True
-            gains = _log_gains(s, without, c, available)
+            gains = _log_gains(s, without, c, available, floor2)
             k = int(np.argmax(gains))
             if k != j and gains[k] > loss + 1e-9:
                 chosen[pos] = k
@@ -2443,6 +2447,7 @@ def design(
     level: float = 0.95,
     precision: float | None = None,
     max_rel_halfwidth: float = 0.5,
+    good_enough: float = 0.05,
     n_random: int = 20,
     seed: int = 0,
     progress: bool = False,
@@ -2453,13 +2458,15 @@ def design(
     design alone: with energies measured to a relative noise sigma, the relative errors of
     the parameters have covariance sigma^2 (S^T S)^-1, where S_ik = A_ik x_k / E_i is the
     share of run i's energy carried by parameter k (the relative-sensitivity matrix, at
-    ``params``). The selection minimizes the sum of the logarithms of the expected
-    relative variances of the target quantities (equivalently their geometric mean):
-    every quantity counts by how much its interval shrinks, whatever its size, so the
-    choice is not spent on a quantity no budget can determine. Greedy with rank-one
-    updates, then a Fedorov exchange pass (swap a chosen run for another while that
-    helps). Targets: the identifiable quantities that the whole candidate set determines
-    within ``max_rel_halfwidth``.
+    ``params``). The selection minimizes ``sum_j log(v_j + f^2)`` over the target
+    quantities, v_j the expected relative variance of quantity j and f the standard
+    deviation of a ``+-good_enough`` interval: every quantity counts by how much its
+    interval shrinks, whatever its size, until it is good enough (a quantity already
+    known to +-5% stops drawing runs from the others). Targets: the identifiable
+    quantities that the whole candidate set determines within ``max_rel_halfwidth`` (so
+    the choice is not spent on one no budget can determine). Greedy with rank-one
+    updates, then a Fedorov exchange (swap a chosen run for another while that helps),
+    from three starts; the best is kept.
 
     Parameters
     ----------
@@ -2478,6 +2485,9 @@ def design(
         Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``).
     max_rel_halfwidth : float
         Quantities expected wider than this are "not determined".
+    good_enough : float
+        Relative half-width below which a quantity no longer draws runs (>= 0; 0: every
+        target counts at any precision).
     n_random : int
         Random choices of ``budget`` runs to compare with (0: none).
     seed : int
@@ -2521,6 +2531,9 @@ def design(
     target_pm = max_rel_halfwidth if precision is None else _number(precision, "precision")
     if not target_pm > 0:
         raise ValueError(f"precision must be > 0, got {target_pm}")
+    good_enough = _number(good_enough, "good_enough")
+    if not (math.isfinite(good_enough) and good_enough >= 0):
+        raise ValueError(f"good_enough must be finite and >= 0, got {good_enough}")
     n_random = _int_arg(n_random, "n_random")
     if not 0 <= n_random <= 10_000:
         raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
@@ -2538,21 +2551,23 @@ def design(
     if not targets:
         targets = list(range(len(names)))
     ct = c[targets]
+    floor2 = (good_enough / z_sigma) ** 2  # in the units of c^T (S^T S)^-1 c
     # The greedy path goes beyond the budget to find the budget each quantity needs.
     n_path = min(n_cand, max(4 * budget, 1000))
     from tqdm import tqdm
 
     bar = tqdm(total=n_path, disable=not progress, unit="run", desc="design", file=sys.stderr)
     try:
-        order = _greedy(s, ct, n_path, bar=bar)
+        order = _greedy(s, ct, n_path, floor2, bar=bar)
     finally:
         bar.close()
     # Multi-start: greedy is myopic and its first steps depend on the ridge; keep the best
     # of a few starts after the exchange pass (criterion with the exact pseudo-inverse).
     best_value, chosen = math.inf, order[:budget]
-    for start in (order[:budget], _greedy(s, ct, budget, 1e-6), _greedy(s, ct, budget, 1e-4)):
-        rows = _exchange(s, ct, start)
-        value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0))))
+    starts = (order[:budget], _greedy(s, ct, budget, floor2, 1e-6), _greedy(s, ct, budget, floor2, 1e-4))
+    for start in starts:
+        rows = _exchange(s, ct, start, floor2)
+        value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0) ** 2 + floor2)))
         if value < best_value:
             best_value, chosen = value, rows
     designed = _rel_halfwidths(s[chosen], c, z_sigma)
@@ -2598,5 +2613,8 @@ def design(
         precision=target_pm,
         max_rel_halfwidth=max_rel_halfwidth,
         n_random=n_random,
-        criterion="min sum log(expected relative variance) of the targets; greedy + exchange",
+        criterion=(
+            f"min sum log(expected relative variance + floor) of the targets (floor: "
+            f"+-{100 * good_enough:g}%); greedy + exchange"
+        ),
     )
