@@ -1371,7 +1371,8 @@ def fit(
     Warns
     -----
     UserWarning
-        When the table holds one kernel only (the data then determine few combinations).
+        When the table holds one kernel only and ``kernel`` does not ask for it (the data
+        then determine few combinations).
     """
     import warnings
 
@@ -1410,7 +1411,7 @@ def fit(
     )
     _check_runs(runs)
     present = sorted(set(runs.kernel))
-    if len(present) == 1:
+    if len(present) == 1 and kernel is None:  # kernel= chose one on purpose
         warnings.warn(
             f"the table holds one kernel only ({present[0]}): the data determine only the "
             "combinations that kernel involves (see FitResult.combinations)",
