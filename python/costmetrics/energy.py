@@ -2100,7 +2100,7 @@ def candidates(
         talg = np.asarray(times.talg_s)[ok]
         subs = [0] if not has_subtile else divisors
         for d in subs:
-            if d == 0 or d == 1:
+            if d == 0:  # no subtiles in this kernel
                 keep = np.ones(len(tiles), dtype=bool)
                 sub = np.zeros(len(tiles), dtype=np.int64)
             else:
