@@ -459,9 +459,12 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
     from costmetrics.cli import main
 
     table = str(en.synthetic_table_path())
-    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--json"]) == 0
+    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--n-boot", "20", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rank"] == 6 and out["parameters"]["e_iadd_j"] is None
+    est = {e["quantity"]: e for e in out["estimates"]}
+    assert est["e_fmul_j"]["value"] is None and est["e_fmul_j"]["determined"] is False
+    assert est["p_stat_w"]["low"] <= est["p_stat_w"]["value"] <= est["p_stat_w"]["high"]
     assert main(["energy", "table-b3", "--table", table, "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)) == set(en.KERNELS)
 
@@ -474,6 +477,11 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
         ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
         ["best-tiles", "--kernel", "j1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
         ["fit", "--table", "/nonexistent/runs.csv"],
+        ["fit", "--table", str(en.synthetic_table_path()), "--level", "2"],
+        ["design", "--budget", "100000"],
+        ["design", "--budget", "0"],
+        ["design", "--budget", "10", "--noise", "0"],
+        ["design", "--budget", "10", "--out", "/nonexistent/dir/plan.csv"],
     ],
 )  # fmt: skip
 def test_cli_bad_input_one_line_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -844,3 +852,38 @@ def test_cpu_rapl_path_feeds_the_same_fit(tmp_path: Path) -> None:
     assert np.all(r.solution >= 0)
     assert r.rank <= 5  # no SW: e_iadd, e_imax are not in the data
     assert r.estimates["p_stat_w"].estimate == pytest.approx(40.0, rel=0.3), r.estimates
+
+
+def test_cli_fit_table_never_prints_an_undetermined_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costmetrics.cli import main
+
+    table = str(en.synthetic_table_path())
+    assert main(["energy", "fit", "--table", table, "--train-fraction", "1", "--n-boot", "30"]) == 0
+    text = capsys.readouterr().out
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.startswith(("p_", "e_"))}
+    assert "not determined" in lines["e_fmul_j"] and "not determined" in lines["e_fadd_j"]
+    assert "not determined" not in lines["p_stat_w"]
+    r = en.fit(table, train_fraction=1.0, n_boot=30)
+    assert f"{r.solution[4]:.6g}" not in lines["e_fmul_j"]
+
+
+def test_cli_design(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["energy", "design", "--budget", "20", "--random", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["budget"] == 20 and len(out["runs"]) == 20 and out["n_candidates"] == 1782
+    names = [e["quantity"] for e in out["expected"]]
+    assert "e_iadd_j + e_imax_j" in names
+    fmul = next(e for e in out["expected"] if e["quantity"] == "e_fmul_j")
+    assert fmul["determined"] is False and fmul["budget_extrapolated"] is True
+    plan = tmp_path / "plan.csv"
+    assert main(["energy", "design", "--budget", "15", "--random", "0", "--out", str(plan)]) == 0
+    text = capsys.readouterr().out
+    assert "runs needed" in text and "chosen runs per kernel" in text
+    runs = en.load_runs(plan)
+    assert len(runs) == 15 and runs.synthetic
+    assert main(["energy", "design", "--budget", "30", "--flop-heavy", "32", "--random", "0"]) == 0
+    assert "flops_fadd32" in capsys.readouterr().out
