@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                     flagged_ok = False
         worst = min(covered.values())
         text = ", ".join(f"{q} {covered[q]}/{n_seeds}" for q in QUANTITIES)
-        check(results, f"95% interval coverage, {method}, 3% noise, all runs (>= {need}/{n_seeds} each)",
-              text, worst >= need)  # fmt: skip
+        name = f"95% interval coverage, {method}, 3% noise, all runs (>= {need}/{n_seeds} each)"
+        check(results, name, text, worst >= need)
         print(
             "       determined (+-50%) in: "
             + ", ".join(f"{q} {determined[q]}/{n_seeds}" for q in QUANTITIES),
@@ -150,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                 widths[label].setdefault(q, []).append(width)
             if label == "designed":
                 p, g = r.solution[0], r.solution[1]
-                close += int(abs(p / truth["p_stat_w"] - 1) <= 0.05 and abs(g / truth["e_gs_j"] - 1) <= 0.05)
+                close += int(
+                    abs(p / truth["p_stat_w"] - 1) <= 0.05 and abs(g / truth["e_gs_j"] - 1) <= 0.05
+                )
     ratios = {
         q: float(np.median(widths["random"][q]) / np.median(widths["designed"][q]))
         for q in ("e_sr_j", SUM, "p_stat_w", "e_gs_j")
@@ -197,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
                     x = np.asarray([getattr(en.parameters("model_a"), n) for n in en.PARAM_NAMES])
                     pred = en.design_matrix(runs.select(test)) @ x
                     meas = runs.energy_j[test]
-                    rmse["model_a"].append(float(100 * np.sqrt(np.mean(((pred - meas) / meas) ** 2))))
+                    rmse["model_a"].append(
+                        float(100 * np.sqrt(np.mean(((pred - meas) / meas) ** 2)))
+                    )
         mean = {k: float(np.mean(v)) for k, v in rmse.items()}
         worst = max(mean["l1"], mean["lsq"]) / (100 * sigma)
         check(results, f"held-out RMSE at {100 * sigma:g}% noise within 1.2x the noise (L1, LSQ)",

@@ -459,7 +459,10 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
     from costmetrics.cli import main
 
     table = str(en.synthetic_table_path())
-    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--n-boot", "20", "--json"]) == 0
+    assert (
+        main(["energy", "fit", "--table", table, "--method", "lsq", "--n-boot", "20", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["rank"] == 6 and out["parameters"]["e_iadd_j"] is None
     est = {e["quantity"]: e for e in out["estimates"]}
@@ -507,7 +510,10 @@ def test_bounded_fits_never_return_a_negative_parameter(method: str, weighting: 
     # The shipped table with the seed's 10% split: unconstrained least squares gave
     # e_sr, e_fadd < 0 here (docs/energy-model.md, before issue 16).
     r = en.fit(
-        en.synthetic_table_path(), method=method, weighting=weighting, n_boot=30  # type: ignore[arg-type]
+        en.synthetic_table_path(),
+        method=method,
+        weighting=weighting,
+        n_boot=30,  # type: ignore[arg-type]
     )
     assert np.all(r.solution >= 0) and np.all(np.isfinite(r.solution))
     assert np.all(r.boot_solutions >= 0) and r.boot_solutions.shape == (30, 7)
@@ -838,7 +844,9 @@ def test_cpu_rapl_path_feeds_the_same_fit(tmp_path: Path) -> None:
         points = [
             mm.Point("jacobi1d", (s, 1024), (t, 8)) for s in (131072, 262144) for t in (256, 1024)
         ]
-        points += [mm.Point("jacobi2d", (s, s, 128), (t, 32, 4)) for s in (384, 512) for t in (4, 8)]
+        points += [
+            mm.Point("jacobi2d", (s, s, 128), (t, 32, 4)) for s in (384, 512) for t in (4, 8)
+        ]
         table = mm.measure(points, tmp_path / "sweep.csv", threads=1, repeats=1, warmup=0,
                            powercap_root=tmp_path)  # fmt: skip
     finally:

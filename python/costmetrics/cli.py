@@ -795,8 +795,10 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
             rows = [["quantity", "designed +-%", "random +-%", "determined", "runs needed"]]
             for e in out["expected"]:
                 needed = e["budget_needed"]
-                need = "never" if needed == "inf" else f"{needed:.0f}" + (
-                    " (extrapolated)" if e["budget_extrapolated"] else ""
+                need = (
+                    "never"
+                    if needed == "inf"
+                    else f"{needed:.0f}" + (" (extrapolated)" if e["budget_extrapolated"] else "")
                 )
                 rows.append([
                     e["quantity"], _pct(e["rel_halfwidth"]), _pct(e["random_rel_halfwidth"]),

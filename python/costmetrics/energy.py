@@ -43,13 +43,13 @@ __all__ = [
     "KERNELS",
     "PARAM_NAMES",
     "BestEnergyTiles",
-    "Candidates",
-    "Design",
-    "ExpectedInterval",
     "Breakdown",
+    "Candidates",
     "Combination",
-    "Estimate",
+    "Design",
     "EnergyBatch",
+    "Estimate",
+    "ExpectedInterval",
     "FitResult",
     "Kernel",
     "OpMix",
@@ -1175,7 +1175,7 @@ def _solve_bounded(
     prior: npt.NDArray[np.float64] | None,
     prior_weight: float,
 ) -> npt.NDArray[np.float64]:
-    """min ||A x - b|| (L1 or L2) subject to x >= 0, optionally pulled towards ``prior``.
+    """Min ||A x - b|| (L1 or L2) subject to x >= 0, optionally pulled towards ``prior``.
 
     Works in scaled units: columns of A to unit norm and b to order 1, so that the solver
     sees numbers near 1 (the raw columns span ~20 decades: watts times seconds and joules
@@ -1210,8 +1210,10 @@ def _solve_bounded(
     return out
 
 
-def _lad_nonnegative(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """min sum_i |a_i . y - b_i| subject to y >= 0 (the seed's L1 objective, Sec. B.7.1).
+def _lad_nonnegative(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Min sum_i |a_i . y - b_i| subject to y >= 0 (the seed's L1 objective, Sec. B.7.1).
 
     Solved as the dual linear program, max b.d subject to A^T d <= 0, -1 <= d <= 1, which
     has 7 constraints instead of 2n (HiGHS, several times faster); y is the vector of the
@@ -2028,7 +2030,7 @@ class Candidates:
 
     @classmethod
     def from_runs(cls, runs: Runs | str | Path) -> Candidates:
-        """The runs of a table as candidates (their measured times; energies unused)."""
+        """Return the runs of a table as candidates (their measured times; energies unused)."""
         r = _as_runs(runs)
         return cls(r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r))
 
@@ -2078,7 +2080,9 @@ def candidates(
     if space is None:
         space = cm_time.default_search_space(n_dims)
     if not isinstance(space, cm_time.SearchSpace):
-        raise TypeError(f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}")
+        raise TypeError(
+            f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
+        )
     divisors = [_int_arg(d, "subtile_divisors[]") for d in subtile_divisors]
     if not divisors or min(divisors) < 1:
         raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
@@ -2138,14 +2142,16 @@ def _synthetic_sizes(key: str) -> list[tuple[int, ...]]:
     return [(s, t) for s in (4096, 8192, 16384) for t in (1024, 2048, 4096)]
 
 
-def _synthetic_stencil_1d(c_iter_s: float = _SYNTHETIC_C_ITER_1D_S, name: str = "synthetic1d") -> Stencil:
+def _synthetic_stencil_1d(
+    c_iter_s: float = _SYNTHETIC_C_ITER_1D_S, name: str = "synthetic1d"
+) -> Stencil:
     return Stencil(
         name=name, n_space_dims=1, c_iter_s={"gtx980": c_iter_s}, source="synthetic stand-in"
     )
 
 
 def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: int = 32) -> Kernel:
-    """A hypothetical flop-heavy 1D kernel: Jacobi 1D's data movement, many flops per point.
+    """Return a hypothetical flop-heavy 1D kernel: J1D's data movement, many flops per point.
 
     Built with :func:`custom_kernel` (J1D's M_io, shared<->register words, V_tile and
     N_tiles; sS = tS), with ``ops_per_iteration`` operations of type ``op`` per iteration
@@ -2178,7 +2184,7 @@ def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: i
 def synthetic_candidates(
     kernels: Sequence[str] = KERNELS, flop_heavy: Sequence[Kernel] = ()
 ) -> Candidates:
-    """The candidate set of the SYNTHETIC table's world: every grid point, every kernel.
+    """Return the candidate set of the SYNTHETIC table's world: every grid point and kernel.
 
     Every feasible tile of each kernel's synthetic tile space (SW and J1D: tS in {16,
     ..., 256}, tT in {4, ..., 64}, sS in {tS/4, tS/2, tS}; J2D: tS1 in {2, ..., 32}, tS2
@@ -2317,7 +2323,7 @@ class Design:
 def _quantities(
     design_rows: npt.NDArray[np.float64], ref: npt.NDArray[np.float64], rel_tol: float = 1e-10
 ) -> tuple[list[str], npt.NDArray[np.float64]]:
-    """Identifiable quantities of a design and their rows in relative units (c / value)."""
+    """Return the identifiable quantities of a design and their relative-unit rows."""
     ident = _core_energy.identifiability(design_rows, float(rel_tol))
     combos = np.asarray(ident["combinations"], dtype=np.float64).reshape(-1, len(PARAM_NAMES))
     names, rel = [], []
@@ -2346,7 +2352,7 @@ def _relative_sensitivity(
 def _rel_halfwidths(
     s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], z_sigma: float
 ) -> npt.NDArray[np.float64]:
-    """z sigma sqrt(c^T (S^T S)^+ c) per row of c; inf where c is not in S's row space."""
+    """Z sigma sqrt(c^T (S^T S)^+ c) per row of c; inf where c is not in S's row space."""
     m = s.T @ s
     u, sv, vt = np.linalg.svd(m)
     keep = sv > sv[0] * 1e-12 if sv.size and sv[0] > 0 else np.zeros(sv.shape, dtype=bool)
@@ -2402,9 +2408,9 @@ def _log_gains(
     q = np.einsum("ij,jk,ik->i", s, m_inv, s)
     var = np.einsum("ij,jk,ik->i", c, m_inv, c)
     after = np.maximum(var[None, :] - u * u / (1.0 + q)[:, None], 0.0)
-    gains: npt.NDArray[np.float64] = (
-        np.log(var + floor2)[None, :] - np.log(after + floor2)
-    ).sum(axis=1)
+    gains: npt.NDArray[np.float64] = (np.log(var + floor2)[None, :] - np.log(after + floor2)).sum(
+        axis=1
+    )
     gains[~available] = -np.inf
     return gains
 
@@ -2494,7 +2500,7 @@ def design(
     level : float
         Confidence level of the expected intervals.
     precision : float, optional
-        Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``).
+        Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``), >= 1e-6.
     max_rel_halfwidth : float
         Quantities expected wider than this are "not determined".
     good_enough : float
@@ -2538,11 +2544,11 @@ def design(
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     max_rel_halfwidth = _number(max_rel_halfwidth, "max_rel_halfwidth")
-    if not max_rel_halfwidth > 0:
-        raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
+    if not (math.isfinite(max_rel_halfwidth) and max_rel_halfwidth >= 1e-6):
+        raise ValueError(f"max_rel_halfwidth must be finite and >= 1e-6, got {max_rel_halfwidth}")
     target_pm = max_rel_halfwidth if precision is None else _number(precision, "precision")
-    if not target_pm > 0:
-        raise ValueError(f"precision must be > 0, got {target_pm}")
+    if not (math.isfinite(target_pm) and 1e-6 <= target_pm):
+        raise ValueError(f"precision must be finite and >= 1e-6, got {target_pm}")
     good_enough = _number(good_enough, "good_enough")
     if not (math.isfinite(good_enough) and good_enough >= 0):
         raise ValueError(f"good_enough must be finite and >= 0, got {good_enough}")
@@ -2576,16 +2582,36 @@ def design(
     # Multi-start: greedy is myopic and its first steps depend on the ridge; keep the best
     # of a few starts after the exchange pass (criterion with the exact pseudo-inverse).
     best_value, chosen = math.inf, order[:budget]
-    starts = (order[:budget], _greedy(s, ct, budget, floor2, 1e-6), _greedy(s, ct, budget, floor2, 1e-4))
+    starts = (
+        order[:budget],
+        _greedy(s, ct, budget, floor2, 1e-6),
+        _greedy(s, ct, budget, floor2, 1e-4),
+    )
     for start in starts:
         rows = _exchange(s, ct, start, floor2)
         value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0) ** 2 + floor2)))
         if value < best_value:
             best_value, chosen = value, rows
     designed = _rel_halfwidths(s[chosen], c, z_sigma)
-    # Budget needed: the first prefix of the greedy order that reaches the precision.
-    steps = sorted(set(np.unique(np.geomspace(1, n_path, 60).astype(int)).tolist() + [n_path]))
-    path_hw = np.stack([_rel_halfwidths(s[order[:m]], c, z_sigma) for m in steps])
+    # Budget needed: the shortest prefix of the greedy order that reaches the precision
+    # (bisection: adding runs never widens an interval).
+    cache: dict[int, npt.NDArray[np.float64]] = {}
+
+    def prefix_hw(m: int) -> npt.NDArray[np.float64]:
+        if m not in cache:
+            cache[m] = _rel_halfwidths(s[order[:m]], c, z_sigma)
+        return cache[m]
+
+    def first_prefix(j: int) -> int:
+        lo, hi = 1, n_path  # prefix_hw(hi)[j] <= target_pm holds
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if prefix_hw(mid)[j] <= target_pm:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
     rng = np.random.default_rng([seed, 2])
     random_hw = np.full(len(names), math.nan)
     if n_random:
@@ -2598,14 +2624,14 @@ def design(
         random_hw = np.median(draws, axis=0)
     n_params = int(np.count_nonzero(np.any(candidates.design != 0, axis=0)))
     expected = {}
+    end_hw = prefix_hw(n_path)
     for j, name in enumerate(names):
-        reached = np.flatnonzero(path_hw[:, j] <= target_pm)
         extrapolated = False
-        if reached.size:
+        if end_hw[j] <= target_pm:
             # A fit needs at least as many runs as parameters (fit() refuses fewer).
-            needed = float(max(steps[int(reached[0])], n_params))
-        elif math.isfinite(path_hw[-1, j]):
-            needed = float(math.ceil(n_path * (path_hw[-1, j] / target_pm) ** 2))
+            needed = float(max(first_prefix(j), n_params))
+        elif math.isfinite(end_hw[j]):
+            needed = float(math.ceil(n_path * (end_hw[j] / target_pm) ** 2))
             extrapolated = True
         else:
             needed = math.inf

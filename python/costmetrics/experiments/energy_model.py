@@ -250,7 +250,7 @@ def design_rows(designs: dict[str, en.Design]) -> list[dict[str, object]]:
 
 
 def plot_design(designs: dict[str, en.Design]) -> Figure:
-    """Expected 95% half-widths, designed vs random, per quantity and candidate set."""
+    """Plot expected 95% half-widths, designed vs random, per quantity and candidate set."""
     fig = Figure(figsize=(6.8, 3.8), layout="constrained")
     ax = fig.add_subplot()
     names = list(QUANTITIES)
@@ -273,8 +273,7 @@ def plot_design(designs: dict[str, en.Design]) -> Figure:
     ax.set_ylabel("expected 95% half-width [%] (inf drawn at 1e4)")
     budget = next(iter(designs.values())).budget
     ax.set_title(
-        f"{budget} runs chosen before measuring, 3% noise (SYNTHETIC candidates); "
-        "dashed: +-50%",
+        f"{budget} runs chosen before measuring, 3% noise (SYNTHETIC candidates); dashed: +-50%",
         fontsize=9,
     )
     ax.legend(fontsize=7)
@@ -565,8 +564,7 @@ def run(out_dir: Path) -> ExperimentResult:
             result.values.append(
                 ReproducedValue(
                     EXPERIMENT,
-                    f"{q}: expected 95% half-width, {d.budget} designed vs random runs "
-                    f"({label})",
+                    f"{q}: expected 95% half-width, {d.budget} designed vs random runs ({label})",
                     "issue 16",
                     None,
                     f"+-{100 * e.rel_halfwidth:.3g}% vs +-{100 * e.random_rel_halfwidth:.3g}%; "
