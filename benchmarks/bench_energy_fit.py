@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     need = math.ceil(0.9 * n_seeds)  # 18 of 20
     truth = generating()
     results: list[dict[str, Any]] = []
-    min_param = math.inf
+    min_param: float = math.inf
     print(
         f"SYNTHETIC tables (Model A + log-normal noise), {n_seeds} seeds, {n_boot} bootstrap "
         "resamples per fit; not measurements",
@@ -145,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             r = en.fit(runs, method="l1", train_fraction=1.0, n_boot=n_boot, seed=seed)
             min_param = min(min_param, float(r.solution.min()), float(r.boot_solutions.min()))
             for q in ("e_sr_j", SUM, "p_stat_w", "e_gs_j"):
-                e = r.estimates.get(q)
-                width = math.inf if e is None else (e.high - e.low) / truth[q]
+                est = r.estimates.get(q)
+                width = math.inf if est is None else (est.high - est.low) / truth[q]
                 widths[label].setdefault(q, []).append(width)
             if label == "designed":
                 p, g = r.solution[0], r.solution[1]
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         for seed in held_seeds:
             runs = en.synthetic_runs(seed=seed, noise_sigma=sigma)
             for method in ("l1", "lsq"):
-                r = en.fit(runs, method=method, train_fraction=0.1, seed=seed, n_boot=0)
+                r = en.fit(runs, method=method, train_fraction=0.1, seed=seed, n_boot=0)  # type: ignore[arg-type]
                 min_param = min(min_param, float(r.solution.min()))
                 assert r.test_rmse_pct is not None
                 rmse[method].append(r.test_rmse_pct)
@@ -203,10 +203,10 @@ def main(argv: list[str] | None = None) -> int:
                         float(100 * np.sqrt(np.mean(((pred - meas) / meas) ** 2)))
                     )
         mean = {k: float(np.mean(v)) for k, v in rmse.items()}
-        worst = max(mean["l1"], mean["lsq"]) / (100 * sigma)
+        ratio = max(mean["l1"], mean["lsq"]) / (100 * sigma)
         check(results, f"held-out RMSE at {100 * sigma:g}% noise within 1.2x the noise (L1, LSQ)",
               f"Model A {mean['model_a']:.2f}%, L1 {mean['l1']:.2f}%, LSQ {mean['lsq']:.2f}% "
-              f"(worst {worst:.2f}x)", worst <= 1.2)  # fmt: skip
+              f"(worst {ratio:.2f}x)", ratio <= 1.2)  # fmt: skip
 
     check(results, "no negative parameter from any method (fits and bootstrap refits)",
           f"smallest value {min_param:.3g}", min_param >= 0.0)  # fmt: skip

@@ -509,12 +509,7 @@ def _small(seed: int = 1, noise: float = 0.03, n: int = 30) -> en.Runs:
 def test_bounded_fits_never_return_a_negative_parameter(method: str, weighting: str) -> None:
     # The shipped table with the seed's 10% split: unconstrained least squares gave
     # e_sr, e_fadd < 0 here (docs/energy-model.md, before issue 16).
-    r = en.fit(
-        en.synthetic_table_path(),
-        method=method,
-        weighting=weighting,
-        n_boot=30,  # type: ignore[arg-type]
-    )
+    r = en.fit(en.synthetic_table_path(), method=method, weighting=weighting, n_boot=30)  # type: ignore[arg-type]
     assert np.all(r.solution >= 0) and np.all(np.isfinite(r.solution))
     assert np.all(r.boot_solutions >= 0) and r.boot_solutions.shape == (30, 7)
     for e in r.estimates.values():
@@ -562,8 +557,11 @@ def test_prior_pulls_towards_model_a_with_its_weight() -> None:
     strong = en.fit(runs, train_fraction=1.0, n_boot=0, prior="model_a", prior_weight=1e4)
     assert np.allclose(strong.solution, MODEL_A, rtol=1e-3)
     weak = en.fit(runs, train_fraction=1.0, n_boot=0, prior="model_a", prior_weight=1.0)
+
     # The weakly determined flops move towards the prior, the well-determined P_stat hardly.
-    err = lambda r: np.abs(r.solution[3:5] / MODEL_A[3:5] - 1).sum()  # noqa: E731
+    def err(r: en.FitResult) -> float:
+        return float(np.abs(r.solution[3:5] / MODEL_A[3:5] - 1).sum())
+
     assert err(weak) <= err(free)
     assert weak.solution[0] == pytest.approx(free.solution[0], rel=0.01)
     assert weak.prior == en.parameters("model_a") and weak.prior_weight == 1.0
@@ -697,7 +695,10 @@ def test_synthetic_candidates_span_the_synthetic_grid() -> None:
     assert counts == {"smith_waterman": 675, "jacobi1d": 675, "jacobi2d": 432}
     # The shipped synthetic table's runs are a subset, with the same times and rows.
     runs = en.load_runs(en.synthetic_table_path())
-    key = lambda k, s, t, ss: (k, *s.tolist(), *t.tolist(), int(ss))  # noqa: E731
+
+    def key(k: str, s: Any, t: Any, ss: Any) -> tuple[Any, ...]:
+        return (k, *s.tolist(), *t.tolist(), int(ss))
+
     index = {key(*v): i for i, v in enumerate(zip(c.kernel, c.sizes, c.tiles, c.subtile))}
     rows = [index[key(*v)] for v in zip(runs.kernel, runs.sizes, runs.tiles, runs.subtile)]
     assert np.allclose(c.time_s[rows], runs.time_s, rtol=1e-12)
@@ -736,10 +737,13 @@ def test_greedy_gain_formula_matches_brute_force() -> None:
     s = rng.uniform(0, 1, (30, 4))
     c = np.eye(4)[:3]
     m = s[:6].T @ s[:6] + 1e-3 * np.eye(4)
-    m_inv = np.linalg.inv(m)
+    m_inv = np.asarray(np.linalg.inv(m), dtype=np.float64)
     floor2 = 0.01
     gains = _log_gains(s, m_inv, c, np.ones(30, dtype=bool), floor2)
-    crit = lambda mm: np.log(np.diag(c @ np.linalg.inv(mm) @ c.T) + floor2).sum()  # noqa: E731
+
+    def crit(mm: npt.NDArray[np.float64]) -> float:
+        return float(np.log(np.diag(c @ np.linalg.inv(mm) @ c.T) + floor2).sum())
+
     brute = [crit(m) - crit(m + np.outer(row, row)) for row in s]
     assert np.allclose(gains, brute, rtol=1e-9, atol=1e-12)
 

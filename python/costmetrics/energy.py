@@ -2360,7 +2360,7 @@ def _rel_halfwidths(
     var = np.einsum("ij,jk,ik->i", c, pinv, c)
     # c must lie in the row space of S: its part outside the kept right singular vectors.
     resid = c - (c @ vt[keep].T) @ vt[keep]
-    out = z_sigma * np.sqrt(np.maximum(var, 0.0))
+    out: npt.NDArray[np.float64] = z_sigma * np.sqrt(np.maximum(var, 0.0))
     out[np.linalg.norm(resid, axis=1) > 1e-6 * np.linalg.norm(c, axis=1)] = math.inf
     return out
 
@@ -2423,7 +2423,7 @@ def _exchange(
     chosen = rows.copy()
     p = s.shape[1]
     ridge = 1e-10 * max(float(np.max(np.sum(s * s, axis=0))), 1e-300)
-    m_inv = np.linalg.inv(ridge * np.eye(p) + s[chosen].T @ s[chosen])
+    m_inv = np.asarray(np.linalg.inv(ridge * np.eye(p) + s[chosen].T @ s[chosen]), dtype=np.float64)
     available = np.ones(len(s), dtype=bool)
     available[chosen] = False
 
@@ -2438,7 +2438,7 @@ def _exchange(
             denom = 1.0 - s[j] @ v
             if denom <= 1e-12:
                 continue  # removing j would lose identifiability
-            without = m_inv + np.outer(v, v) / denom
+            without: npt.NDArray[np.float64] = m_inv + np.outer(v, v) / denom
             loss = criterion(without) - criterion(m_inv)
             available[j] = True
             gains = _log_gains(s, without, c, available, floor2)

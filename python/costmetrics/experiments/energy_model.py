@@ -560,16 +560,16 @@ def run(out_dir: Path) -> ExperimentResult:
     result.files.append(out_dir / "design_vs_random.png")
     for label, d in designs.items():
         for q in ("e_sr_j", "e_iadd_j + e_imax_j", "e_fadd_j", "e_fmul_j"):
-            e = d.expected[q]
+            x = d.expected[q]
             result.values.append(
                 ReproducedValue(
                     EXPERIMENT,
                     f"{q}: expected 95% half-width, {d.budget} designed vs random runs ({label})",
                     "issue 16",
                     None,
-                    f"+-{100 * e.rel_halfwidth:.3g}% vs +-{100 * e.random_rel_halfwidth:.3g}%; "
-                    f"+-50% needs {e.budget_needed:.0f} runs"
-                    + (" (extrapolated)" if e.budget_extrapolated else ""),
+                    f"+-{100 * x.rel_halfwidth:.3g}% vs +-{100 * x.random_rel_halfwidth:.3g}%; "
+                    f"+-50% needs {x.budget_needed:.0f} runs"
+                    + (" (extrapolated)" if x.budget_extrapolated else ""),
                     f"SYNTHETIC candidates ({d.n_candidates} runs), 3% noise, Model A "
                     "sensitivities; computed before any measurement",
                 )
