@@ -1118,6 +1118,10 @@ def _relative_rmse_pct(
     return float(100.0 * np.sqrt(np.mean(((predicted - measured) / measured) ** 2)))
 
 
+#: Range of a measured time (s) or energy (J) that the fit accepts.
+_MIN_MEASURED, _MAX_MEASURED = 1e-30, 1e30
+
+
 def _check_runs(runs: Runs) -> None:
     """Refuse a table that would give a garbage fit; name the row and the problem."""
     n = len(runs)
@@ -1131,16 +1135,22 @@ def _check_runs(runs: Runs) -> None:
     for name, (got, want) in shapes.items():
         if got != want:
             raise ValueError(f"runs.{name}: expected shape {want}, got {got}")
-    for name, values, strict in (
-        ("time_s", runs.time_s, True),
-        ("energy_j", runs.energy_j, True),
-    ):
-        bad = np.flatnonzero(~(np.isfinite(values) & ((values > 0) if strict else (values >= 0))))
+    for name, values in (("time_s", runs.time_s), ("energy_j", runs.energy_j)):
+        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
         if bad.size:
             i = int(bad[0])
             raise ValueError(
                 f"runs row {i}: {name} must be finite and > 0, got {values[i]!r} "
                 f"({bad.size} such row(s))"
+            )
+        # Far outside any measurable time or energy (and beyond what the scaled solvers
+        # can square without overflow): a unit error, not a measurement.
+        bad = np.flatnonzero((values < _MIN_MEASURED) | (values > _MAX_MEASURED))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"runs row {i}: {name} = {values[i]!r} is outside [{_MIN_MEASURED:g}, "
+                f"{_MAX_MEASURED:g}] (a unit error?)"
             )
     unknown = sorted(set(runs.kernel) - set(KERNELS))
     if unknown:
