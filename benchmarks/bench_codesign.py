@@ -57,7 +57,7 @@ def batch_report(repeat: int) -> None:
     """talg_batch over 10^6 feasible 2D tiles (Heat2D, GTX 980, S1 = S2 = T = 8192)."""
     sizes = (8192, 8192, 8192)
     grid = cm_time.default_search_space(2).grid()
-    feasible = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid).feasible]
+    feasible = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid, variant="paper").feasible]
     rng = np.random.default_rng(0)
     tiles = feasible[rng.integers(0, len(feasible), 1_000_000)]
     for variant, n in (("paper", 1_000_000), ("exact", 100_000)):
@@ -65,7 +65,7 @@ def batch_report(repeat: int) -> None:
         n_loop = 2000
         w0 = time.perf_counter()
         for row in rows[:n_loop].tolist():
-            cm_time.breakdown("heat2d", "gtx980", sizes, row, variant)  # type: ignore[arg-type]
+            cm_time.breakdown("heat2d", "gtx980", sizes, row, variant=variant)  # type: ignore[arg-type]
         loop_ns = 1e9 * (time.perf_counter() - w0) / n_loop
         print(f"Python loop over breakdown() {variant}: {loop_ns:.0f} ns/evaluation [{load()}]")
         for threads in (1, 0):
@@ -74,7 +74,13 @@ def batch_report(repeat: int) -> None:
                 for _ in range(repeat):
                     w0, c0 = time.perf_counter(), time.process_time()
                     cm_time.talg_batch(
-                        "heat2d", "gtx980", sizes, rows, variant, n_threads=threads, terms=keep
+                        "heat2d",
+                        "gtx980",
+                        sizes,
+                        rows,
+                        variant=variant,
+                        threads=threads,
+                        terms=keep,
                     )  # type: ignore[arg-type]
                     walls.append(time.perf_counter() - w0)
                     cpus.append(time.process_time() - c0)

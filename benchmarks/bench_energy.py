@@ -39,8 +39,8 @@ def best_of(f: Callable[[], object], repeat: int) -> float:
 
 def batch_search() -> tuple[int, ...]:
     grid = cm_time.default_search_space(2).grid()
-    feasible = cm_time.talg_batch("jacobi2d", "gtx980", SIZES, grid, "exact").feasible
-    batch = en.energy_batch("jacobi2d", SIZES, grid[feasible], gpu="gtx980", variant="exact")
+    feasible = cm_time.talg_batch("jacobi2d", "gtx980", SIZES, grid, variant="exact").feasible
+    batch = en.energy_batch("jacobi2d", "gtx980", SIZES, grid[feasible], variant="exact")
     return tuple(int(v) for v in grid[feasible][int(np.argmin(batch.e_alg_j))])
 
 
@@ -48,15 +48,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    best = en.best_tiles("jacobi2d", SIZES, gpu="gtx980", variant="exact")
+    best = en.best_tiles("jacobi2d", "gtx980", SIZES, variant="exact")
     assert best.tiles == batch_search(), "the two searches disagree"
     print(f"Jacobi2D {SIZES}, GTX 980 time model: best {best.tiles}, {best.n_feasible} feasible")
     one = best_of(
-        lambda: en.best_tiles("jacobi2d", SIZES, gpu="gtx980", variant="exact", n_threads=1),
+        lambda: en.best_tiles("jacobi2d", "gtx980", SIZES, variant="exact", threads=1),
         args.repeat,
     )
     all_cores = best_of(
-        lambda: en.best_tiles("jacobi2d", SIZES, gpu="gtx980", variant="exact"), args.repeat
+        lambda: en.best_tiles("jacobi2d", "gtx980", SIZES, variant="exact"), args.repeat
     )
     vectorized = best_of(batch_search, args.repeat)
     print(f"best_tiles, 1 thread:          {1e3 * one:8.1f} ms")

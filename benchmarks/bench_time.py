@@ -85,7 +85,7 @@ def main() -> None:
             for threads in (1, 0):
                 seconds = timed(
                     lambda s=stencil, z=sizes, v=variant, n=threads: cm_time.best_tiles(
-                        s, "gtx980", z, variant=v, n_threads=n
+                        s, "gtx980", z, variant=v, threads=n
                     ),
                     args.repeat,
                 )
@@ -107,7 +107,9 @@ def main() -> None:
         py_tiles,
         core.tiles,
     )
-    core_seconds = timed(lambda: cm_time.best_tiles("heat2d", "gtx980", sizes_2d), args.repeat)
+    core_seconds = timed(
+        lambda: cm_time.best_tiles("heat2d", "gtx980", sizes_2d, variant="paper"), args.repeat
+    )
     print(
         f"plain-Python search (paper formulas, feasible points only: {n_eval}): "
         f"{1e3 * py_seconds:.1f} ms; costmetrics: {1e3 * core_seconds:.2f} ms; "

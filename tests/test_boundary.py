@@ -53,7 +53,7 @@ def test_huge_shared_memory_is_refused_not_a_negative_k() -> None:
 def test_k_at_the_limit_is_exact_and_bounded_by_mtb() -> None:
     # M_SM = 2^22 words, M_tile of (8, 8) in 1D = 2 (8 + 8) = 32 words: floor(2^22/32) =
     # 131072 tiles fit, so k = MTB_SM = 32 (Eq. A.12).
-    b = cm.time.breakdown(ONE_D, BIG, (4096, 1024), (8, 8))
+    b = cm.time.breakdown(ONE_D, BIG, (4096, 1024), (8, 8), variant="paper")
     assert b.m_tile_words == 32.0 and b.k == 32
     assert b.talg_s >= b.t_ideal_s > 0
 
@@ -81,9 +81,15 @@ def test_m_tile_words_of_huge_tiles_has_no_integer_overflow() -> None:
 def test_huge_3d_tiles_are_infeasible_not_a_negative_time() -> None:
     # Was: huge shared memory and tiles (2**23, 2**20, 2**20, 2) gave negative c_s, T_alg.
     with pytest.raises(ValueError, match="tiles: infeasible: M_tile exceeds"):
-        cm.time.talg("heat3d", BIG, (1024, 1024, 1024, 1024), (2**23, 2**20, 2**20, 2))
+        cm.time.talg(
+            "heat3d", BIG, (1024, 1024, 1024, 1024), (2**23, 2**20, 2**20, 2), variant="paper"
+        )
     batch = cm.time.talg_batch(
-        "heat3d", BIG, (1024, 1024, 1024, 1024), [[2**23, 2**20, 2**20, 2], [4, 4, 32, 2]]
+        "heat3d",
+        BIG,
+        (1024, 1024, 1024, 1024),
+        [[2**23, 2**20, 2**20, 2], [4, 4, 32, 2]],
+        variant="paper",
     )
     assert batch.feasible.tolist() == [False, True]
     assert batch.talg_s[1] > 0
@@ -106,7 +112,7 @@ def test_times_that_would_overflow_are_refused(field: str, value: float) -> None
 def test_one_block_per_sm_1d_is_finite() -> None:
     # Was: max_blocks_per_sm = 1 on a 1D stencil gave NaN (with huge times).
     g = dataclasses.replace(GTX980, max_blocks_per_sm=1)
-    b = cm.time.breakdown(ONE_D, g, (4096, 1024), (8, 8))
+    b = cm.time.breakdown(ONE_D, g, (4096, 1024), (8, 8), variant="paper")
     # k = 1: T_tile = m' + c (Eq. A.11).
     assert b.k == 1 and b.t_tile_s == pytest.approx(b.m_prime_s + b.c_s, rel=1e-15)
     assert math.isfinite(b.talg_s)
@@ -118,11 +124,13 @@ def test_slowest_accepted_gpu_gives_finite_results_everywhere() -> None:
     )
     slow_stencil = cm.Stencil(name="Slow", n_space_dims=2, c_iter_s={"gtx980": 1.0})
     space = cm.time.default_search_space(2)
-    batch = cm.time.talg_batch(slow_stencil, slow, (8192, 8192, 8192), space.grid())
+    batch = cm.time.talg_batch(
+        slow_stencil, slow, (8192, 8192, 8192), space.grid(), variant="paper"
+    )
     ok = batch.feasible
     assert ok.any() and np.isfinite(batch.talg_s[ok]).all()
     assert np.isnan(batch.talg_s[~ok]).all()
-    best = cm.time.best_tiles(slow_stencil, slow, (8192, 8192, 8192))
+    best = cm.time.best_tiles(slow_stencil, slow, (8192, 8192, 8192), variant="paper")
     assert math.isfinite(best.talg_s) and best.talg_s == np.nanmin(batch.talg_s)
     assert len(best.near_optimal) < best.n_feasible
 
@@ -145,11 +153,17 @@ def test_batch_of_uint64_tiles_does_not_wrap() -> None:
     # Was: talg_batch on np.uint64 tiles wrapped 2**63 to a negative number.
     tiles = np.array([[2**63, 64, 8]], dtype=np.uint64)
     with pytest.raises(OverflowError, match="tiles"):
-        cm.time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles)
+        cm.time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles, variant="paper")
     ok = cm.time.talg_batch(
-        "heat2d", "gtx980", (4096, 4096, 1024), np.array([[8, 64, 8]], dtype=np.uint64)
+        "heat2d",
+        "gtx980",
+        (4096, 4096, 1024),
+        np.array([[8, 64, 8]], dtype=np.uint64),
+        variant="paper",
     )
-    assert ok.talg_s[0] == cm.time.talg("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    assert ok.talg_s[0] == cm.time.talg(
+        "heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper"
+    )
 
 
 # ------------------------------------------------------------------ refusals, nonsense, hangs
@@ -177,9 +191,9 @@ def test_exact_variant_work_is_bounded() -> None:
     # shared-memory limit (2^22 words) are infeasible, and the largest feasible tT runs in
     # well under a second with O(tT) memory.
     with pytest.raises(ValueError, match="infeasible"):
-        cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**30), "exact")
+        cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**30), variant="exact")
     start = time.perf_counter()
-    t = cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**21 - 4), "exact")
+    t = cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**21 - 4), variant="exact")
     assert math.isfinite(t) and t > 0
     assert time.perf_counter() - start < 30  # a hang guard, not a benchmark
 
@@ -198,12 +212,12 @@ def test_pareto_front_range_is_stated_and_enforced() -> None:
 @pytest.mark.parametrize(
     ("call", "exception", "match"),
     [
-        (lambda: cm.time.talg("heat2d", "gtx980", (64, 64, 64), (8, 64, 8), None), TypeError,
-         r"variant: expected one of 'paper', 'exact', got NoneType None"),
+        (lambda: cm.time.talg("heat2d", "gtx980", (64, 64, 64), (8, 64, 8), variant=None),
+         TypeError, r"variant: expected one of 'paper', 'exact', got NoneType None"),
         (lambda: dataclasses.replace(GTX980, n_sm=2**31), OverflowError, "n_sm: 2147483648"),
         (lambda: dataclasses.replace(GTX980, n_v=2**40), OverflowError, "n_v: 1099511627776"),
         (lambda: cm.time.talg_batch("heat2d", "gtx980", (64, 64, 64), [[8, 64, 8]],
-                                    n_threads=1.5), TypeError, "n_threads: expected an integer"),
+                                    threads=1.5), TypeError, "threads: expected an integer"),
         (lambda: cm.time.best_tiles("heat2d", "gtx980", (64, 64, 64),
                                     space=[[8], [2**63], [8]]), OverflowError, r"space\[1\]\[0\]"),
         (lambda: cm.time.best_tiles("heat2d", "gtx980", (64, 64, 64), space=[[8], [64]]),
@@ -265,15 +279,15 @@ def test_numpy_integers_are_accepted_everywhere() -> None:
     g = dataclasses.replace(GTX980, n_sm=np.int32(16), smem_per_sm_bytes=np.int64(98304))
     assert g == GTX980
     sizes = np.array([4096, 4096, 1024])
-    assert cm.time.talg("heat2d", g, sizes, np.array([8, 64, 8])) == cm.time.talg(
-        "heat2d", GTX980, (4096, 4096, 1024), (8, 64, 8)
+    assert cm.time.talg("heat2d", g, sizes, np.array([8, 64, 8]), variant="paper") == cm.time.talg(
+        "heat2d", GTX980, (4096, 4096, 1024), (8, 64, 8), variant="paper"
     )
     assert cm.chain.optimal_order(np.array([30, 35, 15, 5, 10, 20, 25])).cost == 15125
 
 
 def test_type_errors_are_type_errors_and_value_errors_value_errors() -> None:
     with pytest.raises(TypeError, match=r"sizes\[0\]: expected an integer, got float"):
-        cm.time.talg("heat2d", "gtx980", (64.0, 64, 64), (8, 64, 8))
+        cm.time.talg("heat2d", "gtx980", (64.0, 64, 64), (8, 64, 8), variant="paper")
     with pytest.raises(TypeError, match="n_sm: expected a positive integer"):
         dataclasses.replace(GTX980, n_sm=16.0)
     with pytest.raises(TypeError, match="M: expected an integer"):
@@ -303,9 +317,13 @@ def test_chain_node_carries_every_field_of_the_core_record() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8)),
-        lambda: cm.time.best_tiles("heat2d", "gtx980", (512, 512, 512)),
-        lambda: cm.time.talg_batch("heat2d", "gtx980", (512, 512, 512), [[8, 64, 8]]),
+        lambda: cm.time.breakdown(
+            "heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper"
+        ),
+        lambda: cm.time.best_tiles("heat2d", "gtx980", (512, 512, 512), variant="paper"),
+        lambda: cm.time.talg_batch(
+            "heat2d", "gtx980", (512, 512, 512), [[8, 64, 8]], variant="paper"
+        ),
         lambda: cm.time.default_search_space(3),
         lambda: cm.chain.optimal_order([30, 35, 15, 5, 10, 20, 25]),
         lambda: cm.chain.data_movement([936, 1008, 552, 368], 65536),
@@ -349,7 +367,9 @@ def test_raw_core_functions_validate_and_convert() -> None:
     size = _core.time.ProblemSize(space=[4096, 4096, 0], time_steps=1024)
     tiles = _core.time.TileSizes(space=[8, 64, 0], time=8)
     b = _core.time.evaluate(gpu, stencil, size, tiles, "paper")
-    assert b == cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    assert b == cm.time.breakdown(
+        "heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper"
+    )
     with pytest.raises(TypeError, match=r"gpu: expected a costmetrics\._core\.time\.GpuParams"):
         _core.time.evaluate(1, 2, 3, 4)
     with pytest.raises(TypeError, match="variant: expected one of"):
@@ -358,7 +378,7 @@ def test_raw_core_functions_validate_and_convert() -> None:
         _core.time.t_ideal_s(gpu, stencil, _core.time.ProblemSize(space=[8, 8, 8], time_steps=8))
     with pytest.raises(TypeError, match="tiles: expected an integer array"):
         _core.time.evaluate_batch(gpu, stencil, size, np.ones((2, 3)), "paper", 0)
-    with pytest.raises(ValueError, match=r"n_threads: must be in \[0, 1024\]"):
+    with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
         _core.time.evaluate_batch(gpu, stencil, size, np.ones((2, 3), dtype=int), "paper", -1)
     with pytest.raises(ValueError, match="space: more than 2\\^24 points"):
         _core.time.SearchSpace(space=[list(range(1, 4098)), list(range(1, 4098))], time=[2])
@@ -460,7 +480,7 @@ def test_cli_talg_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "4096,4096,1024"]
     assert main([*argv, "--tiles", "8,64,8"]) == 0
     out = capsys.readouterr().out
-    b = cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    b = cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))  # both default
     rows = dict(line.split() for line in out.strip().splitlines())
     assert list(rows) == list(b._fields)
     assert float(rows["talg_s"]) == pytest.approx(b.talg_s, rel=1e-5)  # printed with 6 digits
@@ -471,7 +491,7 @@ def test_cli_best_tiles_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "512,512,512"]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    best = cm.time.best_tiles("heat2d", "gtx980", (512, 512, 512))
+    best = cm.time.best_tiles("heat2d", "gtx980", (512, 512, 512))  # both default
     assert out[0].startswith(f"best tiles {best.tiles}: T_alg = ")
     assert f"{best.n_feasible} feasible of {best.n_points} points" in out[0]
     assert out[1] == f"{len(best.near_optimal)} points within 10% of the minimum:"

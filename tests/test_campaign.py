@@ -104,10 +104,10 @@ def _check_breakdown(b: Any, variant: object) -> None:
 def test_time_breakdown_contract(
     stencil: str, gpu: str, sizes: Any, tiles: Any, variant: Any
 ) -> None:
-    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant))
+    b = _contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant=variant))
     if b is not None:
         _check_breakdown(b, variant)
-        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant)
+        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant=variant)
 
 
 @CAMPAIGN
@@ -115,7 +115,9 @@ def test_time_breakdown_contract(
 def test_time_batch_contract(
     stencil: str, gpu: str, sizes: Any, rows: Any, variant: Any, n_threads: Any
 ) -> None:
-    batch = _contract(lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant, n_threads))
+    batch = _contract(
+        lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant=variant, threads=n_threads)
+    )
     if batch is None:
         return
     ok = batch.feasible
@@ -123,7 +125,7 @@ def test_time_batch_contract(
     assert np.isnan(batch.talg_s[~ok]).all()
     for i in np.flatnonzero(ok)[:2]:
         row = [int(v) for v in np.atleast_2d(np.asarray(rows))[i]]
-        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant)
+        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant=variant)
 
 
 SPACES = st.one_of(
@@ -143,7 +145,9 @@ def test_time_best_tiles_contract(
         space = [[1, 8, 16], [32, 64], [2, 8]] if cm.stencil(stencil).n_space_dims == 2 else None
     if space is None:
         return
-    best = _contract(lambda: cm.time.best_tiles(stencil, gpu, sizes, within, space=space))
+    best = _contract(
+        lambda: cm.time.best_tiles(stencil, gpu, sizes, within=within, space=space, variant="paper")
+    )
     if best is None:
         return
     _finite_nonnegative(best.talg_s, float(best.within))
@@ -181,7 +185,9 @@ def test_gpu_preset_contract(field: str, value: Any) -> None:
     # A GPU the constructor accepts is one the time model accepts (the tile may still be
     # infeasible on a tiny GPU: a clear ValueError naming Eq. A.32).
     assert math.isfinite(cm.time.t_ideal("heat2d", g, (512, 512, 512)))
-    b = _contract(lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2)))
+    b = _contract(
+        lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2), variant="paper")
+    )
     if b is not None:
         _finite_nonnegative(b.talg_s)
 
@@ -397,7 +403,11 @@ def test_cli_contract(argv: list[str]) -> None:
 
 def test_campaign_strategies_reach_both_outcomes() -> None:
     # The campaign is not vacuous: its generators produce both accepted and refused calls.
-    accepted = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8)))
-    refused = _contract(lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7)))
+    accepted = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8), variant="paper")
+    )
+    refused = _contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7), variant="paper")
+    )
     assert accepted is not None and refused is None
     assert dataclasses.is_dataclass(cm.gpu("gtx980"))

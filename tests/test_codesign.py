@@ -24,13 +24,13 @@ SMALL_3D = cd.Workload((("heat3d", (384, 384, 384, 128)),))
 
 @pytest.fixture(scope="module")
 def small() -> cd.SweepResult:
-    return cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE)
+    return cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, variant="paper")
 
 
 @pytest.fixture(scope="module")
 def sweep_3d() -> cd.SweepResult:
     # The whole 3D sweep of Sec. C.4.1 (3737 designs, 24 instances; about 1-2 s).
-    return cd.sweep("3d")
+    return cd.sweep("3d", variant="paper")
 
 
 # ---------------------------------------------------------------- the search is exact
@@ -63,7 +63,7 @@ def test_optimum_matches_time_model(small: cd.SweepResult) -> None:
     # design (16, 128, 96 kB) with half of M_SM per block is the GTX 980 of Table A.2.
     row = small.find(16, 128, 96)
     tS1, tS2, _, tT = (int(x) for x in small.tiles[row, 0])
-    t = cm.time.talg("heat2d", "gtx980", (4096, 4096, 1024), (tS1, tS2, tT))
+    t = cm.time.talg("heat2d", "gtx980", (4096, 4096, 1024), (tS1, tS2, tT), variant="paper")
     assert small.talg_s[row, 0] == t
     assert small.references["gtx980"]["talg_s"][0] == t
 
@@ -134,12 +134,14 @@ def test_save_load_roundtrip(small: cd.SweepResult, tmp_path: Path) -> None:
 
 def test_shards_through_an_executor_merge_to_the_same_result(small: cd.SweepResult) -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        sharded = cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=pool, n_shards=5)
+        sharded = cd.sweep(
+            SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=pool, n_shards=5, variant="paper"
+        )
     np.testing.assert_array_equal(sharded.talg_s, small.talg_s)
     assert sharded.options["n_shards"] == 5
     # Two area ranges swept apart merge into one result.
-    low = cd.sweep(SMALL_2D, 0, 400, space=SMALL_SPACE)
-    high = cd.sweep(SMALL_2D, 400.0001, 10_000, space=SMALL_SPACE)
+    low = cd.sweep(SMALL_2D, 0, 400, space=SMALL_SPACE, variant="paper")
+    high = cd.sweep(SMALL_2D, 400.0001, 10_000, space=SMALL_SPACE, variant="paper")
     merged = cd.merge([low, high])
     order = np.lexsort((merged.designs["n_v"], merged.designs["n_sm"], merged.designs["smem_kb"]))
     np.testing.assert_array_equal(merged.talg_s[order], small.talg_s)
@@ -154,7 +156,13 @@ def test_dask_distributed_local_cluster(small: cd.SweepResult) -> None:
         distributed.Client(cluster) as client,
     ):
         result = cd.sweep(
-            SMALL_2D, 0, 10_000, space=SMALL_SPACE, executor=client.get_executor(), n_shards=4
+            SMALL_2D,
+            0,
+            10_000,
+            space=SMALL_SPACE,
+            executor=client.get_executor(),
+            n_shards=4,
+            variant="paper",
         )
     np.testing.assert_array_equal(result.talg_s, small.talg_s)
     np.testing.assert_array_equal(result.tiles, small.tiles)
@@ -162,7 +170,14 @@ def test_dask_distributed_local_cluster(small: cd.SweepResult) -> None:
 
 def test_progress_callback() -> None:
     seen: list[tuple[int, int]] = []
-    r = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=lambda d, t: seen.append((d, t)))
+    r = cd.sweep(
+        SMALL_3D,
+        0,
+        10_000,
+        space=SMALL_SPACE,
+        progress=lambda d, t: seen.append((d, t)),
+        variant="paper",
+    )
     assert seen and seen[-1] == (len(r), len(r))
 
 
@@ -196,17 +211,17 @@ def test_table_c2_laplacian3d_design_is_optimal(sweep_3d: cd.SweepResult) -> Non
 
 def test_bad_inputs() -> None:
     with pytest.raises(ValueError, match="even"):
-        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_sm": [3]})
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_sm": [3]}, variant="paper")
     with pytest.raises(ValueError, match="multiple of 32"):
-        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_v": [48]})
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "n_v": [48]}, variant="paper")
     with pytest.raises(ValueError, match="12, 24, 36 or a multiple of 48"):
-        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "smem_kb": [40]})
+        cd.sweep(SMALL_3D, space={**SMALL_SPACE, "smem_kb": [40]}, variant="paper")
     with pytest.raises(ValueError, match="area_min_mm2"):
-        cd.sweep(SMALL_3D, -5, 650)
+        cd.sweep(SMALL_3D, -5, 650, variant="paper")
     with pytest.raises(ValueError, match="exceeds"):
-        cd.sweep(SMALL_3D, 650, 200)
+        cd.sweep(SMALL_3D, 650, 200, variant="paper")
     with pytest.raises(ValueError, match="holds no design"):
-        cd.sweep(SMALL_3D, 5000, 6000)
+        cd.sweep(SMALL_3D, 5000, 6000, variant="paper")
     with pytest.raises(ValueError, match="empty workload"):
         cd.Workload(())
     with pytest.raises(ValueError, match="sizes must have 3 entries"):
@@ -216,7 +231,7 @@ def test_bad_inputs() -> None:
     with pytest.raises(ValueError, match="variant"):
         cd.sweep(SMALL_3D, variant="fast")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="area_max_mm2"):
-        cd.sweep(SMALL_3D, 0, "650")  # type: ignore[arg-type]
+        cd.sweep(SMALL_3D, 0, "650", variant="paper")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a stencil of this workload"):
         cd.workload("2d").weighted({"heat3d": 1.0})
     with pytest.raises(ValueError, match="kind"):
@@ -239,7 +254,9 @@ def test_single_design_optimum_is_a_lower_envelope(
 ) -> None:
     # The optimum of one design is never above T_alg of any tile the time model accepts.
     wl = cd.Workload((("jacobi2d", (s, s, t)),))
-    r = cd.sweep(wl, 0, 10_000, space={"n_sm": [n_sm], "n_v": [n_v], "smem_kb": [smem]})
+    r = cd.sweep(
+        wl, 0, 10_000, space={"n_sm": [n_sm], "n_v": [n_v], "smem_kb": [smem]}, variant="paper"
+    )
     best = float(r.talg_s[0, 0])
     assert math.isfinite(best) and best > 0
     tS1, tS2, _, tT = (int(x) for x in r.tiles[0, 0])
@@ -257,7 +274,7 @@ def test_cli_codesign_json(capsys: pytest.CaptureFixture[str]) -> None:
     from costmetrics.cli import main
 
     assert main(["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450",
-                 "--json"]) == 0  # fmt: skip
+                 "--variant", "paper", "--json"]) == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert out["n_designs"] == 225  # the 425-450 mm^2 band of Table C.2
     assert out["best_per_stencil"]["laplacian3d"]["n_v"] == 896
@@ -277,7 +294,7 @@ def test_progress_callback_error_propagates() -> None:
         raise RuntimeError("stop")
 
     with pytest.raises(RuntimeError, match="stop"):
-        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=broken)
+        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, progress=broken, variant="paper")
 
 
 # ---------------------------------------------------------------- thread limits (extension)
@@ -316,7 +333,7 @@ def _k_cap(limits: dict[str, int], threads: int, mtb: int = 32) -> int:
 
 def test_thread_limits_off_is_the_seed(small: cd.SweepResult) -> None:
     # (n_evaluated depends on which thread warm-starts from which design: not compared.)
-    r = cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, thread_limits=None)
+    r = cd.sweep(SMALL_2D, 0, 10_000, space=SMALL_SPACE, thread_limits=None, variant="paper")
     for key in ("talg_s", "tiles", "n_feasible"):
         np.testing.assert_array_equal(getattr(r, key), getattr(small, key))
     assert r.options["thread_limits"] is None
@@ -355,7 +372,7 @@ def test_thread_limits_pruned_equals_exhaustive(variant: str, limits: dict[str, 
                 continue  # the GTX 980 design: time_model's machine is the gtx980 preset
             tS1, tS2, _, tT = (int(x) for x in pruned.tiles[row, col])
             machine = replace(g, max_blocks_per_sm=cap)
-            t = cm.time.talg(name, machine, size, (tS1, tS2, tT), variant)  # type: ignore[arg-type]
+            t = cm.time.talg(name, machine, size, (tS1, tS2, tT), variant=variant)  # type: ignore[arg-type]
             assert pruned.talg_s[row, col] == t
             assert pruned.references["gtx980"]["talg_s"][col] == t
 
@@ -382,18 +399,27 @@ def test_thread_limits_record_dict_and_defaults() -> None:
     record = cm._core.codesign.ThreadLimits(**GTX980_LIMITS)
     assert cm._core.codesign.thread_limits({}) == record  # the defaults are the GTX 980's
     assert cm._core.codesign.thread_limits(None) is None
-    a = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=record)
-    b = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits={"registers_per_thread": 32})
+    a = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=record, variant="paper")
+    b = cd.sweep(
+        SMALL_3D,
+        0,
+        10_000,
+        space=SMALL_SPACE,
+        thread_limits={"registers_per_thread": 32},
+        variant="paper",
+    )
     np.testing.assert_array_equal(a.talg_s, b.talg_s)
     assert a.options["thread_limits"] == GTX980_LIMITS
     assert np.all(_threads(a.tiles) <= 1024)
 
 
 def test_thread_limits_save_load_and_merge(tmp_path: Path) -> None:
-    r = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=TIGHT_LIMITS)
+    r = cd.sweep(
+        SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=TIGHT_LIMITS, variant="paper"
+    )
     back = cd.SweepResult.load(r.save(tmp_path / "limits.npz"))
     assert back.options["thread_limits"] == TIGHT_LIMITS
-    other = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE)
+    other = cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, variant="paper")
     with pytest.raises(ValueError, match="different options"):
         cd.merge([r, other])
 
@@ -414,7 +440,7 @@ def test_thread_limits_save_load_and_merge(tmp_path: Path) -> None:
 )
 def test_thread_limits_bad_values(value: object, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match) as info:
-        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=value)  # type: ignore[arg-type]
+        cd.sweep(SMALL_3D, 0, 10_000, space=SMALL_SPACE, thread_limits=value, variant="paper")  # type: ignore[arg-type]
     assert "Invoked with" not in str(info.value) and "\n" not in str(info.value)
 
 
@@ -423,7 +449,18 @@ def test_cli_codesign_thread_limits(capsys: pytest.CaptureFixture[str]) -> None:
 
     from costmetrics.cli import main
 
-    args = ["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450", "--json"]
+    args = [
+        "codesign",
+        "--workload",
+        "3d",
+        "--area-min",
+        "425",
+        "--area-max",
+        "450",
+        "--variant",
+        "paper",
+        "--json",
+    ]
     assert main([*args, "--max-threads-per-block", "512"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["thread_limits"] == {**GTX980_LIMITS, "max_threads_per_block": 512}

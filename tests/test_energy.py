@@ -55,23 +55,28 @@ def test_smith_waterman_hand_computed() -> None:
     # E_iter = 5 (7.2e-11 + 4.8e-11) = 6e-10,
     # E_tile = 2.2e-9*127.5 + 2.23e-10*400 + 6e-10*200 = 4.897e-7,
     # E_alg = 48*0.01 + 2500*4.897e-7 = 0.48122425 J.
-    b = en.breakdown("smith_waterman", (1000, 500), (10, 20), talg_s=0.01, subtile=5)
+    b = en.breakdown("smith_waterman", None, (1000, 500), (10, 20), talg_s=0.01, subtile=5)
     assert (b.v_tile, b.m_io_words, b.sr_words, b.n_tiles) == (200, 127.5, 400, 2500)
     assert b.e_tile_j == pytest.approx(4.897e-7, rel=1e-12)
     assert b.e_alg_j == pytest.approx(0.48122425, rel=1e-12)
-    assert en.energy("sw", (1000, 500), (10, 20), "model_a", 0.01, subtile=5) == b.e_alg_j
+    assert (
+        en.energy(
+            "smith_waterman", None, (1000, 500), (10, 20), params="model_a", talg_s=0.01, subtile=5
+        )
+        == b.e_alg_j
+    )
 
 
 def test_jacobi1d_hand_computed_and_the_bracket_reading() -> None:
-    # B.6.2 J1D, S = 1000, T = 500, tS = 10, tT = 20, sS = 5, T_alg = 0:
+    # B.6.2 J1D, S = 1000, T = 500, tS = 10, tT = 20, sS = 5, T_alg = 1 s (48 J static):
     # E_gs = 2 e_gs (2 tT + tS) -> M_io = 100; E_sr = 4 e_sr (2 tS + 4 tT tS / sS)
     # -> 4 (20 + 160) = 720 words (the other reading 4 (2 tS + 4 tT) tS/sS gives 800);
     # E_iter = 2*5.3e-11 + 3.7e-11 = 1.43e-10;
     # E_tile = 2.2e-7 + 2.23e-10*720 + 1.43e-10*200 = 4.0916e-7; E = 2500 E_tile.
-    b = en.breakdown("jacobi1d", (1000, 500), (10, 20), talg_s=0.0, subtile=5)
+    b = en.breakdown("jacobi1d", None, (1000, 500), (10, 20), talg_s=1.0, subtile=5)
     assert (b.m_io_words, b.sr_words, b.v_tile, b.n_tiles) == (100, 720, 200, 2500)
     assert b.e_iter_j == pytest.approx(1.43e-10, rel=1e-12)
-    assert b.e_alg_j == pytest.approx(2500 * 4.0916e-7, rel=1e-12)
+    assert b.e_alg_j == pytest.approx(48.0 + 2500 * 4.0916e-7, rel=1e-12)
 
 
 def test_jacobi2d_hand_computed() -> None:
@@ -79,7 +84,7 @@ def test_jacobi2d_hand_computed() -> None:
     # M_io = 2*32*26 = 1664, V = 32*8*26/2 = 3328, sr = 6 V = 19968,
     # N = 2*100*1000*1008 / (8*32*(10 + 16)) = 201600000/6656,
     # E_tile = 3.6608e-6 + 4.452864e-6 + 2.49e-10*3328 = 8.942336e-6.
-    b = en.breakdown("j2d", (1000, 1000, 100), (10, 32, 8), talg_s=0.5)
+    b = en.breakdown("jacobi2d", None, (1000, 1000, 100), (10, 32, 8), talg_s=0.5)
     assert (b.m_io_words, b.v_tile, b.sr_words) == (1664, 3328, 19968)
     assert b.n_tiles == pytest.approx(201600000 / 6656, rel=1e-14)
     assert b.e_tile_j == pytest.approx(8.942336e-6, rel=1e-12)
@@ -90,7 +95,7 @@ def test_jacobi2d_hand_computed() -> None:
 def test_b5_w_tile_reading_covers_the_space() -> None:
     # With w_tile = tS1 + tT - 2, N_tile V_tile = T S1 (S2 + tT): ratio 1 + tT/S2.
     sizes, tiles = (4096, 2048, 512), (32, 64, 8)
-    b = en.breakdown("j2d", sizes, tiles, talg_s=0.0)
+    b = en.breakdown("jacobi2d", None, sizes, tiles, talg_s=1.0)
     assert b.n_tiles * b.v_tile / (512 * 4096 * 2048) == pytest.approx(1 + 8 / 2048, rel=1e-14)
     # Appendix A's pitch 2 tS1 + tT in B.5's denominator instead covers only
     # (2 tS1 + tT - 2)/(2 tS1 + tT) = 70/72 = 97.2% of the same points.
@@ -99,21 +104,26 @@ def test_b5_w_tile_reading_covers_the_space() -> None:
         "6*tS2*tT*(2*tS1 + tT - 2)/2", "tS2*tT*(2*tS1 + tT - 2)/2",
         "2*T*S1*(S2 + tT)/(tT*tS2*(2*tS1 + tT))",
     )  # fmt: skip
-    c = en.breakdown(pitch, sizes, tiles, talg_s=0.0)
+    c = en.breakdown(pitch, None, sizes, tiles, talg_s=1.0)
     assert c.n_tiles * c.v_tile / (b.n_tiles * b.v_tile) == pytest.approx(70 / 72, rel=1e-14)
 
 
 def test_time_model_supplies_talg() -> None:
-    tb = cm.time.breakdown("jacobi2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
-    b = en.breakdown("jacobi2d", (4096, 4096, 1024), (8, 64, 8), gpu="GTX 980")
+    tb = cm.time.breakdown("jacobi2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper")
+    b = en.breakdown("jacobi2d", "GTX 980", (4096, 4096, 1024), (8, 64, 8), variant="paper")
     assert b.talg_s == tb.talg_s
     assert b.e_static_j == pytest.approx(48 * tb.talg_s, rel=1e-14)
     with pytest.raises(ValueError, match="multiple of 32"):
-        en.breakdown("jacobi2d", (4096, 4096, 1024), (8, 48, 8), gpu="gtx980")
+        en.breakdown("jacobi2d", "gtx980", (4096, 4096, 1024), (8, 48, 8), variant="paper")
     with pytest.raises(ValueError, match="no time-model preset"):
-        en.breakdown("jacobi1d", (4096, 1024), (8, 8), gpu="gtx980")
+        en.breakdown("jacobi1d", "gtx980", (4096, 1024), (8, 8), variant="paper")
     one_d = cm.Stencil(name="J1D", n_space_dims=1, c_iter_s={"gtx980": 3.39e-8})
-    assert en.breakdown("jacobi1d", (4096, 1024), (8, 8), gpu="gtx980", stencil=one_d).talg_s > 0
+    assert (
+        en.breakdown(
+            "jacobi1d", "gtx980", (4096, 1024), (8, 8), stencil=one_d, variant="paper"
+        ).talg_s
+        > 0
+    )
 
 
 def test_energy_per_operation_benchmark_form() -> None:
@@ -130,7 +140,9 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
     previous = 0.0
     for factor in (1, 2, 4, 8):
         sizes = [v * factor for v in base]
-        e = en.energy(kernel, sizes, tiles, talg_s=0.1, subtile=4 if kernel != "jacobi2d" else None)
+        e = en.energy(
+            kernel, None, sizes, tiles, talg_s=0.1, subtile=4 if kernel != "jacobi2d" else None
+        )
         assert e > previous
         previous = e
 
@@ -144,39 +156,78 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
         (
             lambda: en.energy(
                 "jacobi2d",
+                None,
                 (100, 100, 10),
                 (4, 32, 8),
-                {**dict(zip(en.PARAM_NAMES, MODEL_A.tolist())), "e_gs_j": -1e-9},
-                1.0,
+                params={**dict(zip(en.PARAM_NAMES, MODEL_A.tolist())), "e_gs_j": -1e-9},
+                talg_s=1.0,
             ),
             ValueError,
             "e_gs_j",
         ),
         (
-            lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=float("nan")),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s=float("nan")),
             ValueError,
             "talg_s",
         ),
-        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=-1.0), ValueError, "talg_s"),
-        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 7), talg_s=1.0), ValueError, "even"),
-        (lambda: en.energy("j2d", (100, 100), (4, 32, 8), talg_s=1.0), ValueError, "sizes"),
-        (lambda: en.energy("j2d", (0, 100, 10), (4, 32, 8), talg_s=1.0), ValueError, "S1"),
         (
-            lambda: en.energy("j2d", (2**40, 2**40, 10), (4, 32, 8), talg_s=1.0),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s=-1.0),
+            ValueError,
+            "talg_s",
+        ),
+        (
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 7), talg_s=1.0),
+            ValueError,
+            "even",
+        ),
+        (
+            lambda: en.energy("jacobi2d", None, (100, 100), (4, 32, 8), talg_s=1.0),
+            ValueError,
+            "sizes",
+        ),
+        (
+            lambda: en.energy("jacobi2d", None, (0, 100, 10), (4, 32, 8), talg_s=1.0),
+            ValueError,
+            "S1",
+        ),
+        (
+            lambda: en.energy("jacobi2d", None, (2**40, 2**40, 10), (4, 32, 8), talg_s=1.0),
             OverflowError,
             "iteration-space size",
         ),
-        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8)), ValueError, "exactly one"),
         (
-            lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s=1.0, gpu="gtx980"),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8)),
             ValueError,
             "exactly one",
         ),
-        (lambda: en.energy("j2d", (100, 100, 10), (4.0, 32, 8), talg_s=1.0), TypeError, "tiles"),  # type: ignore[arg-type]
-        (lambda: en.energy("j2d", (100, 100, 10), (4, 32, 8), talg_s="1"), TypeError, "talg_s"),  # type: ignore[arg-type]
-        (lambda: en.energy("j3d", (100, 100, 10), (4, 32, 8), talg_s=1.0), ValueError, "unknown"),
-        (lambda: en.energy("j1d", (100, 10), (4, 8), talg_s=1.0, subtile=5), ValueError, "sS"),
-        (lambda: en.energy(3, (100, 10), (4, 8), talg_s=1.0), TypeError, "kernel"),  # type: ignore[arg-type]
+        (
+            lambda: en.energy(
+                "jacobi2d", "gtx980", (100, 100, 10), (4, 32, 8), talg_s=1.0, variant="paper"
+            ),
+            ValueError,
+            "exactly one",
+        ),
+        (
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4.0, 32, 8), talg_s=1.0),
+            TypeError,
+            "tiles",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s="1"),
+            TypeError,
+            "talg_s",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: en.energy("j3d", None, (100, 100, 10), (4, 32, 8), talg_s=1.0),
+            ValueError,
+            "unknown",
+        ),
+        (
+            lambda: en.energy("jacobi1d", None, (100, 10), (4, 8), talg_s=1.0, subtile=5),
+            ValueError,
+            "sS",
+        ),
+        (lambda: en.energy(3, None, (100, 10), (4, 8), talg_s=1.0), TypeError, "kernel"),  # type: ignore[arg-type]
         (lambda: en.parameters("model_c"), ValueError, "model"),
         (lambda: en.custom_kernel("k", 1, {}, "tS +", "0", "1", "1"), ValueError, "position"),
         (lambda: en.custom_kernel("k", 1, {}, "tX", "0", "1", "1"), ValueError, "unknown name"),
@@ -184,6 +235,7 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
         (
             lambda: en.energy(
                 en.custom_kernel("k", 1, {}, "1", "0", "tS - 10", "1"),
+                None,
                 (100, 10),
                 (4, 8),
                 talg_s=1.0,
@@ -212,7 +264,7 @@ def test_csv_reads_the_documented_format(tmp_path: Path) -> None:
         tmp_path,
         "# source: hand-written test table\n"
         f"{HEADER},extra_column\n"
-        "jacobi1d,1000,,,500,10,,,20,0.0,1.0229,x\n"
+        "jacobi1d,1000,,,500,10,,,20,0.01,1.3674,x\n"
         "jacobi2d,1000,1000,,100,10,32,,8,0.5,24.27,y\n",
     )
     runs = en.load_runs(path)
@@ -224,7 +276,7 @@ def test_csv_reads_the_documented_format(tmp_path: Path) -> None:
     # The design matrix rows reproduce E_alg with Model A (hand values above: J1D with
     # sS = tS: sr = 4 (20 + 80) = 400, E_tile = 2.2e-7 + 8.92e-8 + 2.86e-8 = 3.378e-7).
     e = en.design_matrix(runs) @ MODEL_A
-    assert e[0] == pytest.approx(2500 * 3.378e-7, rel=1e-12)
+    assert e[0] == pytest.approx(48 * 0.01 + 2500 * 3.378e-7, rel=1e-12)
     assert e[1] == pytest.approx(24.2708496, rel=1e-12)
 
 
@@ -349,7 +401,7 @@ def test_fit_arguments() -> None:
     with pytest.raises(ValueError, match="method"):
         en.fit(runs, method="l2")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no runs"):
-        en.fit(runs.select(np.asarray(runs.kernel) == "jacobi1d"), kernel="j2d")
+        en.fit(runs.select(np.asarray(runs.kernel) == "jacobi1d"), kernel="jacobi2d")
     with pytest.raises(TypeError, match="table"):
         en.fit(42)  # type: ignore[arg-type]
     r = en.fit(runs, weighting="relative", method="lsq", seed=5)
@@ -367,17 +419,18 @@ def test_model_a_rmse_on_its_own_synthetic_data_is_the_noise() -> None:
 
 
 def test_optimization_error_hand_computed(tmp_path: Path) -> None:
-    # One J1D problem with three tile choices and T_alg = 0. Model A energies (hand):
+    # One J1D problem with three tile choices and T_alg = 1 us (the same static energy for
+    # every tile). Model A energies (hand):
     # tS = 10: E_tile(tT=20) as above with sS = tS -> 2500 * 3.378e-7 = 8.445e-4 J;
     # the model prefers the largest tiles (tS = 40, tT = 20). The "measured" energies
     # below make tS = 20 the best: the model is wrong once, E_err = (9 - 8) / 8 = 12.5%.
     path = write(
         tmp_path,
         f"{HEADER}\n"
-        "jacobi1d,1000,,,500,10,,,20,0.0,10.0\n"
-        "jacobi1d,1000,,,500,20,,,20,0.0,8.0\n"
-        "jacobi1d,1000,,,500,40,,,20,0.0,9.0\n"
-        "jacobi1d,2000,,,500,40,,,20,0.0,9.0\n",
+        "jacobi1d,1000,,,500,10,,,20,1e-6,10.0\n"
+        "jacobi1d,1000,,,500,20,,,20,1e-6,8.0\n"
+        "jacobi1d,1000,,,500,40,,,20,1e-6,9.0\n"
+        "jacobi1d,2000,,,500,40,,,20,1e-6,9.0\n",
     )
     r = en.optimization_error(path)["jacobi1d"]
     assert (r.n_experiments, r.n_wrong) == (2, 1)
@@ -396,10 +449,10 @@ def test_optimization_error_is_zero_on_noise_free_model_data() -> None:
 def test_best_tiles_matches_brute_force_with_the_time_model() -> None:
     space = cm.time.SearchSpace(((1, 2, 4, 8, 16), (32, 64, 128)), (2, 4, 8, 16))
     sizes = (4096, 4096, 1024)
-    best = en.best_tiles("jacobi2d", sizes, gpu="gtx980", space=space, within=0.05)
+    best = en.best_tiles("jacobi2d", "gtx980", sizes, space=space, within=0.05, variant="paper")
     grid = space.grid()
-    feasible = cm.time.talg_batch("jacobi2d", "gtx980", sizes, grid).feasible
-    batch = en.energy_batch("jacobi2d", sizes, grid[feasible], gpu="gtx980")
+    feasible = cm.time.talg_batch("jacobi2d", "gtx980", sizes, grid, variant="paper").feasible
+    batch = en.energy_batch("jacobi2d", "gtx980", sizes, grid[feasible], variant="paper")
     i = int(np.argmin(batch.e_alg_j))
     assert best.tiles == tuple(int(v) for v in grid[feasible][i])
     assert best.e_alg_j == batch.e_alg_j[i]
@@ -426,20 +479,20 @@ tiles_2d = st.tuples(st.integers(1, 64), st.integers(1, 32).map(lambda v: 32 * v
     tiles=tiles_2d,
     s=st.integers(64, 100_000),
     t=st.integers(1, 10_000),
-    talg=st.floats(0, 1e3),
+    talg=st.floats(1e-9, 1e3),
     scale=st.floats(0.01, 100),
 )
 def test_terms_add_up_and_energy_is_linear_in_parameters(
     tiles: tuple[int, int, int], s: int, t: int, talg: float, scale: float
 ) -> None:
-    b = en.breakdown("jacobi2d", (s, s, t), tiles, talg_s=talg)
+    b = en.breakdown("jacobi2d", None, (s, s, t), tiles, talg_s=talg)
     assert math.isfinite(b.e_alg_j) and b.e_alg_j > 0
     assert b.e_static_j + b.e_gs_j + b.e_sr_j + b.e_ar_j == pytest.approx(b.e_alg_j, rel=1e-12)
     scaled = {n: v * scale for n, v in zip(en.PARAM_NAMES, MODEL_A.tolist())}
-    assert en.energy("jacobi2d", (s, s, t), tiles, scaled, talg) == pytest.approx(
-        scale * b.e_alg_j, rel=1e-12
-    )
-    batch = en.energy_batch("jacobi2d", (s, s, t), np.asarray([tiles]), talg_s=talg)
+    assert en.energy(
+        "jacobi2d", None, (s, s, t), tiles, params=scaled, talg_s=talg
+    ) == pytest.approx(scale * b.e_alg_j, rel=1e-12)
+    batch = en.energy_batch("jacobi2d", None, (s, s, t), np.asarray([tiles]), talg_s=talg)
     assert batch.e_alg_j[0] == b.e_alg_j
 
 
@@ -449,7 +502,16 @@ def test_terms_add_up_and_energy_is_linear_in_parameters(
 def test_cli_eval_json(capsys: pytest.CaptureFixture[str]) -> None:
     from costmetrics.cli import main
 
-    args = ["energy", "eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"]
+    args = [
+        "energy",
+        "eval",
+        "--kernel",
+        "jacobi2d",
+        "--sizes",
+        "1000,1000,100",
+        "--tiles",
+        "10,32,8",
+    ]
     assert main([*args, "--talg-s", "0.5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["e_alg_j"] == pytest.approx(24.2708496, rel=1e-12)  # hand value above
@@ -475,10 +537,10 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,7",
+        ["eval", "--kernel", "jacobi2d", "--sizes", "1000,1000,100", "--tiles", "10,32,7",
          "--talg-s", "1"],
-        ["eval", "--kernel", "j2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
-        ["best-tiles", "--kernel", "j1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
+        ["eval", "--kernel", "jacobi2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
+        ["best-tiles", "--kernel", "jacobi1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
         ["fit", "--table", "/nonexistent/runs.csv"],
         ["fit", "--table", str(en.synthetic_table_path()), "--level", "2"],
         ["design", "--budget", "100000"],
@@ -801,7 +863,9 @@ def test_design_bad_input() -> None:
     with pytest.raises(TypeError, match="candidates"):
         en.design(en.load_runs(en.synthetic_table_path()), 10)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="subtile_divisors"):
-        en.candidates("j1d", "gtx980", [(4096, 1024)], subtile_divisors=(0,), stencil="jacobi2d")
+        en.candidates(
+            "jacobi1d", "gtx980", [(4096, 1024)], subtile_divisors=(0,), stencil="jacobi2d"
+        )
 
 
 def test_designed_runs_fit_like_measurements() -> None:

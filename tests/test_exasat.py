@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -317,7 +318,7 @@ def test_bad_machine(field: str, value: object, error: type[Exception]) -> None:
     [
         ({"box": 0}, ValueError),
         ({"box": (8, -1, 8)}, ValueError),
-        ({"box": (8, 8)}, TypeError),
+        ({"box": (8, 8)}, ValueError),
         ({"box": 8.5}, TypeError),
         ({"box": 1 << 21}, ValueError),
         ({"box": 8, "block": 0}, ValueError),
@@ -332,6 +333,12 @@ def test_bad_machine(field: str, value: object, error: type[Exception]) -> None:
 def test_bad_arguments(kwargs: dict[str, object], error: type[Exception]) -> None:
     with pytest.raises(error):
         ex.estimate("stencil7", HOPPER, **kwargs)  # type: ignore[arg-type]
+
+
+def test_numpy_arguments_are_accepted() -> None:
+    plain = ex.estimate("stencil7", HOPPER, (8, 8, 8), block=(4, 4))
+    assert ex.estimate("stencil7", HOPPER, np.array([8, 8, 8]), block=np.array([4, 4])) == plain
+    assert ex.estimate("stencil7", HOPPER, np.int64(8), block=np.int32(4)) == plain
 
 
 def test_unknown_presets() -> None:

@@ -27,19 +27,21 @@ def jacobi1d(c_iter_s: float = 3.39e-8) -> cm.Stencil:
 def test_1d_hand_computed_through_python_objects() -> None:
     # Same case as cpp/tests/test_time.cpp: S = 1000, T = 100, tS = 10, tT = 4 on the
     # GTX 980 of Tables A.2-A.3; T_alg = 51 * 4.44373984e-6 + 51 * 9.24e-7 (Eq. A.7).
-    b = cm_time.breakdown(jacobi1d(), GTX980, (1000, 100), (10, 4))
+    b = cm_time.breakdown(jacobi1d(), GTX980, (1000, 100), (10, 4), variant="paper")
     assert (b.n_wavefronts, b.tiles_per_wavefront, b.k, b.m_tile_words) == (51, 42, 32, 28)
     assert b.m_prime_s == pytest.approx(36 * 7.36e-3 * 4e-9 + 2 * 7.96e-10, rel=1e-12)
     assert b.c_s == pytest.approx(2 * 3.39e-8 * 2 + 4 * 7.96e-10, rel=1e-12)
     assert b.talg_s == pytest.approx(2.7375473184e-4, rel=1e-10)
-    assert cm_time.talg(jacobi1d(), GTX980, (1000, 100), (10, 4)) == b.talg_s
+    assert cm_time.talg(jacobi1d(), GTX980, (1000, 100), (10, 4), variant="paper") == b.talg_s
 
 
 def test_presets_by_name_and_object_agree() -> None:
-    by_name = cm_time.talg("heat2d", "GTX 980", (4096, 4096, 1024), (8, 64, 8))
-    by_obj = cm_time.talg(cm.stencil("Heat2D"), GTX980, [4096, 4096, 1024], [8, 64, 8])
+    by_name = cm_time.talg("heat2d", "GTX 980", (4096, 4096, 1024), (8, 64, 8), variant="paper")
+    by_obj = cm_time.talg(
+        cm.stencil("Heat2D"), GTX980, [4096, 4096, 1024], [8, 64, 8], variant="paper"
+    )
     assert by_name == by_obj
-    b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))
+    b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper")
     # C_iter of Heat2D on the GTX 980 is 3.68e-8 s (Table A.4).
     assert b.t_ideal_s == pytest.approx(4096 * 4096 * 1024 * 3.68e-8 / (16 * 128), rel=1e-12)
     assert b.t_overhead_s == pytest.approx(b.talg_s - b.t_ideal_s)
@@ -72,12 +74,12 @@ def test_bad_input_raises_naming_the_parameter(
     sizes: tuple[int, ...], tiles: tuple[int, ...], exception: type[Exception], match: str
 ) -> None:
     with pytest.raises(exception, match=match):
-        cm_time.talg("heat2d", "gtx980", sizes, tiles)
+        cm_time.talg("heat2d", "gtx980", sizes, tiles, variant="paper")
 
 
 def test_unknown_preset_and_variant() -> None:
     with pytest.raises(ValueError, match="gtx9999"):
-        cm_time.talg("heat2d", "gtx9999", (64, 64, 64), (8, 64, 8))
+        cm_time.talg("heat2d", "gtx9999", (64, 64, 64), (8, 64, 8), variant="paper")
     with pytest.raises(ValueError, match="variant"):
         cm_time.talg("heat2d", "gtx980", (64, 64, 64), (8, 64, 8), variant="approx")  # type: ignore[arg-type]
 
@@ -87,10 +89,10 @@ def test_unknown_preset_and_variant() -> None:
 
 def test_batch_matches_scalar_and_flags_infeasible() -> None:
     tiles = np.array([[8, 64, 8], [8, 48, 8], [16, 32, 4], [8, 64, 3], [300, 64, 8]])
-    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles)
+    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles, variant="paper")
     assert batch.feasible.tolist() == [True, False, True, False, False]
     for i in (0, 2):
-        b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), tiles[i])
+        b = cm_time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), tiles[i], variant="paper")
         assert batch.talg_s[i] == b.talg_s
         assert batch.terms["c_s"][i] == b.c_s
         assert batch.terms["k"][i] == b.k
@@ -98,9 +100,9 @@ def test_batch_matches_scalar_and_flags_infeasible() -> None:
     assert batch.reasons[3] == cm_time.INFEASIBLE_REASONS["odd_time_tile"]
     assert batch.reasons[4] & cm_time.INFEASIBLE_REASONS["exceeds_block_shared_memory"]
     with pytest.raises(TypeError, match="integer array"):
-        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles.astype(float))
+        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles.astype(float), variant="paper")
     with pytest.raises(ValueError, match=r"\(n, 3\)"):
-        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles[:, :2])
+        cm_time.talg_batch("heat2d", "gtx980", (64, 64, 64), tiles[:, :2], variant="paper")
 
 
 # ---------------------------------------------------------------- search
@@ -116,7 +118,7 @@ def test_search_agrees_with_vectorized_evaluation_of_the_whole_space(
     best = cm_time.best_tiles(stencil, "titanx", sizes, within=0.10, variant=variant)
     space = cm_time.default_search_space(len(sizes) - 1)
     grid = space.grid()
-    batch = cm_time.talg_batch(stencil, "titanx", sizes, grid, variant)
+    batch = cm_time.talg_batch(stencil, "titanx", sizes, grid, variant=variant)
     assert best.n_points == space.n_points >= 18000  # paper: ~18,000 points (A.6.3)
     assert best.n_feasible == int(batch.feasible.sum())
     assert best.talg_s == np.nanmin(batch.talg_s)
@@ -150,7 +152,9 @@ tiles_2d = st.tuples(
 @settings(max_examples=60, deadline=None)
 @given(tiles=tiles_2d, s=st.integers(16, 5000), t=st.integers(1, 3000))
 def test_exact_never_below_ideal(tiles: tuple[int, int, int], s: int, t: int) -> None:
-    batch = cm_time.talg_batch("laplacian2d", "gtx980", (s, s + 7, t), np.array([tiles]), "exact")
+    batch = cm_time.talg_batch(
+        "laplacian2d", "gtx980", (s, s + 7, t), np.array([tiles]), variant="exact"
+    )
     if batch.feasible[0]:
         assert batch.talg_s[0] >= cm_time.t_ideal("laplacian2d", "gtx980", (s, s + 7, t))
 
@@ -158,14 +162,18 @@ def test_exact_never_below_ideal(tiles: tuple[int, int, int], s: int, t: int) ->
 @settings(max_examples=40, deadline=None)
 @given(tiles=tiles_2d, variant=st.sampled_from(["paper", "exact"]))
 def test_talg_grows_with_t_and_s(tiles: tuple[int, int, int], variant: cm_time.Variant) -> None:
-    batch = cm_time.talg_batch("jacobi2d", "gtx980", (512, 512, 512), np.array([tiles]))
+    batch = cm_time.talg_batch(
+        "jacobi2d", "gtx980", (512, 512, 512), np.array([tiles]), variant="paper"
+    )
     if not batch.feasible[0]:
         return
     by_t = [
-        cm_time.talg("jacobi2d", "gtx980", (512, 512, t), tiles, variant) for t in (64, 512, 4096)
+        cm_time.talg("jacobi2d", "gtx980", (512, 512, t), tiles, variant=variant)
+        for t in (64, 512, 4096)
     ]
     by_s = [
-        cm_time.talg("jacobi2d", "gtx980", (s, s, 512), tiles, variant) for s in (256, 1024, 4096)
+        cm_time.talg("jacobi2d", "gtx980", (s, s, 512), tiles, variant=variant)
+        for s in (256, 1024, 4096)
     ]
     assert by_t == sorted(by_t) and by_t[0] < by_t[-1]
     assert by_s == sorted(by_s) and by_s[0] < by_s[-1]
@@ -173,7 +181,9 @@ def test_talg_grows_with_t_and_s(tiles: tuple[int, int, int], variant: cm_time.V
 
 def test_k_within_its_bounds_over_the_space() -> None:
     space = cm_time.default_search_space(2)
-    batch = cm_time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), space.grid())
+    batch = cm_time.talg_batch(
+        "heat2d", "gtx980", (4096, 4096, 1024), space.grid(), variant="paper"
+    )
     ok = batch.feasible
     k, m_tile = batch.terms["k"][ok], batch.terms["m_tile_words"][ok]
     assert np.all(k >= 1) and np.all(k <= GTX980.max_blocks_per_sm)
@@ -195,7 +205,7 @@ def test_overhead_closed_form_and_face_narrowing() -> None:
     face = cm_time.max_hexagonal_face_tiles("heat2d", "gtx980")
     space = cm_time.default_search_space(2)
     grid = space.grid()
-    grid = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid).feasible]
+    grid = grid[cm_time.talg_batch("heat2d", "gtx980", sizes, grid, variant="paper").feasible]
     for ts2 in np.unique(grid[:, 1]):
         feasible_face = 2 * grid[grid[:, 1] == ts2, 0] + grid[grid[:, 1] == ts2, 2]
         kept = face[face[:, 1] == ts2]
@@ -204,19 +214,21 @@ def test_overhead_closed_form_and_face_narrowing() -> None:
 
 
 def test_landscape_marks_infeasible_cells() -> None:
-    land = cm_time.landscape("heat2d", "gtx980", (8192, 8192, 8192), 8, [2, 4, 64], [32, 1024])
+    land = cm_time.landscape(
+        "heat2d", "gtx980", (8192, 8192, 8192), 8, [2, 4, 64], [32, 1024], variant="paper"
+    )
     assert land.shape == (3, 2)
     assert np.isnan(land[2, 1]) and not np.isnan(land[0, 0])
     with pytest.raises(ValueError, match="2D stencil"):
-        cm_time.landscape("heat3d", "gtx980", (64, 64, 64, 64), 8, [2], [32])
+        cm_time.landscape("heat3d", "gtx980", (64, 64, 64, 64), 8, [2], [32], variant="paper")
 
 
 def test_talg_batch_terms_are_lazy_and_see_the_tiles_of_the_call() -> None:
     sizes = (4096, 4096, 4096)
     tiles = np.array([[4, 64, 8], [3, 64, 9], [16, 128, 16]], dtype=np.int64)
-    batch = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles)
+    batch = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, variant="paper")
     tiles[0, 0] = 5  # the caller's later edit must not reach the terms computed on access
-    b = cm_time.breakdown("heat2d", "gtx980", sizes, (4, 64, 8))
+    b = cm_time.breakdown("heat2d", "gtx980", sizes, (4, 64, 8), variant="paper")
     assert batch.terms["c_s"][0] == b.c_s
     assert batch.terms["k"][0] == b.k
     assert np.isnan(batch.terms["c_s"][1])  # odd tT: infeasible
@@ -228,10 +240,10 @@ def test_talg_batch_terms_are_lazy_and_see_the_tiles_of_the_call() -> None:
 def test_talg_batch_without_terms() -> None:
     sizes = (4096, 4096, 4096)
     tiles = [[4, 64, 8], [16, 128, 16]]
-    fast = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms=False)
-    full = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles)
+    fast = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms=False, variant="paper")
+    full = cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, variant="paper")
     assert np.array_equal(fast.talg_s, full.talg_s)
     with pytest.raises(ValueError, match="terms=True"):
         _ = fast.terms
     with pytest.raises(TypeError, match="terms: expected True or False"):
-        cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms="yes")  # type: ignore[arg-type]
+        cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms="yes", variant="paper")  # type: ignore[arg-type]

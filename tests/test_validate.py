@@ -122,7 +122,7 @@ def test_selection_hand_computed(tmp_path: Path) -> None:
             ],
         )
     )
-    rows = cv.selection(table, "exact")
+    rows = cv.selection(table, variant="exact")
     assert len(rows) == 1
     r = rows[0]
     assert r.opt_tiles == (4, 32, 2) and r.best_near_tiles == (8, 32, 2)
@@ -135,7 +135,7 @@ def test_selection_hand_computed(tmp_path: Path) -> None:
     assert s["mean_gain_near_over_baseline"] == pytest.approx(2.0 / 1.2 - 1)
     assert s["mean_gain_opt_over_baseline"] == pytest.approx(2.0 / 1.5 - 1)
     assert s["mean_baseline_slowdown"] == pytest.approx(1.0)
-    assert cv.selection(table, "paper") == []  # no paper_opt tag
+    assert cv.selection(table, variant="paper") == []  # no paper_opt tag
     assert cv.selection_summary([]) == {"n_problems": 0}
 
 
@@ -164,19 +164,23 @@ def test_predict_matches_time_model_and_marks_infeasible(
     )
     variants: tuple[cm_time.Variant, ...] = ("paper", "exact")
     for variant in variants:
-        p = cv.predict(table, calibration, variant)
+        p = cv.predict(table, calibration, variant=variant)
         want = cm_time.talg(
-            calibration.stencils["heat2d"], calibration.gpu, (64, 64, 8), (4, 32, 2), variant
+            calibration.stencils["heat2d"],
+            calibration.gpu,
+            (64, 64, 8),
+            (4, 32, 2),
+            variant=variant,
         )
         assert p[0] == want
         assert np.isnan(p[1])
         assert p[2] == cm_time.talg(
-            calibration.stencils["jacobi1d"], calibration.gpu, (256, 8), (4, 2), variant
+            calibration.stencils["jacobi1d"], calibration.gpu, (256, 8), (4, 2), variant=variant
         )
     with pytest.raises(ValueError, match="variant"):
-        cv.predict(table, calibration, "fast")
+        cv.predict(table, calibration, variant="fast")
     with pytest.raises(TypeError):
-        cv.predict(3, calibration)  # type: ignore[arg-type]
+        cv.predict(3, calibration, variant="paper")  # type: ignore[arg-type]
 
 
 def test_fit_recovers_known_parameters_on_synthetic_times(
@@ -196,18 +200,18 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
         rows.append(_row("heat2d", (128, 128, 32), (s1, s2, tt), 1.0))
         rows.append(_row("gradient2d", (96, 128, 16), (s1, s2, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
-    times = cv.predict(mm.read_table(path), truth, "exact")
+    times = cv.predict(mm.read_table(path), truth, variant="exact")
     for row, t in zip(rows, times):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, "exact", test_fraction=0.25, seed=1)
+    result = cv.fit(table, calibration, variant="exact", train_fraction=0.75, seed=1)
     assert result.test_score.rmse_all < 1e-6
     assert result.parameters["c_iter_s[heat2d]"] == pytest.approx(2e-9, rel=1e-4)
     assert result.parameters["c_iter_s[gradient2d]"] == pytest.approx(1e-8, rel=1e-4)
     assert result.parameters["t_sync_s"] == pytest.approx(3e-7, rel=1e-3)
     assert set(result.train_rows).isdisjoint(result.test_rows)
-    with pytest.raises(ValueError, match="test_fraction"):
-        cv.fit(table, calibration, "exact", test_fraction=1.0)
+    with pytest.raises(ValueError, match="train_fraction"):
+        cv.fit(table, calibration, variant="exact", train_fraction=0.0)
 
 
 # --------------------------------------------------------------------------------------

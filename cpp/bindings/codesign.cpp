@@ -14,6 +14,7 @@ namespace {
 
 using IntArray = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 using FloatArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using costmetrics::bindings::from_python;
 
 template <typename T>
 py::array_t<T> to_numpy(const std::vector<T>& v) {
@@ -133,8 +134,8 @@ void register_codesign(py::module_& m) {
       "sweep",
       [](IntArray n_sm, IntArray n_v, IntArray smem, FloatArray area,
          const std::vector<std::tuple<int, double, std::vector<std::int64_t>>>& instances,
-         const cd::MachineParams& machine, const std::string& variant,
-         const std::string& block_rule, double block_cap_kb, bool prune, int n_threads,
+         const cd::MachineParams& machine, py::handle variant, py::handle block_rule,
+         double block_cap_kb, bool prune, py::handle threads,
          py::object progress, py::object thread_limits) {
         const std::vector<cd::Design> designs = designs_from(n_sm, n_v, smem, area);
         std::vector<cd::Instance> inst;
@@ -152,26 +153,11 @@ void register_codesign(py::module_& m) {
           inst.push_back(in);
         }
         cd::SweepOptions o;
-        if (variant == "paper") {
-          o.variant = tmod::Variant::paper;
-        } else if (variant == "exact") {
-          o.variant = tmod::Variant::exact;
-        } else {
-          throw py::value_error("variant must be 'paper' or 'exact', got '" + variant + "'");
-        }
-        if (block_rule == "half") {
-          o.block_rule = cd::BlockRule::half;
-        } else if (block_rule == "full") {
-          o.block_rule = cd::BlockRule::full;
-        } else if (block_rule == "capped") {
-          o.block_rule = cd::BlockRule::capped;
-        } else {
-          throw py::value_error("block_smem must be 'half', 'full' or 'capped', got '" +
-                                block_rule + "'");
-        }
+        o.variant = from_python<tmod::Variant>(variant, "variant");
+        o.block_rule = from_python<cd::BlockRule>(block_rule, "block_smem");
         o.block_cap_kb = block_cap_kb;
         o.prune = prune;
-        o.n_threads = n_threads;
+        o.n_threads = from_python<int>(threads, "threads");
         o.thread_limits = thread_limits_from(thread_limits);
         std::function<void(std::size_t)> cb;
         if (!progress.is_none()) {
@@ -204,9 +190,9 @@ void register_codesign(py::module_& m) {
         return out;
       },
       py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"), py::arg("area_mm2"),
-      py::arg("instances"), py::arg("machine"), py::arg("variant") = "paper",
+      py::arg("instances"), py::arg("machine"), py::arg("variant") = "exact",
       py::arg("block_smem") = "half", py::arg("block_cap_kb") = 48.0, py::arg("prune") = true,
-      py::arg("n_threads") = 0, py::arg("progress") = py::none(),
+      py::arg("threads") = 0, py::arg("progress") = py::none(),
       py::arg("thread_limits") = py::none());
 
   c.def(

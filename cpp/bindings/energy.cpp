@@ -32,20 +32,14 @@ std::string kind_name(en::KernelKind kind) {
   return "custom";
 }
 
-tmod::Variant parse_variant(const std::string& name) {
-  if (name == "paper") return tmod::Variant::paper;
-  if (name == "exact") return tmod::Variant::exact;
-  throw py::value_error("variant must be 'paper' or 'exact', got '" + name + "'");
-}
-
 en::TimeSource time_source(const py::object& talg_s, const py::object& gpu,
-                           const py::object& stencil, const std::string& variant) {
+                           const py::object& stencil, py::handle variant) {
   en::TimeSource t;
   if (!gpu.is_none()) {
     t.use_time_model = true;
     t.gpu = gpu.cast<tmod::GpuParams>();
     t.stencil = stencil.cast<tmod::StencilParams>();
-    t.variant = parse_variant(variant);
+    t.variant = costmetrics::bindings::from_python<tmod::Variant>(variant, "variant");
   } else {
     if (talg_s.is_none()) throw py::value_error("give talg_s or a GPU for the time model");
     t.talg_s = costmetrics::bindings::from_python<double>(talg_s, "talg_s");
@@ -140,7 +134,7 @@ void register_energy(py::module_& m) {
       "evaluate",
       [](const en::Kernel& kernel, const tmod::ProblemSize& size, const tmod::TileSizes& tiles,
          std::int64_t subtile, const en::Params& params, const py::object& talg_s,
-         const py::object& gpu, const py::object& stencil, const std::string& variant) {
+         const py::object& gpu, const py::object& stencil, py::handle variant) {
         en::Run r;
         r.size = size;
         r.tiles = tiles;
@@ -149,13 +143,14 @@ void register_energy(py::module_& m) {
       },
       py::arg("kernel"), py::arg("size"), py::arg("tiles"), py::arg("subtile"), py::arg("params"),
       py::arg("talg_s") = py::none(), py::arg("gpu") = py::none(),
-      py::arg("stencil") = py::none(), py::arg("variant") = "paper");
+      py::arg("stencil") = py::none(), py::arg("variant") = "exact");
 
   e.def(
       "evaluate_batch",
       [](const en::Kernel& kernel, const IntArray& sizes, const IntArray& tiles,
          const IntArray& subtiles, const RealArray& talg_s, const en::Params& params,
-         int n_threads) {
+         py::handle threads) {
+        const int n_threads = costmetrics::bindings::from_python<int>(threads, "threads");
         check_rows(sizes, "sizes");
         check_rows(tiles, "tiles");
         const py::ssize_t n = sizes.shape(0);
@@ -178,7 +173,7 @@ void register_energy(py::module_& m) {
         return result;
       },
       py::arg("kernel"), py::arg("sizes"), py::arg("tiles"), py::arg("subtiles"),
-      py::arg("talg_s"), py::arg("params"), py::arg("n_threads") = 0);
+      py::arg("talg_s"), py::arg("params"), py::arg("threads") = 0);
 
   e.def(
       "design_matrix",
@@ -268,8 +263,9 @@ void register_energy(py::module_& m) {
       [](const en::Kernel& kernel, const tmod::ProblemSize& size, std::int64_t subtile,
          const en::Params& params, const tmod::SearchSpace& space, double within,
          const py::object& talg_s, const py::object& gpu, const py::object& stencil,
-         const std::string& variant, int n_threads) {
+         py::handle variant, py::handle threads) {
         const en::TimeSource t = time_source(talg_s, gpu, stencil, variant);
+        const int n_threads = costmetrics::bindings::from_python<int>(threads, "threads");
         en::SearchResult r;
         {
           py::gil_scoped_release release;
@@ -290,5 +286,5 @@ void register_energy(py::module_& m) {
       py::arg("kernel"), py::arg("size"), py::arg("subtile"), py::arg("params"),
       py::arg("space"), py::arg("within") = 0.10, py::arg("talg_s") = py::none(),
       py::arg("gpu") = py::none(), py::arg("stencil") = py::none(),
-      py::arg("variant") = "paper", py::arg("n_threads") = 0);
+      py::arg("variant") = "exact", py::arg("threads") = 0);
 }

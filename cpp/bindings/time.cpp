@@ -8,14 +8,6 @@
 
 namespace tmod = costmetrics::time_model;
 
-namespace costmetrics {
-template <>
-struct enum_names<time_model::Variant> {
-  static constexpr std::array<std::pair<time_model::Variant, const char*>, 2> values{
-      {{time_model::Variant::paper, "paper"}, {time_model::Variant::exact, "exact"}}};
-};
-}  // namespace costmetrics
-
 namespace {
 
 using costmetrics::bindings::from_python;
@@ -73,7 +65,11 @@ void register_time(py::module_& m) {
       t, "Breakdown", "Every intermediate quantity of the time model for one tile choice")
       .def_property_readonly(
           "t_overhead_s", [](const tmod::Breakdown& b) { return b.talg_s - b.t_ideal_s; },
-          "T_alg - T_ideal (Eq. 8.4), s");
+          "T_alg - T_ideal (Eq. 8.4), s")
+      .def_property_readonly(
+          "below_ideal", [](const tmod::Breakdown& b) { return b.talg_s < b.t_ideal_s; },
+          "Whether T_alg < T_ideal: the paper variant's known artefact for small tiles "
+          "(docs/time-model.md); never true for the exact variant");
   cb::bind_record<tmod::SearchSpace>(t, "SearchSpace", "Candidate tile sizes per dimension")
       .def("__len__", &tmod::SearchSpace::size);
   cb::bind_record<tmod::SearchResult>(t, "SearchResult", "Result of the exhaustive tile search");
@@ -93,6 +89,15 @@ void register_time(py::module_& m) {
 
   // Every function takes plain objects and converts them with from_python, so that a wrong
   // argument raises TypeError naming it (never pybind11's signature dump).
+  // The one parser of variant names, for Python code that stores a variant before any
+  // evaluation (every evaluating binding parses it the same way, through from_python).
+  t.def(
+      "check_variant",
+      [](py::handle variant) {
+        return std::string(
+            costmetrics::enum_name(from_python<tmod::Variant>(variant, "variant")));
+      },
+      py::arg("variant"), "The variant's name, or ValueError/TypeError listing the valid ones.");
   t.def(
       "describe_infeasibility",
       [](py::handle reasons) {
@@ -164,17 +169,17 @@ void register_time(py::module_& m) {
         return tmod::evaluate(g, s, p, t, from_python<tmod::Variant>(variant, "variant"));
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "paper");
+      py::arg("variant") = "exact");
 
   t.def(
       "evaluate_batch",
       [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle tiles_obj,
-         py::handle variant, py::handle n_threads_obj, py::handle with_terms_obj) {
+         py::handle variant, py::handle threads_obj, py::handle with_terms_obj) {
         const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
         const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
         const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
         const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
-        const int n_threads = from_python<int>(n_threads_obj, "n_threads");
+        const int n_threads = from_python<int>(threads_obj, "threads");
         const bool with_terms = from_python<bool>(with_terms_obj, "with_terms");
         stencil.validate();
         const int dims = stencil.n_space_dims;
@@ -213,7 +218,7 @@ void register_time(py::module_& m) {
         return result;
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "paper", py::arg("n_threads") = 0, py::arg("with_terms") = true);
+      py::arg("variant") = "exact", py::arg("threads") = 0, py::arg("with_terms") = true);
 
   t.def(
       "default_search_space",
@@ -225,19 +230,19 @@ void register_time(py::module_& m) {
   t.def(
       "search",
       [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle space_obj,
-         py::handle within_obj, py::handle variant, py::handle n_threads_obj) {
+         py::handle within_obj, py::handle variant, py::handle threads_obj) {
         const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
         const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
         const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
         const auto space = from_python<tmod::SearchSpace>(space_obj, "space");
         const double within = from_python<double>(within_obj, "within");
         const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
-        const int n_threads = from_python<int>(n_threads_obj, "n_threads");
+        const int n_threads = from_python<int>(threads_obj, "threads");
         py::gil_scoped_release release;
         return tmod::search(gpu, stencil, size, space, within, v, n_threads);
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("space"),
-      py::arg("within") = 0.10, py::arg("variant") = "paper", py::arg("n_threads") = 0);
+      py::arg("within") = 0.10, py::arg("variant") = "exact", py::arg("threads") = 0);
 
   t.def(
       "tiles_to_array",

@@ -34,6 +34,13 @@ void require_nonnegative_finite(double v, const std::string& what) {
   }
 }
 
+// Times are durations of real runs: zero or negative is a wrong input, never "no time".
+void require_positive_finite(double v, const std::string& what) {
+  if (!(v > 0) || !std::isfinite(v)) {
+    throw std::invalid_argument(what + ": must be finite and > 0, got " + num(v));
+  }
+}
+
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 30;
 
 }  // namespace
@@ -480,7 +487,7 @@ Breakdown evaluate_unchecked(const Kernel& kernel, const Run& run, const Params&
 Breakdown evaluate(const Kernel& kernel, const Run& run, const Params& params, double talg_s) {
   params.validate();
   kernel.ops.validate();
-  require_nonnegative_finite(talg_s, "talg_s");
+  require_positive_finite(talg_s, "talg_s");
   validate_run(kernel, run);
   Breakdown b = evaluate_unchecked(kernel, run, params, talg_s);
   if (!std::isfinite(b.e_alg_j)) throw std::overflow_error("E_alg is not finite");
@@ -492,7 +499,7 @@ namespace {
 void check_time_source(const Kernel& kernel, const time_model::ProblemSize& size,
                        const TimeSource& time) {
   if (!time.use_time_model) {
-    require_nonnegative_finite(time.talg_s, "talg_s");
+    require_positive_finite(time.talg_s, "talg_s");
     return;
   }
   if (time.stencil.n_space_dims != kernel.n_space_dims) {
@@ -570,7 +577,7 @@ void evaluate_batch(const Kernel& kernel, const std::int64_t* sizes, const std::
 }
 
 std::array<double, kNumParams> design_row(const Kernel& kernel, const Run& run, double talg_s) {
-  require_nonnegative_finite(talg_s, "talg_s");
+  require_positive_finite(talg_s, "talg_s");
   const TileCounts c = counts(kernel, run);
   // Sec. B.7.1: E_alg(X) is linear in X = (P_stat, e_gs, e_sr, e_fadd, e_fmul, e_iadd, e_imax).
   const double nv = c.n_tiles * c.v_tile;
@@ -586,7 +593,7 @@ std::array<double, kNumParams> design_row(const Kernel& kernel, const Run& run, 
 double energy_per_operation_j(double e_alg_j, double p_stat_w, double talg_s, double op_count) {
   require_nonnegative_finite(e_alg_j, "e_alg_j");
   require_nonnegative_finite(p_stat_w, "p_stat_w");
-  require_nonnegative_finite(talg_s, "talg_s");
+  require_positive_finite(talg_s, "talg_s");
   if (!(op_count > 0) || !std::isfinite(op_count)) {
     throw std::invalid_argument("op_count: must be finite and > 0, got " + num(op_count));
   }

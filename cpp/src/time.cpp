@@ -635,7 +635,7 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
                     const std::int64_t* tiles, std::size_t n_tiles, Variant variant,
                     const BatchOutputs& out, int n_threads) {
   validate_inputs(gpu, stencil, size);
-  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
+  require_in_range(n_threads, 0, kMaxThreads, "threads");
   if (out.talg_s == nullptr || out.reasons == nullptr) {
     throw std::invalid_argument("evaluate_batch: talg_s and reasons outputs are required");
   }
@@ -766,7 +766,7 @@ SearchSpace default_search_space(int n_space_dims) {
 SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
                     const SearchSpace& space, double within, Variant variant, int n_threads) {
   validate_inputs(gpu, stencil, size);
-  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
+  require_in_range(n_threads, 0, kMaxThreads, "threads");
   check_space(space, stencil.n_space_dims);
   require_in_range(within, 0.0, 1e6, "within");
   const int dims = stencil.n_space_dims;

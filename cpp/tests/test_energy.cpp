@@ -58,7 +58,7 @@ void test_smith_waterman() {
 
 void test_jacobi1d() {
   // S = 1000, T = 500, tS = 10, tT = 20, sS = 5.
-  const Breakdown b = evaluate(jacobi1d(), run(1000, 0, 500, 10, 0, 20, 5), model_a(), 0.0);
+  const Breakdown b = evaluate(jacobi1d(), run(1000, 0, 500, 10, 0, 20, 5), model_a(), 1.0);
   CHECK(b.m_io_words == 100);     // 2 (2 tT + tS) = 2 (40 + 10)
   CHECK(b.sr_words == 720);       // 4 (2 tS + 4 tT tS / sS) = 4 (20 + 160); the other reading gives 800
   CHECK(b.v_tile == 200);
@@ -66,8 +66,8 @@ void test_jacobi1d() {
   CHECK_CLOSE(b.e_iter_j, 1.43e-10, 1e-12);  // 2 * 5.3e-11 + 3.7e-11
   // E_tile = 2.2e-9*100 + 2.23e-10*720 + 1.43e-10*200 = 2.2e-7 + 1.6056e-7 + 2.86e-8
   CHECK_CLOSE(b.e_tile_j, 4.0916e-7, 1e-12);
-  CHECK(b.e_static_j == 0);
-  CHECK_CLOSE(b.e_alg_j, 2500 * 4.0916e-7, 1e-12);
+  CHECK(b.e_static_j == 48.0);  // P_stat T_alg = 48 W * 1 s
+  CHECK_CLOSE(b.e_alg_j, 48.0 + 2500 * 4.0916e-7, 1e-12);
   // sS = 0 means sS = tS: sr = 4 (20 + 4*20) = 400.
   CHECK(counts(jacobi1d(), run(1000, 0, 500, 10, 0, 20, 0)).sr_words == 400);
 }
@@ -110,7 +110,7 @@ void test_custom_kernel_matches_builtin() {
   CHECK_THROWS(Expression::parse("foo(1)", "m_io_words"), std::invalid_argument);
   CHECK_THROWS(Expression::parse("(((1)", "m_io_words"), std::invalid_argument);
   const Kernel bad = custom_kernel("bad", 1, ops, "tS - 100", "0", "tS*tT", "S*T/(tS*tT)");
-  CHECK_THROWS(evaluate(bad, run(1000, 0, 100, 10, 0, 8), model_a(), 0.0), std::invalid_argument);
+  CHECK_THROWS(evaluate(bad, run(1000, 0, 100, 10, 0, 8), model_a(), 1.0), std::invalid_argument);
 }
 
 void test_validation() {
@@ -118,14 +118,17 @@ void test_validation() {
   p.e_gs_j = -1e-9;
   CHECK_THROWS(p.validate(), std::invalid_argument);
   p.e_gs_j = std::nan("");
-  CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2), p, 0.0), std::invalid_argument);
+  CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2), p, 1.0), std::invalid_argument);
   CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2), model_a(), -1.0),
                std::invalid_argument);
-  CHECK_THROWS(evaluate(jacobi1d(), run(0, 0, 10, 10, 0, 2), model_a(), 0.0), std::invalid_argument);
-  CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2, 11), model_a(), 0.0),
+  CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2), model_a(), 0.0),
+               std::invalid_argument);  // a run takes time
+  CHECK_THROWS(energy_per_operation_j(60.0, 48.0, 0.0, 1e11), std::invalid_argument);
+  CHECK_THROWS(evaluate(jacobi1d(), run(0, 0, 10, 10, 0, 2), model_a(), 1.0), std::invalid_argument);
+  CHECK_THROWS(evaluate(jacobi1d(), run(100, 0, 10, 10, 0, 2, 11), model_a(), 1.0),
                std::invalid_argument);  // sS > tS
   CHECK_THROWS(evaluate(jacobi2d(), run(std::int64_t{1} << 40, std::int64_t{1} << 40, 10, 10, 32, 2),
-                        model_a(), 0.0),
+                        model_a(), 1.0),
                std::overflow_error);
   CHECK_THROWS(energy_per_operation_j(1.0, 48, 1.0, 1e9), std::invalid_argument);  // E_dyn < 0
 }

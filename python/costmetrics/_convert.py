@@ -10,18 +10,39 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`int_sequence`: an ordered sequence (list, tuple, range, 1-D integer array) of
   integers, never a ``str``, ``bytes``, ``set`` or ``dict``;
 - :func:`choice`: one of a fixed set of strings;
-- :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``.
+- :func:`string`: a ``str`` (optionally non-blank);
+- :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``;
+- :func:`extents`: problem sizes ``(S1, ..., T)`` or tiles ``(tS1, ..., tT)`` with the
+  number of entries a stencil or kernel needs;
+- :func:`rows`: an ``(n, d + 1)`` integer array of such tuples, for batch functions;
+- :func:`variant`: a time-model variant name, parsed by the bindings' one parser.
+
+Preset names (stencils, kernels, GPUs, machines) are normalized by one function,
+:func:`costmetrics.presets.normalize_name`.
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, Sequence, Set
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["INT64_MAX", "INT64_MIN", "boolean", "choice", "int_sequence", "integer", "real"]
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "boolean",
+    "choice",
+    "extents",
+    "int_sequence",
+    "integer",
+    "layout",
+    "real",
+    "rows",
+    "string",
+    "variant",
+]
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -184,6 +205,37 @@ def choice(value: object, name: str, options: Sequence[str]) -> str:
     return value
 
 
+def string(value: object, name: str, *, nonempty: bool = False) -> str:
+    """Check that ``value`` is a ``str`` (and, with ``nonempty``, not blank).
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str
+        The parameter's name, used in messages.
+    nonempty : bool
+        Refuse an empty or all-blank string.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``str``.
+    ValueError
+        If ``nonempty`` and it is blank.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {_describe(value)}")
+    if nonempty and not value.strip():
+        raise ValueError(f"{name}: must not be empty")
+    return value
+
+
 def boolean(value: object, name: str) -> bool:
     """Convert a flag: ``bool`` or NumPy bool only (``1`` or ``"yes"`` are refused).
 
@@ -207,3 +259,128 @@ def boolean(value: object, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name}: expected True or False, got {_describe(value)}")
+
+
+def layout(n_space_dims: int, tile: bool) -> str:
+    """Return ``"(S1, S2, T)"``-style text naming the entries of sizes or tiles."""
+    names = ["S1", "S2", "S3"][:n_space_dims] if n_space_dims > 1 else ["S"]
+    if tile:
+        return "(" + ", ".join("t" + n for n in names) + ", tT)"
+    return "(" + ", ".join(names) + ", T)"
+
+
+def extents(values: object, name: str, n_space_dims: int, *, tile: bool) -> list[int]:
+    """Convert problem sizes or tile sizes: space entries first, the time entry last.
+
+    Parameters
+    ----------
+    values : object
+        An ordered sequence of integers (list, tuple, 1-D array).
+    name : str
+        The parameter's name (``"sizes"`` or ``"tiles"``), used in messages.
+    n_space_dims : int
+        The space dimensions of the stencil or kernel: ``values`` needs one more entry.
+    tile : bool
+        Whether these are tiles (only the message's layout text differs).
+
+    Returns
+    -------
+    list of int
+        The entries.
+
+    Raises
+    ------
+    TypeError, OverflowError
+        As :func:`int_sequence`.
+    ValueError
+        If the number of entries is not ``n_space_dims + 1``.
+    """
+    items = int_sequence(values, name)
+    if len(items) != n_space_dims + 1:
+        raise ValueError(
+            f"{name}: must have {n_space_dims + 1} entries {layout(n_space_dims, tile)} for "
+            f"this stencil or kernel, got {len(items)}"
+        )
+    return items
+
+
+def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> np.ndarray:
+    """Convert rows of sizes or tiles to an ``(n, n_space_dims + 1)`` int64 array.
+
+    A single row (a 1-D sequence of ``n_space_dims + 1`` entries) is one row.
+
+    Parameters
+    ----------
+    values : object
+        An integer array or a nested sequence of integers.
+    name : str
+        The parameter's name, used in messages.
+    n_space_dims : int
+        The space dimensions of the stencil or kernel.
+    tile : bool
+        Whether the rows are tiles (only the message's layout text differs).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new C-contiguous int64 array.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is not an integer array (floats, bools, strings are not).
+    OverflowError
+        If an entry does not fit a signed 64-bit integer.
+    ValueError
+        If the shape is not ``(n, n_space_dims + 1)``.
+    """
+    text = layout(n_space_dims, tile)
+    if isinstance(values, (str, bytes, Mapping, Set)):
+        raise TypeError(f"{name}: expected an integer array, got {_describe(values)}")
+    try:
+        array = np.asarray(values)
+    except ValueError:
+        raise ValueError(f"{name}: rows must all have {n_space_dims + 1} entries {text}") from None
+    if array.dtype == object:  # Python ints beyond int64, or mixed objects
+        flat = [integer(v, f"{name} entry") for v in array.ravel()]
+        array = np.asarray(flat, dtype=np.int64).reshape(array.shape)
+    if array.ndim == 1 and array.size == n_space_dims + 1:
+        array = array.reshape(1, -1)
+    if array.dtype.kind not in "iu" or array.dtype == np.bool_:
+        raise TypeError(f"{name}: expected an integer array, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[1] != n_space_dims + 1:
+        raise ValueError(
+            f"{name}: must have shape (n, {n_space_dims + 1}), one row {text} per entry, "
+            f"got shape {array.shape}"
+        )
+    if array.dtype.kind == "u" and array.size and int(array.max()) > INT64_MAX:
+        raise OverflowError(f"{name}: {int(array.max())} does not fit a signed 64-bit integer")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def variant(value: object) -> Literal["paper", "exact"]:
+    """Check a time-model variant name (``"exact"`` or ``"paper"``) where it is stored.
+
+    The bindings parse variants in one place (``enum_names<Variant>``); this asks that
+    parser, for code that keeps a variant before any evaluation.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+
+    Returns
+    -------
+    str
+        The variant's name.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``str``.
+    ValueError
+        If it names no variant (the message lists the valid ones).
+    """
+    from costmetrics import _core  # the compiled core, imported on first use
+
+    return "paper" if _core.time.check_variant(value) == "paper" else "exact"

@@ -24,7 +24,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _core
-from costmetrics.presets import data_dir
+from costmetrics.presets import data_dir, normalize_name
 
 __all__ = [
     "AreaBreakdown",
@@ -220,7 +220,7 @@ def reference_gpu(name: str) -> ReferenceGpu:
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a str, got {type(name).__name__}")
-    key = "".join(ch for ch in name.lower() if ch.isalnum())
+    key = normalize_name(name)
     gpus = reference_gpus()
     if key not in gpus:
         raise ValueError(f"name: no reference GPU {name!r}; known: {sorted(gpus)}")
@@ -374,7 +374,7 @@ def breakdown(
     regs_kb_per_vu: float = 2.0,
     l1_kb_per_pair: float = 0.0,
     l2_kb: float = 0.0,
-    coefficients: Coefficients | None = None,
+    coefficients: Coefficients | Literal["structural"] = "structural",
 ) -> AreaBreakdown:
     """Every term of Eq. C.6 for one configuration.
 
@@ -384,8 +384,9 @@ def breakdown(
         SMs and vector units per SM.
     smem_kb, regs_kb_per_vu, l1_kb_per_pair, l2_kb : float
         Memory sizes in kB (see :func:`die_area`).
-    coefficients : Coefficients, optional
-        Structural constants (default: :func:`coefficients`).
+    coefficients : "structural" or Coefficients
+        Structural constants (default: :func:`coefficients`). Eq. C.7 (``"rounded"``) is
+        one sum per configuration without separate terms, so it has no breakdown.
 
     Returns
     -------
@@ -401,7 +402,13 @@ def breakdown(
         l1_kb_per_pair=l1_kb_per_pair,
         l2_kb=l2_kb,
     )
-    return _core_area.structural(coefficients or globals()["coefficients"](), config)
+    form, coeffs = _resolve_coefficients(coefficients)
+    if form != "structural":
+        raise ValueError(
+            "coefficients: breakdown needs the structural model (Eq. C.6); Eq. C.7 "
+            "('rounded') has no separate terms: use die_area(..., coefficients='rounded')"
+        )
+    return _core_area.structural(coeffs, config)
 
 
 def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> LinearFit:

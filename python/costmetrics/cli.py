@@ -228,7 +228,7 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
         parser.add_argument(
             "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
         )
-    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
     add_json_flag(parser)
 
 
@@ -239,7 +239,7 @@ def _add_talg(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import time as cm_time
 
-        b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, args.variant)
+        b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, variant=args.variant)
         if args.json:
             print_json(b)
         else:
@@ -652,7 +652,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["paper", "exact"], default="paper")
+        p.add_argument("--variant", choices=["exact", "paper"], default="exact")
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -708,13 +708,13 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
             common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
             if args.action == "eval":
                 b = cm_energy.breakdown(
-                    args.kernel, args.sizes, args.tiles, args.params, args.talg_s, args.gpu,
-                    **common,
+                    args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
+                    talg_s=args.talg_s, **common,
                 )  # fmt: skip
                 out: dict[str, Any] = b._asdict()
             else:
                 r = cm_energy.best_tiles(
-                    args.kernel, args.sizes, args.params, gpu=args.gpu, talg_s=args.talg_s,
+                    args.kernel, args.gpu, args.sizes, params=args.params, talg_s=args.talg_s,
                     within=args.within, **common,
                 )  # fmt: skip
                 out = {
@@ -1081,7 +1081,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
     parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
-    parser.add_argument("--variant", choices=["paper", "exact"], default="paper")
+    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
         "thread limits",

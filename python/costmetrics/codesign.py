@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import numpy as np
 import numpy.typing as npt
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics import area as cm_area
-from costmetrics.presets import Gpu, Stencil
+from costmetrics.presets import Gpu, Stencil, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
 
@@ -329,7 +329,9 @@ class SweepResult:
         )
 
     def _reference(self, reference: str) -> dict[str, Any]:
-        key = "".join(ch for ch in str(reference).lower() if ch.isalnum())
+        if not isinstance(reference, str):
+            raise TypeError(f"reference: expected a str, got {type(reference).__name__}")
+        key = normalize_name(reference)
         if key not in self.references:
             raise ValueError(
                 f"reference: no reference {reference!r}; have {sorted(self.references)}"
@@ -578,7 +580,7 @@ def _run_shard(job: dict[str, Any]) -> dict[str, Any]:
         job["block_smem"],
         job["block_cap_kb"],
         job["prune"],
-        job["n_threads"],
+        job["threads"],
         job.get("progress"),
         job.get("thread_limits"),
     )
@@ -590,7 +592,7 @@ def sweep(
     area_min_mm2: float = 200.0,
     area_max_mm2: float = 650.0,
     *,
-    variant: Variant = "paper",
+    variant: Variant = "exact",
     block_smem: BlockSmem = "half",
     block_cap_kb: float = 48.0,
     gpu: Gpu | str = "gtx980",
@@ -599,7 +601,7 @@ def sweep(
     prune: bool = True,
     executor: Executor | None = None,
     n_shards: int | None = None,
-    n_threads: int = 0,
+    threads: int = 0,
     progress: bool | Callable[[int, int], None] = False,
     thread_limits: ThreadLimits | Mapping[str, int] | None = None,
 ) -> SweepResult:
@@ -611,8 +613,10 @@ def sweep(
         The instances (default the seed's 2D workload).
     area_min_mm2, area_max_mm2 : float
         Area budget (Sec. C.3.2: 200-650 mm^2), cache-less designs.
-    variant : {"paper", "exact"}
-        Time-model variant (:mod:`costmetrics.time`).
+    variant : {"exact", "paper"}
+        Time-model variant (:mod:`costmetrics.time`). The seed's Fig. C.4 and Table C.4
+        use ``"paper"`` (``costmetrics reproduce`` passes it); ``"exact"`` needs more
+        tile evaluations per design (branch and bound prunes less).
     block_smem : {"half", "full", "capped"}
         Shared memory one thread block may use (C.10): M_SM / 2 (default), M_SM, or
         min(block_cap_kb, M_SM).
@@ -632,7 +636,7 @@ def sweep(
         this process, multi-threaded.
     n_shards : int, optional
         Number of shards (default 1 without an executor, 16 with one).
-    n_threads : int
+    threads : int
         Threads per shard (0: every core).
     progress : bool or callable
         Show a progress bar on standard error, or call ``progress(done, total)``.
@@ -663,15 +667,16 @@ def sweep(
     wl = globals()["workload"](workload) if isinstance(workload, str) else workload
     if not isinstance(wl, Workload):
         raise TypeError(f"workload: expected a Workload or a name, got {type(workload).__name__}")
-    for name, value in (("area_min_mm2", area_min_mm2), ("area_max_mm2", area_max_mm2)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name}: expected a number, got {value!r}")
+    area_min = _convert.real(area_min_mm2, "area_min_mm2")
+    area_max = _convert.real(area_max_mm2, "area_max_mm2")
+    for name, value in (("area_min_mm2", area_min), ("area_max_mm2", area_max)):
         if not np.isfinite(value) or value < 0:
             raise ValueError(f"{name}: must be finite and >= 0, got {value!r}")
-    if variant not in ("paper", "exact"):
-        raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
-    if block_smem not in ("half", "full", "capped"):
-        raise ValueError(f"block_smem: must be 'half', 'full' or 'capped', got {block_smem!r}")
+    variant_name = _convert.variant(variant)
+    form = _convert.choice(area_form, "area_form", ("structural", "rounded"))
+    cap_kb = _convert.real(block_cap_kb, "block_cap_kb")
+    use_prune = _convert.boolean(prune, "prune")
+    n_threads = _convert.integer(threads, "threads")
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
     limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
     g = _gpu_preset(gpu)
@@ -683,14 +688,14 @@ def sweep(
     for key, values in sp.items():
         if values.size == 0 or values.dtype.kind not in "iu":
             raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")
-    rounded = cm_area.rounded_coefficients() if area_form == "rounded" else None
+    rounded = cm_area.rounded_coefficients() if form == "rounded" else None
     designs = _core_codesign.enumerate_designs(
         [int(x) for x in sp["n_sm"]],
         [int(x) for x in sp["n_v"]],
         [int(x) for x in sp["smem_kb"]],
         cm_area.coefficients(),
-        float(area_min_mm2),
-        float(area_max_mm2),
+        area_min,
+        area_max,
         rounded,
     )
     stencils: dict[str, Stencil] = {n: _stencil_preset(n) for n in wl.stencils}
@@ -706,15 +711,19 @@ def sweep(
     common = {
         "instances": instances,
         "machine": machine,
-        "variant": variant,
+        "variant": variant_name,
         "block_smem": block_smem,
-        "block_cap_kb": float(block_cap_kb),
-        "prune": bool(prune),
-        "n_threads": int(n_threads),
+        "block_cap_kb": cap_kb,
+        "prune": use_prune,
+        "threads": n_threads,
         "thread_limits": limits_dict,
     }
     n = len(designs["n_sm"])
-    shards = int(n_shards) if n_shards is not None else (1 if executor is None else 16)
+    shards = (
+        _convert.integer(n_shards, "n_shards")
+        if n_shards is not None
+        else (1 if executor is None else 16)
+    )
     if shards < 1:
         raise ValueError(f"n_shards: must be >= 1, got {n_shards}")
     bounds = np.linspace(0, n, min(shards, n) + 1).astype(int)
@@ -759,11 +768,11 @@ def sweep(
         workload=wl,
         references=references,
         options={
-            "variant": variant,
+            "variant": variant_name,
             "block_smem": block_smem,
-            "block_cap_kb": float(block_cap_kb),
-            "area_range_mm2": [float(area_min_mm2), float(area_max_mm2)],
-            "area_form": area_form,
+            "block_cap_kb": cap_kb,
+            "area_range_mm2": [area_min, area_max],
+            "area_form": form,
             "gpu": g.key,
             "n_shards": len(jobs),
             "thread_limits": limits_dict,
@@ -784,7 +793,7 @@ def _reference_rows(common: dict[str, Any], wl: Workload) -> dict[str, dict[str,
             "n_v": np.array([ref.n_v], dtype=np.int64),
             "smem_kb": np.array([int(ref.smem_kb)], dtype=np.int64),
             "area_mm2": np.array([ref.area(caches=False)]),
-            "n_threads": 1,
+            "threads": 1,
         }
         r = _run_shard(job)
         out[key] = {
@@ -844,12 +853,36 @@ def merge(parts: Sequence[SweepResult]) -> SweepResult:
     if not parts:
         raise ValueError("merge: nothing to merge")
     first = parts[0]
-    for p in parts[1:]:
+    # Every option but the area range and the sharding must match: a merged result must
+    # come from one model.
+    ignored = {"area_range_mm2", "n_shards"}
+    keys = sorted((set(first.options) | {k for p in parts for k in p.options}) - ignored)
+    seen: set[tuple[int, int, int]] = set()
+    for i, p in enumerate(parts):
         if p.workload.instances != first.workload.instances:
-            raise ValueError("merge: parts have different workloads")
-        keys = ("variant", "block_smem", "gpu", "thread_limits")
-        if any(p.options.get(k) != first.options.get(k) for k in keys):
-            raise ValueError("merge: parts were swept with different options")
+            raise ValueError(f"merge: parts[{i}] has a different workload from parts[0]")
+        different = [k for k in keys if p.options.get(k) != first.options.get(k)]
+        if different:
+            raise ValueError(
+                f"merge: parts[{i}] was swept with different options from parts[0]: "
+                + ", ".join(
+                    f"{k}={p.options.get(k)!r} vs {first.options.get(k)!r}" for k in different
+                )
+            )
+        designs = set(
+            zip(
+                p.designs["n_sm"].tolist(),
+                p.designs["n_v"].tolist(),
+                p.designs["smem_kb"].tolist(),
+            )
+        )
+        overlap = seen & designs
+        if overlap:
+            raise ValueError(
+                f"merge: parts[{i}] repeats {len(overlap)} design(s) of an earlier part, "
+                f"e.g. (n_sm, n_v, smem_kb) = {min(overlap)}"
+            )
+        seen |= designs
     return replace(
         first,
         designs={k: np.concatenate([p.designs[k] for p in parts]) for k in first.designs},

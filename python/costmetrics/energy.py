@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics import time as cm_time
 from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
@@ -95,14 +95,7 @@ Kernel = _core_energy.Kernel
 PARAM_NAMES: tuple[str, ...] = tuple(_core_energy.PARAM_NAMES)
 #: The kernels of Sec. B.3, by key.
 KERNELS: tuple[str, ...] = ("smith_waterman", "jacobi1d", "jacobi2d")
-_KERNEL_ALIASES = {
-    "smithwaterman": "smith_waterman",
-    "sw": "smith_waterman",
-    "jacobi1d": "jacobi1d",
-    "j1d": "jacobi1d",
-    "jacobi2d": "jacobi2d",
-    "j2d": "jacobi2d",
-}
+_KERNEL_KEYS = {normalize_name(k): k for k in KERNELS}
 _MODEL_ALIASES = {
     "modela": "model_a",
     "a": "model_a",
@@ -127,7 +120,6 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 #: Optional column read when present: the subtile size sS of SW and J1D.
 SUBTILE_COLUMN = "subtile_s1"
-_INT64_LIMIT = 2**62
 _TABLE_B2_FILE = "k20c_table_b2.yaml"
 
 KernelLike = Union[str, "_core.energy.Kernel"]
@@ -145,8 +137,9 @@ def kernel(name: KernelLike) -> Kernel:
     Parameters
     ----------
     name : str or Kernel
-        A key or alias (``"sw"``, ``"j1d"``, ``"j2d"``, case, spaces, dashes and
-        underscores ignored), or a :class:`Kernel`, returned unchanged.
+        A key (case, spaces, dashes and underscores ignored, as for every preset name:
+        :func:`costmetrics.presets.normalize_name`), or a :class:`Kernel`, returned
+        unchanged.
 
     Returns
     -------
@@ -164,7 +157,7 @@ def kernel(name: KernelLike) -> Kernel:
         return name
     if not isinstance(name, str):
         raise TypeError(f"kernel: expected a kernel name or Kernel, got {type(name).__name__}")
-    key = _KERNEL_ALIASES.get(normalize_name(name))
+    key = _KERNEL_KEYS.get(normalize_name(name))
     if key is None:
         raise ValueError(f"kernel: unknown kernel {name!r}; known: {', '.join(KERNELS)}")
     return _core_energy.builtin_kernel(key)
@@ -220,12 +213,12 @@ def custom_kernel(
     >>> import costmetrics as cm
     >>> k = cm.energy.custom_kernel("j1d_no_subtiles", 1, {"fadd": 2, "fmul": 1},
     ...     "2*(2*tT + tS)", "4*(2*tS + 4*tT)", "tS*tT", "S*T/(tS*tT)")
-    >>> round(cm.energy.energy(k, (4096, 1024), (64, 16), talg_s=0.0), 6)
+    >>> round(cm.energy.energy(k, None, (4096, 1024), (64, 16), talg_s=1e-9), 6)
     0.002289
     """
     if not isinstance(name, str):
         raise TypeError(f"name: expected a str, got {type(name).__name__}")
-    dims = _int_arg(n_space_dims, "n_space_dims")
+    dims = _convert.integer(n_space_dims, "n_space_dims")
     if not isinstance(ops, Mapping):
         raise TypeError(f"ops: expected a mapping of op counts, got {type(ops).__name__}")
     unknown = set(ops) - {"fadd", "fmul", "iadd", "imax"}
@@ -296,35 +289,10 @@ def _params(params: ParamsLike) -> Params:
     )
 
 
-def _int_arg(value: object, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
-    if abs(int(value)) > _INT64_LIMIT:
-        raise OverflowError(f"{name}: {int(value)} does not fit a 64-bit integer")
-    return int(value)
-
-
-def _layout(n_dims: int, tile: bool) -> str:
-    names = ["S1", "S2", "S3"][:n_dims] if n_dims > 1 else ["S"]
-    if tile:
-        return "(" + ", ".join("t" + n for n in names) + ", tT)"
-    return "(" + ", ".join(names) + ", T)"
-
-
-def _integers(values: object, name: str, n_dims: int, tile: bool) -> list[int]:
-    layout = _layout(n_dims, tile)
-    if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-        raise TypeError(f"{name}: expected a sequence {layout}, got {type(values).__name__}")
-    items = list(values)
-    if len(items) != n_dims + 1:
-        raise ValueError(f"{name}: expected {n_dims + 1} entries {layout}, got {len(items)}")
-    return [_int_arg(item, f"{name}[{i}]") for i, item in enumerate(items)]
-
-
 def _size_and_tiles(k: Any, sizes: object, tiles: object) -> tuple[Any, Any]:
     n = int(k.n_space_dims)
-    s = _integers(sizes, "sizes", n, tile=False)
-    t = _integers(tiles, "tiles", n, tile=True)
+    s = _convert.extents(sizes, "sizes", n, tile=False)
+    t = _convert.extents(tiles, "tiles", n, tile=True)
     pad = [0] * (3 - n)  # the core's records hold three space entries, unused ones 0
     return (
         _core.time.ProblemSize(space=[*s[:-1], *pad], time_steps=s[-1]),
@@ -333,7 +301,7 @@ def _size_and_tiles(k: Any, sizes: object, tiles: object) -> tuple[Any, Any]:
 
 
 def _subtile(subtile: object) -> int:
-    return 0 if subtile is None else _int_arg(subtile, "subtile")
+    return 0 if subtile is None else _convert.integer(subtile, "subtile")
 
 
 def _time_model(
@@ -384,9 +352,7 @@ def _time_args(
     if gpu is not None:
         core_gpu, core_stencil, _, _ = _time_model(k, gpu, stencil)
         return {"gpu": core_gpu, "stencil": core_stencil}
-    if isinstance(talg_s, (bool, np.bool_)) or not isinstance(talg_s, (int, float, np.number)):
-        raise TypeError(f"talg_s: expected a number of seconds, got {type(talg_s).__name__}")
-    return {"talg_s": float(talg_s)}
+    return {"talg_s": _convert.real(talg_s, "talg_s")}
 
 
 # --------------------------------------------------------------------------------------
@@ -396,15 +362,15 @@ def _time_args(
 
 def breakdown(
     kernel: KernelLike,
+    gpu: Gpu | str | None,
     sizes: Sequence[int],
     tiles: Sequence[int],
+    *,
     params: ParamsLike = "model_a",
     talg_s: float | None = None,
-    gpu: Gpu | str | None = None,
-    *,
     subtile: int | None = None,
     stencil: Stencil | str | None = None,
-    variant: cm_time.Variant = "paper",
+    variant: cm_time.Variant = "exact",
 ) -> Breakdown:
     """Evaluate the energy model for one run and return every term (Eqs. B.2-B.6).
 
@@ -412,6 +378,9 @@ def breakdown(
     ----------
     kernel : str or Kernel
         ``"smith_waterman"``, ``"jacobi1d"``, ``"jacobi2d"`` or a :func:`custom_kernel`.
+    gpu : Gpu, str or None
+        GPU preset for the time model of Appendix A, which then gives T_alg and checks
+        the tiles against Eq. A.32; ``None`` with a measured ``talg_s``.
     sizes : sequence of int
         ``(S, T)`` or ``(S1, S2, T)``.
     tiles : sequence of int
@@ -419,10 +388,8 @@ def breakdown(
     params : Params, mapping or str
         Energy parameters; ``"model_a"`` / ``"model_b"`` are Table B.2's K20c values.
     talg_s : float, optional
-        Execution time in seconds (e.g. measured). Exactly one of ``talg_s`` and ``gpu``.
-    gpu : Gpu or str, optional
-        GPU preset for the time model of Appendix A, which then gives T_alg and checks
-        the tiles against Eq. A.32.
+        Execution time in seconds (e.g. measured), when ``gpu`` is None. Exactly one of
+        ``talg_s`` and ``gpu``.
     subtile : int, optional
         Subtile size sS of SW and J1D (default sS = tS).
     stencil : Stencil or str, optional
@@ -453,15 +420,15 @@ def breakdown(
 
 def energy(
     kernel: KernelLike,
+    gpu: Gpu | str | None,
     sizes: Sequence[int],
     tiles: Sequence[int],
+    *,
     params: ParamsLike = "model_a",
     talg_s: float | None = None,
-    gpu: Gpu | str | None = None,
-    *,
     subtile: int | None = None,
     stencil: Stencil | str | None = None,
-    variant: cm_time.Variant = "paper",
+    variant: cm_time.Variant = "exact",
 ) -> float:
     """Total energy E_alg = P_stat T_alg + N_tiles E_tile in joules (Sec. B.6.1).
 
@@ -475,16 +442,16 @@ def energy(
     Examples
     --------
     >>> import costmetrics as cm
-    >>> round(cm.energy.energy("jacobi2d", (1000, 1000, 100), (10, 32, 8), talg_s=0.5), 4)
+    >>> round(cm.energy.energy("jacobi2d", None, (1000, 1000, 100), (10, 32, 8), talg_s=0.5), 4)
     24.2708
     """
     b = breakdown(
         kernel,
+        gpu,
         sizes,
         tiles,
-        params,
-        talg_s,
-        gpu,
+        params=params,
+        talg_s=talg_s,
         subtile=subtile,
         stencil=stencil,
         variant=variant,
@@ -492,20 +459,33 @@ def energy(
     return float(b.e_alg_j)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EnergyBatch:
-    """E_alg and its terms for an array of runs.
+    """E_alg and its terms for an array of runs, like :class:`costmetrics.time.BatchResult`.
 
     Attributes
     ----------
     e_alg_j : numpy.ndarray
-        E_alg per row, joules.
+        E_alg per row, joules; NaN where the tile is infeasible for the time model.
     terms : dict of str to numpy.ndarray
-        Every other :class:`Breakdown` field per row.
+        Every other :class:`Breakdown` field per row (NaN where infeasible).
+    reasons : numpy.ndarray
+        uint32 bit mask per row (0 when feasible; see
+        :data:`costmetrics.time.INFEASIBLE_REASONS`); all 0 with measured times.
     """
 
     e_alg_j: npt.NDArray[np.float64]
     terms: dict[str, npt.NDArray[np.float64]]
+    reasons: npt.NDArray[np.uint32]
+
+    @property
+    def feasible(self) -> npt.NDArray[np.bool_]:
+        """Boolean mask of the feasible rows."""
+        return np.asarray(self.reasons == 0)
+
+    def reason_text(self, index: int) -> str:
+        """Text of the infeasibility reasons of one row."""
+        return cm_time.describe_infeasibility(int(self.reasons[index]))
 
 
 def _rows4(array: npt.NDArray[np.int64], n_dims: int) -> npt.NDArray[np.int64]:
@@ -514,21 +494,6 @@ def _rows4(array: npt.NDArray[np.int64], n_dims: int) -> npt.NDArray[np.int64]:
     out[:, :n_dims] = array[:, :n_dims]
     out[:, 3] = array[:, n_dims]
     return out
-
-
-def _int_matrix(values: npt.ArrayLike, name: str, n_dims: int, tile: bool) -> npt.NDArray[np.int64]:
-    array = np.asarray(values)
-    if array.ndim == 1 and array.size == n_dims + 1:
-        array = array.reshape(1, -1)
-    if array.ndim != 2 or array.shape[1] != n_dims + 1:
-        raise ValueError(
-            f"{name}: expected an (n, {n_dims + 1}) array of rows {_layout(n_dims, tile)}"
-        )
-    if array.dtype.kind not in "iu":
-        raise ValueError(f"{name}: must be an integer array, got dtype {array.dtype}")
-    if array.size and np.abs(array.astype(np.float64)).max() > _INT64_LIMIT:
-        raise OverflowError(f"{name}: entries do not fit 64-bit integers")
-    return array.astype(np.int64)
 
 
 def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
@@ -546,74 +511,81 @@ def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
 
 def energy_batch(
     kernel: KernelLike,
+    gpu: Gpu | str | None,
     sizes: Sequence[int],
     tiles: npt.ArrayLike,
+    *,
     params: ParamsLike = "model_a",
     talg_s: npt.ArrayLike | None = None,
-    gpu: Gpu | str | None = None,
-    *,
     subtile: npt.ArrayLike | None = None,
     stencil: Stencil | str | None = None,
-    variant: cm_time.Variant = "paper",
-    n_threads: int = 0,
+    variant: cm_time.Variant = "exact",
+    threads: int = 0,
 ) -> EnergyBatch:
     """Evaluate E_alg for many tile choices at once, like :func:`costmetrics.time.talg_batch`.
 
     Parameters
     ----------
-    kernel, sizes, params, gpu, stencil, variant
+    kernel, gpu, sizes, params, stencil, variant
         As in :func:`breakdown`.
     tiles : array_like of int, shape (n, d + 1)
         One tile choice per row, ``(tS1, [tS2,] tT)``.
     talg_s : float or array_like, optional
-        One time for all rows or one per row (seconds); or give ``gpu``.
+        One time for all rows or one per row (seconds), when ``gpu`` is None.
     subtile : int or array_like of int, optional
         sS for all rows or per row.
-    n_threads : int
+    threads : int
         Worker threads (0: all cores).
 
     Returns
     -------
     EnergyBatch
-        E_alg and every term per row.
+        E_alg and every term per row, with the feasibility mask of the time model
+        (infeasible rows are NaN, not an error, so that a whole search space can be
+        evaluated).
 
     Raises
     ------
     ValueError
-        If a row is invalid, or infeasible for the time model (the message names the row).
+        If a row is invalid for the energy model (the message names the row).
     """
     k = _get_kernel(kernel)
     n_dims = int(k.n_space_dims)
-    size_row = _integers(sizes, "sizes", n_dims, tile=False)
-    tile_rows = _int_matrix(tiles, "tiles", n_dims, tile=True)
+    size_row = _convert.extents(sizes, "sizes", n_dims, tile=False)
+    tile_rows = _convert.rows(tiles, "tiles", n_dims)
     n = tile_rows.shape[0]
+    n_threads = _convert.integer(threads, "threads")
     if (talg_s is None) == (gpu is None):
         raise ValueError("give exactly one of talg_s (measured times) and gpu (time model)")
     if gpu is not None:
         _, _, s, g = _time_model(k, gpu, stencil)
-        times = cm_time.talg_batch(s, g, size_row, tile_rows, variant, n_threads)
-        bad = np.flatnonzero(~times.feasible)
-        if bad.size:
-            raise ValueError(
-                f"tiles row {int(bad[0])} {tile_rows[bad[0]].tolist()} is infeasible: "
-                f"{times.reason_text(int(bad[0]))}"
-            )
+        times = cm_time.talg_batch(
+            s, g, size_row, tile_rows, variant=variant, threads=n_threads, terms=False
+        )
+        reasons = np.asarray(times.reasons, dtype=np.uint32)
         talg = times.talg_s
     else:
+        reasons = np.zeros(n, dtype=np.uint32)
         talg = _per_row(talg_s, n, "talg_s", np.float64)
     subtiles = _per_row(0 if subtile is None else subtile, n, "subtile", np.int64)
-    size_rows = np.tile(np.asarray(size_row, dtype=np.int64), (n, 1))
+    ok = np.flatnonzero(reasons == 0)
+    size_rows = np.tile(np.asarray(size_row, dtype=np.int64), (ok.size, 1))
     out = _core_energy.evaluate_batch(
         k,
         _rows4(size_rows, n_dims),
-        _rows4(tile_rows, n_dims),
-        subtiles,
-        talg,
+        _rows4(tile_rows[ok], n_dims),
+        subtiles[ok],
+        np.ascontiguousarray(talg[ok]),
         _params(params),
-        _int_arg(n_threads, "n_threads"),
+        n_threads,
     )
-    terms = {name: np.asarray(out[name]) for name in out if name != "e_alg_j"}
-    return EnergyBatch(np.asarray(out["e_alg_j"]), terms)
+    columns = {}
+    for name in out:
+        column = np.full(n, np.nan)
+        column[ok] = np.asarray(out[name])
+        columns[name] = column
+    e_alg = columns.pop("e_alg_j")
+    return EnergyBatch(e_alg, columns, reasons)
 
 
 def energy_per_operation(e_alg_j: float, p_stat_w: float, talg_s: float, op_count: float) -> float:
@@ -715,8 +687,8 @@ def _parse_int(text: str, column: str, where: str, required: bool) -> int:
         raise ValueError(f"{where}: {column} must be an integer, got {text!r}") from None
     if required and value <= 0:
         raise ValueError(f"{where}: {column} must be positive, got {value}")
-    if abs(value) > _INT64_LIMIT:
-        raise OverflowError(f"{where}: {column} = {value} does not fit a 64-bit integer")
+    if not _convert.INT64_MIN <= value <= _convert.INT64_MAX:
+        raise OverflowError(f"{where}: {column} = {value} does not fit a signed 64-bit integer")
     return value if required else 0
 
 
@@ -725,10 +697,9 @@ def _parse_float(text: str, column: str, where: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"{where}: {column} must be a number, got {text!r}") from None
-    if column == "energy_j" and not (math.isfinite(value) and value > 0):
+    # Measured times and energies of real runs: zero or negative is an error, not "none".
+    if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{where}: {column} must be finite and > 0, got {text!r}")
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{where}: {column} must be finite and >= 0, got {text!r}")
     return value
 
 
@@ -793,7 +764,7 @@ def _parse_runs(text: str, source: str) -> Runs:
         if len(row) < len(header):
             raise ValueError(f"{where}: {len(row)} fields, the header has {len(header)}")
         name = row[col["kernel"]].strip()
-        key = _KERNEL_ALIASES.get(normalize_name(name))
+        key = _KERNEL_KEYS.get(normalize_name(name))
         if key is None:
             raise ValueError(f"{where}: unknown kernel {name!r}; known: {', '.join(KERNELS)}")
         n = dims_of[key]
@@ -1172,12 +1143,6 @@ def _check_runs(runs: Runs) -> None:
         keys[key] = i
 
 
-def _number(value: object, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
-    return float(value)
-
-
 def _solve_bounded(
     a: npt.NDArray[np.float64],
     b: npt.NDArray[np.float64],
@@ -1399,20 +1364,20 @@ def fit(
         raise ValueError(f"method must be 'l1' or 'lsq', got {method!r}")
     if weighting not in ("absolute", "relative"):
         raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
-    train_fraction = _number(train_fraction, "train_fraction")
+    train_fraction = _convert.real(train_fraction, "train_fraction")
     if not 0 < train_fraction <= 1:
         raise ValueError(f"train_fraction must be in (0, 1], got {train_fraction}")
-    seed = _int_arg(seed, "seed")
-    n_boot = _int_arg(n_boot, "n_boot")
+    seed = _convert.integer(seed, "seed")
+    n_boot = _convert.integer(n_boot, "n_boot")
     if not 0 <= n_boot <= 100_000:
         raise ValueError(f"n_boot must be in [0, 100000], got {n_boot}")
-    level = _number(level, "level")
+    level = _convert.real(level, "level")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    max_rel_halfwidth = _number(max_rel_halfwidth, "max_rel_halfwidth")
+    max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
     if not max_rel_halfwidth > 0:
         raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
-    prior_weight = _number(prior_weight, "prior_weight")
+    prior_weight = _convert.real(prior_weight, "prior_weight")
     if not (math.isfinite(prior_weight) and prior_weight >= 0):
         raise ValueError(f"prior_weight must be finite and >= 0, got {prior_weight}")
     prior_params = None if prior is None else _params(prior)
@@ -1633,17 +1598,17 @@ class BestEnergyTiles:
 
 def best_tiles(
     kernel: KernelLike,
+    gpu: Gpu | str | None,
     sizes: Sequence[int],
+    *,
     params: ParamsLike = "model_a",
-    gpu: Gpu | str | None = None,
     talg_s: float | None = None,
     within: float = 0.10,
-    space: cm_time.SearchSpace | None = None,
-    *,
+    space: cm_time.SearchSpace | Sequence[Sequence[int]] | None = None,
     subtile: int | None = None,
     stencil: Stencil | str | None = None,
-    variant: cm_time.Variant = "paper",
-    n_threads: int = 0,
+    variant: cm_time.Variant = "exact",
+    threads: int = 0,
 ) -> BestEnergyTiles:
     """Exhaustive multi-threaded search for the tiles minimizing E_alg (Eq. B.7).
 
@@ -1654,15 +1619,17 @@ def best_tiles(
     ----------
     kernel, sizes, params, subtile, stencil, variant
         As in :func:`breakdown`.
-    gpu : Gpu or str, optional
-        GPU preset: T_alg of every tile from the time model, and Eq. A.32's feasibility.
+    gpu : Gpu, str or None
+        GPU preset: T_alg of every tile from the time model, and Eq. A.32's feasibility;
+        ``None`` with a fixed ``talg_s``.
     talg_s : float, optional
         A fixed T_alg instead (then only the dynamic energy varies with the tiles).
     within : float
         Also return every feasible point with E_alg <= (1 + within) E_min.
-    space : costmetrics.time.SearchSpace, optional
-        Candidates; default :func:`costmetrics.time.default_search_space`.
-    n_threads : int
+    space : costmetrics.time.SearchSpace or sequence of sequences of int, optional
+        Candidates, as in :func:`costmetrics.time.best_tiles`; default
+        :func:`costmetrics.time.default_search_space`.
+    threads : int
         Worker threads (0: all cores).
 
     Returns
@@ -1672,24 +1639,18 @@ def best_tiles(
     """
     k = _get_kernel(kernel)
     size, _ = _size_and_tiles(k, sizes, [1] * (int(k.n_space_dims) + 1))
-    if space is None:
-        space = cm_time.default_search_space(int(k.n_space_dims))
-    if not isinstance(space, cm_time.SearchSpace):
-        raise TypeError(
-            f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
-        )
-    if isinstance(within, bool) or not isinstance(within, (int, float)):
-        raise TypeError(f"within: expected a number, got {type(within).__name__}")
+    core_space = cm_time._search_space(space, int(k.n_space_dims))._to_core()
+    fraction = _convert.real(within, "within")
     time_args = _time_args(k, talg_s, gpu, stencil)
     r = _core_energy.search(
         k,
         size,
         _subtile(subtile),
         _params(params),
-        space._to_core(),
-        float(within),
+        core_space,
+        fraction,
         variant=variant,
-        n_threads=_int_arg(n_threads, "n_threads"),
+        threads=_convert.integer(threads, "threads"),
         **time_args,
     )
     return BestEnergyTiles(
@@ -1700,7 +1661,7 @@ def best_tiles(
         near_optimal_e_j=np.asarray(r["near_optimal_e_j"]),
         n_points=int(r["n_points"]),
         n_feasible=int(r["n_feasible"]),
-        within=float(within),
+        within=fraction,
     )
 
 
@@ -1745,12 +1706,12 @@ def compare_optima(
     kernel: KernelLike,
     gpu: Gpu | str,
     sizes: Sequence[int],
-    params: ParamsLike = "model_a",
     *,
+    params: ParamsLike = "model_a",
     stencil: Stencil | str | None = None,
-    space: cm_time.SearchSpace | None = None,
-    variant: cm_time.Variant = "paper",
-    n_threads: int = 0,
+    space: cm_time.SearchSpace | Sequence[Sequence[int]] | None = None,
+    variant: cm_time.Variant = "exact",
+    threads: int = 0,
 ) -> OptimaComparison:
     """Compare the time-optimal and energy-optimal tiles of one problem (the folklore).
 
@@ -1758,12 +1719,8 @@ def compare_optima(
 
     Parameters
     ----------
-    kernel, gpu, sizes, params, stencil, variant
+    kernel, gpu, sizes, params, stencil, variant, space, threads
         As in :func:`best_tiles` (``gpu`` is required).
-    space : costmetrics.time.SearchSpace, optional
-        Candidates; default :func:`costmetrics.time.default_search_space`.
-    n_threads : int
-        Worker threads (0: all cores).
 
     Returns
     -------
@@ -1771,22 +1728,25 @@ def compare_optima(
         Both optima with their times and energies.
     """
     k = _get_kernel(kernel)
+    if gpu is None:
+        raise TypeError("gpu: expected a Gpu or a preset name, got NoneType None")
     _, _, s, g = _time_model(k, gpu, stencil)
-    if space is None:
-        space = cm_time.default_search_space(int(k.n_space_dims))
-    t_best = cm_time.best_tiles(s, g, sizes, 0.0, variant, space, n_threads)
+    search_space = cm_time._search_space(space, int(k.n_space_dims))
+    t_best = cm_time.best_tiles(
+        s, g, sizes, within=0.0, variant=variant, space=search_space, threads=threads
+    )
     e_best = best_tiles(
         k,
+        g,
         sizes,
-        params,
-        gpu=g,
+        params=params,
         within=0.0,
-        space=space,
+        space=search_space,
         stencil=s,
         variant=variant,
-        n_threads=n_threads,
+        threads=threads,
     )
-    e_at_t = energy(k, sizes, t_best.tiles, params, gpu=g, stencil=s, variant=variant)
+    e_at_t = energy(k, g, sizes, t_best.tiles, params=params, stencil=s, variant=variant)
     return OptimaComparison(
         time_optimal_tiles=t_best.tiles,
         energy_optimal_tiles=e_best.tiles,
@@ -1860,7 +1820,7 @@ def synthetic_runs(
     Runs
         The synthetic table, with comments saying so.
     """
-    seed = _int_arg(seed, "seed")
+    seed = _convert.integer(seed, "seed")
     if isinstance(noise_sigma, bool) or not isinstance(noise_sigma, (int, float)):
         raise TypeError(f"noise_sigma: expected a number, got {type(noise_sigma).__name__}")
     if not (0 <= noise_sigma <= 1):
@@ -1901,7 +1861,9 @@ def synthetic_runs(
         for size4, tile4, ss in chosen:
             size = [*size4[:dims], size4[3]]
             tile = [*tile4[:dims], tile4[3]]
-            b = breakdown(k, size, tile, p, gpu="gtx980", stencil=stencil, subtile=ss)
+            b = breakdown(
+                k, "gtx980", size, tile, params=p, stencil=stencil, subtile=ss, variant="paper"
+            )
             kinds.append(key)
             sizes.append(size4)
             tiles.append(tile4)
@@ -2019,7 +1981,7 @@ class Candidates:
         Runs
             Labelled synthetic in its comments.
         """
-        sigma = _number(noise_sigma, "noise_sigma")
+        sigma = _convert.real(noise_sigma, "noise_sigma")
         if not 0 <= sigma <= 1:
             raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
         unknown = sorted(set(self.kernel) - set(KERNELS))
@@ -2027,7 +1989,7 @@ class Candidates:
             raise ValueError(
                 f"simulate: custom kernels {unknown} cannot be written as a Runs table"
             )
-        rng = np.random.default_rng(_int_arg(seed, "seed"))
+        rng = np.random.default_rng(_convert.integer(seed, "seed"))
         energy_j = self.energy_j(params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
             "synthetic: true -- generated from the energy model, NOT measured",
@@ -2053,7 +2015,7 @@ def candidates(
     *,
     subtile_divisors: Sequence[int] = (1,),
     stencil: Stencil | str | None = None,
-    variant: cm_time.Variant = "paper",
+    variant: cm_time.Variant = "exact",
     threads: int = 0,
 ) -> Candidates:
     """Every feasible run of ``kernel`` over problem sizes and a tile space, as candidates.
@@ -2075,7 +2037,7 @@ def candidates(
         For kernels with subtiles (SW, J1D): sS = tS1 / d for each d (1: no subtiling).
     stencil : Stencil or str, optional
         Time-model stencil (required for kernels without a preset of their name).
-    variant : {"paper", "exact"}
+    variant : {"exact", "paper"}
         Time-model variant.
     threads : int
         Worker threads of the time model (0: all cores).
@@ -2093,7 +2055,7 @@ def candidates(
         raise TypeError(
             f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
         )
-    divisors = [_int_arg(d, "subtile_divisors[]") for d in subtile_divisors]
+    divisors = [_convert.integer(d, "subtile_divisors[]") for d in subtile_divisors]
     if not divisors or min(divisors) < 1:
         raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):
@@ -2105,8 +2067,10 @@ def candidates(
     )
     parts = []
     for size in sizes:
-        size_row = _integers(size, "sizes[]", n_dims, tile=False)
-        times = cm_time.talg_batch(s, g, size_row, grid, variant, _int_arg(threads, "threads"))
+        size_row = _convert.extents(size, "sizes[]", n_dims, tile=False)
+        times = cm_time.talg_batch(
+            s, g, size_row, grid, variant=variant, threads=_convert.integer(threads, "threads")
+        )
         ok = times.feasible
         if k.kind == "jacobi2d":
             ok = ok & (grid[:, -1] % 2 == 0)  # B.4-B.5 assume an even tT
@@ -2182,7 +2146,7 @@ def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: i
     """
     if op not in ("fadd", "fmul"):
         raise ValueError(f"op must be 'fadd' or 'fmul', got {op!r}")
-    n = _int_arg(ops_per_iteration, "ops_per_iteration")
+    n = _convert.integer(ops_per_iteration, "ops_per_iteration")
     if not 1 <= n <= 1_000_000:
         raise ValueError(f"ops_per_iteration must be in [1, 1000000], got {n}")
     return custom_kernel(
@@ -2224,6 +2188,7 @@ def synthetic_candidates(
             key, "gtx980", _synthetic_sizes(key), _synthetic_space(key),
             subtile_divisors=(4, 2, 1),
             stencil="jacobi2d" if key == "jacobi2d" else _synthetic_stencil_1d(),
+            variant="paper",  # as synthetic_runs
         )  # fmt: skip
         out = part if out is None else out + part
     for k in flop_heavy:
@@ -2235,6 +2200,7 @@ def synthetic_candidates(
         part = candidates(
             k, "gtx980", _synthetic_sizes("jacobi1d"), _synthetic_space("jacobi1d"),
             stencil=_synthetic_stencil_1d(c_iter, f"synthetic_{k.name}"),
+            variant="paper",
         )  # fmt: skip
         out = part if out is None else out + part
     if out is None:
@@ -2539,7 +2505,7 @@ def design(
     if not isinstance(candidates, Candidates):
         raise TypeError(f"candidates: expected Candidates, got {type(candidates).__name__}")
     n_cand = len(candidates)
-    budget = _int_arg(budget, "budget")
+    budget = _convert.integer(budget, "budget")
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget}")
     if budget > n_cand:
@@ -2547,25 +2513,25 @@ def design(
             f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
             "is chosen at most once"
         )
-    sigma = _number(noise_sigma, "noise_sigma")
+    sigma = _convert.real(noise_sigma, "noise_sigma")
     if not (math.isfinite(sigma) and 0 < sigma < 1):
         raise ValueError(f"noise_sigma must be in (0, 1), got {sigma}")
-    level = _number(level, "level")
+    level = _convert.real(level, "level")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    max_rel_halfwidth = _number(max_rel_halfwidth, "max_rel_halfwidth")
+    max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
     if not (math.isfinite(max_rel_halfwidth) and max_rel_halfwidth >= 1e-6):
         raise ValueError(f"max_rel_halfwidth must be finite and >= 1e-6, got {max_rel_halfwidth}")
-    target_pm = max_rel_halfwidth if precision is None else _number(precision, "precision")
+    target_pm = max_rel_halfwidth if precision is None else _convert.real(precision, "precision")
     if not (math.isfinite(target_pm) and 1e-6 <= target_pm):
         raise ValueError(f"precision must be finite and >= 1e-6, got {target_pm}")
-    good_enough = _number(good_enough, "good_enough")
+    good_enough = _convert.real(good_enough, "good_enough")
     if not (math.isfinite(good_enough) and good_enough >= 0):
         raise ValueError(f"good_enough must be finite and >= 0, got {good_enough}")
-    n_random = _int_arg(n_random, "n_random")
+    n_random = _convert.integer(n_random, "n_random")
     if not 0 <= n_random <= 10_000:
         raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
-    seed = _int_arg(seed, "seed")
+    seed = _convert.integer(seed, "seed")
     ref = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES], dtype=np.float64)
     if not np.all(np.isfinite(candidates.design)):
         raise ValueError("candidates: the design matrix has non-finite entries")

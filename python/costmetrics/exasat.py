@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from matplotlib.figure import Figure
 
+from costmetrics import _convert
 from costmetrics._core import exasat as _ex
 from costmetrics.presets import _read_mapping, data_dir, normalize_name
 
@@ -164,11 +165,7 @@ def stencil_points(spec: object, what: str = "points") -> tuple[Point, ...]:
 
 
 def _name(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{what}: expected a string, got {type(value).__name__} {value!r}")
-    if not value.strip():
-        raise ValueError(f"{what}: must not be empty")
-    return value
+    return _convert.string(value, what, nonempty=True)
 
 
 @dataclass(frozen=True)
@@ -644,12 +641,16 @@ def kernel(name: str | Kernel) -> Kernel:
     return load_kernel(_find_preset("kernels", _name(name, "kernel")))
 
 
-def with_cache(m: str | Machine, cache_bytes: int) -> Machine:
+_get_kernel = kernel  # for functions whose parameter is also called ``kernel``
+_get_machine = machine
+
+
+def with_cache(machine: str | Machine, cache_bytes: int) -> Machine:
     """Return a copy of a machine with another cache size.
 
     Parameters
     ----------
-    m : str or Machine
+    machine : str or Machine
         The machine or preset key.
     cache_bytes : int
         The new cache size in bytes.
@@ -659,7 +660,7 @@ def with_cache(m: str | Machine, cache_bytes: int) -> Machine:
     Machine
         The copy (validated).
     """
-    fields = machine(m)._asdict()
+    fields = _get_machine(machine)._asdict()
     fields["cache_bytes"] = cache_bytes
     return Machine(**fields)
 
@@ -669,53 +670,60 @@ def with_cache(m: str | Machine, cache_bytes: int) -> Machine:
 # --------------------------------------------------------------------------------------
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _box(box: BoxLike) -> Box:
     if isinstance(box, Box):
         return box
-    if isinstance(box, (int, np.integer)) and not isinstance(box, bool):
-        return Box(nx=box, ny=box, nz=box)
-    if isinstance(box, Sequence) and not isinstance(box, str) and len(box) == 3:
-        return Box(nx=box[0], ny=box[1], nz=box[2])
-    raise TypeError(f"box: expected an edge or (nx, ny, nz), got {box!r}")
+    if _is_int(box):
+        edge = _convert.integer(box, "box")
+        return Box(nx=edge, ny=edge, nz=edge)
+    try:
+        nx, ny, nz = _convert.int_sequence(box, "box", length=3)
+    except TypeError:
+        raise TypeError(f"box: expected an edge or (nx, ny, nz), got {box!r}") from None
+    return Box(nx=nx, ny=ny, nz=nz)
 
 
 def _blocking(block: object, box: Box, what: str = "block") -> Blocking:
     if block is None:
         return Blocking(bx=box.nx, by=box.ny)
-    if isinstance(block, (int, np.integer)) and not isinstance(block, bool):
-        return Blocking(bx=block, by=block)
-    if isinstance(block, Sequence) and not isinstance(block, str) and len(block) == 2:
-        return Blocking(bx=block[0], by=block[1])
-    raise TypeError(f"{what}: expected None, an edge or (bx, by), got {block!r}")
+    if _is_int(block):
+        edge = _convert.integer(block, what)
+        return Blocking(bx=edge, by=edge)
+    try:
+        bx, by = _convert.int_sequence(block, what, length=2)
+    except TypeError:
+        raise TypeError(f"{what}: expected None, an edge or (bx, by), got {block!r}") from None
+    return Blocking(bx=bx, by=by)
 
 
-def _groups(k: Kernel, fusion: Fusion) -> list[list[int]]:
+def _groups(kernel: Kernel, fusion: Fusion) -> list[list[int]]:
     if isinstance(fusion, str):
         if fusion not in ("none", "simple", "aggressive"):
             raise ValueError(
                 f"fusion: must be 'none', 'simple', 'aggressive' or a list of groups, "
                 f"got {fusion!r}"
             )
-        return [list(g) for g in _ex.fusion_groups(k.core, fusion)]
+        return [list(g) for g in _ex.fusion_groups(kernel.core, fusion)]
     if not isinstance(fusion, Sequence):
         raise TypeError(f"fusion: expected a strategy name or groups, got {fusion!r}")
     groups = []
     for g in fusion:
         if not isinstance(g, Sequence) or isinstance(g, str):
             raise TypeError(f"fusion: each group is a list of loop indices, got {g!r}")
-        for i in g:
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"fusion: loop indices must be integers, got {i!r}")
-        groups.append([int(i) for i in g])
+        groups.append(_convert.int_sequence(g, "fusion group"))
     return groups
 
 
-def fusion_groups(k: str | Kernel, fusion: Fusion = "none") -> list[list[int]]:
+def fusion_groups(kernel: str | Kernel, fusion: Fusion = "none") -> list[list[int]]:
     """Return the loop groups of a fusion strategy (Sec. 5.2).
 
     Parameters
     ----------
-    k : str or Kernel
+    kernel : str or Kernel
         The kernel.
     fusion : {"none", "simple", "aggressive"} or list of lists of int
         ``none``: every loop alone; ``simple``: consecutive loops fused unless a stencil
@@ -727,14 +735,12 @@ def fusion_groups(k: str | Kernel, fusion: Fusion = "none") -> list[list[int]]:
     list of list of int
         Loop indices per fused loop nest.
     """
-    return _groups(kernel(k), fusion)
+    return _groups(_get_kernel(kernel), fusion)
 
 
 def _blockings(block: BlocksLike, box: Box, n_groups: int) -> list[Blocking]:
     # A list whose entries are not all integers gives one blocking per group.
-    if isinstance(block, list) and any(
-        not isinstance(b, (int, np.integer)) or isinstance(b, bool) for b in block
-    ):
+    if isinstance(block, list) and any(not _is_int(b) for b in block):
         if len(block) != n_groups:
             raise ValueError(f"block: one entry per group ({n_groups}) expected, got {len(block)}")
         return [_blocking(b, box, f"block[{i}]") for i, b in enumerate(block)]
@@ -742,8 +748,8 @@ def _blockings(block: BlocksLike, box: Box, n_groups: int) -> list[Blocking]:
 
 
 def estimate(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     *,
     fusion: Fusion = "none",
@@ -754,9 +760,9 @@ def estimate(
 
     Parameters
     ----------
-    k : str or Kernel
+    kernel : str or Kernel
         Kernel or preset key.
-    m : str or Machine
+    machine : str or Machine
         Machine or preset key.
     box : int or (nx, ny, nz) or Box
         The box every loop sweeps.
@@ -775,8 +781,8 @@ def estimate(
         ``weighted_flops`` (C), ``traffic_bytes`` (D), ``t_s`` = max(C/alpha, D/beta),
         ``bytes_per_flop`` and one :class:`GroupResult` per fused loop nest.
     """
-    kk = kernel(k)
-    mm = machine(m)
+    kk = _get_kernel(kernel)
+    mm = _get_machine(machine)
     b = _box(box)
     groups = _groups(kk, fusion)
     force = _level(level)
@@ -790,11 +796,9 @@ def _level(level: int | str | None) -> int:
         if level not in LEVELS:
             raise ValueError(f"level: must be one of {list(LEVELS)}, got {level!r}")
         return LEVELS.index(level)
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)):
+    if not _is_int(level):
         raise TypeError(f"level: expected an int or a level name, got {level!r}")
-    if not 0 <= level <= 3:
-        raise ValueError(f"level: must be in 0..3, got {level}")
-    return int(level)
+    return _convert.integer(level, "level", lo=0, hi=3)
 
 
 def _candidates(box: Box, candidates: Sequence[int] | None) -> list[int]:
@@ -802,17 +806,12 @@ def _candidates(box: Box, candidates: Sequence[int] | None) -> list[int]:
         top = max(box.nx, box.ny)
         out = [1 << i for i in range(0, 21) if (1 << i) < top] + [top]
         return out
-    out = []
-    for i, c in enumerate(candidates):
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)):
-            raise TypeError(f"candidates[{i}]: expected an integer, got {c!r}")
-        out.append(int(c))
-    return out
+    return _convert.int_sequence(candidates, "candidates")
 
 
 def best_blocking(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     *,
     fusion: Fusion = "none",
@@ -822,7 +821,7 @@ def best_blocking(
 
     Parameters
     ----------
-    k, m, box, fusion
+    kernel, machine, box, fusion
         As in :func:`estimate`.
     candidates : sequence of int, optional
         Candidate block edges for X and for Y (default: powers of two below the box edge,
@@ -833,16 +832,16 @@ def best_blocking(
     Estimate
         The estimate at the chosen blockings (see ``groups[i].bx``, ``.by``).
     """
-    kk = kernel(k)
+    kk = _get_kernel(kernel)
     b = _box(box)
     return _ex.best_blocking(
-        kk.core, machine(m), b, _groups(kk, fusion), _candidates(b, candidates)
+        kk.core, _get_machine(machine), b, _groups(kk, fusion), _candidates(b, candidates)
     )
 
 
 def simulate(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     *,
     fusion: Fusion = "none",
@@ -853,11 +852,11 @@ def simulate(
 
     The brute-force check of the working-set rules (docs/exasat.md): same loop order,
     blocking, fusion stagger and write policy as the model, word addresses of ghost-padded
-    arrays, ``m.cache_bytes`` of ``m.line_bytes`` lines.
+    arrays, ``machine.cache_bytes`` of ``machine.line_bytes`` lines.
 
     Parameters
     ----------
-    k, m, box, fusion, block
+    kernel, machine, box, fusion, block
         As in :func:`estimate`.
     max_accesses : int, optional
         Refuse streams longer than this (default 2e7; at most 4e8).
@@ -872,17 +871,17 @@ def simulate(
     ValueError
         If the stream is longer than ``max_accesses``.
     """
-    kk = kernel(k)
+    kk = _get_kernel(kernel)
     b = _box(box)
     groups = _groups(kk, fusion)
     return _ex.simulate_lru(
-        kk.core, machine(m), b, groups, _blockings(block, b, len(groups)), max_accesses
+        kk.core, _get_machine(machine), b, groups, _blockings(block, b, len(groups)), max_accesses
     )
 
 
 def simulate_sweep(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     cache_bytes: Sequence[int],
     *,
@@ -895,7 +894,7 @@ def simulate_sweep(
 
     Parameters
     ----------
-    k, m, box, fusion, block, max_accesses
+    kernel, machine, box, fusion, block, max_accesses
         As in :func:`simulate`.
     cache_bytes : sequence of int
         Cache sizes in bytes (each at least one line).
@@ -907,42 +906,31 @@ def simulate_sweep(
     list of Simulation
         One per cache size.
     """
-    kk = kernel(k)
+    kk = _get_kernel(kernel)
     b = _box(box)
     groups = _groups(kk, fusion)
     return list(
         _ex.simulate_lru_sweep(
             kk.core,
-            machine(m),
+            _get_machine(machine),
             b,
             groups,
             _blockings(block, b, len(groups)),
-            [int(c) for c in _int_seq(cache_bytes, "cache_bytes")],
+            _convert.int_sequence(cache_bytes, "cache_bytes"),
             max_accesses,
             threads,
         )
     )
 
 
-def _int_seq(values: Sequence[int], what: str) -> list[int]:
-    if not isinstance(values, Sequence) or isinstance(values, str):
-        raise TypeError(f"{what}: expected a sequence of integers, got {values!r}")
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"{what}[{i}]: expected an integer, got {v!r}")
-        out.append(int(v))
-    return out
-
-
-def weighted_flops(flops: Flops | Mapping[str, float], m: str | Machine) -> float:
+def weighted_flops(flops: Flops | Mapping[str, float], machine: str | Machine) -> float:
     """Weighted flops of one cell: adds + muls + w_div divides + w_trans transcendentals.
 
     Parameters
     ----------
     flops : Flops or mapping
         Operation counts.
-    m : str or Machine
+    machine : str or Machine
         Supplies the weights (seed: 39 and 125, Fig. 7).
 
     Returns
@@ -952,15 +940,15 @@ def weighted_flops(flops: Flops | Mapping[str, float], m: str | Machine) -> floa
     """
     if isinstance(flops, Mapping):
         flops = Flops(**{k: flops.get(k, 0.0) for k in Flops._fields})
-    return float(_ex.weighted_flops(flops, machine(m)))
+    return float(_ex.weighted_flops(flops, _get_machine(machine)))
 
 
-def peak_bytes_per_flop(m: str | Machine) -> float:
+def peak_bytes_per_flop(machine: str | Machine) -> float:
     """Machine balance beta / alpha in bytes per flop (Table 2's peak B/F ratio).
 
     Parameters
     ----------
-    m : str or Machine
+    machine : str or Machine
         The machine.
 
     Returns
@@ -968,7 +956,7 @@ def peak_bytes_per_flop(m: str | Machine) -> float:
     float
         Bytes per flop.
     """
-    return float(_ex.peak_bytes_per_flop(machine(m)))
+    return float(_ex.peak_bytes_per_flop(_get_machine(machine)))
 
 
 def footprint_words(block: Sequence[int], points: object) -> int:
@@ -995,8 +983,8 @@ def footprint_words(block: Sequence[int], points: object) -> int:
 
 
 def bytes_per_flop_vs_block(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     blocks: Sequence[int],
     cache_bytes: Sequence[int | None],
@@ -1007,7 +995,7 @@ def bytes_per_flop_vs_block(
 
     Parameters
     ----------
-    k, m, box, fusion
+    kernel, machine, box, fusion
         As in :func:`estimate`.
     blocks : sequence of int
         Block edges (bx = by).
@@ -1021,16 +1009,18 @@ def bytes_per_flop_vs_block(
     """
     out = np.empty((len(cache_bytes), len(blocks)))
     for i, c in enumerate(cache_bytes):
-        mm = machine(m) if c is None else with_cache(m, c)
-        for j, bsize in enumerate(_int_seq(blocks, "blocks")):
-            e = estimate(k, mm, box, fusion=fusion, block=bsize, level=3 if c is None else None)
+        mm = _get_machine(machine) if c is None else with_cache(machine, c)
+        for j, bsize in enumerate(_convert.int_sequence(blocks, "blocks")):
+            e = estimate(
+                kernel, mm, box, fusion=fusion, block=bsize, level=3 if c is None else None
+            )
             out[i, j] = e.bytes_per_flop
     return out
 
 
 def traffic_vs_cache(
-    k: str | Kernel,
-    m: str | Machine,
+    kernel: str | Kernel,
+    machine: str | Machine,
     box: BoxLike,
     cache_bytes: Sequence[int],
     *,
@@ -1041,7 +1031,7 @@ def traffic_vs_cache(
 
     Parameters
     ----------
-    k, m, box
+    kernel, machine, box
         As in :func:`estimate`.
     cache_bytes : sequence of int
         Cache sizes in bytes.
@@ -1056,15 +1046,17 @@ def traffic_vs_cache(
         ``"baseline"`` (unfused, unblocked) and ``"best blocking, <strategy>"`` for each
         strategy, each of shape (len(cache_bytes),).
     """
-    caches = _int_seq(cache_bytes, "cache_bytes")
+    caches = _convert.int_sequence(cache_bytes, "cache_bytes")
     out: dict[str, npt.NDArray[np.float64]] = {
-        "baseline": np.array([estimate(k, with_cache(m, c), box).bytes_per_flop for c in caches])
+        "baseline": np.array(
+            [estimate(kernel, with_cache(machine, c), box).bytes_per_flop for c in caches]
+        )
     }
     for s in strategies:
         out[f"best blocking, {s} fusion"] = np.array(
             [
                 best_blocking(
-                    k, with_cache(m, c), box, fusion=s, candidates=candidates
+                    kernel, with_cache(machine, c), box, fusion=s, candidates=candidates
                 ).bytes_per_flop
                 for c in caches
             ]

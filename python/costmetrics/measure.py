@@ -28,7 +28,7 @@ import math
 import os
 import platform
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,14 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _convert, _core
-from costmetrics.presets import BYTES_PER_WORD, Gpu, Stencil, load_gpu, load_stencil
+from costmetrics.presets import (
+    BYTES_PER_WORD,
+    Gpu,
+    Stencil,
+    load_gpu,
+    load_stencil,
+    normalize_name,
+)
 
 __all__ = [
     "CSV_COLUMNS",
@@ -157,27 +164,17 @@ def space_dims(stencil: str) -> int:
 def _stencil_name(stencil: object) -> str:
     if not isinstance(stencil, str):
         raise TypeError(f"stencil: expected a str, got {type(stencil).__name__}")
-    name = stencil.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+    name = normalize_name(stencil.strip())
     if name not in STENCILS:
         raise ValueError(f"stencil: unknown harness stencil {stencil!r}; known: {list(STENCILS)}")
     return name
 
 
 def _ints(values: object, name: str, n: int, layout: str) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{name}: expected a sequence {layout}, got {type(values).__name__}")
-    items = list(values)
-    if len(items) != n:
-        raise ValueError(f"{name}: expected {n} entries {layout}, got {len(items)}")
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
-            raise TypeError(f"{name}[{i}]: expected an integer, got {item!r}")
-        value = int(item)
-        if abs(value) > _INT_LIMIT:
-            raise OverflowError(f"{name}[{i}]: {value} does not fit a 64-bit integer")
-        out.append(value)
-    return tuple(out)
+    try:
+        return tuple(_convert.int_sequence(values, name, length=n))
+    except ValueError as err:
+        raise ValueError(f"{err} {layout}") from None
 
 
 def _problem(
@@ -200,11 +197,7 @@ def _problem(
 
 
 def _positive_int(value: object, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected an integer, got {value!r}")
-    if not lo <= int(value) <= hi:
-        raise ValueError(f"{name}: must be in [{lo}, {hi}], got {value}")
-    return int(value)
+    return _convert.integer(value, name, lo=lo, hi=hi)
 
 
 def default_threads() -> int:

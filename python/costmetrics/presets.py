@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 
 if TYPE_CHECKING:
     from costmetrics._core.time import GpuParams
@@ -107,13 +107,7 @@ def _positive_float(value: object, field_name: str, where: str) -> float:
 
 
 def _string(value: object, field_name: str, where: str, *, required: bool) -> str:
-    if not isinstance(value, str):
-        raise TypeError(
-            f"{field_name}{where}: expected a string, got {value!r} ({type(value).__name__})"
-        )
-    if required and not value.strip():
-        raise ValueError(f"{field_name}{where}: must not be empty")
-    return value
+    return _convert.string(value, f"{field_name}{where}", nonempty=required)
 
 
 class _FrozenMap(Mapping[str, float]):

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
 
@@ -83,9 +83,7 @@ _REF = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*((?:\[[^\[\]]*\]\s*)+)$")
 
 
 def _as_str(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a string, got {type(value).__name__} {value!r}")
-    return value
+    return _convert.string(value, name)
 
 
 def _affine(expr: str, loops: Sequence[str], what: str) -> tuple[list[int], int]:

@@ -8,9 +8,12 @@ Conventions
 ``sizes`` is ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)`` and ``tiles`` is
 ``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``: the time entry is always last,
 and the number of space entries must match the stencil's. Times are in seconds, memory in
-4-byte words. ``variant="paper"`` uses the published formulas (the default, used for
-reproduction); ``variant="exact"`` uses exact point and tile counts for a gap-free
-hexagonal tiling (``docs/time-model.md``).
+4-byte words. ``variant="exact"`` (the default of every family) uses exact point and tile
+counts for a gap-free hexagonal tiling; ``variant="paper"`` uses the published formulas,
+for reproduction, and can predict T_alg below T_ideal for small tiles (a known artefact of
+the paper's geometry: :attr:`Breakdown.below_ideal` and :attr:`BestTiles.below_ideal` say
+so; ``docs/time-model.md``). Positional arguments are ``(stencil, gpu, sizes, tiles)``;
+everything else is a keyword (``docs/api-conventions.md``).
 """
 
 from __future__ import annotations
@@ -48,7 +51,6 @@ __all__ = [
 ]
 
 Variant = Literal["paper", "exact"]
-_VARIANTS = ("paper", "exact")
 _core_time = _core.time
 
 #: Every term of the model for one tile choice: the core's record, bound once in C++
@@ -83,43 +85,22 @@ def _core_stencil(s: Stencil, g: Gpu) -> _core_time.StencilParams:
     return _core_time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
 
 
-def _layout(n_dims: int, tile: bool) -> str:
-    names = ["S1", "S2", "S3"][:n_dims] if n_dims > 1 else ["S"]
-    if tile:
-        return "(" + ", ".join("t" + n for n in names) + ", tT)"
-    return "(" + ", ".join(names) + ", T)"
-
-
-def _integers(values: object, name: str, n_dims: int, tile: bool) -> list[int]:
-    items = _convert.int_sequence(values, name)
-    if len(items) != n_dims + 1:
-        raise ValueError(
-            f"{name}: must have {n_dims + 1} entries {_layout(n_dims, tile)} for this "
-            f"stencil, got {len(items)}"
-        )
-    return items
-
-
 def _padded(values: list[int]) -> list[int]:
     return values + [0] * (3 - len(values))
 
 
 def _core_size(s: Stencil, sizes: Sequence[int]) -> _core_time.ProblemSize:
-    values = _integers(sizes, "sizes", s.n_space_dims, False)
+    values = _convert.extents(sizes, "sizes", s.n_space_dims, tile=False)
     return _core_time.ProblemSize(space=_padded(values[:-1]), time_steps=values[-1])
 
 
 def _core_tiles(s: Stencil, tiles: Sequence[int]) -> _core_time.TileSizes:
-    values = _integers(tiles, "tiles", s.n_space_dims, True)
+    values = _convert.extents(tiles, "tiles", s.n_space_dims, tile=True)
     return _core_time.TileSizes(space=_padded(values[:-1]), time=values[-1])
 
 
-def _variant(variant: object) -> str:
-    return _convert.choice(variant, "variant", _VARIANTS)
-
-
-def _n_threads(n_threads: object) -> int:
-    return _convert.integer(n_threads, "n_threads")
+def _threads(threads: object) -> int:
+    return _convert.integer(threads, "threads")
 
 
 def _prepare(
@@ -141,7 +122,8 @@ def breakdown(
     gpu: Gpu | str,
     sizes: Sequence[int],
     tiles: Sequence[int],
-    variant: Variant = "paper",
+    *,
+    variant: Variant = "exact",
 ) -> Breakdown:
     """Evaluate the model for one tile choice and return every term.
 
@@ -174,9 +156,7 @@ def breakdown(
         On sizes beyond what the model computes exactly (``docs/time-model.md``, "Limits").
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
-    return _core_time.evaluate(
-        core_gpu, core_stencil, core_size, _core_tiles(s, tiles), _variant(variant)
-    )
+    return _core_time.evaluate(core_gpu, core_stencil, core_size, _core_tiles(s, tiles), variant)
 
 
 def talg(
@@ -184,7 +164,8 @@ def talg(
     gpu: Gpu | str,
     sizes: Sequence[int],
     tiles: Sequence[int],
-    variant: Variant = "paper",
+    *,
+    variant: Variant = "exact",
 ) -> float:
     """Predicted execution time T_alg in seconds (Eqs. A.7, A.18, A.31).
 
@@ -202,7 +183,7 @@ def talg(
     >>> t > cm.time.t_ideal("heat2d", "gtx980", (8192, 8192, 8192)) * 0.5
     True
     """
-    return breakdown(stencil, gpu, sizes, tiles, variant).talg_s
+    return breakdown(stencil, gpu, sizes, tiles, variant=variant).talg_s
 
 
 def t_ideal(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -> float:
@@ -227,7 +208,8 @@ def t_overhead(
     gpu: Gpu | str,
     sizes: Sequence[int],
     tiles: Sequence[int],
-    variant: Variant = "paper",
+    *,
+    variant: Variant = "exact",
 ) -> float:
     """Overhead T_alg - T_ideal in seconds (Eq. 8.4), from the full model.
 
@@ -239,7 +221,7 @@ def t_overhead(
         T_overhead in seconds (negative in the ``paper`` variant for small tiles, where its
         geometry leaves gaps between hexagons; see ``docs/time-model.md``).
     """
-    return breakdown(stencil, gpu, sizes, tiles, variant).t_overhead_s
+    return breakdown(stencil, gpu, sizes, tiles, variant=variant).t_overhead_s
 
 
 def t_overhead_closed_form(
@@ -282,31 +264,6 @@ def describe_infeasibility(reasons: int) -> str:
 # --------------------------------------------------------------------------------------
 # Vectorized evaluation
 # --------------------------------------------------------------------------------------
-
-
-def _tile_array(tiles: npt.ArrayLike, n_dims: int) -> npt.NDArray[np.integer[Any]]:
-    """Rows of tiles as an integer array; the core checks the shape and the int64 range."""
-    if isinstance(tiles, (str, bytes, Mapping, Set)):
-        raise TypeError(f"tiles: expected an integer array, got {type(tiles).__name__}")
-    try:
-        array = np.asarray(tiles)
-    except ValueError:
-        raise ValueError(
-            f"tiles: rows must all have {n_dims + 1} entries {_layout(n_dims, True)}"
-        ) from None
-    if array.dtype == object:  # Python ints beyond int64, or mixed objects
-        flat = [_convert.integer(v, "tiles entry") for v in array.ravel()]
-        array = np.asarray(flat, dtype=np.int64).reshape(array.shape)
-    if array.ndim == 1 and array.size == n_dims + 1:
-        array = array.reshape(1, -1)
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"tiles: expected an integer array, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[1] != n_dims + 1:
-        raise ValueError(
-            f"tiles: must have shape (n, {n_dims + 1}), one row {_layout(n_dims, True)} per "
-            f"tile, got shape {array.shape}"
-        )
-    return array
 
 
 class _BatchInputs(NamedTuple):
@@ -370,9 +327,9 @@ def talg_batch(
     gpu: Gpu | str,
     sizes: Sequence[int],
     tiles: npt.ArrayLike,
-    variant: Variant = "paper",
-    n_threads: int = 0,
     *,
+    variant: Variant = "exact",
+    threads: int = 0,
     terms: bool = True,
 ) -> BatchResult:
     """Evaluate T_alg for many tile choices at once, without a Python loop.
@@ -383,7 +340,7 @@ def talg_batch(
         As in :func:`breakdown`.
     tiles : array_like of int, shape (n, d + 1)
         One tile choice per row, ``(tS1, [tS2, [tS3,]] tT)``.
-    n_threads : int
+    threads : int
         Worker threads (0: all cores).
     terms : bool
         Keep what :attr:`BatchResult.terms` needs to compute the terms on first access (a
@@ -397,18 +354,18 @@ def talg_batch(
         :attr:`BatchResult.terms`.
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
-    array = _tile_array(tiles, s.n_space_dims)
+    array = _convert.rows(tiles, "tiles", s.n_space_dims)
     keep_terms = _convert.boolean(terms, "terms")
-    variant_name, threads = _variant(variant), _n_threads(n_threads)
+    variant_name, n_threads = variant, _threads(threads)
     out = _core_time.evaluate_batch(
-        core_gpu, core_stencil, core_size, array, variant_name, threads, False
+        core_gpu, core_stencil, core_size, array, variant_name, n_threads, False
     )
     inputs = None
     if keep_terms:
         if isinstance(tiles, np.ndarray) and np.may_share_memory(array, tiles):
             array = array.copy()  # the terms, computed later, must not see the caller's edits
         array.flags.writeable = False
-        inputs = _BatchInputs(core_gpu, core_stencil, core_size, array, variant_name, threads)
+        inputs = _BatchInputs(core_gpu, core_stencil, core_size, array, variant_name, n_threads)
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), inputs)
 
 
@@ -462,11 +419,11 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
     if isinstance(space, (str, bytes, Mapping, Set)) or not isinstance(space, Sequence):
         raise TypeError(
             "space: expected a SearchSpace or a sequence of candidate lists "
-            f"{_layout(n_dims, True)}, got {type(space).__name__}"
+            f"{_convert.layout(n_dims, True)}, got {type(space).__name__}"
         )
     if len(space) != n_dims + 1:
         raise ValueError(
-            f"space: expected {n_dims + 1} candidate lists {_layout(n_dims, True)}, "
+            f"space: expected {n_dims + 1} candidate lists {_convert.layout(n_dims, True)}, "
             f"got {len(space)}"
         )
     lists = [tuple(_convert.int_sequence(v, f"space[{i}]")) for i, v in enumerate(space)]
@@ -521,6 +478,11 @@ class BestTiles:
     n_feasible: int
     within: float
 
+    @property
+    def below_ideal(self) -> bool:
+        """Whether T_alg_min is below T_ideal: an artefact of the ``paper`` variant."""
+        return bool(self.breakdown.below_ideal)
+
     def table(self) -> list[dict[str, float | int]]:
         """Return the near-optimal set as a list of rows (tile sizes and ``talg_s``)."""
         n_dims = self.near_optimal.shape[1] - 1
@@ -535,10 +497,11 @@ def best_tiles(
     stencil: Stencil | str,
     gpu: Gpu | str,
     sizes: Sequence[int],
+    *,
     within: float = 0.10,
-    variant: Variant = "paper",
+    variant: Variant = "exact",
     space: SearchSpace | Sequence[Sequence[int]] | None = None,
-    n_threads: int = 0,
+    threads: int = 0,
 ) -> BestTiles:
     """Exhaustive multi-threaded search for the tiles minimizing T_alg (Eq. A.32).
 
@@ -552,7 +515,7 @@ def best_tiles(
     space : SearchSpace or sequence of sequences of int, optional
         Candidates, as a :class:`SearchSpace` or as one list per entry of ``tiles``
         (``[[tS1...], ..., [tT...]]``); default :func:`default_search_space`.
-    n_threads : int
+    threads : int
         Worker threads (0: all cores).
 
     Returns
@@ -569,8 +532,8 @@ def best_tiles(
         core_size,
         core_space,
         fraction,
-        _variant(variant),
-        _n_threads(n_threads),
+        variant,
+        _threads(threads),
     )
     dims = s.n_space_dims
     return BestTiles(
@@ -616,7 +579,8 @@ def landscape(
     tS1: int,
     tT_values: npt.ArrayLike,
     tS2_values: npt.ArrayLike,
-    variant: Variant = "paper",
+    *,
+    variant: Variant = "exact",
 ) -> npt.NDArray[np.float64]:
     """T_alg over a (tT, tS2) grid with tS1 fixed, for 2D stencils (Fig. A.5).
 
@@ -642,4 +606,4 @@ def landscape(
     ts2_axis = np.asarray(_convert.int_sequence(tS2_values, "tS2_values"), dtype=np.int64)
     tt, ts2 = np.meshgrid(tt_axis, ts2_axis, indexing="ij")
     grid = np.stack([np.full(tt.size, ts1), ts2.ravel(), tt.ravel()], axis=1).astype(np.int64)
-    return talg_batch(stencil, gpu, sizes, grid, variant).talg_s.reshape(tt.shape)
+    return talg_batch(stencil, gpu, sizes, grid, variant=variant).talg_s.reshape(tt.shape)

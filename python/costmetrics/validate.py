@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from matplotlib.figure import Figure
 
+from costmetrics import _convert
 from costmetrics import time as cm_time
 from costmetrics.measure import Calibration, Table, load_calibration, read_table
 
@@ -53,16 +54,8 @@ __all__ = [
     "validate",
 ]
 
-VARIANTS: tuple[str, ...] = ("paper", "exact")
+VARIANTS: tuple[cm_time.Variant, ...] = ("paper", "exact")
 _Problem = tuple[str, tuple[int, ...]]
-
-
-def _check_variant(variant: object) -> cm_time.Variant:
-    if variant == "paper":
-        return "paper"
-    if variant == "exact":
-        return "exact"
-    raise ValueError(f"variant: must be 'paper' or 'exact', got {variant!r}")
 
 
 def _table(table: Table | str | Path) -> Table:
@@ -98,7 +91,10 @@ def _tile_rows(table: Table, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
 
 
 def predict(
-    table: Table | str | Path, calibration: Calibration | str | Path, variant: str = "paper"
+    table: Table | str | Path,
+    calibration: Calibration | str | Path,
+    *,
+    variant: cm_time.Variant = "exact",
 ) -> npt.NDArray[np.float64]:
     """Predicted T_alg for every row of a measurement table (NaN where infeasible).
 
@@ -117,12 +113,14 @@ def predict(
         Seconds per row; NaN where the tile violates Eq. A.32 on the calibrated machine
         (e.g. M_tile above the buffer budget) or the stencil has no C_iter.
     """
-    t, cal, v = _table(table), _calibration(calibration), _check_variant(variant)
+    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
     out = np.full(len(t), np.nan)
     for (name, sizes), rows in _groups(t).items():
         if name not in cal.stencils:
             continue
-        batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), v)
+        batch = cm_time.talg_batch(
+            cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), variant=v
+        )
         out[rows] = batch.talg_s
     return out
 
@@ -263,7 +261,8 @@ def _score(
 def score(
     table: Table | str | Path,
     calibration: Calibration | str | Path,
-    variant: str = "paper",
+    *,
+    variant: cm_time.Variant = "exact",
     within: float = 0.20,
 ) -> Score:
     """Relative RMSE of a variant over all rows and over the top rows (Sec. A.5.2).
@@ -284,8 +283,10 @@ def score(
     Score
         RMSE over all feasible rows and over the top rows, overall and per stencil.
     """
-    t, cal, v = _table(table), _calibration(calibration), _check_variant(variant)
-    return _score(v, t, predict(t, cal, v), top_mask(t, within), np.ones(len(t), dtype=bool))
+    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
+    return _score(
+        v, t, predict(t, cal, variant=v), top_mask(t, within), np.ones(len(t), dtype=bool)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -341,8 +342,9 @@ def _with_vector(
 def fit(
     table: Table | str | Path,
     calibration: Calibration | str | Path,
-    variant: str = "exact",
-    test_fraction: float = 0.5,
+    *,
+    variant: cm_time.Variant = "exact",
+    train_fraction: float = 0.5,
     seed: int = 0,
     within: float = 0.20,
 ) -> FitResult:
@@ -363,8 +365,9 @@ def fit(
         Starting point (the micro-benchmark calibration) and machine mapping.
     variant : {"paper", "exact"}
         Variant whose parameters are fitted.
-    test_fraction : float
-        Share of rows held out (random, seeded).
+    train_fraction : float
+        Share of rows fitted on (random, seeded); the rest are held out and scored. The
+        same keyword as :func:`costmetrics.energy.fit`.
     seed : int
         Seed of the split.
     within : float
@@ -383,24 +386,25 @@ def fit(
     """
     from scipy.optimize import lsq_linear
 
-    t, cal, v = _table(table), _calibration(calibration), _check_variant(variant)
-    if not (isinstance(test_fraction, float) and 0 < test_fraction < 1):
-        raise ValueError(f"test_fraction: must be a float in (0, 1), got {test_fraction!r}")
+    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
+    fraction = _convert.real(train_fraction, "train_fraction")
+    if not 0 < fraction < 1:
+        raise ValueError(f"train_fraction: must be in (0, 1), got {train_fraction!r}")
     names = sorted(n for n in set(t.stencil) if n in cal.stencils)
-    base = predict(t, cal, v)
+    base = predict(t, cal, variant=v)
     usable = np.flatnonzero(np.isfinite(base))
     rng = np.random.default_rng(seed)
     shuffled = rng.permutation(usable)
-    n_test = round(test_fraction * usable.size)
+    n_test = round((1.0 - fraction) * usable.size)
     test_rows, train_rows = np.sort(shuffled[:n_test]), np.sort(shuffled[n_test:])
     if train_rows.size == 0 or test_rows.size == 0:
-        raise ValueError("test_fraction: the split leaves no training or no test rows")
+        raise ValueError("train_fraction: the split leaves no training or no test rows")
     theta0 = _parameter_vector(cal, names)
     columns = np.empty((len(t), theta0.size))
     for j in range(theta0.size):
         bumped = theta0.copy()
         bumped[j] *= 2.0
-        columns[:, j] = (predict(t, _with_vector(cal, names, bumped), v) - base) / theta0[j]
+        columns[:, j] = (predict(t, _with_vector(cal, names, bumped), variant=v) - base) / theta0[j]
     # Linearity check: A theta0 must reproduce the prediction.
     recon = columns[usable] @ theta0
     if not np.allclose(recon, base[usable], rtol=1e-6, atol=0):
@@ -412,7 +416,7 @@ def fit(
     res = lsq_linear(a * scale, b, bounds=(1e-15 / scale, np.inf), method="bvls")
     theta = np.asarray(res.x) * scale
     fitted_cal = _with_vector(cal, names, theta)
-    predicted = predict(t, fitted_cal, v)
+    predicted = predict(t, fitted_cal, variant=v)
     test_mask = np.zeros(len(t), dtype=bool)
     test_mask[test_rows] = True
     test_score = _score(f"fitted-{v}", t, predicted, top_mask(t, within), test_mask)
@@ -491,7 +495,9 @@ class SelectionRow:
         }
 
 
-def selection(table: Table | str | Path, variant: str = "exact") -> list[SelectionRow]:
+def selection(
+    table: Table | str | Path, *, variant: cm_time.Variant = "exact"
+) -> list[SelectionRow]:
     """Tile selection results per problem, from the tags of a measured sweep.
 
     Uses the rows tagged ``<variant>_opt`` (the predicted optimum), ``<variant>_near``
@@ -510,7 +516,7 @@ def selection(table: Table | str | Path, variant: str = "exact") -> list[Selecti
     list of SelectionRow
         One per problem.
     """
-    t, v = _table(table), _check_variant(variant)
+    t, v = _table(table), _convert.variant(variant)
     opt, near, base = t.has_tag(f"{v}_opt"), t.has_tag(f"{v}_near"), t.has_tag("baseline")
     out = []
     for (name, sizes), rows in _groups(t).items():
@@ -622,7 +628,7 @@ def degenerate(
         One per measured degenerate tile.
     """
     t, cal = _table(table), _calibration(calibration)
-    paper, exact = predict(t, cal, "paper"), predict(t, cal, "exact")
+    paper, exact = predict(t, cal, variant="paper"), predict(t, cal, variant="exact")
     out = []
     for i in range(len(t)):
         tiles = t.tiles_of(i)
@@ -716,8 +722,9 @@ class ValidationReport:
 def validate(
     table: Table | str | Path,
     calibration: Calibration | str | Path,
+    *,
     within: float = 0.20,
-    test_fraction: float = 0.5,
+    train_fraction: float = 0.5,
     seed: int = 0,
     time: str = "wall",
 ) -> ValidationReport:
@@ -731,8 +738,8 @@ def validate(
         Micro-benchmark calibration (the fitted variant starts from it).
     within : float
         Top set of Sec. A.5.2.
-    test_fraction, seed
-        Held-out split of the fitted variant.
+    train_fraction, seed
+        Split of the fitted variant (as in :func:`fit`).
     time : {"wall", "cpu"}
         Score the measured wall time (the default, as the seed does) or the worker
         threads' CPU time (``Table.with_time``), a proxy that excludes descheduled time
@@ -745,10 +752,15 @@ def validate(
     """
     t, cal = _table(table).with_time(time), _calibration(calibration)
     top = top_mask(t, within)
-    predicted = {v: predict(t, cal, v) for v in VARIANTS}
-    scores = {v: _score(v, t, predicted[v], top, np.ones(len(t), dtype=bool)) for v in VARIANTS}
-    fitted = {v: fit(t, cal, v, test_fraction, seed, within) for v in VARIANTS}
-    sel = {v: selection(t, v) for v in VARIANTS}
+    predicted: dict[str, npt.NDArray[np.float64]] = {}
+    scores: dict[str, Score] = {}
+    fitted: dict[str, FitResult] = {}
+    sel: dict[str, list[SelectionRow]] = {}
+    for v in VARIANTS:
+        predicted[v] = predict(t, cal, variant=v)
+        scores[v] = _score(v, t, predicted[v], top, np.ones(len(t), dtype=bool))
+        fitted[v] = fit(t, cal, variant=v, train_fraction=train_fraction, seed=seed, within=within)
+        sel[v] = selection(t, variant=v)
     load = t.loadavg_1m[np.isfinite(t.loadavg_1m)]
     loadavg = (
         (float(load.min()), float(np.median(load)), float(load.max()))

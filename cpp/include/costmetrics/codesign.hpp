@@ -6,10 +6,12 @@
 // weighting of the workload (Eq. C.18) is a recombination of them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "costmetrics/area.hpp"
@@ -159,4 +161,13 @@ std::vector<double> workload_gflops(const std::vector<double>& talg_s, std::size
                                     const std::vector<double>& weights);
 
 }  // namespace codesign
+
+template <>
+struct enum_names<codesign::BlockRule> {
+  static constexpr std::array<std::pair<codesign::BlockRule, const char*>, 3> values{
+      {{codesign::BlockRule::half, "half"},
+       {codesign::BlockRule::full, "full"},
+       {codesign::BlockRule::capped, "capped"}}};
+};
+
 }  // namespace costmetrics

@@ -251,4 +251,13 @@ std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_spac
                                                 const SearchSpace& space);
 
 }  // namespace time_model
+
+// The variant's names, parsed once by the bindings' from_python for every family
+// (time, energy, codesign): one error message listing the valid values.
+template <>
+struct enum_names<time_model::Variant> {
+  static constexpr std::array<std::pair<time_model::Variant, const char*>, 2> values{
+      {{time_model::Variant::paper, "paper"}, {time_model::Variant::exact, "exact"}}};
+};
+
 }  // namespace costmetrics

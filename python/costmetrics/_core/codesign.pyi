@@ -53,11 +53,11 @@ def sweep(
     area_mm2: npt.ArrayLike,
     instances: Sequence[tuple[int, float, Sequence[int]]],
     machine: MachineParams,
-    variant: str = "paper",
+    variant: str = "exact",
     block_smem: str = "half",
     block_cap_kb: float = 48.0,
     prune: bool = True,
-    n_threads: int = 0,
+    threads: int = 0,
     progress: Callable[[int], None] | None = None,
     thread_limits: ThreadLimits | Mapping[str, int] | None = None,
 ) -> dict[str, Any]: ...

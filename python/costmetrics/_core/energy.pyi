@@ -76,7 +76,7 @@ def evaluate(
     talg_s: float | None = None,
     gpu: Any = None,
     stencil: Any = None,
-    variant: str = "paper",
+    variant: str = "exact",
 ) -> Breakdown: ...
 def evaluate_batch(
     kernel: Kernel,
@@ -85,7 +85,7 @@ def evaluate_batch(
     subtiles: npt.ArrayLike,
     talg_s: npt.ArrayLike,
     params: Params,
-    n_threads: int = 0,
+    threads: int = 0,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def design_matrix(
     kernel: Kernel,
@@ -114,6 +114,6 @@ def search(
     talg_s: float | None = None,
     gpu: Any = None,
     stencil: Any = None,
-    variant: str = "paper",
-    n_threads: int = 0,
+    variant: str = "exact",
+    threads: int = 0,
 ) -> dict[str, Any]: ...

@@ -67,6 +67,8 @@ class Breakdown:
     t_ideal_s: float
     @property
     def t_overhead_s(self) -> float: ...
+    @property
+    def below_ideal(self) -> bool: ...
     def __init__(
         self,
         *,
@@ -130,6 +132,7 @@ MAX_TIME_PARAMETER_S: float
 MAX_ITERATION_POINTS: int
 MAX_SEARCH_POINTS: int
 
+def check_variant(variant: object) -> str: ...
 def describe_infeasibility(reasons: int) -> str: ...
 def validate_inputs(gpu: GpuParams, stencil: StencilParams, size: ProblemSize) -> None: ...
 def feasibility(gpu: GpuParams, n_space_dims: int, tiles: TileSizes) -> int: ...
@@ -144,15 +147,15 @@ def evaluate(
     stencil: StencilParams,
     size: ProblemSize,
     tiles: TileSizes,
-    variant: str = "paper",
+    variant: str = "exact",
 ) -> Breakdown: ...
 def evaluate_batch(
     gpu: GpuParams,
     stencil: StencilParams,
     size: ProblemSize,
     tiles: npt.NDArray[np.integer[Any]],
-    variant: str = "paper",
-    n_threads: int = 0,
+    variant: str = "exact",
+    threads: int = 0,
     with_terms: bool = True,
 ) -> dict[str, npt.NDArray[Any]]: ...
 def default_search_space(n_space_dims: int) -> SearchSpace: ...
@@ -162,8 +165,8 @@ def search(
     size: ProblemSize,
     space: SearchSpace,
     within: float = 0.1,
-    variant: str = "paper",
-    n_threads: int = 0,
+    variant: str = "exact",
+    threads: int = 0,
 ) -> SearchResult: ...
 def tiles_to_array(tiles: list[TileSizes], n_space_dims: int) -> npt.NDArray[np.int64]: ...
 def max_hexagonal_face_tiles(

@@ -62,9 +62,9 @@ def breakdown_sweep(
     """E_alg of Jacobi 2D and its terms over tT, with T_alg from the time model."""
     tT = np.arange(2, 66, 2, dtype=np.int64)
     tiles = np.stack([np.full_like(tT, tS1), np.full_like(tT, tS2), tT], axis=1)
-    feasible = cm_time.talg_batch("jacobi2d", gpu, sizes, tiles).feasible
+    feasible = cm_time.talg_batch("jacobi2d", gpu, sizes, tiles, variant="paper").feasible
     tiles = tiles[feasible]
-    batch = en.energy_batch("jacobi2d", sizes, tiles, params, gpu=gpu)
+    batch = en.energy_batch("jacobi2d", gpu, sizes, tiles, params=params, variant="paper")
     terms = {"e_alg_j": batch.e_alg_j, **batch.terms}
     label = f"Jacobi2D {sizes}, tS1={tS1}, tS2={tS2}, {gpu} time model, {params}"
     return BreakdownSweep(tiles, terms, label)
@@ -348,7 +348,7 @@ def folklore(
         for gpu in gpus:
             for size in sizes:
                 c = en.compare_optima(
-                    "jacobi2d", gpu, size, params, stencil=stencil, variant=variant
+                    "jacobi2d", gpu, size, params=params, stencil=stencil, variant=variant
                 )
                 rows.append(FolkloreRow(stencil, gpu, size, c))
     return rows

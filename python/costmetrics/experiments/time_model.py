@@ -90,7 +90,7 @@ def fig_a5_landscape(
     space = cm_time.default_search_space(2)
     tT_values = np.asarray(space.time, dtype=np.int64)
     tS2_values = np.asarray(space.space[1], dtype=np.int64)
-    talg = cm_time.landscape(stencil, gpu, sizes, tS1, tT_values, tS2_values, variant)
+    talg = cm_time.landscape(stencil, gpu, sizes, tS1, tT_values, tS2_values, variant=variant)
     return Landscape(tT_values, tS2_values, talg, tS1)
 
 
@@ -215,8 +215,8 @@ def variant_gap(stencil: str, gpu: str, sizes: tuple[int, ...]) -> VariantGap:
     """Compare the two variants over the default search space of one problem."""
     n_dims = len(sizes) - 1
     grid = cm_time.default_search_space(n_dims).grid()
-    paper = cm_time.talg_batch(stencil, gpu, sizes, grid, "paper")
-    exact = cm_time.talg_batch(stencil, gpu, sizes, grid, "exact")
+    paper = cm_time.talg_batch(stencil, gpu, sizes, grid, variant="paper")
+    exact = cm_time.talg_batch(stencil, gpu, sizes, grid, variant="exact")
     ok = paper.feasible
     ideal = cm_time.t_ideal(stencil, gpu, sizes)
     i_paper = int(np.nanargmin(paper.talg_s))
