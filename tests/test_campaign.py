@@ -1,5 +1,5 @@
-"""A Hypothesis campaign over the whole public API: time, chain, presets, the energy
-regression and experiment design, and the CLI.
+"""A Hypothesis campaign over the whole public API: time, chain, presets, measure, the
+energy regression and experiment design, and the CLI.
 
 Generated arguments mix valid values, extreme integers (0, negatives, 2**31, 2**63, 2**64),
 special floats (0, nan, inf, 1e308), NumPy scalars and wrong types (None, str, bytes, sets,
@@ -349,6 +349,51 @@ def test_energy_fit_contract(
     assert math.isfinite(r.train_rmse_pct) and r.train_rmse_pct >= 0
 
 
+# ------------------------------------------------------------------ measurement harness
+
+SMALL_OR_REFUSED = st.one_of(
+    st.integers(1, 40), st.sampled_from([0, -1, 2**31, 2**63, 2**64]), WRONG
+)
+
+
+@CAMPAIGN
+@given(
+    st.sampled_from(["jacobi1d", "heat2d", "gradient2d", "heat3d", "Jacobi-1D"]),
+    _sequence(SMALL_OR_REFUSED, 1, 4),
+    _sequence(SMALL_OR_REFUSED, 1, 4),
+    st.one_of(st.integers(1, 4), st.sampled_from([0, 257, 2**63]), WRONG),
+    st.one_of(st.sampled_from(["round-robin", "block"]), st.sampled_from(["zigzag", ""]), WRONG),
+)
+def test_measure_tiled_contract(
+    stencil: str, sizes: Any, tiles: Any, threads: Any, schedule: Any
+) -> None:
+    # Either bitwise equal to the naive stencil, or a clear error (issue 21: both schedules).
+    got = _contract(
+        lambda: cm.measure.tiled(stencil, sizes, tiles, threads=threads, schedule=schedule)
+    )
+    if got is not None:
+        want = cm.measure.naive(stencil, sizes)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@CAMPAIGN
+@given(raw=st.binary(max_size=400), text=st.text(max_size=300))
+def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: str) -> None:
+    import warnings
+
+    header = ",".join(cm.measure.CSV_COLUMNS) + "\n"
+    folder = tmp_path_factory.mktemp("tables")
+    for body in (raw, (header + text).encode("utf-8"), header.encode() + raw):
+        path = folder / "t.csv"
+        path.write_bytes(body)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            table = _contract(functools.partial(cm.measure.read_table, path))
+        if table is not None:
+            assert len(table) >= 1 and np.all(table.time_s > 0)
+            assert np.all(np.isfinite(table.time_s))
+
+
 @CAMPAIGN
 @given(
     st.one_of(st.sampled_from([1, 10, 50, 400]), ANY_INT),
@@ -371,6 +416,17 @@ def test_energy_design_contract(budget: Any, noise: Any, precision: Any, n_rando
     for e in d.expected.values():
         assert e.rel_halfwidth >= 0 and e.budget_needed >= 1
         assert e.determined == (e.rel_halfwidth <= d.max_rel_halfwidth)
+
+
+@CAMPAIGN
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
+                      max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
+)  # fmt: skip
+def test_noise_floor_contract(rows: list[list[float]]) -> None:
+    p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
+    floor = cm.validate.noise_floor(p)
+    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
 
 
 # ------------------------------------------------------------------ command line

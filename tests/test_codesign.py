@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -44,9 +45,9 @@ def test_pruned_equals_exhaustive(variant: str) -> None:
     rng = np.random.default_rng(7)
     space = cd.hardware_space()
     sample = {
-        "n_sm": sorted(set(rng.choice(space["n_sm"], 3).tolist())),
-        "n_v": sorted(set(rng.choice(space["n_v"], 3).tolist())),
-        "smem_kb": sorted(set(rng.choice(space["smem_kb"][:6], 2).tolist())),
+        "n_sm": sorted(set(rng.choice(space.n_sm, 3).tolist())),
+        "n_v": sorted(set(rng.choice(space.n_v, 3).tolist())),
+        "smem_kb": sorted(set(rng.choice(space.smem_kb[:6], 2).tolist())),
     }
     wl = SMALL_2D if variant == "paper" else cd.Workload((("heat2d", (4096, 4096, 512)),))
     kw = {"space": sample, "variant": variant}
@@ -106,9 +107,14 @@ def test_pareto_against_brute_force(small: cd.SweepResult) -> None:
 def test_best_rank_and_improvement(small: cd.SweepResult) -> None:
     perf = small.gflops()
     lo, hi = 300.0, 500.0
-    row = small.best((lo, hi))
+    best = small.best((lo, hi))
+    row = best.row
     inside = (small.designs["area_mm2"] >= lo) & (small.designs["area_mm2"] <= hi)
-    assert perf[row] == perf[inside].max()
+    assert perf[row] == perf[inside].max() == best.gflops
+    d = small.designs
+    assert (best.n_sm, best.n_v, best.smem_kb) == (d["n_sm"][row], d["n_v"][row], d["smem_kb"][row])
+    np.testing.assert_array_equal(best.talg_s, small.talg_s[row])
+    assert best == small.best((lo, hi)) and pickle.loads(pickle.dumps(best)) == best
     assert small.rank(row, (lo, hi)) == 1
     im = small.improvement("gtx980", caches=False)
     ok = small.designs["area_mm2"] <= im.reference_area_mm2
@@ -197,10 +203,9 @@ def test_design_counts_and_pareto_share(sweep_3d: cd.SweepResult) -> None:
 def test_table_c2_laplacian3d_design_is_optimal(sweep_3d: cd.SweepResult) -> None:
     # 000 Table C.2: Laplacian 3D's best design in 425-450 mm^2 is (8, 896, 96 kB), 446 mm^2.
     # Reproduced exactly (paper variant, half of M_SM per block).
-    row = sweep_3d.best((425, 450), stencil="laplacian3d")
-    d = sweep_3d.designs
-    assert (d["n_sm"][row], d["n_v"][row], d["smem_kb"][row]) == (8, 896, 96)
-    assert math.floor(d["area_mm2"][row]) == 446
+    best = sweep_3d.best((425, 450), stencil="laplacian3d")
+    assert (best.n_sm, best.n_v, best.smem_kb) == (8, 896, 96)
+    assert math.floor(best.area_mm2) == 446
     # Heat 3D: the seed's (18, 288, 192) is not this model's optimum (docs/codesign.md).
     seed = sweep_3d.find(18, 288, 192)
     assert sweep_3d.rank(seed, (425, 450), stencil="heat3d") > 1

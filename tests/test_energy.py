@@ -350,13 +350,16 @@ def test_exact_recovery_on_noise_free_data(method: str) -> None:
 def test_rank_detection_per_kernel_subset() -> None:
     runs = noise_free()
     names = np.asarray(runs.kernel)
-    rank, combos = en.identifiability(runs.select(names == "jacobi2d"))
+    ident = en.identifiability(runs.select(names == "jacobi2d"))
+    rank, combos = ident.rank, ident.combinations
+    assert ident == en.identifiability(runs.select(names == "jacobi2d"))
     # J2D alone: P_stat, e_gs, and e_sr, e_fadd, e_fmul only as 6 e_sr + 4 e_fadd + e_fmul (B.6).
     assert rank == 3
     assert {"e_sr_j": 6.0, "e_fadd_j": 4.0, "e_fmul_j": 1.0} in [
         {k: round(v, 9) for k, v in c.items()} for c in combos
     ]
-    rank, combos = en.identifiability(runs.select(names == "jacobi1d"))
+    ident = en.identifiability(runs.select(names == "jacobi1d"))
+    rank, combos = ident.rank, ident.combinations
     assert rank == 4  # P_stat, e_gs, e_sr, and 2 e_fadd + e_fmul
     assert {"e_fadd_j": 2.0, "e_fmul_j": 1.0} in [
         {k: round(v, 9) for k, v in c.items()} for c in combos
@@ -915,7 +918,7 @@ def test_cpu_rapl_path_feeds_the_same_fit(tmp_path: Path) -> None:
         points += [
             mm.Point("jacobi2d", (s, s, 128), (t, 32, 4)) for s in (384, 512) for t in (4, 8)
         ]
-        table = mm.measure(points, tmp_path / "sweep.csv", threads=1, repeats=1, warmup=0,
+        table = mm.measure(points, tmp_path / "sweep.csv", threads=1, passes=2, warmup=0,
                            powercap_root=tmp_path)  # fmt: skip
     finally:
         writer.terminate()
@@ -963,3 +966,16 @@ def test_cli_design(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert len(runs) == 15 and runs.synthetic
     assert main(["energy", "design", "--budget", "30", "--flop-heavy", "32", "--random", "0"]) == 0
     assert "flops_fadd32" in capsys.readouterr().out
+
+
+def test_issue16_results_are_records() -> None:
+    import pickle
+
+    r = en.fit(_small(), n_boot=5, prior="model_a")
+    assert pickle.loads(pickle.dumps(r)) == r
+    assert set(r._asdict()) >= {"estimates", "parameters", "boot_solutions", "prior"}
+    assert "Estimate(" in repr(next(iter(r.estimates.values())))
+    d = en.design(_candidates(), 10, n_random=0)
+    assert pickle.loads(pickle.dumps(d)) == d
+    assert d.runs == _candidates().select(d.rows)
+    assert d != en.design(_candidates(), 11, n_random=0)

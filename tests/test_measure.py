@@ -228,27 +228,32 @@ def test_measure_is_resumable(tmp_path: Path) -> None:
     a = mm.Point("jacobi1d", (64, 8), (4, 2))
     b = mm.Point("heat2d", (16, 16, 6), (2, 32, 4), ("grid", "baseline"))
     c = mm.Point("jacobi1d", (64, 8), (8, 4))
-    mm.measure([a, b], out, threads=1, repeats=1, warmup=0, command="test")
+    mm.measure([a, b], out, threads=1, passes=2, warmup=0, command="test")
     t = mm.read_table(out)
-    assert len(t) == 2
+    assert len(t) == 4  # 2 points x 2 passes
     assert t.header_value("command") == "test"
     assert t.header_value("energy") is not None
-    mm.measure([a, b, c], out, threads=1, repeats=1, warmup=0)  # only c is new
+    assert t.header_value("harness") == mm.HARNESS_VERSION
+    mm.measure([a, b, c], out, threads=1, passes=2, warmup=0)  # only c is new
     t = mm.read_table(out)
-    assert len(t) == 3
+    assert len(t) == 6
     assert any(line.startswith("resumed:") for line in t.comments)
-    assert t.stencil == ("jacobi1d", "heat2d", "jacobi1d")
-    assert t.sizes_of(1) == (16, 16, 6) and t.tiles_of(1) == (2, 32, 4)
-    assert t.sizes_of(0) == (64, 8) and t.tiles_of(2) == (8, 4)
-    assert t.tags[1] == ("grid", "baseline")
-    assert t.has_tag("baseline").tolist() == [False, True, False]
+    assert sorted(t.pass_index.tolist()) == [0, 0, 0, 1, 1, 1]
+    m = t.medians()
+    assert len(m) == 3
+    order = {m.key_of(i)[:3]: i for i in range(3)}
+    i_b = order[("heat2d", (16, 16, 6), (2, 32, 4))]
+    assert m.tags[i_b] == ("grid", "baseline")
+    assert m.has_tag("baseline").sum() == 1
     assert t.correct.all()
-    assert np.all(t.time_s <= t.time_median_s)
+    assert np.all(m.columns["time_min_s"] <= m.time_s)
+    assert np.all(m.time_s <= m.columns["time_max_s"])
+    assert np.all(m.columns["n_passes"] == 2)
     assert np.isnan(t.energy_j).all()  # this table was measured without counters
     cpu = t.with_time("cpu")
     assert np.array_equal(cpu.time_s, t.cpu_time_s) and cpu.stencil == t.stencil
     assert t.with_time("wall") is t
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match="time"):
         t.with_time("user")
 
 
@@ -267,8 +272,8 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     two_d = len(sizes) == 3
     s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
     return [
-        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 1, 1,
-        time_s, time_s, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 0, 0.5, 0.0,
+        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 1, "round-robin",
+        0, 0, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
 

@@ -148,7 +148,7 @@ def test_records_pickle_and_asdict() -> None:
 
 def test_sweep_and_figures() -> None:
     s = spu.sweep([128, 256])
-    assert list(s["spu_exact"]) == [98_304.0, 655_360.0]
+    assert list(s.spu_exact) == [98_304.0, 655_360.0]
     assert spu.plot_accesses([128, 256, 512]).axes
     assert spu.plot_energy([128, 256], e_comp_j=5.3e-11, e_mem_j=2.2e-9).axes
     fig = spu.plot_break_even(

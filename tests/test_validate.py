@@ -44,8 +44,8 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     two_d = len(sizes) == 3
     s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
     return [
-        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 2, 1,
-        time_s, time_s, time_s, time_s, "", "true", 0.0, 1, 1, 1, 1, 1, 0, 0.5, 0.0,
+        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 2, "round-robin",
+        0, 0, time_s, time_s, "", "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
 
@@ -193,25 +193,51 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
         2e-10, 5e-9, 3e-7, {"jacobi1d": 1e-9, "heat2d": 2e-9, "gradient2d": 1e-8}
     )
     rows = []
-    for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32), (8, 64), (2, 6)]:
-        rows.append(_row("jacobi1d", (4096, 64), (s1, tt), 1.0))
+    for size1 in ((4096, 64), (2048, 32)):
+        for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32), (8, 64), (2, 6)]:
+            rows.append(_row("jacobi1d", size1, (s1, tt), 1.0))
     for s1, s2, tt in [(1, 32, 2), (4, 64, 4), (8, 128, 8), (16, 32, 16), (2, 256, 2),
                        (32, 64, 4), (1, 96, 6), (8, 32, 12)]:  # fmt: skip
-        rows.append(_row("heat2d", (128, 128, 32), (s1, s2, tt), 1.0))
-        rows.append(_row("gradient2d", (96, 128, 16), (s1, s2, tt), 1.0))
+        for size2 in ((128, 128, 32), (96, 160, 16)):
+            rows.append(_row("heat2d", size2, (s1, s2, tt), 1.0))
+            rows.append(_row("gradient2d", size2, (s1, s2, tt), 1.0))
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, variant="exact")
     for row, t in zip(rows, times):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, variant="exact", train_fraction=0.75, seed=1)
+    result = cv.fit(table, calibration, variant="exact", n_boot=20)
+    # Every problem is predicted by parameters fitted on the other problems only.
+    assert result.n_problems == 6
     assert result.test_score.rmse_all < 1e-6
+    assert np.isfinite(result.predicted_s).all()
     assert result.parameters["c_iter_s[heat2d]"] == pytest.approx(2e-9, rel=1e-4)
     assert result.parameters["c_iter_s[gradient2d]"] == pytest.approx(1e-8, rel=1e-4)
     assert result.parameters["t_sync_s"] == pytest.approx(3e-7, rel=1e-3)
-    assert set(result.train_rows).isdisjoint(result.test_rows)
-    with pytest.raises(ValueError, match="train_fraction"):
-        cv.fit(table, calibration, variant="exact", train_fraction=0.0)
+    # With one problem there is nothing to hold out.
+    one = mm.read_table(_write(tmp_path / "one.csv", rows[:8]))
+    with pytest.raises(ValueError, match="two problems"):
+        cv.fit(one, calibration, variant="exact")
+
+
+def test_leave_problem_out_is_out_of_sample(tmp_path: Path, calibration: mm.Calibration) -> None:
+    # Synthetic: one problem's times are 3x the model's, the other's 1x. Fitted on the
+    # other problem alone, each is predicted at the other's scale: the out-of-sample
+    # error is large, where a fit on all rows would hide it.
+    rows = []
+    for size in ((4096, 64), (2048, 32)):
+        for s1, tt in [(1, 2), (4, 2), (16, 4), (64, 8), (256, 16), (32, 32)]:
+            rows.append(_row("jacobi1d", size, (s1, tt), 1.0))
+    path = _write(tmp_path / "t.csv", rows)
+    base = cv.predict(mm.read_table(path), calibration, variant="exact")
+    for i, (row, t) in enumerate(zip(rows, base)):
+        row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t) * (1.0 if i < 6 else 3.0))
+    table = mm.read_table(_write(tmp_path / "t.csv", rows))
+    result = cv.fit(table, calibration, variant="exact", n_boot=20)
+    pred, meas = result.predicted_s, table.time_s
+    # Fitted on the 3x problem, the 1x problem is predicted 3x (error +200%), and vice versa.
+    assert np.allclose(pred[:6] / meas[:6], 3.0, rtol=1e-6)
+    assert np.allclose(pred[6:] / meas[6:], 1 / 3, rtol=1e-6)
 
 
 # --------------------------------------------------------------------------------------
@@ -243,7 +269,11 @@ def test_validate_on_shipped_data(calibration: mm.Calibration) -> None:
         s = report.scores[v]
         assert 0 < s.n_top <= s.n_all <= report.n_rows
         assert math.isfinite(s.rmse_all) and math.isfinite(s.rmse_top)
-        assert report.fitted[v].test_score.n_all == report.fitted[v].test_rows.size
+        assert report.fitted[v].test_score.n_all == s.n_all  # every point, out of sample
+        assert report.fitted[v].n_problems == 10
+        g = s.overall
+        assert g.rmse_all_ci[0] <= g.rmse_all <= g.rmse_all_ci[1]
+        assert math.isnan(g.noise_floor)  # the shipped table has a single pass
         assert report.selection_summary[v]["n_problems"] == 10
     assert report.degenerate  # the grid holds tS1 = 1, tT = 2 for every problem
     json.dumps(report.to_dict())
@@ -273,9 +303,9 @@ def test_cli_validate_json() -> None:
 def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
     out = tmp_path / "m.csv"
     done = _cli("measure", "--out", str(out), "--stencils", "jacobi1d", "--limit", "2",
-                "--repeats", "1", "--warmup", "0", "--json")  # fmt: skip
+                "--passes", "2", "--threads", "1", "--warmup", "0", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["rows"] == 2
+    assert json.loads(done.stdout)["rows"] == 4
     done = _cli("calibrate", "--out", str(tmp_path / "cal"), "--repeats", "1", "--configs", "2",
                 "--working-set-words", "65536", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -288,6 +318,10 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
         ["validate", "missing.csv", "--calibration", "missing"],
         ["measure", "--out", "x.csv", "--stencils", "nope"],
         ["measure", "--out", "x.csv", "--limit", "0"],
+        ["measure", "--out", "x.csv", "--threads", "999"],
+        ["measure", "--out", "x.csv", "--passes", "0"],
+        ["measure", "--out", "x.csv", "--schedule", "zigzag"],
+        ["tune", "nope", "10", "2", "--calibration", "missing"],
         ["calibrate", "--out", "x", "--configs", "0"],
     ],
 )

@@ -39,6 +39,10 @@ void register_measure(py::module_& m) {
       "kernel_space_dims",
       [](const std::string& name) { return cmm::kernel_space_dims(cmm::parse_kernel(name)); },
       py::arg("stencil"), "Space dimensions of a harness stencil.");
+  sub.def("harness_version", &cmm::harness_version,
+          "Version of the harness (tables from another version are refused).");
+  sub.def("schedule_names", &cmm::schedule_names,
+          "Schedules of a wavefront's tiles on the threads (round-robin, block).");
   sub.def("simd_lanes_float", &cmm::simd_lanes_float,
           "SIMD lanes for a 4-byte float in the compiled instruction set.");
   sub.def("compiler_description", &cmm::compiler_description,

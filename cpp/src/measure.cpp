@@ -561,6 +561,7 @@ struct Plan {
   std::vector<std::vector<TileRef>> wavefronts;
   std::int64_t n_tiles = 0;
   std::int64_t plane_floats = 0, face_floats = 0;
+  bool block_schedule = false;  // contiguous blocks of a wavefront per thread
 };
 
 Plan make_plan(const RunConfig& cfg, Kernel kernel) {
@@ -568,6 +569,7 @@ Plan make_plan(const RunConfig& cfg, Kernel kernel) {
   p.kernel = kernel;
   p.hex = Hex(cfg.tile_s1, cfg.tile_t);
   p.ts2 = cfg.tile_s2;
+  p.block_schedule = cfg.schedule == "block";
   p.wavefronts = make_wavefronts(p.hex, cfg.size_s1, cfg.size_t);
   for (const auto& w : p.wavefronts) p.n_tiles += static_cast<std::int64_t>(w.size());
   const std::int64_t w1 = cfg.tile_s1 + cfg.tile_t;
@@ -620,10 +622,19 @@ Execution execute(Grid& g, const Plan& p, int threads, bool pin, const RunConfig
     }
     barrier.wait();
     const double cpu0 = thread_cpu_seconds();
+    const std::size_t n_threads = static_cast<std::size_t>(threads);
+    const std::size_t me = static_cast<std::size_t>(id);
     for (const auto& wave : p.wavefronts) {
-      for (std::size_t i = static_cast<std::size_t>(id); i < wave.size();
-           i += static_cast<std::size_t>(threads)) {
-        run_tile<K, TwoD>(g, p, wave[i], buf, cnt);
+      if (p.block_schedule) {
+        // Contiguous block: neighbouring tiles (which share cache lines at their common
+        // boundary) stay on one thread; sizes differ by at most one tile.
+        const std::size_t lo = me * wave.size() / n_threads;
+        const std::size_t hi = (me + 1) * wave.size() / n_threads;
+        for (std::size_t i = lo; i < hi; ++i) run_tile<K, TwoD>(g, p, wave[i], buf, cnt);
+      } else {
+        for (std::size_t i = me; i < wave.size(); i += n_threads) {
+          run_tile<K, TwoD>(g, p, wave[i], buf, cnt);
+        }
       }
       barrier.wait();  // one barrier per wavefront (T_sync)
     }
@@ -717,6 +728,10 @@ Kernel parse_kernel(const std::string& name) {
                               "' (known: jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d)");
 }
 
+std::string harness_version() { return "2"; }
+
+std::vector<std::string> schedule_names() { return {"round-robin", "block"}; }
+
 int kernel_space_dims(Kernel kernel) { return kernel == Kernel::jacobi1d ? 1 : 2; }
 
 int simd_lanes_float() {
@@ -797,6 +812,10 @@ void RunConfig::validate() const {
                                 std::to_string(kMaxBufferFloats) + " floats");
   }
   in_range(threads, 1, kMaxThreads, "threads");
+  if (schedule != "round-robin" && schedule != "block") {
+    throw std::invalid_argument("schedule: must be 'round-robin' or 'block', got '" + schedule +
+                                "'");
+  }
   in_range(repeats, 1, kMaxRepeats, "repeats");
   in_range(warmup, 0, kMaxRepeats, "warmup");
   if (!(energy_range_uj >= 0) || !std::isfinite(energy_range_uj)) {
@@ -837,24 +856,36 @@ std::vector<float> tiled(const RunConfig& cfg) {
 
 namespace {
 
-// The most recent naive result, so that a sweep over many tiles of one problem computes
-// the reference once (thread-safe; a copy is returned).
+// Naive results of recent problems, so that a sweep that visits problems in a shuffled
+// order (passes of measure()) computes each reference once: least recently used first
+// out, at most kNaiveCacheFloats floats in all (thread-safe; a copy is returned).
+constexpr std::size_t kNaiveCacheFloats = std::size_t{1} << 26;  // 256 MiB
+
 std::vector<float> cached_naive(const std::string& stencil, std::int64_t s1, std::int64_t s2,
                                 std::int64_t t) {
+  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>;
   static std::mutex mutex;
-  static std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t> key;
-  static std::vector<float> value;
-  static bool have = false;
-  const auto wanted = std::make_tuple(stencil, s1, s2, t);
+  static std::vector<std::pair<Key, std::vector<float>>> entries;  // most recent last
+  const Key wanted = std::make_tuple(stencil, s1, s2, t);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (have && key == wanted) return value;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].first == wanted) {
+        std::rotate(entries.begin() + static_cast<std::ptrdiff_t>(i),
+                    entries.begin() + static_cast<std::ptrdiff_t>(i) + 1, entries.end());
+        return entries.back().second;
+      }
+    }
   }
   std::vector<float> computed = naive(stencil, s1, s2, t);
   std::lock_guard<std::mutex> lock(mutex);
-  key = wanted;
-  value = computed;
-  have = true;
+  entries.emplace_back(wanted, computed);
+  std::size_t total = 0;
+  for (const auto& e : entries) total += e.second.size();
+  while (total > kNaiveCacheFloats && entries.size() > 1) {
+    total -= entries.front().second.size();
+    entries.erase(entries.begin());
+  }
   return computed;
 }
 

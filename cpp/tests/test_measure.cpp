@@ -56,10 +56,13 @@ int main() {
   };
   for (const auto& s : shapes_1d) {
     for (std::int64_t threads : {1, 2, 3}) {
-      const auto cfg = config("jacobi1d", s[0], 0, s[1], s[2], 0, s[3], threads);
-      const auto got = cm::tiled(cfg);
-      const auto want = cm::naive("jacobi1d", s[0], 0, s[1]);
-      CHECK(same(got, want));
+      for (const std::string schedule : {"round-robin", "block"}) {
+        auto cfg = config("jacobi1d", s[0], 0, s[1], s[2], 0, s[3], threads);
+        cfg.schedule = schedule;
+        const auto got = cm::tiled(cfg);
+        const auto want = cm::naive("jacobi1d", s[0], 0, s[1]);
+        CHECK(same(got, want));
+      }
     }
   }
   // 2D: every stencil, shapes with partial prisms and sub-tiles on all boundaries.
@@ -70,14 +73,20 @@ int main() {
   };
   for (const std::string stencil : {"jacobi2d", "heat2d", "laplacian2d", "gradient2d"}) {
     for (const auto& s : shapes_2d) {
-      for (std::int64_t threads : {1, 2}) {
-        const auto cfg = config(stencil, s[0], s[1], s[2], s[3], s[4], s[5], threads);
-        const auto got = cm::tiled(cfg);
-        const auto want = cm::naive(stencil, s[0], s[1], s[2]);
-        CHECK(same(got, want));
+      for (std::int64_t threads : {1, 2, 3}) {
+        for (const std::string schedule : {"round-robin", "block"}) {
+          auto cfg = config(stencil, s[0], s[1], s[2], s[3], s[4], s[5], threads);
+          cfg.schedule = schedule;
+          const auto got = cm::tiled(cfg);
+          const auto want = cm::naive(stencil, s[0], s[1], s[2]);
+          CHECK(same(got, want));
+        }
       }
     }
   }
+  // The names the Python side shows and checks.
+  CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));
+  CHECK(!cm::harness_version().empty());
   // run(): timing fields ordered, counters consistent, check passes.
   {
     auto cfg = config("heat2d", 40, 45, 12, 3, 8, 4, 2);
@@ -112,6 +121,9 @@ int main() {
     bad = config("heat2d", 10, 10, 10, 2, 1, 4, 1);  // tS2 < 2
     CHECK_THROWS(cm::run(bad), std::invalid_argument);
     bad = config("jacobi1d", 10, 5, 10, 2, 0, 4, 1);  // S2 given for 1D
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad = config("heat2d", 10, 10, 10, 2, 4, 4, 1);
+    bad.schedule = "zigzag";
     CHECK_THROWS(cm::run(bad), std::invalid_argument);
     bad = config("nope", 10, 10, 10, 2, 4, 4, 1);
     CHECK_THROWS(cm::run(bad), std::invalid_argument);

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Union, overload
@@ -24,6 +23,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _core
+from costmetrics._record import Record, record
 from costmetrics.presets import data_dir, normalize_name
 
 __all__ = [
@@ -106,8 +106,8 @@ def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
     return RoundedCoefficients(**_model_file(model)["rounded"])
 
 
-@dataclass(frozen=True)
-class ReferenceGpu:
+@record
+class ReferenceGpu(Record):
     """A Maxwell GPU the area model is calibrated on or validated against (Sec. C.2).
 
     Attributes
@@ -474,8 +474,8 @@ def calibrate_die(
     return _core_area.calibrate_die(coefficients(), config, float(die), float(overhead_mm2))
 
 
-@dataclass(frozen=True)
-class ValidationRow:
+@record
+class ValidationRow(Record):
     """Model area of a reference GPU beside the published and seed values (Sec. C.2.3).
 
     Attributes

@@ -22,10 +22,11 @@ op count must fit a signed 64-bit integer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, Union
 
 from costmetrics import _convert, _core
+from costmetrics._record import Record, record
 
 __all__ = [
     "DEFAULT_DISTRIBUTION",
@@ -108,8 +109,8 @@ def _beta(beta: object) -> str:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OptimalOrder:
+@record
+class OptimalOrder(Record):
     """The minimum op-count parenthesization of a chain (Algorithm 10, OP-opcount).
 
     Attributes
@@ -344,8 +345,8 @@ def pareto_front(dims: Sequence[int], M: int, *, beta: Beta = "printed") -> list
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChainDistribution:
+@record
+class ChainDistribution(Record):
     """How the dims of synthetic random chains are drawn.
 
     Attributes

@@ -39,6 +39,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -417,8 +418,25 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _thread_counts(text: str) -> list[int]:
+    """Parse ``--threads`` (``1,2`` or ``all`` or ``1,all``)."""
+    from costmetrics.measure import default_threads
+
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        if item == "all":
+            out.append(default_threads())
+            continue
+        try:
+            out.append(int(item))
+        except ValueError:
+            raise ValueError(f"--threads: expected integers or 'all', got {text!r}") from None
+    return out
+
+
 def _add_measure(parser: argparse.ArgumentParser) -> Handler:
-    """Measure tiled stencils on this CPU into a resumable CSV table."""
+    """Measure tiled stencils on this CPU into a resumable table (shuffled passes)."""
     parser.add_argument("--out", type=Path, required=True, metavar="CSV", help="the table")
     parser.add_argument(
         "--calibration",
@@ -428,50 +446,79 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         help="also measure the model's choices (optima, 10%% sets, baseline)",
     )
     parser.add_argument("--stencils", nargs="+", default=None, help="default: all five")
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per point (min kept)")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed runs per point")
+    parser.add_argument(
+        "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
+    )
+    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs before each run")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
+    parser.add_argument(
+        "--schedule",
+        default="round-robin",
+        help="tiles to threads: round-robin (default), block, or round-robin,block (both)",
+    )
+    parser.add_argument(
+        "--sizes",
+        choices=["default", "levels"],
+        default="default",
+        help="problem sizes: the shipped sweep's, or L2-resident to past L2 (levels)",
+    )
+    parser.add_argument(
+        "--grid",
+        choices=["full", "coarse"],
+        default="full",
+        help="tile grid: the broad grid, or a coarse subset (the 8-10 minute protocol sweep)",
+    )
     parser.add_argument(
         "--limit",
         type=int,
         default=None,
-        help="measure at most this many new points (a quick partial sweep)",
+        help="measure only the first N points of the sweep (a quick partial sweep)",
     )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
+        if cal is not None:
+            cm_measure.check_same_machine(cal.machine, "--calibration")
         stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
-        points = cm_measure.default_points(stencils, calibration=cal)
+        sizes = None if args.sizes == "default" else cm_measure.LEVEL_SIZES
+        points = cm_measure.default_points(stencils, sizes=sizes, calibration=cal, grid=args.grid)
         if args.limit is not None:
             if args.limit < 1:
                 raise ValueError(f"--limit: must be positive, got {args.limit}")
-            done: set[Any] = set()
-            if args.out.exists() and args.out.stat().st_size > 0:
-                t = cm_measure.read_table(args.out)
-                done = {(t.stencil[i], t.sizes_of(i), t.tiles_of(i)) for i in range(len(t))}
-            points = [p for p in points if p.key not in done][: args.limit]
+            points = points[: args.limit]
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
-        cm_measure.measure(
-            points,
-            args.out,
-            threads=args.threads,
-            repeats=args.repeats,
-            warmup=args.warmup,
-            command=command,
-            notes=notes,
-            progress=not args.json,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cm_measure.measure(
+                points,
+                args.out,
+                threads=threads,
+                passes=args.passes,
+                warmup=args.warmup,
+                schedule=args.schedule.split(","),
+                seed=args.seed,
+                command=command,
+                notes=notes,
+                progress=not args.json,
+            )
+        for w in caught:
+            print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)
         table = cm_measure.read_table(args.out)
         energy = cm_measure.write_energy_csv(
-            table, args.out.with_suffix(".energy.csv"), [f"from {args.out}"]
+            table.medians(), args.out.with_suffix(".energy.csv"), [f"from {args.out}"]
         )
+        med = table.medians()
         out = {
             "out": str(args.out),
             "rows": len(table),
+            "points": len(med),
+            "passes": table.n_passes,
             "correct": int(table.correct.sum()),
             "energy_csv": None if energy is None else str(energy),
             "energy": table.header_value("energy"),
@@ -480,23 +527,32 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             print_json(out)
         else:
             print(
-                f"{args.out}: {out['rows']} rows, {out['correct']} match the naive stencil; "
-                f"energy: {out['energy']}"
+                f"{args.out}: {out['rows']} runs of {out['points']} points in {out['passes']} "
+                f"passes, {out['correct']} match the naive stencil; energy: {out['energy']}"
             )
         return 0
 
     return run
 
 
+def _pct(x: float) -> str:
+    return "-" if x != x else f"{100 * x:.1f}%"
+
+
+def _ci(ci: Sequence[float]) -> str:
+    return "-" if ci[0] != ci[0] else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
 def _add_validate(parser: argparse.ArgumentParser) -> Handler:
-    """Score the time model on a measured table (RMSE, fitted variant, tile selection)."""
+    """Score the time model on a measured table (RMSE with noise floor, fits, selection)."""
     parser.add_argument("table", type=Path, help="measurement CSV (costmetrics measure)")
     parser.add_argument(
         "--calibration",
         type=Path,
         required=True,
+        action="append",
         metavar="DIR",
-        help="folder written by costmetrics calibrate",
+        help="folder written by costmetrics calibrate; repeat it for one per thread count",
     )
     parser.add_argument(
         "--plot",
@@ -511,44 +567,136 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         default="wall",
         help="score the wall time (default) or the threads' CPU time (loaded machines)",
     )
+    parser.add_argument(
+        "--groups",
+        action="store_true",
+        help="also print every (stencil, memory level, threads) group",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import validate as cm_validate
 
+        if args.plot is not None and not args.plot.parent.is_dir():
+            raise ValueError(f"--plot: no folder {args.plot.parent}")
         report = cm_validate.validate(args.table, args.calibration, time=args.time)
         if args.plot is not None:
             cm_validate.plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         if args.json:
             print_json(report.to_dict())
             return 0
-        rows = [["variant", "n", "RMSE all", "n top", "RMSE top 20%", "median pred/meas"]]
+        header = [
+            "variant", "stencil", "level", "threads", "n", "RMSE all", "95% CI", "n top",
+            "RMSE top", "95% CI", "noise floor", "within noise",
+        ]  # fmt: skip
+        rows = [header]
         scored = [*report.scores.values(), *(f.test_score for f in report.fitted.values())]
         for s in scored:
-            rows.append(
-                [
-                    s.variant,
-                    str(s.n_all),
-                    f"{100 * s.rmse_all:.1f}%",
-                    str(s.n_top),
-                    f"{100 * s.rmse_top:.1f}%",
-                    f"{s.median_ratio_all:.2f}",
-                ]
-            )
+            for g in s.groups:
+                if not (args.groups or g.memory_level == "all" or g.stencil == "all"):
+                    continue
+                rows.append(
+                    [
+                        s.variant, g.stencil, g.memory_level, str(g.threads or "all"),
+                        str(g.n_all), _pct(g.rmse_all), _ci(g.rmse_all_ci), str(g.n_top),
+                        _pct(g.rmse_top), _ci(g.rmse_top_ci), _pct(g.noise_floor),
+                        ("all" if g.within_noise_all else "")
+                        + (" top" if g.within_noise_top else ""),
+                    ]
+                )  # fmt: skip
         print(
-            f"{args.table}: {report.n_rows} rows ({report.n_correct} correct), "
+            f"{args.table}: {report.n_rows} runs, {report.n_points} points, "
+            f"{report.n_passes} pass(es), {report.n_correct} points correct, "
             f"load average {report.loadavg_1m[0]:.2f}-{report.loadavg_1m[2]:.2f}"
         )
         print(_table(rows))
-        print("(fitted-*: parameters fitted on a random half, scored on the other half)")
+        print(
+            "RMSE against each point's median over passes; 95% CI: percentile bootstrap "
+            "resampling the points of the group; noise floor: RMS relative difference "
+            "of the medians of the even and odd passes; within noise: RMSE <= noise floor."
+        )
+        print("(fitted-*: parameters fitted leave-one-problem-out, scored on the held-out problem)")
+        for v, err in report.fit_errors.items():
+            print(f"fitted-{v}: not fitted: {err}")
+        for n, m in report.calibration_threads.items():
+            if n != m:
+                print(f"note: {n}-thread rows predicted with the {m}-thread calibration (n_sm={n})")
         for v, summary in report.selection_summary.items():
             if summary.get("n_problems"):
                 print(
-                    f"tile selection ({v}): {summary['n_problems']} problems, "
+                    f"tile selection ({v}): {summary['n_problems']} problems x threads, "
                     f"T(opt)/T(best) - 1 = {100 * summary['mean_opt_slowdown']:.1f}%, "
                     f"best within 10% vs baseline: "
                     f"{100 * summary['mean_gain_near_over_baseline']:+.1f}%"
                 )
+        for v, curve in report.tuner.items():
+            parts = [
+                f"k={k}: mean {100 * d['mean']:.1f}% max {100 * d['max']:.1f}%"
+                for k, d in curve.summary().items()
+            ]
+            print(f"tuner ({v}, distance to the measured grid's best): " + "; ".join(parts))
+        return 0
+
+    return run
+
+
+def _add_tune(parser: argparse.ArgumentParser) -> Handler:
+    """Rank (tile, threads) with the time model, measure the top k, report the best."""
+    parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
+    parser.add_argument("sizes", type=int, nargs="+", help="S T (1D) or S1 S2 T (2D)")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        required=True,
+        action="append",
+        metavar="DIR",
+        help="this machine's calibration folder; repeat it for one per thread count",
+    )
+    parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
+    parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
+    parser.add_argument("--threads", default="1,all", help="thread counts (default 1,all)")
+    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
+    parser.add_argument("--out", type=Path, default=None, metavar="CSV", help="keep the runs here")
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import measure as cm_measure
+
+        result = cm_measure.tune(
+            args.stencil,
+            args.calibration,
+            tuple(args.sizes),
+            variant=args.variant,
+            k=args.k,
+            threads=_thread_counts(args.threads),
+            passes=args.passes,
+            seed=args.seed,
+            out=args.out,
+            progress=not args.json,
+        )
+        if args.json:
+            print_json(result._asdict())
+            return 0
+        rows = [["rank", "tiles", "threads", "predicted", "measured median", "min-max"]]
+        for c in result.candidates:
+            rows.append(
+                [
+                    str(c.rank), "x".join(map(str, c.tiles)), str(c.threads),
+                    f"{c.predicted_s:.4g} s", f"{c.time_s:.4g} s",
+                    f"{c.time_min_s:.4g}-{c.time_max_s:.4g} s",
+                ]
+            )  # fmt: skip
+        print(_table(rows))
+        for n, m in result.calibration_threads.items():
+            if n != m:
+                print(
+                    f"note: {n}-thread times predicted with the {m}-thread calibration (n_sm={n})"
+                )
+        print(
+            f"best: tiles {'x'.join(map(str, result.tiles))}, {result.threads} thread(s), "
+            f"{result.time_s:.4g} s (median of {len(result.runs)} passes); runs in {result.table}"
+        )
         return 0
 
     return run
@@ -1145,13 +1293,10 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         lo, hi = args.budget
         for stencil in result.workload.stencils:
             try:
-                row = result.best((lo, hi), stencil=stencil)
+                b = result.best((lo, hi), stencil=stencil)
             except ValueError:
                 continue
-            best[stencil] = {
-                **result.table([row])[0],
-                "gflops": float(result.gflops({stencil: 1.0})[row]),
-            }
+            best[stencil] = {**result.table([b.row])[0], "gflops": b.gflops}
         out = {
             "workload": args.workload,
             "variant": args.variant,
@@ -1457,6 +1602,7 @@ SUBCOMMANDS: list[tuple[str, AddParser]] = [
     ("calibrate", _add_calibrate),
     ("measure", _add_measure),
     ("validate", _add_validate),
+    ("tune", _add_tune),
     ("spu", _add_spu),
     ("scratchpad", _add_scratchpad),
     ("area", _add_area),

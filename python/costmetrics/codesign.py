@@ -21,7 +21,7 @@ import json
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from costmetrics import _convert, _core
 from costmetrics import area as cm_area
+from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
@@ -40,6 +41,8 @@ __all__ = [
     "STENCILS_2D",
     "STENCILS_3D",
     "TABLE_C2",
+    "BestDesign",
+    "HardwareSpace",
     "Improvement",
     "SweepResult",
     "Workload",
@@ -86,8 +89,8 @@ TABLE_C2: dict[str, tuple[int, int, int, int, int]] = {
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Workload:
+@record
+class Workload(Record):
     """A set of (stencil, sizes) instances with frequencies fr(c) fr(c, Sz) (Eq. C.18).
 
     Attributes
@@ -207,18 +210,36 @@ def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Work
     return Workload(tuple(items))
 
 
-def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
+@record
+class HardwareSpace(Record):
+    """Candidates of a codesign sweep; the designs are their Cartesian product.
+
+    Attributes
+    ----------
+    n_sm : numpy.ndarray
+        SM counts.
+    n_v : numpy.ndarray
+        Vector units per SM.
+    smem_kb : numpy.ndarray
+        Shared memory per SM, kB.
+    """
+
+    n_sm: npt.NDArray[np.int64]
+    n_v: npt.NDArray[np.int64]
+    smem_kb: npt.NDArray[np.int64]
+
+
+def hardware_space() -> HardwareSpace:
     """Return the hardware space of Sec. C.3.2: nSM, nV and M_SM (kB) candidates.
 
     Returns
     -------
-    dict
+    HardwareSpace
         ``n_sm`` (even, 2-32), ``n_v`` (multiples of 32, 32-2048), ``smem_kb`` (12, 24, 36
         and multiples of 48 up to 480).
     """
-    return {
-        k: np.asarray(v, dtype=np.int64) for k, v in _core_codesign.default_hardware_space().items()
-    }
+    core = _core_codesign.default_hardware_space()
+    return HardwareSpace(**{k: np.asarray(core[k], dtype=np.int64) for k in HardwareSpace._fields})
 
 
 # --------------------------------------------------------------------------------------
@@ -226,8 +247,8 @@ def hardware_space() -> dict[str, npt.NDArray[np.int64]]:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Improvement:
+@record
+class Improvement(Record):
     """Best design within a reference GPU's area vs that GPU (Sec. C.4.1).
 
     Attributes
@@ -257,8 +278,39 @@ class Improvement:
     percent: float
 
 
-@dataclass
-class SweepResult:
+@record
+class BestDesign(Record):
+    """The best design (max GFLOP/s) of a sweep in an area range (Table C.2).
+
+    Attributes
+    ----------
+    row : int
+        Its row in :attr:`SweepResult.designs` (for :meth:`SweepResult.rank` and the
+        per-design arrays).
+    n_sm, n_v, smem_kb : int
+        The design.
+    area_mm2 : float
+        Its cache-less area.
+    gflops : float
+        Its workload GFLOP/s (for one stencil when the search was for one).
+    talg_s : numpy.ndarray
+        Its tile-optimal T_alg per workload instance, seconds.
+    tiles : numpy.ndarray
+        Its optimal (tS1, tS2, tS3, tT) per instance.
+    """
+
+    row: int
+    n_sm: int
+    n_v: int
+    smem_kb: int
+    area_mm2: float
+    gflops: float
+    talg_s: npt.NDArray[np.float64]
+    tiles: npt.NDArray[np.int64]
+
+
+@record
+class SweepResult(Record):
     """Tile-optimal T_alg of every (design, instance) pair, and what follows from it.
 
     Attributes
@@ -366,8 +418,8 @@ class SweepResult:
 
     def best(
         self, area_range: tuple[float, float] | None = None, stencil: str | None = None
-    ) -> int:
-        """Row of the best design (max GFLOP/s) in an area range, for one stencil or all.
+    ) -> BestDesign:
+        """Return the best design (max GFLOP/s) in an area range, for one stencil or all.
 
         Parameters
         ----------
@@ -378,8 +430,8 @@ class SweepResult:
 
         Returns
         -------
-        int
-            The row.
+        BestDesign
+            The design, its row, GFLOP/s, times and tiles.
 
         Raises
         ------
@@ -391,7 +443,18 @@ class SweepResult:
         if not mask.any():
             raise ValueError(f"area_range: no design with area in {area_range}")
         idx = np.flatnonzero(mask)
-        return int(idx[np.argmax(perf[idx])])
+        row = int(idx[np.argmax(perf[idx])])
+        d = self.designs
+        return BestDesign(
+            row=row,
+            n_sm=int(d["n_sm"][row]),
+            n_v=int(d["n_v"][row]),
+            smem_kb=int(d["smem_kb"][row]),
+            area_mm2=float(d["area_mm2"][row]),
+            gflops=float(perf[row]),
+            talg_s=self.talg_s[row].copy(),
+            tiles=self.tiles[row].copy(),
+        )
 
     def rank(
         self,
@@ -442,7 +505,7 @@ class SweepResult:
         """
         ref = self._reference(reference)
         budget = float(ref["area_mm2"] if caches else ref["area_cacheless_mm2"])
-        row = self.best((0.0, budget))
+        row = self.best((0.0, budget)).row
         ref_gflops = self.reference_gflops(reference)
         best = float(self.gflops()[row])
         return Improvement(
@@ -597,7 +660,7 @@ def sweep(
     block_cap_kb: float = 48.0,
     gpu: Gpu | str = "gtx980",
     area_form: Literal["structural", "rounded"] = "structural",
-    space: Mapping[str, Sequence[int]] | None = None,
+    space: HardwareSpace | Mapping[str, Sequence[int]] | None = None,
     prune: bool = True,
     executor: Executor | None = None,
     n_shards: int | None = None,
@@ -627,7 +690,7 @@ def sweep(
         the GTX 980, Sec. C.3.2).
     area_form : {"structural", "rounded"}
         Area model for the budget: Eq. C.6 (default) or Eq. C.7.
-    space : mapping, optional
+    space : HardwareSpace or mapping, optional
         ``n_sm``, ``n_v``, ``smem_kb`` candidates (default :func:`hardware_space`).
     prune : bool
         Branch and bound (default) or plain exhaustive search over the tiles.
@@ -680,11 +743,13 @@ def sweep(
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
     limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
     g = _gpu_preset(gpu)
-    sp = (
-        hardware_space()
-        if space is None
-        else {k: np.asarray(space[k]) for k in ("n_sm", "n_v", "smem_kb")}
-    )
+    if space is None:
+        space = hardware_space()
+    if isinstance(space, HardwareSpace):
+        space = space._asdict()
+    if not isinstance(space, Mapping):
+        raise TypeError(f"space: expected a HardwareSpace or a mapping, got {type(space).__name__}")
+    sp = {k: np.asarray(space[k]) for k in HardwareSpace._fields}
     for key, values in sp.items():
         if values.size == 0 or values.dtype.kind not in "iu":
             raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")

@@ -24,7 +24,7 @@ import io
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -34,6 +34,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import time as cm_time
+from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
@@ -51,6 +52,7 @@ __all__ = [
     "Estimate",
     "ExpectedInterval",
     "FitResult",
+    "Identifiability",
     "Kernel",
     "OpMix",
     "OptimaComparison",
@@ -459,8 +461,8 @@ def energy(
     return float(b.e_alg_j)
 
 
-@dataclass(frozen=True, eq=False)
-class EnergyBatch:
+@record
+class EnergyBatch(Record):
     """E_alg and its terms for an array of runs, like :class:`costmetrics.time.BatchResult`.
 
     Attributes
@@ -619,8 +621,8 @@ def energy_per_operation(e_alg_j: float, p_stat_w: float, talg_s: float, op_coun
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Runs:
+@record
+class Runs(Record):
     """A table of runs: kernel, problem and tile sizes, measured time and energy.
 
     Attributes
@@ -879,8 +881,8 @@ def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Combination:
+@record
+class Combination(Record):
     """A linear combination of parameters that the data determine.
 
     Attributes
@@ -914,7 +916,24 @@ class Combination:
         return len(self.coefficients) == 1
 
 
-def identifiability(runs: Runs, rel_tol: float = 1e-10) -> tuple[int, list[dict[str, float]]]:
+@record
+class Identifiability(Record):
+    """What a set of runs determines of the seven parameters (Sec. B.7.1).
+
+    Attributes
+    ----------
+    rank : int
+        Rank of the design matrix.
+    combinations : list of dict of str to float
+        A basis of the determined parameter combinations, each as its non-zero
+        coefficients by parameter name.
+    """
+
+    rank: int
+    combinations: list[dict[str, float]]
+
+
+def identifiability(runs: Runs, rel_tol: float = 1e-10) -> Identifiability:
     """Rank of the design matrix and the parameter combinations it determines.
 
     Parameters
@@ -927,19 +946,22 @@ def identifiability(runs: Runs, rel_tol: float = 1e-10) -> tuple[int, list[dict[
 
     Returns
     -------
-    tuple
-        ``(rank, combinations)``, each combination a dict of non-zero coefficients.
+    Identifiability
+        The rank and the determined combinations.
     """
-    out = _core_energy.identifiability(design_matrix(runs), float(rel_tol))
-    return int(out["rank"]), [_coefficients(row) for row in np.asarray(out["combinations"])]
+    out = _core_energy.identifiability(design_matrix(runs), _convert.real(rel_tol, "rel_tol"))
+    return Identifiability(
+        rank=int(out["rank"]),
+        combinations=[_coefficients(row) for row in np.asarray(out["combinations"])],
+    )
 
 
 def _coefficients(row: npt.NDArray[np.float64]) -> dict[str, float]:
     return {name: float(c) for name, c in zip(PARAM_NAMES, row) if c != 0}
 
 
-@dataclass(frozen=True)
-class Estimate:
+@record
+class Estimate(Record):
     """One fitted quantity (a parameter or an identifiable combination) with its interval.
 
     Attributes
@@ -975,8 +997,8 @@ class Estimate:
         return self.estimate if self.determined else None
 
 
-@dataclass(frozen=True)
-class FitResult:
+@record
+class FitResult(Record):
     """Fitted energy parameters (Sec. B.7.1), their identifiability, intervals and errors.
 
     Attributes
@@ -1498,8 +1520,8 @@ def model_rmse_pct(table: Runs | str | Path, params: ParamsLike = "model_a") -> 
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OptimizationError:
+@record
+class OptimizationError(Record):
     """Table B.3 for one kernel.
 
     Attributes
@@ -1564,8 +1586,8 @@ def optimization_error(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BestEnergyTiles:
+@record
+class BestEnergyTiles(Record):
     """Result of the exhaustive energy-optimal tile search (Eq. B.7).
 
     Attributes
@@ -1665,8 +1687,8 @@ def best_tiles(
     )
 
 
-@dataclass(frozen=True)
-class OptimaComparison:
+@record
+class OptimaComparison(Record):
     """Time-optimal versus energy-optimal tiles for one problem (Secs. 5.2, 8.3).
 
     Attributes
@@ -1899,8 +1921,8 @@ def synthetic_table_path() -> Path:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Candidates:
+@record
+class Candidates(Record):
     """Runs that could be measured (not yet measured): the input of :func:`design`.
 
     Attributes
@@ -2208,8 +2230,8 @@ def synthetic_candidates(
     return out
 
 
-@dataclass(frozen=True)
-class ExpectedInterval:
+@record
+class ExpectedInterval(Record):
     """The interval a quantity is expected to get from a set of runs, before measuring.
 
     Attributes
@@ -2240,8 +2262,8 @@ class ExpectedInterval:
     random_rel_halfwidth: float
 
 
-@dataclass(frozen=True)
-class Design:
+@record
+class Design(Record):
     """A designed experiment: the chosen runs and what they are expected to determine.
 
     Attributes

@@ -18,7 +18,7 @@ kernels used by the experiment ship as presets (:func:`machine`, :func:`kernel`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, Union, cast
 
@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 
 from costmetrics import _convert
 from costmetrics._core import exasat as _ex
+from costmetrics._record import Record, record
 from costmetrics.presets import _read_mapping, data_dir, normalize_name
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Machine",
     "MachinePreset",
     "Simulation",
+    "TrafficCurves",
     "best_blocking",
     "bytes_per_flop_vs_block",
     "estimate",
@@ -168,8 +170,8 @@ def _name(value: object, what: str) -> str:
     return _convert.string(value, what, nonempty=True)
 
 
-@dataclass(frozen=True)
-class Array:
+@record
+class Array(Record):
     """An array of the kernel: a 3D field of words over the box (plus ghost zones).
 
     Parameters
@@ -199,8 +201,8 @@ class Array:
             raise ValueError(f"Array.components: must be in 1..100000, got {c}")
 
 
-@dataclass(frozen=True)
-class Loop:
+@record
+class Loop(Record):
     """One loop nest over the box: its reads (with stencil points), writes and flops.
 
     Parameters
@@ -278,8 +280,8 @@ def _is_point(value: object) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Kernel:
+@record
+class Kernel(Record):
     """A sequence of loop nests over one 3D box, swept X innermost and Z outermost.
 
     Parameters
@@ -458,8 +460,8 @@ class Kernel:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MachinePreset:
+@record
+class MachinePreset(Record):
     """A shipped machine description with its provenance.
 
     Parameters
@@ -1018,6 +1020,25 @@ def bytes_per_flop_vs_block(
     return out
 
 
+@record
+class TrafficCurves(Record):
+    """Bytes per weighted flop against cache size (Figs. 13-14 style).
+
+    Attributes
+    ----------
+    cache_bytes : numpy.ndarray
+        The cache sizes, bytes.
+    baseline : numpy.ndarray
+        Unfused, unblocked, per cache size.
+    best_blocking : dict of str to numpy.ndarray
+        Per fusion strategy, with the best blocking at each cache size.
+    """
+
+    cache_bytes: npt.NDArray[np.int64]
+    baseline: npt.NDArray[np.float64]
+    best_blocking: dict[str, npt.NDArray[np.float64]]
+
+
 def traffic_vs_cache(
     kernel: str | Kernel,
     machine: str | Machine,
@@ -1026,7 +1047,7 @@ def traffic_vs_cache(
     *,
     strategies: Sequence[FusionStrategy] = ("none", "simple", "aggressive"),
     candidates: Sequence[int] | None = None,
-) -> dict[str, npt.NDArray[np.float64]]:
+) -> TrafficCurves:
     """Bytes per flop vs cache size, best blocking per point (Figs. 13-14 style).
 
     Parameters
@@ -1042,18 +1063,17 @@ def traffic_vs_cache(
 
     Returns
     -------
-    dict of str to ndarray
-        ``"baseline"`` (unfused, unblocked) and ``"best blocking, <strategy>"`` for each
-        strategy, each of shape (len(cache_bytes),).
+    TrafficCurves
+        The baseline (unfused, unblocked) and, per strategy, the best blocking; each of
+        shape (len(cache_bytes),).
     """
     caches = _convert.int_sequence(cache_bytes, "cache_bytes")
-    out: dict[str, npt.NDArray[np.float64]] = {
-        "baseline": np.array(
-            [estimate(kernel, with_cache(machine, c), box).bytes_per_flop for c in caches]
-        )
-    }
+    baseline = np.array(
+        [estimate(kernel, with_cache(machine, c), box).bytes_per_flop for c in caches]
+    )
+    best: dict[str, npt.NDArray[np.float64]] = {}
     for s in strategies:
-        out[f"best blocking, {s} fusion"] = np.array(
+        best[s] = np.array(
             [
                 best_blocking(
                     kernel, with_cache(machine, c), box, fusion=s, candidates=candidates
@@ -1061,7 +1081,7 @@ def traffic_vs_cache(
                 for c in caches
             ]
         )
-    return out
+    return TrafficCurves(np.asarray(caches, dtype=np.int64), baseline, best)
 
 
 def plot_bytes_per_flop_vs_block(
@@ -1100,18 +1120,12 @@ def plot_bytes_per_flop_vs_block(
     return fig
 
 
-def plot_traffic_vs_cache(
-    cache_bytes: Sequence[int],
-    curves: Mapping[str, npt.NDArray[np.float64]],
-    title: str = "",
-) -> Figure:
+def plot_traffic_vs_cache(curves: TrafficCurves, title: str = "") -> Figure:
     """Plot :func:`traffic_vs_cache` output (Figs. 13-14 style).
 
     Parameters
     ----------
-    cache_bytes : sequence of int
-        The cache sizes.
-    curves : mapping of str to ndarray
+    curves : TrafficCurves
         Its result.
     title : str, optional
         Figure title.
@@ -1123,8 +1137,10 @@ def plot_traffic_vs_cache(
     """
     fig = Figure(figsize=(6.4, 4.0), layout="constrained")
     ax = fig.add_subplot()
-    kb = [c / 1024 for c in cache_bytes]
-    for name, values in curves.items():
+    kb = [int(c) / 1024 for c in curves.cache_bytes]
+    lines = {"baseline": curves.baseline}
+    lines.update({f"best blocking, {s} fusion": v for s, v in curves.best_blocking.items()})
+    for name, values in lines.items():
         ax.plot(kb, values, marker=".", label=name, drawstyle="steps-post")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("cache size [kB]")

@@ -28,7 +28,8 @@ import math
 import os
 import platform
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -50,26 +51,38 @@ from costmetrics.presets import (
 __all__ = [
     "CSV_COLUMNS",
     "ENERGY_CSV_COLUMNS",
+    "HARNESS_VERSION",
+    "MACHINE_IDENTITY",
+    "MEMORY_LEVELS",
+    "SCHEDULES",
     "STENCILS",
     "Calibration",
+    "LoadWarning",
     "MicroResult",
     "Point",
     "RaplCounter",
     "RunResult",
     "Table",
+    "TuneCandidate",
+    "TuneResult",
     "calibrate",
+    "check_same_machine",
     "default_points",
     "energy_status",
     "find_rapl_package",
     "load_calibration",
+    "load_is_high",
     "machine_record",
     "measure",
+    "memory_level",
     "naive",
+    "pass_order",
     "read_table",
     "run",
     "save_calibration",
     "space_dims",
     "tiled",
+    "tune",
     "write_energy_csv",
 ]
 
@@ -87,7 +100,13 @@ DISPLAY_NAMES: dict[str, str] = {
     "laplacian2d": "Laplacian2D",
     "gradient2d": "Gradient2D",
 }
-#: Columns of a measurement table, in order (units are part of the names).
+#: Version of the compiled harness (tables measured with another version are refused).
+HARNESS_VERSION: str = str(_cm.harness_version())
+#: How the harness deals a wavefront's tiles to its threads (``round-robin`` is the default).
+SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
+#: Memory levels a problem's arrays can live in (:func:`memory_level`).
+MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
+#: Columns of a measurement table (schema 2: one row per point per pass), in order.
 CSV_COLUMNS: tuple[str, ...] = (
     "stencil",
     "size_s1",
@@ -98,10 +117,10 @@ CSV_COLUMNS: tuple[str, ...] = (
     "tile_t",
     "tags",
     "threads",
-    "repeats",
+    "schedule",
+    "pass",
+    "order",
     "time_s",
-    "time_median_s",
-    "time_max_s",
     "cpu_time_s",
     "energy_j",
     "correct",
@@ -111,6 +130,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "n_subtiles",
     "words_loaded",
     "words_stored",
+    "working_set_bytes",
+    "memory_level",
     "pinned_threads",
     "loadavg_1m",
     "unix_time_s",
@@ -131,7 +152,8 @@ ENERGY_CSV_COLUMNS: tuple[str, ...] = (
 )
 #: Kernels the energy model knows among the harness stencils.
 _ENERGY_KERNELS = ("jacobi1d", "jacobi2d")
-_SCHEMA = "costmetrics measurement table, schema 1"
+_SCHEMA = "costmetrics measurement table, schema 2"
+_SCHEMA_V1 = "costmetrics measurement table, schema 1"
 _INT_LIMIT = 2**62
 
 
@@ -321,8 +343,11 @@ def _config(
     pin: bool,
     check: bool,
     energy: RaplCounter | None,
+    schedule: str = "round-robin",
 ) -> Any:
     name, s, t = _problem(stencil, sizes, tiles)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule: must be one of {list(SCHEDULES)}, got {schedule!r}")
     n_threads = default_threads() if threads is None else _positive_int(threads, "threads", 1, 256)
     if energy is not None and not isinstance(energy, RaplCounter):
         raise TypeError(f"energy: expected a RaplCounter or None, got {type(energy).__name__}")
@@ -341,6 +366,7 @@ def _config(
         check=_convert.boolean(check, "check"),
         energy_path="" if energy is None else str(energy.energy_path),
         energy_range_uj=0.0 if energy is None else energy.max_energy_range_uj,
+        schedule=schedule,
     )
 
 
@@ -355,6 +381,7 @@ def run(
     pin: bool = True,
     check: bool = True,
     energy: RaplCounter | None = None,
+    schedule: str = "round-robin",
 ) -> Any:
     """Run a tiled stencil and time it (minimum of ``repeats`` runs after ``warmup``).
 
@@ -376,6 +403,10 @@ def run(
         Compare the result bitwise with the naive stencil.
     energy : RaplCounter, optional
         Package energy counter to read around each run.
+    schedule : {"round-robin", "block"}
+        How a wavefront's tiles go to the threads: tile i to thread i mod threads, or
+        contiguous blocks (neighbouring tiles, which share cache lines at their common
+        boundary, on one thread).
 
     Returns
     -------
@@ -389,7 +420,7 @@ def run(
     """
     cfg = _config(
         stencil, sizes, tiles, threads=threads, repeats=repeats, warmup=warmup, pin=pin,
-        check=check, energy=energy,
+        check=check, energy=energy, schedule=schedule,
     )  # fmt: skip
     return _cm.run(cfg)
 
@@ -414,7 +445,11 @@ def naive(stencil: str, sizes: Sequence[int]) -> npt.NDArray[np.float32]:
 
 
 def tiled(
-    stencil: str, sizes: Sequence[int], tiles: Sequence[int], threads: int = 1
+    stencil: str,
+    sizes: Sequence[int],
+    tiles: Sequence[int],
+    threads: int = 1,
+    schedule: str = "round-robin",
 ) -> npt.NDArray[np.float32]:
     """Return the final time level of one tiled run (untimed), for correctness checks.
 
@@ -424,6 +459,8 @@ def tiled(
         As in :func:`run`.
     threads : int
         Worker threads.
+    schedule : {"round-robin", "block"}
+        As in :func:`run`.
 
     Returns
     -------
@@ -432,7 +469,7 @@ def tiled(
     """
     cfg = _config(
         stencil, sizes, tiles, threads=threads, repeats=1, warmup=0, pin=False, check=False,
-        energy=None,
+        energy=None, schedule=schedule,
     )  # fmt: skip
     return _cm.tiled(cfg)
 
@@ -498,6 +535,7 @@ def machine_record(threads: int | None = None) -> dict[str, Any]:
         "l2_bytes": _cache_bytes(2),
         "l3_bytes": _cache_bytes(3),
         "harness_compiler": str(_cm.compiler_description()),
+        "harness_version": HARNESS_VERSION,
         "harness_flags": "project CMake Release flags (-O3 -DNDEBUG), no -march",
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
@@ -871,14 +909,17 @@ class Point:
     tiles : tuple of int
         ``(tS, tT)`` or ``(tS1, tS2, tT)``.
     tags : tuple of str
-        Why it is measured: ``grid``, ``baseline``, ``paper_opt``, ``paper_near``,
-        ``exact_opt``, ``exact_near``.
+        Why it is measured: ``grid``, ``baseline``, ``<variant>_opt``,
+        ``<variant>_near``, ``tune``.
+    threads : int or None
+        Thread count of this point; None: the thread counts of the sweep.
     """
 
     stencil: str
     sizes: tuple[int, ...]
     tiles: tuple[int, ...]
     tags: tuple[str, ...] = ("grid",)
+    threads: int | None = None
 
     @property
     def key(self) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
@@ -894,17 +935,31 @@ DEFAULT_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
     "laplacian2d": ((256, 256, 128), (512, 512, 128)),
     "gradient2d": ((256, 256, 64), (512, 512, 64)),
 }
+#: Problem sizes from L2-resident to far past L2 (machines seen: 512 KiB to 2 MiB of L2
+#: per core, 32 MiB and more of L3). Working sets (two float arrays): 1D 128 KiB, 2 MiB,
+#: 16 MiB; 2D 512 KiB, 2 MiB, 8 MiB. T shrinks as S grows to keep each run short.
+LEVEL_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
+    "jacobi1d": ((16384, 128), (262144, 32), (2097152, 8)),
+    "jacobi2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
+    "heat2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
+    "laplacian2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
+    "gradient2d": ((254, 254, 32), (510, 510, 16), (1022, 1022, 4)),
+}
 #: Tile grid of the sweep (the broad measured exploration of Sec. A.6.2).
 GRID_1D = {"tS": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), "tT": (2, 4, 8, 16, 32, 64, 128)}
 GRID_2D = {"tS1": (1, 2, 4, 8, 16, 32), "tS2": (32, 64, 128, 256), "tT": (2, 4, 8, 16, 32)}
+#: A coarse subset of the grid (``grid="coarse"``), for protocol sweeps of a few minutes.
+COARSE_GRID_1D = {"tS": (1, 4, 16, 64, 256), "tT": (2, 8, 32, 128)}
+COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
 
 
 def default_points(
     stencils: Sequence[str] = STENCILS,
-    sizes: dict[str, Sequence[Sequence[int]]] | None = None,
+    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
     calibration: Calibration | None = None,
     within: float = 0.10,
     max_near: int = 6,
+    grid: str = "full",
 ) -> list[Point]:
     """Return the shipped sweep: a tile grid per problem, plus the model's choices.
 
@@ -927,6 +982,9 @@ def default_points(
         Near-optimal fraction (the seed uses 10%).
     max_near : int
         Cap on near-optimal points per variant (closest to the minimum first).
+    grid : {"full", "coarse"}
+        The tile grid: ``GRID_1D`` / ``GRID_2D`` or ``COARSE_GRID_1D`` /
+        ``COARSE_GRID_2D``.
 
     Returns
     -------
@@ -936,6 +994,10 @@ def default_points(
     from costmetrics import time as cm_time
 
     size_map = DEFAULT_SIZES if sizes is None else sizes
+    if grid not in ("full", "coarse"):
+        raise ValueError(f"grid: must be 'full' or 'coarse', got {grid!r}")
+    grid_1d = GRID_1D if grid == "full" else COARSE_GRID_1D
+    grid_2d = GRID_2D if grid == "full" else COARSE_GRID_2D
     points: dict[tuple[str, tuple[int, ...], tuple[int, ...]], list[str]] = {}
 
     def add(stencil: str, sz: tuple[int, ...], tl: tuple[int, ...], tag: str) -> None:
@@ -949,26 +1011,29 @@ def default_points(
             dims = space_dims(name)
             sz = _ints(sz_raw, "sizes", dims + 1, "(S.., T)")
             if dims == 1:
-                for ts in GRID_1D["tS"]:
-                    for tt in GRID_1D["tT"]:
+                for ts in grid_1d["tS"]:
+                    for tt in grid_1d["tT"]:
                         add(name, sz, (ts, tt), "grid")
             else:
-                for ts1 in GRID_2D["tS1"]:
-                    for ts2 in GRID_2D["tS2"]:
-                        for tt in GRID_2D["tT"]:
+                for ts1 in grid_2d["tS1"]:
+                    for ts2 in grid_2d["tS2"]:
+                        for tt in grid_2d["tT"]:
                             add(name, sz, (ts1, ts2, tt), "grid")
             if calibration is None:
                 continue
             stencil_preset = calibration.stencils[name]
             space = cm_time.default_search_space(dims)
-            grid = space.grid()
-            batch = cm_time.talg_batch(stencil_preset, calibration.gpu, sz, grid)
+            tile_grid = space.grid()
+            batch = cm_time.talg_batch(stencil_preset, calibration.gpu, sz, tile_grid)
             feasible = np.flatnonzero(batch.feasible)
             m_tile = batch.terms["m_tile_words"][feasible]
-            face = grid[feasible, 0] + grid[feasible, -1] / 2
-            order = np.lexsort((grid[feasible, -1], face, m_tile))
-            add(name, sz, tuple(int(v) for v in grid[feasible[order[-1]]]), "baseline")
-            for variant in ("paper", "exact"):
+            face = tile_grid[feasible, 0] + tile_grid[feasible, -1] / 2
+            order = np.lexsort((tile_grid[feasible, -1], face, m_tile))
+            add(name, sz, tuple(int(v) for v in tile_grid[feasible[order[-1]]]), "baseline")
+            from costmetrics.validate import variants
+
+            for variant_name in variants():
+                variant: Any = variant_name  # a name of cm_time.Variant
                 best = cm_time.best_tiles(
                     stencil_preset, calibration.gpu, sz, within=within, variant=variant
                 )
@@ -980,7 +1045,11 @@ def default_points(
 
 @dataclass(frozen=True)
 class Table:
-    """A measurement table read by :func:`read_table`.
+    """A measurement table read by :func:`read_table`: one row per point per pass.
+
+    A *point* is a (stencil, sizes, tiles, threads, schedule); schema 2 tables hold one
+    row per point and pass (one timed run after a warm-up run). :meth:`medians` turns it
+    into one row per point whose time is the median over passes.
 
     Attributes
     ----------
@@ -992,35 +1061,48 @@ class Table:
         int64, shape (n, 3): tS1, tS2 (0 in 1D), tT.
     tags : tuple of tuple of str
         Tags per row.
+    threads : numpy.ndarray
+        int64: worker threads of the row.
+    schedule : tuple of str
+        How the harness dealt a wavefront's tiles to the threads (:data:`SCHEDULES`).
+    pass_index : numpy.ndarray
+        int64: the pass that measured the row (-1 in a table of medians).
+    memory_level : tuple of str
+        Where the problem's two arrays fit (:data:`MEMORY_LEVELS`, :func:`memory_level`).
     time_s : numpy.ndarray
-        Minimum over the timed runs, seconds.
-    time_median_s, time_max_s : numpy.ndarray
-        Spread of the timed runs, seconds.
+        The run's time (a table of medians: the median over passes), seconds.
     cpu_time_s : numpy.ndarray
-        Minimum over the timed runs of the largest worker-thread CPU time, seconds (NaN
-        where not measured): a proxy of the run time that excludes the time the threads
-        were descheduled, for measurements on a loaded machine.
+        Largest worker-thread CPU time of the run, seconds (NaN where not measured): a
+        proxy of the run time that excludes the time the threads were descheduled.
     energy_j : numpy.ndarray
-        Package energy of the fastest run (NaN when not measured).
+        Package energy of the run (NaN when not measured).
     correct : numpy.ndarray
         bool: the run matched the naive stencil bitwise.
     loadavg_1m : numpy.ndarray
-        1-minute load average when the point was measured.
+        1-minute load average when the row was measured.
     columns : dict of str to numpy.ndarray
         Every other numeric column by name.
     comments : tuple of str
         The ``#`` header lines, without the ``#``.
     source : str
         Where the table was read from.
+    schema : int
+        2 (this protocol) or 1 (older tables: one row per point, the minimum of a few
+        back-to-back runs, read as a single pass).
+    pass_times_s : numpy.ndarray or None
+        In a table of medians: shape (n, passes), the time of each pass (NaN where a pass
+        lacks the point); None in a table of runs.
     """
 
     stencil: tuple[str, ...]
     sizes: npt.NDArray[np.int64]
     tiles: npt.NDArray[np.int64]
     tags: tuple[tuple[str, ...], ...]
+    threads: npt.NDArray[np.int64]
+    schedule: tuple[str, ...]
+    pass_index: npt.NDArray[np.int64]
+    memory_level: tuple[str, ...]
     time_s: npt.NDArray[np.float64]
-    time_median_s: npt.NDArray[np.float64]
-    time_max_s: npt.NDArray[np.float64]
     cpu_time_s: npt.NDArray[np.float64]
     energy_j: npt.NDArray[np.float64]
     correct: npt.NDArray[np.bool_]
@@ -1028,6 +1110,8 @@ class Table:
     columns: dict[str, npt.NDArray[np.float64]]
     comments: tuple[str, ...]
     source: str
+    schema: int = 2
+    pass_times_s: npt.NDArray[np.float64] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.stencil)
@@ -1042,9 +1126,132 @@ class Table:
         t = self.tiles[i]
         return (int(t[0]), int(t[2])) if t[1] == 0 else (int(t[0]), int(t[1]), int(t[2]))
 
+    def key_of(self, i: int) -> tuple[str, tuple[int, ...], tuple[int, ...], int, str]:
+        """Return the point of row ``i``: (stencil, sizes, tiles, threads, schedule)."""
+        return (
+            self.stencil[i],
+            self.sizes_of(i),
+            self.tiles_of(i),
+            int(self.threads[i]),
+            self.schedule[i],
+        )
+
     def has_tag(self, tag: str) -> npt.NDArray[np.bool_]:
         """Boolean mask of the rows carrying ``tag``."""
         return np.asarray([tag in tags for tags in self.tags], dtype=bool)
+
+    @property
+    def n_passes(self) -> int:
+        """Passes in the table (1 + the largest pass index; 1 for a table of medians)."""
+        if self.pass_times_s is not None:
+            return int(self.pass_times_s.shape[1])
+        return int(self.pass_index.max()) + 1 if len(self) else 0
+
+    def select(self, mask: npt.ArrayLike) -> Table:
+        """Return the rows where ``mask`` is true (a bool array of length ``len(self)``)."""
+        m = np.asarray(mask, dtype=bool)
+        if m.shape != (len(self),):
+            raise ValueError(f"mask: expected shape ({len(self)},), got {m.shape}")
+        idx = np.flatnonzero(m)
+        return replace(
+            self,
+            stencil=tuple(self.stencil[i] for i in idx),
+            sizes=self.sizes[idx],
+            tiles=self.tiles[idx],
+            tags=tuple(self.tags[i] for i in idx),
+            threads=self.threads[idx],
+            schedule=tuple(self.schedule[i] for i in idx),
+            pass_index=self.pass_index[idx],
+            memory_level=tuple(self.memory_level[i] for i in idx),
+            time_s=self.time_s[idx],
+            cpu_time_s=self.cpu_time_s[idx],
+            energy_j=self.energy_j[idx],
+            correct=self.correct[idx],
+            loadavg_1m=self.loadavg_1m[idx],
+            columns={k: v[idx] for k, v in self.columns.items()},
+            pass_times_s=None if self.pass_times_s is None else self.pass_times_s[idx],
+        )
+
+    def medians(self) -> Table:
+        """Return one row per point, its time the median over the passes that measured it.
+
+        The spread goes to ``columns``: ``time_min_s``, ``time_max_s``,
+        ``time_iqr_rel`` (interquartile range over the median) and ``n_passes``; every
+        pass's time is kept in ``pass_times_s`` (for the noise floor and the bootstrap
+        of :mod:`costmetrics.validate`). ``cpu_time_s`` and ``energy_j`` become medians,
+        ``correct`` is true only when every pass was correct, tags are merged, the load
+        average is the largest seen. A table of medians is returned unchanged.
+
+        Returns
+        -------
+        Table
+            Rows in the order of each point's first row.
+        """
+        if self.pass_times_s is not None:
+            return self
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for i in range(len(self)):
+            groups.setdefault(self.key_of(i), []).append(i)
+        first = np.asarray([rows[0] for rows in groups.values()], dtype=np.intp)
+        k = max(1, self.n_passes)
+        passes = np.full((len(groups), k), np.nan)
+        cpu = np.full(len(groups), np.nan)
+        energy = np.full(len(groups), np.nan)
+        correct = np.zeros(len(groups), dtype=bool)
+        load = np.full(len(groups), np.nan)
+        tags: list[tuple[str, ...]] = []
+        for g, rows in enumerate(groups.values()):
+            r = np.asarray(rows, dtype=np.intp)
+            passes[g, self.pass_index[r]] = self.time_s[r]
+            with np.errstate(all="ignore"):
+                cpu[g] = (
+                    np.nanmedian(self.cpu_time_s[r])
+                    if np.isfinite(self.cpu_time_s[r]).any()
+                    else np.nan
+                )
+                energy[g] = (
+                    np.nanmedian(self.energy_j[r])
+                    if np.isfinite(self.energy_j[r]).any()
+                    else np.nan
+                )
+                load[g] = (
+                    np.nanmax(self.loadavg_1m[r])
+                    if np.isfinite(self.loadavg_1m[r]).any()
+                    else np.nan
+                )
+            correct[g] = bool(self.correct[r].all())
+            merged: list[str] = []
+            for i in rows:
+                merged += [t for t in self.tags[i] if t not in merged]
+            tags.append(tuple(merged))
+        median = np.nanmedian(passes, axis=1)
+        q25, q75 = np.nanpercentile(passes, [25, 75], axis=1)
+        columns = {c: v[first] for c, v in self.columns.items()}
+        columns.update(
+            time_min_s=np.nanmin(passes, axis=1),
+            time_max_s=np.nanmax(passes, axis=1),
+            time_iqr_rel=(q75 - q25) / median,
+            n_passes=np.sum(np.isfinite(passes), axis=1).astype(np.float64),
+        )
+        base = self.select(np.zeros(len(self), dtype=bool))
+        return replace(
+            base,
+            stencil=tuple(self.stencil[i] for i in first),
+            sizes=self.sizes[first],
+            tiles=self.tiles[first],
+            tags=tuple(tags),
+            threads=self.threads[first],
+            schedule=tuple(self.schedule[i] for i in first),
+            pass_index=np.full(len(first), -1, dtype=np.int64),
+            memory_level=tuple(self.memory_level[i] for i in first),
+            time_s=median,
+            cpu_time_s=cpu,
+            energy_j=energy,
+            correct=correct,
+            loadavg_1m=load,
+            columns=columns,
+            pass_times_s=passes,
+        )
 
     def with_time(self, kind: str) -> Table:
         """Return the table with ``time_s`` taken from the wall time or the CPU time.
@@ -1058,7 +1265,8 @@ class Table:
         Returns
         -------
         Table
-            A copy whose ``time_s`` is the chosen time.
+            A copy whose ``time_s`` is the chosen time (in a table of medians the
+            per-pass times are dropped: they are wall times).
 
         Raises
         ------
@@ -1068,10 +1276,13 @@ class Table:
         if kind == "wall":
             return self
         if kind != "cpu":
-            raise ValueError(f"kind: must be 'wall' or 'cpu', got {kind!r}")
+            raise ValueError(f"time: must be 'wall' or 'cpu', got {kind!r}")
         if not (np.all(np.isfinite(self.cpu_time_s)) and np.all(self.cpu_time_s > 0)):
-            raise ValueError(f"kind: {self.source} has rows without cpu_time_s")
-        return replace(self, time_s=self.cpu_time_s)
+            raise ValueError(f"time: {self.source} has rows without cpu_time_s")
+        passes = None if self.pass_times_s is None else self.pass_times_s[:, :1] * np.nan
+        if passes is not None:
+            passes[:, 0] = self.cpu_time_s
+        return replace(self, time_s=self.cpu_time_s, pass_times_s=passes)
 
     def header_value(self, name: str) -> str | None:
         """Value of a ``# name: value`` header line, or None."""
@@ -1080,6 +1291,21 @@ class Table:
             if line.startswith(prefix):
                 return line[len(prefix) :].strip()
         return None
+
+    @property
+    def machine(self) -> dict[str, Any]:
+        """The machine record of the header (:func:`machine_record`), or {} if absent."""
+        return _machine_of_header(self.header_value("machine"))
+
+
+def _machine_of_header(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _parse_number(text: str, column: str, where: str, *, integer: bool) -> float:
@@ -1095,14 +1321,40 @@ def _parse_number(text: str, column: str, where: str, *, integer: bool) -> float
     return number
 
 
+#: Columns a schema-1 table has (one row per point, minimum of back-to-back runs).
+_CSV_COLUMNS_V1: tuple[str, ...] = (
+    "stencil", "size_s1", "size_s2", "size_t", "tile_s1", "tile_s2", "tile_t", "tags",
+    "threads", "repeats", "time_s", "time_median_s", "time_max_s", "cpu_time_s", "energy_j",
+    "correct", "max_abs_error", "n_wavefronts", "n_tiles", "n_subtiles", "words_loaded",
+    "words_stored", "pinned_threads", "loadavg_1m", "unix_time_s",
+)  # fmt: skip
+_INTEGER_COLUMNS = frozenset(
+    {"threads", "repeats", "pass", "order", "n_wavefronts", "n_tiles", "n_subtiles",
+     "working_set_bytes"}
+)  # fmt: skip
+_TEXT_COLUMNS = frozenset({"stencil", "tags", "schedule", "memory_level", "correct"})
+
+
+def _split_complete_lines(data: bytes) -> tuple[list[bytes], bytes]:
+    """Complete (newline-terminated) lines, and the unterminated rest (b'' if none)."""
+    cut = data.rfind(b"\n") + 1
+    return data[:cut].splitlines(), data[cut:]
+
+
 def read_table(path: str | Path) -> Table:
     """Read a measurement table written by :func:`measure`.
+
+    Only newline-terminated lines are read: a last line without its newline is what a
+    sweep killed while writing leaves; it is ignored with a :class:`UserWarning` (the
+    next :func:`measure` on the file sets it aside and measures that point again), never
+    parsed, since a cut number would read as a wrong time.
 
     Parameters
     ----------
     path : str or Path
         A UTF-8 CSV with ``#`` comment lines (anywhere) and the header
-        :data:`CSV_COLUMNS`.
+        :data:`CSV_COLUMNS` (schema 2), or the columns of a schema-1 table (one row per
+        point, the minimum of back-to-back runs; read as pass 0, schedule round-robin).
 
     Returns
     -------
@@ -1112,19 +1364,30 @@ def read_table(path: str | Path) -> Table:
     Raises
     ------
     ValueError
-        If the file cannot be read, a column is missing, or a value is malformed (the
-        message names the line and column).
+        If the file cannot be read, a column is missing, a value is malformed (the
+        message names the line and column), or a point appears twice in one pass.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror}") from None
+    raw_lines, partial = _split_complete_lines(data)
+    try:
+        lines = [b.decode("utf-8") for b in raw_lines]
+        data.decode("utf-8") if not raw_lines else None
     except UnicodeDecodeError:
         raise ValueError(f"path: {p} is not UTF-8 text") from None
+    if partial.strip():
+        warnings.warn(
+            f"{p}: ignoring an unterminated last line of {len(partial)} bytes (a sweep cut "
+            "while writing; measure() sets it aside and measures that point again)",
+            UserWarning,
+            stacklevel=2,
+        )
     comments: list[str] = []
     data_lines: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if line.startswith("#"):
             comments.append(line[1:].strip())
         elif line.strip():
@@ -1132,16 +1395,23 @@ def read_table(path: str | Path) -> Table:
     if not data_lines:
         raise ValueError(f"path: {p} has no header row")
     header = next(csv.reader([data_lines[0][1]]))
-    missing = [c for c in CSV_COLUMNS if c not in header]
+    schema = 1 if comments and comments[0] == _SCHEMA_V1 else 2
+    wanted = _CSV_COLUMNS_V1 if schema == 1 else CSV_COLUMNS
+    missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"path: {p} lacks columns {missing}")
     col = {name: i for i, name in enumerate(header)}
+    caches = _caches_of(_machine_of_header(_header_value(comments, "machine")))
     stencils: list[str] = []
     sizes: list[list[int]] = []
     tiles: list[list[int]] = []
     tags: list[tuple[str, ...]] = []
-    numbers: dict[str, list[float]] = {c: [] for c in CSV_COLUMNS[8:] if c != "correct"}
+    schedules: list[str] = []
+    levels: list[str] = []
+    numeric = [c for c in wanted[8:] if c not in _TEXT_COLUMNS]
+    numbers: dict[str, list[float]] = {c: [] for c in numeric}
     correct: list[bool] = []
+    seen: set[tuple[Any, ...]] = set()
     for number, line in data_lines[1:]:
         where = f"{p}, line {number}"
         row = next(csv.reader([line]))
@@ -1157,40 +1427,81 @@ def read_table(path: str | Path) -> Table:
             math.isnan(v) or v < (0 if i == 1 else 1) for i, v in enumerate(t)
         ):
             raise ValueError(f"{where}: sizes and tiles must be positive integers")
+        flag = row[col["correct"]].strip().lower()
+        if flag not in ("true", "false"):
+            raise ValueError(f"{where}: column correct: expected true or false, got {flag!r}")
+        values = {
+            c: _parse_number(row[col[c]], c, where, integer=c in _INTEGER_COLUMNS) for c in numeric
+        }
+        if schema == 2:
+            sched = row[col["schedule"]].strip()
+            if sched not in SCHEDULES:
+                raise ValueError(f"{where}: column schedule: unknown {sched!r}")
+            level = row[col["memory_level"]].strip()
+            if level not in MEMORY_LEVELS:
+                raise ValueError(f"{where}: column memory_level: unknown {level!r}")
+            if not (values["pass"] >= 0):
+                raise ValueError(f"{where}: column pass: must be a non-negative integer")
+        else:
+            sched = "round-robin"
+            values["pass"] = 0.0
+            size3 = (int(s[0]), int(s[1]), int(s[2]))
+            level = _level_of_bytes(_working_set_bytes(name, size3), caches)
+        if not (values["threads"] >= 1):
+            raise ValueError(f"{where}: column threads: must be a positive integer")
+        key = (name, tuple(s), tuple(t), values["threads"], sched, values["pass"])
+        if key in seen:
+            raise ValueError(
+                f"{where}: the point was already measured in pass {int(values['pass'])}"
+            )
+        seen.add(key)
         stencils.append(name)
         sizes.append([int(v) for v in s])
         tiles.append([int(v) for v in t])
         tags.append(tuple(x for x in row[col["tags"]].split("+") if x))
-        flag = row[col["correct"]].strip().lower()
-        if flag not in ("true", "false"):
-            raise ValueError(f"{where}: column correct: expected true or false, got {flag!r}")
+        schedules.append(sched)
+        levels.append(level)
         correct.append(flag == "true")
         for c in numbers:
-            integer = c in ("threads", "repeats", "n_wavefronts", "n_tiles", "n_subtiles")
-            numbers[c].append(_parse_number(row[col[c]], c, where, integer=integer))
+            numbers[c].append(values[c])
+        if schema == 1:
+            numbers.setdefault("pass", [])
     if not stencils:
         raise ValueError(f"path: {p} has no data rows")
     arrays = {c: np.asarray(v, dtype=np.float64) for c, v in numbers.items()}
-    for c in ("time_s", "time_median_s", "time_max_s"):
-        bad = ~(np.isfinite(arrays[c]) & (arrays[c] > 0))
-        if bad.any():
-            raise ValueError(f"path: {p}: column {c} must be positive (row {int(np.argmax(bad))})")
+    bad = ~(np.isfinite(arrays["time_s"]) & (arrays["time_s"] > 0))
+    if bad.any():
+        raise ValueError(f"path: {p}: column time_s must be positive (row {int(np.argmax(bad))})")
+    pass_index = (
+        np.zeros(len(stencils), dtype=np.int64) if schema == 1 else arrays["pass"].astype(np.int64)
+    )
     return Table(
         stencil=tuple(stencils),
         sizes=np.asarray(sizes, dtype=np.int64),
         tiles=np.asarray(tiles, dtype=np.int64),
         tags=tuple(tags),
+        threads=arrays["threads"].astype(np.int64),
+        schedule=tuple(schedules),
+        pass_index=pass_index,
+        memory_level=tuple(levels),
         time_s=arrays["time_s"],
-        time_median_s=arrays["time_median_s"],
-        time_max_s=arrays["time_max_s"],
         cpu_time_s=arrays["cpu_time_s"],
         energy_j=arrays["energy_j"],
         correct=np.asarray(correct, dtype=bool),
         loadavg_1m=arrays["loadavg_1m"],
-        columns=arrays,
+        columns={c: v for c, v in arrays.items() if c != "pass"},
         comments=tuple(comments),
         source=str(p),
+        schema=schema,
     )
+
+
+def _header_value(comments: Sequence[str], name: str) -> str | None:
+    prefix = f"{name}:"
+    for line in comments:
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
+    return None
 
 
 def _csv_line(values: Sequence[object]) -> str:
@@ -1199,34 +1510,350 @@ def _csv_line(values: Sequence[object]) -> str:
     return buf.getvalue()
 
 
+# --------------------------------------------------------------------------------------
+# Memory levels
+# --------------------------------------------------------------------------------------
+
+
+def _caches_of(machine: dict[str, Any]) -> tuple[int, int, int]:
+    def get(key: str) -> int:
+        value = machine.get(key, 0)
+        return int(value) if isinstance(value, (int, float)) and value > 0 else 0
+
+    return (get("l1d_bytes"), get("l2_bytes"), get("l3_bytes"))
+
+
+def _working_set_bytes(stencil: str, size3: tuple[int, int, int]) -> int:
+    two_d = space_dims(stencil) == 2
+    floats = (size3[0] + 2) * ((size3[1] + 2) if two_d else 1)
+    return 2 * floats * BYTES_PER_WORD  # two time levels with their halo
+
+
+def _level_of_bytes(working_set: int, caches: tuple[int, int, int]) -> str:
+    for name, size in zip(MEMORY_LEVELS[:3], caches):
+        if size > 0 and working_set <= size:
+            return name
+    return "DRAM"
+
+
+def memory_level(stencil: str, sizes: Sequence[int], machine: dict[str, Any] | None = None) -> str:
+    """Return the memory level where a problem's arrays fit: L1, L2, L3 or DRAM.
+
+    The working set is the two time levels of the harness with their halo, 4-byte
+    floats: ``2 (S1 + 2) (S2 + 2) 4`` bytes in 2D, ``2 (S + 2) 4`` in 1D. It is compared
+    with the data caches of one core as sysfs reports them for CPU 0 (``l1d_bytes``,
+    ``l2_bytes``, ``l3_bytes`` of :func:`machine_record`): the smallest level that holds
+    it; DRAM past the last level (or where the sizes are unknown).
+
+    Parameters
+    ----------
+    stencil : str
+        One of :data:`STENCILS`.
+    sizes : sequence of int
+        ``(S, T)`` or ``(S1, S2, T)``.
+    machine : dict, optional
+        A machine record (default: this machine's).
+
+    Returns
+    -------
+    str
+        One of :data:`MEMORY_LEVELS`.
+    """
+    name, s, _ = _problem(stencil, sizes, None)
+    caches = _caches_of(machine) if machine is not None else (
+        _cache_bytes(1), _cache_bytes(2), _cache_bytes(3)
+    )  # fmt: skip
+    return _level_of_bytes(_working_set_bytes(name, s), caches)
+
+
+# --------------------------------------------------------------------------------------
+# The protocol: shuffled passes into a crash-safe table
+# --------------------------------------------------------------------------------------
+
+#: Machine-record fields that identify the machine a table or calibration belongs to.
+MACHINE_IDENTITY: tuple[str, ...] = (
+    "cpu_model", "l1d_bytes", "l2_bytes", "l3_bytes", "simd_lanes_float", "harness_compiler",
+)  # fmt: skip
+
+
+def check_same_machine(
+    recorded: dict[str, Any], name: str, current: dict[str, Any] | None = None
+) -> None:
+    """Raise if a recorded machine record is not this machine (or ``current``).
+
+    Parameters
+    ----------
+    recorded : dict
+        The machine record of a table or calibration.
+    name : str
+        The argument it came from, for the message.
+    current : dict, optional
+        The record to compare with (default: :func:`machine_record`).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the first field that differs (:data:`MACHINE_IDENTITY`).
+    """
+    now = machine_record() if current is None else current
+    for key in MACHINE_IDENTITY:
+        if key in recorded and key in now and recorded[key] != now[key]:
+            raise ValueError(
+                f"{name}: measured on another machine or harness build ({key} "
+                f"{recorded[key]!r}, here {now[key]!r})"
+            )
+
+
+class LoadWarning(UserWarning):
+    """The machine is loaded (above half a runnable process per core) while measuring."""
+
+
+def load_is_high(loadavg_1m: float, cpus: int) -> bool:
+    """Whether a 1-minute load average is above half a runnable process per core.
+
+    Parameters
+    ----------
+    loadavg_1m : float
+        The load average.
+    cpus : int
+        Cores this process may use.
+
+    Returns
+    -------
+    bool
+        ``loadavg_1m > cpus / 2`` (False when the load is unknown).
+    """
+    return math.isfinite(loadavg_1m) and loadavg_1m > 0.5 * cpus
+
+
+def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> tuple[int, ...]:
+    cpus = default_threads()
+    if threads is None:
+        values: list[object] = [1, cpus]
+    elif isinstance(threads, (int, np.integer)) and not isinstance(threads, (bool, np.bool_)):
+        values = [threads]
+    elif isinstance(threads, (str, bytes)) or not isinstance(threads, Iterable):
+        raise TypeError(f"{name}: expected an int or a sequence of int, got {threads!r}")
+    else:
+        values = list(threads)
+    if not values:
+        raise ValueError(f"{name}: must name at least one thread count")
+    out: list[int] = []
+    for v in values:
+        n = _positive_int(v, name, 1, 256)
+        if n > cpus:
+            raise ValueError(
+                f"{name}: {n} threads exceed the {cpus} CPU(s) this process may run on "
+                "(a timed sweep would measure time-sharing)"
+            )
+        if n not in out:
+            out.append(n)
+    return tuple(out)
+
+
+def _schedule_list(schedule: str | Sequence[str]) -> tuple[str, ...]:
+    values = [schedule] if isinstance(schedule, str) else list(schedule)
+    if not values:
+        raise ValueError("schedule: must name at least one schedule")
+    out: list[str] = []
+    for v in values:
+        if v not in SCHEDULES:
+            raise ValueError(f"schedule: must be one of {list(SCHEDULES)}, got {v!r}")
+        if v not in out:
+            out.append(v)
+    return tuple(out)
+
+
+_Unit = tuple[str, tuple[int, ...], tuple[int, ...], int, str]
+
+
+def _units(
+    points: Sequence[Point], threads: tuple[int, ...], schedules: tuple[str, ...]
+) -> tuple[list[_Unit], dict[_Unit, tuple[str, ...]]]:
+    """Every (point, threads, schedule) once, tags merged, in a stable order."""
+    tags: dict[_Unit, list[str]] = {}
+    for p in points:
+        counts = (p.threads,) if p.threads is not None else threads
+        for n in counts:
+            for sched in schedules:
+                unit = (p.stencil, p.sizes, p.tiles, n, sched)
+                merged = tags.setdefault(unit, [])
+                merged += [t for t in p.tags if t not in merged]
+    return list(tags), {u: tuple(t) for u, t in tags.items()}
+
+
+def pass_order(n_units: int, seed: int, pass_index: int) -> npt.NDArray[np.intp]:
+    """Return the shuffled order of one pass (a permutation of ``range(n_units)``).
+
+    Seeded by ``(seed, pass_index)`` so that a resumed sweep runs the rest of a pass in
+    the order it was started in.
+
+    Parameters
+    ----------
+    n_units : int
+        Points (each (point, threads, schedule) counts once).
+    seed : int
+        The sweep's seed (recorded in the table header).
+    pass_index : int
+        The pass.
+
+    Returns
+    -------
+    numpy.ndarray
+        The permutation.
+    """
+    rng = np.random.default_rng([seed, pass_index])
+    return np.asarray(rng.permutation(n_units), dtype=np.intp)
+
+
+def _fsync_append(fd: int, text: str) -> None:
+    """Append whole lines with one write, then fsync.
+
+    A row is on disk whole or not at all (a kill between bytes of one write can still
+    cut it; resume handles that).
+    """
+    data = text.encode("utf-8")
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+    os.fsync(fd)
+
+
+def _cut_partial_line(path: Path) -> str:
+    """Cut an unterminated last line off ``path``; return the ``# set aside`` note.
+
+    The note is '' if the file ends with a newline. The point it held is measured again.
+    """
+    data = path.read_bytes()
+    _, partial = _split_complete_lines(data)
+    if not partial:
+        return ""
+    with path.open("r+b") as f:
+        f.truncate(len(data) - len(partial))
+        f.flush()
+        os.fsync(f.fileno())
+    text = partial.decode("utf-8", "replace")
+    return (
+        f"# set aside: {_now()}: an unterminated last line of {len(partial)} bytes "
+        f"(measured again): {json.dumps(text)}\n"
+    )
+
+
+def _only_header_prefix(path: Path) -> bool:
+    """Tell whether ``path`` holds no data row and starts like this protocol's header.
+
+    That is a sweep killed while writing its header: it can be started again, nothing is
+    lost.
+    """
+    if _has_rows(path):
+        return False
+    complete, partial = _split_complete_lines(path.read_bytes())
+    head = (complete[0] if complete else partial).decode("utf-8", "replace")
+    wanted = f"# {_SCHEMA}"
+    return wanted.startswith(head) or head == wanted
+
+
+def _check_resume_header(
+    table_comments: Sequence[str], path: Path, protocol: dict[str, Any]
+) -> None:
+    if not table_comments or table_comments[0] != _SCHEMA:
+        first = table_comments[0] if table_comments else "(no header)"
+        raise ValueError(
+            f"out: {path} is not a table of this protocol ({first!r}, expected {_SCHEMA!r}); "
+            "measure into a new file"
+        )
+    version = _header_value(table_comments, "harness")
+    if version != HARNESS_VERSION:
+        raise ValueError(
+            f"out: {path} was measured with harness version {version}, this is "
+            f"{HARNESS_VERSION}; measure into a new file"
+        )
+    check_same_machine(_machine_of_header(_header_value(table_comments, "machine")), "out")
+    recorded = _header_value(table_comments, "protocol")
+    if recorded is not None:
+        try:
+            old = json.loads(recorded)
+        except json.JSONDecodeError:
+            old = {}
+        for key in ("seed", "warmup", "pin"):
+            if key in old and old[key] != protocol[key]:
+                raise ValueError(
+                    f"{key}: {path} was measured with {key} = {old[key]!r}, not "
+                    f"{protocol[key]!r}; resume with the same value or use a new file"
+                )
+
+
+def _prepare_out(path: Path) -> None:
+    if path.exists() and not path.is_file():
+        raise ValueError(f"out: {path} is not a regular file")
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"out: cannot create the folder {parent}: {exc.strerror}") from None
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"out: the folder {parent} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"out: {path} is not writable")
+
+
 def measure(
     points: Sequence[Point],
     out: str | Path,
     *,
-    threads: int | None = None,
-    repeats: int = 3,
+    threads: int | Sequence[int] | None = None,
+    passes: int = 5,
     warmup: int = 1,
+    schedule: str | Sequence[str] = "round-robin",
+    seed: int = 0,
     pin: bool = True,
     command: str = "",
     notes: Sequence[str] = (),
     progress: bool = False,
     powercap_root: str | Path = "/sys/class/powercap",
 ) -> Path:
-    """Measure ``points`` into the CSV table ``out``, resuming where it stopped.
+    """Measure ``points`` into the table ``out`` with the protocol of repeated passes.
 
-    Rows already in ``out`` (same stencil, sizes and tiles) are skipped, so an interrupted
-    sweep keeps what it measured and a rerun completes it. Each row is flushed as soon as
-    it is measured, with the load average at that moment. The header records the command,
-    the machine (:func:`machine_record`) and the energy counters.
+    Every point (each (point, thread count, schedule) once) is measured in ``passes``
+    passes; each pass visits all points in a shuffled order (:func:`pass_order`, seeded
+    by ``seed`` and the pass), runs ``warmup`` untimed runs and then one timed run per
+    point, and writes one row per point and pass with the pass index, the thread count,
+    the schedule, the memory level of the arrays (:func:`memory_level`), the load average
+    and the time. Back-to-back repeats of one point share the machine's momentary state
+    and are not independent samples; passes spread each point's samples over the sweep
+    (random interleaving, as Google Benchmark and asv do). :meth:`Table.medians` gives
+    each point's median and spread.
+
+    Crash safety: the header is written to a temporary file and renamed into place; each
+    row is appended with one write and an fsync. A rerun resumes: rows already in
+    ``out`` (same point and pass) are not measured again; an unterminated last line (a
+    row being written when the sweep was killed) is cut off, recorded in a ``# set
+    aside`` header comment, and its point measured again. A table from another protocol
+    schema, harness version or machine, or measured with another ``seed``, ``warmup`` or
+    ``pin``, is refused before anything runs.
 
     Parameters
     ----------
     points : sequence of Point
-        What to measure (e.g. :func:`default_points`).
+        What to measure (e.g. :func:`default_points`); a point's own ``threads``
+        overrides ``threads``.
     out : str or Path
         The table (created with its header if missing).
-    threads, repeats, warmup, pin
-        As in :func:`run`.
+    threads : int or sequence of int, optional
+        Thread counts to measure each point with (default: 1 and every allowed CPU);
+        at most the CPUs this process may run on.
+    passes : int
+        Passes (at least 2 for a noise floor; 5 or more recommended).
+    warmup : int
+        Untimed runs before each timed run.
+    schedule : str or sequence of str
+        How the harness deals a wavefront's tiles to the threads (:data:`SCHEDULES`);
+        several schedules are measured as separate points.
+    seed : int
+        Seed of the shuffled orders (recorded).
+    pin : bool
+        Pin thread i to the i-th allowed CPU.
     command : str
         The command line to record in the header.
     notes : sequence of str
@@ -1244,8 +1871,9 @@ def measure(
     Raises
     ------
     ValueError
-        If ``out`` exists but is not a measurement table, or a run fails its correctness
-        check (the row is written first, with ``correct = false``).
+        For bad arguments or an ``out`` that cannot be resumed (before anything runs),
+        or when a run fails its correctness check (the row is written first, with
+        ``correct = false``).
     """
     from tqdm import tqdm
 
@@ -1254,70 +1882,148 @@ def measure(
     for p in items:
         if not isinstance(p, Point):
             raise TypeError(f"points: expected Point items, got {type(p).__name__}")
-    n_threads = default_threads() if threads is None else _positive_int(threads, "threads", 1, 256)
+        _config(
+            p.stencil, p.sizes, p.tiles, threads=1, repeats=1, warmup=0, pin=False,
+            check=False, energy=None, schedule="round-robin",
+        )  # fmt: skip  # validates stencil, sizes, tiles before anything runs
+    counts = _thread_list(threads)
+    for p in items:
+        if p.threads is not None:
+            _thread_list(p.threads, "points[].threads")
+    schedules = _schedule_list(schedule)
+    n_passes = _positive_int(passes, "passes", 1, 1000)
+    n_warmup = _positive_int(warmup, "warmup", 0, 1000)
+    seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
+    do_pin = _convert.boolean(pin, "pin")
+    units, unit_tags = _units(items, counts, schedules)
+    protocol = {
+        "passes": n_passes, "warmup": n_warmup, "seed": seed_value, "pin": do_pin,
+        "threads": list(counts), "schedule": list(schedules), "points": len(units),
+    }  # fmt: skip
+    _prepare_out(path)
     counter = find_rapl_package(powercap_root)
-    done: set[tuple[str, tuple[int, ...], tuple[int, ...]]] = set()
-    if path.exists() and path.stat().st_size > 0:
-        table = read_table(path)
-        done = {(table.stencil[i], table.sizes_of(i), table.tiles_of(i)) for i in range(len(table))}
-        with path.open("a", encoding="utf-8") as f:
-            f.write(f"# resumed: {_now()} loadavg {list(_loadavg())}\n")
+    machine = machine_record()
+    cpus = default_threads()
+    load_now = _loadavg()[0]
+    if load_is_high(load_now, cpus):
+        warnings.warn(
+            f"load average {load_now} is above half a runnable process per core ({cpus} "
+            "CPUs): the times will carry other processes' noise",
+            LoadWarning,
+            stacklevel=2,
+        )
+    done: set[tuple[_Unit, int]] = set()
+    fresh = not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path)
+    if not fresh:
+        # Refuse a foreign table before touching it; then cut a partial last line.
+        _check_resume_header(_comments_of(path), path, protocol)
+        note = _cut_partial_line(path)
+        table = read_table(path) if _has_rows(path) else None
+        if table is not None:
+            done = {(table.key_of(i), int(table.pass_index[i])) for i in range(len(table))}
+        resumed = (
+            f"# resumed: {_now()} loadavg {list(_loadavg())}; protocol {json.dumps(protocol)}\n"
+        )
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            _fsync_append(fd, note + resumed)
+        finally:
+            os.close(fd)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        machine = machine_record(n_threads)
         header = [
             _SCHEMA,
             f"command: {command}" if command else "command: (Python API)",
+            f"harness: {HARNESS_VERSION}",
             f"machine: {json.dumps(machine, sort_keys=True)}",
             f"energy: {energy_status(powercap_root)}",
             f"started: {_now()} loadavg {machine['loadavg']}",
-            f"timing: minimum of {repeats} runs after {warmup} warm-up run(s); "
-            "time_median_s and time_max_s give the spread; threads pinned where allowed",
+            f"protocol: {json.dumps(protocol)}",
+            f"timing: {n_passes} passes over all points in a shuffled order (seed "
+            f"{seed_value}); per point and pass {n_warmup} warm-up run(s) then one timed "
+            "run; a point's time is its median over passes; threads pinned where allowed",
             *notes,
         ]
-        path.write_text(
-            "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS), encoding="utf-8"
-        )
-    todo = [p for p in items if p.key not in done]
+        if load_is_high(load_now, cpus):
+            header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")
+        text = "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS)
+        tmp = path.with_name(path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            _fsync_append(fd, text)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    caches = _caches_of(machine)
+    todo = [
+        (k, units[int(i)])
+        for k in range(n_passes)
+        for i in pass_order(len(units), seed_value, k)
+        if (units[int(i)], k) not in done
+    ]
     failures = []
-    bar = tqdm(total=len(todo), disable=not progress, unit="pt", file=sys.stderr)
+    bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
-        with path.open("a", encoding="utf-8") as f:
-            for p in todo:
-                bar.set_description(f"{p.stencil} {p.sizes} {p.tiles}", refresh=False)
-                r = run(
-                    p.stencil, p.sizes, p.tiles, threads=n_threads, repeats=repeats,
-                    warmup=warmup, pin=pin, check=True, energy=counter,
-                )  # fmt: skip
-                _, s, t = _problem(p.stencil, p.sizes, p.tiles)
-                dims = space_dims(p.stencil)
-                f.write(
-                    _csv_line(
-                        [
-                            p.stencil, s[0], s[1] if dims == 2 else "", s[2],
-                            t[0], t[1] if dims == 2 else "", t[2], "+".join(p.tags),
-                            n_threads, repeats, repr(r.time_min_s), repr(r.time_median_s),
-                            repr(r.time_max_s),
-                            repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                            repr(r.energy_j) if r.energy_j >= 0 else "",
-                            "true" if r.correct else "false", repr(r.max_abs_error),
-                            r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
-                            r.words_stored, r.pinned_threads, _loadavg()[0],
-                            round(_dt.datetime.now(_dt.timezone.utc).timestamp(), 3),
-                        ]
-                    )
-                )  # fmt: skip
-                f.flush()
-                if not r.correct:
-                    failures.append(p)
-                bar.update(1)
+        position = {(u, k): j for k in range(n_passes) for j, u in enumerate(
+            units[int(i)] for i in pass_order(len(units), seed_value, k)
+        )}  # fmt: skip
+        for k, unit in todo:
+            stencil, sizes, tiles, n_threads, sched = unit
+            bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
+            r = run(
+                stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
+                pin=do_pin, check=True, energy=counter, schedule=sched,
+            )  # fmt: skip
+            _, s, t = _problem(stencil, sizes, tiles)
+            dims = space_dims(stencil)
+            ws = _working_set_bytes(stencil, s)
+            _fsync_append(
+                fd,
+                _csv_line(
+                    [
+                        stencil, s[0], s[1] if dims == 2 else "", s[2],
+                        t[0], t[1] if dims == 2 else "", t[2], "+".join(unit_tags[unit]),
+                        n_threads, sched, k, position[(unit, k)], repr(r.time_min_s),
+                        repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
+                        repr(r.energy_j) if r.energy_j >= 0 else "",
+                        "true" if r.correct else "false", repr(r.max_abs_error),
+                        r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
+                        r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,
+                        _loadavg()[0],
+                        round(_dt.datetime.now(_dt.timezone.utc).timestamp(), 3),
+                    ]
+                ),
+            )  # fmt: skip
+            if not r.correct:
+                failures.append(unit)
+            bar.update(1)
     finally:
+        os.close(fd)
         bar.close()
     if failures:
         raise ValueError(
             f"{len(failures)} run(s) differ from the naive stencil, first: {failures[0]}"
         )
     return path
+
+
+def _has_rows(path: Path) -> bool:
+    complete, _ = _split_complete_lines(path.read_bytes())
+    seen_header = False
+    for raw in complete:
+        if raw.startswith(b"#") or not raw.strip():
+            continue
+        if seen_header:
+            return True
+        seen_header = True
+    return False
+
+
+def _comments_of(path: Path) -> tuple[str, ...]:
+    complete, _ = _split_complete_lines(path.read_bytes())
+    return tuple(
+        raw.decode("utf-8", "replace")[1:].strip() for raw in complete if raw.startswith(b"#")
+    )
 
 
 def _now() -> str:
@@ -1366,3 +2072,215 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
     text += "".join(_csv_line(r) for r in rows)
     p.write_text(text, encoding="utf-8")
     return p
+
+
+# --------------------------------------------------------------------------------------
+# The measured tuner
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TuneCandidate:
+    """One (tile, thread count) pair ranked by the model and measured by :func:`tune`.
+
+    Attributes
+    ----------
+    rank : int
+        Position in the model's order (0: predicted fastest).
+    tiles : tuple of int
+        ``(tS, tT)`` or ``(tS1, tS2, tT)``.
+    threads : int
+        Worker threads.
+    predicted_s : float
+        The variant's T_alg.
+    time_s : float
+        Measured median over passes.
+    time_min_s, time_max_s : float
+        Spread over passes.
+    """
+
+    rank: int
+    tiles: tuple[int, ...]
+    threads: int
+    predicted_s: float
+    time_s: float
+    time_min_s: float
+    time_max_s: float
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """What :func:`tune` found: the measured best of the model's top k.
+
+    Attributes
+    ----------
+    stencil : str
+        The stencil.
+    sizes : tuple of int
+        The problem.
+    variant : str
+        The ranking variant.
+    k : int
+        Candidates measured.
+    tiles : tuple of int
+        The measured best's tiles.
+    threads : int
+        Its thread count.
+    time_s : float
+        Its median time over passes.
+    predicted_s : float
+        Its predicted time.
+    candidates : tuple of TuneCandidate
+        Every measured candidate in predicted order.
+    table : str
+        The measurement table (every run of the candidates, :func:`read_table`).
+    runs : Table
+        The best candidate's runs (one row per pass).
+    calibration_threads : dict of int to int
+        Per thread count ranked, the thread count of the calibration that predicted it
+        (they differ where no calibration was measured at that count: a stand-in).
+    """
+
+    stencil: str
+    sizes: tuple[int, ...]
+    variant: str
+    k: int
+    tiles: tuple[int, ...]
+    threads: int
+    time_s: float
+    predicted_s: float
+    candidates: tuple[TuneCandidate, ...]
+    table: str
+    runs: Table = field(repr=False)
+    calibration_threads: dict[int, int] = field(default_factory=dict)
+
+    def _asdict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k != "runs"}
+        d["calibration_threads"] = {str(k): v for k, v in self.calibration_threads.items()}
+        d["candidates"] = [c._asdict() for c in self.candidates]
+        d["runs"] = {
+            "pass": self.runs.pass_index.tolist(),
+            "time_s": self.runs.time_s.tolist(),
+            "loadavg_1m": self.runs.loadavg_1m.tolist(),
+        }
+        return d
+
+
+def tune(
+    stencil: str,
+    calibration: Any,
+    sizes: Sequence[int],
+    *,
+    variant: str = "exact",
+    k: int = 5,
+    threads: int | Sequence[int] | None = None,
+    passes: int = 5,
+    warmup: int = 1,
+    schedule: str = "round-robin",
+    seed: int = 0,
+    out: str | Path | None = None,
+    progress: bool = False,
+) -> TuneResult:
+    """Rank (tile, thread count) pairs with a time-model variant; measure the top k.
+
+    The model ranks every feasible tile of the default search space
+    (:func:`costmetrics.time.default_search_space`) at each thread count (with the
+    calibration measured at that count, else the nearest with n_sm set to it); the first
+    ``k`` pairs are measured with the protocol of :func:`measure` (``passes`` shuffled
+    passes) and the fastest median wins. Seed 000, Sec. A.6.3 (measure the
+    near-optimal set and keep the best), made a tool.
+
+    Parameters
+    ----------
+    stencil : str
+        One of :data:`STENCILS`.
+    calibration : Calibration, path, or several
+        This machine's calibration(s) (:func:`costmetrics.validate.predict`); one from
+        another machine is refused.
+    sizes : sequence of int
+        ``(S, T)`` or ``(S1, S2, T)``.
+    variant : str
+        The ranking variant (:func:`costmetrics.validate.variants`).
+    k : int
+        Candidates to measure.
+    threads : int or sequence of int, optional
+        Thread counts to consider (default: 1 and every allowed CPU).
+    passes, warmup, schedule, seed
+        As in :func:`measure`.
+    out : str or Path, optional
+        The table to measure into (resumable); default: a new file in a temporary folder.
+    progress : bool
+        Progress bar on standard error.
+
+    Returns
+    -------
+    TuneResult
+        The measured best and every candidate.
+    """
+    import tempfile
+
+    from costmetrics import time as cm_time
+    from costmetrics import validate as cm_validate
+
+    name, _, _ = _problem(stencil, sizes, None)
+    size_args = tuple(int(v) for v in sizes)
+    v = cm_validate._check_variant(variant)
+    n_k = _positive_int(k, "k", 1, 10000)
+    counts = _thread_list(threads)
+    cals = cm_validate._calibrations(calibration)
+    for c in cals.values():
+        check_same_machine(c.machine, "calibration")
+    if any(name not in c.stencils for c in cals.values()):
+        raise ValueError(f"calibration: has no C_iter for stencil {name!r}")
+    space = cm_time.default_search_space(space_dims(name))
+    grid = space.grid()
+    ranked: list[tuple[float, int, tuple[int, ...]]] = []
+    for n in counts:
+        cal = cm_validate._for_threads(cals, n)
+        batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, size_args, grid, variant=v)
+        for i in np.flatnonzero(batch.feasible & np.isfinite(batch.talg_s)):
+            tiles = tuple(int(x) for x in grid[i])
+            try:
+                _config(name, size_args, tiles, threads=n, repeats=1, warmup=0, pin=False,
+                        check=False, energy=None)  # fmt: skip
+            except ValueError:
+                continue  # the model accepts it, the harness cannot run it
+            ranked.append((float(batch.talg_s[i]), n, tiles))
+    if not ranked:
+        raise ValueError(f"sizes: no feasible tile for {name} {size_args} on this machine")
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+    top = ranked[:n_k]
+    path = (
+        Path(out)
+        if out is not None
+        else Path(tempfile.mkdtemp(prefix="costmetrics-tune-")) / "tune.csv"
+    )
+    points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
+    measure(
+        points, path, threads=counts, passes=passes, warmup=warmup, schedule=schedule,
+        seed=seed, command=f"costmetrics tune {name} {size_args} variant={v} k={n_k}",
+        progress=progress,
+    )  # fmt: skip
+    raw = read_table(path)
+    med = raw.medians()
+    index = {med.key_of(i): i for i in range(len(med))}
+    candidates = []
+    for rank, (pred, n, tiles) in enumerate(top):
+        j = index[(name, size_args, tiles, n, schedule)]
+        candidates.append(
+            TuneCandidate(
+                rank, tiles, n, pred, float(med.time_s[j]),
+                float(med.columns["time_min_s"][j]), float(med.columns["time_max_s"][j]),
+            )
+        )  # fmt: skip
+    best = min(candidates, key=lambda c: (c.time_s, c.rank))
+    key = (name, size_args, best.tiles, best.threads, schedule)
+    runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
+    return TuneResult(
+        name, size_args, v, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
+        tuple(candidates), str(path), runs,
+        {n: cm_validate._for_threads_source(cals, n) for n in counts},
+    )  # fmt: skip

@@ -26,7 +26,6 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +35,7 @@ import yaml
 from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._record import Record, record
 
 __all__ = [
     "LocalArray",
@@ -437,8 +437,8 @@ def integer_optimum(
     )
 
 
-@dataclass(frozen=True)
-class RelaxedOptimum:
+@record
+class RelaxedOptimum(Record):
     """Solution of the relaxed (real-valued) problem and its rounding.
 
     Attributes
@@ -551,8 +551,8 @@ def relaxed_optimum(problem: TileProblem, *, starts: int = 4) -> RelaxedOptimum:
     )
 
 
-@dataclass(frozen=True)
-class TileComparison:
+@record
+class TileComparison(Record):
     """The paper's relaxed-and-rounded tiles beside the exact integer optimum.
 
     Attributes

@@ -26,15 +26,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import yaml
 from matplotlib.figure import Figure
 
 from costmetrics import _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._record import Record, record
 from costmetrics.presets import data_dir
 
 __all__ = [
+    "AccessSweep",
     "Configuration",
     "EnergySplit",
     "GlobalSync",
@@ -390,7 +393,34 @@ def load_seed() -> dict[str, Any]:
     return data
 
 
-def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> dict[str, np.ndarray]:
+@record
+class AccessSweep(Record):
+    """Off-chip accesses over cubic problem sizes N (one entry per N in every field).
+
+    Attributes
+    ----------
+    n : numpy.ndarray
+        The sizes N.
+    flops : numpy.ndarray
+        3 N^3 flops.
+    lower_bound : numpy.ndarray
+        6 N^2 words.
+    gpu_exact, gpu_closed_form : numpy.ndarray
+        GPU accesses, counted and by Eq. 3.3.
+    spu_exact, spu_closed_form : numpy.ndarray
+        SPU accesses, counted and by Eq. 3.8.
+    """
+
+    n: npt.NDArray[np.int64]
+    flops: npt.NDArray[np.float64]
+    lower_bound: npt.NDArray[np.float64]
+    gpu_exact: npt.NDArray[np.float64]
+    gpu_closed_form: npt.NDArray[np.float64]
+    spu_exact: npt.NDArray[np.float64]
+    spu_closed_form: npt.NDArray[np.float64]
+
+
+def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> AccessSweep:
     """Off-chip accesses for a range of cubic problem sizes N (K = N).
 
     Parameters
@@ -402,18 +432,19 @@ def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> dict[str, np.n
 
     Returns
     -------
-    dict of numpy.ndarray
+    AccessSweep
         ``n``, ``flops``, ``lower_bound``, ``gpu_exact``, ``gpu_closed_form``,
         ``spu_exact``, ``spu_closed_form``, one entry per N.
     """
     if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence) or len(ns) == 0:
         raise TypeError("ns: expected a non-empty sequence of integers")
-    keys = ("flops", "lower_bound", "gpu_exact", "gpu_closed_form", "spu_exact", "spu_closed_form")
     rows = [off_chip(n, tile=tile, grid=grid) for n in ns]
-    out: dict[str, np.ndarray] = {"n": np.array([_as_int(n, "ns[]") for n in ns], dtype=np.int64)}
-    for key in keys:
-        out[key] = np.array([float(getattr(r, key)) for r in rows])
-    return out
+    columns = {
+        key: np.array([float(getattr(r, key)) for r in rows])
+        for key in AccessSweep._fields
+        if key != "n"
+    }
+    return AccessSweep(n=np.array([_as_int(n, "ns[]") for n in ns], dtype=np.int64), **columns)
 
 
 def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure:
@@ -434,11 +465,11 @@ def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure
     s = sweep(ns, tile=tile, grid=grid)
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     ax = fig.add_subplot()
-    ax.plot(s["n"], s["gpu_exact"], "-", color="tab:red", label="GPU, exact")
-    ax.plot(s["n"], s["gpu_closed_form"], "x", color="tab:red", label="GPU, Eq. 3.3")
-    ax.plot(s["n"], s["spu_exact"], "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
-    ax.plot(s["n"], s["spu_closed_form"], "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
-    ax.plot(s["n"], s["lower_bound"], "--", color="0.3", label="lower bound 6N²")
+    ax.plot(s.n, s.gpu_exact, "-", color="tab:red", label="GPU, exact")
+    ax.plot(s.n, s.gpu_closed_form, "x", color="tab:red", label="GPU, Eq. 3.3")
+    ax.plot(s.n, s.spu_exact, "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
+    ax.plot(s.n, s.spu_closed_form, "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
+    ax.plot(s.n, s.lower_bound, "--", color="0.3", label="lower bound 6N²")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("N (N x N x N iteration space)")
@@ -482,11 +513,11 @@ def plot_energy(
             energy_split(
                 f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=0.0
             ).dynamic_j
-            for f, a in zip(s["flops"], s[key])
+            for f, a in zip(s.flops, getattr(s, key))
         ]
-        ax.plot(s["n"], total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
-    compute = [float(f) * e_comp_j for f in s["flops"]]
-    ax.plot(s["n"], compute, ":", color="k", label="compute only, 3N³ e_comp")
+        ax.plot(s.n, total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
+    compute = [float(f) * e_comp_j for f in s.flops]
+    ax.plot(s.n, compute, ":", color="k", label="compute only, 3N³ e_comp")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("N")

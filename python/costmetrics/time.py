@@ -19,7 +19,7 @@ everything else is a keyword (``docs/api-conventions.md``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Literal, NamedTuple
 
@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from costmetrics import _convert, _core
 from costmetrics import presets as _presets
+from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil
 
 __all__ = [
@@ -277,8 +278,8 @@ class _BatchInputs(NamedTuple):
     n_threads: int
 
 
-@dataclass(frozen=True)
-class BatchResult:
+@record
+class BatchResult(Record):
     """T_alg and its terms for an array of tile choices.
 
     Attributes
@@ -374,8 +375,8 @@ def talg_batch(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SearchSpace:
+@record
+class SearchSpace(Record):
     """Candidate tile sizes; the search space is their Cartesian product.
 
     Attributes
@@ -447,8 +448,8 @@ def default_search_space(n_space_dims: int) -> SearchSpace:
     return SearchSpace(tuple(tuple(v) for v in core.space), tuple(core.time))
 
 
-@dataclass(frozen=True)
-class BestTiles:
+@record
+class BestTiles(Record):
     """Result of the exhaustive tile search (Sec. A.6).
 
     Attributes

@@ -21,8 +21,9 @@ See ``docs/validation.md``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,43 +31,84 @@ import numpy as np
 import numpy.typing as npt
 from matplotlib.figure import Figure
 
-from costmetrics import _convert
 from costmetrics import time as cm_time
-from costmetrics.measure import Calibration, Table, load_calibration, read_table
+from costmetrics._record import Record, record
+from costmetrics.measure import (
+    MEMORY_LEVELS,
+    Calibration,
+    Table,
+    check_same_machine,
+    load_calibration,
+    read_table,
+)
 
 __all__ = [
     "VARIANTS",
     "DegenerateRow",
     "FitResult",
+    "GroupScore",
     "Score",
     "SelectionRow",
+    "TunerCurve",
     "ValidationReport",
+    "bootstrap_rmse",
     "degenerate",
     "fit",
+    "noise_floor",
+    "plot_noise",
     "plot_predicted_vs_measured",
     "plot_selection",
+    "plot_tuner_curve",
     "predict",
     "relative_rmse",
     "score",
     "selection",
     "selection_summary",
     "top_mask",
+    "tuner_curve",
     "validate",
+    "variants",
 ]
 
-VARIANTS: tuple[cm_time.Variant, ...] = ("paper", "exact")
+
+def variants() -> tuple[str, ...]:
+    """Return the time-model variants the core exposes (``costmetrics.time.Variant``).
+
+    Validation, the fitted variants and the tuner iterate over these, so a variant added
+    to the time model is validated without changes here.
+
+    Returns
+    -------
+    tuple of str
+        E.g. ``("paper", "exact")``.
+    """
+    names = getattr(cm_time, "VARIANTS", None)
+    if names is None:
+        names = typing.get_args(cm_time.Variant)
+    return tuple(str(n) for n in names)
+
+
+VARIANTS: tuple[str, ...] = variants()
 _Problem = tuple[str, tuple[int, ...]]
 
 
+def _check_variant(variant: object) -> Any:
+    """Return the variant's name as the core parses it (TypeError, ValueError otherwise)."""
+    from costmetrics import _core
+
+    return str(_core.time.check_variant(variant))
+
+
 def _table(table: Table | str | Path) -> Table:
+    """Return the table of medians (one row per point) of a table or path."""
     if isinstance(table, Table):
-        return table
+        return table.medians()
     if isinstance(table, (str, Path)):
-        return read_table(table)
+        return read_table(table).medians()
     raise TypeError(f"table: expected a Table or a path, got {type(table).__name__}")
 
 
-def _calibration(cal: Calibration | str | Path) -> Calibration:
+def _one_calibration(cal: object) -> Calibration:
     if isinstance(cal, Calibration):
         return cal
     if isinstance(cal, (str, Path)):
@@ -74,10 +116,53 @@ def _calibration(cal: Calibration | str | Path) -> Calibration:
     raise TypeError(f"calibration: expected a Calibration or a path, got {type(cal).__name__}")
 
 
-def _groups(table: Table) -> dict[_Problem, npt.NDArray[np.intp]]:
-    groups: dict[_Problem, list[int]] = {}
+def _calibrations(cal: object) -> dict[int, Calibration]:
+    """Calibrations keyed by the thread count (n_sm) they were measured with."""
+    if isinstance(cal, (Calibration, str, Path)):
+        items = [_one_calibration(cal)]
+    elif isinstance(cal, Mapping):
+        items = [_one_calibration(c) for c in cal.values()]
+    elif isinstance(cal, Sequence):
+        items = [_one_calibration(c) for c in cal]
+    else:
+        raise TypeError(
+            f"calibration: expected a Calibration, a path, or several, got {type(cal).__name__}"
+        )
+    if not items:
+        raise ValueError("calibration: no calibration given")
+    out: dict[int, Calibration] = {}
+    for c in items:
+        n = int(c.gpu.n_sm)
+        if n in out:
+            raise ValueError(f"calibration: two calibrations for {n} thread(s)")
+        out[n] = c
+    first = next(iter(out.values()))
+    for c in out.values():
+        check_same_machine(c.machine, "calibration", first.machine)
+    return out
+
+
+def _for_threads(cals: dict[int, Calibration], threads: int) -> Calibration:
+    """Return the calibration measured with ``threads`` threads, or a stand-in.
+
+    The stand-in is the calibration measured with the closest count, with n_sm set to
+    ``threads`` (its L, T_sync, C_iter were measured with another number of cores
+    streaming at once; :func:`validate` reports it).
+    """
+    if threads in cals:
+        return cals[threads]
+    nearest = min(cals, key=lambda n: (abs(n - threads), n))
+    c = cals[nearest]
+    return Calibration(replace(c.gpu, n_sm=threads), c.stencils, c.machine, c.micro, c.settings)
+
+
+def _groups(table: Table, by_threads: bool = True) -> dict[Any, npt.NDArray[np.intp]]:
+    groups: dict[Any, list[int]] = {}
     for i in range(len(table)):
-        groups.setdefault((table.stencil[i], table.sizes_of(i)), []).append(i)
+        key: Any = (table.stencil[i], table.sizes_of(i))
+        if by_threads:
+            key = (*key, int(table.threads[i]))
+        groups.setdefault(key, []).append(i)
     return {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
 
 
@@ -86,36 +171,41 @@ def _tile_rows(table: Table, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
 
 
 # --------------------------------------------------------------------------------------
-# Predictions and scores
+# Predictions, noise and scores
 # --------------------------------------------------------------------------------------
 
 
 def predict(
-    table: Table | str | Path,
-    calibration: Calibration | str | Path,
-    *,
-    variant: cm_time.Variant = "exact",
+    table: Table | str | Path, calibration: Any, *, variant: str = "exact"
 ) -> npt.NDArray[np.float64]:
-    """Predicted T_alg for every row of a measurement table (NaN where infeasible).
+    """Predicted T_alg for every point of a measurement table (NaN where infeasible).
 
     Parameters
     ----------
     table : Table or path
-        Measurements (:func:`costmetrics.measure.read_table`).
-    calibration : Calibration or path
-        Machine preset and C_iter per stencil.
-    variant : {"paper", "exact"}
-        Time-model variant.
+        Measurements (:func:`costmetrics.measure.read_table`); predictions are per point
+        (the rows of :meth:`costmetrics.measure.Table.medians`).
+    calibration : Calibration, path, or several
+        Machine preset and C_iter per stencil; with several (one per thread count), a
+        row is predicted with the calibration measured at its thread count (else the
+        nearest, with n_sm set to the row's threads).
+    variant : str
+        A time-model variant (:func:`variants`).
 
     Returns
     -------
     numpy.ndarray
-        Seconds per row; NaN where the tile violates Eq. A.32 on the calibrated machine
+        Seconds per point; NaN where the tile violates Eq. A.32 on the calibrated machine
         (e.g. M_tile above the buffer budget) or the stencil has no C_iter.
     """
-    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
+    t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    return _predict(t, cals, v)
+
+
+def _predict(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.float64]:
     out = np.full(len(t), np.nan)
-    for (name, sizes), rows in _groups(t).items():
+    for (name, sizes, threads), rows in _groups(t).items():
+        cal = _for_threads(cals, threads)
         if name not in cal.stencils:
             continue
         batch = cm_time.talg_batch(
@@ -156,12 +246,126 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     return float(round(np.sqrt(np.mean(((p - m) / m) ** 2)), 15))
 
 
+def noise_floor(pass_times_s: npt.ArrayLike) -> float:
+    """RMS relative difference between the medians of two disjoint halves of the passes.
+
+    For each point (row) with at least one pass in each half, the passes with even
+    index form one half and the odd ones the other (both halves spread over the whole
+    sweep); ``d = (median_even - median_odd) / median_all``; the floor is
+    ``sqrt(mean(d^2))`` over those points. It is what two independent runs of half the
+    protocol disagree by: an RMSE of a model against the full medians at or below it
+    cannot be told apart from measurement noise (a perfect model would score about half
+    of it, the noise of a median of all passes).
+
+    Parameters
+    ----------
+    pass_times_s : array_like
+        Shape (points, passes): each pass's time, NaN where a pass lacks the point.
+
+    Returns
+    -------
+    float
+        The floor as a fraction; NaN when no point has two passes.
+    """
+    p = np.asarray(pass_times_s, dtype=np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
+    if p.shape[1] < 2 or p.shape[0] == 0:
+        return float("nan")
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            even = np.nanmedian(p[:, 0::2], axis=1)
+            odd = np.nanmedian(p[:, 1::2], axis=1)
+            everything = np.nanmedian(p, axis=1)
+    ok = np.isfinite(even) & np.isfinite(odd) & (everything > 0)
+    if not ok.any():
+        return float("nan")
+    d = (even[ok] - odd[ok]) / everything[ok]
+    return float(np.sqrt(np.mean(d**2)))
+
+
+def bootstrap_rmse(
+    pass_times_s: npt.ArrayLike,
+    predicted: npt.ArrayLike,
+    n_boot: int = 200,
+    seed: int = 0,
+    level: float = 0.95,
+    resample: str = "points",
+) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of a relative RMSE against pass medians.
+
+    ``resample="points"`` (the default, used by :func:`validate`): each replicate draws
+    the points with replacement (each with its median over passes) and recomputes the
+    RMSE of the fixed predictions: the uncertainty from which problems and tiles were
+    measured. ``"points+passes"`` also redraws each drawn point's passes with
+    replacement before taking its median; that adds the measurement noise but biases
+    the RMSE upward (a median of redrawn passes is noisier than the median of the
+    passes), so its interval can lie above the estimate; the noise is reported
+    unbiased by :func:`noise_floor` instead.
+
+    Parameters
+    ----------
+    pass_times_s : array_like
+        Shape (points, passes), NaN where a pass lacks the point.
+    predicted : array_like
+        Shape (points,), finite.
+    n_boot : int
+        Replicates.
+    seed : int
+        Seed of the resampling.
+    level : float
+        Confidence level in (0, 1).
+    resample : {"points", "points+passes"}
+        What each replicate redraws.
+
+    Returns
+    -------
+    tuple of float
+        (low, high) fractions; (NaN, NaN) for no points.
+    """
+    p = np.asarray(pass_times_s, dtype=np.float64)
+    pred = np.asarray(predicted, dtype=np.float64)
+    if p.ndim != 2 or pred.shape != (p.shape[0],):
+        raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
+    if not 0 < level < 1:
+        raise ValueError(f"level: must be in (0, 1), got {level!r}")
+    if resample not in ("points", "points+passes"):
+        raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
+    if not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
+        raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
+    n, k = p.shape
+    if n == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    pts = rng.integers(0, n, size=(n_boot, n))
+    if resample == "points":
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(p, axis=1)[pts]
+    else:
+        # Compact each point's finite passes to the left so that draws hit real ones.
+        count = np.sum(np.isfinite(p), axis=1)
+        order = np.argsort(~np.isfinite(p), axis=1, kind="stable")
+        packed = np.take_along_axis(p, order, axis=1)
+        draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
+        med = np.median(packed[pts[:, :, None], draws], axis=2)
+    err = (pred[pts] - med) / med
+    rmse = np.sqrt(np.mean(err**2, axis=1))
+    lo, hi = np.quantile(rmse, [(1 - level) / 2, (1 + level) / 2])
+    return (float(lo), float(hi))
+
+
 def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.bool_]:
-    """Rows within ``within`` of the best performance of their (stencil, size) (Sec. A.5.2).
+    """Points within ``within`` of the best of their (stencil, size, threads) (Sec. A.5.2).
 
     The seed keeps "the data points that are within 20% of the top performing one" in
-    GFLOPS; a row is kept when its performance is at least ``1 - within`` times the best,
-    i.e. ``time_s <= best_time / (1 - within)``.
+    GFLOPS; a point is kept when its performance is at least ``1 - within`` times the
+    best, i.e. ``time_s <= best_time / (1 - within)`` (median times, per thread count).
 
     Parameters
     ----------
@@ -173,7 +377,7 @@ def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.
     Returns
     -------
     numpy.ndarray
-        bool per row.
+        bool per point (row of :meth:`costmetrics.measure.Table.medians`).
     """
     t = _table(table)
     if not (isinstance(within, (int, float)) and 0 <= within < 1):
@@ -185,22 +389,72 @@ def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.
     return mask
 
 
-@dataclass(frozen=True)
-class Score:
-    """Relative RMSE of one variant over a set of rows.
+@record
+class GroupScore(Record):
+    """A variant's error over one group of points, with its noise floor.
 
     Attributes
     ----------
     variant : str
-        ``paper``, ``exact``, or ``fitted-paper`` / ``fitted-exact``.
+        The variant (``fitted-<variant>``: scored out of sample, leave-problem-out).
+    stencil, memory_level : str
+        The group (``"all"``: every one).
+    threads : int
+        Thread count of the group (0: every one).
     n_all, n_top : int
-        Rows scored (feasible), and those within 20% of their problem's best.
+        Points scored, and those within 20% of their problem's best.
+    rmse_all, rmse_top : float
+        Relative RMSE against the per-point median over passes (fraction).
+    rmse_all_ci, rmse_top_ci : tuple of float
+        95% percentile bootstrap intervals, points resampled (:func:`bootstrap_rmse`).
+    median_ratio_all : float
+        Median of predicted / measured (below 1: optimistic).
+    noise_floor : float
+        :func:`noise_floor` of the group's points (NaN with one pass).
+    within_noise_all, within_noise_top : bool
+        The RMSE is at or below the noise floor.
+    """
+
+    variant: str
+    stencil: str
+    memory_level: str
+    threads: int
+    n_all: int
+    rmse_all: float
+    rmse_all_ci: tuple[float, float]
+    n_top: int
+    rmse_top: float
+    rmse_top_ci: tuple[float, float]
+    median_ratio_all: float
+    noise_floor: float
+    within_noise_all: bool
+    within_noise_top: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the score as a plain dictionary."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+@record
+class Score(Record):
+    """Relative RMSE of one variant over a table, overall and per group.
+
+    Attributes
+    ----------
+    variant : str
+        A variant of :func:`variants`, or ``fitted-<variant>``.
+    n_all, n_top : int
+        Points scored (feasible), and those within 20% of their problem's best.
     rmse_all, rmse_top : float
         Relative RMSE (fraction) over them.
     median_ratio_all : float
-        Median of predicted / measured over all scored rows (below 1: optimistic).
+        Median of predicted / measured over all scored points (below 1: optimistic).
     per_stencil : dict
         ``{stencil: {"n_all", "rmse_all", "n_top", "rmse_top", "median_ratio_all"}}``.
+    groups : tuple of GroupScore
+        Overall (``stencil = memory_level = "all"``, ``threads = 0``), per stencil, per
+        thread count, per memory level, and per (stencil, memory level, threads), each
+        with its bootstrap intervals and noise floor.
     """
 
     variant: str
@@ -210,6 +464,21 @@ class Score:
     rmse_top: float
     median_ratio_all: float
     per_stencil: dict[str, dict[str, float]] = field(repr=False)
+    groups: tuple[GroupScore, ...] = field(default=(), repr=False)
+
+    @property
+    def overall(self) -> GroupScore:
+        """The group of every point."""
+        return self.groups[0]
+
+    def group(
+        self, stencil: str = "all", memory_level: str = "all", threads: int = 0
+    ) -> GroupScore:
+        """Return the score of one group (KeyError if the table has no such group)."""
+        for g in self.groups:
+            if (g.stencil, g.memory_level, g.threads) == (stencil, memory_level, threads):
+                return g
+        raise KeyError((stencil, memory_level, threads))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the score as a plain dictionary."""
@@ -221,6 +490,7 @@ class Score:
             "rmse_top": self.rmse_top,
             "median_ratio_all": self.median_ratio_all,
             "per_stencil": self.per_stencil,
+            "groups": [g.to_dict() for g in self.groups],
         }
 
 
@@ -230,201 +500,259 @@ def _score(
     predicted: npt.NDArray[np.float64],
     top: npt.NDArray[np.bool_],
     rows: npt.NDArray[np.bool_],
+    n_boot: int = 200,
+    seed: int = 0,
 ) -> Score:
     use = rows & np.isfinite(predicted)
+    passes = table.pass_times_s if table.pass_times_s is not None else table.time_s[:, None]
 
-    def block(mask: npt.NDArray[np.bool_]) -> dict[str, float]:
+    def group(stencil: str, level: str, threads: int, mask: npt.NDArray[np.bool_]) -> GroupScore:
         m_all, m_top = use & mask, use & mask & top
         ratio = predicted[m_all] / table.time_s[m_all]
-        return {
-            "n_all": int(m_all.sum()),
-            "rmse_all": relative_rmse(table.time_s[m_all], predicted[m_all]),
-            "n_top": int(m_top.sum()),
-            "rmse_top": relative_rmse(table.time_s[m_top], predicted[m_top]),
-            "median_ratio_all": float(np.median(ratio)) if ratio.size else float("nan"),
-        }
+        floor = noise_floor(passes[mask])
+        r_all = relative_rmse(table.time_s[m_all], predicted[m_all])
+        r_top = relative_rmse(table.time_s[m_top], predicted[m_top])
+        return GroupScore(
+            name, stencil, level, threads,
+            int(m_all.sum()), r_all, bootstrap_rmse(passes[m_all], predicted[m_all], n_boot, seed),
+            int(m_top.sum()), r_top, bootstrap_rmse(passes[m_top], predicted[m_top], n_boot, seed),
+            float(np.median(ratio)) if ratio.size else float("nan"), floor,
+            bool(r_all <= floor), bool(r_top <= floor),
+        )  # fmt: skip
 
-    everything = block(np.ones(len(table), dtype=bool))
     names = np.asarray(table.stencil)
-    per = {s: block(names == s) for s in sorted(set(table.stencil))}
+    levels = np.asarray(table.memory_level)
+    every = np.ones(len(table), dtype=bool)
+    groups = [group("all", "all", 0, every)]
+    groups += [group(s, "all", 0, names == s) for s in sorted(set(table.stencil))]
+    groups += [group("all", "all", int(n), table.threads == n) for n in sorted(set(table.threads))]
+    groups += [group("all", lv, 0, levels == lv) for lv in MEMORY_LEVELS if (levels == lv).any()]
+    if len(set(table.threads)) > 1:
+        for s in sorted(set(table.stencil)):
+            for n in sorted(set(table.threads)):
+                mask = (names == s) & (table.threads == n)
+                if mask.any():
+                    groups.append(group(s, "all", int(n), mask))
+    for s in sorted(set(table.stencil)):
+        for lv in MEMORY_LEVELS:
+            for n in sorted(set(table.threads)):
+                mask = (names == s) & (levels == lv) & (table.threads == n)
+                if mask.any():
+                    groups.append(group(s, lv, int(n), mask))
+    overall = groups[0]
+    per = {
+        g.stencil: {
+            "n_all": g.n_all, "rmse_all": g.rmse_all, "n_top": g.n_top, "rmse_top": g.rmse_top,
+            "median_ratio_all": g.median_ratio_all,
+        }
+        for g in groups[1 : 1 + len(set(table.stencil))]
+    }  # fmt: skip
     return Score(
-        name,
-        int(everything["n_all"]),
-        everything["rmse_all"],
-        int(everything["n_top"]),
-        everything["rmse_top"],
-        everything["median_ratio_all"],
-        per,
-    )
+        name, overall.n_all, overall.rmse_all, overall.n_top, overall.rmse_top,
+        overall.median_ratio_all, per, tuple(groups),
+    )  # fmt: skip
 
 
 def score(
     table: Table | str | Path,
-    calibration: Calibration | str | Path,
+    calibration: Any,
     *,
-    variant: cm_time.Variant = "exact",
+    variant: str = "exact",
     within: float = 0.20,
+    n_boot: int = 200,
+    seed: int = 0,
 ) -> Score:
-    """Relative RMSE of a variant over all rows and over the top rows (Sec. A.5.2).
+    """Relative RMSE of a variant over all points and over the top points (Sec. A.5.2).
 
     Parameters
     ----------
     table : Table or path
-        Measurements.
-    calibration : Calibration or path
-        Micro-benchmark calibration (never fitted on ``table``).
-    variant : {"paper", "exact"}
-        Time-model variant.
+        Measurements (scored per point, against the median over passes).
+    calibration : Calibration, path, or several
+        Micro-benchmark calibration (never fitted on ``table``); see :func:`predict`.
+    variant : str
+        A time-model variant (:func:`variants`).
     within : float
-        The "top" set: within this fraction of the best per (stencil, size).
+        The "top" set: within this fraction of the best per (stencil, size, threads).
+    n_boot, seed : int
+        Bootstrap replicates of the confidence intervals and their seed.
 
     Returns
     -------
     Score
-        RMSE over all feasible rows and over the top rows, overall and per stencil.
+        RMSE over all feasible points and over the top points, overall and per group,
+        with confidence intervals and noise floors.
     """
-    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
-    return _score(
-        v, t, predict(t, cal, variant=v), top_mask(t, within), np.ones(len(t), dtype=bool)
-    )
+    t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    rows = np.ones(len(t), dtype=bool)
+    return _score(v, t, _predict(t, cals, v), top_mask(t, within), rows, n_boot, seed)
 
 
 # --------------------------------------------------------------------------------------
-# The fitted variant
+# The fitted variants, scored leave-problem-out
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FitResult:
-    """Parameters fitted by least squares on a training split, scored on the rest.
+@record
+class FitResult(Record):
+    """A fitted variant: calibrated parameters scaled by least squares, scored out of sample.
+
+    The score is leave-one-problem-out: the points of each problem (stencil and sizes,
+    every tile and thread count) are predicted with parameters fitted on the other
+    problems only, never on a random share of the same problems' points.
 
     Attributes
     ----------
     variant : str
         The time-model variant whose parameters were fitted.
     calibration : Calibration
-        The fitted parameters in a calibration (machine and mapping unchanged).
+        Parameters fitted on every problem (for use on new problems), at the thread count
+        of the first calibration.
     parameters : dict of str to float
-        ``l_s_per_word``, ``tau_sync_s``, ``t_sync_s``, ``c_iter_s[<stencil>]``.
-    train_rows, test_rows : numpy.ndarray
-        Row indices of the split.
+        The fitted values there: ``l_s_per_word``, ``tau_sync_s``, ``t_sync_s``,
+        ``c_iter_s[<stencil>]``.
+    factors : dict of str to float
+        The fitted multiples of the calibrated values (the same for every thread count).
+    n_problems : int
+        Problems (folds) of the leave-problem-out score.
     test_score : Score
-        RMSE of the fitted parameters on the held-out rows only.
+        The out-of-sample score.
+    predicted_s : numpy.ndarray
+        The out-of-sample prediction per point.
     """
 
     variant: str
     calibration: Calibration = field(repr=False)
     parameters: dict[str, float]
-    train_rows: npt.NDArray[np.intp] = field(repr=False)
-    test_rows: npt.NDArray[np.intp] = field(repr=False)
+    factors: dict[str, float]
+    n_problems: int
     test_score: Score
+    predicted_s: npt.NDArray[np.float64] = field(repr=False)
 
 
-def _parameter_vector(cal: Calibration, names: Sequence[str]) -> npt.NDArray[np.float64]:
-    g = cal.gpu
-    return np.asarray(
-        [g.l_s_per_word, g.tau_sync_s, g.t_sync_s, *(cal.c_iter_s(n) for n in names)],
-        dtype=np.float64,
-    )
+_BASE_PARAMETERS = ("l_s_per_word", "tau_sync_s", "t_sync_s")
 
 
-def _with_vector(
-    cal: Calibration, names: Sequence[str], theta: npt.NDArray[np.float64]
+def _scaled(
+    cal: Calibration, names: Sequence[str], factors: npt.NDArray[np.float64]
 ) -> Calibration:
+    g = cal.gpu
     return cal.with_parameters(
-        float(theta[0]),
-        float(theta[1]),
-        float(theta[2]),
-        {n: float(theta[3 + i]) for i, n in enumerate(names)},
+        g.l_s_per_word * float(factors[0]),
+        g.tau_sync_s * float(factors[1]),
+        g.t_sync_s * float(factors[2]),
+        {n: cal.c_iter_s(n) * float(factors[3 + i]) for i, n in enumerate(names)},
     )
+
+
+def _solve(
+    columns: npt.NDArray[np.float64], measured: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Solve bounded least squares of the relative error for the factors (>= 1e-6).
+
+    Columns that no training point depends on keep factor 1.
+    """
+    from scipy.optimize import lsq_linear
+
+    free = np.linalg.norm(columns, axis=0) > 0
+    out = np.ones(columns.shape[1])
+    if not free.any():
+        return out
+    fixed = columns[:, ~free] @ out[~free]
+    w = 1.0 / measured
+    res = lsq_linear(
+        columns[:, free] * w[:, None], (measured - fixed) * w, bounds=(1e-6, np.inf),
+        method="bvls",
+    )  # fmt: skip
+    out[free] = np.asarray(res.x)
+    return out
 
 
 def fit(
     table: Table | str | Path,
-    calibration: Calibration | str | Path,
+    calibration: Any,
     *,
-    variant: cm_time.Variant = "exact",
-    train_fraction: float = 0.5,
-    seed: int = 0,
+    variant: str = "exact",
     within: float = 0.20,
+    n_boot: int = 200,
+    seed: int = 0,
 ) -> FitResult:
-    """Fit L, tau_sync, T_sync and C_iter per stencil to a training split; score the rest.
+    """Fit L, tau_sync, T_sync and C_iter per stencil; score them leave-problem-out.
 
     With one tile per core (MTB_SM = 1, so k = 1) T_alg is linear in these parameters
     (Eqs. A.7-A.18: N_w T_sync + N_w ceil(ceil(w/k)/nSM) (m' + c) N_sub with m' linear in
-    L and tau_sync and c in C_iter and tau_sync). The columns of that linear map are
-    obtained from the C++ model itself (one evaluation per parameter, doubling it), and
-    the fit minimizes the relative error (weights 1 / measured) with SciPy's bounded
-    linear least squares (parameters >= 1e-15, as presets must be positive).
+    L and tau_sync and c in C_iter and tau_sync). The fit solves for one factor per
+    parameter that multiplies the calibrated value (at every thread count alike); the
+    columns of that linear map come from the C++ model itself (one evaluation per
+    parameter, doubling it), and SciPy's bounded linear least squares minimizes the
+    relative error (weights 1 / measured median). A C_iter whose stencil has no training
+    point keeps its calibrated value.
 
     Parameters
     ----------
     table : Table or path
-        Measurements.
-    calibration : Calibration or path
-        Starting point (the micro-benchmark calibration) and machine mapping.
-    variant : {"paper", "exact"}
-        Variant whose parameters are fitted.
-    train_fraction : float
-        Share of rows fitted on (random, seeded); the rest are held out and scored. The
-        same keyword as :func:`costmetrics.energy.fit`.
-    seed : int
-        Seed of the split.
+        Measurements (per-point medians over passes).
+    calibration : Calibration, path, or several
+        Starting point and machine mapping (:func:`predict`).
+    variant : str
+        Variant whose parameters are fitted (:func:`variants`).
     within : float
-        The top set for the test score.
+        The top set for the score.
+    n_boot, seed : int
+        Bootstrap of the score's intervals.
 
     Returns
     -------
     FitResult
-        Fitted parameters and their held-out score.
+        Fitted parameters and their leave-problem-out score.
 
     Raises
     ------
     ValueError
-        If the split leaves no training or test rows, or the model is not linear in the
-        parameters on these rows (it must be when k = 1).
+        With fewer than two problems, or if the model is not linear in the parameters
+        on these points (it must be when k = 1).
     """
-    from scipy.optimize import lsq_linear
-
-    t, cal, v = _table(table), _calibration(calibration), _convert.variant(variant)
-    fraction = _convert.real(train_fraction, "train_fraction")
-    if not 0 < fraction < 1:
-        raise ValueError(f"train_fraction: must be in (0, 1), got {train_fraction!r}")
-    names = sorted(n for n in set(t.stencil) if n in cal.stencils)
-    base = predict(t, cal, variant=v)
-    usable = np.flatnonzero(np.isfinite(base))
-    rng = np.random.default_rng(seed)
-    shuffled = rng.permutation(usable)
-    n_test = round((1.0 - fraction) * usable.size)
-    test_rows, train_rows = np.sort(shuffled[:n_test]), np.sort(shuffled[n_test:])
-    if train_rows.size == 0 or test_rows.size == 0:
-        raise ValueError("train_fraction: the split leaves no training or no test rows")
-    theta0 = _parameter_vector(cal, names)
-    columns = np.empty((len(t), theta0.size))
-    for j in range(theta0.size):
-        bumped = theta0.copy()
-        bumped[j] *= 2.0
-        columns[:, j] = (predict(t, _with_vector(cal, names, bumped), variant=v) - base) / theta0[j]
-    # Linearity check: A theta0 must reproduce the prediction.
-    recon = columns[usable] @ theta0
-    if not np.allclose(recon, base[usable], rtol=1e-6, atol=0):
-        raise ValueError("fit: T_alg is not linear in the parameters on these rows (k > 1?)")
-    weights = 1.0 / t.time_s[train_rows]
-    a = columns[train_rows] * weights[:, None]
-    b = t.time_s[train_rows] * weights
-    scale = theta0  # solve for theta / theta0, which is O(1)
-    res = lsq_linear(a * scale, b, bounds=(1e-15 / scale, np.inf), method="bvls")
-    theta = np.asarray(res.x) * scale
-    fitted_cal = _with_vector(cal, names, theta)
-    predicted = predict(t, fitted_cal, variant=v)
-    test_mask = np.zeros(len(t), dtype=bool)
-    test_mask[test_rows] = True
-    test_score = _score(f"fitted-{v}", t, predicted, top_mask(t, within), test_mask)
-    params = {"l_s_per_word": theta[0], "tau_sync_s": theta[1], "t_sync_s": theta[2]}
-    params.update({f"c_iter_s[{n}]": theta[3 + i] for i, n in enumerate(names)})
+    t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    names = sorted({n for n in set(t.stencil) if all(n in c.stencils for c in cals.values())})
+    base = _predict(t, cals, v)
+    usable = np.isfinite(base)
+    n_par = 3 + len(names)
+    columns = np.zeros((len(t), n_par))
+    for j in range(n_par):
+        bumped = np.ones(n_par)
+        bumped[j] = 2.0
+        scaled = {n: _scaled(c, names, bumped) for n, c in cals.items()}
+        columns[:, j] = _predict(t, scaled, v) - base
+    # Linearity check: the columns must reproduce the prediction at factor 1.
+    if not np.allclose(columns[usable].sum(axis=1), base[usable], rtol=1e-6, atol=0):
+        raise ValueError(f"variant: T_alg of {v!r} is not linear in the parameters here (k > 1?)")
+    problems = _groups(t, by_threads=False)
+    if len(problems) < 2:
+        raise ValueError("table: leave-problem-out needs at least two problems (stencil, sizes)")
+    out_of_sample = np.full(len(t), np.nan)
+    for rows in problems.values():
+        train = usable.copy()
+        train[rows] = False
+        if not train.any():
+            continue
+        factors = _solve(columns[train], t.time_s[train])
+        out_of_sample[rows] = columns[rows] @ factors
+    out_of_sample[~usable] = np.nan
+    factors = _solve(columns[usable], t.time_s[usable])
+    first = cals[min(cals)]
+    fitted_cal = _scaled(first, names, factors)
+    g = fitted_cal.gpu
+    params = {"l_s_per_word": g.l_s_per_word, "tau_sync_s": g.tau_sync_s, "t_sync_s": g.t_sync_s}
+    params.update({f"c_iter_s[{n}]": fitted_cal.c_iter_s(n) for n in names})
+    factor_names = [*_BASE_PARAMETERS, *(f"c_iter_s[{n}]" for n in names)]
+    test = _score(
+        f"fitted-{v}", t, out_of_sample, top_mask(t, within), np.ones(len(t), dtype=bool),
+        n_boot, seed,
+    )  # fmt: skip
     return FitResult(
-        v, fitted_cal, {k: float(x) for k, x in params.items()}, train_rows, test_rows, test_score
-    )
+        v, fitted_cal, {k: float(x) for k, x in params.items()},
+        {k: float(x) for k, x in zip(factor_names, factors)}, len(problems), test, out_of_sample,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -432,14 +760,16 @@ def fit(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SelectionRow:
+@record
+class SelectionRow(Record):
     """Tile selection of one variant on one problem (Sec. A.6.2-A.6.4).
 
     Attributes
     ----------
     stencil, sizes, variant
         The problem and the time-model variant.
+    threads : int
+        The thread count of the measured points.
     opt_tiles : tuple of int
         The model's predicted optimum (T_alg_min).
     t_opt_s : float
@@ -463,6 +793,7 @@ class SelectionRow:
     stencil: str
     sizes: tuple[int, ...]
     variant: str
+    threads: int
     opt_tiles: tuple[int, ...]
     t_opt_s: float
     best_near_tiles: tuple[int, ...]
@@ -483,6 +814,7 @@ class SelectionRow:
             "stencil": self.stencil,
             "sizes": list(self.sizes),
             "variant": self.variant,
+            "threads": self.threads,
             "opt_tiles": list(self.opt_tiles),
             "t_opt_s": self.t_opt_s,
             "best_near_tiles": list(self.best_near_tiles),
@@ -495,10 +827,8 @@ class SelectionRow:
         }
 
 
-def selection(
-    table: Table | str | Path, *, variant: cm_time.Variant = "exact"
-) -> list[SelectionRow]:
-    """Tile selection results per problem, from the tags of a measured sweep.
+def selection(table: Table | str | Path, *, variant: str = "exact") -> list[SelectionRow]:
+    """Tile selection results per problem and thread count, from a measured sweep's tags.
 
     Uses the rows tagged ``<variant>_opt`` (the predicted optimum), ``<variant>_near``
     (points within 10% of it) and ``baseline`` by :func:`costmetrics.measure.measure`.
@@ -508,18 +838,18 @@ def selection(
     ----------
     table : Table or path
         Measurements with model choices (a sweep planned with a calibration).
-    variant : {"paper", "exact"}
+    variant : str
         Time-model variant.
 
     Returns
     -------
     list of SelectionRow
-        One per problem.
+        One per problem and thread count (times: medians over passes).
     """
-    t, v = _table(table), _convert.variant(variant)
+    t, v = _table(table), _check_variant(variant)
     opt, near, base = t.has_tag(f"{v}_opt"), t.has_tag(f"{v}_near"), t.has_tag("baseline")
     out = []
-    for (name, sizes), rows in _groups(t).items():
+    for (name, sizes, threads), rows in _groups(t).items():
         o, n, b = rows[opt[rows]], rows[(opt | near)[rows]], rows[base[rows]]
         if o.size == 0 or b.size == 0:
             continue
@@ -528,7 +858,7 @@ def selection(
         i_best = int(rows[np.argmin(t.time_s[rows])])
         out.append(
             SelectionRow(
-                name, sizes, v,
+                name, sizes, v, threads,
                 t.tiles_of(i_opt), float(t.time_s[i_opt]),
                 t.tiles_of(i_near), float(t.time_s[i_near]),
                 t.tiles_of(i_best), float(t.time_s[i_best]),
@@ -573,8 +903,8 @@ def selection_summary(rows: Sequence[SelectionRow]) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True)
-class DegenerateRow:
+@record
+class DegenerateRow(Record):
     """A measured degenerate tile (tS1 = 1, tT = 2) against both variants.
 
     Attributes
@@ -610,28 +940,27 @@ class DegenerateRow:
         }
 
 
-def degenerate(
-    table: Table | str | Path, calibration: Calibration | str | Path
-) -> list[DegenerateRow]:
+def degenerate(table: Table | str | Path, calibration: Any) -> list[DegenerateRow]:
     """Return the measured tiles with tS1 = 1 and tT = 2 and both variants' predictions.
 
     Parameters
     ----------
     table : Table or path
         Measurements.
-    calibration : Calibration or path
-        Micro-benchmark calibration.
+    calibration : Calibration, path, or several
+        Micro-benchmark calibration (:func:`predict`).
 
     Returns
     -------
     list of DegenerateRow
-        One per measured degenerate tile.
+        One per measured degenerate tile (and thread count).
     """
-    t, cal = _table(table), _calibration(calibration)
-    paper, exact = predict(t, cal, variant="paper"), predict(t, cal, variant="exact")
+    t, cals = _table(table), _calibrations(calibration)
+    paper, exact = _predict(t, cals, "paper"), _predict(t, cals, "exact")
     out = []
     for i in range(len(t)):
         tiles = t.tiles_of(i)
+        cal = _for_threads(cals, int(t.threads[i]))
         if tiles[0] != 1 or tiles[-1] != 2 or t.stencil[i] not in cal.stencils:
             continue
         sizes = t.sizes_of(i)
@@ -650,36 +979,152 @@ def degenerate(
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ValidationReport:
+@record
+class TunerCurve(Record):
+    """How close the measured best of a variant's top-k predicted points comes to the best.
+
+    For each problem (stencil, sizes) the measured (tile, threads) points are ranked by
+    the variant's prediction; with k points measured, the tuner would keep the fastest
+    of the first k. ``distance[p, j]`` is its median time over the problem's best
+    measured time, minus 1 (0: the tuner finds the best point of the measured grid).
+
+    Attributes
+    ----------
+    variant : str
+        The variant that ranks.
+    ks : tuple of int
+        The k values.
+    problems : tuple of tuple
+        ``(stencil, sizes)`` per problem.
+    distance : numpy.ndarray
+        Shape (problems, len(ks)).
+    n_points : numpy.ndarray
+        Ranked points per problem.
+    """
+
+    variant: str
+    ks: tuple[int, ...]
+    problems: tuple[_Problem, ...]
+    distance: npt.NDArray[np.float64] = field(repr=False)
+    n_points: npt.NDArray[np.int64] = field(repr=False)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """Mean and largest distance per k: ``{str(k): {"mean": .., "max": ..}}``."""
+        return {
+            str(k): {
+                "mean": float(np.mean(self.distance[:, j])) if self.problems else float("nan"),
+                "max": float(np.max(self.distance[:, j])) if self.problems else float("nan"),
+            }
+            for j, k in enumerate(self.ks)
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the curve as a plain dictionary."""
+        return {
+            "variant": self.variant,
+            "ks": list(self.ks),
+            "summary": self.summary(),
+            "problems": [
+                {"stencil": p[0], "sizes": list(p[1]), "n_points": int(n),
+                 "distance": [float(d) for d in row]}
+                for p, n, row in zip(self.problems, self.n_points, self.distance)
+            ],
+        }  # fmt: skip
+
+
+def tuner_curve(
+    table: Table | str | Path,
+    calibration: Any,
+    *,
+    variant: str = "exact",
+    ks: Sequence[int] = (1, 3, 5, 10),
+) -> TunerCurve:
+    """Distance of a measured top-k tuner to the best of an exhaustive measured grid.
+
+    Parameters
+    ----------
+    table : Table or path
+        A measured grid (e.g. the default sweep at 1 thread and all cores): every
+        (tile, threads) point of a problem is a candidate.
+    calibration : Calibration, path, or several
+        As in :func:`predict`.
+    variant : str
+        The ranking variant.
+    ks : sequence of int
+        Numbers of measured candidates.
+
+    Returns
+    -------
+    TunerCurve
+        Per problem and k (see :class:`TunerCurve`).
+    """
+    t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    k_list = tuple(int(k) for k in ks)
+    if not k_list or any(k < 1 for k in k_list):
+        raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
+    pred = _predict(t, cals, v)
+    problems: list[_Problem] = []
+    rows_out: list[list[float]] = []
+    counts: list[int] = []
+    for key, rows in _groups(t, by_threads=False).items():
+        ok = rows[np.isfinite(pred[rows])]
+        if ok.size == 0:
+            continue
+        ranked = ok[np.lexsort((np.arange(ok.size), pred[ok]))]
+        best = float(t.time_s[rows].min())
+        run_best = np.minimum.accumulate(t.time_s[ranked])
+        rows_out.append([float(run_best[min(k, ranked.size) - 1] / best - 1) for k in k_list])
+        problems.append(key)
+        counts.append(int(ranked.size))
+    return TunerCurve(
+        v, k_list, tuple(problems), np.asarray(rows_out, dtype=np.float64).reshape(-1, len(k_list)),
+        np.asarray(counts, dtype=np.int64),
+    )  # fmt: skip
+
+
+@record
+class ValidationReport(Record):
     """Everything :func:`validate` computes.
 
     Attributes
     ----------
     scores : dict of str to Score
-        Micro-benchmark calibration, per variant (``paper``, ``exact``).
+        Micro-benchmark calibration, per variant (:func:`variants`).
     fitted : dict of str to FitResult
-        The fitted variant per time-model variant (scored on held-out rows only).
+        The fitted variant per time-model variant (scored leave-problem-out).
+    fit_errors : dict of str to str
+        Variants that could not be fitted, with the reason.
     selection : dict of str to list of SelectionRow
         Tile selection per variant.
     selection_summary : dict of str to dict
         :func:`selection_summary` per variant.
+    tuner : dict of str to TunerCurve
+        :func:`tuner_curve` per variant.
     degenerate : list of DegenerateRow
         The tS1 = 1, tT = 2 tiles.
     measured_s : numpy.ndarray
-        Measured time per row.
+        Measured time per point (median over passes).
     predicted_s : dict of str to numpy.ndarray
-        Predicted time per row and variant.
+        Predicted time per point and variant (``fitted-<variant>``: out of sample).
     top : numpy.ndarray
-        The top mask (within 20% of the best per problem).
+        The top mask (within 20% of the best per problem and thread count).
     stencil : tuple of str
-        Stencil per row.
-    n_rows, n_correct : int
-        Rows, and rows that matched the naive stencil.
+        Stencil per point.
+    threads : numpy.ndarray
+        Thread count per point.
+    memory_level : tuple of str
+        Memory level per point.
+    spread : numpy.ndarray
+        Interquartile range over the median per point (NaN with fewer than 2 passes).
+    n_rows, n_points, n_passes, n_correct : int
+        Rows (runs), points, passes, and points whose every run matched the naive stencil.
     time : str
         Which time was scored: ``"wall"`` or ``"cpu"``.
     loadavg_1m : tuple of float
         Minimum, median and maximum 1-minute load average over the rows.
+    calibration_threads : dict of int to int
+        Per thread count of the table, the thread count its calibration was measured
+        with (they differ when no calibration was given for it).
     """
 
     scores: dict[str, Score]
@@ -691,97 +1136,144 @@ class ValidationReport:
     predicted_s: dict[str, npt.NDArray[np.float64]] = field(repr=False)
     top: npt.NDArray[np.bool_] = field(repr=False)
     stencil: tuple[str, ...] = field(repr=False)
+    threads: npt.NDArray[np.int64] = field(
+        repr=False, default_factory=lambda: np.zeros(0, np.int64)
+    )
+    memory_level: tuple[str, ...] = field(repr=False, default=())
+    spread: npt.NDArray[np.float64] = field(repr=False, default_factory=lambda: np.zeros(0))
     n_rows: int = 0
+    n_points: int = 0
+    n_passes: int = 0
     n_correct: int = 0
     loadavg_1m: tuple[float, float, float] = (float("nan"),) * 3
     time: str = "wall"
+    fit_errors: dict[str, str] = field(default_factory=dict)
+    tuner: dict[str, TunerCurve] = field(default_factory=dict, repr=False)
+    calibration_threads: dict[int, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the report as JSON-ready dictionaries (no per-row arrays)."""
+        """Return the report as JSON-ready dictionaries (no per-point arrays)."""
         return {
             "time": self.time,
             "n_rows": self.n_rows,
+            "n_points": self.n_points,
+            "n_passes": self.n_passes,
             "n_correct": self.n_correct,
             "loadavg_1m_min_median_max": list(self.loadavg_1m),
+            "calibration_threads": {str(k): v for k, v in self.calibration_threads.items()},
             "scores": {k: s.to_dict() for k, s in self.scores.items()},
             "fitted": {
                 k: {
                     "parameters": f.parameters,
-                    "n_train": int(f.train_rows.size),
-                    "n_test": int(f.test_rows.size),
+                    "factors": f.factors,
+                    "holdout": "leave-one-problem-out",
+                    "n_problems": f.n_problems,
                     "test_score": f.test_score.to_dict(),
                 }
                 for k, f in self.fitted.items()
             },
+            "fit_errors": self.fit_errors,
             "selection_summary": self.selection_summary,
             "selection": {k: [r.to_dict() for r in rows] for k, rows in self.selection.items()},
+            "tuner": {k: c.to_dict() for k, c in self.tuner.items()},
             "degenerate": [d.to_dict() for d in self.degenerate],
         }
 
 
 def validate(
     table: Table | str | Path,
-    calibration: Calibration | str | Path,
+    calibration: Any,
     *,
     within: float = 0.20,
-    train_fraction: float = 0.5,
     seed: int = 0,
     time: str = "wall",
+    n_boot: int = 200,
 ) -> ValidationReport:
-    """Score both variants, fit the "fitted" variant, and evaluate tile selection.
+    """Score every variant, fit the "fitted" variants, evaluate tile selection and tuning.
 
     Parameters
     ----------
     table : Table or path
-        Measurements.
-    calibration : Calibration or path
-        Micro-benchmark calibration (the fitted variant starts from it).
+        Measurements (every pass; points are scored against their median over passes).
+    calibration : Calibration, path, or several
+        Micro-benchmark calibration(s), one per thread count ideally (:func:`predict`);
+        the fitted variants start from it.
     within : float
         Top set of Sec. A.5.2.
-    train_fraction, seed
-        Split of the fitted variant (as in :func:`fit`).
+    seed : int
+        Seed of the bootstrap.
     time : {"wall", "cpu"}
         Score the measured wall time (the default, as the seed does) or the worker
         threads' CPU time (``Table.with_time``), a proxy that excludes descheduled time
         on a loaded machine.
+    n_boot : int
+        Bootstrap replicates of every confidence interval.
 
     Returns
     -------
     ValidationReport
-        Scores, fits, selection, degenerate tiles and the per-row arrays for plots.
+        Scores, fits, selection, tuner curves, degenerate tiles and per-point arrays.
     """
-    t, cal = _table(table).with_time(time), _calibration(calibration)
+    raw = table if isinstance(table, Table) else read_table(_path(table))
+    cals = _calibrations(calibration)
+    machine = raw.machine
+    if machine:  # a calibration must come from the machine that measured the table
+        for c in cals.values():
+            check_same_machine(c.machine, "calibration", machine)
+    t = raw.medians().with_time(time)
     top = top_mask(t, within)
-    predicted: dict[str, npt.NDArray[np.float64]] = {}
-    scores: dict[str, Score] = {}
+    predicted = {v: _predict(t, cals, v) for v in VARIANTS}
+    every = np.ones(len(t), dtype=bool)
+    scores = {v: _score(v, t, predicted[v], top, every, n_boot, seed) for v in VARIANTS}
     fitted: dict[str, FitResult] = {}
-    sel: dict[str, list[SelectionRow]] = {}
+    errors: dict[str, str] = {}
     for v in VARIANTS:
-        predicted[v] = predict(t, cal, variant=v)
-        scores[v] = _score(v, t, predicted[v], top, np.ones(len(t), dtype=bool))
-        fitted[v] = fit(t, cal, variant=v, train_fraction=train_fraction, seed=seed, within=within)
-        sel[v] = selection(t, variant=v)
-    load = t.loadavg_1m[np.isfinite(t.loadavg_1m)]
+        try:
+            fitted[v] = fit(t, cals, variant=v, within=within, n_boot=n_boot, seed=seed)
+            predicted[f"fitted-{v}"] = fitted[v].predicted_s
+        except ValueError as exc:
+            errors[v] = str(exc)
+    sel = {v: selection(t, variant=v) for v in VARIANTS}
+    load = raw.loadavg_1m[np.isfinite(raw.loadavg_1m)]
     loadavg = (
         (float(load.min()), float(np.median(load)), float(load.max()))
         if load.size
         else (float("nan"),) * 3
     )
+    thread_counts = sorted({int(n) for n in t.threads})
     return ValidationReport(
         scores=scores,
         fitted=fitted,
         selection=sel,
         selection_summary={v: selection_summary(rows) for v, rows in sel.items()},
-        degenerate=degenerate(t, cal),
+        degenerate=degenerate(t, cals),
         measured_s=t.time_s,
         predicted_s=predicted,
         top=top,
         stencil=t.stencil,
-        n_rows=len(t),
+        threads=t.threads,
+        memory_level=t.memory_level,
+        spread=t.columns.get("time_iqr_rel", np.full(len(t), np.nan)),
+        n_rows=len(raw),
+        n_points=len(t),
+        n_passes=raw.n_passes,
         n_correct=int(t.correct.sum()),
         loadavg_1m=loadavg,
         time=time,
+        fit_errors=errors,
+        tuner={v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
+        calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
     )
+
+
+def _path(table: object) -> str | Path:
+    if isinstance(table, (str, Path)):
+        return table
+    raise TypeError(f"table: expected a Table or a path, got {type(table).__name__}")
+
+
+def _for_threads_source(cals: dict[int, Calibration], threads: int) -> int:
+    return threads if threads in cals else min(cals, key=lambda n: (abs(n - threads), n))
 
 
 def plot_predicted_vs_measured(report: ValidationReport, title: str = "") -> Figure:
@@ -875,6 +1367,92 @@ def plot_selection(report: ValidationReport, title: str = "") -> Figure:
     ax.set_xticklabels(labels, fontsize=7)
     ax.set_ylabel("measured time / best measured")
     ax.legend(fontsize=7, ncol=3)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def plot_noise(report: ValidationReport, variant: str = "exact", title: str = "") -> Figure:
+    """RMSE with its bootstrap interval beside the noise floor, per stencil and threads.
+
+    Parameters
+    ----------
+    report : ValidationReport
+        From :func:`validate`.
+    variant : str
+        The variant (its fitted twin is drawn beside it when it was fitted).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One bar per (stencil, threads) group and series with its 95% interval; the noise
+        floor of the group as a black tick (absent with a single pass).
+    """
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    series = [report.scores[variant]]
+    if variant in report.fitted:
+        series.append(report.fitted[variant].test_score)
+    keys = [(g.stencil, g.threads) for g in series[0].groups if g.memory_level == "all"]
+    x = np.arange(len(keys))
+    width = 0.8 / len(series)
+    for j, s in enumerate(series):
+        values, lo, hi, floor = [], [], [], []
+        for stencil, threads in keys:
+            g = _find_group(s, stencil, threads)
+            values.append(100 * g.rmse_all if g else np.nan)
+            lo.append(100 * (g.rmse_all - g.rmse_all_ci[0]) if g else 0.0)
+            hi.append(100 * (g.rmse_all_ci[1] - g.rmse_all) if g else 0.0)
+            floor.append(100 * g.noise_floor if g else np.nan)
+        pos = x + (j - (len(series) - 1) / 2) * width
+        ax.bar(pos, values, width, yerr=[np.maximum(lo, 0), np.maximum(hi, 0)], capsize=2,
+               label=f"{s.variant}: RMSE all points (95% bootstrap)")  # fmt: skip
+        if j == 0:
+            ax.scatter(x, floor, marker="_", s=400, color="k", zorder=3, label="noise floor")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{s}\n{t or 'all'} thr." for s, t in keys], fontsize=7)
+    ax.set_ylabel("relative RMSE [%]")
+    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _find_group(score: Score, stencil: str, threads: int) -> GroupScore | None:
+    for g in score.groups:
+        if (g.stencil, g.memory_level, g.threads) == (stencil, "all", threads):
+            return g
+    return None
+
+
+def plot_tuner_curve(report: ValidationReport, title: str = "") -> Figure:
+    """Mean and largest distance to the measured best against k, per variant.
+
+    Parameters
+    ----------
+    report : ValidationReport
+        From :func:`validate` (its ``tuner`` curves).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One line per variant (mean) with the largest distance dashed.
+    """
+    fig = Figure(figsize=(6, 4), layout="constrained")
+    ax = fig.add_subplot()
+    for v, c in report.tuner.items():
+        if not c.problems:
+            continue
+        line = ax.plot(c.ks, 100 * c.distance.mean(axis=0), "o-", label=f"{v}: mean")[0]
+        ax.plot(c.ks, 100 * c.distance.max(axis=0), "--", color=line.get_color(),
+                label=f"{v}: worst problem")  # fmt: skip
+    ax.set_xlabel("k (measured candidates, in predicted order)")
+    ax.set_ylabel("best of top k / best measured - 1 [%]")
+    ax.legend(fontsize=7)
     if title:
         ax.set_title(title)
     return fig

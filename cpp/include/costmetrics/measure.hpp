@@ -35,6 +35,16 @@ std::vector<std::string> kernel_names();
 Kernel parse_kernel(const std::string& name);
 int kernel_space_dims(Kernel kernel);
 
+// Version of the harness (tiling, schedules, timing protocol of one run). Bumped whenever
+// a change can alter measured times, so that tables measured with another harness are
+// refused instead of mixed (python/costmetrics/measure.py records it in every table).
+std::string harness_version();
+
+// How a wavefront's tiles are dealt to the worker threads: "round-robin" (tile i to thread
+// i mod threads; neighbouring tiles on different threads) or "block" (contiguous blocks of
+// ceil-balanced size: thread j takes tiles [j n / threads, (j + 1) n / threads)).
+std::vector<std::string> schedule_names();
+
 // SIMD lanes for a 4-byte float in the instruction set this file was compiled for (nV).
 int simd_lanes_float();
 // The compiler and the instruction-set macros this file was compiled with.
@@ -56,6 +66,7 @@ struct RunConfig {
   bool check = true;         // compare with the naive stencil after the runs
   std::string energy_path;   // powercap energy_uj file, or empty for no energy counter
   double energy_range_uj = 0;  // max_energy_range_uj of that counter (wrap-around)
+  std::string schedule = "round-robin";  // schedule_names(): how tiles go to threads
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -72,7 +83,8 @@ struct RunConfig {
         COSTMETRICS_FIELD(RunConfig, pin, "pin threads to cores"),
         COSTMETRICS_FIELD(RunConfig, check, "compare with the naive stencil"),
         COSTMETRICS_FIELD(RunConfig, energy_path, "powercap energy_uj file or empty"),
-        COSTMETRICS_FIELD(RunConfig, energy_range_uj, "max_energy_range_uj of that file"));
+        COSTMETRICS_FIELD(RunConfig, energy_range_uj, "max_energy_range_uj of that file"),
+        COSTMETRICS_FIELD(RunConfig, schedule, "tiles to threads: round-robin or block"));
   }
   void validate() const;
 };

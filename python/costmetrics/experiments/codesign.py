@@ -131,7 +131,7 @@ def table_c2(
             )
         )
         for stencil in result.workload.stencils:
-            row = result.best(band, stencil=stencil)
+            row = result.best(band, stencil=stencil).row
             perf = result.gflops({stencil: 1.0})
             seed = cd.TABLE_C2[stencil]
             seed_row = result.find(*seed[:3])
@@ -189,7 +189,7 @@ def block_reading_effect(band: tuple[float, float] = BAND) -> list[dict[str, obj
         for kind in ("2d", "3d"):
             r = cd.sweep(kind, band[0], band[1], block_smem=rule, variant="paper")
             for stencil in r.workload.stencils:
-                row = r.best(None, stencil=stencil)
+                row = r.best(None, stencil=stencil).row
                 rows.append(
                     {
                         "block_smem": rule,

@@ -256,14 +256,12 @@ def run(out_dir: Path) -> ExperimentResult:
     for k in FUSION_KERNELS:
         curves = ex.traffic_vs_cache(k, hopper.machine, BOX, FIG13_CACHES)
         _save(
-            ex.plot_traffic_vs_cache(
-                FIG13_CACHES, curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"
-            ),
+            ex.plot_traffic_vs_cache(curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"),
             out_dir / f"fig13_{k}.png",
             result,
         )
-        base = curves["baseline"][-1]
-        best = curves["best blocking, aggressive fusion"][-1]
+        base = curves.baseline[-1]
+        best = curves.best_blocking["aggressive"][-1]
         v.append(
             ReproducedValue(
                 "exasat",

@@ -183,12 +183,12 @@ def other_values(seed: dict[str, Any]) -> list[ReproducedValue]:
 def write_sweep_csv(path: Path) -> Path:
     """Write the off-chip access sweep over :data:`NS` as CSV."""
     s = cm_spu.sweep(NS)
-    keys = list(s)
+    columns = s._asdict()
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(keys)
-        for i in range(len(s["n"])):
-            w.writerow([int(s[k][i]) if k == "n" else f"{s[k][i]:.10g}" for k in keys])
+        w.writerow(list(columns))
+        for i in range(len(s.n)):
+            w.writerow([int(v[i]) if k == "n" else f"{v[i]:.10g}" for k, v in columns.items()])
     return path
 
 
