@@ -702,7 +702,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def _pct(value: Any) -> str:
+def _pm_pct(value: Any) -> str:
     if value is None:
         return "-"
     if value == "inf":
@@ -949,7 +949,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
                     else f"{needed:.0f}" + (" (extrapolated)" if e["budget_extrapolated"] else "")
                 )
                 rows.append([
-                    e["quantity"], _pct(e["rel_halfwidth"]), _pct(e["random_rel_halfwidth"]),
+                    e["quantity"], _pm_pct(e["rel_halfwidth"]), _pm_pct(e["random_rel_halfwidth"]),
                     "yes" if e["determined"] else "no", need,
                 ])  # fmt: skip
             print(
