@@ -147,20 +147,20 @@ def test_property_block_schedule_equals_naive(
 def test_memory_level_from_cache_sizes() -> None:
     machine = {"l1d_bytes": 32 * 1024, "l2_bytes": 1024 * 1024, "l3_bytes": 32 * 1024**2}
     # Working set: 2 arrays x (S + 2) floats (1D), 2 x (S1 + 2)(S2 + 2) floats (2D).
-    assert mm.memory_level("jacobi1d", (4094, 8), machine) == "L1"  # exactly 32 KiB
-    assert mm.memory_level("jacobi1d", (4095, 8), machine) == "L2"
-    assert mm.memory_level("heat2d", (254, 254, 8), machine) == "L2"  # 504 KiB
-    assert mm.memory_level("heat2d", (1022, 1022, 8), machine) == "L3"  # 8 MiB
-    assert mm.memory_level("heat2d", (4094, 4094, 8), machine) == "DRAM"  # 128 MiB
-    assert mm.memory_level("heat2d", (16, 16, 8), {}) == "DRAM"  # caches unknown
+    assert mm.memory_level("jacobi1d", machine, (4094, 8)) == "L1"  # exactly 32 KiB
+    assert mm.memory_level("jacobi1d", machine, (4095, 8)) == "L2"
+    assert mm.memory_level("heat2d", machine, (254, 254, 8)) == "L2"  # 504 KiB
+    assert mm.memory_level("heat2d", machine, (1022, 1022, 8)) == "L3"  # 8 MiB
+    assert mm.memory_level("heat2d", machine, (4094, 4094, 8)) == "DRAM"  # 128 MiB
+    assert mm.memory_level("heat2d", {}, (16, 16, 8)) == "DRAM"  # caches unknown
     with pytest.raises(ValueError, match="stencil"):
-        mm.memory_level("heat3d", (16, 16, 8), machine)
+        mm.memory_level("heat3d", machine, (16, 16, 8))
 
 
 def test_level_sizes_span_l2_to_past_l2() -> None:
     machine = {"l1d_bytes": 32 * 1024, "l2_bytes": 1024 * 1024, "l3_bytes": 32 * 1024**2}
     for name, sizes in mm.LEVEL_SIZES.items():
-        levels = [mm.memory_level(name, s, machine) for s in sizes]
+        levels = [mm.memory_level(name, machine, s) for s in sizes]
         assert levels[0] == "L2" and levels[-1] in ("L3", "DRAM"), (name, levels)
         ws = [2 * 4 * np.prod([v + 2 for v in s[:-1]]) for s in sizes]
         assert ws[-1] >= 4 * 2 * 1024 * 1024  # at least 4x a 2 MiB L2

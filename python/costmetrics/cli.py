@@ -105,6 +105,82 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def check_output_dir(path: Path, option: str) -> Path:
+    """Make sure a folder can be written before long work starts (it is created if needed).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder.
+    option : str
+        The option that named it, for the message (e.g. ``"--out"``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is not a folder, cannot be created or is not writable (the message names
+        ``option`` and the path).
+    """
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{option}: {path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"{option}: cannot create {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+def check_output_file(path: Path, option: str) -> Path:
+    """Make sure a file can be written (or appended to) before long work starts.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    option : str
+        The option that named it, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is a folder, or it or its folder is not writable.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
+    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+#: A TypeError of our own validation names the parameter first ("tiles: expected ...");
+#: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
+#: subscriptable") do not, and are bugs to report with their traceback.
+_OWN_TYPE_ERROR = re.compile(r"^[\w.\[\]'\-]+(\(\))?: ")
+
+
+def _is_bad_input(exc: BaseException) -> bool:
+    """Whether an exception reports bad input (exit 2) rather than an internal error."""
+    if isinstance(exc, (ValueError, OverflowError, OSError)):
+        return True
+    if isinstance(exc, TypeError):
+        text = str(exc)
+        return "incompatible function arguments" not in text and bool(_OWN_TYPE_ERROR.match(text))
+    return False
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -138,6 +214,7 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics.reproduce import reproduce
 
+        check_output_dir(args.out, "--out")
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -230,7 +307,7 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
         parser.add_argument(
             "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
         )
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     add_json_flag(parser)
 
 
@@ -357,16 +434,24 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
-    """Measure this CPU's time-model parameters (L, tau_sync, T_sync, C_iter; Sec. A.5.1)."""
+    """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(
         "--out",
         type=Path,
         required=True,
         metavar="DIR",
-        help="folder for gpus/<key>.yaml, stencils/*.yaml, calibration.json",
+        help="folder for gpus/<key>.yaml, stencils/<name>.yaml, calibration.json",
     )
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
-    parser.add_argument("--repeats", type=int, default=7, help="repeats per micro-benchmark")
+    parser.add_argument(
+        "--threads",
+        type=_int_list,
+        default=None,
+        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+    )
+    parser.add_argument(
+        "--passes", type=int, default=5, help="interleaved shuffled passes (median kept)"
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
         "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
     )
@@ -375,6 +460,12 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         type=int,
         default=2 * 514 * 514,
         help="main-array size of the L benchmark, floats",
+    )
+    parser.add_argument(
+        "--max-working-set-words",
+        type=int,
+        default=2**25,
+        help="largest array of the per-level copy points, floats (default: the harness limit)",
     )
     parser.add_argument(
         "--budget-bytes",
@@ -387,11 +478,13 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
-            repeats=args.repeats,
+            passes=args.passes if args.repeats is None else args.repeats,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
+            max_working_set_words=args.max_working_set_words,
             buffer_budget_bytes=args.budget_bytes,
             progress=not args.json,
         )
@@ -481,6 +574,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        check_output_file(args.out, "--out")
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
@@ -703,6 +797,90 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _pm_pct(value: Any) -> str:
+    if value is None:
+        return "-"
+    if value == "inf":
+        return "inf"
+    return f"{100 * float(value):.3g}"
+
+
+def _finite_or_text(value: float) -> Any:
+    """JSON has no inf/NaN: inf as the string 'inf', NaN as None."""
+    if value != value:
+        return None
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
+    from costmetrics import energy as cm_energy
+
+    if args.budget < 1:
+        raise ValueError(f"--budget must be >= 1, got {args.budget}")
+    if args.out is not None and not args.out.parent.is_dir():
+        raise ValueError(f"--out: folder {args.out.parent} does not exist")
+    if args.table is not None:
+        if args.flop_heavy:
+            raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
+    if args.flop_heavy and args.out is not None:
+        raise ValueError("--out: the hypothetical flop-heavy kernels have no CSV kernel name")
+    if args.flop_heavy < 0:
+        raise ValueError(f"--flop-heavy must be >= 0, got {args.flop_heavy}")
+    if args.table is not None:
+        cands = cm_energy.Candidates.from_runs(args.table)
+    else:
+        extra = (
+            [cm_energy.flop_heavy_kernel("fadd", args.flop_heavy),
+             cm_energy.flop_heavy_kernel("fmul", args.flop_heavy)]
+            if args.flop_heavy else []
+        )  # fmt: skip
+        cands = cm_energy.synthetic_candidates(flop_heavy=extra)
+    d = cm_energy.design(
+        cands, args.budget, noise_sigma=args.noise, level=args.level, precision=args.precision,
+        n_random=args.random, seed=args.seed, progress=not args.json,
+    )  # fmt: skip
+    if args.out is not None:
+        plan = d.runs.simulate(noise_sigma=0.0)
+        cm_energy.write_runs(
+            plan, args.out,
+            [*plan.comments, "designed runs (costmetrics energy design): energy_j is the "
+             "Model A prediction; replace time_s and energy_j with measurements"],
+        )  # fmt: skip
+    return {
+        "budget": d.budget,
+        "n_candidates": d.n_candidates,
+        "noise_sigma": d.noise_sigma,
+        "level": d.level,
+        "precision": d.precision,
+        "criterion": d.criterion,
+        "targets": list(d.targets),
+        "expected": [
+            {
+                "quantity": e.name,
+                "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                "random_rel_halfwidth": _finite_or_text(e.random_rel_halfwidth),
+                "determined": e.determined,
+                "budget_needed": _finite_or_text(e.budget_needed),
+                "budget_extrapolated": e.budget_extrapolated,
+            }
+            for e in d.expected.values()
+        ],
+        "runs_per_kernel": {k: d.runs.kernel.count(k) for k in sorted(set(d.runs.kernel))},
+        "runs": [
+            {
+                "kernel": d.runs.kernel[i],
+                "sizes": d.runs.sizes[i].tolist(),
+                "tiles": d.runs.tiles[i].tolist(),
+                "subtile": int(d.runs.subtile[i]),
+                "time_s": float(d.runs.time_s[i]),
+            }
+            for i in range(len(d.runs))
+        ],
+    }
+
+
 def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     """Energy of tiled loop codes, parameter fits, energy-optimal tiles (App. B)."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -717,7 +895,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["exact", "paper"], default="exact")
+        p.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -729,8 +907,38 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
     fit.add_argument("--train-fraction", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=0)
-    fit.add_argument("--weighting", choices=["absolute", "relative"], default="absolute")
+    fit.add_argument("--weighting", choices=["relative", "absolute"], default="relative")
+    fit.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples (0: none)")
+    fit.add_argument("--level", type=float, default=0.95, help="confidence level")
+    fit.add_argument(
+        "--max-rel-halfwidth", type=float, default=0.5,
+        help="wider intervals are reported as not determined (default 0.5: +-50%%)",
+    )  # fmt: skip
+    fit.add_argument("--prior", default=None, help="prior parameters, e.g. model_a")
+    fit.add_argument("--prior-weight", type=float, default=1.0, help="weight of the prior")
     add_json_flag(fit)
+    des = actions.add_parser(
+        "design", help="choose the runs that best determine the parameters (before measuring)"
+    )
+    des.add_argument("--budget", required=True, type=int, help="runs to choose")
+    des.add_argument(
+        "--table", type=Path, default=None,
+        help="candidate runs: a CSV (docs/energy-model.md); default: the synthetic grid",
+    )  # fmt: skip
+    des.add_argument(
+        "--flop-heavy", type=int, default=0, metavar="N",
+        help="add two hypothetical kernels with N fadd / N fmul per iteration (synthetic grid)",
+    )  # fmt: skip
+    des.add_argument("--noise", type=float, default=0.03, help="relative noise of one energy")
+    des.add_argument("--level", type=float, default=0.95, help="confidence level")
+    des.add_argument(
+        "--precision", type=float, default=None,
+        help="relative half-width for the budget each parameter needs (default 0.5)",
+    )  # fmt: skip
+    des.add_argument("--random", type=int, default=20, help="random choices to compare")
+    des.add_argument("--seed", type=int, default=0)
+    des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
+    add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
     b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
     b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
@@ -767,30 +975,87 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         elif args.action == "fit":
             f = cm_energy.fit(
                 args.table, method=args.method, train_fraction=args.train_fraction,
-                seed=args.seed, weighting=args.weighting,
+                seed=args.seed, weighting=args.weighting, prior=args.prior,
+                prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
+                max_rel_halfwidth=args.max_rel_halfwidth,
             )  # fmt: skip
             out = {
                 "method": f.method,
+                "weighting": f.weighting,
                 "rank": f.rank,
                 "parameters": f.parameters,
-                "combinations": [{"text": c.text, "value": c.value} for c in f.combinations],
+                "estimates": [
+                    {
+                        "quantity": e.name,
+                        "value": e.value,
+                        "low": _finite_or_text(e.low),
+                        "high": _finite_or_text(e.high),
+                        "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                        "determined": e.determined,
+                    }
+                    for e in f.estimates.values()
+                ],
+                "n_boot": f.n_boot,
+                "level": f.level,
+                "max_rel_halfwidth": f.max_rel_halfwidth,
+                "prior": None if f.prior is None else f.prior._asdict(),
+                "prior_weight": f.prior_weight,
                 "n_train": f.n_train,
                 "n_test": f.n_test,
                 "train_rmse_pct": f.train_rmse_pct,
                 "test_rmse_pct": f.test_rmse_pct,
                 "kernel_rmse_pct": f.kernel_rmse_pct,
             }
+        elif args.action == "design":
+            out = _energy_design(args)
         else:
-            errors = cm_energy.optimization_error(args.table, args.params)
+            errors = cm_energy.optimization_error(args.table, params=args.params)
             out = {k: vars(v) for k, v in errors.items()}
         if args.json:
             print_json(out)
             return 0
         if args.action == "fit":
-            print(f"{out['method']} fit, rank {out['rank']}, {out['n_train']} training runs")
-            rows = [[c["text"], f"{c['value']:.6g}"] for c in out["combinations"]]
-            rows += [[f"error {k} [RMSE %]", f"{v:.4g}"] for k, v in f.kernel_rmse_pct.items()]
+            print(
+                f"{out['method']} fit ({out['weighting']} errors), rank {out['rank']}, "
+                f"{out['n_train']} training runs, {out['n_boot']} bootstrap resamples"
+            )
+            level = f"{100 * f.level:g}% interval"
+            rows = [["quantity", "value", level]]
+            for e in f.estimates.values():
+                interval = "-" if f.n_boot == 0 else f"[{e.low:.4g}, {e.high:.4g}]"
+                if e.value is None:
+                    rows.append([e.name, "not determined", interval])
+                else:
+                    rows.append([e.name, f"{e.value:.6g}", interval])
+            rows += [[f"error {k} [RMSE %]", f"{v:.4g}", ""] for k, v in f.kernel_rmse_pct.items()]
             print(_table(rows))
+            if f.n_boot:
+                print(
+                    f"(not determined: interval wider than +-{100 * f.max_rel_halfwidth:g}% of "
+                    "the estimate; the data do not fix the value)"
+                )
+        elif args.action == "design":
+            rows = [["quantity", "designed +-%", "random +-%", "determined", "runs needed"]]
+            for e in out["expected"]:
+                needed = e["budget_needed"]
+                need = (
+                    "never"
+                    if needed == "inf"
+                    else f"{needed:.0f}" + (" (extrapolated)" if e["budget_extrapolated"] else "")
+                )
+                rows.append([
+                    e["quantity"], _pm_pct(e["rel_halfwidth"]), _pm_pct(e["random_rel_halfwidth"]),
+                    "yes" if e["determined"] else "no", need,
+                ])  # fmt: skip
+            print(
+                f"{out['budget']} of {out['n_candidates']} candidate runs; expected "
+                f"{100 * out['level']:g}% intervals at {100 * out['noise_sigma']:g}% noise "
+                f"(runs needed for +-{100 * out['precision']:g}%)"
+            )
+            print(_table(rows))
+            print("chosen runs per kernel: " + ", ".join(
+                f"{k} {v}" for k, v in out["runs_per_kernel"].items()
+            ))  # fmt: skip
         elif args.action == "best-tiles":
             print(
                 f"best tiles {tuple(out['tiles'])}: E_alg = {out['e_alg_j']:.6g} J; "
@@ -1059,7 +1324,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
     parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
         "thread limits",
@@ -1411,6 +1676,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (ValueError, TypeError, OverflowError, OSError) as exc:
+        if not _is_bad_input(exc):
+            raise  # an internal error: its traceback, not "bad input"
         message = " ".join(str(exc).split())  # one line, whatever the message holds
         print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
