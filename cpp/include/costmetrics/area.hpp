@@ -122,7 +122,7 @@ void rounded_batch(const RoundedCoefficients& c, std::size_t n, const std::int64
                    const double* l1_kb, const double* l2_kb, double* out_mm2);
 
 // Least-squares line y = slope x + intercept (Sec. C.2.2: per-memory-type linear fits of
-// CACTI areas), solved with Eigen's QR. Needs >= 2 points with distinct x, all finite.
+// CACTI areas), in closed form on centered data. Needs >= 2 points with distinct x, all finite.
 struct LinearFit {
   double slope = 0;      // beta, mm^2 per kB
   double intercept = 0;  // alpha, mm^2
