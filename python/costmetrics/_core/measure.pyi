@@ -7,9 +7,11 @@ class RunConfig:
     stencil: str
     size_s1: int
     size_s2: int
+    size_s3: int
     size_t: int
     tile_s1: int
     tile_s2: int
+    tile_s3: int
     tile_t: int
     threads: int
     repeats: int
@@ -25,9 +27,11 @@ class RunConfig:
         stencil: str,
         size_s1: int,
         size_s2: int,
+        size_s3: int,
         size_t: int,
         tile_s1: int,
         tile_s2: int,
+        tile_s3: int,
         tile_t: int,
         threads: int,
         repeats: int,
@@ -80,7 +84,9 @@ def simd_lanes_float() -> int: ...
 def compiler_description() -> str: ...
 def run(config: RunConfig) -> RunResult: ...
 def tiled(config: RunConfig) -> npt.NDArray[np.float32]: ...
-def naive(stencil: str, size_s1: int, size_s2: int, size_t: int) -> npt.NDArray[np.float32]: ...
+def naive(
+    stencil: str, size_s1: int, size_s2: int, size_s3: int, size_t: int
+) -> npt.NDArray[np.float32]: ...
 def bench_copy(
     threads: int, working_set_words: int, segment_words: int, repeats: int, pin: bool
 ) -> MicroResult: ...
