@@ -16,8 +16,8 @@ the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table f
 Both ways spend the same number of runs per point (8).
 
 Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU
-times of the shipped sweep): ``python benchmarks/protocol_evidence.py --out evidence/`` (resumable for the
-shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
+times of the shipped sweep): ``python benchmarks/protocol_evidence.py --out evidence/``
+(resumable for the shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ STAGED_NOTEBOOKS = DOCS / "notebooks"
 API_INDEX = DOCS / "reference" / "api.rst"
 MODELS_PAGE = DOCS / "models.md"
 #: Top-level pages that are not model pages.
-SECTION_PAGES = ("index", "models", "notebooks")
+SECTION_PAGES = ("index", "models", "notebooks", "api-conventions")
 
 #: Modules documented besides the model families, in this order.
 API_MODULES = (

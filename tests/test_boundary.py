@@ -213,7 +213,7 @@ def test_pareto_front_range_is_stated_and_enforced() -> None:
     ("call", "exception", "match"),
     [
         (lambda: cm.time.talg("heat2d", "gtx980", (64, 64, 64), (8, 64, 8), variant=None),
-         TypeError, r"variant: expected one of 'paper', 'exact', got NoneType None"),
+         TypeError, r"variant: expected one of 'paper', 'exact', 'machine', got NoneType None"),
         (lambda: dataclasses.replace(GTX980, n_sm=2**31), OverflowError, "n_sm: 2147483648"),
         (lambda: dataclasses.replace(GTX980, n_v=2**40), OverflowError, "n_v: 1099511627776"),
         (lambda: cm.time.talg_batch("heat2d", "gtx980", (64, 64, 64), [[8, 64, 8]],

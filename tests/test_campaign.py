@@ -85,7 +85,9 @@ TILES = st.one_of(
     st.builds(lambda a, b, c: (a, b, c), st.integers(1, 64), st.sampled_from([32, 64, 96, 128]),
               st.sampled_from([2, 4, 8, 16])),
 )  # fmt: skip
-VARIANTS = st.one_of(st.sampled_from(["paper", "exact"]), st.sampled_from(["approx", None, 1]))
+VARIANTS = st.one_of(
+    st.sampled_from(["paper", "exact", "machine"]), st.sampled_from(["approx", None, 1])
+)
 
 
 def _check_breakdown(b: Any, variant: object) -> None:
@@ -93,8 +95,9 @@ def _check_breakdown(b: Any, variant: object) -> None:
         b.talg_s, b.t_ideal_s, b.t_tile_s, b.c_s, b.m_prime_s, b.m_tile_words, b.t_sync_total_s
     )
     assert b.k >= 1 and b.n_wavefronts >= 1 and b.tiles_per_wavefront >= 1 and b.n_subtiles >= 1
-    if variant == "exact":
-        # Lower bound of the exact variant (docs/time-model.md): T_alg >= T_ideal.
+    if variant in ("exact", "machine"):
+        # Lower bound of the exact variant (docs/time-model.md): T_alg >= T_ideal; the
+        # machine variant only adds non-negative costs to it.
         assert b.talg_s >= b.t_ideal_s * (1 - 1e-12)
 
 
@@ -189,6 +192,39 @@ def test_gpu_preset_contract(field: str, value: Any) -> None:
     )
     if b is not None:
         _finite_nonnegative(b.talg_s)
+
+
+MACHINE_FIELDS = {
+    **GPU_FIELDS, "n_sm": 2, "n_v": 4, "max_blocks_per_sm": 1, "smem_per_sm_bytes": 262144,
+    "smem_per_block_bytes": 262144, "l_s_per_gb": 0.04, "tau_sync_s": 1e-8, "t_sync_s": 4e-8,
+    "cache_l1_bytes": 32768, "cache_l2_bytes": 2**20, "cache_l3_bytes": 2**25, "l_seg_s": 3e-9,
+    "l_level_s_per_word": (-2e-11, 0.0, 2e-11, 8e-11), "l_shared_s_per_word": (0, 0, 1e-11, 5e-11),
+    "tau_line_s": 2e-9, "t_barrier_per_thread_s": 2e-8, "t_share_line_s": 5e-8, "threads_ref": 2,
+    "tile_schedule": "block",
+}  # fmt: skip
+MACHINE_VALUES = st.one_of(
+    ANY_INT, SPECIAL_FLOATS, st.floats(allow_nan=True), st.floats(-1e-9, 1e-7),
+    _sequence(st.one_of(st.floats(-1e-10, 1e-9), SPECIAL_FLOATS, WRONG), 3, 5),
+)  # fmt: skip
+
+
+@CAMPAIGN
+@given(
+    st.sampled_from(sorted(k for k in MACHINE_FIELDS if k.startswith(("cache", "l_", "t", "thr")))),
+    MACHINE_VALUES,
+    st.sampled_from([1, 2, 3, 8]),
+)
+def test_machine_preset_contract(field: str, value: Any, threads: int) -> None:
+    g = _contract(lambda: cm.Gpu(**{**MACHINE_FIELDS, "key": "campaigncpu", field: value}))
+    if g is None:
+        return
+    s = cm.Stencil(name="campaign heat", n_space_dims=2, c_iter_s={"campaigncpu": 1.4e-9})
+    g = g.with_threads(threads)
+    b = _contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), variant="machine"))
+    if b is not None:
+        _check_breakdown(b, "machine")
+        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)])
+        assert math.isclose(float(rows.talg_s[0]), b.talg_s, rel_tol=1e-12)
 
 
 @CAMPAIGN

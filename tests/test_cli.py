@@ -123,3 +123,41 @@ def test_lazy_model_submodules() -> None:
     assert {"time", "chain"} <= set(dir(costmetrics))
     with pytest.raises(AttributeError, match=r"no attribute 'no_such_model'"):
         _ = costmetrics.no_such_model
+
+
+def test_unwritable_output_fails_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from costmetrics import measure
+
+    def must_not_run(**kwargs: object) -> None:
+        raise AssertionError("calibrate ran before the output folder was checked")
+
+    monkeypatch.setattr(measure, "calibrate", must_not_run)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    for out in (blocker, blocker / "sub"):
+        assert main(["calibrate", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("costmetrics calibrate: error: --out:") and str(blocker) in err
+    assert main(["measure", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--out: " in err and "is a folder" in err
+
+
+def test_internal_errors_are_not_reported_as_bad_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from costmetrics import time as cm_time
+
+    def broken(*args: object, **kwargs: object) -> object:
+        return None + 1  # type: ignore[operator]  # a bug, not bad input
+
+    monkeypatch.setattr(cm_time, "breakdown", broken)
+    argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "64,64,64"]
+    with pytest.raises(TypeError, match="unsupported operand"):
+        main([*argv, "--tiles", "8,64,8"])
+    # Our own validation errors still are one line and status 2.
+    monkeypatch.undo()
+    assert main([*argv, "--tiles", "8,64"]) == 2
+    assert "error: tiles: " in capsys.readouterr().err

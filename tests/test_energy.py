@@ -206,15 +206,15 @@ def test_energy_grows_with_problem_size(kernel: str) -> None:
             "exactly one",
         ),
         (
-            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4.0, 32, 8), talg_s=1.0),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4.0, 32, 8), talg_s=1.0),  # type: ignore[arg-type]
             TypeError,
             "tiles",
-        ),  # type: ignore[arg-type]
+        ),
         (
-            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s="1"),
+            lambda: en.energy("jacobi2d", None, (100, 100, 10), (4, 32, 8), talg_s="1"),  # type: ignore[arg-type]
             TypeError,
             "talg_s",
-        ),  # type: ignore[arg-type]
+        ),
         (
             lambda: en.energy("j3d", None, (100, 100, 10), (4, 32, 8), talg_s=1.0),
             ValueError,
@@ -411,7 +411,7 @@ def test_fit_arguments() -> None:
 
 def test_model_a_rmse_on_its_own_synthetic_data_is_the_noise() -> None:
     # Model A against data generated from Model A with 3% log-normal noise: ~3% per kernel.
-    rmse = en.model_rmse_pct(en.synthetic_table_path(), "model_a")
+    rmse = en.model_rmse_pct(en.synthetic_table_path(), params="model_a")
     for value in rmse.values():
         assert 2.0 < value < 4.0
 

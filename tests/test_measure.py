@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -185,7 +186,7 @@ def test_run_fields_2d() -> None:
     assert r.n_wavefronts == 7
     assert r.points == 40 * 45 * 12
     assert r.words_stored >= 40 * 45  # at least the final time level
-    assert r.energy_j == -1.0  # no counter given
+    assert math.isnan(r.energy_j)  # no counter given: not measured
     assert r.buffer_words > 0
     if sys.platform.startswith("linux"):  # thread CPU-time clock
         assert 0 < r.cpu_time_s
@@ -423,6 +424,7 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     cal = mm.calibrate(
         threads=2, repeats=1, n_configs=2, working_set_words=65536,
         stencils=("jacobi1d", "heat2d"), buffer_budget_bytes=262144,
+        max_working_set_words=2**18, segments=(1, 64),
     )  # fmt: skip
     g = cal.gpu
     assert g.n_sm == 2 and g.max_blocks_per_sm == 1
@@ -439,6 +441,61 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     assert back.gpu == g
     assert back.c_iter_s("jacobi1d") == cal.c_iter_s("jacobi1d")
     assert back.machine["threads"] == 2
+    # Machine-variant terms: thread counts recorded, caches from sysfs, every term set.
+    assert back.settings["threads"] == [1, 2] and g.threads_ref == 2
+    assert (g.cache_l1_bytes, g.cache_l2_bytes, g.cache_l3_bytes) == tuple(
+        mm._cache_bytes(level) for level in (1, 2, 3)
+    )
+    assert g.has_machine_terms and g.l_seg_s >= 0 and g.tau_line_s >= 0
+    assert g.t_share_line_s > 0 and g.t_barrier_per_thread_s >= 0
+    for stats in cal.micro.values():
+        assert len(stats["passes"]) == 1
+    assert cal.micro["l_copy_one_thread"]["threads"] == 1
+    # A calibrated preset predicts at both thread counts with the machine variant.
+    for n in (1, 2):
+        t = cm.time.talg(cal.stencils["heat2d"], g.with_threads(n), (256, 256, 32), (8, 64, 8),
+                         variant="machine")  # fmt: skip
+        assert math.isfinite(t) and t > 0
+
+
+def test_calibrate_checks_its_output_first(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"out: cannot write to"):
+        mm.calibrate(out=blocker / "cal")
+    assert time.perf_counter() - start < 1.0  # refused before measuring anything
+    with pytest.raises(ValueError, match=r"threads: must be in \[1, 256\]"):
+        mm.calibrate(threads=[1, 0])
+    with pytest.raises(TypeError, match="threads"):
+        mm.calibrate(threads="2")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="segments"):
+        mm.calibrate(segments=())
+    with pytest.raises(ValueError, match="working_set_words"):
+        mm.calibrate(working_set_words=100, threads=2)
+
+
+def test_copy_fit_recovers_synthetic_parameters() -> None:
+    """SYNTHETIC data (no measurement): copy times made from known parameters are fitted
+    back by calibrate's least squares."""
+    l_seg = 4e-9
+    dl = {0: -3e-10, 1: -2e-10, 2: 0.0, 3: 5e-10}
+    shared = {2: 2e-11, 3: 1e-10}
+    l_ref, n_ref = 4e-10, 4
+    points, stats = [], {}
+    for level in range(4):
+        for a in (1, 2, 4):
+            for seg in (1, 4, 64, 256):
+                key = f"p{level}_{a}_{seg}"
+                points.append(mm._MicroPoint(key, "copy", a, 1 << 20, seg, level=level))
+                t = l_ref + dl[level] + shared.get(level, 0.0) * (a - n_ref) + l_seg / seg
+                stats[key] = {"value_s": t}
+    fit = mm._fit_copy(stats, points, l_ref, n_ref)
+    assert fit["l_seg_s"] == pytest.approx(l_seg, rel=1e-6)
+    for level in range(4):
+        assert fit["l_level_s_per_word"][level] == pytest.approx(dl[level], abs=1e-15)
+        assert fit["l_shared_s_per_word"][level] == pytest.approx(shared.get(level, 0.0), abs=1e-15)
+    assert fit["rms_relative_residual"] < 1e-9
 
 
 def test_calibration_errors(tmp_path: Path) -> None:
@@ -462,10 +519,14 @@ def test_micro_benchmark_bad_input() -> None:
         cm._core.measure.bench_barrier(0, 1, False)
     with pytest.raises(ValueError, match="stencil"):
         cm._core.measure.bench_row("nope", 1, 1, False)
+    with pytest.raises(ValueError, match="threads: a cache line written by two threads"):
+        cm._core.measure.bench_share(1, 1, False)
+    r = cm._core.measure.bench_share(2, 1, False)
+    assert r.value_s > 0 and r.repeats == 1
 
 
 def test_machine_record() -> None:
-    rec = mm.machine_record(2)
+    rec = mm.machine_record(threads=2)
     assert rec["threads"] == 2
     assert rec["simd_lanes_float"] in (1, 4, 8, 16)
     assert "gcc" in rec["harness_compiler"] or "clang" in rec["harness_compiler"]
@@ -479,6 +540,22 @@ def test_default_points_grid_without_calibration() -> None:
     assert len(pts) == 2 * n1 + 2 * n2  # two sizes per stencil
     assert all(p.tags == ("grid",) for p in pts)
     assert len({p.key for p in pts}) == len(pts)
+
+
+def test_default_points_heat3d() -> None:
+    pts = mm.default_points(("heat3d",))
+    g = mm.GRID_3D
+    n3 = len(g["tS1"]) * len(g["tS2"]) * len(g["tS3"]) * len(g["tT"])
+    assert len(pts) == len(mm.DEFAULT_SIZES["heat3d"]) * n3
+    assert all(len(p.sizes) == 4 and len(p.tiles) == 4 for p in pts)
+    coarse = mm.default_points(("heat3d",), sizes={"heat3d": [(8, 8, 8, 4)]}, grid="coarse")
+    c = mm.COARSE_GRID_3D
+    assert len(coarse) == len(c["tS1"]) * len(c["tS2"]) * len(c["tS3"]) * len(c["tT"])
+    # Every LEVEL_SIZES problem and every grid tile is accepted by the harness.
+    for sizes in mm.LEVEL_SIZES["heat3d"]:
+        for p in mm.default_points(("heat3d",), sizes={"heat3d": [sizes]}):
+            mm._config("heat3d", sizes, p.tiles, threads=1, repeats=1, warmup=0, pin=False,
+                       check=False, energy=None)  # fmt: skip
 
 
 def test_with_time_cpu_requires_cpu_times(tmp_path: Path) -> None:

@@ -147,26 +147,26 @@ def test_property_block_schedule_equals_naive(
 def test_memory_level_from_cache_sizes() -> None:
     machine = {"l1d_bytes": 32 * 1024, "l2_bytes": 1024 * 1024, "l3_bytes": 32 * 1024**2}
     # Working set: 2 arrays x (S + 2) floats (1D), 2 x (S1 + 2)(S2 + 2) floats (2D).
-    assert mm.memory_level("jacobi1d", (4094, 8), machine) == "L1"  # exactly 32 KiB
-    assert mm.memory_level("jacobi1d", (4095, 8), machine) == "L2"
-    assert mm.memory_level("heat2d", (254, 254, 8), machine) == "L2"  # 504 KiB
-    assert mm.memory_level("heat2d", (1022, 1022, 8), machine) == "L3"  # 8 MiB
-    assert mm.memory_level("heat2d", (4094, 4094, 8), machine) == "DRAM"  # 128 MiB
-    assert mm.memory_level("heat2d", (16, 16, 8), {}) == "DRAM"  # caches unknown
+    assert mm.memory_level("jacobi1d", machine, (4094, 8)) == "L1"  # exactly 32 KiB
+    assert mm.memory_level("jacobi1d", machine, (4095, 8)) == "L2"
+    assert mm.memory_level("heat2d", machine, (254, 254, 8)) == "L2"  # 504 KiB
+    assert mm.memory_level("heat2d", machine, (1022, 1022, 8)) == "L3"  # 8 MiB
+    assert mm.memory_level("heat2d", machine, (4094, 4094, 8)) == "DRAM"  # 128 MiB
+    assert mm.memory_level("heat2d", {}, (16, 16, 8)) == "DRAM"  # caches unknown
     # 3D: 2 x (S1 + 2)(S2 + 2)(S3 + 2) floats.
-    assert mm.memory_level("heat3d", (30, 30, 30, 8), machine) == "L2"  # 256 KiB
-    assert mm.memory_level("heat3d", (62, 62, 62, 8), machine) == "L3"  # 2 MiB
-    assert mm.memory_level("heat3d", (254, 254, 254, 4), machine) == "DRAM"  # 128 MiB
+    assert mm.memory_level("heat3d", machine, (30, 30, 30, 8)) == "L2"  # 256 KiB
+    assert mm.memory_level("heat3d", machine, (62, 62, 62, 8)) == "L3"  # 2 MiB
+    assert mm.memory_level("heat3d", machine, (254, 254, 254, 4)) == "DRAM"  # 128 MiB
     with pytest.raises(ValueError, match="sizes"):
-        mm.memory_level("heat3d", (16, 16, 8), machine)
+        mm.memory_level("heat3d", machine, (16, 16, 8))
     with pytest.raises(ValueError, match="stencil"):
-        mm.memory_level("heat4d", (16, 16, 16, 8), machine)
+        mm.memory_level("heat4d", machine, (16, 16, 16, 8))
 
 
 def test_level_sizes_span_l2_to_past_l2() -> None:
     machine = {"l1d_bytes": 32 * 1024, "l2_bytes": 1024 * 1024, "l3_bytes": 32 * 1024**2}
     for name, sizes in mm.LEVEL_SIZES.items():
-        levels = [mm.memory_level(name, s, machine) for s in sizes]
+        levels = [mm.memory_level(name, machine, s) for s in sizes]
         assert levels[0] == "L2" and levels[-1] in ("L3", "DRAM"), (name, levels)
         ws = [2 * 4 * np.prod([v + 2 for v in s[:-1]]) for s in sizes]
         assert ws[-1] >= 4 * 2 * 1024 * 1024  # at least 4x a 2 MiB L2
@@ -470,3 +470,33 @@ def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
         assert "calibration" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     else:
         assert json.loads(done.stdout)["k"] == 2
+
+
+def test_measure_heat3d_smoke_and_predict(tmp_path: Path) -> None:
+    # A smoke run (tiny sizes): Heat 3D rows go through the table, medians and the model.
+    out = tmp_path / "h3.csv"
+    a = mm.Point("heat3d", (6, 5, 40, 4), (2, 2, 32, 2))
+    b = mm.Point("heat3d", (6, 5, 40, 4), (1, 3, 32, 4))
+    c = mm.Point("jacobi1d", (64, 8), (4, 2))
+    mm.measure([a, b, c], out, threads=1, passes=2, warmup=0)
+    t = mm.read_table(out)
+    assert len(t) == 6 and t.correct.all() and t.schema == 3
+    m = t.medians()
+    keys = {m.key_of(i)[:3] for i in range(len(m))}
+    assert ("heat3d", (6, 5, 40, 4), (2, 2, 32, 2)) in keys
+    assert ("jacobi1d", (64, 8), (4, 2)) in keys
+    i3 = [i for i in range(len(m)) if m.stencil[i] == "heat3d"]
+    assert all(m.sizes[i].tolist() == [6, 5, 40, 4] for i in i3)
+    # The model predicts Heat 3D rows from a calibration that has its C_iter (here the
+    # shipped one with a stand-in heat3d preset, C_iter of heat2d: a plumbing check, not
+    # a validation).
+    cal = mm.load_calibration(CALIBRATION)
+    h2 = cal.stencils["heat2d"]
+    h3 = replace(h2, key="heat3d", name="Heat3D", n_space_dims=3)
+    cal3 = replace(cal, stencils={**cal.stencils, "heat3d": h3})
+    for variant in cv.variants():
+        pred = cv.predict(m, cal3, variant=variant)
+        assert np.all(np.isfinite(pred[i3]) & (pred[i3] > 0)), variant
+    # Without a heat3d preset its rows are NaN (no C_iter), never a wrong number.
+    pred = cv.predict(m, cal, variant="exact")
+    assert np.all(np.isnan(pred[i3]))

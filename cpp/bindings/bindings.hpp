@@ -222,6 +222,30 @@ T from_python(py::handle obj, const std::string& what) {
   }
 }
 
+// Field-wise equality for records' __eq__: NaN equals NaN ("not measured" in both), so a
+// record equals its pickled copy; containers and nested records element by element.
+template <typename T>
+bool values_equal(const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return a == b || (std::isnan(a) && std::isnan(b));
+  } else if constexpr (is_std_vector<T>::value || is_std_array<T>::value) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!values_equal(a[i], b[i])) return false;
+    }
+    return true;
+  } else if constexpr (is_std_optional<T>::value) {
+    if (a.has_value() != b.has_value()) return false;
+    return !a.has_value() || values_equal(*a, *b);
+  } else if constexpr (is_record<T>::value) {
+    bool equal = true;
+    for_each_field<T>([&](auto f) { equal = equal && values_equal(a.*(f.member), b.*(f.member)); });
+    return equal;
+  } else {
+    return a == b;
+  }
+}
+
 // Binds a record (costmetrics/record.hpp) as a Python class: read-only attributes with
 // their docs, a keyword-only constructor taking every field (converted by from_python,
 // then checked by the record's validate() if it has one), `_fields`, `_asdict()`,
@@ -292,12 +316,7 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
   });
   cls.def("__eq__", [](const Record& a, py::object b) -> py::object {
     if (!py::isinstance<Record>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    const auto& other = b.cast<const Record&>();
-    bool equal = true;
-    for_each_field<Record>([&](auto f) {
-      equal = equal && to_python(a.*(f.member)).equal(to_python(other.*(f.member)));
-    });
-    return py::bool_(equal);
+    return py::bool_(values_equal(a, b.cast<const Record&>()));
   });
   cls.attr("__hash__") = py::none();
   cls.def(py::pickle(
@@ -319,6 +338,48 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
         return r;
       }));
   return cls;
+}
+
+// The record protocol of bind_record (`_fields`, `_asdict()`, `__repr__`, `__eq__`, no hash,
+// pickling) for a bound class whose state is not a plain list of fields (e.g. a kernel
+// holding compiled expressions): `fields` name read-only attributes, and `from_state`
+// rebuilds an object from their values in that order.
+template <typename T, typename FromState>
+void add_record_protocol(py::class_<T>& cls, const std::vector<std::string>& fields,
+                         FromState from_state) {
+  py::list names;
+  for (const auto& f : fields) names.append(f);
+  cls.attr("_fields") = py::tuple(names);
+  const auto asdict = [fields](py::handle self) {
+    py::dict d;
+    for (const auto& f : fields) d[f.c_str()] = self.attr(f.c_str());
+    return d;
+  };
+  cls.def("_asdict", asdict, "Every field as a dict.");
+  cls.def("__repr__", [fields](py::handle self) {
+    std::string out = type_name(self) + "(";
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      out += (i ? ", " : "") + fields[i] + "=" + repr_of(self.attr(fields[i].c_str()));
+    }
+    return out + ")";
+  });
+  cls.def("__eq__", [asdict](py::handle self, py::object other) -> py::object {
+    if (!py::isinstance<T>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    return py::bool_(asdict(self).equal(asdict(other)));
+  });
+  cls.attr("__hash__") = py::none();
+  cls.def(py::pickle(
+      [fields](py::handle self) {
+        py::list state;
+        for (const auto& f : fields) state.append(self.attr(f.c_str()));
+        return py::tuple(state);
+      },
+      [from_state, fields](const py::tuple& state) {
+        if (state.size() != fields.size()) {
+          throw py::value_error("pickled state has the wrong number of fields");
+        }
+        return from_state(state);
+      }));
 }
 
 }  // namespace bindings

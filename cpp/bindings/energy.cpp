@@ -105,7 +105,8 @@ void register_energy(py::module_& m) {
   costmetrics::bindings::bind_record<en::Breakdown>(
       e, "Breakdown", "Every term of the energy model for one run (J, words, counts)");
 
-  py::class_<en::Kernel>(e, "Kernel", "A kernel: op mix and tile counts (B.6)")
+  py::class_<en::Kernel> kernel_class(e, "Kernel", "A kernel: op mix and tile counts (B.6)");
+  kernel_class
       .def_property_readonly("name", [](const en::Kernel& k) { return k.name; })
       .def_property_readonly("kind", [](const en::Kernel& k) { return kind_name(k.kind); })
       .def_property_readonly("n_space_dims", [](const en::Kernel& k) { return k.n_space_dims; })
@@ -120,9 +121,23 @@ void register_energy(py::module_& m) {
                                  d["n_tiles"] = k.n_tiles.text();
                                }
                                return d;
-                             })
-      .def("__repr__", [](const en::Kernel& k) {
-        return "Kernel(name='" + k.name + "', kind='" + kind_name(k.kind) + "')";
+                             });
+  // A kernel is its name, kind, op mix and (custom kernels) expressions: pickling rebuilds
+  // it from them, compiling the expressions again.
+  costmetrics::bindings::add_record_protocol(
+      kernel_class, {"name", "kind", "n_space_dims", "ops", "expressions"},
+      [](const py::tuple& state) {
+        using costmetrics::bindings::from_python;
+        const auto kind = from_python<std::string>(state[1], "kind");
+        if (kind != "custom") return builtin_kernel(kind);
+        const auto exprs = state[4].cast<py::dict>();
+        const auto text = [&](const char* key) {
+          return from_python<std::string>(exprs[key], std::string("expressions.") + key);
+        };
+        return en::custom_kernel(from_python<std::string>(state[0], "name"),
+                                 from_python<int>(state[2], "n_space_dims"),
+                                 from_python<en::OpMix>(state[3], "ops"), text("m_io_words"),
+                                 text("sr_words"), text("v_tile"), text("n_tiles"));
       });
 
   e.def("builtin_kernel", &builtin_kernel, py::arg("name"));

@@ -98,4 +98,7 @@ void register_measure(py::module_& m) {
   sub.def("bench_row", &cmm::bench_row, py::arg("stencil"), py::arg("threads"),
           py::arg("repeats"), py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
           "Micro-benchmark of the fixed cost of one tile row (s per row of one vector).");
+  sub.def("bench_share", &cmm::bench_share, py::arg("threads"), py::arg("repeats"),
+          py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
+          "Seconds per write of a cache line written by the threads in turn.");
 }

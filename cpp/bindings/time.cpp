@@ -55,6 +55,10 @@ void register_time(py::module_& m) {
   namespace cb = costmetrics::bindings;
   auto t = m.def_submodule("time", "Execution-time model of tiled stencils (thesis 000, App. A)");
 
+  cb::bind_record<tmod::MachineTerms>(
+      t, "MachineTerms", "Extra terms of the machine variant (docs/time-model.md); all 0: exact")
+      .def("all_zero", &tmod::MachineTerms::all_zero,
+           "Whether every time term is 0 (machine is then bit-identical to exact).");
   cb::bind_record<tmod::GpuParams>(t, "GpuParams",
                                    "Hardware parameters of the time model (Tables A.1-A.3)");
   cb::bind_record<tmod::StencilParams>(t, "StencilParams",
@@ -86,6 +90,52 @@ void register_time(py::module_& m) {
   t.attr("MAX_TIME_PARAMETER_S") = tmod::kMaxTimeParameterS;
   t.attr("MAX_ITERATION_POINTS") = tmod::kMaxIterationPoints;
   t.attr("MAX_SEARCH_POINTS") = tmod::kMaxSearchPoints;
+  t.attr("MEMORY_LEVELS") = py::make_tuple("L1", "L2", "L3", "DRAM");
+  t.attr("CACHE_LINE_WORDS") = tmod::kCacheLineWords;
+
+  t.def(
+      "memory_level",
+      [](py::handle gpu, py::handle n_space_dims, py::handle size) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        g.validate();
+        p.validate();
+        return tmod::memory_level(g, dims, p);
+      },
+      py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"),
+      "Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) of the problem's arrays.");
+  t.def("design_parameter_names", &tmod::design_parameter_names,
+        "Names of the calibrated parameters, in the order of design_row().");
+  t.def(
+      "design_parameters",
+      [](py::handle gpu, py::handle c_iter) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const double c = from_python<double>(c_iter, "c_iter_s");
+        g.validate();
+        const auto p = tmod::design_parameters(g, c);
+        py::array_t<double> out(static_cast<py::ssize_t>(p.size()));
+        std::copy(p.begin(), p.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("gpu"), py::arg("c_iter_s"), "The calibrated parameters as a vector.");
+  t.def(
+      "design_row",
+      [](py::handle gpu, py::handle stencil, py::handle size, py::handle tiles,
+         py::handle variant) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const auto s = from_python<tmod::StencilParams>(stencil, "stencil");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        const auto t = from_python<tmod::TileSizes>(tiles, "tiles");
+        const auto v = from_python<tmod::Variant>(variant, "variant");
+        const auto r = tmod::design_row(g, s, p, t, v);
+        py::array_t<double> out(static_cast<py::ssize_t>(r.size()));
+        std::copy(r.begin(), r.end(), out.mutable_data());
+        return out;
+      },
+      py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
+      py::arg("variant") = "machine",
+      "Coefficients of T_alg in the calibrated parameters (T_alg = row . parameters).");
 
   // Every function takes plain objects and converts them with from_python, so that a wrong
   // argument raises TypeError naming it (never pybind11's signature dump).
@@ -219,6 +269,36 @@ void register_time(py::module_& m) {
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
       py::arg("variant") = "exact", py::arg("threads") = 0, py::arg("with_terms") = true);
+
+  t.def(
+      "design_rows",
+      [](py::handle gpu_obj, py::handle stencil_obj, py::handle size_obj, py::handle tiles_obj,
+         py::handle variant, py::handle threads_obj) {
+        const auto gpu = from_python<tmod::GpuParams>(gpu_obj, "gpu");
+        const auto stencil = from_python<tmod::StencilParams>(stencil_obj, "stencil");
+        const auto size = from_python<tmod::ProblemSize>(size_obj, "size");
+        const tmod::Variant v = from_python<tmod::Variant>(variant, "variant");
+        const int n_threads = from_python<int>(threads_obj, "threads");
+        stencil.validate();
+        const auto tiles = tiles_array(tiles_obj, stencil.n_space_dims);
+        const auto n = static_cast<std::size_t>(tiles.shape(0));
+        py::array_t<double> rows({static_cast<py::ssize_t>(n),
+                                  static_cast<py::ssize_t>(tmod::kDesignParams)});
+        py::array_t<std::uint32_t> reasons(static_cast<py::ssize_t>(n));
+        double* rows_data = rows.mutable_data();
+        std::uint32_t* reasons_data = reasons.mutable_data();
+        const std::int64_t* data = tiles.data();
+        {
+          py::gil_scoped_release release;
+          tmod::design_rows(gpu, stencil, size, data, n, v, rows_data, reasons_data, n_threads);
+        }
+        py::dict result;
+        result["rows"] = rows;
+        result["reasons"] = reasons;
+        return result;
+      },
+      py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
+      py::arg("variant") = "machine", py::arg("threads") = 0);
 
   t.def(
       "default_search_space",

@@ -1234,7 +1234,8 @@ RunResult run(const RunConfig& cfg) {
     }
     if (ex.seconds < best) {
       best = ex.seconds;
-      res.energy_j = ex.energy_uj >= 0 ? ex.energy_uj * 1e-6 : -1.0;
+      res.energy_j =
+          ex.energy_uj >= 0 ? ex.energy_uj * 1e-6 : std::numeric_limits<double>::quiet_NaN();
     }
   }
   std::sort(times.begin(), times.end());
@@ -1332,7 +1333,8 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
   // some fall in a quiet time slice (the minimum is kept).
   const std::int64_t copies = std::max<std::int64_t>(16, (std::int64_t{1} << 20) / segment_words);
   std::vector<double> per_word;
-  for (int rep = 0; rep < repeats; ++rep) {
+  // rep = -1 is an untimed warm-up (caches, page faults, the threads' first run).
+  for (int rep = -1; rep < repeats; ++rep) {
     std::vector<std::vector<float>> bufs(static_cast<std::size_t>(threads));
     const double s = timed_parallel(
         threads, pin,
@@ -1356,7 +1358,7 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
                         static_cast<std::size_t>(segment_words) * sizeof(float));
           }
         });
-    per_word.push_back(s / static_cast<double>(2 * copies * segment_words));
+    if (rep >= 0) per_word.push_back(s / static_cast<double>(2 * copies * segment_words));
   }
   g_sink = array[0];
   return summarize(std::move(per_word), 2 * copies * segment_words);
@@ -1366,14 +1368,14 @@ MicroResult bench_barrier(int threads, int repeats, bool pin) {
   check_micro(threads, repeats);
   const std::int64_t iterations = 2000;  // short repeats: more chances of a quiet slice
   std::vector<double> per_barrier;
-  for (int rep = 0; rep < repeats; ++rep) {
+  for (int rep = -1; rep < repeats; ++rep) {  // rep = -1: untimed warm-up
     Barrier inner(threads);
     const double s = timed_parallel(
         threads, pin, [](int) {},
         [&](int) {
           for (std::int64_t i = 0; i < iterations; ++i) inner.wait();
         });
-    per_barrier.push_back(s / static_cast<double>(iterations));
+    if (rep >= 0) per_barrier.push_back(s / static_cast<double>(iterations));
   }
   return summarize(std::move(per_barrier), iterations);
 }
@@ -1487,11 +1489,11 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
                                         : w1 + 4;
     std::vector<double> times;
     std::int64_t vectors_of_shape = 0;
-    for (int rep = 0; rep < repeats; ++rep) {
+    for (int rep = -1; rep < repeats; ++rep) {  // rep = -1: untimed warm-up
       std::vector<std::vector<float>> p0(static_cast<std::size_t>(threads)),
           p1(static_cast<std::size_t>(threads));
       std::vector<std::int64_t> vectors(static_cast<std::size_t>(threads), 0);
-      times.push_back(timed_parallel(
+      const double seconds = timed_parallel(
           threads, pin,
           [&](int id) {
             p0[static_cast<std::size_t>(id)].assign(static_cast<std::size_t>(floats), 0.25f);
@@ -1514,7 +1516,8 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
             }
             vectors[static_cast<std::size_t>(id)] = v;
             g_sink = a[0];
-          }));
+          });
+      if (rep >= 0) times.push_back(seconds);
       vectors_of_shape = vectors[0];
     }
     std::sort(times.begin(), times.end());
@@ -1540,7 +1543,7 @@ MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool
   const int lanes = simd_lanes_float();
   const std::int64_t rows = 200000;
   std::vector<double> per_row;
-  for (int rep = 0; rep < repeats; ++rep) {
+  for (int rep = -1; rep < repeats; ++rep) {  // rep = -1: untimed warm-up
     std::vector<std::vector<float>> p0(static_cast<std::size_t>(threads)),
         p1(static_cast<std::size_t>(threads));
     const std::int64_t w2 = lanes + 2;
@@ -1575,9 +1578,40 @@ MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool
           }
           g_sink = a[0];
         });
-    per_row.push_back(s / static_cast<double>(rows));
+    if (rep >= 0) per_row.push_back(s / static_cast<double>(rows));
   }
   return summarize(std::move(per_row), rows);
+}
+
+MicroResult bench_share(int threads, int repeats, bool pin) {
+  check_micro(threads, repeats);
+  if (threads < 2) {
+    throw std::invalid_argument("threads: a cache line written by two threads needs at least "
+                                "2, got " + std::to_string(threads));
+  }
+  // One 64-byte line; thread i writes it when the count says it is its turn, so every
+  // write follows a write of another thread: one line transfer between cores per write.
+  const std::int64_t writes = 20000;
+  std::vector<double> per_write;
+  for (int rep = -1; rep < repeats; ++rep) {  // rep = -1: untimed warm-up
+    alignas(64) std::atomic<std::int64_t> line{0};
+    const double s = timed_parallel(
+        threads, pin, [](int) {},
+        [&](int id) {
+          for (std::int64_t turn = id; turn < writes; turn += threads) {
+            for (int i = 0; line.load(std::memory_order_acquire) != turn; ++i) {
+              if (i < 4096) {
+                cpu_relax();
+              } else {
+                std::this_thread::yield();  // an oversubscribed machine
+              }
+            }
+            line.store(turn + 1, std::memory_order_release);
+          }
+        });
+    if (rep >= 0) per_write.push_back(s / static_cast<double>(writes));
+  }
+  return summarize(std::move(per_write), writes);
 }
 
 }  // namespace measure

@@ -84,6 +84,40 @@ std::string describe_infeasibility(std::uint32_t reasons) {
   return text;
 }
 
+namespace {
+const char* const kLevelNames[kMemoryLevels] = {"L1", "L2", "L3", "DRAM"};
+constexpr double kMaxCacheBytes = 1125899906842624.0;  // 2^50 bytes (1 PiB)
+}  // namespace
+
+void MachineTerms::validate() const {
+  require_in_range(cache_l1_bytes, 0.0, kMaxCacheBytes, "machine.cache_l1_bytes", " bytes");
+  require_in_range(cache_l2_bytes, 0.0, kMaxCacheBytes, "machine.cache_l2_bytes", " bytes");
+  require_in_range(cache_l3_bytes, 0.0, kMaxCacheBytes, "machine.cache_l3_bytes", " bytes");
+  require_in_range(l_seg_s, 0.0, kMaxTimeParameterS, "machine.l_seg_s", " s");
+  for (int lv = 0; lv < kMemoryLevels; ++lv) {
+    const std::string at = std::string("[") + kLevelNames[lv] + "]";
+    require_in_range(l_level_s_per_word[static_cast<std::size_t>(lv)], -kMaxTimeParameterS,
+                     kMaxTimeParameterS, ("machine.l_level_s_per_word" + at).c_str(), " s");
+    require_in_range(l_shared_s_per_word[static_cast<std::size_t>(lv)], 0.0, kMaxTimeParameterS,
+                     ("machine.l_shared_s_per_word" + at).c_str(), " s");
+  }
+  require_in_range(tau_line_s, 0.0, kMaxTimeParameterS, "machine.tau_line_s", " s");
+  require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
+                   "machine.t_barrier_per_thread_s", " s");
+  require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
+  require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
+}
+
+bool MachineTerms::all_zero() const {
+  bool zero = l_seg_s == 0 && tau_line_s == 0 && t_barrier_per_thread_s == 0 &&
+              t_share_line_s == 0;
+  for (int lv = 0; lv < kMemoryLevels; ++lv) {
+    zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
+           l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
+  }
+  return zero;
+}
+
 void GpuParams::validate() const {
   require_in_range(n_sm, 1, kMaxSmCount, "n_sm");
   require_in_range(n_v, 1, kMaxSmCount, "n_v");
@@ -93,6 +127,28 @@ void GpuParams::validate() const {
   require_in_range(l_s_per_word, 0.0, kMaxTimeParameterS, "l_s_per_word", " s");
   require_in_range(tau_sync_s, 0.0, kMaxTimeParameterS, "tau_sync_s", " s");
   require_in_range(t_sync_s, 0.0, kMaxTimeParameterS, "t_sync_s", " s");
+  machine.validate();
+  // The machine terms must leave every cost of one thread non-negative: the thread terms
+  // are relative to threads_ref, so one core alone pays L + dL - g (threads_ref - 1) per
+  // word and T_sync - t_barrier (threads_ref - 1) per barrier.
+  const double ref = static_cast<double>(machine.threads_ref > 0 ? machine.threads_ref : n_sm);
+  for (int lv = 0; lv < kMemoryLevels; ++lv) {
+    const std::size_t i = static_cast<std::size_t>(lv);
+    const double one_core = l_s_per_word + machine.l_level_s_per_word[i] -
+                            machine.l_shared_s_per_word[i] * (ref - 1.0);
+    if (!(one_core >= 0)) {
+      throw std::invalid_argument(
+          std::string("machine.l_level_s_per_word[") + kLevelNames[lv] +
+          "]: the time per word of one core at this level, L + l_level - l_shared * "
+          "(threads_ref - 1), must not be negative, got " + format_value(one_core) + " s");
+    }
+  }
+  const double one_barrier = t_sync_s - machine.t_barrier_per_thread_s * (ref - 1.0);
+  if (!(one_barrier >= 0)) {
+    throw std::invalid_argument(
+        "machine.t_barrier_per_thread_s: the barrier of one thread, T_sync - t_barrier * "
+        "(threads_ref - 1), must not be negative, got " + format_value(one_barrier) + " s");
+  }
 }
 
 void StencilParams::validate() const {
@@ -615,8 +671,165 @@ class PaperBatchKernel {
 
 Breakdown evaluate_unchecked(const GpuParams& gpu, const StencilParams& stencil,
                              const ProblemSize& size, const TileSizes& tiles, Variant variant) {
-  return variant == Variant::paper ? evaluate_paper(gpu, stencil, size, tiles)
-                                   : detail::evaluate_exact(gpu, stencil, size, tiles);
+  switch (variant) {
+    case Variant::paper:
+      return evaluate_paper(gpu, stencil, size, tiles);
+    case Variant::machine:
+      return detail::evaluate_exact(gpu, stencil, size, tiles, detail::ExactPath::fast, true);
+    case Variant::exact:
+      break;
+  }
+  return detail::evaluate_exact(gpu, stencil, size, tiles);
+}
+
+int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
+  require_dims(n_space_dims);
+  // Two time levels with a one-point halo (the harness' arrays), in bytes, in double.
+  double bytes = 2.0 * 4.0;
+  for (int d = 0; d < n_space_dims; ++d) bytes *= static_cast<double>(size.space[d]) + 2.0;
+  const MachineTerms& m = gpu.machine;
+  const double per_core = bytes / static_cast<double>(std::max(gpu.n_sm, 1));
+  if (m.cache_l1_bytes > 0 && per_core <= m.cache_l1_bytes) return 0;
+  if (m.cache_l2_bytes > 0 && per_core <= m.cache_l2_bytes) return 1;
+  if (m.cache_l3_bytes > 0 && bytes <= m.cache_l3_bytes) return 2;
+  return 3;
+}
+
+std::vector<std::string> design_parameter_names() {
+  std::vector<std::string> names = {"l_s_per_word", "tau_sync_s", "t_sync_s", "c_iter_s",
+                                    "l_seg_s"};
+  for (const char* lv : kLevelNames) names.push_back(std::string("l_level_s_per_word[") + lv + "]");
+  for (const char* lv : kLevelNames) {
+    names.push_back(std::string("l_shared_s_per_word[") + lv + "]");
+  }
+  names.insert(names.end(), {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s"});
+  return names;
+}
+
+std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s) {
+  const MachineTerms& m = gpu.machine;
+  std::array<double, kDesignParams> p{};
+  p[0] = gpu.l_s_per_word;
+  p[1] = gpu.tau_sync_s;
+  p[2] = gpu.t_sync_s;
+  p[3] = c_iter_s;
+  p[4] = m.l_seg_s;
+  for (std::size_t lv = 0; lv < kMemoryLevels; ++lv) {
+    p[5 + lv] = m.l_level_s_per_word[lv];
+    p[9 + lv] = m.l_shared_s_per_word[lv];
+  }
+  p[13] = m.tau_line_s;
+  p[14] = m.t_barrier_per_thread_s;
+  p[15] = m.t_share_line_s;
+  return p;
+}
+
+namespace {
+
+// design_row of the paper variant (evaluate_paper's terms; no machine terms).
+std::array<double, kDesignParams> paper_design_row(const GpuParams& gpu,
+                                                   const StencilParams& stencil,
+                                                   const ProblemSize& size,
+                                                   const TileSizes& tiles) {
+  const Breakdown b = evaluate_paper(gpu, stencil, size, tiles);
+  const int dims = stencil.n_space_dims;
+  const std::int64_t area = detail::inner_cross_section(dims, tiles);
+  const double steps =
+      2.0 * static_cast<double>(::costmetrics::detail::hexagon_row_steps(
+                tiles.space[0], tiles.time, area, gpu.n_v));
+  const double tT = static_cast<double>(tiles.time);
+  const double kd = static_cast<double>(b.k);
+  const double n_sub = static_cast<double>(b.n_subtiles);
+  const bool c_wins = b.m_prime_s < b.c_s;  // std::max keeps m' on a tie
+  double coef_m = 0, fc = 0;  // T_tile = coef_m m' + fc c (tile_time_s)
+  if (dims == 1) {
+    coef_m = c_wins ? 1.0 : kd;
+    fc = c_wins ? kd : 1.0;
+  } else if (b.k == 1) {
+    coef_m = n_sub;
+    fc = n_sub;
+  } else {
+    coef_m = c_wins ? 1.0 : 1.0 + kd * n_sub;
+    fc = c_wins ? kd * n_sub : 0.0;
+  }
+  const double nw = static_cast<double>(b.n_wavefronts);
+  const double rounds = static_cast<double>(detail::rounds(b.tiles_per_wavefront, b.k, gpu.n_sm));
+  std::array<double, kDesignParams> r{};
+  r[0] = nw * rounds * coef_m * b.m_io_words;
+  r[1] = nw * rounds * (coef_m * 2.0 + fc * tT);
+  r[2] = nw;
+  r[3] = nw * rounds * fc * steps;
+  return r;
+}
+
+// The gpu with the machine terms that carry time set to 0 (caches and threads_ref kept:
+// they shape the coefficients, not the time).
+GpuParams without_machine_times(const GpuParams& gpu) {
+  GpuParams g = gpu;
+  MachineTerms& m = g.machine;
+  m.l_seg_s = m.tau_line_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
+  m.l_level_s_per_word = {{0, 0, 0, 0}};
+  m.l_shared_s_per_word = {{0, 0, 0, 0}};
+  return g;
+}
+
+std::array<double, kDesignParams> design_row_unchecked(const GpuParams& gpu,
+                                                       const StencilParams& stencil,
+                                                       const ProblemSize& size,
+                                                       const TileSizes& tiles, Variant variant) {
+  if (variant == Variant::paper) return paper_design_row(gpu, stencil, size, tiles);
+  std::array<double, kDesignParams> row{};
+  if (variant == Variant::exact) {
+    detail::evaluate_exact(without_machine_times(gpu), stencil, size, tiles,
+                           detail::ExactPath::fast, true, &row);
+  } else {
+    detail::evaluate_exact(gpu, stencil, size, tiles, detail::ExactPath::fast, true, &row);
+  }
+  return row;
+}
+
+}  // namespace
+
+std::array<double, kDesignParams> design_row(const GpuParams& gpu, const StencilParams& stencil,
+                                             const ProblemSize& size, const TileSizes& tiles,
+                                             Variant variant) {
+  validate_inputs(gpu, stencil, size);
+  const std::uint32_t reasons = feasibility(gpu, stencil.n_space_dims, tiles);
+  if (reasons != kFeasible) {
+    throw std::invalid_argument("tiles: infeasible: " + describe_infeasibility(reasons));
+  }
+  return design_row_unchecked(gpu, stencil, size, tiles, variant);
+}
+
+void design_rows(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                 const std::int64_t* tiles, std::size_t n_tiles, Variant variant, double* rows,
+                 std::uint32_t* reasons, int n_threads) {
+  validate_inputs(gpu, stencil, size);
+  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
+  if (rows == nullptr || reasons == nullptr) {
+    throw std::invalid_argument("design_rows: rows and reasons outputs are required");
+  }
+  const int dims = stencil.n_space_dims;
+  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  parallel_for_chunks(
+      n_tiles,
+      [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+          TileSizes t;
+          for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+          t.time = tiles[i * stride + dims];
+          reasons[i] = feasibility(gpu, dims, t);
+          double* out = rows + i * kDesignParams;
+          if (reasons[i] != kFeasible) {
+            std::fill(out, out + kDesignParams, nan);
+            continue;
+          }
+          const auto r = design_row_unchecked(gpu, stencil, size, t, variant);
+          std::copy(r.begin(), r.end(), out);
+        }
+      },
+      n_threads, 256);
 }
 
 Breakdown evaluate(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,

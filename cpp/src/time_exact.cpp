@@ -138,6 +138,8 @@ struct Scratch {
   std::vector<double> row_table;   // prefix sums per pair of sub-tile classes (wide S1)
   std::vector<double> row_counts;  // points per row of each class, per inner dimension
   std::vector<double> row_widths;
+  std::vector<double> width_prefix;  // machine variant: prefix sums of W(r) over [0, tT)
+  std::vector<double> line_table;    // machine variant, 3D: prefix sums of W(r) n_s2(b, r)
   std::vector<SubtileClass> outer_classes;
   std::vector<SubtileClass> table_classes;
 };
@@ -151,13 +153,42 @@ struct WavefrontCost {
   bool nonempty = false;
   i64 n_tiles = 0;
   double t_tile_s = 0;
+  double m_prime_s = 0;
+  // With coefficients requested: T_i = coef_m m' + counts . (C_iter, tau_sync, tau_line).
+  double coef_m = 0;
+  double counts[3] = {0, 0, 0};  // vector steps, rows, lines
 };
 
+// The transfer time m' of one (sub)tile (Eqs. A.9/A.15/A.26). For `exact` a constant; for
+// `machine` it depends on the cores streaming at once, min(n_i, nSM) (docs/time-model.md):
+// m' = m_io (L + dL[level] + g[level] (active - threads_ref)) + 2 tau_sync
+//      + n_seg L_seg + n_share t_share.
+struct TransferTerms {
+  bool machine = false;
+  double m_prime_exact = 0;
+  double m_io = 0, l_word = 0, gamma = 0, two_tau = 0, extra = 0;
+  double share = 0;  // n_share t_share per tile (round-robin), where n_i > 1
+  i64 n_sm = 1, ref = 1;
+  double active(i64 n_tiles) const { return static_cast<double>(std::min(n_tiles, n_sm)); }
+  double m_prime(i64 n_tiles) const {
+    if (!machine) return m_prime_exact;
+    const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
+    const double m = m_io * l + two_tau + extra;
+    return n_tiles > 1 ? m + share : m;
+  }
+};
+
+// Extras: the machine variant's terms or the design row are wanted. Templated so that the
+// `exact` variant compiles without their branches (its cost stays what it was).
+template <bool Extras>
 class ExactModel {
  public:
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
-             const TileSizes& tiles, ExactPath path)
-      : gpu_(gpu), stencil_(stencil) {
+             const TileSizes& tiles, ExactPath path, bool machine, bool want_coef)
+      : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
+        want_coef_(Extras && want_coef) {
+    need_lines_ = Extras && (machine || want_coef);
+    tau_line_ = machine ? gpu.machine.tau_line_s : 0.0;
     dims_ = stencil.n_space_dims;
     S1_ = size.space[0];
     T_ = size.time_steps;
@@ -169,7 +200,11 @@ class ExactModel {
     // have at most 2 (tS - 1) partial rows each) and tabulate the other one per row.
     InnerDim inner[2];
     for (int d = 1; d < dims_; ++d) inner[d - 1] = {true, size.space[d], tiles.space[d]};
-    if (dims_ == 3 && inner[1].tS < inner[0].tS) std::swap(inner[0], inner[1]);
+    s2_is_outer_ = true;
+    if (dims_ == 3 && inner[1].tS < inner[0].tS) {
+      std::swap(inner[0], inner[1]);
+      s2_is_outer_ = false;
+    }
     outer_dim_ = inner[0];
     table_dim_ = inner[1];
     w_.resize(static_cast<std::size_t>(tT_));
@@ -225,7 +260,75 @@ class ExactModel {
         }
       }
     }
+    if constexpr (Extras) {
+      if (need_lines_) build_line_tables();
+    }
     tables_ready_ = true;
+  }
+
+  // Machine variant (wide S1): prefix sums over the rows [0, tT) of W(r) (2D lines) and, in
+  // 3D, of W(r) n_s2(b, r) per class of the s2 dimension (its lines along s3).
+  void build_line_tables() {
+    const std::size_t rows = static_cast<std::size_t>(tT_);
+    const std::vector<double>& w = scratch_.row_widths;
+    auto& wp = scratch_.width_prefix;
+    wp.resize(rows + 1);
+    wp[0] = 0;
+    for (std::size_t r = 0; r < rows; ++r) wp[r + 1] = wp[r] + w[r];
+    if (dims_ != 3) return;
+    const InnerDim& d = s2_is_outer_ ? outer_dim_ : table_dim_;
+    const RowClasses& c = s2_is_outer_ ? outer_rows_ : table_rows_;
+    const i64 n = c.size();
+    auto& lt = scratch_.line_table;
+    lt.resize(static_cast<std::size_t>(n) * (rows + 1));
+    for (i64 q = 0; q < n; ++q) {
+      const i64 b = c.representative(q);
+      double* pre = lt.data() + static_cast<std::size_t>(q) * (rows + 1);
+      pre[0] = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        pre[r + 1] = pre[r] + w[r] * static_cast<double>(d.count(b, static_cast<i64>(r)));
+      }
+    }
+  }
+
+  // Lines computed by sub-tile (b_outer, b_table) over its rows [lo, hi] (rows with points):
+  // 1D one per row; 2D W(r) lines of s2 per row; 3D W(r) n_s2(r) lines of s3 per row.
+  double subtile_lines(i64 b_outer, i64 b_table, Rows rows) const {
+    if (dims_ == 1) return static_cast<double>(rows.size());
+    if (wide_s1_) {
+      if (dims_ == 2) {
+        const auto& wp = scratch_.width_prefix;
+        return wp[static_cast<std::size_t>(rows.hi + 1)] - wp[static_cast<std::size_t>(rows.lo)];
+      }
+      const RowClasses& c = s2_is_outer_ ? outer_rows_ : table_rows_;
+      const i64 q = c.index(s2_is_outer_ ? b_outer : b_table);
+      const double* pre =
+          scratch_.line_table.data() + static_cast<std::size_t>(q) * (static_cast<std::size_t>(tT_) + 1);
+      return pre[rows.hi + 1] - pre[rows.lo];
+    }
+    double lines = 0;
+    for (i64 r = rows.lo; r <= rows.hi; ++r) {
+      const double n2 = dims_ == 3 ? static_cast<double>(s2_is_outer_ ? outer_dim_.count(b_outer, r)
+                                                                     : table_dim_.count(b_table, r))
+                                   : 1.0;
+      lines += static_cast<double>(w_[static_cast<std::size_t>(r)]) * n2;
+    }
+    return lines;
+  }
+
+  // Lines of a sub-tile full on every row of an interior wavefront (Breakdown::c_s).
+  double full_subtile_lines() const {
+    if (dims_ == 1) return static_cast<double>(tT_);
+    double widths = 0;
+    if (wide_s1_) {
+      widths = static_cast<double>(tT_ * tS1_ + 2 * h_ * (h_ - 1));  // sum of tS1 + 2 e(r)
+    } else {
+      for (i64 r = 0; r < tT_; ++r) widths += static_cast<double>(widest_row(0, r));
+    }
+    const double s2 = dims_ == 3 ? static_cast<double>(s2_is_outer_ ? outer_dim_.full_count()
+                                                                    : table_dim_.full_count())
+                                 : 1.0;
+    return widths * s2;
   }
 
   // Vector steps of outer sub-tile b_outer x table sub-tile b_table over the rows [lo, hi].
@@ -271,12 +374,16 @@ class ExactModel {
     } else {
       for (i64 r = 0; r < tT_; ++r) steps += ceil_n_v(widest_row(0, r) * area);
     }
-    return stencil_.c_iter_s * static_cast<double>(steps) +
-           gpu_.tau_sync_s * static_cast<double>(tT_);
+    double c = stencil_.c_iter_s * static_cast<double>(steps) +
+               gpu_.tau_sync_s * static_cast<double>(tT_);
+    if constexpr (Extras) {
+      if (machine_) c += tau_line_ * (full_subtile_lines() - static_cast<double>(tT_));
+    }
+    return c;
   }
 
   // n_i, and T_i of rule 8, for wavefront j.
-  WavefrontCost wavefront(i64 j, i64 k, double m_prime) {
+  WavefrontCost wavefront(i64 j, i64 k, const TransferTerms& transfer) {
     WavefrontCost out;
     const i64 t0 = (j - 1) * h_;
     const i64 r_lo = std::max<i64>(0, -t0);
@@ -291,13 +398,20 @@ class ExactModel {
     const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
+    const double m_prime = Extras ? transfer.m_prime(out.n_tiles) : transfer.m_prime_exact;
+    out.m_prime_s = m_prime;
 
     // With W(r) = tS1 + 2 e(r) on every row (wide_s1_), the cost of a wavefront depends on
     // its rows only, not on its color: the interior B wavefronts cost what the interior A
     // ones do (the same k and m' hold for every wavefront of one evaluation).
-    if (wide_s1_ && reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi) {
+    if (wide_s1_ && reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi &&
+        (!Extras || reuse_.m_prime_s == m_prime)) {
       out.nonempty = true;
-      out.t_tile_s = reuse_t_tile_s_;
+      out.t_tile_s = reuse_.t_tile_s;
+      if constexpr (Extras) {
+        out.coef_m = reuse_.coef_m;
+        for (int p = 0; p < 3; ++p) out.counts[p] = reuse_.counts[p];
+      }
       return out;
     }
 
@@ -352,6 +466,11 @@ class ExactModel {
     double sum_c = 0;    // sum_b c_{i,b}
     double sum_max = 0;  // sum_b max(m', c_{i,b})
     i64 n_sub = 0;
+    // Coefficients: counts (steps, rows, lines) over every sub-tile and over those where c
+    // wins the max(), and the sub-tiles where m' wins it (std::max keeps m' on a tie).
+    double cnt_all[3] = {0, 0, 0};
+    double cnt_c_wins[3] = {0, 0, 0};
+    double n_m_wins = 0;
     for (const SubtileClass& oc : outer_classes_) {
       const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
       const Rows full_outer = outer_dim_.full_rows(oc.b, ra, rb);
@@ -383,21 +502,61 @@ class ExactModel {
           steps = static_cast<double>(sum);
         }
         // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
-        const double c = c_iter * steps + tau * static_cast<double>(rows.size());
+        double c = c_iter * steps + tau * static_cast<double>(rows.size());
+        // Lines beyond the first of each row (the first is tau_sync's row cost).
+        double lines = 0;
+        if constexpr (Extras) {
+          if (need_lines_) {
+            lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
+          }
+          if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
+        }
         const i64 mult = oc.mult * tc.mult;
         sum_c += static_cast<double>(mult) * c;
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
         n_sub += mult;
+        if (Extras && want_coef_) {
+          const double md = static_cast<double>(mult);
+          const double v[3] = {steps, static_cast<double>(rows.size()), lines};
+          const bool c_wins = m_prime < c;
+          for (int p = 0; p < 3; ++p) {
+            cnt_all[p] += md * v[p];
+            if (c_wins) cnt_c_wins[p] += md * v[p];
+          }
+          if (!c_wins) n_m_wins += md;
+        }
       }
     }
 
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
         detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
+    if (Extras && want_coef_) {
+      // The same branches as tile_time_s (time_detail.hpp).
+      const double kd = static_cast<double>(k);
+      double fc = 1;
+      const double* counts = cnt_all;
+      if (dims_ == 1) {
+        const bool c_wins = m_prime < sum_c;
+        out.coef_m = c_wins ? 1.0 : kd;
+        fc = c_wins ? kd : 1.0;
+      } else if (k == 1) {
+        out.coef_m = static_cast<double>(n_sub);
+      } else {
+        out.coef_m = 1.0 + kd * n_m_wins;
+        fc = kd;
+        counts = cnt_c_wins;
+      }
+      for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
+    }
     reuse_valid_ = true;
     reuse_lo_ = r_lo;
     reuse_hi_ = r_hi;
-    reuse_t_tile_s_ = out.t_tile_s;
+    if constexpr (Extras) {
+      reuse_ = out;
+    } else {
+      reuse_.t_tile_s = out.t_tile_s;
+    }
     return out;
   }
 
@@ -414,10 +573,15 @@ class ExactModel {
   bool tables_ready_ = false;
   RowClasses outer_rows_;
   RowClasses table_rows_;
-  // The last wavefront's rows and tile time, reused by the next one with the same rows.
+  // The last wavefront's rows and cost, reused by the next one with the same rows and m'.
   bool reuse_valid_ = false;
   i64 reuse_lo_ = 0, reuse_hi_ = 0;
-  double reuse_t_tile_s_ = 0;
+  WavefrontCost reuse_;
+  bool machine_ = false;     // add the MachineTerms
+  bool want_coef_ = false;   // track the coefficients of T_alg
+  bool need_lines_ = false;  // count lines (machine_ or want_coef_)
+  bool s2_is_outer_ = true;  // 3D: which inner dimension is s2
+  double tau_line_ = 0;
   InnerDim outer_dim_;
   InnerDim table_dim_;
   // Scratch reused across wavefronts of one evaluation (and across evaluations, per thread).
@@ -430,14 +594,18 @@ class ExactModel {
 
 }  // namespace
 
-Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
-                         const ProblemSize& size, const TileSizes& tiles, ExactPath path) {
+namespace {
+
+template <bool Extras>
+Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
+                              const ProblemSize& size, const TileSizes& tiles, ExactPath path,
+                              bool machine, DesignRow* row) {
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
-  ExactModel model(gpu, stencil, size, tiles, path);
+  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -448,7 +616,47 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
   const detail::Transfer io = detail::transfer(gpu, dims, tiles);
   b.m_io_words = io.m_io_words;
-  b.m_prime_s = io.m_prime_s;
+
+  // The machine variant's terms (docs/time-model.md, "Machine variant"); each adds +0.0
+  // when its parameter is 0, so that the result is then bit-identical to `exact`.
+  const MachineTerms& mt = gpu.machine;
+  const int level = machine || row != nullptr ? memory_level(gpu, dims, size) : 3;
+  const i64 n_sm = gpu.n_sm;
+  const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
+  // Segments (contiguous runs) copied per (sub)tile: 1D 2 tT + 2 (one run per side and
+  // row of the oblique faces, merged as the harness copies them, plus the bottom and top
+  // rows); 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
+  double n_seg = 0;
+  if (dims == 1) {
+    n_seg = static_cast<double>(2 * tT + 2);
+  } else {
+    n_seg = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
+  }
+  // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
+  // of the arrays): a tile's two oblique faces span h columns each, in both time levels,
+  // so 4 (1 + ceil(h / 16)) lines. Round-robin: every tile's neighbours run on other
+  // threads, so every tile pays them (in m'); blocks: only the tiles at the ends of the
+  // threads' blocks do, one face each, i.e. the same lines once per wavefront (below).
+  // Only in wavefronts where more than one thread works.
+  const double n_share =
+      dims == 1 && n_sm > 1 ? static_cast<double>(4 * (1 + ceil_div(h, kCacheLineWords))) : 0.0;
+  const bool blocks = mt.schedule == TileSchedule::block;
+  TransferTerms transfer;
+  transfer.machine = machine;
+  transfer.m_prime_exact = io.m_prime_s;
+  transfer.m_io = io.m_io_words;
+  transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
+  transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
+  transfer.two_tau = 2.0 * gpu.tau_sync_s;
+  transfer.extra = n_seg * mt.l_seg_s;
+  transfer.share = blocks ? 0.0 : n_share * mt.t_share_line_s;
+  transfer.n_sm = n_sm;
+  transfer.ref = ref;
+  // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
+  const double barrier_threads = static_cast<double>(n_sm - ref);
+  const double t_sync =
+      machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
+  b.m_prime_s = transfer.m_prime(n_sm);  // with every core streaming
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
@@ -465,17 +673,44 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   double talg = 0;
   double t_tile_interior_a = -1;
   double t_tile_largest = 0;
+  if (row != nullptr) row->fill(0.0);
   auto add = [&](i64 j, i64 count) {
-    const WavefrontCost w = model.wavefront(j, b.k, b.m_prime_s);
+    const WavefrontCost w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     const i64 rounds = detail::rounds(w.n_tiles, b.k, gpu.n_sm);
-    const double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + gpu.t_sync_s;
+    double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
+    // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
+    const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
+    if (shared_ends) wavefront_s += n_share * mt.t_share_line_s;
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
     t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
     if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    if (Extras && row != nullptr) {
+      // d T_alg / d theta for this wavefront class (design_parameter_names() order).
+      DesignRow& r = *row;
+      const double n = static_cast<double>(count);
+      const double nm = n * static_cast<double>(rounds) * w.coef_m;  // times m'
+      const double nc = n * static_cast<double>(rounds);             // times the counts
+      const std::size_t lv = static_cast<std::size_t>(level);
+      r[0] += nm * io.m_io_words;                                         // L
+      r[1] += nm * 2.0 + nc * w.counts[1];                                // tau_sync
+      r[2] += n;                                                          // T_sync
+      r[3] += nc * w.counts[0];                                           // C_iter
+      r[4] += nm * n_seg;                                                 // L_seg
+      r[5 + lv] += nm * io.m_io_words;                                    // dL[level]
+      r[9 + lv] += nm * io.m_io_words *
+                   (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
+      r[13] += nc * w.counts[2];                                          // tau_line
+      r[14] += n * barrier_threads;                                       // t_barrier
+      if (blocks) {                                                       // t_share
+        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * n_share : 0.0;
+      } else {
+        r[15] += w.n_tiles > 1 ? nm * n_share : 0.0;
+      }
+    }
   };
   add(0, 1);                                                 // first, partial B wavefront
   if (n_interior >= 1) add(1, (n_interior + 1) / 2);         // interior A (odd j)
@@ -485,10 +720,21 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   b.n_wavefronts = n_wavefronts;
   b.tiles_per_wavefront = max_tiles;
   b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
-  b.t_sync_total_s = static_cast<double>(n_wavefronts) * gpu.t_sync_s;
+  b.t_sync_total_s = static_cast<double>(n_wavefronts) * t_sync;
   b.talg_s = talg;
   b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
+}
+
+}  // namespace
+
+Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
+                         const ProblemSize& size, const TileSizes& tiles, ExactPath path,
+                         bool machine, DesignRow* row) {
+  if (machine || row != nullptr) {
+    return evaluate_exact_impl<true>(gpu, stencil, size, tiles, path, machine, row);
+  }
+  return evaluate_exact_impl<false>(gpu, stencil, size, tiles, path, false, nullptr);
 }
 
 }  // namespace detail

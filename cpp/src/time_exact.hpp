@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "costmetrics/time.hpp"
@@ -42,11 +43,19 @@ inline SubtileRange subtile_range(std::int64_t S, std::int64_t tS, std::int64_t 
 // tests compare them.
 enum class ExactPath { fast, general };
 
+// Coefficients of T_alg in the parameters of design_parameter_names() (time.hpp).
+using DesignRow = std::array<double, kDesignParams>;
+
 // T_alg and its breakdown for a gap-free hexagonal tiling with exact point counts.
+// With `machine`, the MachineTerms of `gpu` are added (docs/time-model.md, "Machine
+// variant"); with every term 0 the result is bit-identical to machine = false. With `row`
+// non-null, it receives the coefficients of T_alg in the calibrated parameters (the machine
+// variant's row; T_alg = row . design_parameters()).
 // Preconditions: inputs validated, tiles feasible.
 Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
                          const ProblemSize& size, const TileSizes& tiles,
-                         ExactPath path = ExactPath::fast);
+                         ExactPath path = ExactPath::fast, bool machine = false,
+                         DesignRow* row = nullptr);
 
 }  // namespace detail
 }  // namespace time_model

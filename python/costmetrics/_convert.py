@@ -358,8 +358,8 @@ def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> 
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
-def variant(value: object) -> Literal["paper", "exact"]:
-    """Check a time-model variant name (``"exact"`` or ``"paper"``) where it is stored.
+def variant(value: object) -> Literal["paper", "exact", "machine"]:
+    """Check a time-model variant name (``"exact"``, ``"paper"``, ``"machine"``) where it is stored.
 
     The bindings parse variants in one place (``enum_names<Variant>``); this asks that
     parser, for code that keeps a variant before any evaluation.
@@ -383,4 +383,7 @@ def variant(value: object) -> Literal["paper", "exact"]:
     """
     from costmetrics import _core  # the compiled core, imported on first use
 
-    return "paper" if _core.time.check_variant(value) == "paper" else "exact"
+    name = _core.time.check_variant(value)
+    if name == "machine":
+        return "machine"
+    return "paper" if name == "paper" else "exact"

@@ -4,8 +4,9 @@ Records computed in C++ are bound by ``bind_record`` (``cpp/bindings/bindings.hp
 records assembled in Python use :func:`record`, which gives them the same behaviour:
 
 - frozen fields, ``_fields`` and ``_asdict()``;
-- ``==`` field by field, NumPy arrays compared by shape and value (NaN equal to NaN, so
-  that a record equals its pickled copy), ``hash`` refused as for the bound records;
+- ``==`` field by field (but fields declared ``field(compare=False)``), NumPy arrays
+  compared by shape and value (NaN equal to NaN, so that a record equals its pickled
+  copy), ``hash`` refused as for the bound records;
 - a readable ``repr`` that summarizes large arrays (shape and dtype);
 - pickling (they are plain frozen dataclasses).
 
@@ -81,6 +82,9 @@ class Record:
     """
 
     _fields: ClassVar[tuple[str, ...]] = ()
+    #: The fields ``==`` compares: all but those declared ``field(compare=False)`` (e.g.
+    #: a wall time, which differs between two runs of the same computation).
+    _compared: ClassVar[tuple[str, ...]] = ()
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
     def _asdict(self) -> dict[str, Any]:
@@ -90,7 +94,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(values_equal(getattr(self, n), getattr(other, n)) for n in self._fields)
+        return all(values_equal(getattr(self, n), getattr(other, n)) for n in self._compared)
 
     def __repr__(self) -> str:
         body = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._fields)
@@ -116,5 +120,8 @@ def record(cls: type[_T]) -> type[_T]:
     out: Any = dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls)
     names = tuple(f.name for f in dataclasses.fields(out) if not f.name.startswith("_"))
     out._fields = names
+    out._compared = tuple(
+        f.name for f in dataclasses.fields(out) if f.compare and not f.name.startswith("_")
+    )
     made: type[_T] = out
     return made

@@ -105,6 +105,82 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def check_output_dir(path: Path, option: str) -> Path:
+    """Make sure a folder can be written before long work starts (it is created if needed).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder.
+    option : str
+        The option that named it, for the message (e.g. ``"--out"``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is not a folder, cannot be created or is not writable (the message names
+        ``option`` and the path).
+    """
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{option}: {path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"{option}: cannot create {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+def check_output_file(path: Path, option: str) -> Path:
+    """Make sure a file can be written (or appended to) before long work starts.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    option : str
+        The option that named it, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If it is a folder, or it or its folder is not writable.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
+    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"{option}: {path} is not writable")
+    return path
+
+
+#: A TypeError of our own validation names the parameter first ("tiles: expected ...");
+#: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
+#: subscriptable") do not, and are bugs to report with their traceback.
+_OWN_TYPE_ERROR = re.compile(r"^[\w.\[\]'\-]+(\(\))?: ")
+
+
+def _is_bad_input(exc: BaseException) -> bool:
+    """Whether an exception reports bad input (exit 2) rather than an internal error."""
+    if isinstance(exc, (ValueError, OverflowError, OSError)):
+        return True
+    if isinstance(exc, TypeError):
+        text = str(exc)
+        return "incompatible function arguments" not in text and bool(_OWN_TYPE_ERROR.match(text))
+    return False
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -137,6 +213,7 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics.reproduce import reproduce
 
+        check_output_dir(args.out, "--out")
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -229,7 +306,7 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
         parser.add_argument(
             "--tiles", required=True, type=_int_list, help="tS1[,tS2[,tS3]],tT e.g. 8,64,8"
         )
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     add_json_flag(parser)
 
 
@@ -356,16 +433,24 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
-    """Measure this CPU's time-model parameters (L, tau_sync, T_sync, C_iter; Sec. A.5.1)."""
+    """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(
         "--out",
         type=Path,
         required=True,
         metavar="DIR",
-        help="folder for gpus/<key>.yaml, stencils/*.yaml, calibration.json",
+        help="folder for gpus/<key>.yaml, stencils/<name>.yaml, calibration.json",
     )
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
-    parser.add_argument("--repeats", type=int, default=7, help="repeats per micro-benchmark")
+    parser.add_argument(
+        "--threads",
+        type=_int_list,
+        default=None,
+        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+    )
+    parser.add_argument(
+        "--passes", type=int, default=5, help="interleaved shuffled passes (median kept)"
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
         "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
     )
@@ -374,6 +459,12 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         type=int,
         default=2 * 514 * 514,
         help="main-array size of the L benchmark, floats",
+    )
+    parser.add_argument(
+        "--max-working-set-words",
+        type=int,
+        default=2**25,
+        help="largest array of the per-level copy points, floats (default: the harness limit)",
     )
     parser.add_argument(
         "--budget-bytes",
@@ -386,11 +477,13 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
-            repeats=args.repeats,
+            passes=args.passes if args.repeats is None else args.repeats,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
+            max_working_set_words=args.max_working_set_words,
             buffer_budget_bytes=args.budget_bytes,
             progress=not args.json,
         )
@@ -445,7 +538,9 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         metavar="DIR",
         help="also measure the model's choices (optima, 10%% sets, baseline)",
     )
-    parser.add_argument("--stencils", nargs="+", default=None, help="default: all five")
+    parser.add_argument(
+        "--stencils", nargs="+", default=None, help="default: all six (heat3d included)"
+    )
     parser.add_argument(
         "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
     )
@@ -480,6 +575,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        check_output_file(args.out, "--out")
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
@@ -643,7 +739,9 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     """Rank (tile, threads) with the time model, measure the top k, report the best."""
     parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
-    parser.add_argument("sizes", type=int, nargs="+", help="S T (1D) or S1 S2 T (2D)")
+    parser.add_argument(
+        "sizes", type=int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
+    )
     parser.add_argument(
         "--calibration",
         type=Path,
@@ -716,7 +814,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["exact", "paper"], default="exact")
+        p.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -780,7 +878,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
                 "kernel_rmse_pct": f.kernel_rmse_pct,
             }
         else:
-            errors = cm_energy.optimization_error(args.table, args.params)
+            errors = cm_energy.optimization_error(args.table, params=args.params)
             out = {k: vars(v) for k, v in errors.items()}
         if args.json:
             print_json(out)
@@ -1058,7 +1156,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
     parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
     parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
-    parser.add_argument("--variant", choices=["exact", "paper"], default="exact")
+    parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
         "thread limits",
@@ -1410,6 +1508,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except (ValueError, TypeError, OverflowError, OSError) as exc:
+        if not _is_bad_input(exc):
+            raise  # an internal error: its traceback, not "bad input"
         message = " ".join(str(exc).split())  # one line, whatever the message holds
         print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE

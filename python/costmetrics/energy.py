@@ -320,16 +320,7 @@ def _time_model(
             f"stencil {s.name!r} has {s.n_space_dims} space dimensions, kernel {k.name!r} has "
             f"{k.n_space_dims}"
         )
-    core_gpu = _core.time.GpuParams(
-        n_sm=g.n_sm,
-        n_v=g.n_v,
-        smem_per_sm_words=float(g.smem_per_sm_words),
-        smem_per_block_words=float(g.smem_per_block_words),
-        max_blocks_per_sm=g.max_blocks_per_sm,
-        l_s_per_word=g.l_s_per_word,
-        tau_sync_s=g.tau_sync_s,
-        t_sync_s=g.t_sync_s,
-    )
+    core_gpu = g._core_params()
     core_stencil = _core.time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
     return core_gpu, core_stencil, s, g
 
@@ -388,8 +379,8 @@ def breakdown(
     stencil : Stencil or str, optional
         Time-model stencil when ``gpu`` is given (default: the preset named like the
         kernel; only ``jacobi2d`` has one).
-    variant : {"paper", "exact"}
-        Time-model variant.
+    variant : {"paper", "exact", "machine"}
+        Time-model variant (``"machine"`` adds the preset's machine terms; none on GPUs).
 
     Returns
     -------
@@ -1052,6 +1043,7 @@ def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArr
 
 def fit(
     table: Runs | str | Path,
+    *,
     kernel: str | Sequence[str] | None = None,
     method: Literal["l1", "lsq"] = "l1",
     train_fraction: float = 0.1,
@@ -1158,7 +1150,7 @@ def fit(
     )
 
 
-def model_rmse_pct(table: Runs | str | Path, params: ParamsLike = "model_a") -> dict[str, float]:
+def model_rmse_pct(table: Runs | str | Path, *, params: ParamsLike = "model_a") -> dict[str, float]:
     """Per-kernel relative RMSE of a parameter set against measured runs (Table B.2 rows).
 
     Parameters
@@ -1211,7 +1203,7 @@ class OptimizationError(Record):
 
 
 def optimization_error(
-    table: Runs | str | Path, params: ParamsLike = "model_a"
+    table: Runs | str | Path, *, params: ParamsLike = "model_a"
 ) -> dict[str, OptimizationError]:
     """Table B.3: how often, and how costly, the model's optimal tiles miss the measured best.
 
@@ -1480,6 +1472,7 @@ def _synthetic_grid(key: str) -> list[tuple[list[int], list[int], int]]:
 
 
 def synthetic_runs(
+    *,
     seed: int = SYNTHETIC_SEED,
     noise_sigma: float = SYNTHETIC_NOISE_SIGMA,
     params: ParamsLike = "model_a",

@@ -86,9 +86,9 @@ FusionStrategy = Literal["none", "simple", "aggressive"]
 #: A fusion strategy name, or explicit groups of consecutive loop indices.
 Fusion = Union[FusionStrategy, Sequence[Sequence[int]]]
 #: A box: one edge for a cube, or (nx, ny, nz), or a :class:`Box`.
-BoxLike = Union[int, Sequence[int], "_ex.Box"]
+BoxLike = Union[int, np.integer[Any], Sequence[int], npt.NDArray[np.integer[Any]], "_ex.Box"]
 #: A block: one edge for square X/Y blocks, (bx, by), or None for the whole box.
-BlockLike = Union[None, int, Sequence[int]]
+BlockLike = Union[None, int, np.integer[Any], Sequence[int], npt.NDArray[np.integer[Any]]]
 #: One block for every loop nest, or a list with one block per fused loop nest.
 BlocksLike = Union[BlockLike, Sequence[BlockLike]]
 

@@ -67,6 +67,7 @@ __all__ = [
     "TuneResult",
     "calibrate",
     "check_same_machine",
+    "check_writable",
     "default_points",
     "energy_status",
     "find_rapl_package",
@@ -461,6 +462,7 @@ def tiled(
     stencil: str,
     sizes: Sequence[int],
     tiles: Sequence[int],
+    *,
     threads: int = 1,
     schedule: str = "round-robin",
 ) -> npt.NDArray[np.float32]:
@@ -521,7 +523,7 @@ def _cache_bytes(level: int) -> int:
     return 0
 
 
-def machine_record(threads: int | None = None) -> dict[str, Any]:
+def machine_record(*, threads: int | None = None) -> dict[str, Any]:
     """Describe this machine and the compiled harness, for table headers and presets.
 
     Parameters
@@ -585,8 +587,9 @@ class Calibration:
     machine : dict
         :func:`machine_record` at calibration time.
     micro : dict
-        Every micro-benchmark's statistics (``value_s``, ``median_s``, ``max_s``,
-        ``repeats``, ``units``).
+        Every micro-benchmark point's statistics (``value_s`` = ``median_s``, the median
+        over the passes, ``min_s``, ``max_s``, ``passes``: every pass's value, ``units``,
+        ``threads``; copy points also their working set, segment and memory level).
     settings : dict
         The calibration's arguments (working set, repeats, seed, ...).
     """
@@ -594,7 +597,7 @@ class Calibration:
     gpu: Gpu
     stencils: dict[str, Stencil]
     machine: dict[str, Any] = field(repr=False)
-    micro: dict[str, dict[str, float]] = field(repr=False)
+    micro: dict[str, dict[str, Any]] = field(repr=False)
     settings: dict[str, Any] = field(repr=False)
 
     def c_iter_s(self, stencil: str) -> float:
@@ -631,13 +634,9 @@ class Calibration:
         Calibration
             The new calibration (machine, micro and settings are shared).
         """
-        g = self.gpu
-        gpu = Gpu(
-            name=g.name, n_sm=g.n_sm, n_v=g.n_v, smem_per_sm_bytes=g.smem_per_sm_bytes,
-            smem_per_block_bytes=g.smem_per_block_bytes, registers_per_sm=g.registers_per_sm,
-            shared_memory_banks=g.shared_memory_banks, max_blocks_per_sm=g.max_blocks_per_sm,
-            l_s_per_gb=l_s_per_word * 1e9 / BYTES_PER_WORD, tau_sync_s=tau_sync_s,
-            t_sync_s=t_sync_s, source=g.source, key=g.key,
+        gpu = replace(
+            self.gpu, l_s_per_gb=l_s_per_word * 1e9 / BYTES_PER_WORD, tau_sync_s=tau_sync_s,
+            t_sync_s=t_sync_s,
         )  # fmt: skip
         stencils = {
             name: _stencil_preset(name, gpu.key, c_iter_s.get(name, self.c_iter_s(name)))
@@ -661,110 +660,370 @@ def _micro_dict(r: Any) -> dict[str, float]:
     return {k: float(v) for k, v in r._asdict().items()}
 
 
+#: Memory levels of the machine variant (``costmetrics.time.MEMORY_LEVELS``).
+_LEVELS = ("L1", "L2", "L3", "DRAM")
+#: Segment lengths (words) of the copy-cost sweep.
+DEFAULT_SEGMENTS: tuple[int, ...] = (1, 2, 4, 8, 16, 64, 256)
+
+
+def _copy_level(ws_words: int, threads: int, caches: Sequence[int]) -> int:
+    """Memory level of a copy benchmark's array, by the rule of ``time.memory_level``."""
+    total = 4 * ws_words
+    per_core = total / threads
+    l1, l2, l3 = caches
+    if l1 and per_core <= l1:
+        return 0
+    if l2 and per_core <= l2:
+        return 1
+    if l3 and total <= l3:
+        return 2
+    return 3
+
+
+def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict[int, int]:
+    """Return a working set (floats) per memory level the harness can reach.
+
+    Half of each cache (per core for L1/L2, in all for L3), four times L3 for DRAM, at
+    most ``limit``.
+    """
+    l1, l2, l3 = caches
+    wanted = {0: threads * l1 // 8, 1: threads * l2 // 8, 2: l3 // 8, 3: max(4 * l3, 2**27) // 4}
+    out = {}
+    for level, ws in wanted.items():
+        ws = min(ws, limit)
+        if ws >= 4 * 256 * threads and _copy_level(ws, threads, caches) == level:
+            out[level] = ws
+    return out
+
+
+def check_writable(out_dir: str | Path, name: str = "out") -> Path:
+    """Check, before long work starts, that ``out_dir`` can be created and written.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        The destination folder (created if missing).
+    name : str
+        The argument's name for the error message.
+
+    Returns
+    -------
+    Path
+        The folder.
+
+    Raises
+    ------
+    ValueError
+        If it cannot be created or written (the message names the argument and path).
+    """
+    if not isinstance(out_dir, (str, Path)):
+        raise TypeError(f"{name}: expected a path, got {type(out_dir).__name__}")
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".costmetrics-write-check-{os.getpid()}"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write to {out}: {exc.strerror or exc}") from None
+    return out
+
+
+class _Progress:
+    """A one-line progress bar on standard error (nothing when disabled)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = round(width * self.done / max(self.total, 1))
+        bar = "#" * filled + "." * (width - filled)
+        end = "\n" if self.done >= self.total else ""
+        print(f"\rcalibrate [{bar}] {self.done}/{self.total} {what:<40.40}", end=end,
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    def note(self, text: str) -> None:
+        if self.enabled:
+            print(f"calibrate: {text}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class _MicroPoint:
+    key: str
+    kind: str  # copy, barrier, share, compute, row
+    threads: int
+    ws_words: int = 0
+    segment_words: int = 0
+    stencil: str = ""
+    level: int = -1
+
+
+def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool) -> Any:
+    if pt.kind == "copy":
+        return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin)
+    if pt.kind == "barrier":
+        return _cm.bench_barrier(pt.threads, 1, pin)
+    if pt.kind == "share":
+        return _cm.bench_share(pt.threads, 1, pin)
+    if pt.kind == "compute":
+        return _cm.bench_compute(pt.stencil, pt.threads, n_cfg, 1, seed, pin)
+    return _cm.bench_row(pt.stencil, pt.threads, 1, pin)
+
+
+def _fit_copy(
+    stats: dict[str, dict[str, Any]], points: Sequence[_MicroPoint], l_ref: float, n_ref: int
+) -> dict[str, Any]:
+    """Fit the copy points by bounded least squares (SciPy).
+
+    Per word of one thread, t = L + dL[level] + g[level] (threads - n_ref) + L_seg / segment.
+    """
+    from scipy.optimize import lsq_linear
+
+    copies = [p for p in points if p.kind == "copy"]
+    levels = sorted({p.level for p in copies})
+    multi = len({p.threads for p in copies}) > 1
+    columns = ["l_seg_s"] + [f"dl[{_LEVELS[lv]}]" for lv in levels]
+    if multi:
+        columns += [f"g[{_LEVELS[lv]}]" for lv in levels]
+    a = np.zeros((len(copies), len(columns)))
+    y = np.zeros(len(copies))
+    for i, p in enumerate(copies):
+        t = stats[p.key]["value_s"]
+        y[i] = (t - l_ref) / t  # relative residuals: every point weighs the same
+        a[i, 0] = 1.0 / p.segment_words / t
+        a[i, 1 + levels.index(p.level)] = 1.0 / t
+        if multi:
+            a[i, 1 + len(levels) + levels.index(p.level)] = (p.threads - n_ref) / t
+    lo = np.array([0.0] + [-l_ref] * len(levels) + ([0.0] * len(levels) if multi else []))
+    scale = max(l_ref, 1e-12)
+    res = lsq_linear(a * scale, y, bounds=(lo / scale, np.inf), method="bvls")
+    theta = np.asarray(res.x) * scale
+    dl = [0.0] * 4
+    g = [0.0] * 4
+    for j, lv in enumerate(levels):
+        dl[lv] = float(theta[1 + j])
+        if multi:
+            g[lv] = float(theta[1 + len(levels) + j])
+        # One core alone must not cost less than nothing per word (the preset's rule).
+        if n_ref > 1 and l_ref + dl[lv] - g[lv] * (n_ref - 1) < 0:
+            g[lv] = (l_ref + dl[lv]) / (n_ref - 1)
+    predicted = a @ theta
+    return {
+        "l_seg_s": float(theta[0]),
+        "l_level_s_per_word": dl,
+        "l_shared_s_per_word": g,
+        "levels_measured": [_LEVELS[lv] for lv in levels],
+        "rms_relative_residual": float(np.sqrt(np.mean((predicted - y) ** 2))),
+        "points": len(copies),
+    }
+
+
 def calibrate(
     *,
-    threads: int | None = None,
+    threads: int | Sequence[int] | None = None,
     working_set_words: int = 2 * 514 * 514,
     segment_words: int = 64,
     buffer_budget_bytes: int | None = None,
-    repeats: int = 7,
+    passes: int = 5,
+    repeats: int | None = None,
     n_configs: int = 70,
     seed: int = 0,
     pin: bool = True,
     stencils: Sequence[str] = STENCILS,
+    segments: Sequence[int] = DEFAULT_SEGMENTS,
+    max_working_set_words: int = 33_554_432,  # 2^25 floats, the harness limit
     progress: bool = False,
+    out: str | Path | None = None,
 ) -> Calibration:
-    """Measure L, tau_sync, T_sync and C_iter on this CPU (Sec. A.5.1) and build a preset.
+    """Measure the time model's parameters on this CPU (Sec. A.5.1) and build a preset.
 
-    Each parameter comes from a micro-benchmark dominated by its operation, all worker
-    threads running at once; the estimate is the minimum over ``repeats``:
+    Every micro-benchmark point runs once per pass (after an untimed warm-up run), the
+    points of a pass in a shuffled order, and the estimate is the median over ``passes``
+    (interleaved passes are independent samples; back-to-back repeats share the machine's
+    momentary state). The ``exact`` parameters, at the largest thread count N:
 
     - ``L``: time per float copied between a main array of ``working_set_words`` floats
-      and a thread's buffer, in segments of ``segment_words`` (half loads, half stores;
-      ``5 * repeats`` short repeats);
-    - ``T_sync``: one wavefront barrier with no work (``5 * repeats`` short repeats);
+      and a thread's buffer, in segments of ``segment_words`` (half loads, half stores),
+      all N threads copying at once;
+    - ``T_sync``: one wavefront barrier with no work, N threads;
     - ``C_iter``: compute-only tile rows on data in the buffer, per SIMD vector of nV
       points, averaged over ``n_configs`` random tile shapes (the seed uses 70);
-    - ``tau_sync``: the CPU mapping has no synchronization inside a tile (one thread runs
-      a whole tile), so we use the fixed cost of one tile row instead: the time of a row
-      of one SIMD vector minus C_iter, the largest over the stencils (floored at 1e-12 s
-      because the preset format requires a positive value).
+    - ``tau_sync``: the fixed cost of one tile row (a row of one SIMD vector minus
+      C_iter), the largest over the stencils (a CPU tile has no synchronization inside).
+
+    The ``machine`` variant's terms (``docs/time-model.md``, "Machine variant"):
+
+    - cache sizes from sysfs; ``l_seg_s``, ``l_level_s_per_word`` and
+      ``l_shared_s_per_word`` by bounded least squares (SciPy) over the copy cost against
+      the segment length (``segments``) and against the working set at every memory level
+      the harness can reach (L1, L2, L3, DRAM), at every thread count (all threads
+      streaming at once);
+    - ``t_barrier_per_thread_s``: the slope of the barrier time in the thread count;
+    - ``tau_line_s``: the fixed cost of one line of a 2D stencil's row (the same row
+      benchmark), the largest over the 2D stencils;
+    - ``t_share_line_s``: one write of a cache line that the N threads write in turn;
+    - ``threads_ref = N``, the thread count the ``exact`` parameters were measured with.
 
     Parameters
     ----------
-    threads : int, optional
-        Worker threads = n_SM (default: every allowed CPU).
+    threads : int or sequence of int, optional
+        Thread counts to measure (default: every allowed CPU). 1 is always added; the
+        preset models the largest (n_SM = N); use ``Calibration.gpu.with_threads(n)`` to
+        predict at another count.
     working_set_words : int
-        Size of the main array of the L benchmark; the default is the two time levels of
-        the largest 2D problem of :func:`default_points` (512 x 512 plus halo).
+        Main array of the L benchmark; the default is the two time levels of the largest
+        2D problem of :func:`default_points` (512 x 512 plus halo).
     segment_words : int
-        Contiguous floats per copy (about a tile row of tS2).
+        Contiguous floats per copy of the L benchmark (about a tile row of tS2).
     buffer_budget_bytes : int, optional
         M_SM, the tile-buffer budget per core (default: half the L2 cache, else 256 KiB).
-    repeats, n_configs, seed : int
-        Repeats per benchmark, random tile shapes for C_iter and their seed.
+    passes : int
+        Interleaved passes over all points (the median is kept).
+    repeats : int, optional
+        Former name of ``passes`` (used when given).
+    n_configs, seed : int
+        Random tile shapes for C_iter, and the seed of the shapes and of the pass order.
     pin : bool
         Pin threads to cores.
     stencils : sequence of str
         Stencils to measure C_iter for.
+    segments : sequence of int
+        Segment lengths of the copy-cost sweep, floats (1 to 4096).
+    max_working_set_words : int
+        Largest array of the per-level copy points, floats (default and most: the
+        harness limit, 2^25 = 128 MiB); levels that need more are not measured (their
+        terms stay 0, and the calibration says which levels it measured).
     progress : bool
-        Print one line per benchmark on standard error.
+        Show a progress bar and what was measured on standard error.
+    out : str or Path, optional
+        Folder to save the calibration in (:func:`save_calibration`); checked to be
+        writable before anything is measured.
 
     Returns
     -------
     Calibration
-        The preset and every micro-benchmark's statistics.
+        The preset and every micro-benchmark's statistics and fits.
     """
-    n_threads = default_threads() if threads is None else _positive_int(threads, "threads", 1, 256)
+    # The sweep's rule (no more threads than CPUs this process may use), plus 1 thread.
+    thread_list = sorted({1, *_thread_list(threads)})
+    n_threads = thread_list[-1]
     ws = _positive_int(working_set_words, "working_set_words", 1, 2**25)
     seg = _positive_int(segment_words, "segment_words", 1, 4096)
-    reps = _positive_int(repeats, "repeats", 1, 1000)
+    n_pass = _positive_int(passes if repeats is None else repeats, "passes", 1, 1000)
     n_cfg = _positive_int(n_configs, "n_configs", 1, 1000)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
     do_pin = _convert.boolean(pin, "pin")
     names = [_stencil_name(s) for s in stencils]
     if not names:
         raise ValueError("stencils: must name at least one stencil")
+    if isinstance(segments, (str, bytes)) or not isinstance(segments, Sequence) or not segments:
+        raise ValueError(f"segments: must be a non-empty list of integers, got {segments!r}")
+    seg_list = sorted({_positive_int(v, "segments", 1, 4096) for v in segments})
+    ws_limit = _positive_int(max_working_set_words, "max_working_set_words", 1, 2**25)
+    if ws < 4 * max(seg, *seg_list) * n_threads:
+        raise ValueError(
+            f"working_set_words: must be at least 4 x segment x threads = "
+            f"{4 * max(seg, *seg_list) * n_threads}, got {ws}"
+        )
+    out_dir = check_writable(out, "out") if out is not None else None
     l2 = _cache_bytes(2)
     budget = (
         _positive_int(buffer_budget_bytes, "buffer_budget_bytes", 1024, 2**40)
         if buffer_budget_bytes is not None
         else (l2 // 2 if l2 else 256 * 1024)
     )
+    caches = (_cache_bytes(1), l2, _cache_bytes(3))
 
-    def note(text: str) -> None:
-        if progress:
-            print(f"calibrate: {text}", file=sys.stderr, flush=True)
+    # The points: every benchmark at the thread counts it needs, each keyed by name.
+    points: dict[str, _MicroPoint] = {}
 
-    machine = machine_record(n_threads)
-    micro: dict[str, dict[str, float]] = {}
-    micro["l_copy"] = _micro_dict(_cm.bench_copy(n_threads, ws, seg, 5 * reps, do_pin))
-    note(f"L = {micro['l_copy']['value_s']:.3g} s/word")
-    micro["l_copy_one_thread"] = _micro_dict(_cm.bench_copy(1, ws, seg, 5 * reps, do_pin))
-    micro["t_sync_barrier"] = _micro_dict(_cm.bench_barrier(n_threads, 5 * reps, do_pin))
-    note(f"T_sync = {micro['t_sync_barrier']['value_s']:.3g} s")
-    c_iter: dict[str, float] = {}
-    tau = 0.0
+    def add(pt: _MicroPoint) -> None:
+        points.setdefault(pt.key, pt)
+
+    for a in thread_list:
+        ref_level = _copy_level(ws, a, caches)
+        name = "l_copy" if a == n_threads else ("l_copy_one_thread" if a == 1 else "")
+        add(_MicroPoint(name or f"copy_ref_{a}t", "copy", a, ws, seg, level=ref_level))
+        if a in (1, n_threads):
+            for s in seg_list:
+                add(_MicroPoint(f"copy_seg{s}_{a}t", "copy", a, ws, s, level=ref_level))
+        for level, level_ws in _level_working_sets(a, caches, ws_limit).items():
+            add(_MicroPoint(f"copy_{_LEVELS[level]}_{a}t", "copy", a, level_ws, seg, level=level))
+        add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
+    if n_threads >= 2:
+        add(_MicroPoint("share_line", "share", n_threads))
     for name in names:
-        c = _cm.bench_compute(name, n_threads, n_cfg, reps, seed_value, do_pin)
-        row = _cm.bench_row(name, n_threads, reps, do_pin)
-        micro[f"c_iter_{name}"] = _micro_dict(c)
-        micro[f"row_{name}"] = _micro_dict(row)
-        c_iter[name] = float(c.value_s)
-        tau = max(tau, float(row.value_s) - float(c.value_s))
-        note(f"C_iter[{name}] = {c.value_s:.3g} s/vector, row = {row.value_s:.3g} s")
-    tau = max(tau, 1e-12)
+        add(_MicroPoint(f"c_iter_{name}", "compute", n_threads, stencil=name))
+        add(_MicroPoint(f"row_{name}", "row", n_threads, stencil=name))
+
+    bar = _Progress(n_pass * len(points), progress)
+    machine = machine_record(threads=n_threads)
+    bar.note(
+        f"{len(points)} points x {n_pass} passes, threads {thread_list}, caches L1/L2/L3 = "
+        f"{caches[0]}/{caches[1]}/{caches[2]} bytes, load {machine['loadavg']}"
+    )
+    samples: dict[str, list[float]] = {k: [] for k in points}
+    units: dict[str, int] = {}
+    rng = np.random.default_rng(seed_value)
+    keys = list(points)
+    for p in range(n_pass):
+        for i in rng.permutation(len(keys)):
+            pt = points[keys[int(i)]]
+            r = _run_point(pt, n_cfg, seed_value, do_pin)
+            samples[pt.key].append(float(r.value_s))
+            units[pt.key] = int(r.units)
+            bar.step(f"pass {p + 1}/{n_pass} {pt.key}")
+    micro: dict[str, dict[str, Any]] = {}
+    for k, values in samples.items():
+        pt = points[k]
+        v = np.asarray(values)
+        med = float(np.median(v))
+        micro[k] = {
+            "value_s": med, "median_s": med, "min_s": float(v.min()), "max_s": float(v.max()),
+            "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
+        }  # fmt: skip
+        if pt.kind == "copy":
+            micro[k].update(
+                working_set_words=pt.ws_words, segment_words=pt.segment_words,
+                memory_level=_LEVELS[pt.level],
+            )  # fmt: skip
+    l_ref = micro["l_copy"]["value_s"]
+    c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
+    rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
+    tau = max(max(rows.values()), 1e-12)
+    tau_line = max([rows[n] for n in names if space_dims(n) == 2] + [0.0])
+    t_sync = micro["t_sync_barrier"]["value_s"]
+    # Barrier: T_sync + beta (n - N), beta by least squares over the other thread counts.
+    others = [(a, micro[f"barrier_{a}t"]["value_s"]) for a in thread_list if a != n_threads]
+    beta = 0.0
+    if others:
+        num = sum((b - t_sync) * (a - n_threads) for a, b in others)
+        den = sum((a - n_threads) ** 2 for a, _ in others)
+        beta = min(max(num / den, 0.0), t_sync / (n_threads - 1))
+    copy_fit = _fit_copy(micro, list(points.values()), l_ref, n_threads)
+    fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
+            "line": {"tau_line_s": tau_line}}  # fmt: skip
+    share = micro["share_line"]["value_s"] if "share_line" in micro else 0.0
     lanes = int(_cm.simd_lanes_float())
     key = "cpu" + "".join(ch for ch in machine["cpu_model"].lower() if ch.isalnum())[:24]
     key = f"{key}{n_threads}t"
     source = (
         "costmetrics calibrate (micro-benchmarks of Sec. A.5.1 on the CPU, "
         f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}, "
-        f"loadavg {machine['loadavg']}). Mapping: n_sm = worker threads (one per core), "
+        f"loadavg {machine['loadavg']}, median of {n_pass} interleaved shuffled passes, "
+        f"threads {thread_list}). Mapping: n_sm = worker threads (one per core), "
         f"n_v = SIMD lanes for float ({lanes}), smem = tile-buffer budget per core, "
         "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
         "used by the model (16 vector registers x lanes; 1). tau_sync = fixed cost of one "
-        "tile row (no synchronization inside a CPU tile)."
+        "tile row (no synchronization inside a CPU tile). Machine-variant terms: cache "
+        "sizes from sysfs; l_seg_s, l_level_s_per_word, l_shared_s_per_word (s/word, per "
+        "L1/L2/L3/DRAM) fitted to the copy benchmarks; t_barrier_per_thread_s from the "
+        "barrier at each thread count; tau_line_s = fixed cost of one 2D line; "
+        "t_share_line_s = one cache-line transfer between cores; threads_ref = n_sm."
     )
     gpu = Gpu(
         name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
@@ -776,29 +1035,73 @@ def calibrate(
         registers_per_sm=16 * lanes,
         shared_memory_banks=1,
         max_blocks_per_sm=1,
-        l_s_per_gb=micro["l_copy"]["value_s"] * 1e9 / BYTES_PER_WORD,
+        l_s_per_gb=l_ref * 1e9 / BYTES_PER_WORD,
         tau_sync_s=tau,
-        t_sync_s=micro["t_sync_barrier"]["value_s"],
+        t_sync_s=t_sync,
         source=source,
+        cache_l1_bytes=caches[0],
+        cache_l2_bytes=caches[1],
+        cache_l3_bytes=caches[2],
+        l_seg_s=copy_fit["l_seg_s"],
+        l_level_s_per_word=tuple(copy_fit["l_level_s_per_word"]),
+        l_shared_s_per_word=tuple(copy_fit["l_shared_s_per_word"]),
+        tau_line_s=tau_line,
+        t_barrier_per_thread_s=beta,
+        t_share_line_s=share,
+        threads_ref=n_threads,
+        tile_schedule="round-robin",  # the harness' default schedule (measure.run)
     )
+    if progress:
+        bar.note(
+            f"L = {l_ref:.3g} s/word ({n_threads} threads, {seg}-float segments), "
+            f"T_sync = {t_sync:.3g} s, tau_sync = {tau:.3g} s"
+        )
+        for name in names:
+            bar.note(f"C_iter[{name}] = {c_iter[name]:.3g} s per {lanes}-lane vector")
+        bar.note(
+            f"L_seg = {gpu.l_seg_s:.3g} s/segment; per level "
+            + ", ".join(
+                f"{lv}: dL {d:+.3g}, shared {g:.3g}"
+                for lv, d, g in zip(_LEVELS, gpu.l_level_s_per_word, gpu.l_shared_s_per_word)
+                if lv in copy_fit["levels_measured"]
+            )
+            + f" s/word (fit RMS {copy_fit['rms_relative_residual']:.1%})"
+        )
+        bar.note(
+            f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
+            f"t_share = {share:.3g} s/line"
+        )
     settings = {
-        "threads": n_threads,
+        "threads": thread_list,
         "working_set_words": ws,
         "segment_words": seg,
+        "segments": seg_list,
+        "max_working_set_words": ws_limit,
         "buffer_budget_bytes": budget,
-        "repeats": reps,
+        "passes": n_pass,
         "n_configs": n_cfg,
         "seed": seed_value,
         "pin": do_pin,
+        "fits": fits,
     }
-    return Calibration(
+    cal = Calibration(
         gpu, {n: _stencil_preset(n, key, c_iter[n]) for n in names}, machine, micro, settings
     )
+    if out_dir is not None:
+        save_calibration(cal, out_dir)
+    return cal
 
 
 def _yaml_dump(data: dict[str, Any], header: Sequence[str]) -> str:
     text = yaml.safe_dump(data, sort_keys=False, width=88, allow_unicode=True)
     return "".join(f"# {h}\n" for h in header) + text
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (never half a file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
@@ -828,23 +1131,25 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     (out / "stencils").mkdir(parents=True, exist_ok=True)
     written = []
     gpu_path = out / "gpus" / f"{cal.gpu.key}.yaml"
-    gpu_path.write_text(
+    _write_atomic(
+        gpu_path,
         _yaml_dump(
             cal.gpu.to_dict(),
             [
                 f"{cal.gpu.name}: time-model machine preset measured by costmetrics calibrate.",
                 f"CPU: {cal.machine.get('cpu_model')}; harness: "
                 f"{cal.machine.get('harness_compiler')}.",
+                "Units: *_bytes bytes, *_s seconds, *_s_per_word seconds per 4-byte word, "
+                "l_s_per_gb seconds per 1e9 bytes;",
+                "l_level_s_per_word / l_shared_s_per_word list L1, L2, L3, DRAM "
+                "(docs/time-model.md, Machine variant).",
             ],
         ),
-        encoding="utf-8",
     )
     written.append(gpu_path)
     for name, s in cal.stencils.items():
         path = out / "stencils" / f"{name}.yaml"
-        path.write_text(
-            _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]), encoding="utf-8"
-        )
+        _write_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
         written.append(path)
     meta = {
         "schema": "costmetrics calibration, schema 1",
@@ -854,7 +1159,8 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
         "settings": cal.settings,
     }
     meta_path = out / "calibration.json"
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    # Written last: a folder with calibration.json is complete.
+    _write_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     written.append(meta_path)
     return written
 
@@ -975,8 +1281,9 @@ COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4,), "tS3": (32, 128), "tT": (2, 8)
 
 def default_points(
     stencils: Sequence[str] = STENCILS,
-    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
     calibration: Calibration | None = None,
+    sizes: Mapping[str, Sequence[Sequence[int]]] | None = None,
+    *,
     within: float = 0.10,
     max_near: int = 6,
     grid: str = "full",
@@ -1577,7 +1884,7 @@ def _level_of_bytes(working_set: int, caches: tuple[int, int, int]) -> str:
     return "DRAM"
 
 
-def memory_level(stencil: str, sizes: Sequence[int], machine: dict[str, Any] | None = None) -> str:
+def memory_level(stencil: str, machine: dict[str, Any] | None, sizes: Sequence[int]) -> str:
     """Return the memory level where a problem's arrays fit: L1, L2, L3 or DRAM.
 
     The working set is the two time levels of the harness with their halo, 4-byte
@@ -2028,7 +2335,7 @@ def measure(
                         "+".join(unit_tags[unit]),
                         n_threads, sched, k, position[(unit, k)], repr(r.time_min_s),
                         repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                        repr(r.energy_j) if r.energy_j >= 0 else "",
+                        repr(r.energy_j) if math.isfinite(r.energy_j) else "",
                         "true" if r.correct else "false", repr(r.max_abs_error),
                         r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
                         r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,

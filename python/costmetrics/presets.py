@@ -106,6 +106,27 @@ def _positive_float(value: object, field_name: str, where: str) -> float:
     return number
 
 
+def _non_negative_int(value: object, field_name: str, where: str) -> int:
+    if (
+        not isinstance(value, (bool, np.bool_))
+        and isinstance(value, (numbers.Integral, np.integer))
+        and value == 0
+    ):
+        return 0
+    return _positive_int(value, field_name, where)
+
+
+def _finite_float(value: object, field_name: str, where: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(
+            f"{field_name}{where}: expected a number, got {value!r} ({type(value).__name__})"
+        )
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{field_name}{where}: must be finite, got {value}")
+    return number
+
+
 def _string(value: object, field_name: str, where: str, *, required: bool) -> str:
     return _convert.string(value, f"{field_name}{where}", nonempty=required)
 
@@ -175,6 +196,29 @@ class Gpu:
     key : str, optional
         Preset key used by lookups and by the ``c_iter_s`` of :class:`Stencil`; defaults to the
         normalized ``name``.
+    cache_l1_bytes, cache_l2_bytes, cache_l3_bytes : int, optional
+        Cache sizes (L1 and L2 per core, L3 in all) deciding the memory level of a problem's
+        arrays for the ``machine`` variant; 0 (default) = no such cache.
+    l_seg_s : float, optional
+        ``machine`` variant: seconds per contiguous segment copied (default 0).
+    l_level_s_per_word : tuple of 4 float, optional
+        ``machine`` variant: seconds per word added to L when the arrays live in L1, L2, L3
+        or DRAM (may be negative; default 0).
+    l_shared_s_per_word : tuple of 4 float, optional
+        ``machine`` variant: seconds per word per core streaming at once beyond
+        ``threads_ref`` (shared bandwidth), per level (default 0).
+    tau_line_s : float, optional
+        ``machine`` variant: seconds per line (innermost run of points) computed.
+    t_barrier_per_thread_s : float, optional
+        ``machine`` variant: seconds per wavefront barrier per thread beyond ``threads_ref``.
+    t_share_line_s : float, optional
+        ``machine`` variant: seconds per cache line written by two threads.
+    threads_ref : int, optional
+        Threads L and T_sync were measured with; the thread terms are relative to it (0,
+        the default: ``n_sm``, so that they vanish). See ``docs/time-model.md``.
+    tile_schedule : {"round-robin", "block"}, optional
+        How the harness deals a wavefront's tiles to the threads; decides which tiles
+        write cache lines that another thread writes (default ``"round-robin"``).
 
     Raises
     ------
@@ -196,9 +240,49 @@ class Gpu:
     t_sync_s: float
     source: str = field(default="", repr=False)
     key: str = ""
+    cache_l1_bytes: int = field(default=0, repr=False)
+    cache_l2_bytes: int = field(default=0, repr=False)
+    cache_l3_bytes: int = field(default=0, repr=False)
+    l_seg_s: float = field(default=0.0, repr=False)
+    l_level_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
+    l_shared_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
+    tau_line_s: float = field(default=0.0, repr=False)
+    t_barrier_per_thread_s: float = field(default=0.0, repr=False)
+    t_share_line_s: float = field(default=0.0, repr=False)
+    threads_ref: int = field(default=0, repr=False)
+    tile_schedule: str = field(default="round-robin", repr=False)
 
     def __post_init__(self) -> None:
         _validate_gpu_fields(self, "")
+
+    @property
+    def has_machine_terms(self) -> bool:
+        """Whether any field of the ``machine`` variant differs from its default."""
+        return any(getattr(self, f) != _MACHINE_DEFAULTS[f] for f in _MACHINE_FIELDS)
+
+    def with_threads(self, threads: int) -> Gpu:
+        """Return this machine modeled with ``threads`` worker threads (n_SM = threads).
+
+        The ``machine`` variant's thread terms are relative to ``threads_ref``, which is
+        kept (set to the current n_SM when it was 0), so the returned preset predicts the
+        time at the new thread count; the ``paper`` and ``exact`` variants change only
+        their rounds ``ceil(n_i / n_SM)``.
+
+        Parameters
+        ----------
+        threads : int
+            Worker threads (cores), at least 1.
+
+        Returns
+        -------
+        Gpu
+            The preset with ``n_sm = threads`` (same key, so C_iter lookups still work).
+        """
+        from dataclasses import replace
+
+        n = _positive_int(threads, "threads", "")
+        ref = self.threads_ref or self.n_sm
+        return replace(self, n_sm=n, threads_ref=ref)
 
     @property
     def l_s_per_word(self) -> float:
@@ -217,6 +301,19 @@ class Gpu:
 
     def _core_params(self) -> GpuParams:
         """Return the parameters the core's time model takes (validated there)."""
+        machine = _core.time.MachineTerms(
+            cache_l1_bytes=float(self.cache_l1_bytes),
+            cache_l2_bytes=float(self.cache_l2_bytes),
+            cache_l3_bytes=float(self.cache_l3_bytes),
+            l_seg_s=self.l_seg_s,
+            l_level_s_per_word=list(self.l_level_s_per_word),
+            l_shared_s_per_word=list(self.l_shared_s_per_word),
+            tau_line_s=self.tau_line_s,
+            t_barrier_per_thread_s=self.t_barrier_per_thread_s,
+            t_share_line_s=self.t_share_line_s,
+            threads_ref=self.threads_ref,
+            schedule=self.tile_schedule,
+        )
         return _core.time.GpuParams(
             n_sm=self.n_sm,
             n_v=self.n_v,
@@ -226,6 +323,7 @@ class Gpu:
             l_s_per_word=self.l_s_per_word,
             tau_sync_s=self.tau_sync_s,
             t_sync_s=self.t_sync_s,
+            machine=machine,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,9 +332,15 @@ class Gpu:
         Returns
         -------
         dict
-            ``schema_version`` followed by every field.
+            ``schema_version`` followed by every field; the ``machine`` variant's fields
+            only where the preset has any (so GPU presets keep their layout).
         """
-        return {"schema_version": SCHEMA_VERSION, **{f: getattr(self, f) for f in _GPU_FIELDS}}
+        d = {"schema_version": SCHEMA_VERSION, **{f: getattr(self, f) for f in _GPU_FIELDS}}
+        if self.has_machine_terms:
+            for f in _MACHINE_FIELDS:
+                value = getattr(self, f)
+                d[f] = list(value) if isinstance(value, tuple) else value
+        return d
 
 
 @dataclass(frozen=True)
@@ -338,6 +442,19 @@ _GPU_INT_FIELDS = (
 )
 _GPU_FLOAT_FIELDS = ("l_s_per_gb", "tau_sync_s", "t_sync_s")
 _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
+#: Fields of the ``machine`` variant (optional in preset files, default 0).
+_MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
+_MACHINE_FLOAT_FIELDS = ("l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s")
+_MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
+_MACHINE_FIELDS = (
+    *_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS, "tile_schedule"
+)  # fmt: skip
+_MACHINE_DEFAULTS: dict[str, Any] = {
+    "tile_schedule": "round-robin",
+    **{f: 0 for f in _MACHINE_INT_FIELDS},
+    **{f: 0.0 for f in _MACHINE_FLOAT_FIELDS},
+    **{f: (0.0, 0.0, 0.0, 0.0) for f in _MACHINE_LEVEL_FIELDS},
+}
 _STENCIL_FIELDS = ("key", "name", "source", "description", "n_space_dims", "c_iter_s")
 
 
@@ -349,6 +466,25 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
         object.__setattr__(g, name, _positive_int(getattr(g, name), name, where))
     for name in _GPU_FLOAT_FIELDS:
         object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
+    _string(g.tile_schedule, "tile_schedule", where, required=True)
+    for name in _MACHINE_INT_FIELDS:
+        object.__setattr__(g, name, _non_negative_int(getattr(g, name), name, where))
+    for name in _MACHINE_FLOAT_FIELDS:
+        object.__setattr__(g, name, _finite_float(getattr(g, name), name, where))
+    for name in _MACHINE_LEVEL_FIELDS:
+        value = getattr(g, name)
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+            raise TypeError(
+                f"{name}{where}: expected 4 numbers (L1, L2, L3, DRAM), got {value!r} "
+                f"({type(value).__name__})"
+            )
+        if len(value) != 4:
+            raise ValueError(
+                f"{name}{where}: expected 4 numbers (L1, L2, L3, DRAM), got {len(value)}"
+            )
+        object.__setattr__(
+            g, name, tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
+        )
     if g.smem_per_block_bytes > g.smem_per_sm_bytes:
         raise ValueError(
             f"smem_per_block_bytes{where}: {g.smem_per_block_bytes} exceeds "
@@ -515,7 +651,7 @@ def load_gpu(path: str | Path) -> Gpu:
     p = _as_path(path)
     data = _read_mapping(p)
     required = ("name", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
-    _check_keys(data, required, ("key", "source"), f" in {p}")
+    _check_keys(data, required, ("key", "source", *_MACHINE_FIELDS), f" in {p}")
     try:
         return Gpu(**{k: v for k, v in data.items() if k != "schema_version"})
     except (ValueError, TypeError, OverflowError) as exc:

@@ -14,6 +14,9 @@ for reproduction, and can predict T_alg below T_ideal for small tiles (a known a
 the paper's geometry: :attr:`Breakdown.below_ideal` and :attr:`BestTiles.below_ideal` say
 so; ``docs/time-model.md``). Positional arguments are ``(stencil, gpu, sizes, tiles)``;
 everything else is a keyword (``docs/api-conventions.md``).
+``variant="machine"`` is ``exact`` plus the machine-faithful terms of the preset
+(per-segment copy cost, memory level, bandwidth shared by the cores, per-line overhead,
+thread terms; all 0 on the GPU presets, where it equals ``exact`` bit for bit).
 """
 
 from __future__ import annotations
@@ -32,18 +35,23 @@ from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil
 
 __all__ = [
+    "DESIGN_PARAMETERS",
     "INFEASIBLE_REASONS",
+    "MEMORY_LEVELS",
     "BatchResult",
     "BestTiles",
     "Breakdown",
+    "DesignRows",
     "SearchSpace",
     "Variant",
     "best_tiles",
     "breakdown",
     "default_search_space",
     "describe_infeasibility",
+    "design_rows",
     "landscape",
     "max_hexagonal_face_tiles",
+    "memory_level",
     "t_ideal",
     "t_overhead",
     "t_overhead_closed_form",
@@ -51,7 +59,11 @@ __all__ = [
     "talg_batch",
 ]
 
-Variant = Literal["paper", "exact"]
+Variant = Literal["paper", "exact", "machine"]
+#: Memory levels of the ``machine`` variant, in the order of :func:`memory_level`.
+MEMORY_LEVELS: tuple[str, ...] = tuple(_core.time.MEMORY_LEVELS)
+#: Names of the calibrated parameters, in the order of :func:`design_rows` columns.
+DESIGN_PARAMETERS: tuple[str, ...] = tuple(_core.time.design_parameter_names())
 _core_time = _core.time
 
 #: Every term of the model for one tile choice: the core's record, bound once in C++
@@ -138,7 +150,7 @@ def breakdown(
         Problem sizes ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
     tiles : sequence of int
         Tile sizes ``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``.
-    variant : {"paper", "exact"}
+    variant : {"paper", "exact", "machine"}
         Published formulas, or exact point counts (see module docstring).
 
     Returns
@@ -370,6 +382,101 @@ def talg_batch(
     return BatchResult(np.asarray(out["talg_s"]), np.asarray(out["reasons"]), inputs)
 
 
+def memory_level(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -> str:
+    """Memory level where the problem's arrays live, as the ``machine`` variant takes it.
+
+    The two time levels with a one-point halo (``8 prod(S_d + 2)`` bytes), per core against
+    the preset's L1 and L2 sizes, in all against its L3 size (``docs/time-model.md``).
+
+    Parameters
+    ----------
+    stencil, gpu, sizes
+        As in :func:`breakdown`.
+
+    Returns
+    -------
+    str
+        One of :data:`MEMORY_LEVELS` (``"DRAM"`` when the preset has no cache sizes).
+    """
+    s, _, core_gpu, _, core_size = _prepare(stencil, gpu, sizes)
+    return MEMORY_LEVELS[int(_core_time.memory_level(core_gpu, s.n_space_dims, core_size))]
+
+
+@record
+class DesignRows(Record):
+    """Coefficients of T_alg in the calibrated parameters, one row per tile choice.
+
+    ``T_alg = rows @ parameters`` on every feasible row (exactly linear where k = 1; the
+    branch of each ``max()`` taken at ``parameters`` otherwise).
+
+    Attributes
+    ----------
+    rows : numpy.ndarray, shape (n, len(DESIGN_PARAMETERS))
+        Coefficients (units: the parameter's inverse unit times seconds); NaN rows where
+        infeasible.
+    reasons : numpy.ndarray
+        uint32 infeasibility mask per row (0 when feasible).
+    parameters : numpy.ndarray
+        The preset's parameter values, in the order of :data:`DESIGN_PARAMETERS`.
+    names : tuple of str
+        :data:`DESIGN_PARAMETERS`.
+    """
+
+    rows: npt.NDArray[np.float64]
+    reasons: npt.NDArray[np.uint32]
+    parameters: npt.NDArray[np.float64]
+    names: tuple[str, ...] = DESIGN_PARAMETERS
+
+    @property
+    def feasible(self) -> npt.NDArray[np.bool_]:
+        """Boolean mask of the feasible rows."""
+        return np.asarray(self.reasons == 0)
+
+    @property
+    def talg_s(self) -> npt.NDArray[np.float64]:
+        """``rows @ parameters``: T_alg per row, s (NaN where infeasible)."""
+        return np.asarray(self.rows @ self.parameters)
+
+
+def design_rows(
+    stencil: Stencil | str,
+    gpu: Gpu | str,
+    sizes: Sequence[int],
+    tiles: npt.ArrayLike,
+    *,
+    variant: Variant = "machine",
+    threads: int = 0,
+) -> DesignRows:
+    """Return the design matrix of T_alg in the calibrated parameters, from the C++ model.
+
+    The ``exact`` and ``machine`` rows have the same columns (``exact`` is ``machine``
+    with the extra parameters 0), so a least-squares fit of the parameters
+    (:func:`costmetrics.validate.fit`) uses them directly; ``paper`` has nonzero entries
+    only for L, tau_sync, T_sync and C_iter.
+
+    Parameters
+    ----------
+    stencil, gpu, sizes, variant
+        As in :func:`breakdown`.
+    tiles : array_like of int, shape (n, d + 1)
+        As in :func:`talg_batch`.
+    threads : int
+        Worker threads of the evaluation (0: all cores).
+
+    Returns
+    -------
+    DesignRows
+        Rows, infeasibility masks and the preset's parameter vector.
+    """
+    s, g, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
+    array = _convert.rows(tiles, "tiles", s.n_space_dims)
+    out = _core_time.design_rows(
+        core_gpu, core_stencil, core_size, array, variant, _threads(threads)
+    )
+    params = np.asarray(_core_time.design_parameters(core_gpu, s.c_iter_on(g)))
+    return DesignRows(np.asarray(out["rows"]), np.asarray(out["reasons"]), params)
+
+
 # --------------------------------------------------------------------------------------
 # Tile-size search
 # --------------------------------------------------------------------------------------
@@ -552,6 +659,7 @@ def best_tiles(
 def max_hexagonal_face_tiles(
     stencil: Stencil | str,
     gpu: Gpu | str,
+    *,
     space: SearchSpace | Sequence[Sequence[int]] | None = None,
 ) -> npt.NDArray[np.int64]:
     """Section 8.1.2 narrowing: feasible tiles that maximize the face tS1 + tT/2.

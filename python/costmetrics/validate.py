@@ -360,7 +360,7 @@ def bootstrap_rmse(
     return (float(lo), float(hi))
 
 
-def top_mask(table: Table | str | Path, within: float = 0.20) -> npt.NDArray[np.bool_]:
+def top_mask(table: Table | str | Path, *, within: float = 0.20) -> npt.NDArray[np.bool_]:
     """Points within ``within`` of the best of their (stencil, size, threads) (Sec. A.5.2).
 
     The seed keeps "the data points that are within 20% of the top performing one" in
@@ -585,7 +585,7 @@ def score(
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
     rows = np.ones(len(t), dtype=bool)
-    return _score(v, t, _predict(t, cals, v), top_mask(t, within), rows, n_boot, seed)
+    return _score(v, t, _predict(t, cals, v), top_mask(t, within=within), rows, n_boot, seed)
 
 
 # --------------------------------------------------------------------------------------
@@ -646,11 +646,14 @@ def _scaled(
 
 
 def _solve(
-    columns: npt.NDArray[np.float64], measured: npt.NDArray[np.float64]
+    columns: npt.NDArray[np.float64],
+    measured: npt.NDArray[np.float64],
+    offset: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Solve bounded least squares of the relative error for the factors (>= 1e-6).
 
-    Columns that no training point depends on keep factor 1.
+    Columns that no training point depends on keep factor 1; ``offset`` is the part of
+    the prediction no factor scales (the ``machine`` variant's terms).
     """
     from scipy.optimize import lsq_linear
 
@@ -659,12 +662,28 @@ def _solve(
     if not free.any():
         return out
     fixed = columns[:, ~free] @ out[~free]
+    if offset is not None:
+        fixed = fixed + offset
     w = 1.0 / measured
     res = lsq_linear(
         columns[:, free] * w[:, None], (measured - fixed) * w, bounds=(1e-6, np.inf),
         method="bvls",
     )  # fmt: skip
     out[free] = np.asarray(res.x)
+    return out
+
+
+def _machine_offset(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.float64]:
+    """Return the part of T_alg due to the machine variant's terms, per point (0 otherwise)."""
+    out = np.zeros(len(t))
+    if v != "machine":
+        return out
+    for (name, sizes, threads), rows in _groups(t).items():
+        cal = _for_threads(cals, threads)
+        if name not in cal.stencils:
+            continue
+        d = cm_time.design_rows(cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows))
+        out[rows] = d.rows[:, 4:] @ d.parameters[4:]
     return out
 
 
@@ -723,8 +742,12 @@ def fit(
         bumped[j] = 2.0
         scaled = {n: _scaled(c, names, bumped) for n, c in cals.items()}
         columns[:, j] = _predict(t, scaled, v) - base
+    # The machine variant's own terms are not scaled: their part of T_alg, from the C++
+    # design rows (docs/time-model.md), is a fixed offset (0 for the other variants).
+    offset = _machine_offset(t, cals, v)
     # Linearity check: the columns must reproduce the prediction at factor 1.
-    if not np.allclose(columns[usable].sum(axis=1), base[usable], rtol=1e-6, atol=0):
+    recon = columns[usable].sum(axis=1) + offset[usable]
+    if not np.allclose(recon, base[usable], rtol=1e-6, atol=0):
         raise ValueError(f"variant: T_alg of {v!r} is not linear in the parameters here (k > 1?)")
     problems = _groups(t, by_threads=False)
     if len(problems) < 2:
@@ -735,10 +758,10 @@ def fit(
         train[rows] = False
         if not train.any():
             continue
-        factors = _solve(columns[train], t.time_s[train])
-        out_of_sample[rows] = columns[rows] @ factors
+        factors = _solve(columns[train], t.time_s[train], offset[train])
+        out_of_sample[rows] = columns[rows] @ factors + offset[rows]
     out_of_sample[~usable] = np.nan
-    factors = _solve(columns[usable], t.time_s[usable])
+    factors = _solve(columns[usable], t.time_s[usable], offset[usable])
     first = cals[min(cals)]
     fitted_cal = _scaled(first, names, factors)
     g = fitted_cal.gpu
@@ -746,7 +769,7 @@ def fit(
     params.update({f"c_iter_s[{n}]": fitted_cal.c_iter_s(n) for n in names})
     factor_names = [*_BASE_PARAMETERS, *(f"c_iter_s[{n}]" for n in names)]
     test = _score(
-        f"fitted-{v}", t, out_of_sample, top_mask(t, within), np.ones(len(t), dtype=bool),
+        f"fitted-{v}", t, out_of_sample, top_mask(t, within=within), np.ones(len(t), dtype=bool),
         n_boot, seed,
     )  # fmt: skip
     return FitResult(
@@ -1221,7 +1244,7 @@ def validate(
         for c in cals.values():
             check_same_machine(c.machine, "calibration", machine)
     t = raw.medians().with_time(time)
-    top = top_mask(t, within)
+    top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
     every = np.ones(len(t), dtype=bool)
     scores = {v: _score(v, t, predicted[v], top, every, n_boot, seed) for v in VARIANTS}
@@ -1372,7 +1395,7 @@ def plot_selection(report: ValidationReport, title: str = "") -> Figure:
     return fig
 
 
-def plot_noise(report: ValidationReport, variant: str = "exact", title: str = "") -> Figure:
+def plot_noise(report: ValidationReport, *, variant: str = "exact", title: str = "") -> Figure:
     """RMSE with its bootstrap interval beside the noise floor, per stencil and threads.
 
     Parameters

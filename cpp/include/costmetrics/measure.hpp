@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -101,7 +102,7 @@ struct RunResult {
   double time_median_s = 0;  // median timed run
   double time_max_s = 0;     // slowest timed run
   double cpu_time_s = -1;    // min over timed runs of the largest thread CPU time; -1: none
-  double energy_j = -1;      // package energy of the fastest run; -1 when not measured
+  double energy_j = std::numeric_limits<double>::quiet_NaN();  // NaN when not measured
   bool checked = false;      // compared with the naive stencil
   bool correct = false;      // bitwise equal to the naive stencil (same float operations)
   double max_abs_error = 0;  // largest |tiled - naive| over the final array
@@ -121,7 +122,7 @@ struct RunResult {
         COSTMETRICS_FIELD(RunResult, time_max_s, "slowest timed run, s"),
         COSTMETRICS_FIELD(RunResult, cpu_time_s,
                           "min over runs of the largest thread CPU time, s (-1: none)"),
-        COSTMETRICS_FIELD(RunResult, energy_j, "package energy of the fastest run, J (-1: none)"),
+        COSTMETRICS_FIELD(RunResult, energy_j, "package energy of the fastest run, J (NaN: not measured)"),
         COSTMETRICS_FIELD(RunResult, checked, "compared with the naive stencil"),
         COSTMETRICS_FIELD(RunResult, correct, "bitwise equal to the naive stencil"),
         COSTMETRICS_FIELD(RunResult, max_abs_error, "largest abs(tiled - naive)"),
@@ -181,6 +182,10 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
 // tau_sync stand-in: seconds of fixed cost per tile row (rows of one SIMD vector each),
 // minus nothing: the caller subtracts C_iter. All threads at once.
 MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool pin);
+// Seconds per write of one cache line that `threads` (>= 2) threads write in turn: each
+// write moves the line from another core (the `machine` variant's t_share_line_s).
+MicroResult bench_share(int threads, int repeats, bool pin);
+// Every micro-benchmark runs one untimed warm-up repeat before its timed repeats.
 
 }  // namespace measure
 }  // namespace costmetrics

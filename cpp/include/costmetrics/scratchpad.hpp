@@ -36,6 +36,14 @@ struct Reference {
   bool write = false;
   std::vector<std::vector<std::int64_t>> coeffs;  // [array dims][loops]
   std::vector<std::int64_t> offsets;              // [array dims]
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(Reference, array, "name of the array"),
+        COSTMETRICS_FIELD(Reference, write, "whether the reference writes"),
+        COSTMETRICS_FIELD(Reference, coeffs, "coefficients, one row per array dimension"),
+        COSTMETRICS_FIELD(Reference, offsets, "constant term per array dimension"));
+  }
 };
 
 // One statement: its loops' inclusive constant bounds (outermost first) and its references.
@@ -43,6 +51,13 @@ struct Statement {
   std::vector<std::int64_t> lower;
   std::vector<std::int64_t> upper;
   std::vector<Reference> refs;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(Statement, lower, "inclusive lower loop bounds, outermost first"),
+        COSTMETRICS_FIELD(Statement, upper, "inclusive upper loop bounds"),
+        COSTMETRICS_FIELD(Statement, refs, "the array references"));
+  }
 
   // Bounds paired and nonempty, within [-2^40, 2^40]; at least one reference, each with
   // one coefficient per loop. Throws std::invalid_argument naming `what` and the field.
@@ -103,6 +118,18 @@ struct TileProblem {
   double cost_per_word = 0;           // L
   double memory_limit_words = 0;      // M_up
   bool ceil_occurrences = false;      // ceil(N_l / t_l) occurrences instead of N_l / t_l
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(TileProblem, extents, "N_l, index range of each tiled loop"),
+        COSTMETRICS_FIELD(TileProblem, refs, "references, affine in the tile-local indices"),
+        COSTMETRICS_FIELD(TileProblem, processes, "P, inner-level processes"),
+        COSTMETRICS_FIELD(TileProblem, sync_cost, "S, per process per occurrence"),
+        COSTMETRICS_FIELD(TileProblem, cost_per_word, "L, cost of moving one word"),
+        COSTMETRICS_FIELD(TileProblem, memory_limit_words, "M_up, local memory (words)"),
+        COSTMETRICS_FIELD(TileProblem, ceil_occurrences,
+                          "ceil(N_l / t_l) occurrences instead of N_l / t_l"));
+  }
 
   // Throws std::invalid_argument naming the offending field.
   void validate() const;

@@ -27,6 +27,64 @@ inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S
 inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
 inline constexpr int kMaxThreads = 1024;                                      // n_threads
 
+// Memory levels where a problem's arrays live (the `machine` variant, docs/time-model.md).
+inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM
+// Bytes of one cache line and words per line (64-byte lines, the x86-64 and ARMv8 norm).
+inline constexpr std::int64_t kCacheLineWords = 16;
+
+// How the harness deals a wavefront's tiles to the threads (measure.hpp's `schedule`):
+// round-robin (tile p to thread p mod n) or contiguous blocks. It decides which tiles have
+// a neighbour on another thread, hence the cache lines written by two threads.
+enum class TileSchedule { round_robin, block };
+
+// The extra terms of the `machine` variant (docs/time-model.md, "Machine variant"). Every
+// term defaults to 0, and with every term 0 the `machine` variant is bit-identical to
+// `exact`; the GPU presets have none. T_alg stays linear in every time parameter here (for
+// k = 1; piecewise linear with the max() of Eqs. A.13/A.17/A.30 otherwise).
+struct MachineTerms {
+  // Cache sizes deciding the memory level of the problem's arrays: L1 and L2 per core, L3
+  // for the whole machine; 0 = no such cache.
+  double cache_l1_bytes = 0;
+  double cache_l2_bytes = 0;
+  double cache_l3_bytes = 0;
+  double l_seg_s = 0;  // per contiguous segment (run of words) copied, s
+  // Per word copied at the level of the arrays (L1, L2, L3, DRAM), added to L, s/word (may
+  // be negative: a level faster than the one L was measured at).
+  std::array<double, kMemoryLevels> l_level_s_per_word{{0, 0, 0, 0}};
+  // Per word and per core streaming at once beyond `threads_ref` (shared bandwidth), s/word.
+  std::array<double, kMemoryLevels> l_shared_s_per_word{{0, 0, 0, 0}};
+  double tau_line_s = 0;              // per line (innermost run of points) computed, s
+  double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
+  double t_share_line_s = 0;          // per cache line written by two threads, s
+  // The thread count at which L and T_sync were measured: the thread terms are relative to
+  // it (0: the GPU's own n_sm, so that they vanish).
+  int threads_ref = 0;
+  TileSchedule schedule = TileSchedule::round_robin;  // the harness' tile schedule
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(MachineTerms, cache_l1_bytes, "L1 data cache per core, bytes (0: none)"),
+        COSTMETRICS_FIELD(MachineTerms, cache_l2_bytes, "L2 cache per core, bytes (0: none)"),
+        COSTMETRICS_FIELD(MachineTerms, cache_l3_bytes, "L3 cache in all, bytes (0: none)"),
+        COSTMETRICS_FIELD(MachineTerms, l_seg_s, "per contiguous segment copied, s"),
+        COSTMETRICS_FIELD(MachineTerms, l_level_s_per_word,
+                          "per word copied, added to L, at L1/L2/L3/DRAM, s/word"),
+        COSTMETRICS_FIELD(MachineTerms, l_shared_s_per_word,
+                          "per word per core streaming beyond threads_ref, L1/L2/L3/DRAM, s/word"),
+        COSTMETRICS_FIELD(MachineTerms, tau_line_s, "per line of points computed, s"),
+        COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
+                          "per wavefront barrier and thread beyond threads_ref, s"),
+        COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
+        COSTMETRICS_FIELD(MachineTerms, threads_ref,
+                          "threads L and T_sync were measured with (0: n_sm)"),
+        COSTMETRICS_FIELD(MachineTerms, schedule,
+                          "tile schedule of the harness: 'round-robin' or 'block'"));
+  }
+  // Ranges (docs/time-model.md); throws std::invalid_argument naming the field.
+  void validate() const;
+  bool all_zero() const;
+};
+
 // Hardware parameters (Tables A.1-A.3), already converted to words and s/word.
 struct GpuParams {
   int n_sm = 0;                       // nSM, streaming multiprocessors
@@ -37,6 +95,7 @@ struct GpuParams {
   double l_s_per_word = 0;            // L, global-memory time per word
   double tau_sync_s = 0;              // tau_sync, one __syncthreads
   double t_sync_s = 0;                // T_sync, one host-GPU synchronization (kernel call)
+  MachineTerms machine;               // extra terms of the `machine` variant (all 0 on GPUs)
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -48,7 +107,8 @@ struct GpuParams {
         COSTMETRICS_FIELD(GpuParams, max_blocks_per_sm, "MTB_SM, thread blocks per SM"),
         COSTMETRICS_FIELD(GpuParams, l_s_per_word, "L, global-memory time per word, s"),
         COSTMETRICS_FIELD(GpuParams, tau_sync_s, "tau_sync, one __syncthreads, s"),
-        COSTMETRICS_FIELD(GpuParams, t_sync_s, "T_sync, one kernel call, s"));
+        COSTMETRICS_FIELD(GpuParams, t_sync_s, "T_sync, one kernel call, s"),
+        COSTMETRICS_FIELD(GpuParams, machine, "extra terms of the machine variant (0: none)"));
   }
   // Throws std::invalid_argument naming the field unless every value is in its range.
   void validate() const;
@@ -96,6 +156,7 @@ struct TileSizes {
 enum class Variant {
   paper,  // the published formulas (A.3-A.31), used for reproduction
   exact,  // point and tile counts exact for a gap-free hexagonal tiling (docs/time-model.md)
+  machine,  // exact plus the MachineTerms of the GPU (bit-identical to exact when all are 0)
 };
 
 // Reasons a tile is infeasible (bit mask; Eq. A.32 plus input validity).
@@ -192,6 +253,32 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
                     const std::int64_t* tiles, std::size_t n_tiles, Variant variant,
                     const BatchOutputs& out, int n_threads = 0);
 
+// Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) where the problem's arrays live, for the
+// `machine` variant: two time levels with a one-point halo, 4 * 2 * prod(S_d + 2) bytes,
+// per core (divided by nSM) against the L1 and L2 sizes, in all against L3. A level whose
+// size is 0 is skipped.
+int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
+
+// The calibrated parameters of the `machine` variant in the order of design_row(): L,
+// tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
+inline constexpr int kDesignParams = 16;
+std::vector<std::string> design_parameter_names();
+// The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
+std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
+
+// Coefficients of T_alg in the calibrated parameters at this point: T_alg = row . theta
+// (theta = design_parameters(gpu, C_iter)), exactly linear where k = 1 and piecewise linear
+// (the branch of each max() taken at theta) otherwise. `exact` and `machine` give the same
+// row (exact is machine with theta[4:] = 0); `paper` its own. Throws like evaluate().
+std::array<double, kDesignParams> design_row(const GpuParams& gpu, const StencilParams& stencil,
+                                             const ProblemSize& size, const TileSizes& tiles,
+                                             Variant variant);
+// design_row for n tiles (layout of evaluate_batch) into `rows` (n x kDesignParams,
+// row-major); infeasible tiles get NaN rows and their mask in `reasons`. Multi-threaded.
+void design_rows(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                 const std::int64_t* tiles, std::size_t n_tiles, Variant variant, double* rows,
+                 std::uint32_t* reasons, int n_threads = 0);
+
 // Candidate values per tile dimension; the search space is their Cartesian product.
 struct SearchSpace {
   std::vector<std::vector<std::int64_t>> space;  // one list per space dimension
@@ -256,8 +343,18 @@ std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_spac
 // (time, energy, codesign): one error message listing the valid values.
 template <>
 struct enum_names<time_model::Variant> {
-  static constexpr std::array<std::pair<time_model::Variant, const char*>, 2> values{
-      {{time_model::Variant::paper, "paper"}, {time_model::Variant::exact, "exact"}}};
+  static constexpr std::array<std::pair<time_model::Variant, const char*>, 3> values{
+      {{time_model::Variant::paper, "paper"},
+       {time_model::Variant::exact, "exact"},
+       {time_model::Variant::machine, "machine"}}};
+};
+
+// The harness' schedule names (measure.hpp), for MachineTerms::schedule.
+template <>
+struct enum_names<time_model::TileSchedule> {
+  static constexpr std::array<std::pair<time_model::TileSchedule, const char*>, 2> values{
+      {{time_model::TileSchedule::round_robin, "round-robin"},
+       {time_model::TileSchedule::block, "block"}}};
 };
 
 }  // namespace costmetrics

@@ -1,184 +1,183 @@
 # Stubs of costmetrics._core.chain (cpp/bindings/chain.cpp, cpp/include/costmetrics/chain.hpp).
-from typing import Any, ClassVar
 
-class OpOrder:
-    _fields: ClassVar[tuple[str, ...]]
-    dims: list[int]
-    n: int
-    min_ops: int
-    split: list[int]
-    def __init__(self, *, dims: list[int], n: int, min_ops: int, split: list[int]) -> None: ...
+from costmetrics._core import _Record
+
+class OpOrder(_Record):
+    @property
+    def dims(self) -> list[int]: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def min_ops(self) -> int: ...
+    @property
+    def split(self) -> list[int]: ...
     def split_at(self, i: int, j: int) -> int: ...
     @property
     def parenthesization(self) -> str: ...
-    def _asdict(self) -> dict[str, Any]: ...
 
-class TreeNode:
-    _fields: ClassVar[tuple[str, ...]]
-    label: str
-    i: int
-    j: int
-    k: int
-    height: int
-    left: int
-    right: int
-    parent: int
-    def __init__(
-        self,
-        *,
-        label: str,
-        i: int,
-        j: int,
-        k: int,
-        height: int,
-        left: int,
-        right: int,
-        parent: int,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class TreeNode(_Record):
+    @property
+    def label(self) -> str: ...
+    @property
+    def i(self) -> int: ...
+    @property
+    def j(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def left(self) -> int: ...
+    @property
+    def right(self) -> int: ...
+    @property
+    def parent(self) -> int: ...
 
-class SingleMMCase:
-    _fields: ClassVar[tuple[str, ...]]
-    resident: str
-    tile: list[float]
-    tile_dims: list[str]
-    words: float | None
-    valid: bool
-    reason: str
-    def __init__(
-        self,
-        *,
-        resident: str,
-        tile: list[float],
-        tile_dims: list[str],
-        words: float | None,
-        valid: bool,
-        reason: str,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class SingleMMCase(_Record):
+    @property
+    def resident(self) -> str: ...
+    @property
+    def tile(self) -> list[float]: ...
+    @property
+    def tile_dims(self) -> list[str]: ...
+    @property
+    def words(self) -> float | None: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
 
-class SingleMM:
-    _fields: ClassVar[tuple[str, ...]]
-    cases: list[SingleMMCase]
-    best: str | None
-    def __init__(self, *, cases: list[SingleMMCase], best: str | None) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class SingleMM(_Record):
+    @property
+    def cases(self) -> list[SingleMMCase]: ...
+    @property
+    def best(self) -> str | None: ...
 
-class FusedTwoMM:
-    _fields: ClassVar[tuple[str, ...]]
-    ratio: float
-    ratio_prime: float
-    tile: list[float]
-    words: float | None
-    valid: bool
-    reason: str
-    def __init__(
-        self,
-        *,
-        ratio: float,
-        ratio_prime: float,
-        tile: list[float],
-        words: float | None,
-        valid: bool,
-        reason: str,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class FusedTwoMM(_Record):
+    @property
+    def ratio(self) -> float: ...
+    @property
+    def ratio_prime(self) -> float: ...
+    @property
+    def tile(self) -> list[float]: ...
+    @property
+    def words(self) -> float | None: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
 
-class TwoMM:
-    _fields: ClassVar[tuple[str, ...]]
-    left: FusedTwoMM
-    right: FusedTwoMM
-    unfused_left_words: float | None
-    unfused_right_words: float | None
-    def __init__(
-        self,
-        *,
-        left: FusedTwoMM,
-        right: FusedTwoMM,
-        unfused_left_words: float | None,
-        unfused_right_words: float | None,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class TwoMM(_Record):
+    @property
+    def left(self) -> FusedTwoMM: ...
+    @property
+    def right(self) -> FusedTwoMM: ...
+    @property
+    def unfused_left_words(self) -> float | None: ...
+    @property
+    def unfused_right_words(self) -> float | None: ...
 
-class NodeCost:
-    _fields: ClassVar[tuple[str, ...]]
-    label: str
-    i: int
-    j: int
-    k: int
-    height: int
-    left: int
-    right: int
-    parent: int
-    S: float
-    hp: float
-    hl: float | None
-    hr: float | None
-    Fp: float
-    Fl: float | None
-    Fr: float | None
-    F: float
-    choice: str
-    tile: list[int]
-    tile_exact: list[float]
-    tile_fits: bool
-    absorbed: bool
-    def __init__(self, **fields: Any) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class NodeCost(_Record):
+    @property
+    def label(self) -> str: ...
+    @property
+    def i(self) -> int: ...
+    @property
+    def j(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def left(self) -> int: ...
+    @property
+    def right(self) -> int: ...
+    @property
+    def parent(self) -> int: ...
+    @property
+    def S(self) -> float: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def hp(self) -> float: ...
+    @property
+    def hl(self) -> float | None: ...
+    @property
+    def hr(self) -> float | None: ...
+    @property
+    def Fp(self) -> float: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def Fl(self) -> float | None: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def Fr(self) -> float | None: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def F(self) -> float: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def choice(self) -> str: ...
+    @property
+    def tile(self) -> list[int]: ...
+    @property
+    def tile_exact(self) -> list[float]: ...
+    @property
+    def tile_fits(self) -> bool: ...
+    @property
+    def absorbed(self) -> bool: ...
 
-class DataMovement:
-    _fields: ClassVar[tuple[str, ...]]
-    dims: list[int]
-    M: int
-    beta: str
-    op_count: int
-    parenthesization: str
-    single_mm_total: float
-    fused_internal: float
-    output_words: float
-    fused_total: float
-    reduction_percent: float
-    hypernode_parenthesization: str
-    nodes: list[NodeCost]
-    def __init__(self, **fields: Any) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class DataMovement(_Record):
+    @property
+    def dims(self) -> list[int]: ...
+    @property
+    def M(self) -> int: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def beta(self) -> str: ...
+    @property
+    def op_count(self) -> int: ...
+    @property
+    def parenthesization(self) -> str: ...
+    @property
+    def single_mm_total(self) -> float: ...
+    @property
+    def fused_internal(self) -> float: ...
+    @property
+    def output_words(self) -> float: ...
+    @property
+    def fused_total(self) -> float: ...
+    @property
+    def reduction_percent(self) -> float: ...
+    @property
+    def hypernode_parenthesization(self) -> str: ...
+    @property
+    def nodes(self) -> list[NodeCost]: ...
 
-class ParetoPoint:
-    _fields: ClassVar[tuple[str, ...]]
-    ops: int
-    words: float
-    plan: str
-    def __init__(self, *, ops: int, words: float, plan: str) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class ParetoPoint(_Record):
+    @property
+    def ops(self) -> int: ...
+    @property
+    def words(self) -> float: ...
+    @property
+    def plan(self) -> str: ...
 
-class ChainReduction:
-    _fields: ClassVar[tuple[str, ...]]
-    n: int
-    index: int
-    M: int
-    reduction_percent: float
-    def __init__(self, *, n: int, index: int, M: int, reduction_percent: float) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class ChainReduction(_Record):
+    @property
+    def n(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def M(self) -> int: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def reduction_percent(self) -> float: ...
 
-class JointComparison:
-    _fields: ClassVar[tuple[str, ...]]
-    n: int
-    index: int
-    M: int
-    traffic_gain_percent: float
-    ops_increase_percent: float
-    front_size: int
-    def __init__(
-        self,
-        *,
-        n: int,
-        index: int,
-        M: int,
-        traffic_gain_percent: float,
-        ops_increase_percent: float,
-        front_size: int,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class JointComparison(_Record):
+    @property
+    def n(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def M(self) -> int: ...  # noqa: N802 (the seed's symbol)
+    @property
+    def traffic_gain_percent(self) -> float: ...
+    @property
+    def ops_increase_percent(self) -> float: ...
+    @property
+    def front_size(self) -> int: ...
 
 MAX_PARETO_MATRICES: int
 MAX_ORDER_MATRICES: int

@@ -1,38 +1,43 @@
 # Type stubs of costmetrics._core.codesign (cpp/bindings/codesign.cpp).
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from costmetrics._core import _Record
+
 from .area import Coefficients, RoundedCoefficients
 
-class MachineParams:
-    _fields: ClassVar[tuple[str, ...]]
-    l_s_per_word: float
-    tau_sync_s: float
-    t_sync_s: float
-    max_blocks_per_sm: int
-    def __init__(self, **kwargs: float) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class MachineParams(_Record):
+    @property
+    def l_s_per_word(self) -> float: ...
+    @property
+    def tau_sync_s(self) -> float: ...
+    @property
+    def t_sync_s(self) -> float: ...
+    @property
+    def max_blocks_per_sm(self) -> int: ...
 
-class Design:
-    _fields: ClassVar[tuple[str, ...]]
-    n_sm: int
-    n_v: int
-    smem_kb: int
-    area_mm2: float
-    def __init__(self, **kwargs: float) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class Design(_Record):
+    @property
+    def n_sm(self) -> int: ...
+    @property
+    def n_v(self) -> int: ...
+    @property
+    def smem_kb(self) -> int: ...
+    @property
+    def area_mm2(self) -> float: ...
 
-class ThreadLimits:
-    _fields: ClassVar[tuple[str, ...]]
-    max_threads_per_block: int
-    max_threads_per_sm: int
-    registers_per_sm: int
-    registers_per_thread: int
-    def __init__(self, **kwargs: int) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class ThreadLimits(_Record):
+    @property
+    def max_threads_per_block(self) -> int: ...
+    @property
+    def max_threads_per_sm(self) -> int: ...
+    @property
+    def registers_per_sm(self) -> int: ...
+    @property
+    def registers_per_thread(self) -> int: ...
 
 def thread_limits(value: ThreadLimits | Mapping[str, int] | None) -> ThreadLimits | None: ...
 def default_hardware_space() -> dict[str, npt.NDArray[np.int64]]: ...

@@ -2,79 +2,89 @@
 import numpy as np
 import numpy.typing as npt
 
-class RunConfig:
-    _fields: tuple[str, ...]
-    stencil: str
-    size_s1: int
-    size_s2: int
-    size_s3: int
-    size_t: int
-    tile_s1: int
-    tile_s2: int
-    tile_s3: int
-    tile_t: int
-    threads: int
-    repeats: int
-    warmup: int
-    pin: bool
-    check: bool
-    energy_path: str
-    energy_range_uj: float
-    schedule: str
-    def __init__(
-        self,
-        *,
-        stencil: str,
-        size_s1: int,
-        size_s2: int,
-        size_s3: int,
-        size_t: int,
-        tile_s1: int,
-        tile_s2: int,
-        tile_s3: int,
-        tile_t: int,
-        threads: int,
-        repeats: int,
-        warmup: int,
-        pin: bool,
-        check: bool,
-        energy_path: str,
-        energy_range_uj: float,
-        schedule: str,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, object]: ...
+from costmetrics._core import _Record
 
-class RunResult:
-    _fields: tuple[str, ...]
-    time_min_s: float
-    time_median_s: float
-    time_max_s: float
-    cpu_time_s: float
-    energy_j: float
-    checked: bool
-    correct: bool
-    max_abs_error: float
-    n_wavefronts: int
-    n_tiles: int
-    n_subtiles: int
-    points: int
-    words_loaded: int
-    words_stored: int
-    buffer_words: int
-    pinned_threads: int
-    def _asdict(self) -> dict[str, object]: ...
+class RunConfig(_Record):
+    @property
+    def stencil(self) -> str: ...
+    @property
+    def size_s1(self) -> int: ...
+    @property
+    def size_s2(self) -> int: ...
+    @property
+    def size_s3(self) -> int: ...
+    @property
+    def size_t(self) -> int: ...
+    @property
+    def tile_s1(self) -> int: ...
+    @property
+    def tile_s2(self) -> int: ...
+    @property
+    def tile_s3(self) -> int: ...
+    @property
+    def tile_t(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def repeats(self) -> int: ...
+    @property
+    def warmup(self) -> int: ...
+    @property
+    def pin(self) -> bool: ...
+    @property
+    def check(self) -> bool: ...
+    @property
+    def energy_path(self) -> str: ...
+    @property
+    def energy_range_uj(self) -> float: ...
+    @property
+    def schedule(self) -> str: ...
 
-class MicroResult:
-    _fields: tuple[str, ...]
-    value_s: float
-    median_s: float
-    max_s: float
-    repeats: int
-    units: int
-    def __init__(
-        self, *, value_s: float, median_s: float, max_s: float, repeats: int, units: int
-    ) -> None: ...
-    def _asdict(self) -> dict[str, object]: ...
+class RunResult(_Record):
+    @property
+    def time_min_s(self) -> float: ...
+    @property
+    def time_median_s(self) -> float: ...
+    @property
+    def time_max_s(self) -> float: ...
+    @property
+    def cpu_time_s(self) -> float: ...
+    @property
+    def energy_j(self) -> float: ...
+    @property
+    def checked(self) -> bool: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def max_abs_error(self) -> float: ...
+    @property
+    def n_wavefronts(self) -> int: ...
+    @property
+    def n_tiles(self) -> int: ...
+    @property
+    def n_subtiles(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def words_loaded(self) -> int: ...
+    @property
+    def words_stored(self) -> int: ...
+    @property
+    def buffer_words(self) -> int: ...
+    @property
+    def pinned_threads(self) -> int: ...
+
+class MicroResult(_Record):
+    @property
+    def value_s(self) -> float: ...
+    @property
+    def median_s(self) -> float: ...
+    @property
+    def max_s(self) -> float: ...
+    @property
+    def repeats(self) -> int: ...
+    @property
+    def units(self) -> int: ...
 
 def kernel_names() -> list[str]: ...
 def kernel_space_dims(stencil: str) -> int: ...
@@ -95,3 +105,4 @@ def bench_compute(
     stencil: str, threads: int, n_configs: int, repeats: int, seed: int, pin: bool
 ) -> MicroResult: ...
 def bench_row(stencil: str, threads: int, repeats: int, pin: bool) -> MicroResult: ...
+def bench_share(threads: int, repeats: int, pin: bool) -> MicroResult: ...

@@ -1,123 +1,130 @@
 # Stubs of costmetrics._core.time (cpp/bindings/time.cpp, cpp/include/costmetrics/time.hpp).
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-class GpuParams:
-    _fields: ClassVar[tuple[str, ...]]
-    n_sm: int
-    n_v: int
-    smem_per_sm_words: float
-    smem_per_block_words: float
-    max_blocks_per_sm: int
-    l_s_per_word: float
-    tau_sync_s: float
-    t_sync_s: float
-    def __init__(
-        self,
-        *,
-        n_sm: int,
-        n_v: int,
-        smem_per_sm_words: float,
-        smem_per_block_words: float,
-        max_blocks_per_sm: int,
-        l_s_per_word: float,
-        tau_sync_s: float,
-        t_sync_s: float,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+from costmetrics._core import _Record
 
-class StencilParams:
-    _fields: ClassVar[tuple[str, ...]]
-    n_space_dims: int
-    c_iter_s: float
-    def __init__(self, *, n_space_dims: int, c_iter_s: float) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class MachineTerms(_Record):
+    @property
+    def cache_l1_bytes(self) -> float: ...
+    @property
+    def cache_l2_bytes(self) -> float: ...
+    @property
+    def cache_l3_bytes(self) -> float: ...
+    @property
+    def l_seg_s(self) -> float: ...
+    @property
+    def l_level_s_per_word(self) -> list[float]: ...
+    @property
+    def l_shared_s_per_word(self) -> list[float]: ...
+    @property
+    def tau_line_s(self) -> float: ...
+    @property
+    def t_barrier_per_thread_s(self) -> float: ...
+    @property
+    def t_share_line_s(self) -> float: ...
+    @property
+    def threads_ref(self) -> int: ...
+    @property
+    def schedule(self) -> str: ...
+    def all_zero(self) -> bool: ...
 
-class ProblemSize:
-    _fields: ClassVar[tuple[str, ...]]
-    space: list[int]
-    time_steps: int
-    def __init__(self, *, space: list[int], time_steps: int) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class GpuParams(_Record):
+    @property
+    def n_sm(self) -> int: ...
+    @property
+    def n_v(self) -> int: ...
+    @property
+    def smem_per_sm_words(self) -> float: ...
+    @property
+    def smem_per_block_words(self) -> float: ...
+    @property
+    def max_blocks_per_sm(self) -> int: ...
+    @property
+    def l_s_per_word(self) -> float: ...
+    @property
+    def tau_sync_s(self) -> float: ...
+    @property
+    def t_sync_s(self) -> float: ...
+    @property
+    def machine(self) -> MachineTerms: ...
 
-class TileSizes:
-    _fields: ClassVar[tuple[str, ...]]
-    space: list[int]
-    time: int
-    def __init__(self, *, space: list[int], time: int) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class StencilParams(_Record):
+    @property
+    def n_space_dims(self) -> int: ...
+    @property
+    def c_iter_s(self) -> float: ...
 
-class Breakdown:
-    _fields: ClassVar[tuple[str, ...]]
-    n_wavefronts: int
-    tiles_per_wavefront: int
-    k: int
-    n_subtiles: int
-    w_tile: float
-    pitch: float
-    m_tile_words: float
-    m_io_words: float
-    m_prime_s: float
-    c_s: float
-    t_tile_s: float
-    t_sync_total_s: float
-    talg_s: float
-    t_ideal_s: float
+class ProblemSize(_Record):
+    @property
+    def space(self) -> list[int]: ...
+    @property
+    def time_steps(self) -> int: ...
+
+class TileSizes(_Record):
+    @property
+    def space(self) -> list[int]: ...
+    @property
+    def time(self) -> int: ...
+
+class Breakdown(_Record):
+    @property
+    def n_wavefronts(self) -> int: ...
+    @property
+    def tiles_per_wavefront(self) -> int: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def n_subtiles(self) -> int: ...
+    @property
+    def w_tile(self) -> float: ...
+    @property
+    def pitch(self) -> float: ...
+    @property
+    def m_tile_words(self) -> float: ...
+    @property
+    def m_io_words(self) -> float: ...
+    @property
+    def m_prime_s(self) -> float: ...
+    @property
+    def c_s(self) -> float: ...
+    @property
+    def t_tile_s(self) -> float: ...
+    @property
+    def t_sync_total_s(self) -> float: ...
+    @property
+    def talg_s(self) -> float: ...
+    @property
+    def t_ideal_s(self) -> float: ...
     @property
     def t_overhead_s(self) -> float: ...
     @property
     def below_ideal(self) -> bool: ...
-    def __init__(
-        self,
-        *,
-        n_wavefronts: int,
-        tiles_per_wavefront: int,
-        k: int,
-        n_subtiles: int,
-        w_tile: float,
-        pitch: float,
-        m_tile_words: float,
-        m_io_words: float,
-        m_prime_s: float,
-        c_s: float,
-        t_tile_s: float,
-        t_sync_total_s: float,
-        talg_s: float,
-        t_ideal_s: float,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
 
-class SearchSpace:
-    _fields: ClassVar[tuple[str, ...]]
-    space: list[list[int]]
-    time: list[int]
-    def __init__(self, *, space: list[list[int]], time: list[int]) -> None: ...
+class SearchSpace(_Record):
+    @property
+    def space(self) -> list[list[int]]: ...
+    @property
+    def time(self) -> list[int]: ...
     def __len__(self) -> int: ...
-    def _asdict(self) -> dict[str, Any]: ...
 
-class SearchResult:
-    _fields: ClassVar[tuple[str, ...]]
-    best: TileSizes
-    best_breakdown: Breakdown
-    talg_min_s: float
-    near_optimal: list[TileSizes]
-    near_optimal_talg_s: list[float]
-    n_points: int
-    n_feasible: int
-    def __init__(
-        self,
-        *,
-        best: TileSizes,
-        best_breakdown: Breakdown,
-        talg_min_s: float,
-        near_optimal: list[TileSizes],
-        near_optimal_talg_s: list[float],
-        n_points: int,
-        n_feasible: int,
-    ) -> None: ...
-    def _asdict(self) -> dict[str, Any]: ...
+class SearchResult(_Record):
+    @property
+    def best(self) -> TileSizes: ...
+    @property
+    def best_breakdown(self) -> Breakdown: ...
+    @property
+    def talg_min_s(self) -> float: ...
+    @property
+    def near_optimal(self) -> list[TileSizes]: ...
+    @property
+    def near_optimal_talg_s(self) -> list[float]: ...
+    @property
+    def n_points(self) -> int: ...
+    @property
+    def n_feasible(self) -> int: ...
 
 FEASIBLE: int
 NON_POSITIVE_TILE: int
@@ -131,7 +138,27 @@ MAX_SMEM_WORDS: float
 MAX_TIME_PARAMETER_S: float
 MAX_ITERATION_POINTS: int
 MAX_SEARCH_POINTS: int
+MEMORY_LEVELS: tuple[str, str, str, str]
+CACHE_LINE_WORDS: int
 
+def memory_level(gpu: GpuParams, n_space_dims: int, size: ProblemSize) -> int: ...
+def design_parameter_names() -> list[str]: ...
+def design_parameters(gpu: GpuParams, c_iter_s: float) -> npt.NDArray[np.float64]: ...
+def design_row(
+    gpu: GpuParams,
+    stencil: StencilParams,
+    size: ProblemSize,
+    tiles: TileSizes,
+    variant: str = "machine",
+) -> npt.NDArray[np.float64]: ...
+def design_rows(
+    gpu: GpuParams,
+    stencil: StencilParams,
+    size: ProblemSize,
+    tiles: npt.NDArray[np.integer[Any]],
+    variant: str = "machine",
+    threads: int = 0,
+) -> dict[str, npt.NDArray[Any]]: ...
 def check_variant(variant: object) -> str: ...
 def describe_infeasibility(reasons: int) -> str: ...
 def validate_inputs(gpu: GpuParams, stencil: StencilParams, size: ProblemSize) -> None: ...

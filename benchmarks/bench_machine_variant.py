@@ -1,0 +1,127 @@
+"""Benchmark: cost of one ``machine``-variant evaluation against ``exact`` (issue 21).
+
+``costmetrics.time.talg_batch`` over random feasible tiles, ns per evaluation, for the
+``exact`` and ``machine`` variants on the same tiles, and their ratio (target: ``machine``
+at most 2x ``exact``). Cases: Jacobi 1D, Heat 2D and Heat 3D on a CPU-like machine with
+every machine term set (illustrative parameter values, not a calibration: only the cost of
+an evaluation is measured here, not its accuracy), at an L2-sized and a DRAM-sized problem,
+and Heat 2D on the GTX 980 preset (no machine terms, so both variants give the same
+numbers). The two variants are timed in alternation, ``--repeat`` times each, and the
+median is kept; the load average is printed beside every line (on a shared machine,
+timings vary with it).
+
+Run: ``python benchmarks/bench_machine_variant.py [--repeat N] [--threads N] [--quick]``
+(``--quick``: few tiles and one repeat, for CI: checks that it runs, times nothing worth
+reporting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import costmetrics as cm
+from costmetrics import time as cm_time
+
+#: A CPU-like machine (one tile per core, k = 1) with every machine term set. Values are
+#: of the order the calibration measures on a 2-core AMD EPYC guest; illustrative only.
+CPU = cm.Gpu(
+    name="bench cpu", key="benchcpu", n_sm=2, n_v=4, smem_per_sm_bytes=524288,
+    smem_per_block_bytes=524288, registers_per_sm=64, shared_memory_banks=1,
+    max_blocks_per_sm=1, l_s_per_gb=0.04, tau_sync_s=1e-8, t_sync_s=4e-8,
+    cache_l1_bytes=32768, cache_l2_bytes=1 << 20, cache_l3_bytes=32 << 20,
+    l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
+    l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9,
+    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, threads_ref=2,
+)  # fmt: skip
+STENCILS = {
+    1: cm.Stencil(name="bench j1d", key="benchj1d", n_space_dims=1, c_iter_s={"benchcpu": 7e-10}),
+    2: cm.Stencil(name="bench h2d", key="benchh2d", n_space_dims=2, c_iter_s={"benchcpu": 1.4e-9}),
+    3: cm.Stencil(name="bench h3d", key="benchh3d", n_space_dims=3, c_iter_s={"benchcpu": 2e-9}),
+}  # fmt: skip
+#: (label, stencil, machine, sizes): L2-sized and DRAM-sized problems.
+CASES = [
+    ("jacobi1d L2", STENCILS[1], CPU, (32768, 1024)),
+    ("jacobi1d DRAM", STENCILS[1], CPU, (16_000_000, 256)),
+    ("heat2d L2", STENCILS[2], CPU, (256, 256, 256)),
+    ("heat2d DRAM", STENCILS[2], CPU, (8192, 8192, 512)),
+    ("heat3d L2", STENCILS[3], CPU, (40, 40, 40, 64)),
+    ("heat3d DRAM", STENCILS[3], CPU, (512, 512, 512, 64)),
+    ("heat2d gtx980 (no terms)", "heat2d", "gtx980", (8192, 8192, 8192)),
+]
+
+
+def load() -> str:
+    """The 1-minute load average and the core count."""
+    one, _, _ = os.getloadavg()
+    return f"load {one:.2f} on {os.cpu_count()} cores"
+
+
+def feasible_tiles(stencil: object, gpu: object, sizes: tuple[int, ...], n: int) -> np.ndarray:
+    """``n`` random feasible tiles of the default search space (seeded)."""
+    dims = len(sizes) - 1
+    grid = cm_time.default_search_space(dims).grid()
+    ok = grid[cm_time.talg_batch(stencil, gpu, sizes, grid, variant="exact").feasible]  # type: ignore[arg-type]
+    rng = np.random.default_rng(21)
+    return ok[rng.integers(0, len(ok), n)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per variant")
+    parser.add_argument("--threads", type=int, default=1, help="evaluation threads (0: all)")
+    parser.add_argument("--tiles", type=int, default=100_000, help="tiles per case")
+    parser.add_argument("--quick", action="store_true", help="CI smoke: 2,000 tiles, 1 run")
+    args = parser.parse_args(argv)
+    repeat, n_tiles = (1, 2000) if args.quick else (args.repeat, args.tiles)
+    worst = 0.0
+    print(f"talg_batch ns per evaluation (wall, and process CPU), {n_tiles} tiles, "
+          f"{args.threads} thread(s), median of {repeat}")  # fmt: skip
+    for label, stencil, gpu, sizes in CASES:
+        tiles = feasible_tiles(stencil, gpu, sizes, n_tiles)
+        times: dict[str, list[float]] = {"exact": [], "machine": []}
+        cpu: dict[str, list[float]] = {"exact": [], "machine": []}
+        results = {}
+        for _ in range(repeat):
+            for variant in ("exact", "machine"):  # alternate: both see the same load
+                t0, c0 = time.perf_counter(), time.process_time()
+                r = cm_time.talg_batch(
+                    stencil,
+                    gpu,
+                    sizes,
+                    tiles,
+                    variant=variant,
+                    threads=args.threads,  # type: ignore[arg-type]
+                    terms=False,
+                )
+                times[variant].append(time.perf_counter() - t0)
+                cpu[variant].append(time.process_time() - c0)
+                results[variant] = r.talg_s
+        ns = {v: 1e9 * statistics.median(t) / n_tiles for v, t in times.items()}
+        ns_cpu = {v: 1e9 * statistics.median(t) / n_tiles for v, t in cpu.items()}
+        # The ratio on process CPU time (with one evaluation thread it excludes the time
+        # the process was descheduled, so it holds up better on a shared machine).
+        ratio = (
+            ns_cpu["machine"] / ns_cpu["exact"]
+            if args.threads == 1
+            else (ns["machine"] / ns["exact"])
+        )
+        worst = max(worst, ratio)
+        same = np.array_equal(results["exact"], results["machine"])
+        assert np.isfinite(results["machine"]).all()
+        print(
+            f"{label:<26} exact {ns['exact']:8.1f} (CPU {ns_cpu['exact']:8.1f})  machine "
+            f"{ns['machine']:8.1f} (CPU {ns_cpu['machine']:8.1f})  ratio {ratio:4.2f}"
+            f"{'  (bit-identical)' if same else ''}  [{load()}]"
+        )
+    print(f"largest machine / exact ratio: {worst:.2f} (target <= 2)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,457 @@
+// Tests of the `machine` time-model variant (docs/time-model.md, "Machine variant"):
+// bit-identical to `exact` when its terms are 0, T_alg linear in the calibrated parameters
+// (design_row), the direction of every term, the thread terms, and bad inputs.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../src/time_exact.hpp"
+#include "check.hpp"
+#include "costmetrics/time.hpp"
+#include "gpu_fixtures.hpp"
+
+namespace tmod = costmetrics::time_model;
+using i64 = std::int64_t;
+
+namespace {
+
+using cm_test::gtx980;
+
+struct Case {
+  tmod::GpuParams gpu;
+  tmod::StencilParams stencil;
+  tmod::ProblemSize size;
+  tmod::TileSizes tiles;
+};
+
+// A random feasible case: 1D-3D, small sizes (the general row walk) and large ones (the
+// fast tables), machines with k = 1 (the CPU mapping) and k > 1.
+Case random_case(std::mt19937_64& rng, int dims) {
+  Case c;
+  c.stencil.n_space_dims = dims;
+  c.stencil.c_iter_s = 1e-9 * static_cast<double>(1 + rng() % 50);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  const bool big = rng() % 2 == 0;
+  for (int d = 0; d < dims; ++d) {
+    c.size.space[d] = big ? pick(200, dims == 1 ? 100000 : (dims == 2 ? 3000 : 300)) : pick(1, 60);
+    if (d == 0) {
+      c.tiles.space[d] = pick(1, dims == 1 ? 300 : 40);
+    } else if (d == dims - 1) {
+      c.tiles.space[d] = 32 * pick(1, 4);
+    } else {
+      c.tiles.space[d] = pick(1, 12);
+    }
+  }
+  c.size.time_steps = big ? pick(20, 3000) : pick(1, 40);
+  c.tiles.time = 2 * pick(1, dims == 1 ? 64 : 8);
+  const double m_tile = tmod::m_tile_words(dims, c.tiles);
+  tmod::GpuParams& g = c.gpu;
+  const int n_v[] = {1, 3, 4, 8, 128};
+  g.n_sm = static_cast<int>(pick(1, 8));
+  g.n_v = n_v[rng() % 5];
+  g.smem_per_sm_words = m_tile * static_cast<double>(pick(1, 4)) + 0.5;
+  g.smem_per_block_words = g.smem_per_sm_words;
+  g.max_blocks_per_sm = rng() % 2 == 0 ? 1 : 32;
+  g.l_s_per_word = 1e-10 * static_cast<double>(pick(0, 40));
+  g.tau_sync_s = 1e-9 * static_cast<double>(pick(0, 20));
+  g.t_sync_s = 1e-8 * static_cast<double>(pick(0, 20));
+  // Shape-only machine fields: with every time term 0 they must change nothing.
+  g.machine.cache_l1_bytes = 32768;
+  g.machine.cache_l2_bytes = 1 << 20;
+  g.machine.cache_l3_bytes = 32 << 20;
+  g.machine.threads_ref = static_cast<int>(pick(0, 4));
+  g.machine.schedule = rng() % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
+  return c;
+}
+
+// Every machine time term positive (valid: one core's costs stay >= 0).
+void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
+  auto u = [&](double scale) { return scale * (0.1 + static_cast<double>(rng() % 1000) / 1000.0); };
+  tmod::MachineTerms& m = g.machine;
+  m.l_seg_s = u(2e-9);
+  for (std::size_t lv = 0; lv < 4; ++lv) {
+    m.l_level_s_per_word[lv] = u(1e-10);
+    m.l_shared_s_per_word[lv] = u(2e-11);
+  }
+  m.tau_line_s = u(3e-9);
+  m.t_barrier_per_thread_s = u(1e-8);
+  m.t_share_line_s = u(5e-9);
+  // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
+  const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
+  g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
+  g.l_s_per_word += 4e-11 * ref;
+}
+
+bool feasible(const Case& c) {
+  return tmod::feasibility(c.gpu, c.stencil.n_space_dims, c.tiles) == tmod::kFeasible;
+}
+
+// Every field of two breakdowns bit for bit.
+bool same(const tmod::Breakdown& a, const tmod::Breakdown& b) {
+  return a.n_wavefronts == b.n_wavefronts && a.tiles_per_wavefront == b.tiles_per_wavefront &&
+         a.k == b.k && a.n_subtiles == b.n_subtiles && a.w_tile == b.w_tile &&
+         a.pitch == b.pitch && a.m_tile_words == b.m_tile_words && a.m_io_words == b.m_io_words &&
+         a.m_prime_s == b.m_prime_s && a.c_s == b.c_s && a.t_tile_s == b.t_tile_s &&
+         a.t_sync_total_s == b.t_sync_total_s && a.talg_s == b.talg_s &&
+         a.t_ideal_s == b.t_ideal_s;
+}
+
+// With every time term 0 `machine` is `exact`, bit for bit, on both row walks, through
+// evaluate(), evaluate_batch() and search().
+void test_zero_terms_bit_identical() {
+  std::mt19937_64 rng(21);
+  int compared = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const int dims = 1 + i % 3;
+    const Case c = random_case(rng, dims);
+    if (!feasible(c)) continue;
+    const auto exact = tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::exact);
+    const auto machine =
+        tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::machine);
+    CHECK(same(exact, machine));
+    const auto general = tmod::detail::evaluate_exact(c.gpu, c.stencil, c.size, c.tiles,
+                                                      tmod::detail::ExactPath::general, true);
+    CHECK(general.talg_s == exact.talg_s);
+    ++compared;
+  }
+  std::printf("  zero-term cases compared bit for bit: %d\n", compared);
+  CHECK(compared > 3000);
+
+  // Batch and search on the GTX 980 (a GPU preset: no machine terms at all).
+  const tmod::GpuParams g = gtx980();
+  tmod::StencilParams st;
+  st.n_space_dims = 2;
+  st.c_iter_s = 3.68e-8;
+  tmod::ProblemSize size;
+  size.space = {{8192, 8192, 0}};
+  size.time_steps = 8192;
+  const tmod::SearchSpace space = tmod::default_search_space(2);
+  std::vector<std::int64_t> tiles;
+  for (std::size_t i = 0; i < space.size(); i += 7) {
+    const tmod::TileSizes t = space.point(i);
+    tiles.insert(tiles.end(), {t.space[0], t.space[1], t.time});
+  }
+  const std::size_t n = tiles.size() / 3;
+  std::vector<double> a(n), b(n);
+  std::vector<std::uint32_t> ra(n), rb(n);
+  tmod::BatchOutputs oa, ob;
+  oa.talg_s = a.data();
+  oa.reasons = ra.data();
+  ob.talg_s = b.data();
+  ob.reasons = rb.data();
+  tmod::evaluate_batch(g, st, size, tiles.data(), n, tmod::Variant::exact, oa, 2);
+  tmod::evaluate_batch(g, st, size, tiles.data(), n, tmod::Variant::machine, ob, 2);
+  bool equal = ra == rb;
+  for (std::size_t i = 0; i < n; ++i) equal = equal && (ra[i] != 0 || a[i] == b[i]);
+  CHECK(equal);
+  const auto se = tmod::search(g, st, size, space, 0.1, tmod::Variant::exact, 2);
+  const auto sm = tmod::search(g, st, size, space, 0.1, tmod::Variant::machine, 2);
+  CHECK(se.talg_min_s == sm.talg_min_s);
+  CHECK(se.near_optimal_talg_s == sm.near_optimal_talg_s);
+}
+
+double dot(const std::array<double, tmod::kDesignParams>& r,
+           const std::array<double, tmod::kDesignParams>& p) {
+  double s = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) s += r[i] * p[i];
+  return s;
+}
+
+// Sets parameter i of the design vector on a copy of the case.
+Case with_parameter(Case c, std::size_t i, double value) {
+  tmod::MachineTerms& m = c.gpu.machine;
+  switch (i) {
+    case 0: c.gpu.l_s_per_word = value; break;
+    case 1: c.gpu.tau_sync_s = value; break;
+    case 2: c.gpu.t_sync_s = value; break;
+    case 3: c.stencil.c_iter_s = value; break;
+    case 4: m.l_seg_s = value; break;
+    case 13: m.tau_line_s = value; break;
+    case 14: m.t_barrier_per_thread_s = value; break;
+    case 15: m.t_share_line_s = value; break;
+    default:
+      if (i < 9) m.l_level_s_per_word[i - 5] = value;
+      else m.l_shared_s_per_word[i - 9] = value;
+  }
+  return c;
+}
+
+// T_alg = row . theta at every point, and with k = 1 every column is the exact derivative:
+// T(theta + d e_p) - T(theta) = d row_p (checked by evaluating the model, not the row).
+void test_linearity() {
+  std::mt19937_64 rng(2121);
+  int checked = 0, derivatives = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const int dims = 1 + i % 3;
+    Case c = random_case(rng, dims);
+    set_machine_terms(rng, c.gpu);
+    if (!feasible(c)) continue;
+    const auto talg =
+        tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::machine).talg_s;
+    const auto row =
+        tmod::design_row(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::machine);
+    const auto theta = tmod::design_parameters(c.gpu, c.stencil.c_iter_s);
+    CHECK_CLOSE(dot(row, theta), talg, 1e-12);
+    // exact's row: the same columns at exact's branches; T_exact = row[:4] . theta[:4].
+    const auto exact =
+        tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::exact).talg_s;
+    const auto erow = tmod::design_row(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::exact);
+    auto theta_exact = theta;
+    std::fill(theta_exact.begin() + 4, theta_exact.end(), 0.0);
+    CHECK_CLOSE(dot(erow, theta_exact), exact, 1e-12);
+    // paper's row likewise.
+    const auto paper =
+        tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::paper).talg_s;
+    const auto prow = tmod::design_row(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::paper);
+    CHECK_CLOSE(dot(prow, theta_exact), paper, 1e-12);
+    ++checked;
+    if (tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::exact).k != 1) continue;
+    for (std::size_t p = 0; p < theta.size(); ++p) {
+      const double d = theta[p] > 0 ? 0.25 * theta[p] : 1e-10;
+      const Case moved = with_parameter(c, p, theta[p] + d);
+      const double t2 =
+          tmod::evaluate(moved.gpu, moved.stencil, moved.size, moved.tiles, tmod::Variant::machine)
+              .talg_s;
+      CHECK(std::fabs((t2 - talg) - d * row[p]) <= 1e-9 * std::max(talg, t2));
+      ++derivatives;
+    }
+  }
+  std::printf("  design rows checked: %d, derivatives: %d\n", checked, derivatives);
+  CHECK(checked > 500 && derivatives > 2000);
+}
+
+// Every positive term makes T_alg larger than exact's; with the counts known by hand on a
+// small 1D case (one thread: no shared-bandwidth, barrier or false-sharing term).
+void test_terms_by_hand() {
+  tmod::GpuParams g = gtx980();
+  g.n_sm = 1;
+  g.max_blocks_per_sm = 1;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 1e-9;
+  tmod::ProblemSize size;
+  size.space = {{10000, 0, 0}};
+  size.time_steps = 64;
+  tmod::TileSizes t;
+  t.space = {{100, 0, 0}};
+  t.time = 16;
+  const auto exact = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  // n_sm = 1, k = 1: T_alg = sum over tiles of (m' + c) + N_w T_sync. Count the tiles
+  // (sum of rounds) from exact's terms: T_alg - N_w T_sync = n_tiles (m' + c) only if all
+  // tiles are alike, so use the L column instead: d T / d L = m_io n_tiles.
+  tmod::GpuParams g2 = g;
+  g2.l_s_per_word += 1e-9;
+  const double n_tiles = (tmod::evaluate(g2, st, size, t, tmod::Variant::exact).talg_s -
+                          exact.talg_s) / (1e-9 * exact.m_io_words);
+  CHECK(std::fabs(n_tiles - std::round(n_tiles)) < 1e-3);
+  // Per-segment cost: (2 tT + 2) segments per tile.
+  g2 = g;
+  g2.machine.l_seg_s = 1e-7;
+  const double d_seg = tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s -
+                       exact.talg_s;
+  CHECK_CLOSE(d_seg, 1e-7 * (2 * 16 + 2) * std::round(n_tiles), 1e-9);
+  // One thread: the false-sharing term is 0.
+  g2 = g;
+  g2.machine.t_share_line_s = 1e-7;
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  // Barrier per thread beyond threads_ref = 1: 0 at one thread; N_w (n - 1) t at n threads.
+  g2 = g;
+  g2.machine.t_barrier_per_thread_s = 1e-7;
+  g2.machine.threads_ref = 1;
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  // Memory level: 2 * 10002 * 4 bytes = 80 KB: L2 with a 32 KiB L1 and 1 MiB L2.
+  g2 = g;
+  g2.machine.cache_l1_bytes = 32768;
+  g2.machine.cache_l2_bytes = 1 << 20;
+  CHECK(tmod::memory_level(g2, 1, size) == 1);
+  g2.machine.l_level_s_per_word = {{5e-9, 1e-9, 7e-9, 7e-9}};
+  const double d_level =
+      tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s - exact.talg_s;
+  CHECK_CLOSE(d_level, 1e-9 * exact.m_io_words * std::round(n_tiles), 1e-9);
+  // Per-line overhead: none in 1D (a row is one line, charged by tau_sync) ...
+  g2 = g;
+  g2.machine.tau_line_s = 1e-7;
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  // ... in 2D the W(r) - 1 lines of s2 beyond the first of each row: sum_r (tS1 + 2 e(r) - 1)
+  // = tT tS1 + 2 h (h - 1) - tT for a full sub-tile (S1 wide enough).
+  st.n_space_dims = 2;
+  size.space = {{10000, 640, 0}};
+  t.space = {{20, 64, 0}};
+  const auto exact2 = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  const auto line2 = tmod::evaluate(g2, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(line2.c_s - exact2.c_s, 1e-7 * (16 * 20 + 2 * 8 * 7 - 16), 1e-9);
+  CHECK(line2.talg_s > exact2.talg_s);
+}
+
+// The cache lines written by two threads follow the harness' schedule: round-robin, every
+// tile of a wavefront with more than one tile (in m', on the critical path of each round);
+// blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
+void test_schedules() {
+  tmod::GpuParams g = gtx980();
+  g.n_sm = 2;
+  g.max_blocks_per_sm = 1;
+  g.machine.threads_ref = 2;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 1e-9;
+  tmod::ProblemSize size;
+  size.space = {{10000, 0, 0}};
+  size.time_steps = 64;
+  tmod::TileSizes t;
+  t.space = {{100, 0, 0}};
+  t.time = 16;
+  const auto exact = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  // Rounds on the critical path, from the L column: d T / d L = m_io sum(rounds).
+  tmod::GpuParams gl = g;
+  gl.l_s_per_word += 1e-9;
+  const double rounds =
+      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact.talg_s) /
+      (1e-9 * exact.m_io_words);
+  const double lines = 4 * (1 + 1);  // h = 8: 4 (1 + ceil(8 / 16))
+  tmod::GpuParams rr = g;
+  rr.machine.t_share_line_s = 1e-6;
+  const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
+                      exact.talg_s;
+  CHECK_CLOSE(d_rr, 1e-6 * lines * std::round(rounds), 1e-9);
+  tmod::GpuParams bl = rr;
+  bl.machine.schedule = tmod::TileSchedule::block;
+  const double d_bl = tmod::evaluate(bl, st, size, t, tmod::Variant::machine).talg_s -
+                      exact.talg_s;
+  CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
+  CHECK(d_bl < d_rr);
+}
+
+// Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
+void test_memory_level() {
+  tmod::GpuParams g = gtx980();
+  g.n_sm = 2;
+  tmod::ProblemSize size;
+  size.time_steps = 10;
+  auto level = [&](i64 s1, i64 s2) {
+    size.space = {{s1, s2, 0}};
+    return tmod::memory_level(g, 2, size);
+  };
+  CHECK(level(100, 100) == 3);  // no cache sizes: DRAM
+  g.machine.cache_l1_bytes = 32 * 1024;
+  g.machine.cache_l2_bytes = 512 * 1024;
+  g.machine.cache_l3_bytes = 32 * 1024 * 1024;
+  CHECK(level(40, 40) == 0);      // 8 * 42^2 / 2 = 7 KB per core
+  CHECK(level(200, 200) == 1);    // 8 * 202^2 / 2 = 163 KB
+  CHECK(level(1000, 1000) == 2);  // 8 MB in all
+  CHECK(level(4000, 4000) == 3);  // 128 MB
+}
+
+// Threads: the model can say that fewer threads are faster (barrier and false sharing on a
+// small 1D problem), and the shared-bandwidth term grows with the cores streaming.
+void test_threads() {
+  tmod::GpuParams g = gtx980();
+  g.max_blocks_per_sm = 1;
+  g.machine.threads_ref = 2;
+  g.t_sync_s = 4e-8;
+  g.machine.t_barrier_per_thread_s = 3e-8;
+  g.machine.t_share_line_s = 2e-7;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 7e-10;
+  tmod::ProblemSize size;
+  size.space = {{4096, 0, 0}};
+  size.time_steps = 512;
+  tmod::TileSizes t;
+  t.space = {{4, 0, 0}};
+  t.time = 4;
+  auto at = [&](int n) {
+    tmod::GpuParams h = g;
+    h.n_sm = n;
+    return tmod::evaluate(h, st, size, t, tmod::Variant::machine).talg_s;
+  };
+  CHECK(at(1) < at(2));
+  // exact always prefers more threads here (no thread cost but T_sync).
+  tmod::GpuParams e1 = g, e2 = g;
+  e1.n_sm = 1;
+  e2.n_sm = 2;
+  CHECK(tmod::evaluate(e1, st, size, t, tmod::Variant::exact).talg_s >
+        tmod::evaluate(e2, st, size, t, tmod::Variant::exact).talg_s);
+  // Shared bandwidth: more cores streaming cost more per word.
+  tmod::GpuParams s = g;
+  s.machine = tmod::MachineTerms{};
+  s.machine.threads_ref = 1;
+  s.machine.l_shared_s_per_word = {{1e-10, 1e-10, 1e-10, 1e-10}};
+  tmod::GpuParams s1 = s, s4 = s;
+  s4.n_sm = 4;
+  s1.n_sm = 1;
+  const auto b4 = tmod::evaluate(s4, st, size, t, tmod::Variant::machine);
+  const auto x4 = tmod::evaluate(s4, st, size, t, tmod::Variant::exact);
+  CHECK_CLOSE(b4.m_prime_s - x4.m_prime_s, 3e-10 * x4.m_io_words, 1e-9);
+  CHECK(tmod::evaluate(s1, st, size, t, tmod::Variant::machine).talg_s ==
+        tmod::evaluate(s1, st, size, t, tmod::Variant::exact).talg_s);
+}
+
+void test_bad_inputs() {
+  tmod::GpuParams g = gtx980();
+  auto refuses = [&](auto change, const char* name) {
+    tmod::GpuParams h = g;
+    change(h.machine);
+    bool threw = false;
+    try {
+      h.validate();
+    } catch (const std::invalid_argument& e) {
+      threw = std::string(e.what()).find(name) != std::string::npos;
+      if (!threw) std::fprintf(stderr, "    message without %s: %s\n", name, e.what());
+    }
+    CHECK(threw);
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  refuses([](tmod::MachineTerms& m) { m.l_seg_s = -1e-9; }, "machine.l_seg_s");
+  refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
+  refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
+  refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
+  refuses([](tmod::MachineTerms& m) { m.threads_ref = -1; }, "machine.threads_ref");
+  refuses([](tmod::MachineTerms& m) { m.l_shared_s_per_word[2] = -1e-12; },
+          "machine.l_shared_s_per_word[L3]");
+  refuses([](tmod::MachineTerms& m) { m.l_level_s_per_word[3] = -1.0; },
+          "machine.l_level_s_per_word[DRAM]");
+  refuses([](tmod::MachineTerms& m) { m.t_barrier_per_thread_s = 1e-3; },
+          "machine.t_barrier_per_thread_s");
+  // A level faster than L's by more than L: one core's time per word would be negative.
+  refuses([&](tmod::MachineTerms& m) { m.l_level_s_per_word[0] = -2 * g.l_s_per_word; },
+          "machine.l_level_s_per_word[L1]");
+  // Shared bandwidth relative to threads_ref = 8 beyond what L leaves for one core.
+  refuses(
+      [&](tmod::MachineTerms& m) {
+        m.threads_ref = 8;
+        m.l_shared_s_per_word[3] = g.l_s_per_word;
+      },
+      "machine.l_level_s_per_word[DRAM]");
+  // design_row refuses infeasible tiles and bad inputs like evaluate().
+  tmod::StencilParams st;
+  st.n_space_dims = 2;
+  st.c_iter_s = 1e-8;
+  tmod::ProblemSize size;
+  size.space = {{512, 512, 0}};
+  size.time_steps = 64;
+  tmod::TileSizes t;
+  t.space = {{8, 33, 0}};
+  t.time = 8;
+  CHECK_THROWS(tmod::design_row(g, st, size, t, tmod::Variant::machine), std::invalid_argument);
+  CHECK_THROWS(tmod::memory_level(g, 4, size), std::invalid_argument);
+}
+
+}  // namespace
+
+int main() {
+  test_zero_terms_bit_identical();
+  test_linearity();
+  test_terms_by_hand();
+  test_memory_level();
+  test_schedules();
+  test_threads();
+  test_bad_inputs();
+  return cm_test::report("time_machine");
+}

@@ -1,0 +1,263 @@
+"""The ``machine`` variant of the time model (docs/time-model.md, "Machine variant").
+
+Bit-identity with ``exact`` where the preset has no machine terms (every GPU preset), T_alg
+linear in the calibrated parameters (the design rows from C++ against the model evaluated
+at moved parameters), an independent count from the measurement harness, the thread
+terms, the preset fields and bad input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+import costmetrics as cm
+from costmetrics.cli import main
+
+GTX980 = cm.gpu("gtx980")
+
+#: A CPU-like machine (the harness mapping: one tile per core, k = 1) with every term set.
+CPU = cm.Gpu(
+    name="test cpu", key="testcpu", n_sm=2, n_v=4, smem_per_sm_bytes=262144,
+    smem_per_block_bytes=262144, registers_per_sm=64, shared_memory_banks=1,
+    max_blocks_per_sm=1, l_s_per_gb=0.04, tau_sync_s=1e-8, t_sync_s=4e-8,
+    cache_l1_bytes=32768, cache_l2_bytes=1 << 20, cache_l3_bytes=32 << 20,
+    l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
+    l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9,
+    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, threads_ref=2,
+)  # fmt: skip
+J1 = cm.Stencil(name="J1 test", key="j1test", n_space_dims=1, c_iter_s={"testcpu": 7e-10})
+H2 = cm.Stencil(name="H2 test", key="h2test", n_space_dims=2, c_iter_s={"testcpu": 1.4e-9})
+H3 = cm.Stencil(name="H3 test", key="h3test", n_space_dims=3, c_iter_s={"testcpu": 2e-9})
+
+
+def _random_tiles(rng: np.random.Generator, dims: int, n: int) -> np.ndarray:
+    cols = [rng.integers(1, 300 if dims == 1 else 40, n)]
+    if dims == 3:
+        cols.append(rng.integers(1, 12, n))
+    if dims >= 2:
+        cols.append(32 * rng.integers(1, 5, n))
+    cols.append(2 * rng.integers(1, 40 if dims == 1 else 9, n))
+    return np.stack(cols, axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize(
+    ("stencil", "sizes"),
+    [("heat2d", (8192, 8192, 8192)), ("heat2d", (300, 77, 50)), ("heat3d", (200, 150, 96, 64)),
+     ("jacobi2d", (40, 40, 9))],
+)  # fmt: skip
+def test_gpu_presets_machine_is_exact_bit_for_bit(stencil: str, sizes: tuple[int, ...]) -> None:
+    assert not GTX980.has_machine_terms
+    dims = len(sizes) - 1
+    tiles = _random_tiles(np.random.default_rng(dims), dims, 3000)
+    for gpu in ("gtx980", "titanx"):
+        exact = cm.time.talg_batch(stencil, gpu, sizes, tiles, variant="exact")
+        machine = cm.time.talg_batch(stencil, gpu, sizes, tiles, variant="machine")
+        assert (exact.reasons == machine.reasons).all()
+        ok = exact.feasible
+        assert ok.sum() > 100
+        assert np.array_equal(exact.talg_s[ok], machine.talg_s[ok])  # bitwise, not close
+        for name, values in exact.terms.items():
+            assert np.array_equal(values[ok], machine.terms[name][ok]), name
+    a = cm.time.best_tiles(stencil, "gtx980", sizes, within=0.1, variant="exact")
+    b = cm.time.best_tiles(stencil, "gtx980", sizes, within=0.1, variant="machine")
+    assert a.tiles == b.tiles and np.array_equal(a.near_optimal_talg_s, b.near_optimal_talg_s)
+
+
+@pytest.mark.parametrize(
+    ("stencil", "sizes"),
+    [(J1, (100000, 500)), (J1, (300, 40)), (H2, (512, 512, 128)), (H2, (40, 70, 9)),
+     (H3, (64, 64, 64, 32))],
+)  # fmt: skip
+def test_design_rows_reproduce_talg_and_are_its_derivatives(
+    stencil: cm.Stencil, sizes: tuple[int, ...]
+) -> None:
+    dims = stencil.n_space_dims
+    tiles = _random_tiles(np.random.default_rng(7), dims, 400)
+    rows = cm.time.design_rows(stencil, CPU, sizes, tiles)
+    batch = cm.time.talg_batch(stencil, CPU, sizes, tiles, variant="machine")
+    ok = batch.feasible
+    assert ok.sum() > 50 and np.array_equal(ok, rows.feasible)
+    assert np.allclose(rows.talg_s[ok], batch.talg_s[ok], rtol=1e-12, atol=0)
+    assert rows.names == cm.time.DESIGN_PARAMETERS and len(rows.names) == rows.rows.shape[1]
+    # Each column against the model evaluated with that parameter moved (k = 1: linear).
+    field = {
+        "tau_sync_s": "tau_sync_s", "t_sync_s": "t_sync_s", "l_seg_s": "l_seg_s",
+        "tau_line_s": "tau_line_s", "t_barrier_per_thread_s": "t_barrier_per_thread_s",
+        "t_share_line_s": "t_share_line_s",
+    }  # fmt: skip
+    idx = np.flatnonzero(ok)[:40]
+    for j, name in enumerate(rows.names):
+        if name == "l_s_per_word":
+            moved = dataclasses.replace(CPU, l_s_per_gb=CPU.l_s_per_gb * 1.5)
+            delta = 0.5 * CPU.l_s_per_word
+            st2 = stencil
+        elif name == "c_iter_s":
+            moved, delta = CPU, 0.5 * stencil.c_iter_on(CPU)
+            st2 = dataclasses.replace(stencil, c_iter_s={"testcpu": 1.5 * stencil.c_iter_on(CPU)})
+        elif name.startswith(("l_level", "l_shared")):
+            base, level = name[:-1].split("[")
+            values = list(getattr(CPU, base))
+            i = cm.time.MEMORY_LEVELS.index(level)
+            delta = 1e-11
+            values[i] += delta
+            moved = (
+                dataclasses.replace(CPU, l_level_s_per_word=tuple(values))
+                if base == "l_level_s_per_word"
+                else dataclasses.replace(CPU, l_shared_s_per_word=tuple(values))
+            )
+            st2 = stencil
+        else:
+            delta = 0.5 * getattr(CPU, field[name])
+            moved = dataclasses.replace(CPU, **{field[name]: 1.5 * getattr(CPU, field[name])})
+            st2 = stencil
+        t2 = cm.time.talg_batch(st2, moved, sizes, tiles[idx], variant="machine").talg_s
+        change = t2 - batch.talg_s[idx]
+        assert np.allclose(change, delta * rows.rows[idx, j], rtol=1e-7, atol=1e-12 * t2.max()), (
+            name
+        )
+
+
+def test_exact_and_paper_rows_use_their_own_parameters() -> None:
+    tiles = _random_tiles(np.random.default_rng(3), 2, 200)
+    sizes = (512, 512, 128)
+    params = cm.time.design_rows(H2, CPU, sizes, tiles, variant="exact").parameters.copy()
+    params[4:] = 0
+    for variant in ("exact", "paper"):
+        rows = cm.time.design_rows(H2, CPU, sizes, tiles, variant=variant)
+        t = cm.time.talg_batch(H2, CPU, sizes, tiles, variant=variant)
+        ok = t.feasible
+        assert np.allclose(rows.rows[ok] @ params, t.talg_s[ok], rtol=1e-12)
+    assert (cm.time.design_rows(H2, CPU, sizes, tiles, variant="paper").rows[ok][:, 4:] == 0).all()
+
+
+def test_segment_term_counts_the_harness_tiles() -> None:
+    """Independent count: d T / d L_seg = (2 tT + 2) x tiles, with the harness' tile count."""
+    one = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
+    for sizes, tiles in [((1000, 64), (20, 8)), ((4096, 100), (64, 16)), ((97, 13), (5, 4))]:
+        base = cm.time.talg(J1, one, sizes, tiles, variant="exact")
+        moved = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=0.0,
+                                    l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
+                                    t_barrier_per_thread_s=0.0, l_seg_s=1e-6)  # fmt: skip
+        d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
+        run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
+        assert d == pytest.approx(1e-6 * (2 * tiles[1] + 2) * run.n_tiles, rel=1e-9)
+
+
+def test_memory_level_follows_the_working_set() -> None:
+    levels = [cm.time.memory_level(H2, CPU, (s, s, 10)) for s in (40, 300, 1500, 5000)]
+    assert levels == ["L1", "L2", "L3", "DRAM"]
+    assert cm.time.memory_level("heat2d", "gtx980", (40, 40, 10)) == "DRAM"  # no cache sizes
+
+
+def test_fewer_threads_can_be_faster() -> None:
+    sizes, tiles = (4096, 512), (4, 4)
+    t = {
+        n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)
+    }
+    assert t[1] < t[2] and t[1] < t[4]
+    e = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="exact") for n in (1, 2, 4)}
+    assert e[1] > e[2] > e[4]
+    # Wide 2D tiles: threads pay off in the machine variant too.
+    big = {n: cm.time.talg(H2, CPU.with_threads(n), (512, 512, 64), (16, 128, 8), variant="machine")
+           for n in (1, 2)}  # fmt: skip
+    assert big[2] < 0.8 * big[1]
+    assert CPU.with_threads(1).threads_ref == 2 and GTX980.with_threads(4).threads_ref == 16
+    # Blocks: fewer cache lines shared than round-robin (only at the ends of the blocks).
+    blocks = dataclasses.replace(CPU, tile_schedule="block")
+    assert cm.time.talg(J1, blocks, sizes, tiles, variant="machine") < t[2]
+
+
+def test_preset_fields_round_trip(tmp_path: Path) -> None:
+    d = CPU.to_dict()
+    assert d["l_level_s_per_word"] == list(CPU.l_level_s_per_word) and d["threads_ref"] == 2
+    path = tmp_path / "cpu.yaml"
+    path.write_text(yaml.safe_dump(d), encoding="utf-8")
+    assert cm.load_gpu(path) == CPU
+    assert "l_seg_s" not in GTX980.to_dict()  # GPU presets keep their layout
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "match"),
+    [
+        ({"l_seg_s": -1e-9}, ValueError, r"machine.l_seg_s: must be in"),
+        ({"tau_line_s": math.nan}, ValueError, r"tau_line_s: must be finite"),
+        ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
+        ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
+        ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),
+        ({"cache_l2_bytes": -1}, ValueError, r"cache_l2_bytes: must be positive"),
+        ({"threads_ref": True}, TypeError, r"threads_ref: expected a positive integer"),
+        ({"tile_schedule": "zigzag"}, ValueError, r"schedule: expected one of 'round-robin'"),
+        ({"tile_schedule": 1}, TypeError, r"tile_schedule: expected a string"),
+        ({"l_level_s_per_word": (-1e-9, 0, 0, 0)}, ValueError,
+         r"machine.l_level_s_per_word\[L1\]: the time per word of one core"),
+        ({"t_barrier_per_thread_s": 1e-6}, ValueError,
+         r"machine.t_barrier_per_thread_s: the barrier of one thread"),
+    ],
+)  # fmt: skip
+def test_bad_machine_fields(change: dict[str, Any], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        dataclasses.replace(CPU, **change)
+
+
+def test_bad_variant_and_design_rows_input() -> None:
+    with pytest.raises(ValueError, match="variant"):
+        cm.time.talg("heat2d", "gtx980", (512, 512, 64), (8, 64, 8), variant="machin")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="tiles"):
+        cm.time.design_rows("heat2d", "gtx980", (512, 512, 64), [[8.5, 64, 8]])
+    rows = cm.time.design_rows("heat2d", "gtx980", (512, 512, 64), [[8, 33, 8], [8, 64, 8]])
+    assert np.isnan(rows.rows[0]).all() and np.isfinite(rows.rows[1]).all()
+    assert list(rows.feasible) == [False, True]
+
+
+def test_cli_accepts_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "512,512,64",
+            "--tiles", "8,64,8", "--variant", "machine", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    machine = json.loads(capsys.readouterr().out)
+    assert main([*argv[:-3], "--variant", "exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == machine
+
+
+def test_cli_calibrate_refuses_an_unwritable_output_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["calibrate", "--out", str(blocker / "cal"), "--threads", "1,2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out: cannot write to" in err[0]
+
+
+def test_cli_calibrate_smoke_writes_the_machine_terms(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cal"
+    argv = ["calibrate", "--out", str(out), "--threads", "1,2", "--passes", "1",
+            "--configs", "2", "--working-set-words", "65536",
+            "--max-working-set-words", "262144", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["gpu"]["threads_ref"] == 2 and "l_seg_s" in report["gpu"]
+    cal = cm.measure.load_calibration(out)
+    assert cal.settings["threads"] == [1, 2] and cal.settings["passes"] == 1
+    text = next((out / "gpus").glob("*.yaml")).read_text(encoding="utf-8")
+    assert "l_shared_s_per_word:" in text and "s_per_word seconds per 4-byte word" in text
+
+
+def test_energy_and_codesign_accept_machine() -> None:
+    # No machine terms on GPU presets or codesign designs: machine gives exact's numbers.
+    sizes, tiles = (4096, 4096, 1024), (8, 64, 8)
+    e_exact = cm.energy.energy("jacobi2d", "gtx980", sizes, tiles, variant="exact")
+    e_machine = cm.energy.energy("jacobi2d", "gtx980", sizes, tiles, variant="machine")
+    assert e_machine == e_exact
+    a = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="exact")
+    b = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="machine")
+    assert np.array_equal(a.talg_s, b.talg_s) and len(a) > 0
