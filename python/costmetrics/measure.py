@@ -1422,8 +1422,9 @@ class Table:
     source : str
         Where the table was read from.
     schema : int
-        3 (this protocol), 2 (the same without Heat 3D's columns) or 1 (older tables: one row per point, the minimum of a few
-        back-to-back runs, read as a single pass).
+        3 (this protocol), 2 (the same without Heat 3D's columns) or 1 (older tables:
+        one row per point, the minimum of a few back-to-back runs, read as a single
+        pass).
     pass_times_s : numpy.ndarray or None
         In a table of medians: shape (n, passes), the time of each pass (NaN where a pass
         lacks the point); None in a table of runs.
