@@ -223,7 +223,7 @@ def test_machine_preset_contract(field: str, value: Any, threads: int) -> None:
     b = _contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), variant="machine"))
     if b is not None:
         _check_breakdown(b, "machine")
-        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)])
+        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)], variant="machine")
         assert math.isclose(float(rows.talg_s[0]), b.talg_s, rel_tol=1e-12)
 
 
