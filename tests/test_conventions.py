@@ -287,3 +287,62 @@ def test_bad_and_extreme_arguments_give_clear_errors(
         assert "incompatible function arguments" not in str(exc), str(exc)
         return
     _finite(result)
+
+
+# ------------------------------------------------------------------ the compiled core
+
+#: _core functions whose array-typed arguments still go through pybind11's own casters
+#: (the public modules convert before calling them). The list may only shrink.
+RAW_SIGNATURE_FUNCTIONS = {
+    "area.rounded_batch", "area.structural_batch",
+    "codesign.enumerate_designs", "codesign.pareto_front", "codesign.sweep",
+    "codesign.workload_gflops",
+    "energy.design_matrix", "energy.evaluate", "energy.evaluate_batch",
+    "energy.fit_least_squares", "energy.identifiability", "energy.optimization_error",
+    "energy.search",
+    "exasat.best_blocking", "exasat.evaluate", "exasat.fusion_groups", "exasat.simulate_lru",
+    "exasat.simulate_lru_sweep", "exasat.simulated_accesses", "exasat.stencil_dependency",
+    "measure.bench_barrier", "measure.bench_compute", "measure.bench_copy", "measure.bench_row",
+    "measure.bench_share",
+    "measure.kernel_space_dims", "measure.naive", "measure.run", "measure.tiled",
+    "scratchpad.integer_optimum", "scratchpad.local_arrays",
+}  # fmt: skip
+
+
+def _core_functions() -> list[tuple[str, Any, int]]:
+    import re
+
+    from costmetrics import _core
+
+    out = []
+    for family in dir(_core):
+        module = getattr(_core, family)
+        if not isinstance(module, ModuleType):
+            continue
+        for name in dir(module):
+            fn = getattr(module, name)
+            if name.startswith("_") or type(fn).__name__ != "builtin_function_or_method":
+                continue
+            m = re.match(r"\w+\((.*?)\) ->", fn.__doc__ or "")
+            if m:
+                params = [p for p in m.group(1).split(", ") if p and not p.startswith("*")]
+                out.append((f"{family}.{name}", fn, len(params)))
+    return out
+
+
+def test_core_functions_name_bad_arguments() -> None:
+    raw = set()
+    for label, fn, n in _core_functions():
+        if n == 0:
+            continue
+        try:
+            fn(*([object()] * n))
+        except TypeError as exc:
+            if "incompatible function arguments" in str(exc):
+                raw.add(label)
+        except (ValueError, OverflowError):
+            pass
+    assert raw <= RAW_SIGNATURE_FUNCTIONS, sorted(raw - RAW_SIGNATURE_FUNCTIONS)
+    # The converted ones name the first argument.
+    with pytest.raises(TypeError, match=r"^coefficients: expected a"):
+        cm._core.area.structural("rounded", cm.area.coefficients())  # type: ignore[arg-type]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -522,9 +524,15 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
     from costmetrics.cli import main
 
     table = str(en.synthetic_table_path())
-    assert main(["energy", "fit", "--table", table, "--method", "lsq", "--json"]) == 0
+    assert (
+        main(["energy", "fit", "--table", table, "--method", "lsq", "--n-boot", "20", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["rank"] == 6 and out["parameters"]["e_iadd_j"] is None
+    est = {e["quantity"]: e for e in out["estimates"]}
+    assert est["e_fmul_j"]["value"] is None and est["e_fmul_j"]["determined"] is False
+    assert est["p_stat_w"]["low"] <= est["p_stat_w"]["value"] <= est["p_stat_w"]["high"]
     assert main(["energy", "table-b3", "--table", table, "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)) == set(en.KERNELS)
 
@@ -537,6 +545,11 @@ def test_cli_fit_and_table_b3_json(capsys: pytest.CaptureFixture[str]) -> None:
         ["eval", "--kernel", "jacobi2d", "--sizes", "1000,1000,100", "--tiles", "10,32,8"],
         ["best-tiles", "--kernel", "jacobi1d", "--sizes", "4096,1024", "--gpu", "gtx980"],
         ["fit", "--table", "/nonexistent/runs.csv"],
+        ["fit", "--table", str(en.synthetic_table_path()), "--level", "2"],
+        ["design", "--budget", "100000"],
+        ["design", "--budget", "0"],
+        ["design", "--budget", "10", "--noise", "0"],
+        ["design", "--budget", "10", "--out", "/nonexistent/dir/plan.csv"],
     ],
 )  # fmt: skip
 def test_cli_bad_input_one_line_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -546,3 +559,423 @@ def test_cli_bad_input_one_line_exit_2(args: list[str], capsys: pytest.CaptureFi
     captured = capsys.readouterr()
     assert captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- issue 16: bounded fits
+
+
+def _small(seed: int = 1, noise: float = 0.03, n: int = 30) -> en.Runs:
+    counts = {"smith_waterman": n, "jacobi1d": n, "jacobi2d": n}
+    return en.synthetic_runs(seed=seed, noise_sigma=noise, counts=counts)
+
+
+@pytest.mark.parametrize("method", ["l1", "lsq"])
+@pytest.mark.parametrize("weighting", ["absolute", "relative"])
+def test_bounded_fits_never_return_a_negative_parameter(method: str, weighting: str) -> None:
+    # The shipped table with the seed's 10% split: unconstrained least squares gave
+    # e_sr, e_fadd < 0 here (docs/energy-model.md, before issue 16).
+    r = en.fit(en.synthetic_table_path(), method=method, weighting=weighting, n_boot=30)  # type: ignore[arg-type]
+    assert np.all(r.solution >= 0) and np.all(np.isfinite(r.solution))
+    assert np.all(r.boot_solutions >= 0) and r.boot_solutions.shape == (30, 7)
+    for e in r.estimates.values():
+        assert 0 <= e.low <= e.high and e.estimate >= 0
+
+
+def test_dual_lp_attains_the_primal_l1_optimum() -> None:
+    # Independent check of the dual formulation: the primal LP (2n inequalities) solved
+    # directly by HiGHS reaches the same objective value.
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0, 1, (40, 7))
+    b = a @ np.array([1.0, 0.5, -0.2, 0.3, 0.0, 2.0, 1.0]) + rng.normal(0, 0.1, 40)
+    y = en._lad_nonnegative(a, b)
+    assert np.all(y >= 0)
+    cost = np.concatenate([np.zeros(7), np.ones(40)])
+    eye = sparse.identity(40, format="csr")
+    a_ub = sparse.bmat([[sparse.csr_matrix(a), -eye], [-sparse.csr_matrix(a), -eye]])
+    primal = linprog(cost, A_ub=a_ub, b_ub=np.concatenate([b, -b]), bounds=(0, None),
+                     method="highs")  # fmt: skip
+    assert np.abs(a @ y - b).sum() == pytest.approx(primal.fun, rel=1e-9)
+
+
+def test_bounded_lsq_matches_the_kkt_conditions() -> None:
+    # Independent check of lsq_linear's answer: x >= 0, gradient g = A^T (A x - b) >= 0,
+    # and x_k g_k = 0 (complementary slackness), in the solver's scaled units.
+    runs = _small(seed=3)
+    a = en.design_matrix(runs) / runs.energy_j[:, None]
+    x = en._solve_bounded(a, np.ones(len(runs)), "lsq", None, 0.0)
+    col = np.linalg.norm(a, axis=0)
+    y = x * col
+    g = (a / col).T @ ((a / col) @ y - 1.0)
+    assert np.all(y >= 0)
+    assert np.all(g >= -1e-8 * np.abs(g).max())
+    assert np.all(np.abs(y * g) <= 1e-8 * np.abs(g).max() * max(1.0, y.max()))
+
+
+def test_prior_pulls_towards_model_a_with_its_weight() -> None:
+    runs = _small(seed=2, noise=0.05)
+    free = en.fit(runs, train_fraction=1.0, n_boot=0)
+    same = en.fit(runs, train_fraction=1.0, n_boot=0, prior="model_a", prior_weight=0.0)
+    assert np.allclose(free.solution, same.solution, rtol=1e-9, atol=0)
+    strong = en.fit(runs, train_fraction=1.0, n_boot=0, prior="model_a", prior_weight=1e4)
+    assert np.allclose(strong.solution, MODEL_A, rtol=1e-3)
+    weak = en.fit(runs, train_fraction=1.0, n_boot=0, prior="model_a", prior_weight=1.0)
+
+    # The weakly determined flops move towards the prior, the well-determined P_stat hardly.
+    def err(r: en.FitResult) -> float:
+        return float(np.abs(r.solution[3:5] / MODEL_A[3:5] - 1).sum())
+
+    assert err(weak) <= err(free)
+    assert weak.solution[0] == pytest.approx(free.solution[0], rel=0.01)
+    assert weak.prior == en.parameters("model_a") and weak.prior_weight == 1.0
+
+
+def test_bootstrap_intervals_are_seeded_and_flag_undetermined_values() -> None:
+    runs = en.load_runs(en.synthetic_table_path())
+    r1 = en.fit(runs, train_fraction=1.0, n_boot=40, seed=5)
+    r2 = en.fit(runs, train_fraction=1.0, n_boot=40, seed=5)
+    assert np.array_equal(r1.boot_solutions, r2.boot_solutions)
+    assert r1.estimates.keys() == {
+        "p_stat_w", "e_gs_j", "e_sr_j", "e_fadd_j", "e_fmul_j", "e_iadd_j + e_imax_j",
+    }  # fmt: skip
+    for e in r1.estimates.values():
+        assert e.low <= e.estimate <= e.high or not e.determined
+        spread = max(e.estimate - e.low, e.high - e.estimate)
+        assert e.determined == (e.estimate > 0 and spread <= 0.5 * e.estimate)
+        assert (e.value is None) == (not e.determined)
+    # P_stat and e_gs are determined by 688 runs; e_fadd and e_fmul are not (docs).
+    assert r1.parameters["p_stat_w"] is not None and r1.parameters["e_gs_j"] is not None
+    assert r1.parameters["e_fadd_j"] is None and r1.parameters["e_fmul_j"] is None
+    assert r1.parameters["e_iadd_j"] is None  # not identifiable alone
+    rows = {row["parameter"]: row for row in r1.table()}
+    assert rows["e_fmul_j"]["value"] is None and rows["e_fmul_j"]["determined"] is False
+    # A looser threshold determines more; n_boot=0 gives no intervals and flags nothing.
+    loose = en.fit(runs, train_fraction=1.0, n_boot=40, seed=5, max_rel_halfwidth=100.0)
+    assert loose.parameters["e_fadd_j"] is not None
+    none = en.fit(runs, train_fraction=1.0, n_boot=0)
+    assert all(e.determined and math.isnan(e.low) for e in none.estimates.values())
+
+
+def test_noise_free_intervals_collapse_on_the_truth() -> None:
+    r = en.fit(noise_free(), method="lsq", n_boot=20)
+    for name, true in zip(en.PARAM_NAMES[:5], MODEL_A[:5]):
+        e = r.estimates[name]
+        assert e.determined
+        assert e.low == pytest.approx(true, rel=1e-7) and e.high == pytest.approx(true, rel=1e-7)
+
+
+def test_relative_weighting_is_not_biased_by_the_noise() -> None:
+    # Dividing by the noisy measurement biases least squares low by ~1.5 sigma^2; the
+    # second pass (divide by predictions) removes it. At 20% noise the bias would be -6%.
+    runs = en.synthetic_runs(seed=11, noise_sigma=0.2)
+    r = en.fit(runs, method="lsq", train_fraction=1.0, n_boot=0)
+    assert r.solution[0] == pytest.approx(48.0, rel=0.02)
+
+
+# ---------------------------------------------------------------- issue 16: bad input
+
+
+def _with(runs: en.Runs, **changes: Any) -> en.Runs:
+    import dataclasses
+
+    return dataclasses.replace(runs, **changes)
+
+
+def test_fit_refuses_garbage_tables() -> None:
+    runs = _small()
+    e = runs.energy_j.copy()
+    e[3] = np.nan
+    with pytest.raises(ValueError, match=r"row 3: energy_j must be finite and > 0"):
+        en.fit(_with(runs, energy_j=e))
+    e = runs.energy_j.copy()
+    e[5] = -1.0
+    with pytest.raises(ValueError, match=r"row 5: energy_j"):
+        en.fit(_with(runs, energy_j=e))
+    t = runs.time_s.copy()
+    t[7] = -0.5
+    with pytest.raises(ValueError, match=r"row 7: time_s"):
+        en.fit(_with(runs, time_s=t))
+    t[7] = 0.0
+    with pytest.raises(ValueError, match=r"row 7: time_s"):
+        en.fit(_with(runs, time_s=t))
+    dup = runs.select(np.r_[np.arange(len(runs)), 4])
+    with pytest.raises(ValueError, match=r"row 90 duplicates row 4"):
+        en.fit(dup)
+    with pytest.raises(ValueError, match=r"runs.tiles: expected shape"):
+        en.fit(_with(runs, tiles=runs.tiles[:-1]))
+    # Replicates (same run, another measurement) are legitimate.
+    rep = runs.select(np.r_[np.arange(len(runs)), 4])
+    e = rep.energy_j.copy()
+    e[-1] *= 1.01
+    assert en.fit(_with(rep, energy_j=e), n_boot=0).n_train > 0
+
+
+def test_fit_refuses_fewer_runs_than_parameters_and_warns_on_one_kernel() -> None:
+    runs = _small(n=3)  # 9 runs, 10% split: one run per kernel for 7 parameters
+    with pytest.raises(ValueError, match=r"3 training run\(s\) for 7 parameters"):
+        en.fit(runs, train_fraction=0.1)
+    j2d = runs.select(np.asarray(runs.kernel) == "jacobi2d")
+    with pytest.warns(UserWarning, match="one kernel only"):
+        with pytest.raises(ValueError, match="fewer runs than parameters"):
+            en.fit(j2d, train_fraction=1.0)  # 3 runs; J2D involves 5 parameter columns
+    one = _small(n=12).select(np.asarray(_small(n=12).kernel) == "jacobi1d")
+    with pytest.warns(UserWarning, match=r"one kernel only \(jacobi1d\)"):
+        r = en.fit(one, train_fraction=1.0, n_boot=10)
+    assert r.rank == 4 and r.parameters["e_fadd_j"] is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_boot": -1}, "n_boot"),
+        ({"n_boot": 1.5}, "n_boot"),
+        ({"level": 1.0}, "level"),
+        ({"level": "high"}, "level"),
+        ({"max_rel_halfwidth": 0.0}, "max_rel_halfwidth"),
+        ({"prior_weight": -1.0}, "prior_weight"),
+        ({"prior_weight": math.inf}, "prior_weight"),
+        ({"prior": "model_z"}, "model"),
+        ({"weighting": "log"}, "weighting"),
+    ],
+)
+def test_fit_argument_errors_name_the_argument(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=match):
+        en.fit(_small(), **kwargs)
+
+
+# ---------------------------------------------------------------- issue 16: design
+
+
+@functools.lru_cache(maxsize=1)
+def _candidates() -> en.Candidates:
+    return en.synthetic_candidates()
+
+
+def test_synthetic_candidates_span_the_synthetic_grid() -> None:
+    c = _candidates()
+    assert len(c) == 1782 and c.design.shape == (1782, 7)
+    counts = {k: c.kernel.count(k) for k in en.KERNELS}
+    assert counts == {"smith_waterman": 675, "jacobi1d": 675, "jacobi2d": 432}
+    # The shipped synthetic table's runs are a subset, with the same times and rows.
+    runs = en.load_runs(en.synthetic_table_path())
+
+    def key(k: str, s: Any, t: Any, ss: Any) -> tuple[Any, ...]:
+        return (k, *s.tolist(), *t.tolist(), int(ss))
+
+    index = {key(*v): i for i, v in enumerate(zip(c.kernel, c.sizes, c.tiles, c.subtile))}
+    rows = [index[key(*v)] for v in zip(runs.kernel, runs.sizes, runs.tiles, runs.subtile)]
+    assert np.allclose(c.time_s[rows], runs.time_s, rtol=1e-12)
+    assert np.allclose(c.design[rows], en.design_matrix(runs), rtol=1e-12)
+    back = en.Candidates.from_runs(runs)
+    assert np.array_equal(back.design, en.design_matrix(runs))
+
+
+def test_expected_intervals_match_the_spread_of_repeated_fits() -> None:
+    # Independent of the formula: simulate the designed runs 300 times, fit each by
+    # (unbounded) relative least squares with NumPy, and compare the spread of the
+    # estimates with the expected 95% half-widths computed before measuring.
+    d = en.design(_candidates(), 60, noise_sigma=0.03, n_random=0)
+    a = d.runs.design
+    truth = a @ MODEL_A
+    rng = np.random.default_rng(8)
+    estimates = []
+    for _ in range(300):
+        e = truth * np.exp(0.03 * rng.standard_normal(len(truth)))
+        w = a / truth[:, None]
+        col = np.linalg.norm(w, axis=0)
+        y = np.linalg.lstsq(w / col, e / truth, rcond=None)[0] / col
+        estimates.append([y[0], y[1], y[2], y[5] + y[6]])
+    est = np.asarray(estimates)
+    truth_q = np.array([48.0, 2.2e-9, 2.23e-10, 1.2e-10])
+    empirical = 1.96 * est.std(axis=0) / truth_q
+    expected = [d.expected[q].rel_halfwidth for q in ("p_stat_w", "e_gs_j", "e_sr_j",
+                                                      "e_iadd_j + e_imax_j")]  # fmt: skip
+    assert np.allclose(empirical, expected, rtol=0.15), (empirical, expected)
+
+
+def test_greedy_gain_formula_matches_brute_force() -> None:
+    from costmetrics.energy import _log_gains
+
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0, 1, (30, 4))
+    c = np.eye(4)[:3]
+    m = s[:6].T @ s[:6] + 1e-3 * np.eye(4)
+    m_inv = np.asarray(np.linalg.inv(m), dtype=np.float64)
+    floor2 = 0.01
+    gains = _log_gains(s, m_inv, c, np.ones(30, dtype=bool), floor2)
+
+    def crit(mm: npt.NDArray[np.float64]) -> float:
+        return float(np.log(np.diag(c @ np.linalg.inv(mm) @ c.T) + floor2).sum())
+
+    brute = [crit(m) - crit(m + np.outer(row, row)) for row in s]
+    assert np.allclose(gains, brute, rtol=1e-9, atol=1e-12)
+
+
+def test_design_beats_random_and_reports_budgets() -> None:
+    d = en.design(_candidates(), 100, noise_sigma=0.03, seed=0)
+    assert d.budget == 100 and len(d.runs) == 100 and len(set(d.rows.tolist())) == 100
+    assert d.targets == ("p_stat_w", "e_gs_j", "e_sr_j", "e_iadd_j + e_imax_j")
+    for q in ("e_sr_j", "e_iadd_j + e_imax_j", "e_gs_j"):
+        e = d.expected[q]
+        assert e.rel_halfwidth < 0.6 * e.random_rel_halfwidth, q
+        assert e.determined and e.budget_needed <= 100
+    # The flops cannot be determined from these kernels within the candidate set.
+    for q in ("e_fadd_j", "e_fmul_j"):
+        e = d.expected[q]
+        assert not e.determined and e.budget_extrapolated and e.budget_needed > len(_candidates())
+    # A tighter precision needs at least as many runs.
+    tight = en.design(_candidates(), 100, noise_sigma=0.03, precision=0.1, n_random=0)
+    for q in d.expected:
+        assert tight.expected[q].budget_needed >= d.expected[q].budget_needed
+    # More noise, wider intervals, in proportion (same runs: sigma enters the choice only
+    # through the targets and the 'good enough' floor, the same here).
+    a = en.design(_candidates(), 50, noise_sigma=0.03, good_enough=0.0, n_random=0)
+    b = en.design(_candidates(), 50, noise_sigma=0.06, good_enough=0.0, n_random=0)
+    assert a.targets == b.targets and np.array_equal(a.rows, b.rows)
+    assert b.expected["e_sr_j"].rel_halfwidth == pytest.approx(
+        2 * a.expected["e_sr_j"].rel_halfwidth, rel=1e-9
+    )
+
+
+def test_flop_heavy_kernels_make_the_flops_identifiable() -> None:
+    fadd, fmul = en.flop_heavy_kernel("fadd", 64), en.flop_heavy_kernel("fmul", 64)
+    assert fadd.name == "flops_fadd64" and fadd.ops.fadd == 64 and fadd.ops.fmul == 0
+    c = en.synthetic_candidates(flop_heavy=[fadd, fmul])
+    d = en.design(c, 200, noise_sigma=0.03, n_random=0)
+    assert d.expected["e_fadd_j"].determined
+    assert d.expected["e_fadd_j"].budget_needed < len(c)
+    assert {"flops_fadd64", "flops_fmul64"} <= set(d.runs.kernel)
+    with pytest.raises(ValueError, match="custom kernels"):
+        d.runs.simulate()
+    with pytest.raises(ValueError, match="op must be"):
+        en.flop_heavy_kernel("imax")  # type: ignore[arg-type]
+
+
+def test_design_bad_input() -> None:
+    c = _candidates()
+    with pytest.raises(ValueError, match=r"budget 5000 exceeds the candidate set \(1782 runs\)"):
+        en.design(c, 5000)
+    with pytest.raises(ValueError, match="budget must be >= 1"):
+        en.design(c, 0)
+    with pytest.raises(TypeError, match="budget"):
+        en.design(c, 10.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="noise_sigma"):
+        en.design(c, 10, noise_sigma=0.0)
+    with pytest.raises(TypeError, match="candidates"):
+        en.design(en.load_runs(en.synthetic_table_path()), 10)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="subtile_divisors"):
+        en.candidates(
+            "jacobi1d", "gtx980", [(4096, 1024)], subtile_divisors=(0,), stencil="jacobi2d"
+        )
+
+
+def test_designed_runs_fit_like_measurements() -> None:
+    d = en.design(_candidates(), 60, noise_sigma=0.03, n_random=0)
+    runs = d.runs.simulate(0.03, seed=4)
+    assert runs.synthetic and len(runs) == 60
+    r = en.fit(runs, train_fraction=1.0, n_boot=50, seed=4)
+    assert r.parameters["p_stat_w"] == pytest.approx(48.0, rel=0.05)
+
+
+# ---------------------------------------------------------------- issue 16: CPU path
+
+
+def test_cpu_rapl_path_feeds_the_same_fit(tmp_path: Path) -> None:
+    # The measurement harness on a fake powercap tree whose package counter advances at
+    # 40 W (a writer process replaces energy_uj atomically every 0.2 ms; a process, as the
+    # harness may hold the GIL), then the energy CSV it writes, then the fit: a pure
+    # static-power world, so P_stat ~ 40 W.
+    import subprocess
+    import sys
+    import time
+
+    from costmetrics import measure as mm
+
+    pkg = tmp_path / "intel-rapl:0"
+    pkg.mkdir()
+    (pkg / "name").write_text("package-0\n")
+    (pkg / "max_energy_range_uj").write_text("262143328850\n")
+    energy = pkg / "energy_uj"
+    energy.write_text("0\n")
+    script = (
+        "import os, sys, time\n"
+        "path = sys.argv[1]; tmp = path + '.tmp'; t0 = time.perf_counter()\n"
+        "while True:\n"
+        "    open(tmp, 'w').write(str(int(40e6 * (time.perf_counter() - t0))) + '\\n')\n"
+        "    os.replace(tmp, path)\n"
+        "    time.sleep(0.0002)\n"
+    )
+    writer = subprocess.Popen([sys.executable, "-c", script, str(energy)])
+    try:
+        while energy.read_text().strip() == "0":
+            time.sleep(0.01)
+        # Runs of ~20-60 ms, so that the counter moves many times during each.
+        points = [
+            mm.Point("jacobi1d", (s, 1024), (t, 8)) for s in (131072, 262144) for t in (256, 1024)
+        ]
+        points += [
+            mm.Point("jacobi2d", (s, s, 128), (t, 32, 4)) for s in (384, 512) for t in (4, 8)
+        ]
+        table = mm.measure(points, tmp_path / "sweep.csv", threads=1, passes=2, warmup=0,
+                           powercap_root=tmp_path)  # fmt: skip
+    finally:
+        writer.terminate()
+        writer.wait()
+    t = mm.read_table(table)
+    assert np.all(t.energy_j > 0)
+    csv_path = mm.write_energy_csv(t, tmp_path / "sweep.energy.csv", ["fake powercap test"])
+    assert csv_path is not None
+    r = en.fit(csv_path, train_fraction=1.0, n_boot=20)
+    assert np.all(r.solution >= 0)
+    assert r.rank <= 5  # no SW: e_iadd, e_imax are not in the data
+    assert r.estimates["p_stat_w"].estimate == pytest.approx(40.0, rel=0.3), r.estimates
+
+
+def test_cli_fit_table_never_prints_an_undetermined_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from costmetrics.cli import main
+
+    table = str(en.synthetic_table_path())
+    assert main(["energy", "fit", "--table", table, "--train-fraction", "1", "--n-boot", "30"]) == 0
+    text = capsys.readouterr().out
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln.startswith(("p_", "e_"))}
+    assert "not determined" in lines["e_fmul_j"] and "not determined" in lines["e_fadd_j"]
+    assert "not determined" not in lines["p_stat_w"]
+    r = en.fit(table, train_fraction=1.0, n_boot=30)
+    assert f"{r.solution[4]:.6g}" not in lines["e_fmul_j"]
+
+
+def test_cli_design(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    assert main(["energy", "design", "--budget", "20", "--random", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["budget"] == 20 and len(out["runs"]) == 20 and out["n_candidates"] == 1782
+    names = [e["quantity"] for e in out["expected"]]
+    assert "e_iadd_j + e_imax_j" in names
+    fmul = next(e for e in out["expected"] if e["quantity"] == "e_fmul_j")
+    assert fmul["determined"] is False and fmul["budget_extrapolated"] is True
+    plan = tmp_path / "plan.csv"
+    assert main(["energy", "design", "--budget", "15", "--random", "0", "--out", str(plan)]) == 0
+    text = capsys.readouterr().out
+    assert "runs needed" in text and "chosen runs per kernel" in text
+    runs = en.load_runs(plan)
+    assert len(runs) == 15 and runs.synthetic
+    assert main(["energy", "design", "--budget", "30", "--flop-heavy", "32", "--random", "0"]) == 0
+    assert "flops_fadd32" in capsys.readouterr().out
+
+
+def test_issue16_results_are_records() -> None:
+    import pickle
+
+    r = en.fit(_small(), n_boot=5, prior="model_a")
+    assert pickle.loads(pickle.dumps(r)) == r
+    assert set(r._asdict()) >= {"estimates", "parameters", "boot_solutions", "prior"}
+    assert "Estimate(" in repr(next(iter(r.estimates.values())))
+    d = en.design(_candidates(), 10, n_random=0)
+    assert pickle.loads(pickle.dumps(d)) == d
+    assert d.runs == _candidates().select(d.rows)
+    assert d != en.design(_candidates(), 11, n_random=0)

@@ -38,8 +38,8 @@ void register_area(py::module_& m) {
   bind_record<ar::AreaBreakdown>(a, "AreaBreakdown", "Every term of Eq. C.6, mm^2");
   bind_record<ar::LinearFit>(a, "LinearFit", "Least-squares line area = slope size + intercept");
   bind_record<ar::DieCalibration>(a, "DieCalibration", "alpha_oh and beta_VU from a die");
-  a.def("structural", &ar::structural, py::arg("coefficients"), py::arg("config"));
-  a.def("rounded", &ar::rounded, py::arg("coefficients"), py::arg("config"));
+  costmetrics::bindings::def_function(a, "structural", &ar::structural, py::arg("coefficients"), py::arg("config"));
+  costmetrics::bindings::def_function(a, "rounded", &ar::rounded, py::arg("coefficients"), py::arg("config"));
   a.def(
       "structural_batch",
       [](const ar::Coefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
@@ -56,7 +56,7 @@ void register_area(py::module_& m) {
       },
       py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
       py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));
-  a.def("fit_linear", &ar::fit_linear, py::arg("size_kb"), py::arg("area_mm2"));
-  a.def("calibrate_die", &ar::calibrate_die, py::arg("memory"), py::arg("config"),
+  costmetrics::bindings::def_function(a, "fit_linear", &ar::fit_linear, py::arg("size_kb"), py::arg("area_mm2"));
+  costmetrics::bindings::def_function(a, "calibrate_die", &ar::calibrate_die, py::arg("memory"), py::arg("config"),
         py::arg("die_mm2"), py::arg("overhead_mm2"));
 }

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -338,6 +340,45 @@ py::class_<Record> bind_record(py::handle scope, const char* name, const char* d
         return r;
       }));
   return cls;
+}
+
+namespace detail {
+template <std::size_t I>
+using object_for = py::object;
+
+template <typename R, typename... Args, std::size_t... I, typename... Extra>
+void def_function_impl(py::module_& scope, const char* name, R (*fn)(Args...),
+                       std::array<const char*, sizeof...(Args)> names, std::index_sequence<I...>,
+                       const Extra&... extra) {
+  scope.def(
+      name,
+      [fn, names](object_for<I>... args) -> R {
+        // Converted left to right (list initialization), so that an error names the first
+        // bad argument.
+        std::tuple<std::decay_t<Args>...> converted{
+            from_python<std::decay_t<Args>>(args, names[I])...};
+        return std::apply(fn, converted);
+      },
+      extra...);
+}
+}  // namespace detail
+
+// Binds a core function so that every argument goes through from_python: a wrong argument
+// raises TypeError/OverflowError naming it, never pybind11's signature dump. `extra` is one
+// py::arg per parameter (defaults allowed), then optionally a docstring.
+template <typename R, typename... Args, typename... Extra>
+void def_function(py::module_& scope, const char* name, R (*fn)(Args...), const Extra&... extra) {
+  std::array<const char*, sizeof...(Args)> names{};
+  std::size_t i = 0;
+  const auto collect = [&](const auto& e) {
+    if constexpr (std::is_base_of_v<py::arg, std::decay_t<decltype(e)>>) {
+      if (i < names.size()) names[i] = e.name;
+      ++i;
+    }
+  };
+  (collect(extra), ...);
+  if (i != sizeof...(Args)) throw std::logic_error(std::string(name) + ": one py::arg per parameter");
+  detail::def_function_impl(scope, name, fn, names, std::index_sequence_for<Args...>{}, extra...);
 }
 
 // The record protocol of bind_record (`_fields`, `_asdict()`, `__repr__`, `__eq__`, no hash,

@@ -140,8 +140,8 @@ void register_energy(py::module_& m) {
                                  text("sr_words"), text("v_tile"), text("n_tiles"));
       });
 
-  e.def("builtin_kernel", &builtin_kernel, py::arg("name"));
-  e.def("custom_kernel", &en::custom_kernel, py::arg("name"), py::arg("n_space_dims"),
+  costmetrics::bindings::def_function(e, "builtin_kernel", &builtin_kernel, py::arg("name"));
+  costmetrics::bindings::def_function(e, "custom_kernel", &en::custom_kernel, py::arg("name"), py::arg("n_space_dims"),
         py::arg("ops"), py::arg("m_io_words"), py::arg("sr_words"), py::arg("v_tile"),
         py::arg("n_tiles"));
 
@@ -270,7 +270,7 @@ void register_energy(py::module_& m) {
       },
       py::arg("group"), py::arg("predicted_j"), py::arg("measured_j"));
 
-  e.def("energy_per_operation_j", &en::energy_per_operation_j, py::arg("e_alg_j"),
+  costmetrics::bindings::def_function(e, "energy_per_operation_j", &en::energy_per_operation_j, py::arg("e_alg_j"),
         py::arg("p_stat_w"), py::arg("talg_s"), py::arg("op_count"));
 
   e.def(

@@ -114,9 +114,9 @@ void register_exasat(py::module_& m) {
   e.attr("DEFAULT_MAX_SIM_ACCESSES") = ex::kDefaultMaxSimAccesses;
   e.attr("HARD_MAX_SIM_ACCESSES") = ex::kHardMaxSimAccesses;
 
-  e.def("weighted_flops", &ex::weighted_flops, py::arg("flops"), py::arg("machine"));
-  e.def("peak_bytes_per_flop", &ex::peak_bytes_per_flop, py::arg("machine"));
-  e.def("level_name", &ex::level_name, py::arg("level"));
+  costmetrics::bindings::def_function(e, "weighted_flops", &ex::weighted_flops, py::arg("flops"), py::arg("machine"));
+  costmetrics::bindings::def_function(e, "peak_bytes_per_flop", &ex::peak_bytes_per_flop, py::arg("machine"));
+  costmetrics::bindings::def_function(e, "level_name", &ex::level_name, py::arg("level"));
   e.def(
       "footprint_words",
       [](py::handle block, py::handle offsets) {

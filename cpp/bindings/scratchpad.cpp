@@ -33,7 +33,7 @@ void register_scratchpad(py::module_& m) {
   bind_record<sp::TileEvaluation>(s, "TileEvaluation", "Objective and constraints at tile sizes");
   bind_record<sp::TileSearchResult>(s, "TileSearchResult", "Exact integer optimum");
 
-  s.def("movement_cost", &sp::movement_cost, py::arg("occurrences"), py::arg("processes"),
+  costmetrics::bindings::def_function(s, "movement_cost", &sp::movement_cost, py::arg("occurrences"), py::arg("processes"),
         py::arg("sync_cost"), py::arg("volume_words"), py::arg("cost_per_word"));
   s.def(
       "local_arrays",
@@ -45,8 +45,8 @@ void register_scratchpad(py::module_& m) {
       },
       py::arg("statements"), py::arg("reading") = "per_array",
       py::arg("max_points") = std::int64_t{1} << 24);
-  s.def("evaluate_tiles", &sp::evaluate_tiles, py::arg("problem"), py::arg("tiles"));
-  s.def("tile_arrays", &sp::tile_arrays, py::arg("problem"), py::arg("tiles"));
+  costmetrics::bindings::def_function(s, "evaluate_tiles", &sp::evaluate_tiles, py::arg("problem"), py::arg("tiles"));
+  costmetrics::bindings::def_function(s, "tile_arrays", &sp::tile_arrays, py::arg("problem"), py::arg("tiles"));
   s.def(
       "integer_optimum",
       [](const sp::TileProblem& problem, std::int64_t max_points, int threads,

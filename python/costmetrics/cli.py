@@ -105,38 +105,6 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def check_output_dir(path: Path, option: str) -> Path:
-    """Make sure a folder can be written before long work starts (it is created if needed).
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The folder.
-    option : str
-        The option that named it, for the message (e.g. ``"--out"``).
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-
-    Raises
-    ------
-    OSError
-        If it is not a folder, cannot be created or is not writable (the message names
-        ``option`` and the path).
-    """
-    if path.exists() and not path.is_dir():
-        raise NotADirectoryError(f"{option}: {path} exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(f"{option}: cannot create {path}: {exc.strerror or exc}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise PermissionError(f"{option}: {path} is not writable")
-    return path
-
-
 def check_output_file(path: Path, option: str) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
 
@@ -157,9 +125,11 @@ def check_output_file(path: Path, option: str) -> Path:
     OSError
         If it is a folder, or it or its folder is not writable.
     """
+    from costmetrics.measure import check_writable
+
     if path.is_dir():
         raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
-    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    check_writable(path.parent if str(path.parent) else Path("."), option)
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(f"{option}: {path} is not writable")
     return path
@@ -211,9 +181,10 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
+        from costmetrics.measure import check_writable
         from costmetrics.reproduce import reproduce
 
-        check_output_dir(args.out, "--out")
+        check_writable(args.out, "--out")
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -477,7 +448,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
-        check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
+        cm_measure.check_writable(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
             passes=args.passes if args.repeats is None else args.repeats,
@@ -800,6 +771,90 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _pm_pct(value: Any) -> str:
+    if value is None:
+        return "-"
+    if value == "inf":
+        return "inf"
+    return f"{100 * float(value):.3g}"
+
+
+def _finite_or_text(value: float) -> Any:
+    """JSON has no inf/NaN: inf as the string 'inf', NaN as None."""
+    if value != value:
+        return None
+    if value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
+    from costmetrics import energy as cm_energy
+
+    if args.budget < 1:
+        raise ValueError(f"--budget must be >= 1, got {args.budget}")
+    if args.out is not None and not args.out.parent.is_dir():
+        raise ValueError(f"--out: folder {args.out.parent} does not exist")
+    if args.table is not None:
+        if args.flop_heavy:
+            raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
+    if args.flop_heavy and args.out is not None:
+        raise ValueError("--out: the hypothetical flop-heavy kernels have no CSV kernel name")
+    if args.flop_heavy < 0:
+        raise ValueError(f"--flop-heavy must be >= 0, got {args.flop_heavy}")
+    if args.table is not None:
+        cands = cm_energy.Candidates.from_runs(args.table)
+    else:
+        extra = (
+            [cm_energy.flop_heavy_kernel("fadd", args.flop_heavy),
+             cm_energy.flop_heavy_kernel("fmul", args.flop_heavy)]
+            if args.flop_heavy else []
+        )  # fmt: skip
+        cands = cm_energy.synthetic_candidates(flop_heavy=extra)
+    d = cm_energy.design(
+        cands, args.budget, noise_sigma=args.noise, level=args.level, precision=args.precision,
+        n_random=args.random, seed=args.seed, progress=not args.json,
+    )  # fmt: skip
+    if args.out is not None:
+        plan = d.runs.simulate(noise_sigma=0.0)
+        cm_energy.write_runs(
+            plan, args.out,
+            [*plan.comments, "designed runs (costmetrics energy design): energy_j is the "
+             "Model A prediction; replace time_s and energy_j with measurements"],
+        )  # fmt: skip
+    return {
+        "budget": d.budget,
+        "n_candidates": d.n_candidates,
+        "noise_sigma": d.noise_sigma,
+        "level": d.level,
+        "precision": d.precision,
+        "criterion": d.criterion,
+        "targets": list(d.targets),
+        "expected": [
+            {
+                "quantity": e.name,
+                "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                "random_rel_halfwidth": _finite_or_text(e.random_rel_halfwidth),
+                "determined": e.determined,
+                "budget_needed": _finite_or_text(e.budget_needed),
+                "budget_extrapolated": e.budget_extrapolated,
+            }
+            for e in d.expected.values()
+        ],
+        "runs_per_kernel": {k: d.runs.kernel.count(k) for k in sorted(set(d.runs.kernel))},
+        "runs": [
+            {
+                "kernel": d.runs.kernel[i],
+                "sizes": d.runs.sizes[i].tolist(),
+                "tiles": d.runs.tiles[i].tolist(),
+                "subtile": int(d.runs.subtile[i]),
+                "time_s": float(d.runs.time_s[i]),
+            }
+            for i in range(len(d.runs))
+        ],
+    }
+
+
 def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     """Energy of tiled loop codes, parameter fits, energy-optimal tiles (App. B)."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -826,8 +881,38 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
     fit.add_argument("--train-fraction", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=0)
-    fit.add_argument("--weighting", choices=["absolute", "relative"], default="absolute")
+    fit.add_argument("--weighting", choices=["relative", "absolute"], default="relative")
+    fit.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples (0: none)")
+    fit.add_argument("--level", type=float, default=0.95, help="confidence level")
+    fit.add_argument(
+        "--max-rel-halfwidth", type=float, default=0.5,
+        help="wider intervals are reported as not determined (default 0.5: +-50%%)",
+    )  # fmt: skip
+    fit.add_argument("--prior", default=None, help="prior parameters, e.g. model_a")
+    fit.add_argument("--prior-weight", type=float, default=1.0, help="weight of the prior")
     add_json_flag(fit)
+    des = actions.add_parser(
+        "design", help="choose the runs that best determine the parameters (before measuring)"
+    )
+    des.add_argument("--budget", required=True, type=int, help="runs to choose")
+    des.add_argument(
+        "--table", type=Path, default=None,
+        help="candidate runs: a CSV (docs/energy-model.md); default: the synthetic grid",
+    )  # fmt: skip
+    des.add_argument(
+        "--flop-heavy", type=int, default=0, metavar="N",
+        help="add two hypothetical kernels with N fadd / N fmul per iteration (synthetic grid)",
+    )  # fmt: skip
+    des.add_argument("--noise", type=float, default=0.03, help="relative noise of one energy")
+    des.add_argument("--level", type=float, default=0.95, help="confidence level")
+    des.add_argument(
+        "--precision", type=float, default=None,
+        help="relative half-width for the budget each parameter needs (default 0.5)",
+    )  # fmt: skip
+    des.add_argument("--random", type=int, default=20, help="random choices to compare")
+    des.add_argument("--seed", type=int, default=0)
+    des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
+    add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
     b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
     b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
@@ -864,19 +949,39 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         elif args.action == "fit":
             f = cm_energy.fit(
                 args.table, method=args.method, train_fraction=args.train_fraction,
-                seed=args.seed, weighting=args.weighting,
+                seed=args.seed, weighting=args.weighting, prior=args.prior,
+                prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
+                max_rel_halfwidth=args.max_rel_halfwidth,
             )  # fmt: skip
             out = {
                 "method": f.method,
+                "weighting": f.weighting,
                 "rank": f.rank,
                 "parameters": f.parameters,
-                "combinations": [{"text": c.text, "value": c.value} for c in f.combinations],
+                "estimates": [
+                    {
+                        "quantity": e.name,
+                        "value": e.value,
+                        "low": _finite_or_text(e.low),
+                        "high": _finite_or_text(e.high),
+                        "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                        "determined": e.determined,
+                    }
+                    for e in f.estimates.values()
+                ],
+                "n_boot": f.n_boot,
+                "level": f.level,
+                "max_rel_halfwidth": f.max_rel_halfwidth,
+                "prior": None if f.prior is None else f.prior._asdict(),
+                "prior_weight": f.prior_weight,
                 "n_train": f.n_train,
                 "n_test": f.n_test,
                 "train_rmse_pct": f.train_rmse_pct,
                 "test_rmse_pct": f.test_rmse_pct,
                 "kernel_rmse_pct": f.kernel_rmse_pct,
             }
+        elif args.action == "design":
+            out = _energy_design(args)
         else:
             errors = cm_energy.optimization_error(args.table, params=args.params)
             out = {k: vars(v) for k, v in errors.items()}
@@ -884,10 +989,47 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
             print_json(out)
             return 0
         if args.action == "fit":
-            print(f"{out['method']} fit, rank {out['rank']}, {out['n_train']} training runs")
-            rows = [[c["text"], f"{c['value']:.6g}"] for c in out["combinations"]]
-            rows += [[f"error {k} [RMSE %]", f"{v:.4g}"] for k, v in f.kernel_rmse_pct.items()]
+            print(
+                f"{out['method']} fit ({out['weighting']} errors), rank {out['rank']}, "
+                f"{out['n_train']} training runs, {out['n_boot']} bootstrap resamples"
+            )
+            level = f"{100 * f.level:g}% interval"
+            rows = [["quantity", "value", level]]
+            for e in f.estimates.values():
+                interval = "-" if f.n_boot == 0 else f"[{e.low:.4g}, {e.high:.4g}]"
+                if e.value is None:
+                    rows.append([e.name, "not determined", interval])
+                else:
+                    rows.append([e.name, f"{e.value:.6g}", interval])
+            rows += [[f"error {k} [RMSE %]", f"{v:.4g}", ""] for k, v in f.kernel_rmse_pct.items()]
             print(_table(rows))
+            if f.n_boot:
+                print(
+                    f"(not determined: interval wider than +-{100 * f.max_rel_halfwidth:g}% of "
+                    "the estimate; the data do not fix the value)"
+                )
+        elif args.action == "design":
+            rows = [["quantity", "designed +-%", "random +-%", "determined", "runs needed"]]
+            for e in out["expected"]:
+                needed = e["budget_needed"]
+                need = (
+                    "never"
+                    if needed == "inf"
+                    else f"{needed:.0f}" + (" (extrapolated)" if e["budget_extrapolated"] else "")
+                )
+                rows.append([
+                    e["quantity"], _pm_pct(e["rel_halfwidth"]), _pm_pct(e["random_rel_halfwidth"]),
+                    "yes" if e["determined"] else "no", need,
+                ])  # fmt: skip
+            print(
+                f"{out['budget']} of {out['n_candidates']} candidate runs; expected "
+                f"{100 * out['level']:g}% intervals at {100 * out['noise_sigma']:g}% noise "
+                f"(runs needed for +-{100 * out['precision']:g}%)"
+            )
+            print(_table(rows))
+            print("chosen runs per kernel: " + ", ".join(
+                f"{k} {v}" for k, v in out["runs_per_kernel"].items()
+            ))  # fmt: skip
         elif args.action == "best-tiles":
             print(
                 f"best tiles {tuple(out['tiles'])}: E_alg = {out['e_alg_j']:.6g} J; "

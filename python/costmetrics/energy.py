@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
@@ -44,8 +45,12 @@ __all__ = [
     "PARAM_NAMES",
     "BestEnergyTiles",
     "Breakdown",
+    "Candidates",
     "Combination",
+    "Design",
     "EnergyBatch",
+    "Estimate",
+    "ExpectedInterval",
     "FitResult",
     "Identifiability",
     "Kernel",
@@ -56,18 +61,22 @@ __all__ = [
     "Runs",
     "best_tiles",
     "breakdown",
+    "candidates",
     "compare_optima",
     "custom_kernel",
+    "design",
     "design_matrix",
     "energy",
     "energy_batch",
     "energy_per_operation",
     "fit",
+    "flop_heavy_kernel",
     "identifiability",
     "kernel",
     "load_runs",
     "optimization_error",
     "parameters",
+    "synthetic_candidates",
     "synthetic_runs",
     "table_b2",
     "write_runs",
@@ -943,18 +952,62 @@ def _coefficients(row: npt.NDArray[np.float64]) -> dict[str, float]:
 
 
 @record
+class Estimate(Record):
+    """One fitted quantity (a parameter or an identifiable combination) with its interval.
+
+    Attributes
+    ----------
+    name : str
+        The parameter name (e.g. ``"e_sr_j"``) or the combination written out (e.g.
+        ``"e_iadd_j + e_imax_j"``).
+    coefficients : dict of str to float
+        The quantity as a combination of parameters (one entry for a single parameter).
+    estimate : float
+        The point estimate (raw; see ``value`` for what may be reported).
+    low, high : float
+        The bootstrap percentile interval at ``FitResult.level``; NaN without bootstrap.
+    rel_halfwidth : float
+        ``max(estimate - low, high - estimate) / estimate``: the interval's half-width
+        relative to the estimate (inf when the estimate is 0, NaN without bootstrap).
+    determined : bool
+        Whether the data determine the quantity: its interval lies within
+        ``+-max_rel_halfwidth`` of the estimate (always True without bootstrap).
+    """
+
+    name: str
+    coefficients: dict[str, float]
+    estimate: float
+    low: float
+    high: float
+    rel_halfwidth: float
+    determined: bool
+
+    @property
+    def value(self) -> float | None:
+        """The estimate when the data determine it, else None (never report it then)."""
+        return self.estimate if self.determined else None
+
+
+@record
 class FitResult(Record):
-    """Fitted energy parameters (Sec. B.7.1), their identifiability and errors.
+    """Fitted energy parameters (Sec. B.7.1), their identifiability, intervals and errors.
 
     Attributes
     ----------
     method : str
-        ``"l1"`` (linear program, non-negative parameters) or ``"lsq"`` (least squares).
+        ``"l1"`` (linear program) or ``"lsq"`` (bounded least squares); both keep every
+        parameter >= 0.
     parameters : dict of str to float or None
-        Each parameter's estimate, or None when the data do not determine it on its own.
+        Each parameter's estimate, or None when the data do not determine it: not
+        identifiable on its own, or (with bootstrap) its interval is wider than
+        ``+-max_rel_halfwidth``.
     combinations : list of Combination
-        Every combination the data determine (reduced row echelon form of the design
-        matrix's row space); single-parameter ones repeat ``parameters``.
+        Every combination the data determine in principle (reduced row echelon form of the
+        design matrix's row space); single-parameter ones repeat ``parameters``.
+        ``Combination.value`` is the raw point estimate.
+    estimates : dict of str to Estimate
+        Every identifiable quantity (the combinations' names) with its bootstrap interval
+        and whether it is determined; this is what tables and the CLI print.
     rank : int
         Rank of the training design matrix (7 when every parameter is identifiable).
     singular_values : numpy.ndarray
@@ -972,11 +1025,27 @@ class FitResult(Record):
         set), percent: Table B.2's "error" rows.
     train_rows : numpy.ndarray
         Indices of the training rows in the input table.
+    weighting : str
+        ``"relative"`` or ``"absolute"``.
+    prior : Params or None
+        The prior the fit departs from (None: no prior), and ``prior_weight`` its weight.
+    prior_weight : float
+        Weight of the prior (see :func:`fit`).
+    n_boot : int
+        Bootstrap resamples (0: no intervals).
+    level : float
+        Confidence level of the intervals.
+    max_rel_halfwidth : float
+        A quantity whose interval is wider than ``+-max_rel_halfwidth`` of its estimate is
+        not determined.
+    boot_solutions : numpy.ndarray
+        (n_boot, 7) parameter vectors of the bootstrap refits.
     """
 
     method: str
     parameters: dict[str, float | None]
     combinations: list[Combination]
+    estimates: dict[str, Estimate]
     rank: int
     singular_values: npt.NDArray[np.float64]
     solution: npt.NDArray[np.float64]
@@ -986,16 +1055,33 @@ class FitResult(Record):
     test_rmse_pct: float | None
     kernel_rmse_pct: dict[str, float]
     train_rows: npt.NDArray[np.int64] = field(repr=False)
+    weighting: str = "relative"
+    prior: Params | None = None
+    prior_weight: float = 0.0
+    n_boot: int = 0
+    level: float = 0.95
+    max_rel_halfwidth: float = 0.5
+    boot_solutions: npt.NDArray[np.float64] = field(
+        default_factory=lambda: np.zeros((0, len(PARAM_NAMES))), repr=False
+    )
 
     def table(self) -> list[dict[str, Any]]:
-        """Rows laid out like Table B.2: parameter (or combination) and fitted value."""
+        """Rows laid out like Table B.2: quantity, value (None if not determined), interval."""
         rows: list[dict[str, Any]] = [
-            {"parameter": c.text, "value": c.value} for c in self.combinations
+            {
+                "parameter": e.name,
+                "value": e.value,
+                "low": e.low,
+                "high": e.high,
+                "determined": e.determined,
+            }
+            for e in self.estimates.values()
         ]
         rows += [
-            {"parameter": f"error {k} [RMSE %]", "value": v}
+            {"parameter": f"error {k} [RMSE %]", "value": v, "low": None, "high": None,
+             "determined": True}
             for k, v in self.kernel_rmse_pct.items()
-        ]
+        ]  # fmt: skip
         return rows
 
 
@@ -1016,28 +1102,174 @@ def _relative_rmse_pct(
     return float(100.0 * np.sqrt(np.mean(((predicted - measured) / measured) ** 2)))
 
 
-def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    from scipy import sparse
-    from scipy.optimize import linprog
+#: Range of a measured time (s) or energy (J) that the fit accepts.
+_MIN_MEASURED, _MAX_MEASURED = 1e-30, 1e30
 
-    # Scale columns and energies to order 1: the raw coefficients span ~20 decades.
+
+def _check_runs(runs: Runs) -> None:
+    """Refuse a table that would give a garbage fit; name the row and the problem."""
+    n = len(runs)
+    shapes = {
+        "sizes": (runs.sizes.shape, (n, 4)),
+        "tiles": (runs.tiles.shape, (n, 4)),
+        "subtile": (runs.subtile.shape, (n,)),
+        "time_s": (runs.time_s.shape, (n,)),
+        "energy_j": (runs.energy_j.shape, (n,)),
+    }
+    for name, (got, want) in shapes.items():
+        if got != want:
+            raise ValueError(f"runs.{name}: expected shape {want}, got {got}")
+    for name, values in (("time_s", runs.time_s), ("energy_j", runs.energy_j)):
+        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"runs row {i}: {name} must be finite and > 0, got {values[i]!r} "
+                f"({bad.size} such row(s))"
+            )
+        # Far outside any measurable time or energy (and beyond what the scaled solvers
+        # can square without overflow): a unit error, not a measurement.
+        bad = np.flatnonzero((values < _MIN_MEASURED) | (values > _MAX_MEASURED))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"runs row {i}: {name} = {values[i]!r} is outside [{_MIN_MEASURED:g}, "
+                f"{_MAX_MEASURED:g}] (a unit error?)"
+            )
+    unknown = sorted(set(runs.kernel) - set(KERNELS))
+    if unknown:
+        raise ValueError(f"runs: unknown kernel(s) {unknown}; known: {', '.join(KERNELS)}")
+    # Exact copies (same run, same measurement) are not independent evidence: a bootstrap
+    # would count them twice and narrow every interval. Repeats with different
+    # measurements (replicates) are fine.
+    keys: dict[tuple[Any, ...], int] = {}
+    for i in range(n):
+        key = (
+            runs.kernel[i], *runs.sizes[i].tolist(), *runs.tiles[i].tolist(),
+            int(runs.subtile[i]), float(runs.time_s[i]), float(runs.energy_j[i]),
+        )  # fmt: skip
+        if key in keys:
+            raise ValueError(
+                f"runs row {i} duplicates row {keys[key]} exactly (same run, time and "
+                "energy); remove the copy (replicates must be separate measurements)"
+            )
+        keys[key] = i
+
+
+def _solve_bounded(
+    a: npt.NDArray[np.float64],
+    b: npt.NDArray[np.float64],
+    method: str,
+    prior: npt.NDArray[np.float64] | None,
+    prior_weight: float,
+) -> npt.NDArray[np.float64]:
+    """Min ||A x - b|| (L1 or L2) subject to x >= 0, optionally pulled towards ``prior``.
+
+    Works in scaled units: columns of A to unit norm and b to order 1, so that the solver
+    sees numbers near 1 (the raw columns span ~20 decades: watts times seconds and joules
+    per word times 1e12 words). The prior adds one pseudo-equation per parameter,
+    ``w m (x_k / prior_k - 1) = 0`` with m the median |b_i|: a 100% departure from the
+    prior costs as much as a 100% error on ``w`` typical runs.
+    """
+    from scipy.optimize import lsq_linear
+
     col = np.linalg.norm(a, axis=0)
     col[col == 0] = 1.0
     b_scale = float(np.max(np.abs(b)))
     a_s = a / col
     b_s = b / b_scale
-    n, m = a_s.shape
+    if prior is not None and prior_weight > 0:
+        m = float(np.median(np.abs(b_s)))
+        use = prior > 0
+        rows = np.zeros((int(use.sum()), a.shape[1]))
+        rows[np.arange(rows.shape[0]), np.flatnonzero(use)] = (
+            prior_weight * m / (prior[use] * col[use] / b_scale)
+        )
+        a_s = np.vstack([a_s, rows])
+        b_s = np.concatenate([b_s, np.full(rows.shape[0], prior_weight * m)])
+    if method == "lsq":
+        res = lsq_linear(a_s, b_s, bounds=(0.0, np.inf), method="bvls")
+        if res.status < 1:
+            raise RuntimeError(f"bounded least squares failed: {res.message}")
+        y = np.asarray(res.x, dtype=np.float64)
+    else:
+        y = _lad_nonnegative(a_s, b_s)
+    out: npt.NDArray[np.float64] = np.maximum(y, 0.0) * b_scale / col
+    return out
+
+
+def _lad_nonnegative(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Min sum_i |a_i . y - b_i| subject to y >= 0 (the seed's L1 objective, Sec. B.7.1).
+
+    Solved as the dual linear program, max b.d subject to A^T d <= 0, -1 <= d <= 1, which
+    has 7 constraints instead of 2n (HiGHS, several times faster); y is the vector of the
+    constraints' multipliers. The primal objective is checked against the dual one, and
+    the primal LP is solved instead if they disagree.
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    n, m = a.shape
+    res = linprog(-b, A_ub=a.T, b_ub=np.zeros(m), bounds=(-1.0, 1.0), method="highs")
+    if res.status == 0:
+        y = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0)
+        primal = float(np.abs(a @ y - b).sum())
+        if primal <= -float(res.fun) + 1e-9 * max(1.0, abs(float(res.fun))):
+            return y
     # min sum u  s.t.  A y - u <= b,  -A y - u <= -b,  y >= 0, u >= 0.
     cost = np.concatenate([np.zeros(m), np.ones(n)])
     eye = sparse.identity(n, format="csr")
-    dense = sparse.csr_matrix(a_s)
-    a_ub = sparse.bmat([[dense, -eye], [-dense, -eye]], format="csr")  # O(n) memory
-    b_ub = np.concatenate([b_s, -b_s])
-    result = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+    dense = sparse.csr_matrix(a)
+    a_ub = sparse.bmat([[dense, -eye], [-dense, -eye]], format="csr")
+    result = linprog(
+        cost, A_ub=a_ub, b_ub=np.concatenate([b, -b]), bounds=(0, None), method="highs"
+    )
     if result.status != 0:
         raise RuntimeError(f"L1 fit: the linear program failed: {result.message}")
-    y = np.asarray(result.x[:m], dtype=np.float64)
-    out: npt.NDArray[np.float64] = y * b_scale / col
+    return np.asarray(result.x[:m], dtype=np.float64)
+
+
+def _fit_l1(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """L1 fit with every parameter >= 0 (kept for callers of the former private name)."""
+    return _solve_bounded(a, b, "l1", None, 0.0)
+
+
+def _bootstrap_rows(
+    groups: npt.NDArray[np.int64], rng: np.random.Generator
+) -> npt.NDArray[np.int64]:
+    """Resample rows with replacement within each group (kernel), keeping group sizes."""
+    out = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        out.append(rng.choice(rows, size=rows.size, replace=True))
+    return np.concatenate(out)
+
+
+def _estimates(
+    combos: npt.NDArray[np.float64],
+    x: npt.NDArray[np.float64],
+    boot: npt.NDArray[np.float64],
+    level: float,
+    max_rel_halfwidth: float,
+) -> dict[str, Estimate]:
+    out: dict[str, Estimate] = {}
+    for row in combos:
+        coefficients = _coefficients(row)
+        name = Combination(coefficients, 0.0).text
+        estimate = float(row @ x)
+        if boot.shape[0]:
+            values = boot @ row
+            alpha = 0.5 * (1.0 - level)
+            low, high = (float(v) for v in np.quantile(values, [alpha, 1.0 - alpha]))
+            spread = max(estimate - low, high - estimate, 0.0)
+            rel = spread / estimate if estimate > 0 else (0.0 if spread == 0 else math.inf)
+            determined = bool(rel <= max_rel_halfwidth) and estimate > 0
+        else:
+            low = high = rel = math.nan
+            determined = True
+        out[name] = Estimate(name, coefficients, estimate, low, high, rel, determined)
     return out
 
 
@@ -1049,14 +1281,31 @@ def fit(
     train_fraction: float = 0.1,
     seed: int = 0,
     rel_tol: float = 1e-10,
-    weighting: Literal["absolute", "relative"] = "absolute",
+    weighting: Literal["absolute", "relative"] = "relative",
+    prior: ParamsLike | None = None,
+    prior_weight: float = 1.0,
+    n_boot: int = 200,
+    level: float = 0.95,
+    max_rel_halfwidth: float = 0.5,
 ) -> FitResult:
-    """Fit the energy parameters to measured runs (Sec. B.7.1, Model B).
+    """Fit the energy parameters to measured runs (Sec. B.7.1, Model B), with intervals.
 
-    ``method="l1"`` minimizes ``sum_i |E_alg(X)_i - E_meas_i|`` subject to ``X >= 0`` as a linear
-    program (SciPy's HiGHS), as the seed does; ``method="lsq"`` minimizes the sum of
-    squares with the core's Eigen SVD (no sign constraint). Both use the design matrix
-    built by the core. Parameters the data cannot separate are reported as combinations.
+    ``method="l1"`` minimizes ``sum_i |E_alg(X)_i - E_meas_i|`` (the seed's objective) as a
+    linear program (SciPy's HiGHS); ``method="lsq"`` minimizes the sum of squares
+    (``scipy.optimize.lsq_linear``). Both keep every parameter >= 0 (P_stat and every
+    energy per operation are physical quantities) and work on the design matrix built by
+    the core, scaled to unit columns. Parameters the data cannot separate are reported as
+    combinations (e_iadd + e_imax); every identifiable quantity gets a bootstrap interval,
+    and one whose interval is wider than ``+-max_rel_halfwidth`` is reported as not
+    determined (None), never as a value.
+
+    Bootstrap: ``n_boot`` resamples of the training runs, drawn with replacement within
+    each kernel (so every resample has every kernel, and the rank of the fit), each refit
+    with the same method, weighting and prior; the interval is the percentile interval at
+    ``level``. Runs, not residuals, are resampled: it assumes only that runs are
+    independent, not that the error model (weighting) is right or that errors have equal
+    spread, and it carries the run-to-run variation in leverage. The generator is
+    ``numpy.random.default_rng([seed, 1])``.
 
     Parameters
     ----------
@@ -1070,24 +1319,53 @@ def fit(
         Fraction of each kernel's runs used for fitting, in (0, 1] (the seed: 0.1); the
         rest are the test set.
     seed : int
-        Seed of the random split.
+        Seed of the random split and of the bootstrap.
     rel_tol : float
         Rank tolerance (see :func:`identifiability`).
-    weighting : {"absolute", "relative"}
-        ``"absolute"`` fits E_alg - E_meas as the seed does; ``"relative"`` divides each
-        run's equation by E_meas (errors relative to the measurement, the right weighting
-        for multiplicative noise).
+    weighting : {"relative", "absolute"}
+        ``"relative"`` (default) fits errors relative to each run's energy, the right
+        weighting for multiplicative noise (power meters err in percent): a first pass
+        divides each equation by E_meas, a second by the first pass's predicted energy
+        (dividing by the noisy measurement biases the fit low by ~1.5 sigma^2; bootstrap
+        refits keep the second pass's weights). ``"absolute"`` fits E_alg - E_meas in
+        joules, as the seed does; then the largest runs dominate.
+    prior : Params, mapping or str, optional
+        Parameters the fit departs from, e.g. ``"model_a"`` (the micro-benchmarks). Each
+        parameter adds a pseudo-run ``prior_weight * (x_k / prior_k - 1) = 0`` in the
+        units of a typical run's residual. None (default): no prior.
+    prior_weight : float
+        Weight of the prior, >= 0: a departure of 100% from the prior costs as much as a
+        100% error on ``prior_weight`` typical runs (L1), or on ``prior_weight**2`` runs
+        (least squares, squared residuals).
+    n_boot : int
+        Bootstrap resamples (0: no intervals; every identifiable quantity is reported).
+    level : float
+        Confidence level of the intervals, in (0, 1).
+    max_rel_halfwidth : float
+        Report a quantity as not determined when its interval reaches further than this
+        fraction of its estimate from it (0.5: +-50%).
 
     Returns
     -------
     FitResult
-        Parameters, identifiable combinations, rank, train/test and per-kernel RMSE.
+        Parameters, estimates with intervals, identifiable combinations, rank, train/test
+        and per-kernel RMSE.
 
     Raises
     ------
     ValueError
-        On an empty selection, a bad fraction or method.
+        On an empty selection, a bad fraction, method, weighting or level; a table with
+        non-finite or non-positive times or energies, exact duplicate rows, or fewer
+        training runs than the parameters its kernels involve.
+
+    Warns
+    -----
+    UserWarning
+        When the table holds one kernel only and ``kernel`` does not ask for it (the data
+        then determine few combinations).
     """
+    import warnings
+
     runs = _as_runs(table)
     if kernel is not None:
         wanted = [kernel] if isinstance(kernel, str) else list(kernel)
@@ -1097,32 +1375,76 @@ def fit(
             raise ValueError(f"kernel: no runs of {sorted(keys)} in the table")
     if method not in ("l1", "lsq"):
         raise ValueError(f"method must be 'l1' or 'lsq', got {method!r}")
-    if isinstance(train_fraction, bool) or not isinstance(train_fraction, (int, float)):
-        raise TypeError(f"train_fraction: expected a number, got {type(train_fraction).__name__}")
+    if weighting not in ("absolute", "relative"):
+        raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
+    train_fraction = _convert.real(train_fraction, "train_fraction")
     if not 0 < train_fraction <= 1:
         raise ValueError(f"train_fraction must be in (0, 1], got {train_fraction}")
     seed = _convert.integer(seed, "seed")
+    n_boot = _convert.integer(n_boot, "n_boot")
+    if not 0 <= n_boot <= 100_000:
+        raise ValueError(f"n_boot must be in [0, 100000], got {n_boot}")
+    level = _convert.real(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
+    if not max_rel_halfwidth > 0:
+        raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
+    prior_weight = _convert.real(prior_weight, "prior_weight")
+    if not (math.isfinite(prior_weight) and prior_weight >= 0):
+        raise ValueError(f"prior_weight must be finite and >= 0, got {prior_weight}")
+    prior_params = None if prior is None else _params(prior)
+    prior_x = (
+        None
+        if prior_params is None
+        else np.asarray([getattr(prior_params, n) for n in PARAM_NAMES], dtype=np.float64)
+    )
+    _check_runs(runs)
+    present = sorted(set(runs.kernel))
+    if len(present) == 1 and kernel is None:  # kernel= chose one on purpose
+        warnings.warn(
+            f"the table holds one kernel only ({present[0]}): the data determine only the "
+            "combinations that kernel involves (see FitResult.combinations)",
+            UserWarning,
+            stacklevel=2,
+        )
     a = design_matrix(runs)
     train = _split(runs, float(train_fraction), seed)
     test = np.setdiff1d(np.arange(len(runs)), train)
-    if weighting not in ("absolute", "relative"):
-        raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
     a_train, b_train = a[train], runs.energy_j[train]
+    n_active = int(np.count_nonzero(np.any(a_train != 0, axis=0)))
+    if train.size < n_active:
+        raise ValueError(
+            f"{train.size} training run(s) for {n_active} parameters: fewer runs than "
+            "parameters cannot determine them (raise train_fraction or add runs)"
+        )
     if weighting == "relative":
-        a_train, b_train = a_train / b_train[:, None], np.ones_like(b_train)
-    if method == "lsq":
-        out = _core_energy.fit_least_squares(a_train, b_train, float(rel_tol))
-        x = np.asarray(out["x"], dtype=np.float64)
-    else:
-        out = _core_energy.identifiability(a_train, float(rel_tol))
-        x = _fit_l1(a_train, b_train)
-    rank = int(out["rank"])
-    singular = np.asarray(out["singular_values"], dtype=np.float64)
-    rows = np.asarray(out["combinations"])
-    combinations = [Combination(_coefficients(r), float(r @ x)) for r in rows]
-    ident = list(out["individually_identifiable"])
+        # Two passes. Dividing by the measured energy, itself noisy, biases the fit: with
+        # log-normal noise of sigma, least squares comes out ~1.5 sigma^2 low (0.14% at 3%,
+        # about one standard error of P_stat on 688 runs). The second pass divides by the
+        # first pass's predictions instead, which carry almost no noise.
+        first = _solve_bounded(
+            a_train / b_train[:, None], np.ones_like(b_train), method, prior_x, prior_weight
+        )
+        predicted_train = a_train @ first
+        scale = np.where(predicted_train > 0, predicted_train, b_train)
+        a_train, b_train = a_train / scale[:, None], b_train / scale
+    ident = _core_energy.identifiability(a_train, float(rel_tol))
+    x = _solve_bounded(a_train, b_train, method, prior_x, prior_weight)
+    rank = int(ident["rank"])
+    singular = np.asarray(ident["singular_values"], dtype=np.float64)
+    combos = np.asarray(ident["combinations"], dtype=np.float64).reshape(-1, len(PARAM_NAMES))
+    groups = np.unique(np.asarray(runs.kernel)[train], return_inverse=True)[1].ravel()
+    rng = np.random.default_rng([seed, 1])
+    boot = np.zeros((n_boot, len(PARAM_NAMES)))
+    for i in range(n_boot):
+        rows = _bootstrap_rows(groups, rng)
+        boot[i] = _solve_bounded(a_train[rows], b_train[rows], method, prior_x, prior_weight)
+    estimates = _estimates(combos, x, boot, level, max_rel_halfwidth)
+    combinations = [Combination(_coefficients(r), float(r @ x)) for r in combos]
+    single = {next(iter(e.coefficients)): e for e in estimates.values() if len(e.coefficients) == 1}
     parameters: dict[str, float | None] = {
-        name: (float(x[i]) if ident[i] else None) for i, name in enumerate(PARAM_NAMES)
+        name: (single[name].value if name in single else None) for name in PARAM_NAMES
     }
     predicted = a @ x
     names = np.asarray(runs.kernel)
@@ -1136,6 +1458,7 @@ def fit(
         method=method,
         parameters=parameters,
         combinations=combinations,
+        estimates=estimates,
         rank=rank,
         singular_values=singular,
         solution=x,
@@ -1147,6 +1470,13 @@ def fit(
         ),
         kernel_rmse_pct=per_kernel,
         train_rows=train,
+        weighting=weighting,
+        prior=prior_params,
+        prior_weight=prior_weight if prior_params is not None else 0.0,
+        n_boot=n_boot,
+        level=level,
+        max_rel_halfwidth=max_rel_halfwidth,
+        boot_solutions=boot,
     )
 
 
@@ -1576,3 +1906,743 @@ def synthetic_runs(
 def synthetic_table_path() -> Path:
     """Return the path of the shipped synthetic table (``data/energy/``)."""
     return data_dir() / "energy" / SYNTHETIC_FILE
+
+
+# --------------------------------------------------------------------------------------
+# Designed experiments: which runs determine the parameters
+# --------------------------------------------------------------------------------------
+
+
+@record
+class Candidates(Record):
+    """Runs that could be measured (not yet measured): the input of :func:`design`.
+
+    Attributes
+    ----------
+    kernel : tuple of str
+        Kernel name per row (built-in key or a custom kernel's name).
+    sizes : numpy.ndarray
+        (n, 4) int64: S1, S2, S3, T (0 where the kernel lacks the dimension).
+    tiles : numpy.ndarray
+        (n, 4) int64: tS1, tS2, tS3, tT.
+    subtile : numpy.ndarray
+        (n,) int64: sS (0: sS = tS).
+    time_s : numpy.ndarray
+        (n,) T_alg per run, s (from the time model or measured).
+    design : numpy.ndarray
+        (n, 7) rows of the regression's design matrix (Sec. B.7.1), built by the core:
+        E_alg = design @ params.
+    """
+
+    kernel: tuple[str, ...]
+    sizes: npt.NDArray[np.int64]
+    tiles: npt.NDArray[np.int64]
+    subtile: npt.NDArray[np.int64]
+    time_s: npt.NDArray[np.float64]
+    design: npt.NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.kernel)
+
+    def __add__(self, other: Candidates) -> Candidates:
+        if not isinstance(other, Candidates):
+            return NotImplemented
+        return Candidates(
+            self.kernel + other.kernel,
+            np.concatenate([self.sizes, other.sizes]),
+            np.concatenate([self.tiles, other.tiles]),
+            np.concatenate([self.subtile, other.subtile]),
+            np.concatenate([self.time_s, other.time_s]),
+            np.concatenate([self.design, other.design]),
+        )
+
+    def select(self, rows: npt.ArrayLike) -> Candidates:
+        """Return the candidates at ``rows`` (indices or a boolean mask)."""
+        idx = np.arange(len(self))[np.asarray(rows)]
+        return Candidates(
+            tuple(self.kernel[i] for i in idx),
+            self.sizes[idx],
+            self.tiles[idx],
+            self.subtile[idx],
+            self.time_s[idx],
+            self.design[idx],
+        )
+
+    def energy_j(self, *, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
+        """E_alg of every candidate under ``params``, J."""
+        x = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES])
+        out: npt.NDArray[np.float64] = self.design @ x
+        return out
+
+    def simulate(
+        self, noise_sigma: float = 0.03, seed: int = 0, *, params: ParamsLike = "model_a"
+    ) -> Runs:
+        """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
+
+        Only built-in kernels can become a :class:`Runs` table (the CSV format names them).
+
+        Parameters
+        ----------
+        params : Params, mapping or str
+            Generating parameters.
+        noise_sigma : float
+            Standard deviation of the log-normal energy noise, in [0, 1].
+        seed : int
+            Seed of NumPy's ``default_rng``.
+
+        Returns
+        -------
+        Runs
+            Labelled synthetic in its comments.
+        """
+        sigma = _convert.real(noise_sigma, "noise_sigma")
+        if not 0 <= sigma <= 1:
+            raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
+        unknown = sorted(set(self.kernel) - set(KERNELS))
+        if unknown:
+            raise ValueError(
+                f"simulate: custom kernels {unknown} cannot be written as a Runs table"
+            )
+        rng = np.random.default_rng(_convert.integer(seed, "seed"))
+        energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
+        comments = (
+            "synthetic: true -- generated from the energy model, NOT measured",
+            f"generator: Candidates.simulate(noise_sigma={sigma}, seed={seed})",
+        )
+        return Runs(
+            self.kernel, self.sizes, self.tiles, self.subtile, self.time_s.copy(),
+            energy_j, comments, "synthetic",
+        )  # fmt: skip
+
+    @classmethod
+    def from_runs(cls, runs: Runs | str | Path) -> Candidates:
+        """Return the runs of a table as candidates (their measured times; energies unused)."""
+        r = _as_runs(runs)
+        return cls(r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r))
+
+
+def candidates(
+    kernel: KernelLike,
+    gpu: Gpu | str,
+    sizes: Sequence[Sequence[int]],
+    *,
+    space: cm_time.SearchSpace | None = None,
+    subtile_divisors: Sequence[int] = (1,),
+    stencil: Stencil | str | None = None,
+    variant: cm_time.Variant = "exact",
+    threads: int = 0,
+) -> Candidates:
+    """Every feasible run of ``kernel`` over problem sizes and a tile space, as candidates.
+
+    T_alg comes from the time model of Appendix A (``gpu``, ``stencil``); tiles the time
+    model calls infeasible (Eq. A.32) and subtiles that do not divide tS1 are left out.
+
+    Parameters
+    ----------
+    kernel : str or Kernel
+        A built-in kernel or a :func:`custom_kernel`.
+    gpu : Gpu or str
+        GPU preset of the time model.
+    sizes : sequence of size tuples
+        Problem sizes ``(S, T)`` or ``(S1, S2, T)``, one per entry.
+    space : costmetrics.time.SearchSpace, optional
+        Tile candidates; default :func:`costmetrics.time.default_search_space`.
+    subtile_divisors : sequence of int
+        For kernels with subtiles (SW, J1D): sS = tS1 / d for each d (1: no subtiling).
+    stencil : Stencil or str, optional
+        Time-model stencil (required for kernels without a preset of their name).
+    variant : {"exact", "paper"}
+        Time-model variant.
+    threads : int
+        Worker threads of the time model (0: all cores).
+
+    Returns
+    -------
+    Candidates
+        One row per feasible (size, tile, subtile).
+    """
+    k = _get_kernel(kernel)
+    n_dims = int(k.n_space_dims)
+    if space is None:
+        space = cm_time.default_search_space(n_dims)
+    if not isinstance(space, cm_time.SearchSpace):
+        raise TypeError(
+            f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
+        )
+    divisors = [_convert.integer(d, "subtile_divisors[]") for d in subtile_divisors]
+    if not divisors or min(divisors) < 1:
+        raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):
+        raise TypeError(f"sizes: expected a sequence of size tuples, got {type(sizes).__name__}")
+    _, _, s, g = _time_model(k, gpu, stencil)
+    grid = space.grid()
+    has_subtile = k.kind in ("smith_waterman", "jacobi1d") or (
+        k.kind == "custom" and "sS" in " ".join(k.expressions.values())
+    )
+    parts = []
+    for size in sizes:
+        size_row = _convert.extents(size, "sizes[]", n_dims, tile=False)
+        times = cm_time.talg_batch(
+            s, g, size_row, grid, variant=variant, threads=_convert.integer(threads, "threads")
+        )
+        ok = times.feasible
+        if k.kind == "jacobi2d":
+            ok = ok & (grid[:, -1] % 2 == 0)  # B.4-B.5 assume an even tT
+        tiles = grid[ok]
+        talg = np.asarray(times.talg_s)[ok]
+        subs = [0] if not has_subtile else divisors
+        for d in subs:
+            if d == 0:  # no subtiles in this kernel
+                keep = np.ones(len(tiles), dtype=bool)
+                sub = np.zeros(len(tiles), dtype=np.int64)
+            else:
+                keep = tiles[:, 0] % d == 0
+                sub = tiles[:, 0] // d
+            t = tiles[keep]
+            n = len(t)
+            if not n:
+                continue
+            size4 = _rows4(np.tile(np.asarray(size_row, dtype=np.int64), (n, 1)), n_dims)
+            tile4 = _rows4(t, n_dims)
+            sub = np.asarray(sub[keep], dtype=np.int64)
+            a = np.asarray(
+                _core_energy.design_matrix(k, size4, tile4, sub, talg[keep]), dtype=np.float64
+            )
+            parts.append(Candidates((k.name,) * n, size4, tile4, sub, talg[keep].copy(), a))
+    if not parts:
+        raise ValueError(f"candidates: no feasible run of {k.name!r} in the space")
+    out = parts[0]
+    for p in parts[1:]:
+        out = out + p
+    return out
+
+
+#: Tile spaces of the shipped synthetic table (``_synthetic_grid``), per kernel.
+def _synthetic_space(key: str) -> cm_time.SearchSpace:
+    if key == "jacobi2d":
+        return cm_time.SearchSpace(((2, 4, 8, 16, 32), (32, 64, 128, 256)), (2, 4, 8, 16))
+    return cm_time.SearchSpace(((16, 32, 64, 128, 256),), (4, 8, 16, 32, 64))
+
+
+def _synthetic_sizes(key: str) -> list[tuple[int, ...]]:
+    if key == "jacobi2d":
+        return [(s, s, t) for s in (2048, 4096) for t in (256, 512, 1024)]
+    return [(s, t) for s in (4096, 8192, 16384) for t in (1024, 2048, 4096)]
+
+
+def _synthetic_stencil_1d(
+    c_iter_s: float = _SYNTHETIC_C_ITER_1D_S, name: str = "synthetic1d"
+) -> Stencil:
+    return Stencil(
+        name=name, n_space_dims=1, c_iter_s={"gtx980": c_iter_s}, source="synthetic stand-in"
+    )
+
+
+def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: int = 32) -> Kernel:
+    """Return a hypothetical flop-heavy 1D kernel: J1D's data movement, many flops per point.
+
+    Built with :func:`custom_kernel` (J1D's M_io, shared<->register words, V_tile and
+    N_tiles; sS = tS), with ``ops_per_iteration`` operations of type ``op`` per iteration
+    instead of J1D's 2 fadd + 1 fmul. It stands for a micro-benchmark-like kernel that a
+    user could write to separate e_fadd and e_fmul; it is not in the seed.
+
+    Parameters
+    ----------
+    op : {"fadd", "fmul"}
+        The operation it stresses.
+    ops_per_iteration : int
+        Operations per iteration, >= 1.
+
+    Returns
+    -------
+    Kernel
+        Named ``"flops_<op><n>"``.
+    """
+    if op not in ("fadd", "fmul"):
+        raise ValueError(f"op must be 'fadd' or 'fmul', got {op!r}")
+    n = _convert.integer(ops_per_iteration, "ops_per_iteration")
+    if not 1 <= n <= 1_000_000:
+        raise ValueError(f"ops_per_iteration must be in [1, 1000000], got {n}")
+    return custom_kernel(
+        f"flops_{op}{n}", 1, {op: float(n)},
+        "2*(2*tT + tS)", "4*(2*tS + 4*tT*tS/sS)", "tS*tT", "S*T/(tS*tT)",
+    )  # fmt: skip
+
+
+def synthetic_candidates(
+    kernels: Sequence[str] = KERNELS, flop_heavy: Sequence[Kernel] = ()
+) -> Candidates:
+    """Return the candidate set of the SYNTHETIC table's world: every grid point and kernel.
+
+    Every feasible tile of each kernel's synthetic tile space (SW and J1D: tS in {16,
+    ..., 256}, tT in {4, ..., 64}, sS in {tS/4, tS/2, tS}; J2D: tS1 in {2, ..., 32}, tS2
+    in {32, ..., 256}, tT in {2, ..., 16}) at the synthetic table's problem sizes, with the
+    same stand-in times (GTX 980 time model) as :func:`synthetic_runs`: 1782 runs.
+
+    Parameters
+    ----------
+    kernels : sequence of str
+        Built-in kernels to include.
+    flop_heavy : sequence of Kernel
+        Extra 1D custom kernels (e.g. :func:`flop_heavy_kernel`), over J1D's sizes and
+        tiles; their T_alg uses C_iter = 3.39e-8 s x (flops per iteration / 3), J1D's
+        stand-in scaled by the work (an assumption of this synthetic world).
+
+    Returns
+    -------
+    Candidates
+        Not measurements: runs that could be measured.
+    """
+    out: Candidates | None = None
+    for name in kernels:
+        key = _get_kernel(name).kind
+        if key not in KERNELS:
+            raise ValueError(f"kernels: {name!r} is not a built-in kernel")
+        part = candidates(
+            key, "gtx980", _synthetic_sizes(key), space=_synthetic_space(key),
+            subtile_divisors=(4, 2, 1),
+            stencil="jacobi2d" if key == "jacobi2d" else _synthetic_stencil_1d(),
+            variant="paper",  # as synthetic_runs
+        )  # fmt: skip
+        out = part if out is None else out + part
+    for k in flop_heavy:
+        if not isinstance(k, Kernel) or int(k.n_space_dims) != 1:
+            raise ValueError("flop_heavy: expected 1D Kernel objects (see flop_heavy_kernel)")
+        ops = k.ops
+        n_flops = float(ops.fadd + ops.fmul + ops.iadd + ops.imax)
+        c_iter = _SYNTHETIC_C_ITER_1D_S * max(1.0, n_flops / 3.0)
+        part = candidates(
+            k, "gtx980", _synthetic_sizes("jacobi1d"), space=_synthetic_space("jacobi1d"),
+            stencil=_synthetic_stencil_1d(c_iter, f"synthetic_{k.name}"),
+            variant="paper",
+        )  # fmt: skip
+        out = part if out is None else out + part
+    if out is None:
+        raise ValueError("synthetic_candidates: no kernels given")
+    return out
+
+
+@record
+class ExpectedInterval(Record):
+    """The interval a quantity is expected to get from a set of runs, before measuring.
+
+    Attributes
+    ----------
+    name : str
+        Parameter name or combination (as in :class:`Estimate`).
+    rel_halfwidth : float
+        Expected half-width of the ``level`` interval relative to the quantity's value
+        (z * sigma * sqrt(c^T (S^T S)^-1 c), S the relative-sensitivity matrix); inf
+        when these runs do not identify it.
+    determined : bool
+        ``rel_halfwidth <= max_rel_halfwidth``.
+    budget_needed : float
+        Runs needed to reach ``precision`` (the first prefix of the greedy order that does;
+        beyond the candidate set extrapolated as 1/N, ``budget_extrapolated``); inf when the
+        candidates never identify it.
+    budget_extrapolated : bool
+        Whether ``budget_needed`` is an extrapolation (more runs than the greedy path).
+    random_rel_halfwidth : float
+        Median expected half-width over random choices of the same size (NaN if not run).
+    """
+
+    name: str
+    rel_halfwidth: float
+    determined: bool
+    budget_needed: float
+    budget_extrapolated: bool
+    random_rel_halfwidth: float
+
+
+@record
+class Design(Record):
+    """A designed experiment: the chosen runs and what they are expected to determine.
+
+    Attributes
+    ----------
+    runs : Candidates
+        The chosen runs, in the order chosen.
+    rows : numpy.ndarray
+        Their indices in the candidate set.
+    expected : dict of str to ExpectedInterval
+        Per identifiable quantity (of the candidate set).
+    targets : tuple of str
+        Quantities the criterion optimized (identifiable and determinable with every
+        candidate).
+    budget : int
+        Runs chosen.
+    n_candidates : int
+        Size of the candidate set.
+    noise_sigma, level, precision, max_rel_halfwidth : float
+        The assumptions: relative noise of one energy measurement, the confidence level,
+        the precision for ``budget_needed`` and the "not determined" threshold.
+    n_random : int
+        Random choices compared.
+    criterion : str
+        What the selection maximized.
+    """
+
+    runs: Candidates
+    rows: npt.NDArray[np.int64]
+    expected: dict[str, ExpectedInterval]
+    targets: tuple[str, ...]
+    budget: int
+    n_candidates: int
+    noise_sigma: float
+    level: float
+    precision: float
+    max_rel_halfwidth: float
+    n_random: int
+    criterion: str
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per quantity: expected +-%, determined, budget needed, random +-%."""
+        return [
+            {
+                "quantity": e.name,
+                "designed_pm_pct": 100 * e.rel_halfwidth,
+                "random_pm_pct": 100 * e.random_rel_halfwidth,
+                "determined": e.determined,
+                "budget_needed": e.budget_needed,
+                "extrapolated": e.budget_extrapolated,
+            }
+            for e in self.expected.values()
+        ]
+
+
+def _quantities(
+    design_rows: npt.NDArray[np.float64], ref: npt.NDArray[np.float64], rel_tol: float = 1e-10
+) -> tuple[list[str], npt.NDArray[np.float64]]:
+    """Return the identifiable quantities of a design and their relative-unit rows."""
+    ident = _core_energy.identifiability(design_rows, float(rel_tol))
+    combos = np.asarray(ident["combinations"], dtype=np.float64).reshape(-1, len(PARAM_NAMES))
+    names, rel = [], []
+    for row in combos:
+        value = float(row @ ref)
+        if not value > 0:
+            continue  # a combination that is 0 at the reference has no relative precision
+        names.append(Combination(_coefficients(row), 0.0).text)
+        rel.append(row * ref / value)  # d(quantity)/quantity per relative change of x_k
+    return names, np.asarray(rel).reshape(-1, len(PARAM_NAMES))
+
+
+def _relative_sensitivity(
+    design_rows: npt.NDArray[np.float64], ref: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """S_ik = A_ik ref_k / E_i: the share of run i's energy that parameter k carries.
+
+    With relative noise sigma on each energy, the covariance of the relative parameter
+    errors is sigma^2 (S^T S)^-1 (Gauss-Newton / Fisher information of the relative fit).
+    """
+    e = design_rows @ ref
+    out: npt.NDArray[np.float64] = design_rows * ref / e[:, None]
+    return out
+
+
+def _rel_halfwidths(
+    s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], z_sigma: float
+) -> npt.NDArray[np.float64]:
+    """Z sigma sqrt(c^T (S^T S)^+ c) per row of c; inf where c is not in S's row space."""
+    m = s.T @ s
+    u, sv, vt = np.linalg.svd(m)
+    keep = sv > sv[0] * 1e-12 if sv.size and sv[0] > 0 else np.zeros(sv.shape, dtype=bool)
+    pinv = (vt[keep].T / sv[keep]) @ u[:, keep].T
+    var = np.einsum("ij,jk,ik->i", c, pinv, c)
+    # c must lie in the row space of S: its part outside the kept right singular vectors.
+    resid = c - (c @ vt[keep].T) @ vt[keep]
+    out: npt.NDArray[np.float64] = z_sigma * np.sqrt(np.maximum(var, 0.0))
+    out[np.linalg.norm(resid, axis=1) > 1e-6 * np.linalg.norm(c, axis=1)] = math.inf
+    return out
+
+
+def _greedy(
+    s: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    n: int,
+    floor2: float,
+    ridge: float = 1e-8,
+    bar: Any = None,
+) -> npt.NDArray[np.int64]:
+    """Greedy choice of n rows of s minimizing sum_j log(c_j^T M^-1 c_j + floor2), M = S^T S.
+
+    Returns the rows in the order chosen. Rank-one Sherman-Morrison updates of M^-1,
+    starting from a small ridge (``ridge`` times the largest column norm squared) so that
+    the first steps are defined; the ridge steers the first steps, hence the multi-start
+    in :func:`design`.
+    """
+    p = s.shape[1]
+    m_inv = np.eye(p) / (ridge * max(float(np.max(np.sum(s * s, axis=0))), 1e-300))
+    available = np.ones(len(s), dtype=bool)
+    chosen = np.zeros(n, dtype=np.int64)
+    for step in range(n):
+        gains = _log_gains(s, m_inv, c, available, floor2)
+        j = int(np.argmax(gains))
+        chosen[step] = j
+        available[j] = False
+        v = m_inv @ s[j]
+        m_inv -= np.outer(v, v) / (1.0 + s[j] @ v)
+        if bar is not None:
+            bar.update(1)
+    return chosen
+
+
+def _log_gains(
+    s: npt.NDArray[np.float64],
+    m_inv: npt.NDArray[np.float64],
+    c: npt.NDArray[np.float64],
+    available: npt.NDArray[np.bool_],
+    floor2: float,
+) -> npt.NDArray[np.float64]:
+    """Decrease of sum_j log(var_j + floor2) from adding each row (exact rank-one update)."""
+    u = s @ (m_inv @ c.T)  # (n, J): s_i^T M^-1 c_j
+    q = np.einsum("ij,jk,ik->i", s, m_inv, s)
+    var = np.einsum("ij,jk,ik->i", c, m_inv, c)
+    after = np.maximum(var[None, :] - u * u / (1.0 + q)[:, None], 0.0)
+    gains: npt.NDArray[np.float64] = (np.log(var + floor2)[None, :] - np.log(after + floor2)).sum(
+        axis=1
+    )
+    gains[~available] = -np.inf
+    return gains
+
+
+def _exchange(
+    s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], rows: npt.NDArray[np.int64],
+    floor2: float, max_passes: int = 5,
+) -> npt.NDArray[np.int64]:  # fmt: skip
+    """Fedorov exchange: swap a chosen row for a candidate while the criterion improves."""
+    chosen = rows.copy()
+    p = s.shape[1]
+    ridge = 1e-10 * max(float(np.max(np.sum(s * s, axis=0))), 1e-300)
+    m_inv = np.asarray(np.linalg.inv(ridge * np.eye(p) + s[chosen].T @ s[chosen]), dtype=np.float64)
+    available = np.ones(len(s), dtype=bool)
+    available[chosen] = False
+
+    def criterion(mi: npt.NDArray[np.float64]) -> float:
+        return float(np.log(np.einsum("ij,jk,ik->i", c, mi, c) + floor2).sum())
+
+    for _ in range(max_passes):
+        improved = False
+        for pos in range(len(chosen)):
+            j = int(chosen[pos])
+            v = m_inv @ s[j]
+            denom = 1.0 - s[j] @ v
+            if denom <= 1e-12:
+                continue  # removing j would lose identifiability
+            without: npt.NDArray[np.float64] = m_inv + np.outer(v, v) / denom
+            loss = criterion(without) - criterion(m_inv)
+            available[j] = True
+            gains = _log_gains(s, without, c, available, floor2)
+            k = int(np.argmax(gains))
+            if k != j and gains[k] > loss + 1e-9:
+                chosen[pos] = k
+                available[k] = False
+                w = without @ s[k]
+                m_inv = without - np.outer(w, w) / (1.0 + s[k] @ w)
+                improved = True
+            else:
+                available[j] = False
+        if not improved:
+            break
+    return chosen
+
+
+def design(
+    candidates: Candidates,
+    budget: int,
+    *,
+    params: ParamsLike = "model_a",
+    noise_sigma: float = 0.03,
+    level: float = 0.95,
+    precision: float | None = None,
+    max_rel_halfwidth: float = 0.5,
+    good_enough: float = 0.05,
+    n_random: int = 20,
+    seed: int = 0,
+    progress: bool = False,
+) -> Design:
+    """Choose the ``budget`` candidate runs that best determine the energy parameters.
+
+    Before anything is measured, the expected precision of a set of runs follows from the
+    design alone: with energies measured to a relative noise sigma, the relative errors of
+    the parameters have covariance sigma^2 (S^T S)^-1, where S_ik = A_ik x_k / E_i is the
+    share of run i's energy carried by parameter k (the relative-sensitivity matrix, at
+    ``params``). The selection minimizes ``sum_j log(v_j + f^2)`` over the target
+    quantities, v_j the expected relative variance of quantity j and f the standard
+    deviation of a ``+-good_enough`` interval: every quantity counts by how much its
+    interval shrinks, whatever its size, until it is good enough (a quantity already
+    known to +-5% stops drawing runs from the others). Targets: the identifiable
+    quantities that the whole candidate set determines within ``max_rel_halfwidth`` (so
+    the choice is not spent on one no budget can determine). Greedy with rank-one
+    updates, then a Fedorov exchange (swap a chosen run for another while that helps),
+    from three starts; the best is kept.
+
+    Parameters
+    ----------
+    candidates : Candidates
+        Runs that could be measured (:func:`candidates`, :func:`synthetic_candidates`,
+        :meth:`Candidates.from_runs`); each is chosen at most once.
+    budget : int
+        Runs to choose, 1 <= budget <= len(candidates).
+    params : Params, mapping or str
+        Where the sensitivities are evaluated (a guess of the parameters; Model A).
+    noise_sigma : float
+        Relative standard deviation of one energy measurement, > 0.
+    level : float
+        Confidence level of the expected intervals.
+    precision : float, optional
+        Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``), >= 1e-6.
+    max_rel_halfwidth : float
+        Quantities expected wider than this are "not determined".
+    good_enough : float
+        Relative half-width below which a quantity no longer draws runs (>= 0; 0: every
+        target counts at any precision).
+    n_random : int
+        Random choices of ``budget`` runs to compare with (0: none).
+    seed : int
+        Seed of the random choices.
+    progress : bool
+        Progress bar on standard error.
+
+    Returns
+    -------
+    Design
+        Chosen runs, expected intervals designed vs random, budget each quantity needs.
+
+    Raises
+    ------
+    ValueError
+        If the budget exceeds the candidate set or is below 1, or an argument is out of
+        range.
+    """
+    from statistics import NormalDist
+
+    if not isinstance(candidates, Candidates):
+        raise TypeError(f"candidates: expected Candidates, got {type(candidates).__name__}")
+    n_cand = len(candidates)
+    budget = _convert.integer(budget, "budget")
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget}")
+    if budget > n_cand:
+        raise ValueError(
+            f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
+            "is chosen at most once"
+        )
+    sigma = _convert.real(noise_sigma, "noise_sigma")
+    if not (math.isfinite(sigma) and 0 < sigma < 1):
+        raise ValueError(f"noise_sigma must be in (0, 1), got {sigma}")
+    level = _convert.real(level, "level")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
+    if not (math.isfinite(max_rel_halfwidth) and max_rel_halfwidth >= 1e-6):
+        raise ValueError(f"max_rel_halfwidth must be finite and >= 1e-6, got {max_rel_halfwidth}")
+    target_pm = max_rel_halfwidth if precision is None else _convert.real(precision, "precision")
+    if not (math.isfinite(target_pm) and 1e-6 <= target_pm):
+        raise ValueError(f"precision must be finite and >= 1e-6, got {target_pm}")
+    good_enough = _convert.real(good_enough, "good_enough")
+    if not (math.isfinite(good_enough) and good_enough >= 0):
+        raise ValueError(f"good_enough must be finite and >= 0, got {good_enough}")
+    n_random = _convert.integer(n_random, "n_random")
+    if not 0 <= n_random <= 10_000:
+        raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
+    seed = _convert.integer(seed, "seed")
+    ref = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES], dtype=np.float64)
+    if not np.all(np.isfinite(candidates.design)):
+        raise ValueError("candidates: the design matrix has non-finite entries")
+    s = _relative_sensitivity(candidates.design, ref)
+    names, c = _quantities(candidates.design, ref)
+    if not names:
+        raise ValueError("candidates: no parameter combination is identifiable")
+    z_sigma = NormalDist().inv_cdf(0.5 + 0.5 * level) * sigma
+    full = _rel_halfwidths(s, c, z_sigma)
+    targets = [i for i, hw in enumerate(full) if hw <= max_rel_halfwidth]
+    if not targets:
+        targets = list(range(len(names)))
+    ct = c[targets]
+    floor2 = (good_enough / z_sigma) ** 2  # in the units of c^T (S^T S)^-1 c
+    # The greedy path goes beyond the budget to find the budget each quantity needs.
+    n_path = min(n_cand, max(4 * budget, 1000))
+    from tqdm import tqdm
+
+    bar = tqdm(total=n_path, disable=not progress, unit="run", desc="design", file=sys.stderr)
+    try:
+        order = _greedy(s, ct, n_path, floor2, bar=bar)
+    finally:
+        bar.close()
+    # Multi-start: greedy is myopic and its first steps depend on the ridge; keep the best
+    # of a few starts after the exchange pass (criterion with the exact pseudo-inverse).
+    best_value, chosen = math.inf, order[:budget]
+    starts = (
+        order[:budget],
+        _greedy(s, ct, budget, floor2, 1e-6),
+        _greedy(s, ct, budget, floor2, 1e-4),
+    )
+    for start in starts:
+        rows = _exchange(s, ct, start, floor2)
+        value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0) ** 2 + floor2)))
+        if value < best_value:
+            best_value, chosen = value, rows
+    designed = _rel_halfwidths(s[chosen], c, z_sigma)
+    # Budget needed: the shortest prefix of the greedy order that reaches the precision
+    # (bisection: adding runs never widens an interval).
+    cache: dict[int, npt.NDArray[np.float64]] = {}
+
+    def prefix_hw(m: int) -> npt.NDArray[np.float64]:
+        if m not in cache:
+            cache[m] = _rel_halfwidths(s[order[:m]], c, z_sigma)
+        return cache[m]
+
+    def first_prefix(j: int) -> int:
+        lo, hi = 1, n_path  # prefix_hw(hi)[j] <= target_pm holds
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if prefix_hw(mid)[j] <= target_pm:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    rng = np.random.default_rng([seed, 2])
+    random_hw = np.full(len(names), math.nan)
+    if n_random:
+        draws = np.stack(
+            [
+                _rel_halfwidths(s[rng.choice(n_cand, size=budget, replace=False)], c, z_sigma)
+                for _ in range(n_random)
+            ]
+        )
+        random_hw = np.median(draws, axis=0)
+    n_params = int(np.count_nonzero(np.any(candidates.design != 0, axis=0)))
+    expected = {}
+    end_hw = prefix_hw(n_path)
+    for j, name in enumerate(names):
+        extrapolated = False
+        if end_hw[j] <= target_pm:
+            # A fit needs at least as many runs as parameters (fit() refuses fewer).
+            needed = float(max(first_prefix(j), n_params))
+        elif math.isfinite(end_hw[j]):
+            needed = float(math.ceil(n_path * (end_hw[j] / target_pm) ** 2))
+            extrapolated = True
+        else:
+            needed = math.inf
+        expected[name] = ExpectedInterval(
+            name, float(designed[j]), bool(designed[j] <= max_rel_halfwidth), needed,
+            extrapolated, float(random_hw[j]),
+        )  # fmt: skip
+    return Design(
+        runs=candidates.select(chosen),
+        rows=np.asarray(chosen, dtype=np.int64),
+        expected=expected,
+        targets=tuple(names[i] for i in targets),
+        budget=budget,
+        n_candidates=n_cand,
+        noise_sigma=sigma,
+        level=level,
+        precision=target_pm,
+        max_rel_halfwidth=max_rel_halfwidth,
+        n_random=n_random,
+        criterion=(
+            f"min sum log(expected relative variance + floor) of the targets (floor: "
+            f"+-{100 * good_enough:g}%); greedy + exchange"
+        ),
+    )
