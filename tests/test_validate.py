@@ -45,7 +45,7 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     two_d = len(sizes) == 3
     s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
     return [
-        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 2, "round-robin",
+        stencil, sizes[0], s2, "", sizes[-1], tiles[0], ts2, "", tiles[-1], tags, 2, "round-robin",
         0, 0, time_s, time_s, "", "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
