@@ -226,7 +226,7 @@ def test_machine_preset_contract(field: str, value: Any, threads: int) -> None:
     b = _contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), variant="machine"))
     if b is not None:
         _check_breakdown(b, "machine")
-        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)])
+        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)], variant="machine")
         assert math.isclose(float(rows.talg_s[0]), b.talg_s, rel_tol=1e-12)
 
 
@@ -412,6 +412,25 @@ def test_measure_tiled_contract(
     if got is not None:
         want = cm.measure.naive(stencil, sizes)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@CAMPAIGN
+@given(
+    st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(1, 40), st.integers(1, 12)),
+    st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 40), st.integers(1, 6)),
+    st.integers(1, 3),
+    st.sampled_from(["round-robin", "block"]),
+)
+def test_measure_heat3d_any_valid_shape(
+    sizes: tuple[int, int, int, int], tiles: tuple[int, int, int, int], threads: int,
+    schedule: str,
+) -> None:  # fmt: skip
+    # Heat 3D on small random problems and tiles (tT even): always bitwise the naive stencil.
+    t = (tiles[0], tiles[1], tiles[2], 2 * tiles[3])
+    got = cm.measure.tiled("heat3d", sizes, t, threads=threads, schedule=schedule)
+    want = cm.measure.naive("heat3d", sizes)
+    assert got.shape == sizes[:3]
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
 @CAMPAIGN

@@ -303,6 +303,7 @@ RAW_SIGNATURE_FUNCTIONS = {
     "exasat.best_blocking", "exasat.evaluate", "exasat.fusion_groups", "exasat.simulate_lru",
     "exasat.simulate_lru_sweep", "exasat.simulated_accesses", "exasat.stencil_dependency",
     "measure.bench_barrier", "measure.bench_compute", "measure.bench_copy", "measure.bench_row",
+    "measure.bench_share",
     "measure.kernel_space_dims", "measure.naive", "measure.run", "measure.tiled",
     "scratchpad.integer_optimum", "scratchpad.local_arrays",
 }  # fmt: skip

@@ -81,7 +81,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
 ) -> None:
     dims = stencil.n_space_dims
     tiles = _random_tiles(np.random.default_rng(7), dims, 400)
-    rows = cm.time.design_rows(stencil, CPU, sizes, tiles)
+    rows = cm.time.design_rows(stencil, CPU, sizes, tiles, variant="machine")
     batch = cm.time.talg_batch(stencil, CPU, sizes, tiles, variant="machine")
     ok = batch.feasible
     assert ok.sum() > 50 and np.array_equal(ok, rows.feasible)
@@ -233,7 +233,7 @@ def test_cli_calibrate_refuses_an_unwritable_output_first(
     blocker.write_text("x")
     assert main(["calibrate", "--out", str(blocker / "cal"), "--threads", "1,2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--out: cannot write to" in err[0]
+    assert len(err) == 1 and "--out: cannot" in err[0]
 
 
 def test_cli_calibrate_smoke_writes_the_machine_terms(

@@ -105,38 +105,6 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def check_output_dir(path: Path, option: str) -> Path:
-    """Make sure a folder can be written before long work starts (it is created if needed).
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The folder.
-    option : str
-        The option that named it, for the message (e.g. ``"--out"``).
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-
-    Raises
-    ------
-    OSError
-        If it is not a folder, cannot be created or is not writable (the message names
-        ``option`` and the path).
-    """
-    if path.exists() and not path.is_dir():
-        raise NotADirectoryError(f"{option}: {path} exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(f"{option}: cannot create {path}: {exc.strerror or exc}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise PermissionError(f"{option}: {path} is not writable")
-    return path
-
-
 def check_output_file(path: Path, option: str) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
 
@@ -157,9 +125,11 @@ def check_output_file(path: Path, option: str) -> Path:
     OSError
         If it is a folder, or it or its folder is not writable.
     """
+    from costmetrics.measure import check_writable
+
     if path.is_dir():
         raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
-    check_output_dir(path.parent if str(path.parent) else Path("."), option)
+    check_writable(path.parent if str(path.parent) else Path("."), option)
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(f"{option}: {path} is not writable")
     return path
@@ -212,9 +182,10 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
+        from costmetrics.measure import check_writable
         from costmetrics.reproduce import reproduce
 
-        check_output_dir(args.out, "--out")
+        check_writable(args.out, "--out")
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -478,7 +449,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
-        check_output_dir(args.out, "--out")  # before the ~10 s of benchmarks
+        cm_measure.check_writable(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
             passes=args.passes if args.repeats is None else args.repeats,
@@ -539,7 +510,9 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         metavar="DIR",
         help="also measure the model's choices (optima, 10%% sets, baseline)",
     )
-    parser.add_argument("--stencils", nargs="+", default=None, help="default: all five")
+    parser.add_argument(
+        "--stencils", nargs="+", default=None, help="default: all six (heat3d included)"
+    )
     parser.add_argument(
         "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
     )
@@ -738,7 +711,9 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     """Rank (tile, threads) with the time model, measure the top k, report the best."""
     parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
-    parser.add_argument("sizes", type=int, nargs="+", help="S T (1D) or S1 S2 T (2D)")
+    parser.add_argument(
+        "sizes", type=int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
+    )
     parser.add_argument(
         "--calibration",
         type=Path,

@@ -1968,14 +1968,14 @@ class Candidates(Record):
             self.design[idx],
         )
 
-    def energy_j(self, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
+    def energy_j(self, *, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
         """E_alg of every candidate under ``params``, J."""
         x = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES])
         out: npt.NDArray[np.float64] = self.design @ x
         return out
 
     def simulate(
-        self, params: ParamsLike = "model_a", noise_sigma: float = 0.03, seed: int = 0
+        self, noise_sigma: float = 0.03, seed: int = 0, *, params: ParamsLike = "model_a"
     ) -> Runs:
         """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
 
@@ -2004,7 +2004,7 @@ class Candidates(Record):
                 f"simulate: custom kernels {unknown} cannot be written as a Runs table"
             )
         rng = np.random.default_rng(_convert.integer(seed, "seed"))
-        energy_j = self.energy_j(params) * np.exp(sigma * rng.standard_normal(len(self)))
+        energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
             "synthetic: true -- generated from the energy model, NOT measured",
             f"generator: Candidates.simulate(noise_sigma={sigma}, seed={seed})",
@@ -2025,8 +2025,8 @@ def candidates(
     kernel: KernelLike,
     gpu: Gpu | str,
     sizes: Sequence[Sequence[int]],
-    space: cm_time.SearchSpace | None = None,
     *,
+    space: cm_time.SearchSpace | None = None,
     subtile_divisors: Sequence[int] = (1,),
     stencil: Stencil | str | None = None,
     variant: cm_time.Variant = "exact",
@@ -2199,7 +2199,7 @@ def synthetic_candidates(
         if key not in KERNELS:
             raise ValueError(f"kernels: {name!r} is not a built-in kernel")
         part = candidates(
-            key, "gtx980", _synthetic_sizes(key), _synthetic_space(key),
+            key, "gtx980", _synthetic_sizes(key), space=_synthetic_space(key),
             subtile_divisors=(4, 2, 1),
             stencil="jacobi2d" if key == "jacobi2d" else _synthetic_stencil_1d(),
             variant="paper",  # as synthetic_runs
@@ -2212,7 +2212,7 @@ def synthetic_candidates(
         n_flops = float(ops.fadd + ops.fmul + ops.iadd + ops.imax)
         c_iter = _SYNTHETIC_C_ITER_1D_S * max(1.0, n_flops / 3.0)
         part = candidates(
-            k, "gtx980", _synthetic_sizes("jacobi1d"), _synthetic_space("jacobi1d"),
+            k, "gtx980", _synthetic_sizes("jacobi1d"), space=_synthetic_space("jacobi1d"),
             stencil=_synthetic_stencil_1d(c_iter, f"synthetic_{k.name}"),
             variant="paper",
         )  # fmt: skip
@@ -2449,8 +2449,8 @@ def _exchange(
 def design(
     candidates: Candidates,
     budget: int,
-    params: ParamsLike = "model_a",
     *,
+    params: ParamsLike = "model_a",
     noise_sigma: float = 0.03,
     level: float = 0.95,
     precision: float | None = None,

@@ -444,7 +444,7 @@ def design_rows(
     sizes: Sequence[int],
     tiles: npt.ArrayLike,
     *,
-    variant: Variant = "machine",
+    variant: Variant = "exact",
     threads: int = 0,
 ) -> DesignRows:
     """Return the design matrix of T_alg in the calibrated parameters, from the C++ model.

@@ -682,7 +682,9 @@ def _machine_offset(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArr
         cal = _for_threads(cals, threads)
         if name not in cal.stencils:
             continue
-        d = cm_time.design_rows(cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows))
+        d = cm_time.design_rows(
+            cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), variant="machine"
+        )
         out[rows] = d.rows[:, 4:] @ d.parameters[4:]
     return out
 
