@@ -285,7 +285,7 @@ class BestDesign(Record):
     Attributes
     ----------
     row : int
-        Its row in :attr:`SweepResult.designs` (for :meth:`SweepResult.rank` and the
+        Its row in ``SweepResult.designs`` (for :meth:`SweepResult.rank` and the
         per-design arrays).
     n_sm, n_v, smem_kb : int
         The design.
