@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             "random": rng.choice(len(cands), size=100, replace=False),
         }
         for label, rows in choices.items():
-            runs = cands.select(rows).simulate("model_a", 0.03, seed=1000 + seed)
+            runs = cands.select(rows).simulate(0.03, seed=1000 + seed)
             # L1 (the seed's objective) is the target; bounded least squares for information.
             lsq = en.fit(runs, method="lsq", train_fraction=1.0, n_boot=n_boot, seed=seed)
             r = en.fit(runs, method="l1", train_fraction=1.0, n_boot=n_boot, seed=seed)

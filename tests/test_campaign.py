@@ -413,6 +413,25 @@ def test_measure_tiled_contract(
 
 
 @CAMPAIGN
+@given(
+    st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(1, 40), st.integers(1, 12)),
+    st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 40), st.integers(1, 6)),
+    st.integers(1, 3),
+    st.sampled_from(["round-robin", "block"]),
+)
+def test_measure_heat3d_any_valid_shape(
+    sizes: tuple[int, int, int, int], tiles: tuple[int, int, int, int], threads: int,
+    schedule: str,
+) -> None:  # fmt: skip
+    # Heat 3D on small random problems and tiles (tT even): always bitwise the naive stencil.
+    t = (tiles[0], tiles[1], tiles[2], 2 * tiles[3])
+    got = cm.measure.tiled("heat3d", sizes, t, threads=threads, schedule=schedule)
+    want = cm.measure.naive("heat3d", sizes)
+    assert got.shape == sizes[:3]
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@CAMPAIGN
 @given(raw=st.binary(max_size=400), text=st.text(max_size=300))
 def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: str) -> None:
     import warnings

@@ -873,7 +873,7 @@ def test_design_bad_input() -> None:
 
 def test_designed_runs_fit_like_measurements() -> None:
     d = en.design(_candidates(), 60, noise_sigma=0.03, n_random=0)
-    runs = d.runs.simulate("model_a", 0.03, seed=4)
+    runs = d.runs.simulate(0.03, seed=4)
     assert runs.synthetic and len(runs) == 60
     r = en.fit(runs, train_fraction=1.0, n_boot=50, seed=4)
     assert r.parameters["p_stat_w"] == pytest.approx(48.0, rel=0.05)

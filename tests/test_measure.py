@@ -72,6 +72,53 @@ def test_2d_tiled_equals_naive(
     np.testing.assert_array_equal(got, mm.naive(stencil, sizes))
 
 
+@pytest.mark.parametrize("schedule", ["round-robin", "block"])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize(
+    ("sizes", "tiles"),
+    [
+        ((7, 6, 9, 5), (1, 1, 1, 2)),  # degenerate tiles
+        ((9, 7, 11, 9), (2, 3, 4, 4)),  # tT > tS2: rows leave a sub-slab
+        ((5, 13, 6, 7), (2, 2, 32, 4)),  # one sub-slab covers all of S3
+        ((10, 5, 17, 13), (4, 6, 3, 8)),
+        ((3, 4, 5, 6), (8, 16, 16, 2)),  # one tile covers everything
+    ],
+)
+def test_3d_tiled_equals_naive(
+    sizes: tuple[int, ...], tiles: tuple[int, ...], threads: int, schedule: str
+) -> None:
+    got = mm.tiled("heat3d", sizes, tiles, threads=threads, schedule=schedule)
+    want = mm.naive("heat3d", sizes)
+    assert got.shape == sizes[:3] and got.dtype == np.float32
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_naive_3d_hand_computed() -> None:
+    # One step of Heat 3D at an interior point, from the T = 1 level (all neighbours
+    # interior in a 3 x 3 x 3 cube), in float32 in the update's order.
+    v0 = mm.naive("heat3d", (3, 3, 3, 1))
+    v1 = mm.naive("heat3d", (3, 3, 3, 2))
+    f = np.float32
+    c = v0[1, 1, 1]
+    want = (
+        c
+        + f(0.125) * (v0[0, 1, 1] - f(2) * c + v0[2, 1, 1])
+        + f(0.125) * (v0[1, 0, 1] - f(2) * c + v0[1, 2, 1])
+        + f(0.125) * (v0[1, 1, 0] - f(2) * c + v0[1, 1, 2])
+    )
+    assert v1[1, 1, 1] == want
+    assert np.all((v1 >= 0) & (v1 < 1))
+
+
+def test_run_fields_3d() -> None:
+    r = mm.run("heat3d", (14, 12, 20, 10), (3, 4, 8, 4), threads=2, repeats=1, warmup=0)
+    assert r.checked and r.correct and r.max_abs_error == 0.0
+    assert r.points == 14 * 12 * 20 * 10
+    assert r.words_stored >= 14 * 12 * 20  # at least the final time level
+    assert r.n_wavefronts == 6  # T = 10, h = 2: bottom rows -2, 0, ..., 8
+    assert r.n_subtiles >= r.n_tiles > 0 and r.buffer_words > 0
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     stencil=st.sampled_from(mm.STENCILS),
@@ -82,17 +129,24 @@ def test_2d_tiled_equals_naive(
     ts2=st.integers(2, 9),
     half_tt=st.integers(1, 7),
     threads=st.integers(1, 3),
+    s3=st.integers(1, 12),
+    ts3=st.integers(1, 9),
+    schedule=st.sampled_from(mm.SCHEDULES),
 )
 def test_property_tiled_equals_naive_for_any_shape(
-    stencil: str, s1: int, s2: int, t: int, ts1: int, ts2: int, half_tt: int, threads: int
-) -> None:
+    stencil: str, s1: int, s2: int, t: int, ts1: int, ts2: int, half_tt: int, threads: int,
+    s3: int, ts3: int, schedule: str,
+) -> None:  # fmt: skip
     sizes: tuple[int, ...]
     tiles: tuple[int, ...]
-    if mm.space_dims(stencil) == 1:
+    dims = mm.space_dims(stencil)
+    if dims == 1:
         sizes, tiles = (s1 * 8, t), (ts1, 2 * half_tt)
-    else:
+    elif dims == 2:
         sizes, tiles = (s1, s2, t), (ts1, ts2, 2 * half_tt)
-    got = mm.tiled(stencil, sizes, tiles, threads=threads)
+    else:  # 3D: smaller (S1, S2), tS2 down to 1
+        sizes, tiles = (s1 // 2 + 1, s2 // 2 + 1, s3, t), (ts1, ts2 - 1, ts3, 2 * half_tt)
+    got = mm.tiled(stencil, sizes, tiles, threads=threads, schedule=schedule)
     np.testing.assert_array_equal(got, mm.naive(stencil, sizes))
 
 
@@ -157,6 +211,15 @@ def test_run_fields_2d() -> None:
         ("heat2d", (10, 10), (2, 4, 4), ValueError),  # wrong number of sizes
         ("jacobi1d", (10, 10, 10), (2, 4), ValueError),
         ("nope", (10, 10), (2, 4), ValueError),
+        ("heat3d", (10, 10, 10), (2, 4, 4), ValueError),  # 3D needs (S1, S2, S3, T)
+        ("heat3d", (10, 10, 10, 10), (2, 4, 4), ValueError),  # and (tS1, tS2, tS3, tT)
+        ("heat3d", (10, 10, 10, 10), (2, 0, 4, 4), ValueError),  # tS2 < 1
+        ("heat3d", (10, 10, 10, 10), (2, 4, 0, 4), ValueError),  # tS3 < 1
+        ("heat3d", (10, 10, 10, 10), (2, 4, 4, 3), ValueError),  # odd tT
+        ("heat3d", (10, 10, 0, 10), (2, 4, 4, 4), ValueError),
+        ("heat3d", (400, 400, 400, 2), (2, 4, 32, 4), ValueError),  # array too large
+        ("heat3d", (10, 10, 100_000, 2), (1000, 4, 1, 4), ValueError),  # tile buffer
+        ("heat3d", (2**40, 2**40, 2**40, 2), (2, 4, 32, 4), OverflowError),
         ("heat2d", (10.0, 10, 10), (2, 4, 4), TypeError),
         ("heat2d", (10, 10, 10), (2, float("nan"), 4), TypeError),
         ("heat2d", (10, True, 10), (2, 4, 4), TypeError),
@@ -270,10 +333,10 @@ def _write_table(path: Path, rows: list[list[object]]) -> Path:
 
 def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: float,
          energy: str = "", tags: str = "grid") -> list[object]:  # fmt: skip
-    two_d = len(sizes) == 3
-    s2, ts2 = (sizes[1], tiles[1]) if two_d else ("", "")
+    s2, ts2 = (sizes[1], tiles[1]) if len(sizes) >= 3 else ("", "")
+    s3, ts3 = (sizes[2], tiles[2]) if len(sizes) == 4 else ("", "")
     return [
-        stencil, sizes[0], s2, sizes[-1], tiles[0], ts2, tiles[-1], tags, 1, "round-robin",
+        stencil, sizes[0], s2, s3, sizes[-1], tiles[0], ts2, ts3, tiles[-1], tags, 1, "round-robin",
         0, 0, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
@@ -477,6 +540,22 @@ def test_default_points_grid_without_calibration() -> None:
     assert len(pts) == 2 * n1 + 2 * n2  # two sizes per stencil
     assert all(p.tags == ("grid",) for p in pts)
     assert len({p.key for p in pts}) == len(pts)
+
+
+def test_default_points_heat3d() -> None:
+    pts = mm.default_points(("heat3d",))
+    g = mm.GRID_3D
+    n3 = len(g["tS1"]) * len(g["tS2"]) * len(g["tS3"]) * len(g["tT"])
+    assert len(pts) == len(mm.DEFAULT_SIZES["heat3d"]) * n3
+    assert all(len(p.sizes) == 4 and len(p.tiles) == 4 for p in pts)
+    coarse = mm.default_points(("heat3d",), sizes={"heat3d": [(8, 8, 8, 4)]}, grid="coarse")
+    c = mm.COARSE_GRID_3D
+    assert len(coarse) == len(c["tS1"]) * len(c["tS2"]) * len(c["tS3"]) * len(c["tT"])
+    # Every LEVEL_SIZES problem and every grid tile is accepted by the harness.
+    for sizes in mm.LEVEL_SIZES["heat3d"]:
+        for p in mm.default_points(("heat3d",), sizes={"heat3d": [sizes]}):
+            mm._config("heat3d", sizes, p.tiles, threads=1, repeats=1, warmup=0, pin=False,
+                       check=False, energy=None)  # fmt: skip
 
 
 def test_with_time_cpu_requires_cpu_times(tmp_path: Path) -> None:

@@ -153,8 +153,14 @@ def test_memory_level_from_cache_sizes() -> None:
     assert mm.memory_level("heat2d", machine, (1022, 1022, 8)) == "L3"  # 8 MiB
     assert mm.memory_level("heat2d", machine, (4094, 4094, 8)) == "DRAM"  # 128 MiB
     assert mm.memory_level("heat2d", {}, (16, 16, 8)) == "DRAM"  # caches unknown
-    with pytest.raises(ValueError, match="stencil"):
+    # 3D: 2 x (S1 + 2)(S2 + 2)(S3 + 2) floats.
+    assert mm.memory_level("heat3d", machine, (30, 30, 30, 8)) == "L2"  # 256 KiB
+    assert mm.memory_level("heat3d", machine, (62, 62, 62, 8)) == "L3"  # 2 MiB
+    assert mm.memory_level("heat3d", machine, (254, 254, 254, 4)) == "DRAM"  # 128 MiB
+    with pytest.raises(ValueError, match="sizes"):
         mm.memory_level("heat3d", machine, (16, 16, 8))
+    with pytest.raises(ValueError, match="stencil"):
+        mm.memory_level("heat4d", machine, (16, 16, 16, 8))
 
 
 def test_level_sizes_span_l2_to_past_l2() -> None:
@@ -237,7 +243,7 @@ def test_cut_in_header_read_and_resume(tmp_path: Path, complete_table: bytes) ->
             _read(path)
         _quiet_measure([A], path, threads=1, passes=1, warmup=0)
         table = mm.read_table(path)
-        assert len(table) == 1 and table.comments[0] == "costmetrics measurement table, schema 2"
+        assert len(table) == 1 and table.comments[0] == "costmetrics measurement table, schema 3"
 
 
 def _write_bytes(path: Path, data: bytes) -> Path:
@@ -250,7 +256,8 @@ def test_foreign_tables_are_refused_untouched(tmp_path: Path, complete_table: by
     cases = {
         "harness version": text.replace(f"# harness: {mm.HARNESS_VERSION}\n", "# harness: 0\n"),
         "another machine": text.replace('"cpu_model": "', '"cpu_model": "Other CPU '),
-        "schema 1": text.replace("schema 2", "schema 1"),
+        "schema 1": text.replace("schema 3", "schema 1"),
+        "schema 2": text.replace("schema 3", "schema 2"),
         "seed": text,
     }
     for match, body in cases.items():
@@ -259,7 +266,7 @@ def test_foreign_tables_are_refused_untouched(tmp_path: Path, complete_table: by
         path.write_bytes(body.encode() + b"jacobi1d,64,,8,4")
         before = path.read_bytes()
         seed = 5 if match == "seed" else 0
-        with pytest.raises(ValueError, match=match if match != "schema 1" else "protocol"):
+        with pytest.raises(ValueError, match="protocol" if match.startswith("schema") else match):
             _quiet_measure([A, B], path, threads=1, passes=2, warmup=0, seed=seed)
         assert path.read_bytes() == before, match
 
@@ -382,11 +389,11 @@ def test_calibration_from_another_machine_is_refused(tmp_path: Path) -> None:
 
 
 def _synthetic_grid(tmp_path: Path, times: dict[tuple[int, int], float]) -> Path:
-    """A synthetic schema-2 table: one jacobi1d problem, given times per tile."""
+    """A synthetic schema-3 table: one jacobi1d problem, given times per tile."""
     lines = ["# synthetic table for a test (not a measurement)", ",".join(mm.CSV_COLUMNS)]
     for (ts, tt), t in times.items():
         lines.append(
-            f"jacobi1d,4096,,64,{ts},,{tt},grid,2,round-robin,0,0,{t!r},,,true,0.0,"
+            f"jacobi1d,4096,,,64,{ts},,,{tt},grid,2,round-robin,0,0,{t!r},,,true,0.0,"
             "1,1,1,1,1,1024,L1,0,0.5,0.0"
         )
     path = tmp_path / "grid.csv"
@@ -443,6 +450,8 @@ def test_tune_smoke(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="k"):
         mm.tune("jacobi1d", cal, (512, 8), k=0, threads=1)
     with pytest.raises(ValueError, match="stencil"):
+        mm.tune("heat4d", cal, (512, 8), k=1, threads=1)
+    with pytest.raises(ValueError, match="sizes"):
         mm.tune("heat3d", cal, (512, 8), k=1, threads=1)
 
 
@@ -461,3 +470,33 @@ def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
         assert "calibration" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     else:
         assert json.loads(done.stdout)["k"] == 2
+
+
+def test_measure_heat3d_smoke_and_predict(tmp_path: Path) -> None:
+    # A smoke run (tiny sizes): Heat 3D rows go through the table, medians and the model.
+    out = tmp_path / "h3.csv"
+    a = mm.Point("heat3d", (6, 5, 40, 4), (2, 2, 32, 2))
+    b = mm.Point("heat3d", (6, 5, 40, 4), (1, 3, 32, 4))
+    c = mm.Point("jacobi1d", (64, 8), (4, 2))
+    mm.measure([a, b, c], out, threads=1, passes=2, warmup=0)
+    t = mm.read_table(out)
+    assert len(t) == 6 and t.correct.all() and t.schema == 3
+    m = t.medians()
+    keys = {m.key_of(i)[:3] for i in range(len(m))}
+    assert ("heat3d", (6, 5, 40, 4), (2, 2, 32, 2)) in keys
+    assert ("jacobi1d", (64, 8), (4, 2)) in keys
+    i3 = [i for i in range(len(m)) if m.stencil[i] == "heat3d"]
+    assert all(m.sizes[i].tolist() == [6, 5, 40, 4] for i in i3)
+    # The model predicts Heat 3D rows from a calibration that has its C_iter (here the
+    # shipped one with a stand-in heat3d preset, C_iter of heat2d: a plumbing check, not
+    # a validation).
+    cal = mm.load_calibration(CALIBRATION)
+    h2 = cal.stencils["heat2d"]
+    h3 = replace(h2, key="heat3d", name="Heat3D", n_space_dims=3)
+    cal3 = replace(cal, stencils={**cal.stencils, "heat3d": h3})
+    for variant in cv.variants():
+        pred = cv.predict(m, cal3, variant=variant)
+        assert np.all(np.isfinite(pred[i3]) & (pred[i3] > 0)), variant
+    # Without a heat3d preset its rows are NaN (no C_iter), never a wrong number.
+    pred = cv.predict(m, cal, variant="exact")
+    assert np.all(np.isnan(pred[i3]))

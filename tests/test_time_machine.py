@@ -233,7 +233,7 @@ def test_cli_calibrate_refuses_an_unwritable_output_first(
     blocker.write_text("x")
     assert main(["calibrate", "--out", str(blocker / "cal"), "--threads", "1,2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--out: cannot write to" in err[0]
+    assert len(err) == 1 and "--out: cannot" in err[0]
 
 
 def test_cli_calibrate_smoke_writes_the_machine_terms(

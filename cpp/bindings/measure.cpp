@@ -12,9 +12,13 @@ namespace cmb = costmetrics::bindings;
 
 namespace {
 
-py::array_t<float> to_array(const std::vector<float>& values, std::int64_t s1, std::int64_t s2) {
+py::array_t<float> to_array(const std::vector<float>& values, std::int64_t s1, std::int64_t s2,
+                            std::int64_t s3) {
   std::vector<py::ssize_t> shape;
-  if (s2 > 0) {
+  if (s3 > 0) {
+    shape = {static_cast<py::ssize_t>(s1), static_cast<py::ssize_t>(s2),
+             static_cast<py::ssize_t>(s3)};
+  } else if (s2 > 0) {
     shape = {static_cast<py::ssize_t>(s1), static_cast<py::ssize_t>(s2)};
   } else {
     shape = {static_cast<py::ssize_t>(s1)};
@@ -64,20 +68,22 @@ void register_measure(py::module_& m) {
           py::gil_scoped_release release;
           values = cmm::tiled(cfg);
         }
-        return to_array(values, cfg.size_s1, cfg.size_s2);
+        return to_array(values, cfg.size_s1, cfg.size_s2, cfg.size_s3);
       },
       py::arg("config"), "Final time level of one tiled run.");
   sub.def(
       "naive",
-      [](const std::string& stencil, std::int64_t s1, std::int64_t s2, std::int64_t t) {
+      [](const std::string& stencil, std::int64_t s1, std::int64_t s2, std::int64_t s3,
+         std::int64_t t) {
         std::vector<float> values;
         {
           py::gil_scoped_release release;
-          values = cmm::naive(stencil, s1, s2, t);
+          values = cmm::naive(stencil, s1, s2, s3, t);
         }
-        return to_array(values, s1, s2);
+        return to_array(values, s1, s2, s3);
       },
-      py::arg("stencil"), py::arg("size_s1"), py::arg("size_s2"), py::arg("size_t"),
+      py::arg("stencil"), py::arg("size_s1"), py::arg("size_s2"), py::arg("size_s3"),
+      py::arg("size_t"),
       "Final time level of the naive untiled stencil.");
   sub.def("bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
           py::arg("segment_words"), py::arg("repeats"), py::arg("pin"),

@@ -134,7 +134,7 @@ void register_time(py::module_& m) {
         return out;
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "machine",
+      py::arg("variant") = "exact",
       "Coefficients of T_alg in the calibrated parameters (T_alg = row . parameters).");
 
   // Every function takes plain objects and converts them with from_python, so that a wrong
@@ -298,7 +298,7 @@ void register_time(py::module_& m) {
         return result;
       },
       py::arg("gpu"), py::arg("stencil"), py::arg("size"), py::arg("tiles"),
-      py::arg("variant") = "machine", py::arg("threads") = 0);
+      py::arg("variant") = "exact", py::arg("threads") = 0);
 
   t.def(
       "default_search_space",

@@ -1,6 +1,7 @@
 // Measurement harness and micro-benchmarks (see costmetrics/measure.hpp and
 // docs/validation.md). Seed 000, Appendix A: hexagonal tiling (Sec. A.4.1, Fig. B.4),
-// hybrid hexagonal/classic tiling (Sec. A.4.2, Fig. A.3), micro-benchmarks (Sec. A.5.1).
+// hybrid hexagonal/classic tiling in 2D (Sec. A.4.2, Fig. A.3) and 3D (Sec. A.4.3),
+// micro-benchmarks (Sec. A.5.1).
 #include "costmetrics/measure.hpp"
 
 #include <algorithm>
@@ -71,6 +72,14 @@ struct Gradient2D {
     return c + 0.01f / std::sqrt(1.0f + dn * dn + ds * ds + dw * dw + de * de);
   }
 };
+// 3D arguments: as in 2D, plus b = (s1, s2, s3-1), f = (s1, s2, s3+1). The 2D Heat update
+// with a third term; the center keeps weight 0.25 > 0, so values stay in [0, 1].
+struct Heat3D {
+  static inline float f(float c, float n, float s, float w, float e, float b, float f) {
+    return c + 0.125f * (n - 2.0f * c + s) + 0.125f * (w - 2.0f * c + e) +
+           0.125f * (b - 2.0f * c + f);
+  }
+};
 
 // out[i] = f(in[i-1], in[i], in[i+1]) for i in [0, n).
 template <typename K>
@@ -85,6 +94,17 @@ inline void row_2d(float* __restrict out, const float* __restrict in,
                    const float* __restrict up, const float* __restrict down, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
     out[i] = K::f(in[i - 1], up[i - 1], down[i - 1], in[i - 2], in[i]);
+  }
+}
+
+// One s3-line of a 3D sub-slab row in skewed coordinates: the point at u3 reads center
+// in[u3-1], b/f in[u3-2]/in[u3], and n, s, w, e at [u3-1] of their own lines.
+template <typename K>
+inline void row_3d(float* __restrict out, const float* __restrict in,
+                   const float* __restrict up, const float* __restrict down,
+                   const float* __restrict west, const float* __restrict east, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    out[i] = K::f(in[i - 1], up[i - 1], down[i - 1], west[i - 1], east[i - 1], in[i - 2], in[i]);
   }
 }
 
@@ -213,33 +233,46 @@ bool read_energy_uj(const std::string& path, double& value) {
 // ---- the problem: two time levels with a halo of one point --------------------------------
 
 struct Grid {
-  std::int64_t s1 = 0, s2 = 0, t = 0;  // s2 = 1 in 1D (no halo in s2 then)
-  std::int64_t stride = 0;             // floats per s1 row: s2 + 2 (2D) or 1 (1D)
+  std::int64_t s1 = 0, s2 = 0, s3 = 0, t = 0;  // s2 = 1 in 1D, s3 = 1 in 1D and 2D (no halo)
+  std::int64_t stride = 0;  // floats per s1 row: (s2 + 2)(s3 + 2) (3D), s2 + 2 (2D), 1 (1D)
+  std::int64_t row3 = 0;    // floats per s2 row in 3D: s3 + 2 (1 otherwise)
+  int dims = 1;
   bool two_d = false;
   std::vector<float> level[2];
   std::vector<float> initial;
 
-  Grid(std::int64_t size_s1, std::int64_t size_s2, std::int64_t size_t, bool is_2d)
-      : s1(size_s1), s2(is_2d ? size_s2 : 1), t(size_t), two_d(is_2d) {
-    stride = two_d ? s2 + 2 : 1;
-    const std::int64_t n = two_d ? (s1 + 2) * stride : s1 + 2;
+  Grid(std::int64_t size_s1, std::int64_t size_s2, std::int64_t size_s3, std::int64_t size_t,
+       int space_dims)
+      : s1(size_s1),
+        s2(space_dims >= 2 ? size_s2 : 1),
+        s3(space_dims == 3 ? size_s3 : 1),
+        t(size_t),
+        dims(space_dims),
+        two_d(space_dims == 2) {
+    row3 = dims == 3 ? s3 + 2 : 1;
+    stride = dims == 3 ? (s2 + 2) * row3 : (dims == 2 ? s2 + 2 : 1);
+    const std::int64_t n = dims == 1 ? s1 + 2 : (s1 + 2) * stride;
     initial.assign(static_cast<std::size_t>(n), kBoundary);
     // Deterministic pseudo-random interior in [0, 1) (xorshift64*).
     std::uint64_t state = 0x9E3779B97F4A7C15ULL;
     for (std::int64_t i = 0; i < s1; ++i) {
       for (std::int64_t j = 0; j < s2; ++j) {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        const std::uint64_t r = state * 0x2545F4914F6CDD1DULL;
-        initial[static_cast<std::size_t>(index(i, j))] =
-            static_cast<float>(static_cast<double>(r >> 40) / static_cast<double>(1ULL << 24));
+        for (std::int64_t k = 0; k < s3; ++k) {
+          state ^= state >> 12;
+          state ^= state << 25;
+          state ^= state >> 27;
+          const std::uint64_t r = state * 0x2545F4914F6CDD1DULL;
+          initial[static_cast<std::size_t>(index(i, j, k))] =
+              static_cast<float>(static_cast<double>(r >> 40) / static_cast<double>(1ULL << 24));
+        }
       }
     }
     reset();
   }
-  // Flat index of (s1, s2), s1 in [-1, S1], s2 in [-1, S2] (2D) or s2 = 0 (1D).
-  std::int64_t index(std::int64_t i, std::int64_t j) const {
+  // Flat index of (s1, s2, s3), each in [-1, S] of its dimension (s2 = 0 in 1D, s3 = 0 in
+  // 1D and 2D).
+  std::int64_t index(std::int64_t i, std::int64_t j, std::int64_t k = 0) const {
+    if (dims == 3) return (i + 1) * stride + (j + 1) * row3 + (k + 1);
     return two_d ? (i + 1) * stride + (j + 1) : i + 1;
   }
   void reset() {
@@ -249,9 +282,13 @@ struct Grid {
   std::vector<float> final_interior() const {
     const auto& a = level[t & 1];
     std::vector<float> out;
-    out.reserve(static_cast<std::size_t>(s1 * s2));
+    out.reserve(static_cast<std::size_t>(s1 * s2 * s3));
     for (std::int64_t i = 0; i < s1; ++i) {
-      for (std::int64_t j = 0; j < s2; ++j) out.push_back(a[static_cast<std::size_t>(index(i, j))]);
+      for (std::int64_t j = 0; j < s2; ++j) {
+        for (std::int64_t k = 0; k < s3; ++k) {
+          out.push_back(a[static_cast<std::size_t>(index(i, j, k))]);
+        }
+      }
     }
     return out;
   }
@@ -277,6 +314,27 @@ void naive_2d(Grid& g) {
       const float* s = src + g.index(i + 1, 0);
       float* o = dst + g.index(i, 0);
       for (std::int64_t j = 0; j < g.s2; ++j) o[j] = K::f(c[j], n[j], s[j], c[j - 1], c[j + 1]);
+    }
+  }
+}
+
+template <typename K>
+void naive_3d(Grid& g) {
+  for (std::int64_t t = 0; t < g.t; ++t) {
+    const float* src = g.level[t & 1].data();
+    float* dst = g.level[(t + 1) & 1].data();
+    for (std::int64_t i = 0; i < g.s1; ++i) {
+      for (std::int64_t j = 0; j < g.s2; ++j) {
+        const float* c = src + g.index(i, j, 0);
+        const float* n = src + g.index(i - 1, j, 0);
+        const float* s = src + g.index(i + 1, j, 0);
+        const float* w = src + g.index(i, j - 1, 0);
+        const float* e = src + g.index(i, j + 1, 0);
+        float* o = dst + g.index(i, j, 0);
+        for (std::int64_t k = 0; k < g.s3; ++k) {
+          o[k] = K::f(c[k], n[k], s[k], w[k], e[k], c[k - 1], c[k + 1]);
+        }
+      }
     }
   }
 }
@@ -341,6 +399,7 @@ inline void interior(std::int64_t nlo, std::int64_t nhi, std::int64_t size, std:
 // Per-thread tile buffers ("shared memory").
 struct Buffers {
   std::vector<float> plane0, plane1, face;
+  std::vector<float> face2;  // 3D: the u2 faces of a whole row of sub-slabs
   std::vector<char> face_ok;
 };
 
@@ -552,15 +611,187 @@ void tile_2d(Grid& g, const Hex& hex, std::int64_t ts2, const TileRef& tile, Buf
   }
 }
 
+// One slab of a 3D stencil (Sec. A.4.3): hexagon in (t, s1), both inner dimensions
+// time-skewed per tile (u2 = s2 + r, u3 = s3 + r) and cut into sub-slabs (b2, b3) of
+// tS2 x tS3 values of (u2, u3), run in lexicographic order by the same thread. The buffer
+// plane of row r holds the previous time level at s1 in [lo-1, hi+1), u2' in
+// [ub2-2, ub2+tS2), u3' in [ub3-2, ub3+tS3), filled over that whole extent (positions whose
+// s2 = u2' - (r-1) and s3 = u3' - (r-1) lie in [-1, S]): what this sub-slab's row r-1
+// computed is already there; the two u3' columns below ub3 come from sub-slab (b2, b3-1)
+// ("face3", kept per row), the two u2' columns below ub2 from sub-slab (b2-1, b3) ("face2",
+// kept per row and per b3); the rest is copied in from the main array. Because each plane
+// is filled over its whole extent, the faces a sub-slab passes on are complete, corners
+// (u2' < ub2 and u3' < ub3) included. Points read by another tile (s1 direction, Eq. A.25's
+// output faces) and the tile's last row are copied out.
+template <typename K>
+void tile_3d(Grid& g, const Hex& hex, std::int64_t ts2, std::int64_t ts3, const TileRef& tile,
+             Buffers& buf, Counters& cnt) {
+  const std::int64_t w1 = hex.ts1 + hex.tt;  // s1 extent of a plane
+  const std::int64_t w2 = ts2 + 2;           // u2 extent of a plane
+  const std::int64_t w3 = ts3 + 2;           // u3 extent of a plane
+  const std::int64_t base1 = tile.c0 - hex.h;
+  const std::int64_t r_lo = std::max<std::int64_t>(0, -tile.t0);
+  const std::int64_t r_hi = std::min(hex.tt, g.t - tile.t0);
+  const std::int64_t s2 = g.s2, s3 = g.s3;
+  const std::int64_t stride = g.stride, row3 = g.row3;
+  const std::int64_t b2_lo = floor_div(r_lo, ts2), b2_hi = floor_div(s2 + r_hi - 2, ts2);
+  const std::int64_t b3_lo = floor_div(r_lo, ts3), b3_hi = floor_div(s3 + r_hi - 2, ts3);
+  for (std::int64_t b2 = b2_lo; b2 <= b2_hi; ++b2) {
+    const std::int64_t ub2 = b2 * ts2;
+    for (std::int64_t b3 = b3_lo; b3 <= b3_hi; ++b3) {
+      const std::int64_t ub3 = b3 * ts3;
+      const bool face3_ok = b3 > b3_lo;
+      const bool face2_ok = b2 > b2_lo;
+      float* cur = buf.plane0.data();
+      float* nxt = buf.plane1.data();
+      // Region computed by this sub-slab's previous row (empty: plo = phi).
+      std::int64_t plo = 0, phi = 0, pu2lo = 0, pu2hi = 0, pu3lo = 0, pu3hi = 0;
+      bool counted = false;
+      for (std::int64_t r = r_lo; r < r_hi; ++r) {
+        const std::int64_t e = hex.e(r);
+        const std::int64_t lo = std::max<std::int64_t>(tile.c0 - e, 0);
+        const std::int64_t hi = std::min(tile.c0 + hex.ts1 + e, g.s1);
+        if (lo >= hi) {
+          plo = phi = 0;
+          continue;
+        }
+        const std::int64_t t = tile.t0 + r;
+        const float* src = g.level[t & 1].data();
+        float* dst = g.level[(t + 1) & 1].data();
+        // plane[i][u2'][u3'] and the main array at (i, s2 = u2' - (r-1), s3 = u3' - (r-1)).
+        auto line = [&](float* plane, std::int64_t i, std::int64_t u2) {
+          return plane + ((i - base1) * w2 + (u2 - ub2 + 2)) * w3 + 2 - ub3;
+        };
+        float* face3 = buf.face.data() + r * w1 * w2 * 2;
+        auto face3_line = [&](std::int64_t i, std::int64_t u2, std::int64_t first_u3) {
+          return face3 + ((i - base1) * w2 + (u2 - ub2 + 2)) * 2 - first_u3;
+        };
+        float* face2 = buf.face2.data() + ((b3 - b3_lo) * hex.tt + r) * w1 * 2 * w3;
+        auto face2_line = [&](std::int64_t i, std::int64_t u2, std::int64_t first_u2) {
+          return face2 + ((i - base1) * 2 + (u2 - first_u2)) * w3 + 2 - ub3;
+        };
+        // Fill the plane (previous level) over the sub-slab's extent.
+        const std::int64_t u2a = std::max(ub2 - 2, r - 2), u2z = std::min(ub2 + ts2, s2 + r);
+        const std::int64_t u3a = std::max(ub3 - 2, r - 2), u3z = std::min(ub3 + ts3, s3 + r);
+        for (std::int64_t i = lo - 1; i < hi + 1; ++i) {
+          for (std::int64_t u2 = u2a; u2 < u2z; ++u2) {
+            float* row = line(cur, i, u2);
+            const float* grow = src + (i + 1) * stride + (u2 - r + 2) * row3 + 2 - r;
+            auto load = [&](std::int64_t a, std::int64_t z) {
+              if (a >= z) return;
+              std::memcpy(row + a, grow + a, static_cast<std::size_t>(z - a) * sizeof(float));
+              cnt.loaded += z - a;
+            };
+            const bool from_face2 = face2_ok && u2 < ub2;
+            auto copy_face2 = [&](std::int64_t a, std::int64_t z) {
+              const float* f = face2_line(i, u2, ub2 - 2);
+              for (std::int64_t u = a; u < z; ++u) row[u] = f[u];
+            };
+            std::int64_t a = u3a;
+            const std::int64_t e3 = std::min(u3z, ub3);
+            if (a < e3) {
+              if (face3_ok) {
+                const float* f = face3_line(i, u2, ub3 - 2);
+                for (std::int64_t u = a; u < e3; ++u) row[u] = f[u];
+              } else if (from_face2) {
+                copy_face2(a, e3);
+              } else {
+                load(a, e3);
+              }
+              a = e3;
+            }
+            if (a < u3z) {
+              if (from_face2) {
+                copy_face2(a, u3z);
+              } else if (i >= plo && i < phi && u2 >= pu2lo && u2 < pu2hi) {
+                load(a, std::min(u3z, pu3lo));
+                load(std::max(a, pu3hi), u3z);
+              } else {
+                load(a, u3z);
+              }
+            }
+          }
+        }
+        // Keep the faces for the next sub-slabs: last two u3' columns (for (b2, b3+1)) and
+        // last two u2' columns (for (b2+1, b3)).
+        for (std::int64_t i = lo - 1; i < hi + 1; ++i) {
+          for (std::int64_t u2 = ub2 - 2; u2 < ub2 + ts2; ++u2) {
+            const float* row = line(cur, i, u2);
+            float* f = face3_line(i, u2, ub3 + ts3 - 2);
+            f[ub3 + ts3 - 2] = row[ub3 + ts3 - 2];
+            f[ub3 + ts3 - 1] = row[ub3 + ts3 - 1];
+          }
+          for (std::int64_t u2 = ub2 + ts2 - 2; u2 < ub2 + ts2; ++u2) {
+            const float* row = line(cur, i, u2);
+            float* f = face2_line(i, u2, ub2 + ts2 - 2);
+            std::memcpy(f + ub3 - 2, row + ub3 - 2, static_cast<std::size_t>(w3) * sizeof(float));
+          }
+        }
+        const std::int64_t u2lo = std::max(ub2, r), u2hi = std::min(ub2 + ts2, s2 + r);
+        const std::int64_t u3lo = std::max(ub3, r), u3hi = std::min(ub3 + ts3, s3 + r);
+        if (u2lo >= u2hi || u3lo >= u3hi) {
+          plo = phi = 0;  // no point of row r in this sub-slab
+          std::swap(cur, nxt);
+          continue;
+        }
+        if (!counted) {
+          ++cnt.subtiles;
+          counted = true;
+        }
+        // Compute row r.
+        for (std::int64_t i = lo; i < hi; ++i) {
+          for (std::int64_t u2 = u2lo; u2 < u2hi; ++u2) {
+            const float* in = line(cur, i, u2 - 1);
+            row_3d<K>(line(nxt, i, u2) + u3lo, in + u3lo, line(cur, i - 1, u2 - 1) + u3lo,
+                      line(cur, i + 1, u2 - 1) + u3lo, line(cur, i, u2 - 2) + u3lo,
+                      line(cur, i, u2) + u3lo, u3hi - u3lo);
+          }
+        }
+        // Copy out the points read by other tiles (all of them in the tile's last row).
+        std::int64_t ilo = 0, ihi = 0;
+        if (r + 1 < r_hi) {
+          const std::int64_t e1 = hex.e(r + 1);
+          interior(std::max<std::int64_t>(tile.c0 - e1, 0),
+                   std::min(tile.c0 + hex.ts1 + e1, g.s1), g.s1, ilo, ihi);
+        }
+        auto store_rows = [&](std::int64_t i0, std::int64_t i1) {
+          for (std::int64_t i = i0; i < i1; ++i) {
+            for (std::int64_t u2 = u2lo; u2 < u2hi; ++u2) {
+              const float* out = line(nxt, i, u2);
+              float* grow = dst + (i + 1) * stride + (u2 - r + 1) * row3 + 1 - r;  // s = u - r
+              std::memcpy(grow + u3lo, out + u3lo,
+                          static_cast<std::size_t>(u3hi - u3lo) * sizeof(float));
+              cnt.stored += u3hi - u3lo;
+            }
+          }
+        };
+        if (ilo < ihi) {
+          store_rows(lo, std::min(hi, ilo));
+          store_rows(std::max(lo, ihi), hi);
+        } else {
+          store_rows(lo, hi);
+        }
+        std::swap(cur, nxt);
+        plo = lo;
+        phi = hi;
+        pu2lo = u2lo;
+        pu2hi = u2hi;
+        pu3lo = u3lo;
+        pu3hi = u3hi;
+      }
+    }
+  }
+}
+
 // ---- the run ------------------------------------------------------------------------------
 
 struct Plan {
   Kernel kernel = Kernel::jacobi1d;
   Hex hex{1, 2};
-  std::int64_t ts2 = 0;
+  std::int64_t ts2 = 0, ts3 = 0;
   std::vector<std::vector<TileRef>> wavefronts;
   std::int64_t n_tiles = 0;
-  std::int64_t plane_floats = 0, face_floats = 0;
+  std::int64_t plane_floats = 0, face_floats = 0, face2_floats = 0;
   bool block_schedule = false;  // contiguous blocks of a wavefront per thread
 };
 
@@ -569,22 +800,32 @@ Plan make_plan(const RunConfig& cfg, Kernel kernel) {
   p.kernel = kernel;
   p.hex = Hex(cfg.tile_s1, cfg.tile_t);
   p.ts2 = cfg.tile_s2;
+  p.ts3 = cfg.tile_s3;
   p.block_schedule = cfg.schedule == "block";
   p.wavefronts = make_wavefronts(p.hex, cfg.size_s1, cfg.size_t);
   for (const auto& w : p.wavefronts) p.n_tiles += static_cast<std::int64_t>(w.size());
   const std::int64_t w1 = cfg.tile_s1 + cfg.tile_t;
-  if (kernel_space_dims(kernel) == 1) {
+  const int dims = kernel_space_dims(kernel);
+  if (dims == 1) {
     p.plane_floats = w1;
-  } else {
+  } else if (dims == 2) {
     p.plane_floats = w1 * (cfg.tile_s2 + 2);
     p.face_floats = cfg.tile_t * w1 * 2;
+  } else {
+    p.plane_floats = w1 * (cfg.tile_s2 + 2) * (cfg.tile_s3 + 2);
+    p.face_floats = cfg.tile_t * w1 * (cfg.tile_s2 + 2) * 2;
+    // One u2 face per b3 (the most sub-slabs along u3 a tile has, r_lo = 0, r_hi = tT).
+    const std::int64_t n_b3 = floor_div(cfg.size_s3 + cfg.tile_t - 2, cfg.tile_s3) + 1;
+    p.face2_floats = n_b3 * cfg.tile_t * w1 * 2 * (cfg.tile_s3 + 2);
   }
   return p;
 }
 
-template <typename K, bool TwoD>
+template <typename K, int Dims>
 void run_tile(Grid& g, const Plan& p, const TileRef& tile, Buffers& buf, Counters& cnt) {
-  if constexpr (TwoD) {
+  if constexpr (Dims == 3) {
+    tile_3d<K>(g, p.hex, p.ts2, p.ts3, tile, buf, cnt);
+  } else if constexpr (Dims == 2) {
     tile_2d<K>(g, p.hex, p.ts2, tile, buf, cnt);
   } else {
     tile_1d<K>(g, p.hex, tile, buf, cnt);
@@ -599,7 +840,7 @@ struct Execution {
   int pinned = 0;
 };
 
-template <typename K, bool TwoD>
+template <typename K, int Dims>
 Execution execute(Grid& g, const Plan& p, int threads, bool pin, const RunConfig& cfg) {
   Barrier barrier(threads);
   std::vector<Counters> counters(static_cast<std::size_t>(threads));
@@ -613,6 +854,7 @@ Execution execute(Grid& g, const Plan& p, int threads, bool pin, const RunConfig
     buf.plane0.assign(static_cast<std::size_t>(p.plane_floats + 2), 0.0f);
     buf.plane1.assign(static_cast<std::size_t>(p.plane_floats + 2), 0.0f);
     buf.face.assign(static_cast<std::size_t>(std::max<std::int64_t>(p.face_floats, 1)), 0.0f);
+    buf.face2.assign(static_cast<std::size_t>(std::max<std::int64_t>(p.face2_floats, 1)), 0.0f);
     buf.face_ok.assign(static_cast<std::size_t>(p.hex.tt), 0);
     Counters& cnt = counters[static_cast<std::size_t>(id)];
     barrier.wait();
@@ -630,10 +872,10 @@ Execution execute(Grid& g, const Plan& p, int threads, bool pin, const RunConfig
         // boundary) stay on one thread; sizes differ by at most one tile.
         const std::size_t lo = me * wave.size() / n_threads;
         const std::size_t hi = (me + 1) * wave.size() / n_threads;
-        for (std::size_t i = lo; i < hi; ++i) run_tile<K, TwoD>(g, p, wave[i], buf, cnt);
+        for (std::size_t i = lo; i < hi; ++i) run_tile<K, Dims>(g, p, wave[i], buf, cnt);
       } else {
         for (std::size_t i = me; i < wave.size(); i += n_threads) {
-          run_tile<K, TwoD>(g, p, wave[i], buf, cnt);
+          run_tile<K, Dims>(g, p, wave[i], buf, cnt);
         }
       }
       barrier.wait();  // one barrier per wavefront (T_sync)
@@ -672,14 +914,39 @@ auto dispatch(Kernel k, F&& f) {
       return f(Laplacian2D{}, std::true_type{});
     case Kernel::gradient2d:
       return f(Gradient2D{}, std::true_type{});
+    case Kernel::heat3d:
+      break;  // 3D kernels: dispatch_dims
+  }
+  throw std::invalid_argument("stencil: a 3D kernel here (internal error)");
+}
+
+// Every kernel, with its space dimensions as std::integral_constant<int, d>.
+template <typename F>
+auto dispatch_dims(Kernel k, F&& f) {
+  using D1 = std::integral_constant<int, 1>;
+  using D2 = std::integral_constant<int, 2>;
+  using D3 = std::integral_constant<int, 3>;
+  switch (k) {
+    case Kernel::jacobi1d:
+      return f(Jacobi1D{}, D1{});
+    case Kernel::jacobi2d:
+      return f(Jacobi2D{}, D2{});
+    case Kernel::heat2d:
+      return f(Heat2D{}, D2{});
+    case Kernel::laplacian2d:
+      return f(Laplacian2D{}, D2{});
+    case Kernel::gradient2d:
+      return f(Gradient2D{}, D2{});
+    case Kernel::heat3d:
+      return f(Heat3D{}, D3{});
   }
   throw std::invalid_argument("unknown kernel");
 }
 
 void validate_problem(const std::string& stencil, std::int64_t s1, std::int64_t s2,
-                      std::int64_t t) {
+                      std::int64_t s3, std::int64_t t) {
   const Kernel k = parse_kernel(stencil);
-  const bool two_d = kernel_space_dims(k) == 2;
+  const int dims = kernel_space_dims(k);
   auto positive = [](std::int64_t v, const char* name) {
     if (v <= 0) {
       throw std::invalid_argument(std::string(name) + ": must be positive, got " +
@@ -688,21 +955,32 @@ void validate_problem(const std::string& stencil, std::int64_t s1, std::int64_t 
   };
   positive(s1, "size_s1");
   positive(t, "size_t");
-  if (two_d) {
+  if (dims >= 2) {
     positive(s2, "size_s2");
   } else if (s2 != 0) {
     throw std::invalid_argument("size_s2: must be 0 for the 1D stencil " + stencil + ", got " +
                                 std::to_string(s2));
   }
-  const std::int64_t floats =
-      checked_mul(checked_add(s1, 2, "size_s1 + 2"), two_d ? checked_add(s2, 2, "size_s2 + 2") : 1,
-                  "array size (S1+2)(S2+2)");
+  if (dims == 3) {
+    positive(s3, "size_s3");
+  } else if (s3 != 0) {
+    throw std::invalid_argument("size_s3: must be 0 for the " + std::to_string(dims) +
+                                "D stencil " + stencil + ", got " + std::to_string(s3));
+  }
+  const std::int64_t floats = checked_mul(
+      checked_mul(checked_add(s1, 2, "size_s1 + 2"), dims >= 2 ? checked_add(s2, 2, "size_s2 + 2") : 1,
+                  "array size (S1+2)(S2+2)"),
+      dims == 3 ? checked_add(s3, 2, "size_s3 + 2") : 1, "array size (S1+2)(S2+2)(S3+2)");
   if (floats > kMaxArrayFloats) {
-    throw std::invalid_argument("size_s1, size_s2: the array of " + std::to_string(floats) +
+    throw std::invalid_argument(std::string(dims == 3 ? "size_s1, size_s2, size_s3" : "size_s1, size_s2") +
+                                ": the array of " + std::to_string(floats) +
                                 " floats exceeds the harness limit of " +
                                 std::to_string(kMaxArrayFloats));
   }
-  const std::int64_t points = checked_mul(checked_mul(s1, two_d ? s2 : 1, "S1*S2"), t, "S1*S2*T");
+  const std::int64_t points =
+      checked_mul(checked_mul(checked_mul(s1, dims >= 2 ? s2 : 1, "S1*S2"), dims == 3 ? s3 : 1,
+                              "S1*S2*S3"),
+                  t, "S1*S2*S3*T");
   if (points > kMaxPoints) {
     throw std::invalid_argument("size_t: " + std::to_string(points) +
                                 " stencil updates exceed the harness limit of " +
@@ -715,7 +993,7 @@ void validate_problem(const std::string& stencil, std::int64_t s1, std::int64_t 
 // ---- public API ---------------------------------------------------------------------------
 
 std::vector<std::string> kernel_names() {
-  return {"jacobi1d", "jacobi2d", "heat2d", "laplacian2d", "gradient2d"};
+  return {"jacobi1d", "jacobi2d", "heat2d", "laplacian2d", "gradient2d", "heat3d"};
 }
 
 Kernel parse_kernel(const std::string& name) {
@@ -724,15 +1002,21 @@ Kernel parse_kernel(const std::string& name) {
   if (name == "heat2d") return Kernel::heat2d;
   if (name == "laplacian2d") return Kernel::laplacian2d;
   if (name == "gradient2d") return Kernel::gradient2d;
-  throw std::invalid_argument("stencil: unknown harness stencil '" + name +
-                              "' (known: jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d)");
+  if (name == "heat3d") return Kernel::heat3d;
+  throw std::invalid_argument(
+      "stencil: unknown harness stencil '" + name +
+      "' (known: jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d, heat3d)");
 }
 
-std::string harness_version() { return "2"; }
+// 3: Heat 3D added (tables of version 2 lack it and its size_s3 / tile_s3 columns).
+std::string harness_version() { return "3"; }
 
 std::vector<std::string> schedule_names() { return {"round-robin", "block"}; }
 
-int kernel_space_dims(Kernel kernel) { return kernel == Kernel::jacobi1d ? 1 : 2; }
+int kernel_space_dims(Kernel kernel) {
+  if (kernel == Kernel::jacobi1d) return 1;
+  return kernel == Kernel::heat3d ? 3 : 2;
+}
 
 int simd_lanes_float() {
 #if defined(__AVX512F__)
@@ -785,8 +1069,8 @@ std::string compiler_description() {
 }
 
 void RunConfig::validate() const {
-  validate_problem(stencil, size_s1, size_s2, size_t);
-  const bool two_d = kernel_space_dims(parse_kernel(stencil)) == 2;
+  validate_problem(stencil, size_s1, size_s2, size_s3, size_t);
+  const int dims = kernel_space_dims(parse_kernel(stencil));
   auto in_range = [](std::int64_t v, std::int64_t lo, std::int64_t hi, const char* name) {
     if (v < lo || v > hi) {
       throw std::invalid_argument(std::string(name) + ": must be in [" + std::to_string(lo) +
@@ -799,17 +1083,47 @@ void RunConfig::validate() const {
     throw std::invalid_argument("tile_t: must be even (hexagonal tiling), got " +
                                 std::to_string(tile_t));
   }
-  if (two_d) {
+  if (dims == 2) {
     in_range(tile_s2, 2, kMaxTile, "tile_s2");
+  } else if (dims == 3) {
+    in_range(tile_s2, 1, kMaxTile, "tile_s2");
   } else if (tile_s2 != 0) {
     throw std::invalid_argument("tile_s2: must be 0 for the 1D stencil " + stencil + ", got " +
                                 std::to_string(tile_s2));
   }
+  if (dims == 3) {
+    in_range(tile_s3, 1, kMaxTile, "tile_s3");
+  } else if (tile_s3 != 0) {
+    throw std::invalid_argument("tile_s3: must be 0 for the " + std::to_string(dims) +
+                                "D stencil " + stencil + ", got " + std::to_string(tile_s3));
+  }
   const std::int64_t w1 = tile_s1 + tile_t;
-  const std::int64_t plane = two_d ? w1 * (tile_s2 + 2) : w1;
-  if (2 * plane + tile_t * w1 * 2 > kMaxBufferFloats) {
-    throw std::invalid_argument("tile_s1, tile_s2, tile_t: the tile buffer exceeds " +
-                                std::to_string(kMaxBufferFloats) + " floats");
+  if (dims == 3) {
+    // Two planes, the u3 faces of every row and the u2 faces of a row of sub-slabs (these
+    // grow with S3 / tS3), per thread.
+    const std::int64_t plane =
+        checked_mul(checked_mul(w1, tile_s2 + 2, "tile buffer"), tile_s3 + 2, "tile buffer");
+    const std::int64_t face = checked_mul(checked_mul(tile_t, w1, "tile buffer"),
+                                          2 * (tile_s2 + 2), "tile buffer");
+    const std::int64_t n_b3 = (size_s3 + tile_t - 2) / tile_s3 + 1;
+    const std::int64_t face2 = checked_mul(
+        checked_mul(checked_mul(n_b3, tile_t, "tile buffer"), w1, "tile buffer"),
+        2 * (tile_s3 + 2), "tile buffer");
+    const std::int64_t total =
+        checked_add(checked_add(checked_mul(2, plane, "tile buffer"), face, "tile buffer"),
+                    face2, "tile buffer");
+    if (total > kMaxBufferFloats) {
+      throw std::invalid_argument(
+          "tile_s1, tile_s2, tile_s3, tile_t: the tile buffer (planes and faces, with size_s3 = " +
+          std::to_string(size_s3) + ") of " + std::to_string(total) + " floats exceeds " +
+          std::to_string(kMaxBufferFloats) + " floats");
+    }
+  } else {
+    const std::int64_t plane = dims == 2 ? w1 * (tile_s2 + 2) : w1;
+    if (2 * plane + tile_t * w1 * 2 > kMaxBufferFloats) {
+      throw std::invalid_argument("tile_s1, tile_s2, tile_t: the tile buffer exceeds " +
+                                  std::to_string(kMaxBufferFloats) + " floats");
+    }
   }
   in_range(threads, 1, kMaxThreads, "threads");
   if (schedule != "round-robin" && schedule != "block") {
@@ -825,13 +1139,15 @@ void RunConfig::validate() const {
 }
 
 std::vector<float> naive(const std::string& stencil, std::int64_t size_s1, std::int64_t size_s2,
-                         std::int64_t size_t) {
-  validate_problem(stencil, size_s1, size_s2, size_t);
+                         std::int64_t size_s3, std::int64_t size_t) {
+  validate_problem(stencil, size_s1, size_s2, size_s3, size_t);
   const Kernel k = parse_kernel(stencil);
-  Grid g(size_s1, size_s2, size_t, kernel_space_dims(k) == 2);
-  dispatch(k, [&](auto kern, auto two_d) {
+  Grid g(size_s1, size_s2, size_s3, size_t, kernel_space_dims(k));
+  dispatch_dims(k, [&](auto kern, auto dims) {
     using K = decltype(kern);
-    if constexpr (decltype(two_d)::value) {
+    if constexpr (decltype(dims)::value == 3) {
+      naive_3d<K>(g);
+    } else if constexpr (decltype(dims)::value == 2) {
       naive_2d<K>(g);
     } else {
       naive_1d<K>(g);
@@ -844,11 +1160,11 @@ std::vector<float> naive(const std::string& stencil, std::int64_t size_s1, std::
 std::vector<float> tiled(const RunConfig& cfg) {
   cfg.validate();
   const Kernel k = parse_kernel(cfg.stencil);
-  Grid g(cfg.size_s1, cfg.size_s2, cfg.size_t, kernel_space_dims(k) == 2);
+  Grid g(cfg.size_s1, cfg.size_s2, cfg.size_s3, cfg.size_t, kernel_space_dims(k));
   const Plan p = make_plan(cfg, k);
-  dispatch(k, [&](auto kern, auto two_d) {
-    return execute<decltype(kern), decltype(two_d)::value>(g, p, static_cast<int>(cfg.threads),
-                                                           false, cfg)
+  dispatch_dims(k, [&](auto kern, auto dims) {
+    return execute<decltype(kern), decltype(dims)::value>(g, p, static_cast<int>(cfg.threads),
+                                                          false, cfg)
         .seconds;
   });
   return g.final_interior();
@@ -862,11 +1178,11 @@ namespace {
 constexpr std::size_t kNaiveCacheFloats = std::size_t{1} << 26;  // 256 MiB
 
 std::vector<float> cached_naive(const std::string& stencil, std::int64_t s1, std::int64_t s2,
-                                std::int64_t t) {
-  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>;
+                                std::int64_t s3, std::int64_t t) {
+  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
   static std::mutex mutex;
   static std::vector<std::pair<Key, std::vector<float>>> entries;  // most recent last
-  const Key wanted = std::make_tuple(stencil, s1, s2, t);
+  const Key wanted = std::make_tuple(stencil, s1, s2, s3, t);
   {
     std::lock_guard<std::mutex> lock(mutex);
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -877,7 +1193,7 @@ std::vector<float> cached_naive(const std::string& stencil, std::int64_t s1, std
       }
     }
   }
-  std::vector<float> computed = naive(stencil, s1, s2, t);
+  std::vector<float> computed = naive(stencil, s1, s2, s3, t);
   std::lock_guard<std::mutex> lock(mutex);
   entries.emplace_back(wanted, computed);
   std::size_t total = 0;
@@ -894,8 +1210,8 @@ std::vector<float> cached_naive(const std::string& stencil, std::int64_t s1, std
 RunResult run(const RunConfig& cfg) {
   cfg.validate();
   const Kernel k = parse_kernel(cfg.stencil);
-  const bool two_d = kernel_space_dims(k) == 2;
-  Grid g(cfg.size_s1, cfg.size_s2, cfg.size_t, two_d);
+  const int dims = kernel_space_dims(k);
+  Grid g(cfg.size_s1, cfg.size_s2, cfg.size_s3, cfg.size_t, dims);
   const Plan p = make_plan(cfg, k);
   std::vector<double> times;
   RunResult res;
@@ -903,9 +1219,9 @@ RunResult run(const RunConfig& cfg) {
   double best = std::numeric_limits<double>::infinity();
   for (std::int64_t rep = 0; rep < cfg.warmup + cfg.repeats; ++rep) {
     g.reset();
-    const Execution ex = dispatch(k, [&](auto kern, auto td) {
-      return execute<decltype(kern), decltype(td)::value>(g, p, static_cast<int>(cfg.threads),
-                                                          cfg.pin, cfg);
+    const Execution ex = dispatch_dims(k, [&](auto kern, auto d) {
+      return execute<decltype(kern), decltype(d)::value>(g, p, static_cast<int>(cfg.threads),
+                                                         cfg.pin, cfg);
     });
     res.words_loaded = ex.counters.loaded;
     res.words_stored = ex.counters.stored;
@@ -929,12 +1245,13 @@ RunResult run(const RunConfig& cfg) {
   res.time_median_s = n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
   res.n_wavefronts = static_cast<std::int64_t>(p.wavefronts.size());
   res.n_tiles = p.n_tiles;
-  res.points = cfg.size_s1 * (two_d ? cfg.size_s2 : 1) * cfg.size_t;
-  res.buffer_words = 2 * p.plane_floats + p.face_floats;
+  res.points = cfg.size_s1 * (dims >= 2 ? cfg.size_s2 : 1) * (dims == 3 ? cfg.size_s3 : 1) *
+               cfg.size_t;
+  res.buffer_words = 2 * p.plane_floats + p.face_floats + p.face2_floats;
   if (cfg.check) {
     const std::vector<float> got = g.final_interior();
     const std::vector<float> want =
-        cached_naive(cfg.stencil, cfg.size_s1, cfg.size_s2, cfg.size_t);
+        cached_naive(cfg.stencil, cfg.size_s1, cfg.size_s2, cfg.size_s3, cfg.size_t);
     // Bitwise comparison: both codes apply the same float operations in the same order.
     bool equal = got.size() == want.size();
     double worst = equal ? 0.0 : std::numeric_limits<double>::max();
@@ -1092,6 +1409,31 @@ std::int64_t compute_tile(float* cur, float* nxt, std::int64_t ts1, std::int64_t
   return vectors;
 }
 
+// The 3D counterpart: rows of x points in s1 times tS2 x tS3 in (u2, u3), counted as
+// sum over rows of ceil(x tS2 tS3 / nV) (Eq. A.28).
+template <typename K>
+std::int64_t compute_tile_3d(float* cur, float* nxt, std::int64_t ts1, std::int64_t ts2,
+                             std::int64_t ts3, std::int64_t tt, int lanes) {
+  const Hex hex(ts1, tt);
+  const std::int64_t w3 = ts3 + 2;
+  const std::int64_t w2 = ts2 + 2;
+  std::int64_t vectors = 0;
+  for (std::int64_t r = 0; r < tt; ++r) {
+    const std::int64_t x = ts1 + 2 * hex.e(r);
+    const std::int64_t off = hex.h - 1 - hex.e(r) + 1;
+    for (std::int64_t i = off; i < off + x; ++i) {
+      for (std::int64_t j = 2; j < w2; ++j) {
+        const float* in = cur + (i * w2 + j - 1) * w3 + 2;
+        row_3d<K>(nxt + (i * w2 + j) * w3 + 2, in, in - w2 * w3, in + w2 * w3, in - w3, in + w3,
+                  ts3);
+      }
+    }
+    vectors += (x * ts2 * ts3 + lanes - 1) / lanes;
+    std::swap(cur, nxt);
+  }
+  return vectors;
+}
+
 }  // namespace
 
 MicroResult bench_compute(const std::string& stencil, int threads, int n_configs, int repeats,
@@ -1103,10 +1445,11 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
   }
   const Kernel k = parse_kernel(stencil);
   const bool two_d = kernel_space_dims(k) == 2;
+  const bool three_d = kernel_space_dims(k) == 3;
   const int lanes = simd_lanes_float();
   // Random tile shapes (the seed averages over 70 random tile and problem sizes).
   struct Shape {
-    std::int64_t ts1, ts2, tt, reps;
+    std::int64_t ts1, ts2, tt, reps, ts3;
   };
   std::vector<Shape> shapes;
   std::uint64_t state = seed * 2862933555777941757ULL + 3037000493ULL;
@@ -1116,7 +1459,13 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
   };
   for (int i = 0; i < n_configs; ++i) {
     Shape s{};
-    if (two_d) {
+    s.ts3 = 1;
+    if (three_d) {
+      s.ts1 = next(1, 16);
+      s.ts2 = next(1, 16);
+      s.ts3 = 32 * next(1, 4);
+      s.tt = 2 * next(1, 8);
+    } else if (two_d) {
       s.ts1 = next(1, 32);
       s.ts2 = 32 * next(1, 8);
       s.tt = 2 * next(1, 16);
@@ -1125,7 +1474,7 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
       s.ts2 = 1;
       s.tt = 2 * next(1, 128);
     }
-    const std::int64_t pts = std::max<std::int64_t>(1, s.tt * (s.ts1 + s.tt / 2) * s.ts2);
+    const std::int64_t pts = std::max<std::int64_t>(1, s.tt * (s.ts1 + s.tt / 2) * s.ts2 * s.ts3);
     s.reps = std::max<std::int64_t>(1, (std::int64_t{1} << 19) / pts);  // ~0.5 M points each
     shapes.push_back(s);
   }
@@ -1135,7 +1484,9 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
   std::int64_t total_vectors = 0;
   for (const Shape& s : shapes) {
     const std::int64_t w1 = s.ts1 + s.tt + 2;
-    const std::int64_t floats = two_d ? w1 * (s.ts2 + 2) + 4 : w1 + 4;
+    const std::int64_t floats = three_d  ? w1 * (s.ts2 + 2) * (s.ts3 + 2) + 4
+                                : two_d ? w1 * (s.ts2 + 2) + 4
+                                        : w1 + 4;
     std::vector<double> times;
     std::int64_t vectors_of_shape = 0;
     for (int rep = -1; rep < repeats; ++rep) {  // rep = -1: untimed warm-up
@@ -1154,6 +1505,10 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
             std::int64_t v = 0;
             for (std::int64_t i = 0; i < s.reps; ++i) {
               // tT is even, so after a tile the newest values are back in `a`.
+              if (three_d) {
+                v += compute_tile_3d<Heat3D>(a, b, s.ts1, s.ts2, s.ts3, s.tt, lanes);
+                continue;
+              }
               v += dispatch(k, [&](auto kern, auto td) {
                 return compute_tile<decltype(kern), decltype(td)::value>(a, b, s.ts1, s.ts2,
                                                                          s.tt, lanes);
@@ -1203,6 +1558,13 @@ MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool
           float* a = p0[static_cast<std::size_t>(id)].data() + w2 + 2;
           float* b = p1[static_cast<std::size_t>(id)].data() + w2 + 2;
           for (std::int64_t i = 0; i < rows; ++i) {
+            if (k == Kernel::heat3d) {
+              // A row of one vector; its four off-line neighbours read from the lines
+              // above and below (timing only, the addresses need not be a real 3D grid).
+              row_3d<Heat3D>(b, a, a - w2, a + w2, a - w2 + 1, a + w2 - 1, lanes);
+              std::swap(a, b);
+              continue;
+            }
             dispatch(k, [&](auto kern, auto td) {
               using K = decltype(kern);
               if constexpr (decltype(td)::value) {

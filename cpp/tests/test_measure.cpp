@@ -1,6 +1,7 @@
 // Tests of the measurement harness (costmetrics/measure.hpp): every tiled run must equal
 // the naive untiled stencil bitwise, in 1D and 2D, for tile shapes that leave partial tiles
-// at every boundary (S not a multiple of the pitch or of tS2, T not a multiple of tT).
+// at every boundary (S not a multiple of the pitch or of tS2 / tS3, T not a multiple of
+// tT), in 1D, 2D and 3D.
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -46,7 +47,7 @@ int main() {
   // Hand check of the naive 1D stencil: S = 3, T = 1, boundary 0.5. The tiled code must
   // agree with it; here only the naive code's shape (S values) and range are checked.
   {
-    const auto v = cm::naive("jacobi1d", 3, 0, 1);
+    const auto v = cm::naive("jacobi1d", 3, 0, 0, 1);
     CHECK(v.size() == 3);
     for (float x : v) CHECK(x > 0.0f && x < 1.0f);
   }
@@ -61,7 +62,7 @@ int main() {
         auto cfg = config("jacobi1d", s[0], 0, s[1], s[2], 0, s[3], threads);
         cfg.schedule = schedule;
         const auto got = cm::tiled(cfg);
-        const auto want = cm::naive("jacobi1d", s[0], 0, s[1]);
+        const auto want = cm::naive("jacobi1d", s[0], 0, 0, s[1]);
         CHECK(same(got, want));
       }
     }
@@ -79,11 +80,58 @@ int main() {
           auto cfg = config(stencil, s[0], s[1], s[2], s[3], s[4], s[5], threads);
           cfg.schedule = schedule;
           const auto got = cm::tiled(cfg);
-          const auto want = cm::naive(stencil, s[0], s[1], s[2]);
+          const auto want = cm::naive(stencil, s[0], s[1], 0, s[2]);
           CHECK(same(got, want));
         }
       }
     }
+  }
+  // Hand check of the naive 3D stencil: one interior point of a 3 x 3 x 3 cube after one
+  // step, from the harness' data (the center is the update of its six neighbours).
+  {
+    const auto v0 = cm::naive("heat3d", 3, 3, 3, 1);
+    CHECK(v0.size() == 27);
+    for (float x : v0) CHECK(x > 0.0f && x < 1.0f);
+    // T = 2 from T = 1 by hand at the center (1, 1, 1): its neighbours are all interior.
+    const auto v1 = cm::naive("heat3d", 3, 3, 3, 2);
+    auto at = [&](const std::vector<float>& a, int i, int j, int k) { return a[(i * 3 + j) * 3 + k]; };
+    const float c = at(v0, 1, 1, 1);
+    const float want = c + 0.125f * (at(v0, 0, 1, 1) - 2.0f * c + at(v0, 2, 1, 1)) +
+                       0.125f * (at(v0, 1, 0, 1) - 2.0f * c + at(v0, 1, 2, 1)) +
+                       0.125f * (at(v0, 1, 1, 0) - 2.0f * c + at(v0, 1, 1, 2));
+    CHECK(at(v1, 1, 1, 1) == want);
+  }
+  // 3D: partial slabs, sub-slabs on every boundary, tS2 / tS3 of 1, tiles wider than the
+  // space, tT larger than tS2 and tS3.
+  const std::int64_t shapes_3d[][8] = {
+      // S1, S2, S3, T, tS1, tS2, tS3, tT
+      {7, 6, 9, 5, 1, 1, 1, 2},    {9, 7, 11, 9, 2, 3, 4, 4},   {12, 10, 8, 11, 3, 4, 5, 6},
+      {5, 13, 6, 7, 2, 2, 32, 4},  {10, 5, 17, 13, 4, 6, 3, 8}, {3, 4, 5, 6, 8, 16, 16, 2},
+      {1, 1, 1, 3, 1, 1, 1, 2},    {16, 9, 12, 10, 1, 2, 7, 10}, {6, 11, 10, 8, 5, 1, 2, 4},
+  };
+  for (const auto& s : shapes_3d) {
+    const auto want = cm::naive("heat3d", s[0], s[1], s[2], s[3]);
+    for (std::int64_t threads : {1, 2, 3}) {
+      for (const std::string schedule : {"round-robin", "block"}) {
+        auto cfg = config("heat3d", s[0], s[1], s[3], s[4], s[5], s[7], threads);
+        cfg.size_s3 = s[2];
+        cfg.tile_s3 = s[6];
+        cfg.schedule = schedule;
+        const auto got = cm::tiled(cfg);
+        CHECK(same(got, want));
+      }
+    }
+  }
+  // run() on 3D: checked, counters consistent with the problem.
+  {
+    auto cfg = config("heat3d", 14, 12, 10, 3, 4, 4, 2);
+    cfg.size_s3 = 20;
+    cfg.tile_s3 = 8;
+    const auto r = cm::run(cfg);
+    CHECK(r.checked && r.correct && r.max_abs_error == 0.0);
+    CHECK(r.points == 14 * 12 * 20 * 10);
+    CHECK(r.words_stored >= 14 * 12 * 20);  // at least the final level
+    CHECK(r.words_loaded > 0 && r.n_subtiles >= r.n_tiles);
   }
   // The names the Python side shows and checks.
   CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));
@@ -134,6 +182,30 @@ int main() {
     CHECK_THROWS(cm::run(bad), std::invalid_argument);
     bad = config("heat2d", 10, 10, 10, 2, 4, 4, 0);
     CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad = config("heat3d", 10, 10, 10, 2, 4, 4, 1);  // S3 missing
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad.size_s3 = 10;  // tS3 missing
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad.tile_s3 = 4;
+    CHECK(cm::run(bad).correct);
+    bad.tile_s2 = 0;
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad = config("heat3d", 400, 400, 10, 2, 4, 4, 1);  // (S1+2)(S2+2)(S3+2) too large
+    bad.size_s3 = 400;
+    bad.tile_s3 = 4;
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad = config("heat3d", 10, 10, 10, 2, 4, 4, 1);  // buffer: faces grow with S3 / tS3
+    bad.size_s3 = 100000;
+    bad.tile_s3 = 1;
+    bad.tile_s1 = 1000;
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad = config("heat2d", 10, 10, 10, 2, 4, 4, 1);  // S3 given for 2D
+    bad.size_s3 = 4;
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    bad.size_s3 = 0;
+    bad.tile_s3 = 4;
+    CHECK_THROWS(cm::run(bad), std::invalid_argument);
+    CHECK_THROWS(cm::naive("heat3d", 4, 4, 0, 4), std::invalid_argument);
     CHECK_THROWS(cm::bench_copy(1, 10, 64, 1, false), std::invalid_argument);
     CHECK_THROWS(cm::bench_compute("heat2d", 1, 0, 1, 1, false), std::invalid_argument);
   }
@@ -143,6 +215,10 @@ int main() {
     CHECK(b.value_s > 0 && b.value_s <= b.median_s && b.median_s <= b.max_s);
     const auto c = cm::bench_compute("jacobi2d", 1, 2, 1, 7, false);
     CHECK(c.value_s > 0 && c.units > 0);
+    const auto c3 = cm::bench_compute("heat3d", 1, 2, 1, 7, false);
+    CHECK(c3.value_s > 0 && c3.units > 0);
+    const auto row3 = cm::bench_row("heat3d", 1, 1, false);
+    CHECK(row3.value_s > 0);
   }
   CHECK(cm::simd_lanes_float() >= 1);
   return cm_test::report("measure");

@@ -509,7 +509,9 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         metavar="DIR",
         help="also measure the model's choices (optima, 10%% sets, baseline)",
     )
-    parser.add_argument("--stencils", nargs="+", default=None, help="default: all five")
+    parser.add_argument(
+        "--stencils", nargs="+", default=None, help="default: all six (heat3d included)"
+    )
     parser.add_argument(
         "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
     )
@@ -708,7 +710,9 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     """Rank (tile, threads) with the time model, measure the top k, report the best."""
     parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
-    parser.add_argument("sizes", type=int, nargs="+", help="S T (1D) or S1 S2 T (2D)")
+    parser.add_argument(
+        "sizes", type=int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
+    )
     parser.add_argument(
         "--calibration",
         type=Path,

@@ -1968,14 +1968,14 @@ class Candidates(Record):
             self.design[idx],
         )
 
-    def energy_j(self, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
+    def energy_j(self, *, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
         """E_alg of every candidate under ``params``, J."""
         x = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES])
         out: npt.NDArray[np.float64] = self.design @ x
         return out
 
     def simulate(
-        self, params: ParamsLike = "model_a", noise_sigma: float = 0.03, seed: int = 0
+        self, noise_sigma: float = 0.03, seed: int = 0, *, params: ParamsLike = "model_a"
     ) -> Runs:
         """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
 
@@ -2004,7 +2004,7 @@ class Candidates(Record):
                 f"simulate: custom kernels {unknown} cannot be written as a Runs table"
             )
         rng = np.random.default_rng(_convert.integer(seed, "seed"))
-        energy_j = self.energy_j(params) * np.exp(sigma * rng.standard_normal(len(self)))
+        energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
             "synthetic: true -- generated from the energy model, NOT measured",
             f"generator: Candidates.simulate(noise_sigma={sigma}, seed={seed})",

@@ -91,7 +91,7 @@ _cm = _core.measure
 RunResult = _cm.RunResult
 MicroResult = _cm.MicroResult
 
-#: Stencils of the harness (Jacobi 1D and the four 2D stencils of Table A.4).
+#: Stencils of the harness (Jacobi 1D, the four 2D stencils of Table A.4 and Heat 3D).
 STENCILS: tuple[str, ...] = tuple(_cm.kernel_names())
 #: Display names, as in Table A.4.
 DISPLAY_NAMES: dict[str, str] = {
@@ -100,6 +100,7 @@ DISPLAY_NAMES: dict[str, str] = {
     "heat2d": "Heat2D",
     "laplacian2d": "Laplacian2D",
     "gradient2d": "Gradient2D",
+    "heat3d": "Heat3D",
 }
 #: Version of the compiled harness (tables measured with another version are refused).
 HARNESS_VERSION: str = str(_cm.harness_version())
@@ -107,14 +108,17 @@ HARNESS_VERSION: str = str(_cm.harness_version())
 SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
 #: Memory levels a problem's arrays can live in (:func:`memory_level`).
 MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
-#: Columns of a measurement table (schema 2: one row per point per pass), in order.
+#: Columns of a measurement table (schema 3: one row per point per pass; schema 2 lacked
+#: ``size_s3`` and ``tile_s3``), in order.
 CSV_COLUMNS: tuple[str, ...] = (
     "stencil",
     "size_s1",
     "size_s2",
+    "size_s3",
     "size_t",
     "tile_s1",
     "tile_s2",
+    "tile_s3",
     "tile_t",
     "tags",
     "threads",
@@ -153,7 +157,8 @@ ENERGY_CSV_COLUMNS: tuple[str, ...] = (
 )
 #: Kernels the energy model knows among the harness stencils.
 _ENERGY_KERNELS = ("jacobi1d", "jacobi2d")
-_SCHEMA = "costmetrics measurement table, schema 2"
+_SCHEMA = "costmetrics measurement table, schema 3"
+_SCHEMA_V2 = "costmetrics measurement table, schema 2"
 _SCHEMA_V1 = "costmetrics measurement table, schema 1"
 _INT_LIMIT = 2**62
 
@@ -174,7 +179,7 @@ def space_dims(stencil: str) -> int:
     Returns
     -------
     int
-        1 or 2.
+        1, 2 or 3.
 
     Raises
     ------
@@ -202,21 +207,26 @@ def _ints(values: object, name: str, n: int, layout: str) -> tuple[int, ...]:
 
 def _problem(
     stencil: str, sizes: Sequence[int], tiles: Sequence[int] | None
-) -> tuple[str, tuple[int, int, int], tuple[int, int, int]]:
-    """Return (name, (S1, S2, T), (tS1, tS2, tT)) with S2 = tS2 = 0 in 1D."""
+) -> tuple[str, tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """Return (name, (S1, S2, S3, T), (tS1, tS2, tS3, tT)), absent dimensions 0."""
     name = _stencil_name(stencil)
     dims = space_dims(name)
     if dims == 1:
         s = _ints(sizes, "sizes", 2, "(S, T)")
-        size3 = (s[0], 0, s[1])
+        size4 = (s[0], 0, 0, s[1])
         t = _ints(tiles, "tiles", 2, "(tS, tT)") if tiles is not None else (0, 0)
-        tile3 = (t[0], 0, t[1])
-    else:
+        tile4 = (t[0], 0, 0, t[1])
+    elif dims == 2:
         s = _ints(sizes, "sizes", 3, "(S1, S2, T)")
-        size3 = (s[0], s[1], s[2])
+        size4 = (s[0], s[1], 0, s[2])
         t = _ints(tiles, "tiles", 3, "(tS1, tS2, tT)") if tiles is not None else (0, 0, 0)
-        tile3 = (t[0], t[1], t[2])
-    return name, size3, tile3
+        tile4 = (t[0], t[1], 0, t[2])
+    else:
+        s = _ints(sizes, "sizes", 4, "(S1, S2, S3, T)")
+        size4 = (s[0], s[1], s[2], s[3])
+        t = _ints(tiles, "tiles", 4, "(tS1, tS2, tS3, tT)") if tiles is not None else (0,) * 4
+        tile4 = (t[0], t[1], t[2], t[3])
+    return name, size4, tile4
 
 
 def _positive_int(value: object, name: str, lo: int, hi: int) -> int:
@@ -356,10 +366,12 @@ def _config(
         stencil=name,
         size_s1=s[0],
         size_s2=s[1],
-        size_t=s[2],
+        size_s3=s[2],
+        size_t=s[3],
         tile_s1=t[0],
         tile_s2=t[1],
-        tile_t=t[2],
+        tile_s3=t[2],
+        tile_t=t[3],
         threads=n_threads,
         repeats=_positive_int(repeats, "repeats", 1, 1000),
         warmup=_positive_int(warmup, "warmup", 0, 1000),
@@ -391,9 +403,10 @@ def run(
     stencil : str
         One of :data:`STENCILS`.
     sizes : sequence of int
-        ``(S, T)`` or ``(S1, S2, T)``.
+        ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)`` (Heat 3D).
     tiles : sequence of int
-        ``(tS, tT)`` or ``(tS1, tS2, tT)``; ``tT`` even, ``tS2 >= 2``.
+        ``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``; ``tT`` even,
+        ``tS2 >= 2`` in 2D, ``tS2, tS3 >= 1`` in 3D.
     threads : int, optional
         Worker threads (default: every CPU this process may use).
     repeats, warmup : int
@@ -434,15 +447,15 @@ def naive(stencil: str, sizes: Sequence[int]) -> npt.NDArray[np.float32]:
     stencil : str
         One of :data:`STENCILS`.
     sizes : sequence of int
-        ``(S, T)`` or ``(S1, S2, T)``.
+        ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
 
     Returns
     -------
     numpy.ndarray
-        float32, shape ``(S,)`` or ``(S1, S2)``.
+        float32, shape ``(S,)``, ``(S1, S2)`` or ``(S1, S2, S3)``.
     """
     name, s, _ = _problem(stencil, sizes, None)
-    return _cm.naive(name, s[0], s[1], s[2])
+    return _cm.naive(name, s[0], s[1], s[2], s[3])
 
 
 def tiled(
@@ -467,7 +480,7 @@ def tiled(
     Returns
     -------
     numpy.ndarray
-        float32, shape ``(S,)`` or ``(S1, S2)``.
+        float32, shape ``(S,)``, ``(S1, S2)`` or ``(S1, S2, S3)``.
     """
     cfg = _config(
         stencil, sizes, tiles, threads=threads, repeats=1, warmup=0, pin=False, check=False,
@@ -1211,9 +1224,9 @@ class Point:
     stencil : str
         Harness stencil.
     sizes : tuple of int
-        ``(S, T)`` or ``(S1, S2, T)``.
+        ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
     tiles : tuple of int
-        ``(tS, tT)`` or ``(tS1, tS2, tT)``.
+        ``(tS, tT)``, ``(tS1, tS2, tT)`` or ``(tS1, tS2, tS3, tT)``.
     tags : tuple of str
         Why it is measured: ``grid``, ``baseline``, ``<variant>_opt``,
         ``<variant>_near``, ``tune``.
@@ -1240,16 +1253,19 @@ DEFAULT_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
     "heat2d": ((256, 256, 128), (512, 512, 128)),
     "laplacian2d": ((256, 256, 128), (512, 512, 128)),
     "gradient2d": ((256, 256, 64), (512, 512, 64)),
+    "heat3d": ((30, 30, 30, 32), (62, 62, 62, 16)),
 }
 #: Problem sizes from L2-resident to far past L2 (machines seen: 512 KiB to 2 MiB of L2
 #: per core, 32 MiB and more of L3). Working sets (two float arrays): 1D 128 KiB, 2 MiB,
-#: 16 MiB; 2D 512 KiB, 2 MiB, 8 MiB. T shrinks as S grows to keep each run short.
+#: 16 MiB; 2D 512 KiB, 2 MiB, 8 MiB; 3D 256 KiB, 2 MiB, 16 MiB, 128 MiB (past a 32 MiB L3;
+#: the harness limit is 128 MiB per array). T shrinks as S grows to keep each run short.
 LEVEL_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
     "jacobi1d": ((16384, 128), (262144, 32), (2097152, 8)),
     "jacobi2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
     "heat2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
     "laplacian2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8)),
     "gradient2d": ((254, 254, 32), (510, 510, 16), (1022, 1022, 4)),
+    "heat3d": ((30, 30, 30, 32), (62, 62, 62, 16), (126, 126, 126, 8), (254, 254, 254, 4)),
 }
 #: Tile grid of the sweep (the broad measured exploration of Sec. A.6.2).
 GRID_1D = {"tS": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), "tT": (2, 4, 8, 16, 32, 64, 128)}
@@ -1257,6 +1273,10 @@ GRID_2D = {"tS1": (1, 2, 4, 8, 16, 32), "tS2": (32, 64, 128, 256), "tT": (2, 4, 
 #: A coarse subset of the grid (``grid="coarse"``), for protocol sweeps of a few minutes.
 COARSE_GRID_1D = {"tS": (1, 4, 16, 64, 256), "tT": (2, 8, 32, 128)}
 COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
+#: 3D (Heat 3D): hexagons in (t, s1), sub-slabs tS2 x tS3 (tS3 the SIMD-contiguous one,
+#: multiples of 32 as in the model's default search space).
+GRID_3D = {"tS1": (1, 2, 4, 8, 16), "tS2": (1, 4, 16), "tS3": (32, 64, 128), "tT": (2, 4, 8, 16)}
+COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4,), "tS3": (32, 128), "tT": (2, 8)}
 
 
 def default_points(
@@ -1270,7 +1290,8 @@ def default_points(
 ) -> list[Point]:
     """Return the shipped sweep: a tile grid per problem, plus the model's choices.
 
-    For every stencil and problem size: the grid ``GRID_1D`` / ``GRID_2D``; with
+    For every stencil and problem size: the grid ``GRID_1D`` / ``GRID_2D`` /
+    ``GRID_3D``; with
     a calibration also the "largest tile that fits" baseline (A.5.1: the feasible tile of
     the default search space with the largest M_tile; ties: largest tS1 + tT/2, then tT)
     and, for each time-model variant, its predicted optimum and up to ``max_near`` more
@@ -1290,8 +1311,8 @@ def default_points(
     max_near : int
         Cap on near-optimal points per variant (closest to the minimum first).
     grid : {"full", "coarse"}
-        The tile grid: ``GRID_1D`` / ``GRID_2D`` or ``COARSE_GRID_1D`` /
-        ``COARSE_GRID_2D``.
+        The tile grid: ``GRID_1D`` / ``GRID_2D`` / ``GRID_3D`` or their ``COARSE_``
+        versions.
 
     Returns
     -------
@@ -1305,6 +1326,7 @@ def default_points(
         raise ValueError(f"grid: must be 'full' or 'coarse', got {grid!r}")
     grid_1d = GRID_1D if grid == "full" else COARSE_GRID_1D
     grid_2d = GRID_2D if grid == "full" else COARSE_GRID_2D
+    grid_3d = GRID_3D if grid == "full" else COARSE_GRID_3D
     points: dict[tuple[str, tuple[int, ...], tuple[int, ...]], list[str]] = {}
 
     def add(stencil: str, sz: tuple[int, ...], tl: tuple[int, ...], tag: str) -> None:
@@ -1321,6 +1343,12 @@ def default_points(
                 for ts in grid_1d["tS"]:
                     for tt in grid_1d["tT"]:
                         add(name, sz, (ts, tt), "grid")
+            elif dims == 3:
+                for ts1 in grid_3d["tS1"]:
+                    for ts2 in grid_3d["tS2"]:
+                        for ts3 in grid_3d["tS3"]:
+                            for tt in grid_3d["tT"]:
+                                add(name, sz, (ts1, ts2, ts3, tt), "grid")
             else:
                 for ts1 in grid_2d["tS1"]:
                     for ts2 in grid_2d["tS2"]:
@@ -1354,7 +1382,7 @@ def default_points(
 class Table:
     """A measurement table read by :func:`read_table`: one row per point per pass.
 
-    A *point* is a (stencil, sizes, tiles, threads, schedule); schema 2 tables hold one
+    A *point* is a (stencil, sizes, tiles, threads, schedule); schema 2-3 tables hold one
     row per point and pass (one timed run after a warm-up run). :meth:`medians` turns it
     into one row per point whose time is the median over passes.
 
@@ -1363,9 +1391,9 @@ class Table:
     stencil : tuple of str
         Stencil per row.
     sizes : numpy.ndarray
-        int64, shape (n, 3): S1, S2 (0 in 1D), T.
+        int64, shape (n, 4): S1, S2 (0 in 1D), S3 (0 in 1D and 2D), T.
     tiles : numpy.ndarray
-        int64, shape (n, 3): tS1, tS2 (0 in 1D), tT.
+        int64, shape (n, 4): tS1, tS2 (0 in 1D), tS3 (0 in 1D and 2D), tT.
     tags : tuple of tuple of str
         Tags per row.
     threads : numpy.ndarray
@@ -1394,8 +1422,9 @@ class Table:
     source : str
         Where the table was read from.
     schema : int
-        2 (this protocol) or 1 (older tables: one row per point, the minimum of a few
-        back-to-back runs, read as a single pass).
+        3 (this protocol), 2 (the same without Heat 3D's columns) or 1 (older tables:
+        one row per point, the minimum of a few back-to-back runs, read as a single
+        pass).
     pass_times_s : numpy.ndarray or None
         In a table of medians: shape (n, passes), the time of each pass (NaN where a pass
         lacks the point); None in a table of runs.
@@ -1417,7 +1446,7 @@ class Table:
     columns: dict[str, npt.NDArray[np.float64]]
     comments: tuple[str, ...]
     source: str
-    schema: int = 2
+    schema: int = 3
     pass_times_s: npt.NDArray[np.float64] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -1426,12 +1455,14 @@ class Table:
     def sizes_of(self, i: int) -> tuple[int, ...]:
         """Problem sizes of row ``i`` in the layout of ``sizes`` arguments."""
         s = self.sizes[i]
-        return (int(s[0]), int(s[2])) if s[1] == 0 else (int(s[0]), int(s[1]), int(s[2]))
+        dims = space_dims(self.stencil[i])
+        return (int(s[0]), *(int(v) for v in s[1:dims]), int(s[3]))
 
     def tiles_of(self, i: int) -> tuple[int, ...]:
         """Tile sizes of row ``i`` in the layout of ``tiles`` arguments."""
         t = self.tiles[i]
-        return (int(t[0]), int(t[2])) if t[1] == 0 else (int(t[0]), int(t[1]), int(t[2]))
+        dims = space_dims(self.stencil[i])
+        return (int(t[0]), *(int(v) for v in t[1:dims]), int(t[3]))
 
     def key_of(self, i: int) -> tuple[str, tuple[int, ...], tuple[int, ...], int, str]:
         """Return the point of row ``i``: (stencil, sizes, tiles, threads, schedule)."""
@@ -1702,8 +1733,11 @@ def read_table(path: str | Path) -> Table:
     if not data_lines:
         raise ValueError(f"path: {p} has no header row")
     header = next(csv.reader([data_lines[0][1]]))
-    schema = 1 if comments and comments[0] == _SCHEMA_V1 else 2
+    first = comments[0] if comments else ""
+    schema = {_SCHEMA_V1: 1, _SCHEMA_V2: 2}.get(first, 3)
     wanted = _CSV_COLUMNS_V1 if schema == 1 else CSV_COLUMNS
+    if schema == 2:
+        wanted = tuple(c for c in CSV_COLUMNS if c not in ("size_s3", "tile_s3"))
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"path: {p} lacks columns {missing}")
@@ -1715,7 +1749,7 @@ def read_table(path: str | Path) -> Table:
     tags: list[tuple[str, ...]] = []
     schedules: list[str] = []
     levels: list[str] = []
-    numeric = [c for c in wanted[8:] if c not in _TEXT_COLUMNS]
+    numeric = [c for c in wanted[wanted.index("tags") + 1 :] if c not in _TEXT_COLUMNS]
     numbers: dict[str, list[float]] = {c: [] for c in numeric}
     correct: list[bool] = []
     seen: set[tuple[Any, ...]] = set()
@@ -1726,12 +1760,19 @@ def read_table(path: str | Path) -> Table:
             raise ValueError(f"{where}: {len(row)} fields, the header has {len(header)}")
         name = _stencil_name(row[col["stencil"]])
         dims = space_dims(name)
-        s = [_parse_number(row[col[c]], c, where, integer=True) for c in CSV_COLUMNS[1:4]]
-        t = [_parse_number(row[col[c]], c, where, integer=True) for c in CSV_COLUMNS[4:7]]
-        if dims == 1:
-            s[1] = t[1] = 0.0
-        if any(math.isnan(v) or v < (0 if i == 1 else 1) for i, v in enumerate(s)) or any(
-            math.isnan(v) or v < (0 if i == 1 else 1) for i, v in enumerate(t)
+        # (S1, S2, S3, T) and (tS1, tS2, tS3, tT); absent dimensions read as 0.
+        s = [
+            _parse_number(row[col[c]], c, where, integer=True) if c in col else 0.0
+            for c in ("size_s1", "size_s2", "size_s3", "size_t")
+        ]
+        t = [
+            _parse_number(row[col[c]], c, where, integer=True) if c in col else 0.0
+            for c in ("tile_s1", "tile_s2", "tile_s3", "tile_t")
+        ]
+        for d in range(dims, 3):
+            s[d] = t[d] = 0.0
+        if any(math.isnan(v) or v < (0 if 0 < i < 3 else 1) for i, v in enumerate(s)) or any(
+            math.isnan(v) or v < (0 if 0 < i < 3 else 1) for i, v in enumerate(t)
         ):
             raise ValueError(f"{where}: sizes and tiles must be positive integers")
         flag = row[col["correct"]].strip().lower()
@@ -1740,7 +1781,7 @@ def read_table(path: str | Path) -> Table:
         values = {
             c: _parse_number(row[col[c]], c, where, integer=c in _INTEGER_COLUMNS) for c in numeric
         }
-        if schema == 2:
+        if schema >= 2:
             sched = row[col["schedule"]].strip()
             if sched not in SCHEDULES:
                 raise ValueError(f"{where}: column schedule: unknown {sched!r}")
@@ -1752,8 +1793,8 @@ def read_table(path: str | Path) -> Table:
         else:
             sched = "round-robin"
             values["pass"] = 0.0
-            size3 = (int(s[0]), int(s[1]), int(s[2]))
-            level = _level_of_bytes(_working_set_bytes(name, size3), caches)
+            size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
+            level = _level_of_bytes(_working_set_bytes(name, size4), caches)
         if not (values["threads"] >= 1):
             raise ValueError(f"{where}: column threads: must be a positive integer")
         key = (name, tuple(s), tuple(t), values["threads"], sched, values["pass"])
@@ -1830,9 +1871,10 @@ def _caches_of(machine: dict[str, Any]) -> tuple[int, int, int]:
     return (get("l1d_bytes"), get("l2_bytes"), get("l3_bytes"))
 
 
-def _working_set_bytes(stencil: str, size3: tuple[int, int, int]) -> int:
-    two_d = space_dims(stencil) == 2
-    floats = (size3[0] + 2) * ((size3[1] + 2) if two_d else 1)
+def _working_set_bytes(stencil: str, size4: tuple[int, int, int, int]) -> int:
+    dims = space_dims(stencil)
+    floats = (size4[0] + 2) * ((size4[1] + 2) if dims >= 2 else 1)
+    floats *= (size4[2] + 2) if dims == 3 else 1
     return 2 * floats * BYTES_PER_WORD  # two time levels with their halo
 
 
@@ -1847,7 +1889,8 @@ def memory_level(stencil: str, machine: dict[str, Any] | None, sizes: Sequence[i
     """Return the memory level where a problem's arrays fit: L1, L2, L3 or DRAM.
 
     The working set is the two time levels of the harness with their halo, 4-byte
-    floats: ``2 (S1 + 2) (S2 + 2) 4`` bytes in 2D, ``2 (S + 2) 4`` in 1D. It is compared
+    floats: ``2 (S1 + 2) (S2 + 2) 4`` bytes in 2D, ``2 (S + 2) 4`` in 1D,
+    ``2 (S1 + 2) (S2 + 2) (S3 + 2) 4`` in 3D. It is compared
     with the data caches of one core as sysfs reports them for CPU 0 (``l1d_bytes``,
     ``l2_bytes``, ``l3_bytes`` of :func:`machine_record`): the smallest level that holds
     it; DRAM past the last level (or where the sizes are unknown).
@@ -1857,7 +1900,7 @@ def memory_level(stencil: str, machine: dict[str, Any] | None, sizes: Sequence[i
     stencil : str
         One of :data:`STENCILS`.
     sizes : sequence of int
-        ``(S, T)`` or ``(S1, S2, T)``.
+        ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
     machine : dict, optional
         A machine record (default: this machine's).
 
@@ -2288,8 +2331,9 @@ def measure(
                 fd,
                 _csv_line(
                     [
-                        stencil, s[0], s[1] if dims == 2 else "", s[2],
-                        t[0], t[1] if dims == 2 else "", t[2], "+".join(unit_tags[unit]),
+                        stencil, s[0], s[1] if dims >= 2 else "", s[2] if dims == 3 else "",
+                        s[3], t[0], t[1] if dims >= 2 else "", t[2] if dims == 3 else "", t[3],
+                        "+".join(unit_tags[unit]),
                         n_threads, sched, k, position[(unit, k)], repr(r.time_min_s),
                         repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
                         repr(r.energy_j) if math.isfinite(r.energy_j) else "",
@@ -2367,8 +2411,8 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
         two_d = space_dims(table.stencil[i]) == 2
         rows.append(
             [
-                table.stencil[i], int(s[0]), int(s[1]) if two_d else "", "", int(s[2]),
-                int(t[0]), int(t[1]) if two_d else "", "", int(t[2]),
+                table.stencil[i], int(s[0]), int(s[1]) if two_d else "", "", int(s[3]),
+                int(t[0]), int(t[1]) if two_d else "", "", int(t[3]),
                 repr(float(table.time_s[i])), repr(e),
             ]
         )  # fmt: skip

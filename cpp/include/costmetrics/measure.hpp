@@ -1,4 +1,4 @@
-// Measurement harness: real hexagonal (1D) and hybrid hexagonal/classic (2D) tiled stencils
+// Measurement harness: real hexagonal (1D) and hybrid hexagonal/classic (2D, 3D) tiled stencils
 // on the CPU, executed wavefront by wavefront by worker threads, each tile through an
 // explicitly managed per-thread buffer; every run checked against a naive untiled stencil.
 // Plus the micro-benchmarks of the time model's machine parameters (seed 000, Sec. A.5.1):
@@ -11,7 +11,9 @@
 //
 // The tiling is the gap-free hexagonal lattice of docs/time-model.md ("Exact variant"):
 // pitch P = 2 tS1 + tT - 2, rows e(r) = min(r, tT-1-r) wider on each side, two colors;
-// inner dimension s2 time-skewed per tile (u = s2 + r), cut in sub-tiles of tS2.
+// inner dimension s2 time-skewed per tile (u = s2 + r), cut in sub-tiles of tS2; in 3D
+// (Sec. A.4.3) both inner dimensions skewed (u2 = s2 + r, u3 = s3 + r), the slab cut into
+// sub-slabs of tS2 x tS3 run in lexicographic (u2, u3) order by the tile's thread.
 // Arrays hold 4-byte floats (the model's words); time levels alternate between two arrays.
 #pragma once
 
@@ -26,11 +28,11 @@
 namespace costmetrics {
 namespace measure {
 
-// The stencils of the harness: Jacobi 1D and the four 2D stencils of Table A.4.
-enum class Kernel { jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d };
+// The stencils of the harness: Jacobi 1D, the four 2D stencils of Table A.4 and Heat 3D.
+enum class Kernel { jacobi1d, jacobi2d, heat2d, laplacian2d, gradient2d, heat3d };
 
 // Kernel names in a fixed order ("jacobi1d", "jacobi2d", "heat2d", "laplacian2d",
-// "gradient2d").
+// "gradient2d", "heat3d").
 std::vector<std::string> kernel_names();
 // Throws std::invalid_argument naming the value for an unknown name.
 Kernel parse_kernel(const std::string& name);
@@ -51,14 +53,17 @@ int simd_lanes_float();
 // The compiler and the instruction-set macros this file was compiled with.
 std::string compiler_description();
 
-// One measured configuration. size_s2 / tile_s2 are ignored (must be 0) for 1D stencils.
+// One measured configuration. size_s2 / tile_s2 must be 0 for 1D stencils, size_s3 /
+// tile_s3 must be 0 for 1D and 2D stencils.
 struct RunConfig {
   std::string stencil;
   std::int64_t size_s1 = 0;
   std::int64_t size_s2 = 0;
+  std::int64_t size_s3 = 0;
   std::int64_t size_t = 0;
   std::int64_t tile_s1 = 0;
   std::int64_t tile_s2 = 0;
+  std::int64_t tile_s3 = 0;
   std::int64_t tile_t = 0;
   std::int64_t threads = 1;
   std::int64_t repeats = 3;  // timed runs; the minimum is kept
@@ -74,9 +79,11 @@ struct RunConfig {
         COSTMETRICS_FIELD(RunConfig, stencil, "stencil name (kernel_names())"),
         COSTMETRICS_FIELD(RunConfig, size_s1, "S1 (S in 1D), points"),
         COSTMETRICS_FIELD(RunConfig, size_s2, "S2, points (0 in 1D)"),
+        COSTMETRICS_FIELD(RunConfig, size_s3, "S3, points (0 in 1D and 2D)"),
         COSTMETRICS_FIELD(RunConfig, size_t, "T, time steps"),
         COSTMETRICS_FIELD(RunConfig, tile_s1, "tS1 (tS in 1D)"),
-        COSTMETRICS_FIELD(RunConfig, tile_s2, "tS2 (0 in 1D), at least 2"),
+        COSTMETRICS_FIELD(RunConfig, tile_s2, "tS2 (0 in 1D), at least 2 in 2D, 1 in 3D"),
+        COSTMETRICS_FIELD(RunConfig, tile_s3, "tS3 (0 in 1D and 2D), at least 1"),
         COSTMETRICS_FIELD(RunConfig, tile_t, "tT, even"),
         COSTMETRICS_FIELD(RunConfig, threads, "worker threads (cores), n_SM"),
         COSTMETRICS_FIELD(RunConfig, repeats, "timed runs (minimum kept)"),
@@ -102,7 +109,7 @@ struct RunResult {
   std::int64_t n_wavefronts = 0;
   std::int64_t n_tiles = 0;         // tiles (prisms) over all wavefronts
   std::int64_t n_subtiles = 0;      // sub-tiles executed (= n_tiles in 1D)
-  std::int64_t points = 0;          // stencil updates per run (S1 S2 T)
+  std::int64_t points = 0;          // stencil updates per run (S1 S2 S3 T)
   std::int64_t words_loaded = 0;    // floats copied main arrays -> tile buffers per run
   std::int64_t words_stored = 0;    // floats copied tile buffers -> main arrays per run
   std::int64_t buffer_words = 0;    // per-thread tile buffer (planes + faces), floats
@@ -135,9 +142,9 @@ struct RunResult {
 RunResult run(const RunConfig& cfg);
 
 // The naive untiled stencil on the harness' initial data; returns the final time level
-// (S1 values in 1D, S1*S2 row-major in 2D). Bounded like run().
+// (S1 values in 1D, S1*S2 row-major in 2D, S1*S2*S3 row-major in 3D). Bounded like run().
 std::vector<float> naive(const std::string& stencil, std::int64_t size_s1, std::int64_t size_s2,
-                         std::int64_t size_t);
+                         std::int64_t size_s3, std::int64_t size_t);
 // The tiled stencil once (one thread per worker, no timing); same layout as naive().
 std::vector<float> tiled(const RunConfig& cfg);
 

@@ -149,14 +149,14 @@ def design_row(
     stencil: StencilParams,
     size: ProblemSize,
     tiles: TileSizes,
-    variant: str = "machine",
+    variant: str = "exact",
 ) -> npt.NDArray[np.float64]: ...
 def design_rows(
     gpu: GpuParams,
     stencil: StencilParams,
     size: ProblemSize,
     tiles: npt.NDArray[np.integer[Any]],
-    variant: str = "machine",
+    variant: str = "exact",
     threads: int = 0,
 ) -> dict[str, npt.NDArray[Any]]: ...
 def check_variant(variant: object) -> str: ...
