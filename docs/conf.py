@@ -49,6 +49,7 @@ SECTION_PAGES = ("index", "models", "notebooks", "api-conventions")
 #: Modules documented besides the model families, in this order.
 API_MODULES = (
     "costmetrics.presets",
+    "costmetrics._record",
     "costmetrics.reproduce",
     "costmetrics.report",
     "costmetrics.experiments",

@@ -24,7 +24,7 @@ import numpy as np
 
 __all__ = ["Record", "record", "values_equal"]
 
-_T = TypeVar("_T")
+T = TypeVar("T")
 #: Arrays with at most this many entries are shown whole in a repr.
 _REPR_MAX_ITEMS = 8
 
@@ -102,7 +102,7 @@ class Record:
 
 
 @dataclass_transform(frozen_default=True, eq_default=False, field_specifiers=(dataclasses.field,))
-def record(cls: type[_T]) -> type[_T]:
+def record(cls: type[T]) -> type[T]:
     """Declare a frozen dataclass that is a :class:`Record`.
 
     Parameters
@@ -123,5 +123,5 @@ def record(cls: type[_T]) -> type[_T]:
     out._compared = tuple(
         f.name for f in dataclasses.fields(out) if f.compare and not f.name.startswith("_")
     )
-    made: type[_T] = out
+    made: type[T] = out
     return made

@@ -286,7 +286,7 @@ class BestDesign(Record):
     Attributes
     ----------
     row : int
-        Its row in :attr:`SweepResult.designs` (for :meth:`SweepResult.rank` and the
+        Its row in ``SweepResult.designs`` (for :meth:`SweepResult.rank` and the
         per-design arrays).
     n_sm, n_v, smem_kb : int
         The design.
@@ -751,6 +751,9 @@ def sweep(
         space = space._asdict()
     if not isinstance(space, Mapping):
         raise TypeError(f"space: expected a HardwareSpace or a mapping, got {type(space).__name__}")
+    missing = [k for k in HardwareSpace._fields if k not in space]
+    if missing:
+        raise ValueError(f"space: missing {missing}; expected keys {list(HardwareSpace._fields)}")
     sp = {k: np.asarray(space[k]) for k in HardwareSpace._fields}
     for key, values in sp.items():
         if values.size == 0 or values.dtype.kind not in "iu":

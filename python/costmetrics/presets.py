@@ -38,6 +38,7 @@ __all__ = [
     "gpus",
     "load_gpu",
     "load_stencil",
+    "normalize_name",
     "register_gpu",
     "register_stencil",
     "stencil",
