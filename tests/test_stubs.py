@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import costmetrics._core
+import costmetrics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,12 +25,13 @@ def test_stubtest_finds_no_difference(tmp_path: Path) -> None:
     pytest.importorskip("mypy.stubtest")
     stubs = ROOT / "python"
     assert (stubs / "costmetrics" / "_core" / "__init__.pyi").is_file()
-    # The extension must be the one these stubs describe (the source tree's build).
-    package_dir = Path(costmetrics._core.__file__).resolve().parent
+    # stubtest must import the package this test imported (the installed wheel in CI, the
+    # source tree in a development build), not the source tree's copy without _core.
+    imported_from = Path(costmetrics.__file__).resolve().parent.parent
     env = {
         **os.environ,
         "MYPYPATH": str(stubs),
-        "PYTHONPATH": os.pathsep.join([str(package_dir.parent.parent), str(stubs)]),
+        "PYTHONPATH": os.pathsep.join([str(imported_from), str(stubs)]),
     }
     done = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "costmetrics._core",
