@@ -500,3 +500,16 @@ def test_measure_heat3d_smoke_and_predict(tmp_path: Path) -> None:
     # Without a heat3d preset its rows are NaN (no C_iter), never a wrong number.
     pred = cv.predict(m, cal, variant="exact")
     assert np.all(np.isnan(pred[i3]))
+
+
+def test_table_is_a_record() -> None:
+    """Tables compare by value (arrays included), pickle, and keep a short repr."""
+    import pickle
+
+    path = data_dir() / "measurements" / "cpu_sweep_protocol.csv"
+    a, b = mm.read_table(path), mm.read_table(path)
+    assert a == b
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert a != mm.read_table(data_dir() / "measurements" / "cpu_sweep.csv")
+    assert "Table(" in repr(a) and len(repr(a)) < 5000
+    assert a._asdict().keys() == set(a._fields)

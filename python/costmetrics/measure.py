@@ -39,6 +39,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _convert, _core
+from costmetrics._record import Record, record
 from costmetrics.presets import (
     BYTES_PER_WORD,
     Gpu,
@@ -1380,8 +1381,8 @@ def default_points(
     return [Point(s, sz, tl, tuple(tags)) for (s, sz, tl), tags in points.items()]
 
 
-@dataclass(frozen=True)
-class Table:
+@record
+class Table(Record):
     """A measurement table read by :func:`read_table`: one row per point per pass.
 
     A *point* is a (stencil, sizes, tiles, threads, schedule); schema 2-3 tables hold one
@@ -2432,8 +2433,8 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TuneCandidate:
+@record
+class TuneCandidate(Record):
     """One (tile, thread count) pair ranked by the model and measured by :func:`tune`.
 
     Attributes
@@ -2464,8 +2465,8 @@ class TuneCandidate:
         return dict(self.__dict__)
 
 
-@dataclass(frozen=True)
-class TuneResult:
+@record
+class TuneResult(Record):
     """What :func:`tune` found: the measured best of the model's top k.
 
     Attributes
