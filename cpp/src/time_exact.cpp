@@ -122,7 +122,7 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
 
 // The same classes in the same order, without a buffer: f(b, mult, ordinal) per class.
 template <typename F>
-void for_each_subtile_class(const InnerDim& d, i64 ra, i64 rb, F&& f) {
+inline __attribute__((always_inline)) void for_each_subtile_class(const InnerDim& d, i64 ra, i64 rb, F&& f) {
   if (!d.skewed) {
     f(i64{0}, i64{1}, std::size_t{0});
     return;
@@ -382,7 +382,7 @@ class ExactModel {
   void build_kind_tables() {
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     auto& table = scratch_.kind_table;
-    table.resize(9 * stride);
+    if (table.size() < 9 * stride) table.resize(9 * stride);  // grow only: no refill
     const int n_outer = outer_dim_.skewed ? 3 : 1;  // kinds present (a placeholder: kFull)
     const int n_table = table_dim_.skewed ? 3 : 1;
     int kinds[9];
@@ -408,7 +408,7 @@ class ExactModel {
     double* lpre[3] = {nullptr, nullptr, nullptr};
     double lacc[3] = {0, 0, 0};
     if (lines3) {
-      scratch_.kind_lines.resize(3 * stride);
+      if (scratch_.kind_lines.size() < 3 * stride) scratch_.kind_lines.resize(3 * stride);
       for (int k = 0; k < 3; ++k) {
         lpre[k] = scratch_.kind_lines.data() + static_cast<std::size_t>(k) * stride;
         lpre[k][0] = 0;
@@ -459,7 +459,7 @@ class ExactModel {
     if constexpr (Extras) {
       if (need_lines_) {  // 2D lines: prefix sums of W(r)
         auto& wp = scratch_.width_prefix;
-        wp.resize(stride);
+        if (wp.size() < stride) wp.resize(stride);
         wp[0] = 0;
         for (i64 r = 0; r < tT_; ++r) {
           wp[static_cast<std::size_t>(r) + 1] =
@@ -476,10 +476,18 @@ class ExactModel {
     Rows so[3];
     Rows st[3];
     outer_dim_.segments(b_outer, rows.lo, rows.hi, so);
-    table_dim_.segments(b_table, rows.lo, rows.hi, st);
+    if (table_dim_.skewed) table_dim_.segments(b_table, rows.lo, rows.hi, st);
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     const i64* table = scratch_.kind_table.data();
     i64 sum = 0;
+    if (!table_dim_.skewed) {  // 1D, 2D: the placeholder's rows are all kFull
+      for (int ko = 0; ko < 3; ++ko) {
+        if (so[ko].empty()) continue;
+        const i64* pre = table + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
+        sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
+      }
+      return static_cast<double>(sum);
+    }
     for (int ko = 0; ko < 3; ++ko) {
       if (so[ko].empty()) continue;
       for (int kt = 0; kt < 3; ++kt) {
@@ -666,11 +674,13 @@ class ExactModel {
     double cnt_all[3] = {0, 0, 0};
     double cnt_c_wins[3] = {0, 0, 0};
     double n_m_wins = 0;
-    for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t) {
+    for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                   __attribute__((always_inline)) {
       const SubtileClass oc{ob, omult};
       const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
-      const Rows full_outer = outer_dim_.full_rows(oc.b, ra, rb);
-      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q) {
+      // Inlined into the class loop (a call per sub-tile class cost as much as its work).
+      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
+                                                     __attribute__((always_inline)) {
         const SubtileClass tc{tb, tmult};
         const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
         const Rows rows = intersect(nz_outer, nz_table);
@@ -679,7 +689,7 @@ class ExactModel {
         if (wide_s1_) {
           steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
         } else {
-          const Rows full = intersect(full_outer, nz_table);
+          const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
           i64 sum = 0;
           auto explicit_rows = [&](i64 lo, i64 hi) {
             for (i64 r = lo; r <= hi; ++r) {
