@@ -13,8 +13,8 @@
 //
 // Built by CMake with -DCOSTMETRICS_BUILD_BENCHMARKS=ON (target bench_time_batch, in the
 // build folder); by hand, after a build of the core in build/dev:
-//   g++ -O3 -std=c++17 -Icpp/include benchmarks/bench_time_batch.cpp \
-//       build/dev/libcostmetrics_core.a -lpthread -o build/bench_time_batch
+//   g++ -O3 -std=c++17 -Icpp/include benchmarks/bench_time_batch.cpp
+//       build/dev/libcostmetrics_core.a -lpthread -o build/bench_time_batch   (one line)
 // Run: build/dev/bench_time_batch [--quick] [--tiles N] [--repeat R] [--only exact|...]
 // (--quick: 10^4 tiles, one repeat; it checks that everything runs, its times mean little.)
 // Wall-clock figures are meaningful only on a quiet machine; under valgrind --tool=callgrind
