@@ -29,7 +29,12 @@ namespace {
 
 using i64 = std::int64_t;
 using detail::ceil_div;
-using detail::floor_div;
+using ::costmetrics::detail::div_ceil;
+using ::costmetrics::detail::div_floor;
+
+// floor(a / b) for |a| < 2^52, 1 <= b < 2^52 and either sign of a (lattice coordinates), by
+// exact double divisions (floor_sum.hpp) instead of 64-bit integer divisions.
+inline i64 floor_div(i64 a, i64 b) { return a >= 0 ? div_floor(a, b) : -div_ceil(-a, b); }
 
 // Closed interval of relative rows; empty when lo > hi.
 struct Rows {
@@ -402,8 +407,8 @@ class ExactModel {
     }
     // r mod tS and (S + r) mod tS, advanced row by row.
     const i64 tso = outer_dim_.tS, tst = table_dim_.tS;
-    i64 mod_o = 0, trail_o = outer_dim_.skewed ? outer_dim_.S % tso : 0;
-    i64 mod_t = 0, trail_t = table_dim_.skewed ? table_dim_.S % tst : 0;
+    i64 mod_o = 0, trail_o = outer_dim_.skewed ? outer_dim_.S - div_floor(outer_dim_.S, tso) * tso : 0;
+    i64 mod_t = 0, trail_t = table_dim_.skewed ? table_dim_.S - div_floor(table_dim_.S, tst) * tst : 0;
     const bool lines3 = Extras && need_lines_ && dims_ == 3;
     double* lpre[3] = {nullptr, nullptr, nullptr};
     double lacc[3] = {0, 0, 0};
@@ -866,14 +871,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) b.n_subtiles *= (size.space[d] + tT - 2) / tiles.space[d] + 1;
+  for (int d = 1; d < dims; ++d) b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
   b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
   // identical. The last candidate is j = (T-1)/h + 1, the last one starting below T.
-  const i64 n_interior = std::max<i64>(0, T / h - 1);
-  const i64 j_last = (T - 1) / h + 1;
+  const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
+  const i64 j_last = div_floor(T - 1, h) + 1;
   i64 n_wavefronts = 0;
   i64 max_tiles = 0;
   double talg = 0;
@@ -884,7 +889,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     const WavefrontCost w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
-    const i64 rounds = detail::rounds(w.n_tiles, b.k, gpu.n_sm);
+    // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
+    const i64 rounds = div_ceil(w.n_tiles, b.k * n_sm);
     double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
     const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
