@@ -25,7 +25,7 @@ from costmetrics.cli import main
 
 GTX980 = cm.gpu("gtx980")
 ONE_D = cm.Stencil(name="Line1D", n_space_dims=1, c_iter_s={"gtx980": 1e-8})
-# The largest shared memory the model accepts: 2^22 words = 16 MiB (docs/time-model.md).
+# The largest shared memory the model accepts: 2^22 words = 16 MiB (docs/time.md).
 BIG = dataclasses.replace(GTX980, smem_per_sm_bytes=2**24, smem_per_block_bytes=2**24)
 
 

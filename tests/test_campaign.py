@@ -99,7 +99,7 @@ def _check_breakdown(b: Any, variant: object) -> None:
     )
     assert b.k >= 1 and b.n_wavefronts >= 1 and b.tiles_per_wavefront >= 1 and b.n_subtiles >= 1
     if variant in ("exact", "machine"):
-        # Lower bound of the exact variant (docs/time-model.md): T_alg >= T_ideal; the
+        # Lower bound of the exact variant (docs/time.md): T_alg >= T_ideal; the
         # machine variant only adds non-negative costs to it.
         assert b.talg_s >= b.t_ideal_s * (1 - 1e-12)
 

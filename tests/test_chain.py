@@ -66,7 +66,7 @@ FIG_D11 = {
 
 def test_d7_fig_d11_table() -> None:
     # The caption says "multiples of 10^4"; every entry matches at a scale of 10^5 words
-    # (docs/matrix-chain.md), e.g. hp(T1) = 2*1008*552*368/256 = 1,599,696.
+    # (docs/chain.md), e.g. hp(T1) = 2*1008*552*368/256 = 1,599,696.
     dm = ch.data_movement(D7_DIMS, D7_M)
     scale = 1e5
 
@@ -466,7 +466,7 @@ def test_random_chain_reductions_small() -> None:
 
 
 def test_table_d1_aggregates_per_length() -> None:
-    from costmetrics.experiments import matrix_chain as exp
+    from costmetrics.experiments import chain as exp
 
     table = exp.table_d1(lengths=(2, 6), chains_per_length=60)
     for cap in (65536, 98304):
@@ -481,7 +481,7 @@ def test_table_d1_aggregates_per_length() -> None:
 
 
 def test_joint_comparisons_small() -> None:
-    from costmetrics.experiments import matrix_chain as exp
+    from costmetrics.experiments import chain as exp
 
     table = exp.joint_table((65536,), lengths=(2, 6), chains_per_length=20)
     rows = table.rows[65536]

@@ -576,7 +576,7 @@ def _small(seed: int = 1, noise: float = 0.03, n: int = 30) -> en.Runs:
 @pytest.mark.parametrize("weighting", ["absolute", "relative"])
 def test_bounded_fits_never_return_a_negative_parameter(method: str, weighting: str) -> None:
     # The shipped table with the seed's 10% split: unconstrained least squares gave
-    # e_sr, e_fadd < 0 here (docs/energy-model.md, before issue 16).
+    # e_sr, e_fadd < 0 here (docs/energy.md, before issue 16).
     r = en.fit(en.synthetic_table_path(), method=method, weighting=weighting, n_boot=30)  # type: ignore[arg-type]
     assert np.all(r.solution >= 0) and np.all(np.isfinite(r.solution))
     assert np.all(r.boot_solutions >= 0) and r.boot_solutions.shape == (30, 7)

@@ -130,7 +130,7 @@ def test_search_agrees_with_vectorized_evaluation_of_the_whole_space(
 
 
 def test_paper_optimum_is_degenerate_and_exact_is_not() -> None:
-    # The published pitch leaves gaps between hexagons (docs/time-model.md), so its
+    # The published pitch leaves gaps between hexagons (docs/time.md), so its
     # optimum falls below the ideal time; the exact variant never does.
     sizes = (8192, 8192, 8192)
     paper = cm_time.best_tiles("heat2d", "gtx980", sizes, variant="paper")

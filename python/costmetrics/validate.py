@@ -16,7 +16,7 @@ groups rows, scores and plots:
   half the ideal time;
 - :func:`validate`: all of it; :func:`plot_predicted_vs_measured`: Fig. A.4.
 
-See ``docs/validation.md``.
+See ``docs/validate.md``.
 """
 
 from __future__ import annotations
@@ -745,7 +745,7 @@ def fit(
         scaled = {n: _scaled(c, names, bumped) for n, c in cals.items()}
         columns[:, j] = _predict(t, scaled, v) - base
     # The machine variant's own terms are not scaled: their part of T_alg, from the C++
-    # design rows (docs/time-model.md), is a fixed offset (0 for the other variants).
+    # design rows (docs/time.md), is a fixed offset (0 for the other variants).
     offset = _machine_offset(t, cals, v)
     # Linearity check: the columns must reproduce the prediction at factor 1.
     recon = columns[usable].sum(axis=1) + offset[usable]

@@ -3,13 +3,13 @@
 Reads the shipped measurement table ``data/measurements/cpu_sweep.csv`` and its
 micro-benchmark calibration ``data/measurements/cpu_calibration/`` (both produced by
 ``costmetrics calibrate`` and ``costmetrics measure`` on the project's 2-core machine; see
-``docs/validation.md``), and writes:
+``docs/validate.md``), and writes:
 
 - Fig. A.4 on the CPU: predicted vs measured time, both variants;
 - Fig. A.7 on the CPU: the tile-selection strategies per problem;
 - tables of the scores, the fitted variant, tile selection and the degenerate tiles.
 
-The notebook ``notebooks/02_rmse_validation.ipynb`` calls these same functions.
+The notebook ``notebooks/02_validate.ipynb`` calls these same functions.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
 
 def run(out_dir: Path) -> ExperimentResult:
     """Produce the validation figures and tables into ``out_dir``."""
-    result = ExperimentResult(name="validation")
+    result = ExperimentResult(name="validate")
     table_path, cal_path = shipped_paths()
     table = read_table(table_path)
     cal = load_calibration(cal_path)
@@ -133,7 +133,7 @@ def run(out_dir: Path) -> ExperimentResult:
         c = cpu_report.scores[v]
         result.values.append(
             ReproducedValue(
-                "validation", f"RMSE all / top 20% against thread CPU time, {v} (%)",
+                "validate", f"RMSE all / top 20% against thread CPU time, {v} (%)",
                 "(no seed value)", None, f"{100 * c.rmse_all:.1f} / {100 * c.rmse_top:.1f}",
                 "load-robust proxy of the wall time; " + note,
             )
@@ -141,11 +141,11 @@ def run(out_dir: Path) -> ExperimentResult:
         s = report.scores[v]
         result.values += [
             ReproducedValue(
-                "validation", f"RMSE over all points, {v} variant (%)", f"{SOURCE}.5.2",
+                "validate", f"RMSE over all points, {v} variant (%)", f"{SOURCE}.5.2",
                 "45-200", round(100 * s.rmse_all, 1), f"{s.n_all} points; {note}",
             ),
             ReproducedValue(
-                "validation", f"RMSE within 20% of the best, {v} variant (%)", f"{SOURCE}.5.2",
+                "validate", f"RMSE within 20% of the best, {v} variant (%)", f"{SOURCE}.5.2",
                 "< 10", round(100 * s.rmse_top, 1), f"{s.n_top} points; {note}",
             ),
         ]  # fmt: skip
@@ -153,7 +153,7 @@ def run(out_dir: Path) -> ExperimentResult:
             f = report.fitted[v].test_score
             result.values.append(
                 ReproducedValue(
-                    "validation", f"RMSE all / top 20%, fitted-{v}, leave-one-problem-out (%)",
+                    "validate", f"RMSE all / top 20%, fitted-{v}, leave-one-problem-out (%)",
                     "(no seed value)", None,
                     f"{100 * f.rmse_all:.1f} / {100 * f.rmse_top:.1f}", note,
                 )
@@ -162,13 +162,13 @@ def run(out_dir: Path) -> ExperimentResult:
         if summary.get("n_problems"):
             result.values += [
                 ReproducedValue(
-                    "validation", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
+                    "validate", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
                     f"{SOURCE}.6.4 (Fig. A.7)", "9 (GPU)",
                     round(100 * summary["mean_gain_near_over_baseline"], 1),
                     f"mean over {summary['n_problems']} problems; {note}",
                 ),
                 ReproducedValue(
-                    "validation", f"T_exec(T_alg_min tile) / best measured - 1, {v} (%)",
+                    "validate", f"T_exec(T_alg_min tile) / best measured - 1, {v} (%)",
                     f"{SOURCE}.6.2", None, round(100 * summary["mean_opt_slowdown"], 1),
                     f"mean over problems; Err_max = {summary['err_max_s']:.3g} s; {note}",
                 ),
