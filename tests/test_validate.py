@@ -21,6 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import costmetrics as cm
+from _support import campaign
 from costmetrics import measure as mm
 from costmetrics import time as cm_time
 from costmetrics import validate as cv
@@ -385,3 +387,19 @@ def test_cli_bad_input_one_line_exit_2(args: list[str], tmp_path: Path) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert done.stdout == ""
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+@campaign
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
+                      max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
+)  # fmt: skip
+def test_noise_floor_contract(rows: list[list[float]]) -> None:
+    p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
+    floor = cm.validate.noise_floor(p)
+    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
