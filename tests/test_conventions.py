@@ -39,7 +39,7 @@ from _support import GTX980, core_gpu
 from costmetrics import _core
 from costmetrics._record import Record
 
-FAMILIES = tuple(f for f in cm._LAZY_SUBMODULES if f != "explore")
+FAMILIES = cm.families.names()
 #: Keywords that name one concept each; anything else spelling the same concept is wrong.
 CONCEPT_KEYWORDS = {"variant", "params", "threads", "within", "space", "train_fraction"}
 FORBIDDEN_NAMES = {
@@ -89,11 +89,8 @@ ALL_FUNCTIONS = [
 
 
 def test_every_family_is_walked() -> None:
-    assert set(FAMILIES) == {
-        "time", "chain", "energy", "exasat", "measure", "validate", "spu", "scratchpad",
-        "area", "codesign",
-    }  # fmt: skip
-    assert len(ALL_FUNCTIONS) > 100
+    assert FAMILIES == tuple(f for f in cm._LAZY_SUBMODULES if f != "explore")
+    assert len(FAMILIES) >= 10 and len(ALL_FUNCTIONS) > 100
 
 
 @pytest.mark.parametrize(("family", "name", "fn"), ALL_FUNCTIONS)
