@@ -195,3 +195,19 @@ def test_cli_subcommands_derive_from_the_registry() -> None:
     assert listed == ["reproduce", "presets", *(c for f in FAMILIES for c in f.commands)]
     for fam in FAMILIES:
         assert fam.commands, f"{fam.name}: no subcommand"
+
+
+# ------------------------------------------------------------------ figures in one layer
+
+
+@BY_NAME
+def test_figures_are_drawn_in_the_experiment_layer(fam: Family) -> None:
+    # docs/api-conventions.md, "Figures": the library module computes, the experiment draws.
+    source = (PACKAGE / f"{fam.name}.py").read_text(encoding="utf-8")
+    assert "matplotlib" not in source, f"costmetrics.{fam.name} imports matplotlib"
+    module = importlib.import_module(f"costmetrics.{fam.name}")
+    plots = [n for n in dir(module) if n.startswith("plot")]
+    assert not plots, f"costmetrics.{fam.name} draws figures: {plots}"
+    if fam.experiment:
+        experiment = importlib.import_module(f"costmetrics.experiments.{fam.name}")
+        assert any(n.startswith("plot_") for n in dir(experiment)), fam.name

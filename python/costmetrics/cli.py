@@ -649,12 +649,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import validate as cm_validate
+        from costmetrics.experiments.validate import plot_predicted_vs_measured
 
         if args.plot is not None and not args.plot.parent.is_dir():
             raise ValueError(f"--plot: no folder {args.plot.parent}")
         report = cm_validate.validate(args.table, args.calibration, time=args.time)
         if args.plot is not None:
-            cm_validate.plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
+            plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         if args.json:
             print_json(report.to_dict())
             return 0
