@@ -211,3 +211,14 @@ def test_figures_are_drawn_in_the_experiment_layer(fam: Family) -> None:
     if fam.experiment:
         experiment = importlib.import_module(f"costmetrics.experiments.{fam.name}")
         assert any(n.startswith("plot_") for n in dir(experiment)), fam.name
+
+
+def test_benchmarks_are_named_after_their_family() -> None:
+    # benchmarks/bench_<family>.py or bench_<family>_<what>.py (.cpp for the core alone).
+    for path in (ROOT / "benchmarks").glob("*"):
+        if path.suffix not in (".py", ".cpp"):
+            continue
+        stem = path.stem.removeprefix("bench_")
+        assert path.stem.startswith("bench_") and any(
+            stem == n or stem.startswith(n + "_") for n in names()
+        ), path.name
