@@ -222,3 +222,17 @@ def test_benchmarks_are_named_after_their_family() -> None:
         assert path.stem.startswith("bench_") and any(
             stem == n or stem.startswith(n + "_") for n in names()
         ), path.name
+
+
+#: Test files of layers shared by every family (the rest are named after a family).
+SHARED_TESTS = {"cli", "conventions", "data_files", "explore", "families", "notebooks", "presets",
+                "report", "reproduce_pinned", "stubs"}  # fmt: skip
+
+
+def test_test_files_are_organized_by_family() -> None:
+    # tests/test_<family>.py or test_<family>_<what>.py, never a file named after an issue.
+    for path in (ROOT / "tests").glob("test_*.py"):
+        stem = path.stem.removeprefix("test_")
+        assert stem in SHARED_TESTS or any(
+            stem == n or stem.startswith(n + "_") for n in names()
+        ), path.name
