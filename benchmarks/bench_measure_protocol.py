@@ -12,11 +12,11 @@ every core) two ways on this machine:
 It prints, per stencil and thread count, the RMS relative difference between the two
 sequential sweeps and the noise floor of the shuffled passes (medians of the even against
 the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table for the
-"Protocol evidence" section of ``docs/validation.md``, with the machine and load average.
+"Protocol evidence" section of ``docs/validate.md``, with the machine and load average.
 Both ways spend the same number of runs per point (8).
 
 Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU
-times of the shipped sweep): ``python benchmarks/protocol_evidence.py --out evidence/``
+times of the shipped sweep): ``python benchmarks/bench_measure_protocol.py --out evidence/``
 (resumable for the shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
 """
 
@@ -84,7 +84,7 @@ def main() -> None:
     shuf_path = args.out / "shuffled.csv"
     mm.measure(
         points, shuf_path, threads=threads, passes=4, warmup=1, progress=True,
-        command="python benchmarks/protocol_evidence.py",
+        command="python benchmarks/bench_measure_protocol.py",
     )  # fmt: skip
     load1 = os.getloadavg()
     seq: dict[tuple[str, int], dict[tuple[str, str], list[float]]] = {}

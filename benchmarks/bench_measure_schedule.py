@@ -9,11 +9,11 @@ same passes, every core), then prints per stencil the median over points of
 block / round-robin (the per-point medians over passes) with a 95% bootstrap interval over
 points, and the noise floor of each schedule. Keep round-robin as the default unless block
 is faster beyond the interval on a quiet machine (then change ``schedule`` defaults in
-``costmetrics.measure`` and ``docs/validation.md``).
+``costmetrics.measure`` and ``docs/validate.md``).
 
 Run (quiet machine; about 1-3 minutes on 2 cores, estimated from the shipped sweep's
 times):
-``python benchmarks/bench_schedule.py --out schedule.csv``; ``--quick`` is a smoke run
+``python benchmarks/bench_measure_schedule.py --out schedule.csv``; ``--quick`` is a smoke run
 (seconds, numbers meaningless). Resumable: rerun the same command after an interruption.
 """
 
@@ -112,7 +112,7 @@ def main() -> None:
         threads=threads,
         passes=2 if args.quick else args.passes,
         schedule=("round-robin", "block"),
-        command="python benchmarks/bench_schedule.py",
+        command="python benchmarks/bench_measure_schedule.py",
         progress=True,
     )
     print(f"{'stencil':12s} {'threads':>7s} {'n':>3s} {'block/rr':>9s} {'95% CI':>16s} "
