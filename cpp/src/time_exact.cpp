@@ -29,6 +29,14 @@ namespace {
 
 using i64 = std::int64_t;
 using detail::ceil_div;
+
+// Inlines a lambda into its caller (GCC honours the attribute on the call operator; other
+// compilers get no attribute rather than a warning).
+#if defined(__GNUC__) && !defined(__clang__)
+#define COSTMETRICS_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define COSTMETRICS_LAMBDA_INLINE
+#endif
 using ::costmetrics::detail::div_ceil;
 using ::costmetrics::detail::div_floor;
 
@@ -477,7 +485,7 @@ class ExactModel {
 
   // Vector steps of sub-tile (b_outer, b_table) over its rows [rows.lo, rows.hi] with points
   // (kinds_ tables).
-  double kind_steps(i64 b_outer, i64 b_table, Rows rows) const {
+  __attribute__((always_inline)) double kind_steps(i64 b_outer, i64 b_table, Rows rows) const {
     Rows so[3];
     Rows st[3];
     outer_dim_.segments(b_outer, rows.lo, rows.hi, so);
@@ -680,12 +688,12 @@ class ExactModel {
     double cnt_c_wins[3] = {0, 0, 0};
     double n_m_wins = 0;
     for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
-                                                   __attribute__((always_inline)) {
+                                                   COSTMETRICS_LAMBDA_INLINE {
       const SubtileClass oc{ob, omult};
       const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
       // Inlined into the class loop (a call per sub-tile class cost as much as its work).
       for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
-                                                     __attribute__((always_inline)) {
+                                                     COSTMETRICS_LAMBDA_INLINE {
         const SubtileClass tc{tb, tmult};
         const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
         const Rows rows = intersect(nz_outer, nz_table);
