@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   for (int threads : {1, 2}) {
     double ns[3] = {0, 0, 0};
     for (tmod::Variant v : {tmod::Variant::paper, tmod::Variant::exact, tmod::Variant::machine}) {
-      const int iv = static_cast<int>(v == tmod::Variant::paper ? 0 : v == tmod::Variant::exact ? 1 : 2);
+      const int iv = v == tmod::Variant::paper ? 0 : v == tmod::Variant::exact ? 1 : 2;
       if (!wanted(name_of(v))) continue;
       ns[iv] = batch_ns(gpu, stencil, size, tiles, v, threads, repeat, checksum);
       std::printf("threads=%d %-7s: %8.2f ns per evaluation", threads, name_of(v), ns[iv]);

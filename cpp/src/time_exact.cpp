@@ -135,7 +135,8 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
 
 // The same classes in the same order, without a buffer: f(b, mult, ordinal) per class.
 template <typename F>
-inline __attribute__((always_inline)) void for_each_subtile_class(const InnerDim& d, i64 ra, i64 rb, F&& f) {
+inline __attribute__((always_inline)) void for_each_subtile_class(const InnerDim& d, i64 ra,
+                                                                  i64 rb, F&& f) {
   if (!d.skewed) {
     f(i64{0}, i64{1}, std::size_t{0});
     return;
@@ -415,8 +416,9 @@ class ExactModel {
     }
     // r mod tS and (S + r) mod tS, advanced row by row.
     const i64 tso = outer_dim_.tS, tst = table_dim_.tS;
-    i64 mod_o = 0, trail_o = outer_dim_.skewed ? outer_dim_.S - div_floor(outer_dim_.S, tso) * tso : 0;
-    i64 mod_t = 0, trail_t = table_dim_.skewed ? table_dim_.S - div_floor(table_dim_.S, tst) * tst : 0;
+    auto mod = [](i64 a, i64 b) { return a - div_floor(a, b) * b; };
+    i64 mod_o = 0, trail_o = outer_dim_.skewed ? mod(outer_dim_.S, tso) : 0;
+    i64 mod_t = 0, trail_t = table_dim_.skewed ? mod(table_dim_.S, tst) : 0;
     const bool lines3 = Extras && need_lines_ && dims_ == 3;
     double* lpre[3] = {nullptr, nullptr, nullptr};
     double lacc[3] = {0, 0, 0};
@@ -429,9 +431,12 @@ class ExactModel {
     }
     if (outer_dim_.skewed && !table_dim_.skewed && !lines3) {
       // 2D: the three kinds of the s2 dimension, unrolled.
-      i64* pt = table.data() + static_cast<std::size_t>(InnerDim::kTrail * 3 + InnerDim::kFull) * stride;
-      i64* pf = table.data() + static_cast<std::size_t>(InnerDim::kFull * 3 + InnerDim::kFull) * stride;
-      i64* pl = table.data() + static_cast<std::size_t>(InnerDim::kLead * 3 + InnerDim::kFull) * stride;
+      auto column = [&](int ko) {
+        return table.data() + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
+      };
+      i64* pt = column(InnerDim::kTrail);
+      i64* pf = column(InnerDim::kFull);
+      i64* pl = column(InnerDim::kLead);
       i64 at = 0, af = 0, al = 0;
       for (i64 r = 0; r < tT_; ++r) {
         const i64 w = tS1_ + 2 * e(r);
@@ -879,7 +884,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+  for (int d = 1; d < dims; ++d) {
+    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+  }
   b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior

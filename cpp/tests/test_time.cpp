@@ -279,25 +279,25 @@ void test_overhead() {
 // index order, on spaces of 1-3 dimensions including single-candidate ones; and the search
 // over a space finds the same optimum as evaluating point(index) one by one.
 void test_walk_matches_point() {
-  std::vector<costmetrics::time_model::SearchSpace> spaces;
-  for (int dims = 1; dims <= 3; ++dims) spaces.push_back(costmetrics::time_model::default_search_space(dims));
-  costmetrics::time_model::SearchSpace odd;
+  std::vector<SearchSpace> spaces;
+  for (int dims = 1; dims <= 3; ++dims) spaces.push_back(default_search_space(dims));
+  SearchSpace odd;
   odd.space = {{5}, {7, 9, 11}, {64}};
   odd.time = {2, 6};
   spaces.push_back(odd);
-  costmetrics::time_model::SearchSpace one;
+  SearchSpace one;
   one.space = {{3}};
   one.time = {4};
   spaces.push_back(one);
-  costmetrics::time_model::SearchSpace two;
+  SearchSpace two;
   two.space = {{1, 2, 3}, {32, 64}};
   two.time = {2, 4, 8};
   spaces.push_back(two);
-  for (const costmetrics::time_model::SearchSpace& s : spaces) {
+  for (const SearchSpace& s : spaces) {
     std::size_t expected = 0;
     bool same = true;
-    s.walk([&](std::size_t index, const costmetrics::time_model::TileSizes& t) {
-      const costmetrics::time_model::TileSizes p = s.point(index);
+    s.walk([&](std::size_t index, const TileSizes& t) {
+      const TileSizes p = s.point(index);
       same = same && index == expected && t.space == p.space && t.time == p.time;
       ++expected;
     });
@@ -305,24 +305,24 @@ void test_walk_matches_point() {
     CHECK(expected == s.size());
   }
   // The search's optimum and feasible count against a loop over point(index).
-  const costmetrics::time_model::GpuParams gpu = gtx980();
-  costmetrics::time_model::StencilParams st;
+  const GpuParams gpu = gtx980();
+  StencilParams st;
   st.n_space_dims = 2;
   st.c_iter_s = 3.68e-8;
-  costmetrics::time_model::ProblemSize size;
+  ProblemSize size;
   size.space = {{4096, 4096, 0}};
   size.time_steps = 2048;
-  const costmetrics::time_model::SearchSpace space = costmetrics::time_model::default_search_space(2);
-  for (costmetrics::time_model::Variant v : {costmetrics::time_model::Variant::paper, costmetrics::time_model::Variant::exact}) {
-    const costmetrics::time_model::SearchResult r = costmetrics::time_model::search(gpu, st, size, space, 0.0, v, 1);
+  const SearchSpace space = default_search_space(2);
+  for (Variant v : {Variant::paper, Variant::exact}) {
+    const SearchResult r = search(gpu, st, size, space, 0.0, v, 1);
     double best = 1e300;
     std::size_t feasible = 0;
-    costmetrics::time_model::TileSizes arg;
+    TileSizes arg;
     for (std::size_t i = 0; i < space.size(); ++i) {
-      const costmetrics::time_model::TileSizes t = space.point(i);
-      if (costmetrics::time_model::feasibility(gpu, 2, t) != costmetrics::time_model::kFeasible) continue;
+      const TileSizes t = space.point(i);
+      if (feasibility(gpu, 2, t) != kFeasible) continue;
       ++feasible;
-      const double value = costmetrics::time_model::evaluate(gpu, st, size, t, v).talg_s;
+      const double value = evaluate(gpu, st, size, t, v).talg_s;
       if (value < best) best = value, arg = t;
     }
     CHECK(r.n_feasible == feasible);

@@ -447,7 +447,8 @@ void test_kind_tables_match_general() {
       size.space[d] = std::max<i64>(1, q * tS + rems[rng() % 4]);
     }
     const i64 P = 2 * tiles.space[0] + tiles.time - 2;
-    const i64 s1_choices[] = {2 * P - 1, 2 * P - 2, 2 * P, 2 * P + 1 + static_cast<i64>(rng() % 500),
+    const i64 s1_choices[] = {2 * P - 1, 2 * P - 2, 2 * P,
+                              2 * P + 1 + static_cast<i64>(rng() % 500),
                               1 + static_cast<i64>(rng() % (2 * P))};
     size.space[0] = std::max<i64>(1, s1_choices[rng() % 5]);
     const i64 t_choices[] = {1, tiles.time / 2, tiles.time - 1, tiles.time, tiles.time + 1,
