@@ -10,7 +10,7 @@ Reports, for a 2D problem (Heat2D, GTX 980, S1 = S2 = T = 8192) and a 3D one:
   per evaluation for ``paper``, ``exact`` and ``machine`` (the GTX 980 preset has no machine
   terms: the same numbers as ``exact``), one thread and all cores, with the ratios
   exact/paper and machine/exact (issue 15 targets: exact <= 50 ns, machine <= 2x exact);
-  ``benchmarks/bench_machine_variant.py`` times ``machine`` with every term set;
+  ``benchmarks/bench_time_machine.py`` times ``machine`` with every term set;
 - the ratio against the alternative a user would otherwise write, as the seed's "script
   for tile size selection" (Sec. A.6.3) did: a plain-Python loop over the same space that
   calls the package's scalar API (``costmetrics.time.talg``, one point at a time); both

@@ -49,7 +49,7 @@ tmod::GpuParams gtx980() {
   return gpu;
 }
 
-// A CPU-like machine with every machine term set (as benchmarks/bench_machine_variant.py;
+// A CPU-like machine with every machine term set (as benchmarks/bench_time_machine.py;
 // illustrative values, not a calibration).
 tmod::GpuParams cpu_like() {
   tmod::GpuParams gpu;
