@@ -683,7 +683,7 @@ _OPS = ("fadd", "fmul", "iadd", "imax")
 
 
 def _kernel_definition(k: Kernel) -> dict[str, Any]:
-    """The JSON object of a ``# kernel:`` line: everything :func:`custom_kernel` takes."""
+    """Return the JSON object of a ``# kernel:`` line (what :func:`custom_kernel` takes)."""
     ops = {op: float(getattr(k.ops, op)) for op in _OPS if getattr(k.ops, op)}
     return {"name": k.name, "n_space_dims": int(k.n_space_dims), "ops": ops,
             **{e: k.expressions[e] for e in _EXPRESSIONS}}  # fmt: skip
@@ -723,7 +723,7 @@ def _kernel_from_definition(text: str, where: str) -> Kernel:
 
 
 def _resolve_kernel(name: str, custom: Mapping[str, Kernel]) -> Kernel:
-    """A built-in kernel by key, else a custom kernel of the table by exact name."""
+    """Return a built-in kernel by key, else a custom kernel of the table by exact name."""
     if name in custom:
         return custom[name]
     key = _KERNEL_KEYS.get(normalize_name(name))
@@ -880,7 +880,7 @@ def _parse_runs(text: str, source: str) -> Runs:
 
 
 def _check_table(runs: Runs) -> None:
-    """What every table must satisfy (read, written or fitted); names the row."""
+    """Check what every table must satisfy (read, written or fitted); name the row."""
     if not isinstance(runs, Runs):
         raise TypeError(f"runs: expected Runs, got {type(runs).__name__}")
     n = len(runs)
@@ -958,7 +958,7 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     for line in lines:
         out.write(f"# {line}\n")
     kernels = {name: _resolve_kernel(name, runs.kernels) for name in dict.fromkeys(runs.kernel)}
-    for name, k in kernels.items():
+    for k in kernels.values():
         if k.kind == "custom":
             out.write(f"# {KERNEL_LINE} {json.dumps(_kernel_definition(k))}\n")
     with_subtile = bool(np.any(runs.subtile != 0))
@@ -982,7 +982,7 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
 
 
 def _kernel_order(runs: Runs) -> list[str]:
-    """The kernels of a table: built-in ones in the seed's order, then custom ones by name."""
+    """Return a table's kernels: built-in ones in the seed's order, then custom ones by name."""
     present = set(runs.kernel)
     return [k for k in KERNELS if k in present] + sorted(present - set(KERNELS))
 

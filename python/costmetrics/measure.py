@@ -39,7 +39,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _convert, _core
-from costmetrics.energy import CSV_COLUMNS as _energy_csv_columns
+from costmetrics import energy as _cm_energy
 from costmetrics._record import Record, record
 from costmetrics.presets import (
     BYTES_PER_WORD,
@@ -144,7 +144,7 @@ CSV_COLUMNS: tuple[str, ...] = (
     "unix_time_s",
 )
 #: Columns of the energy table: the one definition is ``costmetrics.energy.CSV_COLUMNS``.
-ENERGY_CSV_COLUMNS: tuple[str, ...] = _energy_csv_columns
+ENERGY_CSV_COLUMNS: tuple[str, ...] = _cm_energy.CSV_COLUMNS
 #: Kernels the energy model knows among the harness stencils.
 _ENERGY_KERNELS = ("jacobi1d", "jacobi2d")
 _SCHEMA = "costmetrics measurement table, schema 3"
@@ -2394,8 +2394,6 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
     Path or None
         The file, or None when no row has energy (nothing written).
     """
-    from costmetrics import energy as cm_energy
-
     rows = [
         i for i in range(len(table))
         if table.stencil[i] in _ENERGY_KERNELS
@@ -2406,13 +2404,13 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
     idx = np.asarray(rows, dtype=np.int64)
     # The harness's sizes and tiles are (S1, S2, S3, T) rows, zeros where a stencil lacks
     # the dimension, as in the energy tables; no subtiles (sS = tS).
-    runs = cm_energy.Runs(
+    runs = _cm_energy.Runs(
         tuple(table.stencil[i] for i in rows), np.asarray(table.sizes[idx], dtype=np.int64),
         np.asarray(table.tiles[idx], dtype=np.int64), np.zeros(len(rows), dtype=np.int64),
         np.asarray(table.time_s[idx], dtype=np.float64),
         np.asarray(table.energy_j[idx], dtype=np.float64),
     )  # fmt: skip
-    return cm_energy.write_runs(runs, path, comments)
+    return _cm_energy.write_runs(runs, path, comments)
 
 
 # --------------------------------------------------------------------------------------
