@@ -451,6 +451,71 @@ def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: st
             assert np.all(np.isfinite(table.time_s))
 
 
+@functools.lru_cache(maxsize=1)
+def _energy_mixed_table() -> Any:
+    """Built-in and custom-kernel runs (a flop-heavy kernel), SYNTHETIC."""
+    fadd = cm.energy.flop_heavy_kernel("fadd", 8)
+    c = cm.energy.synthetic_candidates(("jacobi1d", "jacobi2d"), flop_heavy=[fadd])
+    return c.select(np.arange(0, len(c), 97)).simulate(0.03, seed=5)
+
+
+DEFINITION_VALUES = st.one_of(
+    st.sampled_from(["tS*tT", "S*T/(tS*tT)", "2*(2*tT + tS)", "tS +", "x", "", "1/0", "-tS",
+                     1, 1.5, None, True, [1], {"a": 1}]),
+    st.text(max_size=8),
+)  # fmt: skip
+
+
+@CAMPAIGN
+@given(
+    st.lists(st.text(max_size=12), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["name", "n_space_dims", "ops", "m_io_words", "sr_words", "v_tile",
+                         "n_tiles", "extra"]),
+        st.one_of(DEFINITION_VALUES, st.sampled_from([0, 1, 2, 4, -1, 2**63]),
+                  st.dictionaries(st.sampled_from(["fadd", "fmul", "fdiv"]),
+                                  st.one_of(SPECIAL_FLOATS, WRONG, st.just(-1.0)), max_size=2)),
+        max_size=8,
+    ),
+    st.booleans(),
+)  # fmt: skip
+def test_energy_run_table_contract(
+    tmp_path_factory: pytest.TempPathFactory, comments: list[str], definition: dict[str, Any],
+    complete: bool,
+) -> None:  # fmt: skip
+    # Issue 16/18: the one energy CSV writer and reader. A table writes and reads back
+    # exactly (custom kernels included) or the write refuses with a clear error; a kernel
+    # definition line, however malformed, reads as a kernel or a clear error.
+    folder = tmp_path_factory.mktemp("energy_csv")
+    runs = _energy_mixed_table()
+    path = _contract(lambda: cm.energy.write_runs(runs, folder / "t.csv", comments))
+    if path is not None:
+        back = cm.energy.load_runs(path)
+        assert back.kernel == runs.kernel and back.kernels == runs.kernels
+        assert back.comments[: len(comments)] == tuple(c.strip() for c in comments)
+        for name in ("sizes", "tiles", "subtile", "time_s", "energy_j"):
+            assert np.array_equal(getattr(back, name), getattr(runs, name)), name
+    else:
+        assert not (folder / "t.csv").exists()
+    if complete:
+        base = {"name": "k", "n_space_dims": 1, "ops": {"fadd": 2}, "m_io_words": "tS",
+                "sr_words": "tS", "v_tile": "tS*tT", "n_tiles": "S*T/(tS*tT)"}  # fmt: skip
+        definition = {**base, **definition}
+    try:
+        line = json.dumps(definition)
+    except (TypeError, ValueError):
+        return
+    header = ",".join(cm.energy.CSV_COLUMNS)
+    text = f"# kernel: {line}\n{header}\nk,4096,,,1024,16,,,8,0.5,30.0\n"
+    (folder / "k.csv").write_text(text, encoding="utf-8")
+    table = _contract(lambda: cm.energy.load_runs(folder / "k.csv"))
+    if table is not None:
+        assert table.kernel == ("k",) and set(table.kernels) == {"k"}
+        a = _contract(lambda: cm.energy.design_matrix(table))
+        if a is not None:
+            assert np.all(np.isfinite(a)) and np.all(a >= 0)
+
+
 @CAMPAIGN
 @given(
     st.one_of(st.sampled_from([1, 10, 50, 400]), ANY_INT),

@@ -800,7 +800,11 @@ def load_runs(path: str | Path) -> Runs:
 
 
 def _parse_runs(text: str, source: str) -> Runs:
-    lines = text.splitlines()
+    # Lines end at \n (or \r\n), as in CSV; str.splitlines would also break at form
+    # feeds and other separators that a comment may hold.
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
     comments = []
     custom: dict[str, Kernel] = {}
     start = 0
@@ -952,7 +956,7 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     for line in lines:
         if "\n" in line or "\r" in line:
             raise ValueError(f"comments: a line holds a line break: {line!r}")
-        if line.startswith(KERNEL_LINE):
+        if line.strip().startswith(KERNEL_LINE):
             raise ValueError(f"comments: {KERNEL_LINE!r} lines are kernel definitions: {line!r}")
     out = io.StringIO()
     for line in lines:
