@@ -11,7 +11,7 @@ and PASS/FAIL:
    least-squares fit. Judged over ``--coverage-seeds`` seeds (default 100) at the same
    fraction (>= 90%): with exactly calibrated 95% intervals a 20-seed count falls below
    18 for one quantity in 7.5% of trials, and for at least one of the 12 quantity-method
-   pairs in about 60% (``docs/energy-model.md``), so 20 seeds cannot judge the target.
+   pairs in about 60% (``docs/energy.md``), so 20 seeds cannot judge the target.
    The count over seeds 0-19 (the issue's literal check) is printed beside it.
 3. An interval wider than +-50% is reported as not determined: its value is None in
    ``FitResult.parameters`` and absent from the CLI table.

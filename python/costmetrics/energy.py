@@ -731,7 +731,7 @@ def _resolve_kernel(name: str, custom: Mapping[str, Kernel]) -> Kernel:
         known = ", ".join([*KERNELS, *sorted(custom)])
         raise ValueError(
             f"unknown kernel {name!r}; known: {known} (define other kernels in "
-            f"'# {KERNEL_LINE} {{...}}' lines, see docs/energy-model.md)"
+            f"'# {KERNEL_LINE} {{...}}' lines, see docs/energy.md)"
         )
     return _core_energy.builtin_kernel(key)
 
@@ -765,7 +765,7 @@ def _parse_float(text: str, column: str, where: str) -> float:
 
 
 def load_runs(path: str | Path) -> Runs:
-    """Read a table of runs (the energy CSV format of ``docs/energy-model.md``).
+    """Read a table of runs (the energy CSV format of ``docs/energy.md``).
 
     The one reader of the format (``costmetrics.measure`` writes it through
     :func:`write_runs`). UTF-8; optional leading ``#`` comment lines, among them ``#
@@ -1954,7 +1954,7 @@ def synthetic_runs(
     ``E_model * exp(noise_sigma * z)`` with z standard normal; its time is the time
     model's T_alg on the GTX 980 preset (Jacobi2D's preset for J2D, a 1D stencil with
     C_iter = 3.39e-8 s for SW and J1D), noise-free. Runs are drawn without replacement from
-    a grid of problem sizes, tiles and subtiles (``docs/energy-model.md``), as many per
+    a grid of problem sizes, tiles and subtiles (``docs/energy.md``), as many per
     kernel as the seed measured (298 SW, 265 J1D, 125 J2D) unless ``counts`` says otherwise.
 
     Parameters
