@@ -28,7 +28,7 @@ and PASS/FAIL:
    noise levels.
 
 Run: ``python benchmarks/bench_energy_fit.py`` (full: 100 coverage seeds, 20 design
-seeds, 400 resamples; about 15 minutes on a quiet machine) or ``--quick`` (CI: 5 seeds,
+seeds, 400 resamples; about 14 minutes on the loaded 2-core machine) or ``--quick`` (CI: 5 seeds,
 100 resamples; only reports). ``--only coverage|design|heldout`` runs one part (the
 no-negative target is checked over whatever ran). ``--json`` prints the measured values
 as JSON. Exit status 1 if a target fails in a full run.
