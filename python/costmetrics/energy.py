@@ -2072,7 +2072,7 @@ class Candidates(Record):
         (n, 7) rows of the regression's design matrix (Sec. B.7.1), built by the core:
         E_alg = design @ params.
     kernels : dict of str to Kernel
-        The custom kernels the rows name, by name (as :attr:`Runs.kernels`).
+        The custom kernels the rows name, by name (as ``Runs.kernels``).
     """
 
     kernel: tuple[str, ...]
@@ -2130,7 +2130,7 @@ class Candidates(Record):
     ) -> Runs:
         """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
 
-        Custom kernels go with the table (:attr:`Runs.kernels`; :func:`write_runs` writes
+        Custom kernels go with the table (``Runs.kernels``; :func:`write_runs` writes
         their definitions into the file).
 
         Parameters
