@@ -10,7 +10,7 @@ with the largest gain; the relaxation is convex, so its optimum bounds every cho
 100 distinct runs from below). This is an analysis script's check, not part of the
 package.
 
-Run: ``python benchmarks/energy_design_limits.py`` (a few seconds).
+Run: ``python benchmarks/bench_energy_design_limits.py`` (a few seconds).
 """
 
 from __future__ import annotations
