@@ -17,6 +17,7 @@
 
 #include "costmetrics/parallel.hpp"
 #include "floor_sum.hpp"
+#include "codesign_detail.hpp"
 #include "time_exact.hpp"
 
 namespace costmetrics {
@@ -63,12 +64,17 @@ struct Group {
   i64 tT = 0, tS1 = 0;
   std::uint32_t begin = 0, end = 0;
   i64 k_min = 0;  // smallest hyper-threading factor of the group's inner tiles
+  // The distinct hyper-threading factors of the group's inner tiles, ascending:
+  // TileSet::k_values[k_begin, k_end). The `exact` group bound takes the fewest rounds
+  // times k over them (search_exact).
+  std::uint32_t k_begin = 0, k_end = 0;
 };
 struct TileSet {
   int dims = 0;
   std::vector<Group> groups;        // ordered by (tT, tS1)
   std::vector<std::uint32_t> tT_begin;  // group index where each tT starts (+ sentinel)
   std::vector<Inner> inner;
+  std::vector<i64> k_values;  // per group, see Group::k_begin
   i64 n_tiles = 0;
 };
 
@@ -129,6 +135,12 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
       if (g.end == g.begin) continue;  // every tile over the thread limits
       g.k_min = m.max_blocks_per_sm;
       for (std::uint32_t i = g.begin; i < g.end; ++i) g.k_min = std::min(g.k_min, ts.inner[i].k);
+      g.k_begin = static_cast<std::uint32_t>(ts.k_values.size());
+      for (std::uint32_t i = g.begin; i < g.end; ++i) ts.k_values.push_back(ts.inner[i].k);
+      std::sort(ts.k_values.begin() + g.k_begin, ts.k_values.end());
+      ts.k_values.erase(std::unique(ts.k_values.begin() + g.k_begin, ts.k_values.end()),
+                        ts.k_values.end());
+      g.k_end = static_cast<std::uint32_t>(ts.k_values.size());
       ts.groups.push_back(g);
     }
   }
@@ -361,10 +373,17 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
 //   k = 1: T_i >= s_min m' + N_full c_full + rest,
 // and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
 // equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM), no ceilings, and the
-// larger of the compute and transfer floors.
+// larger of the compute and transfer floors; if that does not prune it, with the same
+// floors and R k >= the least ceil(n / (k nSM)) k over the group's distinct k (the rounds'
+// granularity, which the first form misses).
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
-                  const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux) {
+                  const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
+                  detail::BoundAudit* audit = nullptr) {
+  // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
+  // and each bound that covers a tile is compared with the tile's T_alg.
+  auto prunes = [&](double lb) { return audit == nullptr && lb * kSafety > best.talg; };
+  double group_lb = 0;  // audit: the largest group bound of the current group
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
   const double nv = static_cast<double>(d.n_v);
@@ -393,13 +412,30 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
       // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
       const double transfer = 2.0 * Q * static_cast<double>(g.tS1 + 2 * tT) * m.l_s_per_word;
+      double work[2] = {0, 0};
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
         const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
-        const double work = std::max(C * geo->sum_w[c] * Q / nv, transfer);
-        lb += static_cast<double>(geo->count[c]) * (rk * work + m.t_sync_s);
+        work[c] = std::max(C * geo->sum_w[c] * Q / nv, transfer);
+        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s);
       }
-      if (lb * kSafety > best.talg) continue;
+      group_lb = lb;
+      if (prunes(lb)) continue;
+      // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
+      // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k.
+      ++best.bounds;
+      lb = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo->n[c] == 0) continue;
+        i64 rk = std::numeric_limits<i64>::max();
+        for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+          const i64 k = ts.k_values[q];
+          rk = std::min(rk, rounds_of(geo->n[c], k) * k);
+        }
+        lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s);
+      }
+      group_lb = std::max(group_lb, lb);
+      if (prunes(lb)) continue;
     }
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
@@ -453,6 +489,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                                    std::max(other_subtiles * t.m_prime, rest));
         };
         bool pruned = false;
+        double tile_lb = group_lb;
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
@@ -469,14 +506,21 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             // rounds_c[c] = ceil(ceil(n/k)/nSM), exact integers in double.
             lb += static_cast<double>(geo->count[c]) * (rounds_c[c] * t_i + m.t_sync_s);
           }
-          if (lb * kSafety > best.talg) {
+          tile_lb = std::max(tile_lb, lb);
+          if (prunes(lb)) {
             pruned = true;
             break;
           }
         }
         if (pruned) continue;
+        if (audit != nullptr) audit->bound = tile_lb;
       }
       const double v = exact_talg(gpu, in, tT, g.tS1, t);
+      if (audit != nullptr) {
+        ++audit->tiles;
+        if (audit->bound * kSafety > v) ++audit->violations;
+        audit->worst_ratio = std::max(audit->worst_ratio, audit->bound / v);
+      }
       ++best.evaluated;
       best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
@@ -864,6 +908,34 @@ std::vector<double> workload_gflops(const std::vector<double>& talg_s, std::size
   }
   return out;
 }
+
+namespace detail {
+
+BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const MachineParams& m,
+                              const SweepOptions& options) {
+  m.validate();
+  d.validate();
+  const tm::GpuParams gpu = design_gpu(d, m, options);
+  tm::validate_inputs(gpu, in.stencil, in.size);
+  const int dims = in.stencil.n_space_dims;
+  const TileSet ts =
+      build_tiles(dims, static_cast<double>(d.smem_kb) * kWordsPerKb,
+                  block_limit_words(d.smem_kb, options), m,
+                  options.thread_limits ? &*options.thread_limits : nullptr);
+  std::vector<ExactGeometry> geometry;
+  for (const Group& g : ts.groups) {
+    geometry.push_back(exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
+  }
+  std::vector<TileAux> aux;
+  build_tile_aux(ts, in.size, aux);
+  Best best;
+  BoundAudit audit;
+  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &audit);
+  audit.optimum_s = best.talg;
+  return audit;
+}
+
+}  // namespace detail
 
 }  // namespace codesign
 }  // namespace costmetrics
