@@ -292,6 +292,14 @@ struct ExactGeometry {
   i64 n[2] = {0, 0};
   double sum_w[2] = {0, 0};
   double rows[2] = {0, 0};  // rows with W(r) > 0
+  // The first wavefront (j = 0, color B: the upper half rows [h, tT) of its tiles) and the
+  // last one that starts inside [0, T) (j = floor(T/h), color A if j is odd: at least the
+  // lower half rows [0, h)), bounded when whole rows fit (S1 >= 2P - 1) and T >= h: both
+  // then hold half-hexagon rows of widths tS1 + 2e, e = 0..h-1 (sum_w_half = h tS1 +
+  // h (h - 1) points per unit area, h rows), with at least n[B] resp. n[color] tiles.
+  bool ends = false;
+  int last_color = 0;
+  double sum_w_half = 0;
 };
 
 ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
@@ -301,6 +309,11 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
   const i64 n_interior = std::max<i64>(0, T / h - 1);
   geo.count[0] = (n_interior + 1) / 2;
   geo.count[1] = n_interior / 2;
+  if (tm::detail::whole_rows_fit(S1, tS1, tT) && T >= h) {
+    geo.ends = true;
+    geo.last_color = (T / h) % 2 == 1 ? 0 : 1;
+    geo.sum_w_half = static_cast<double>(h * tS1 + h * (h - 1));
+  }
   for (int c = 0; c < 2; ++c) {
     const i64 off = c == 0 ? 0 : pitch / 2;
     const i64 e_max = h - 1;  // rows h-1 and h of an interior wavefront
@@ -419,6 +432,18 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         work[c] = std::max(C * geo->sum_w[c] * Q / nv, transfer);
         lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s);
       }
+      // The first and the last wavefront: half the rows, the same floors.
+      const double work_half =
+          geo->ends ? std::max(C * geo->sum_w_half * Q / nv, transfer) : 0.0;
+      const int ends_color[2] = {1, geo->last_color};
+      if (geo->ends) {
+        for (int c : ends_color) {
+          if (geo->n[c] == 0) continue;
+          const double rk =
+              std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
+          lb += rk * work_half + m.t_sync_s;
+        }
+      }
       group_lb = lb;
       if (prunes(lb)) continue;
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
@@ -433,6 +458,11 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           rk = std::min(rk, rounds_of(geo->n[c], k) * k);
         }
         lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s);
+        if (geo->ends) {
+          for (int e : ends_color) {
+            if (e == c) lb += static_cast<double>(rk) * work_half + m.t_sync_s;
+          }
+        }
       }
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
@@ -442,11 +472,16 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     // tile time below is the same for both, only the rounds differ).
     double points_cost[2] = {0, 0};
     double rows_cost[2] = {0, 0};
+    double points_cost_half = 0;
+    double rows_cost_half = 0;
+    const bool ends = prune && geo->ends;
     if (prune) {
       for (int c = 0; c < 2; ++c) {
         points_cost[c] = C * geo->sum_w[c] * inv_nv;
         rows_cost[c] = C * geo->rows[c];
       }
+      points_cost_half = C * geo->sum_w_half * inv_nv;
+      rows_cost_half = C * static_cast<double>(tT / 2);
     }
     const bool same_colors = prune && geo->n[0] > 0 && geo->n[1] > 0 &&
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
@@ -479,14 +514,16 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         const double other_subtiles = s_min - n_full;
         double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
         // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
-        auto tile_time = [&](int c, double c_full) {
+        auto tile_time_of = [&](double pc, double rc, double c_full) {
           // The full sub-tiles cost c_full; the others at least their points / nV, and one
           // step per row on each of the at least s_min - N_full that have a point there.
-          const double rest =
-              std::max(points_cost[c] * other_points, rows_cost[c] * other_subtiles);
+          const double rest = std::max(pc * other_points, rc * other_subtiles);
           if (t.k == 1) return s_min * t.m_prime + n_full * c_full + rest;
           return t.m_prime + kd * (n_full * std::max(t.m_prime, c_full) +
                                    std::max(other_subtiles * t.m_prime, rest));
+        };
+        auto tile_time = [&](int c, double c_full) {
+          return tile_time_of(points_cost[c], rows_cost[c], c_full);
         };
         bool pruned = false;
         double tile_lb = group_lb;
@@ -505,6 +542,17 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             const double t_i = same_colors ? t_same : tile_time(c, c_full);
             // rounds_c[c] = ceil(ceil(n/k)/nSM), exact integers in double.
             lb += static_cast<double>(geo->count[c]) * (rounds_c[c] * t_i + m.t_sync_s);
+          }
+          if (ends) {
+            // First and last wavefront: the half-hexagon rows; a full sub-tile costs
+            // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
+            const double c_half = C * (0.5 * steps_full) + m.tau_sync_s * (0.5 * tT_d);
+            const double t_half = tile_time_of(points_cost_half, rows_cost_half, c_half);
+            const int ends_color[2] = {1, geo->last_color};
+            for (int c : ends_color) {
+              if (geo->n[c] == 0) continue;
+              lb += rounds_c[c] * t_half + m.t_sync_s;
+            }
           }
           tile_lb = std::max(tile_lb, lb);
           if (prunes(lb)) {

@@ -88,7 +88,7 @@ int main() {
     CHECK(plain.n_feasible[0] == a.tiles);
     for (int q = 0; q < 4; ++q) CHECK(pruned.tiles[q] == plain.tiles[q]);
   }
-  std::printf("bound audit: %lld tiles, largest bound / T_alg = %.6f\n",
+  std::printf("bound audit: %lld tiles, largest bound / T_alg = %.17g\n",
               static_cast<long long>(tiles), worst);
   return cm_test::report("codesign_bounds");
 }
