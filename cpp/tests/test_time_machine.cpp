@@ -251,12 +251,13 @@ void test_terms_by_hand() {
   const double n_tiles = (tmod::evaluate(g2, st, size, t, tmod::Variant::exact).talg_s -
                           exact.talg_s) / (1e-9 * exact.m_io_words);
   CHECK(std::fabs(n_tiles - std::round(n_tiles)) < 1e-3);
-  // Per-segment cost: (2 tT + 2) segments per tile.
+  // Per-segment cost: (2 tT + 2) segments per tile, which replace the transfer's
+  // 2 tau_sync (the fixed cost of the copy, charged per segment instead).
   g2 = g;
   g2.machine.l_seg_s = 1e-7;
   const double d_seg = tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s -
                        exact.talg_s;
-  CHECK_CLOSE(d_seg, 1e-7 * (2 * 16 + 2) * std::round(n_tiles), 1e-9);
+  CHECK_CLOSE(d_seg, (1e-7 * (2 * 16 + 2) - 2 * g.tau_sync_s) * std::round(n_tiles), 1e-9);
   // One thread: the false-sharing term is 0.
   g2 = g;
   g2.machine.t_share_line_s = 1e-7;
@@ -326,6 +327,31 @@ void test_schedules() {
                       exact.talg_s;
   CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
   CHECK(d_bl < d_rr);
+  // A narrow tile's two faces lie in the same cache lines: the lines written by two
+  // threads are capped by the lines its widest row spans, 1 + ceil((tS1 + tT - 1) / 16)
+  // per time level (tile (4, 2): 2 per level, 4 in all, not 4 (1 + ceil(1 / 16)) = 8).
+  t.space = {{4, 0, 0}};
+  t.time = 2;
+  const auto exact_narrow = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  gl = g;
+  gl.l_s_per_word += 1e-9;
+  const double rounds_narrow =
+      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact_narrow.talg_s) /
+      (1e-9 * exact_narrow.m_io_words);
+  const double d_narrow =
+      tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - exact_narrow.talg_s;
+  CHECK_CLOSE(d_narrow, 1e-6 * 4 * std::round(rounds_narrow), 1e-9);
+  // 1 + ceil(65 / 16) = 6 lines per level for tile (50, 16), above the faces' 2 (1 + 1) = 4:
+  // the faces count (8 in all).
+  t.space = {{50, 0, 0}};
+  t.time = 16;
+  const auto exact_mid = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  const double rounds_mid =
+      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact_mid.talg_s) /
+      (1e-9 * exact_mid.m_io_words);
+  const double d_mid =
+      tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - exact_mid.talg_s;
+  CHECK_CLOSE(d_mid, 1e-6 * 8 * std::round(rounds_mid), 1e-9);
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
