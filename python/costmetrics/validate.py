@@ -66,6 +66,7 @@ __all__ = [
     "selection_summary",
     "top_mask",
     "tuner_curve",
+    "tuner_curve_of",
     "validate",
     "variants",
 ]
@@ -1276,10 +1277,44 @@ def tuner_curve(
         Per problem and k (see :class:`TunerCurve`).
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    return tuner_curve_of(t, _predict(t, cals, v), variant=v, ks=ks)
+
+
+def tuner_curve_of(
+    table: Table | str | Path,
+    predicted_s: npt.ArrayLike,
+    *,
+    variant: str,
+    ks: Sequence[int] = (1, 3, 5, 10),
+) -> TunerCurve:
+    """:func:`tuner_curve` from given predictions (e.g. a fitted variant's, out of sample).
+
+    Parameters
+    ----------
+    table : Table or path
+        A measured grid (per point, the rows of :meth:`Table.medians`).
+    predicted_s : array_like
+        Predicted time per point (NaN: not ranked).
+    variant : str
+        A label for the ranking (e.g. ``"fitted-machine"``).
+    ks : sequence of int
+        Numbers of measured candidates.
+
+    Returns
+    -------
+    TunerCurve
+        Per problem and k.
+    """
+    t = _table(table)
+    pred = np.asarray(predicted_s, dtype=np.float64)
+    if pred.shape != (len(t),):
+        raise ValueError(f"predicted_s: expected shape ({len(t)},), got {pred.shape}")
+    if not isinstance(variant, str) or not variant:
+        raise TypeError(f"variant: expected a non-empty string, got {variant!r}")
+    v = variant
     k_list = tuple(int(k) for k in ks)
     if not k_list or any(k < 1 for k in k_list):
         raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
-    pred = _predict(t, cals, v)
     problems: list[_Problem] = []
     rows_out: list[list[float]] = []
     counts: list[int] = []
@@ -1478,7 +1513,13 @@ def validate(
         loadavg_1m=loadavg,
         time=time,
         fit_errors=errors,
-        tuner={v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
+        tuner={
+            **{v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
+            **{
+                f"fitted-{v}": tuner_curve_of(t, f.predicted_s, variant=f"fitted-{v}")
+                for v, f in fitted.items()
+            },
+        },
         calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
     )
 
