@@ -21,6 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import costmetrics as cm
+from _support import campaign
 from costmetrics import measure as mm
 from costmetrics import time as cm_time
 from costmetrics import validate as cv
@@ -480,3 +482,19 @@ def test_default_schedule_is_block_in_1d() -> None:
     a = mm.tiled("jacobi1d", (200, 16), (4, 4), threads=2)
     b = mm.tiled("jacobi1d", (200, 16), (4, 4), threads=2, schedule="block")
     assert np.array_equal(a, b) and np.array_equal(a, mm.naive("jacobi1d", (200, 16)))
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+@campaign
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
+                      max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
+)  # fmt: skip
+def test_noise_floor_contract(rows: list[list[float]]) -> None:
+    p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
+    floor = cm.validate.noise_floor(p)
+    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)

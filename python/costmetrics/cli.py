@@ -879,7 +879,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     model_arguments(best, False)
     best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
     fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
-    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
     fit.add_argument("--train-fraction", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=0)
@@ -899,7 +899,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     des.add_argument("--budget", required=True, type=int, help="runs to choose")
     des.add_argument(
         "--table", type=Path, default=None,
-        help="candidate runs: a CSV (docs/energy-model.md); default: the synthetic grid",
+        help="candidate runs: a CSV (docs/energy.md); default: the synthetic grid",
     )  # fmt: skip
     des.add_argument(
         "--flop-heavy", type=int, default=0, metavar="N",
@@ -916,7 +916,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
     add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
-    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
     b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
     add_json_flag(b3)
 

@@ -16,7 +16,7 @@ groups rows, scores and plots:
   half the ideal time;
 - :func:`validate`: all of it; :func:`plot_predicted_vs_measured`: Fig. A.4.
 
-See ``docs/validation.md``.
+See ``docs/validate.md``.
 """
 
 from __future__ import annotations

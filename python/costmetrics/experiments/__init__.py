@@ -8,13 +8,13 @@ notebooks call the same functions the experiments call.
 
 #: Experiment modules run by ``costmetrics reproduce``, in report order.
 EXPERIMENTS: tuple[str, ...] = (
-    "time_model",
-    "matrix_chain",
-    "energy_model",
+    "time",
+    "chain",
+    "energy",
     "exasat",
-    "validation",
+    "validate",
     "spu",
     "scratchpad",
-    "area_model",
+    "area",
     "codesign",
 )

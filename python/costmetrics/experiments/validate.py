@@ -4,7 +4,7 @@ Reads the shipped protocol sweep ``data/measurements/cpu_sweep_protocol.csv`` (5
 passes, 1 and 2 threads, a quiet 2-core machine) and its micro-benchmark calibrations
 ``data/measurements/cpu_calibration_1t/`` and ``cpu_calibration_2t/`` (one per thread
 count; all produced by ``costmetrics calibrate`` and ``costmetrics measure``, see
-``docs/validation.md``). The older ``cpu_sweep.csv`` is the unsound sequential sweep of a
+``docs/validate.md``). The older ``cpu_sweep.csv`` is the unsound sequential sweep of a
 loaded machine and is not used here. Writes:
 
 - Fig. A.4 on the CPU: predicted vs measured time, every variant;
@@ -14,7 +14,7 @@ loaded machine and is not used here. Writes:
   thread count, with bootstrap intervals and noise floors), tile selection and the
   degenerate tiles.
 
-The notebook ``notebooks/02_rmse_validation.ipynb`` calls these same functions.
+The notebook ``notebooks/02_validate.ipynb`` calls these same functions.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
 
 def run(out_dir: Path) -> ExperimentResult:
     """Produce the validation figures and tables into ``out_dir``."""
-    result = ExperimentResult(name="validation")
+    result = ExperimentResult(name="validate")
     table_path, cal_paths = shipped_paths()
     table = read_table(table_path)
     cal = [load_calibration(p) for p in cal_paths]
@@ -157,7 +157,7 @@ def run(out_dir: Path) -> ExperimentResult:
         c = cpu_report.scores[v]
         result.values.append(
             ReproducedValue(
-                "validation", f"RMSE all / top 20% against thread CPU time, {v} (%)",
+                "validate", f"RMSE all / top 20% against thread CPU time, {v} (%)",
                 "(no seed value)", None, f"{100 * c.rmse_all:.1f} / {100 * c.rmse_top:.1f}",
                 "load-robust proxy of the wall time; " + note,
             )
@@ -165,11 +165,11 @@ def run(out_dir: Path) -> ExperimentResult:
         s = report.scores[v]
         result.values += [
             ReproducedValue(
-                "validation", f"RMSE over all points, {v} variant (%)", f"{SOURCE}.5.2",
+                "validate", f"RMSE over all points, {v} variant (%)", f"{SOURCE}.5.2",
                 "45-200", round(100 * s.rmse_all, 1), f"{s.n_all} points; {note}",
             ),
             ReproducedValue(
-                "validation", f"RMSE within 20% of the best, {v} variant (%)", f"{SOURCE}.5.2",
+                "validate", f"RMSE within 20% of the best, {v} variant (%)", f"{SOURCE}.5.2",
                 "< 10", round(100 * s.rmse_top, 1), f"{s.n_top} points; {note}",
             ),
         ]  # fmt: skip
@@ -177,7 +177,7 @@ def run(out_dir: Path) -> ExperimentResult:
             f = report.fitted[v].test_score
             result.values.append(
                 ReproducedValue(
-                    "validation", f"RMSE all / top 20%, fitted-{v}, leave-one-problem-out (%)",
+                    "validate", f"RMSE all / top 20%, fitted-{v}, leave-one-problem-out (%)",
                     "(no seed value)", None,
                     f"{100 * f.rmse_all:.1f} / {100 * f.rmse_top:.1f}", note,
                 )
@@ -187,7 +187,7 @@ def run(out_dir: Path) -> ExperimentResult:
                 g = score.group(threads=n)
                 result.values.append(
                     ReproducedValue(
-                        "validation", f"RMSE all / top 20% at {n} thread(s), {score.variant} (%)",
+                        "validate", f"RMSE all / top 20% at {n} thread(s), {score.variant} (%)",
                         "(no seed value)", None,
                         f"{100 * g.rmse_all:.1f} / {100 * g.rmse_top:.1f}",
                         f"noise floor {100 * g.noise_floor:.1f}%; {note}",
@@ -197,13 +197,13 @@ def run(out_dir: Path) -> ExperimentResult:
         if summary.get("n_problems"):
             result.values += [
                 ReproducedValue(
-                    "validation", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
+                    "validate", f"gain of best within 10% of T_alg_min over baseline, {v} (%)",
                     f"{SOURCE}.6.4 (Fig. A.7)", "9 (GPU)",
                     round(100 * summary["mean_gain_near_over_baseline"], 1),
                     f"mean over {summary['n_problems']} problems; {note}",
                 ),
                 ReproducedValue(
-                    "validation", f"T_exec(T_alg_min tile) / best measured - 1, {v} (%)",
+                    "validate", f"T_exec(T_alg_min tile) / best measured - 1, {v} (%)",
                     f"{SOURCE}.6.2", None, round(100 * summary["mean_opt_slowdown"], 1),
                     f"mean over problems; Err_max = {summary['err_max_s']:.3g} s; {note}",
                 ),
