@@ -46,6 +46,7 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     again = _run("--quick", "--runs", "1", "--out", str(out))
     assert again.returncode == 0, again.stderr
     after = mm.read_table(sweep)
+
     def runs(t: mm.Table) -> list[str]:
         return sorted(f"{t.key_of(i)} {int(t.pass_index[i])}" for i in range(len(t)))
 

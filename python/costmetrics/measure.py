@@ -195,7 +195,6 @@ def space_dims(stencil: str) -> int:
     return int(_cm.kernel_space_dims(_stencil_name(stencil)))
 
 
-
 def default_schedule(stencil: str) -> str:
     """Return the schedule the harness uses for a stencil when none is given.
 
@@ -222,6 +221,7 @@ def _resolve_schedule(schedule: object, stencil: str) -> str:
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule: must be one of {list(SCHEDULES)}, got {schedule!r}")
     return schedule
+
 
 def _stencil_name(stencil: object) -> str:
     if not isinstance(stencil, str):
@@ -2039,7 +2039,7 @@ def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> 
 
 
 def _schedule_list(schedule: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The schedules to measure; empty for None (each stencil's default)."""
+    """Return the schedules to measure; empty for None (each stencil's default)."""
     if schedule is None:
         return ()
     if not isinstance(schedule, (str, Sequence)):

@@ -213,7 +213,7 @@ def _schedule_groups(table: Table) -> dict[Any, npt.NDArray[np.intp]]:
 
 
 def _with_schedule(cal: Calibration, schedule: str) -> Calibration:
-    """The calibration whose preset describes the schedule the rows were measured with.
+    """Return the calibration whose preset describes the schedule the rows ran with.
 
     The ``machine`` variant's false-sharing term depends on how the harness dealt the
     tiles (``tile_schedule``); every row says which schedule ran it (its ``schedule``
@@ -714,7 +714,7 @@ _POSITIVE_FLOOR_S = 1e-15
 
 
 def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
-    """The calibration a fitted ``machine`` variant is expressed in: the fewest threads.
+    """Return the calibration a fitted ``machine`` variant is expressed in (fewest threads).
 
     Its ``threads_ref`` is its own thread count (1 when a 1-thread calibration is given),
     so the thread terms (shared bandwidth, barrier per thread, shared cache lines) are
@@ -778,7 +778,7 @@ def _machine_design(
 def _machine_calibration(
     frame: Calibration, names: Sequence[str], theta: npt.NDArray[np.float64]
 ) -> Calibration:
-    """The fitted parameters as a calibration (a preset the C++ model validates)."""
+    """Return the fitted parameters as a calibration (a preset the C++ model validates)."""
     n_lv = len(MEMORY_LEVELS)
     g = frame.gpu
     l_ref = g.l_s_per_word
@@ -841,7 +841,7 @@ def _fit_machine(
     base = _predict(t, {n: _with_threads(check, n) for n in sorted(set(t.threads))}, "machine")
     ok = usable & np.isfinite(base)
     if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
-        raise ValueError("variant: T_alg of 'machine' is not linear in its parameters here (k > 1?)")
+        raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
     # Physical bounds: every cost >= 0; the presets require tau_sync, T_sync and C_iter
     # > 0, and L_seg stays above its floor (see _L_SEG_FLOOR_S).
     lower = np.zeros(start.size)
@@ -871,13 +871,11 @@ def _fit_machine(
         "fitted-machine", t, out_of_sample, top_mask(t, within=within),
         np.ones(len(t), dtype=bool), n_boot, seed,
     )  # fmt: skip
-    return FitResult(
-        "machine", fitted_cal, params, factors, len(problems), test, out_of_sample
-    )
+    return FitResult("machine", fitted_cal, params, factors, len(problems), test, out_of_sample)
 
 
 def _with_threads(cal: Calibration, threads: int) -> Calibration:
-    """The calibration modeled at ``threads`` threads (thread terms relative to its ref)."""
+    """Return the calibration modeled at ``threads`` threads (thread terms vs its ref)."""
     return Calibration(cal.gpu.with_threads(threads), cal.stencils, cal.machine, cal.micro,
                        cal.settings)  # fmt: skip
 
