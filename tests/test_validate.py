@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import math
 import subprocess
@@ -498,3 +499,64 @@ def test_noise_floor_contract(rows: list[list[float]]) -> None:
     p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
     floor = cm.validate.noise_floor(p)
     assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+
+
+@functools.lru_cache(maxsize=1)
+def _cal_2t() -> tuple[cm.Gpu, cm.Stencil]:
+    cal = mm.load_calibration(CAL_2T)
+    return cal.gpu, cal.stencils["jacobi1d"]
+
+
+@campaign
+@given(
+    st.integers(1, 300), st.integers(1, 64).map(lambda h: 2 * h), st.integers(2, 8),
+    st.integers(500, 20000), st.integers(2, 200).map(lambda t: 2 * t),
+)  # fmt: skip
+def test_shared_lines_round_robin_at_least_block(
+    ts1: int, tt: int, threads: int, s1: int, t_steps: int
+) -> None:
+    # Round-robin pays the shared lines on every tile of every round, blocks once per
+    # wavefront: never less. Each is capped by the lines a tile spans (at most
+    # 2 (1 + ceil((tS1 + tT - 1) / 16)) per tile and round), and one thread pays none.
+    gpu, stencil = _cal_2t()
+    base = dataclasses.replace(gpu, l_seg_s=0.0, tau_line_s=0.0, t_barrier_per_thread_s=0.0,
+                               l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
+                               t_share_line_s=0.0).with_threads(threads)  # fmt: skip
+    share = dataclasses.replace(base, t_share_line_s=1e-6)
+    tiles, sizes = (ts1, tt), (s1, t_steps)
+    if not cm_time.talg_batch(stencil, base, sizes, [tiles], variant="exact").feasible[0]:
+        return
+    exact = cm_time.talg(stencil, base, sizes, tiles, variant="exact")
+    rr = cm_time.talg(stencil, dataclasses.replace(share, tile_schedule="round-robin"), sizes,
+                      tiles, variant="machine") - exact  # fmt: skip
+    bl = cm_time.talg(stencil, dataclasses.replace(share, tile_schedule="block"), sizes, tiles,
+                      variant="machine") - exact  # fmt: skip
+    assert rr >= bl - 1e-12 >= -2e-12
+    rounds = (cm_time.talg(stencil, dataclasses.replace(base, l_s_per_gb=base.l_s_per_gb * 2),
+                           sizes, tiles, variant="exact") - exact) / (
+        base.l_s_per_word * cm_time.breakdown(stencil, base, sizes, tiles).m_io_words
+    )  # fmt: skip
+    cap = 2 * (1 + -(-(ts1 + tt - 1) // 16))
+    assert rr <= 1e-6 * cap * rounds * (1 + 1e-9) + 1e-12
+    one = cm_time.talg(stencil, dataclasses.replace(share, n_sm=1, threads_ref=1), sizes, tiles,
+                       variant="machine")  # fmt: skip
+    assert one == cm_time.talg(stencil, dataclasses.replace(base, n_sm=1, threads_ref=1), sizes,
+                               tiles, variant="exact")  # fmt: skip
+
+
+@campaign
+@given(st.lists(st.tuples(st.floats(1e-4, 1.0), st.floats(1e-4, 1.0)), min_size=1, max_size=12))
+def test_tuner_curve_of_contract(points: list[tuple[float, float]]) -> None:
+    # Distances are >= 0 and do not grow with k (more measured candidates never hurt).
+    rows = [_row("jacobi1d", (4096, 64), (i + 1, 2), m) for i, (m, _) in enumerate(points)]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        table = mm.read_table(_write(Path(d) / "t.csv", rows)).medians()
+    pred = np.asarray([p for _, p in points])
+    curve = cv.tuner_curve_of(table, pred, variant="synthetic", ks=(1, 2, 5, 20))
+    assert curve.distance.shape == (1, 4)
+    assert (curve.distance >= 0).all() and (np.diff(curve.distance[0]) <= 1e-15).all()
+    assert curve.distance[0, -1] == 0.0 or len(points) > 20
+    with pytest.raises(ValueError, match="predicted_s"):
+        cv.tuner_curve_of(table, pred[:-1] if len(pred) > 1 else np.zeros(3), variant="x")
