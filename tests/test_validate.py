@@ -554,9 +554,9 @@ def test_tuner_curve_of_contract(points: list[tuple[float, float]]) -> None:
     with tempfile.TemporaryDirectory() as d:
         table = mm.read_table(_write(Path(d) / "t.csv", rows)).medians()
     pred = np.asarray([p for _, p in points])
-    curve = cv.tuner_curve_of(table, pred, variant="synthetic", ks=(1, 2, 5, 20))
+    curve = cv.tuner_curve_of(table, pred, label="synthetic", ks=(1, 2, 5, 20))
     assert curve.distance.shape == (1, 4)
     assert (curve.distance >= 0).all() and (np.diff(curve.distance[0]) <= 1e-15).all()
     assert curve.distance[0, -1] == 0.0 or len(points) > 20
     with pytest.raises(ValueError, match="predicted_s"):
-        cv.tuner_curve_of(table, pred[:-1] if len(pred) > 1 else np.zeros(3), variant="x")
+        cv.tuner_curve_of(table, pred[:-1] if len(pred) > 1 else np.zeros(3), label="x")

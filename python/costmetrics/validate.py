@@ -1275,14 +1275,14 @@ def tuner_curve(
         Per problem and k (see :class:`TunerCurve`).
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
-    return tuner_curve_of(t, _predict(t, cals, v), variant=v, ks=ks)
+    return tuner_curve_of(t, _predict(t, cals, v), label=v, ks=ks)
 
 
 def tuner_curve_of(
     table: Table | str | Path,
     predicted_s: npt.ArrayLike,
     *,
-    variant: str,
+    label: str,
     ks: Sequence[int] = (1, 3, 5, 10),
 ) -> TunerCurve:
     """:func:`tuner_curve` from given predictions (e.g. a fitted variant's, out of sample).
@@ -1293,8 +1293,8 @@ def tuner_curve_of(
         A measured grid (per point, the rows of :meth:`Table.medians`).
     predicted_s : array_like
         Predicted time per point (NaN: not ranked).
-    variant : str
-        A label for the ranking (e.g. ``"fitted-machine"``).
+    label : str
+        What ranked the points (e.g. ``"fitted-machine"``): the curve's ``variant``.
     ks : sequence of int
         Numbers of measured candidates.
 
@@ -1307,9 +1307,9 @@ def tuner_curve_of(
     pred = np.asarray(predicted_s, dtype=np.float64)
     if pred.shape != (len(t),):
         raise ValueError(f"predicted_s: expected shape ({len(t)},), got {pred.shape}")
-    if not isinstance(variant, str) or not variant:
-        raise TypeError(f"variant: expected a non-empty string, got {variant!r}")
-    v = variant
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"label: expected a non-empty string, got {label!r}")
+    v = label
     k_list = tuple(int(k) for k in ks)
     if not k_list or any(k < 1 for k in k_list):
         raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
@@ -1514,7 +1514,7 @@ def validate(
         tuner={
             **{v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
             **{
-                f"fitted-{v}": tuner_curve_of(t, f.predicted_s, variant=f"fitted-{v}")
+                f"fitted-{v}": tuner_curve_of(t, f.predicted_s, label=f"fitted-{v}")
                 for v, f in fitted.items()
             },
         },
