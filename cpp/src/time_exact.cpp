@@ -633,18 +633,16 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     n_seg = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
   }
   // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
-  // of the arrays): a tile's two oblique faces span h columns each, in both time levels,
-  // so 2 (1 + ceil(h / 16)) lines per level; but no more than the lines its widest row
-  // touches, 1 + ceil((tS1 + tT - 1) / 16) (tS1 + tT - 2 points and the halo): the two
-  // faces of a narrow tile lie in the same lines (docs/time-model.md, the Jacobi 1D
-  // over-charge). Round-robin: every tile's neighbours run on other threads, so every tile
-  // pays them (in m'); blocks: only the tiles at the ends of the threads' blocks do, one
-  // face each, i.e. the same lines once per wavefront (below). Only in wavefronts where
-  // more than one thread works.
-  const i64 face_lines = 2 * (1 + ceil_div(h, kCacheLineWords));
-  const i64 span_lines = 1 + ceil_div(tS1 + tT - 1, kCacheLineWords);
-  const double n_share =
-      dims == 1 && n_sm > 1 ? static_cast<double>(2 * std::min(face_lines, span_lines)) : 0.0;
+  // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
+  // which lie in the cache lines its neighbours (on other cores, computing at the same
+  // time) load and store in their rows too: one line moves between the cores per row and
+  // shared boundary, i.e. tT lines per tile (two boundaries, each shared by two tiles).
+  // Fitted on the shipped protocol sweep this count beats the faces' span
+  // 4 (1 + ceil(tT / 32)) (docs/time.md, the Jacobi 1D over-charge). Round-robin: every
+  // tile's neighbours run on other threads, so every tile pays them (in m'); blocks: only
+  // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
+  // wavefront (below). Only in wavefronts where more than one thread works.
+  const double n_share = dims == 1 && n_sm > 1 ? static_cast<double>(tT) : 0.0;
   const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer;
   transfer.machine = machine;

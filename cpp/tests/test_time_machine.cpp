@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../src/time_exact.hpp"
@@ -315,7 +316,7 @@ void test_schedules() {
   const double rounds =
       (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact.talg_s) /
       (1e-9 * exact.m_io_words);
-  const double lines = 4 * (1 + 1);  // h = 8: 4 (1 + ceil(8 / 16))
+  const double lines = 16;  // one line per row and shared boundary: tT
   tmod::GpuParams rr = g;
   rr.machine.t_share_line_s = 1e-6;
   const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
@@ -327,31 +328,19 @@ void test_schedules() {
                       exact.talg_s;
   CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
   CHECK(d_bl < d_rr);
-  // A narrow tile's two faces lie in the same cache lines: the lines written by two
-  // threads are capped by the lines its widest row spans, 1 + ceil((tS1 + tT - 1) / 16)
-  // per time level (tile (4, 2): 2 per level, 4 in all, not 4 (1 + ceil(1 / 16)) = 8).
-  t.space = {{4, 0, 0}};
-  t.time = 2;
-  const auto exact_narrow = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
-  gl = g;
-  gl.l_s_per_word += 1e-9;
-  const double rounds_narrow =
-      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact_narrow.talg_s) /
-      (1e-9 * exact_narrow.m_io_words);
-  const double d_narrow =
-      tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - exact_narrow.talg_s;
-  CHECK_CLOSE(d_narrow, 1e-6 * 4 * std::round(rounds_narrow), 1e-9);
-  // 1 + ceil(65 / 16) = 6 lines per level for tile (50, 16), above the faces' 2 (1 + 1) = 4:
-  // the faces count (8 in all).
-  t.space = {{50, 0, 0}};
-  t.time = 16;
-  const auto exact_mid = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
-  const double rounds_mid =
-      (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact_mid.talg_s) /
-      (1e-9 * exact_mid.m_io_words);
-  const double d_mid =
-      tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - exact_mid.talg_s;
-  CHECK_CLOSE(d_mid, 1e-6 * 8 * std::round(rounds_mid), 1e-9);
+  // The count is tT per tile whatever the width (one line per row and shared boundary):
+  // tile (4, 2), narrower than a cache line, pays 2 lines per tile round; (50, 16) 16.
+  for (const auto& [ts1, tt] : {std::pair<i64, i64>{4, 2}, std::pair<i64, i64>{50, 16}}) {
+    t.space = {{ts1, 0, 0}};
+    t.time = tt;
+    const auto ex = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+    gl = g;
+    gl.l_s_per_word += 1e-9;
+    const double r = (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - ex.talg_s) /
+                     (1e-9 * ex.m_io_words);
+    const double d = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - ex.talg_s;
+    CHECK_CLOSE(d, 1e-6 * static_cast<double>(tt) * std::round(r), 1e-9);
+  }
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
