@@ -27,6 +27,7 @@ from _support import campaign
 from costmetrics import measure as mm
 from costmetrics import time as cm_time
 from costmetrics import validate as cv
+from costmetrics.experiments import validate as exp_validate
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements"
@@ -336,7 +337,7 @@ def test_validate_on_shipped_data(calibration: mm.Calibration) -> None:
             assert report.selection_summary[v]["n_problems"] == 10
     assert report.degenerate  # the grid holds tS1 = 1, tT = 2 for every problem
     json.dumps(report.to_dict())
-    fig = cv.plot_predicted_vs_measured(report, "test")
+    fig = exp_validate.plot_predicted_vs_measured(report, "test")
     assert len(fig.axes) == len(cv.VARIANTS)
 
 

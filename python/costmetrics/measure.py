@@ -109,7 +109,7 @@ HARNESS_VERSION: str = str(_cm.harness_version())
 SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
 #: The harness' default schedule per number of space dimensions: contiguous blocks in 1D
 #: (measured faster on a quiet machine: block / round-robin time 0.842 [0.757, 0.908],
-#: Jacobi 1D, 2 threads, ``benchmarks/bench_schedule.py``, docs/validation.md), round-robin
+#: Jacobi 1D, 2 threads, ``benchmarks/bench_measure_schedule.py``, docs/validate.md), round-robin
 #: in 2D (no difference measured) and 3D (not compared).
 DEFAULT_SCHEDULES: dict[int, str] = {1: "block", 2: "round-robin", 3: "round-robin"}
 #: Memory levels a problem's arrays can live in (:func:`memory_level`).

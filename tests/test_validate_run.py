@@ -1,4 +1,4 @@
-"""Smoke test of benchmarks/validation_run.py (issue 21's one-command quiet-machine run).
+"""Smoke test of benchmarks/bench_validate_run.py (issue 21's one-command quiet-machine run).
 
 ``--quick`` measures a handful of tiny points: its numbers mean nothing and are not
 checked; what is checked is that every step runs, the targets are all judged, a rerun
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from costmetrics import measure as mm
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "validation_run.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_validate_run.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

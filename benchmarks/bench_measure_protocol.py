@@ -15,7 +15,7 @@ the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table f
 "Protocol evidence" section of ``docs/validate.md``, with the machine and load average.
 Both ways spend the same number of runs per point (8).
 
-Run on a quiet machine: ``python benchmarks/protocol_evidence.py --out evidence/``: about
+Run on a quiet machine: ``python benchmarks/bench_measure_protocol.py --out evidence/``: about
 3 minutes on 2 cores (the same coarse grid took 84 s for 5 shuffled passes in the shipped
 protocol sweep, 2 runs per point and pass; this does 8 runs per point in all, 4 of them
 sequential, about 1.6 times as many runs). The output folder is checked to be writable
@@ -88,7 +88,7 @@ def main() -> None:
     try:
         mm.check_writable(args.out, "--out")
     except (TypeError, ValueError) as exc:
-        print(f"protocol_evidence: {exc}", file=sys.stderr)
+        print(f"bench_measure_protocol: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     threads = sorted({1, mm.default_threads()})
     points = _points(args.quick)
@@ -99,7 +99,7 @@ def main() -> None:
     shuf_path = args.out / "shuffled.csv"
     mm.measure(
         points, shuf_path, threads=threads, passes=4, warmup=1, progress=True,
-        command="python benchmarks/protocol_evidence.py",
+        command="python benchmarks/bench_measure_protocol.py",
     )  # fmt: skip
     load1 = os.getloadavg()
     seq: dict[tuple[str, int], dict[tuple[str, str], list[float]]] = {}

@@ -2,7 +2,7 @@
 
 One command for the whole validation of the time model on the machine it runs on::
 
-    python benchmarks/validation_run.py --out validation-run/
+    python benchmarks/bench_validate_run.py --out validation-run/
 
 For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
 
@@ -128,7 +128,7 @@ def _one_run(out: Path, index: int, args: argparse.Namespace, t0: float) -> cv.V
              f"{args.passes} shuffled passes")  # fmt: skip
     mm.measure(
         points, run_dir / "sweep.csv", threads=counts, passes=args.passes, seed=index,
-        command=f"python benchmarks/validation_run.py --out {out} (run {index})",
+        command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True,
     )  # fmt: skip
     _say(t0, f"run {index}: validate")
@@ -267,15 +267,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
     if not 1 <= args.runs <= 10:
-        print(f"validation_run: --runs: must be in [1, 10], got {args.runs}", file=sys.stderr)
+        print(f"bench_validate_run: --runs: must be in [1, 10], got {args.runs}", file=sys.stderr)
         return 2
     if not 5 <= args.passes <= 1000 and not args.quick:
-        print(f"validation_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr)
+        print(f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr)
         return 2
     try:
         out = mm.check_writable(args.out, "--out")
     except (TypeError, ValueError) as exc:
-        print(f"validation_run: {exc}", file=sys.stderr)
+        print(f"bench_validate_run: {exc}", file=sys.stderr)
         return 2
     t0 = time.monotonic()
     reports, tables = [], []
