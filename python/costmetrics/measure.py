@@ -51,6 +51,7 @@ from costmetrics.presets import (
 
 __all__ = [
     "CSV_COLUMNS",
+    "DEFAULT_SCHEDULES",
     "ENERGY_CSV_COLUMNS",
     "HARNESS_VERSION",
     "MACHINE_IDENTITY",
@@ -70,6 +71,7 @@ __all__ = [
     "check_same_machine",
     "check_writable",
     "default_points",
+    "default_schedule",
     "energy_status",
     "find_rapl_package",
     "load_calibration",

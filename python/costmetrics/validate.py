@@ -1286,7 +1286,7 @@ def tuner_curve_of(
     Parameters
     ----------
     table : Table or path
-        A measured grid (per point, the rows of :meth:`Table.medians`).
+        A measured grid (per point, the rows of :meth:`costmetrics.measure.Table.medians`).
     predicted_s : array_like
         Predicted time per point (NaN: not ranked).
     label : str
