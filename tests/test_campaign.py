@@ -486,6 +486,95 @@ def test_noise_floor_contract(rows: list[list[float]]) -> None:
     assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
 
 
+@CAMPAIGN
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=6,
+                      max_size=6), min_size=1, max_size=4),
+    st.integers(0, 3), st.integers(0, 5), st.sampled_from([0.0, -0.0, -1.0, -1e-300, math.inf]),
+)  # fmt: skip
+def test_noise_floor_refuses_non_positive_times(
+    rows: list[list[float]], row: int, col: int, bad: float
+) -> None:
+    p = np.asarray(rows, dtype=float)
+    row %= p.shape[0]
+    p[row, col] = bad
+    with pytest.raises(ValueError, match=rf"^pass_times_s\[{row}, {col}\]: .* > 0"):
+        cm.validate.noise_floor(p)
+
+
+# ------------------------------------------------------------------ times everywhere
+
+TIMES = st.one_of(SPECIAL_FLOATS, st.floats(-1e3, 1e3), st.sampled_from([-math.inf, -1e-300]))
+
+
+@CAMPAIGN
+@given(TIMES, st.sampled_from(["energy", "batch", "per_operation", "spu", "spu_break_even"]))
+def test_times_are_positive_everywhere(t: float, where: str) -> None:
+    """A duration (talg_s, time_s, ...) is accepted iff finite and > 0 (api-conventions)."""
+    calls: dict[str, tuple[str, Callable[[], Any]]] = {
+        "energy": ("talg_s", lambda: cm.energy.energy(
+            "jacobi1d", None, (8192, 2048), (64, 16), talg_s=t)),
+        "batch": ("talg_s", lambda: cm.energy.energy_batch(
+            "jacobi1d", None, (8192, 2048), [(64, 16)], talg_s=[t])),
+        "per_operation": ("talg_s", lambda: cm.energy.energy_per_operation(1.0, 1.0, t, 10)),
+        "spu": ("time_s", lambda: cm.spu.energy_split(
+            1.0, 1.0, e_comp_j=1.0, e_mem_j=1.0, static_power_w=1.0, time_s=t)),
+        "spu_break_even": ("time_gpu_s", lambda: cm.spu.break_even_static_power_w(
+            100, 0, e_mem_j=1, static_power_gpu_w=1, time_gpu_s=t, time_spu_s=1)),
+    }  # fmt: skip
+    name, call = calls[where]
+    if math.isfinite(t) and t > 0:
+        _contract(call)  # may still refuse (an energy overflow), but clearly
+    else:
+        with pytest.raises(ValueError, match=rf"{name}: must be finite and > 0"):
+            call()
+
+
+# ------------------------------------------------------------------ _core array arguments
+
+ARRAY_ELEMENTS = st.one_of(
+    st.integers(-(2**65), 2**65), st.floats(allow_nan=True), st.booleans(), st.just("1"),
+    st.just(None), st.complex_numbers(max_magnitude=1.0),
+)  # fmt: skip
+ARRAYS = st.one_of(
+    st.lists(ARRAY_ELEMENTS, max_size=4),
+    st.lists(ARRAY_ELEMENTS, max_size=4).map(tuple),
+    st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=3),  # ragged or 2-D
+    st.builds(lambda v, t: np.asarray(v).astype(t), st.lists(st.integers(0, 2**40), max_size=4),
+              st.sampled_from([np.int8, np.int64, np.uint64, np.float32, np.float64, np.bool_,
+                               np.complex128, object, str])),
+    st.just(np.array([2**63], dtype=np.uint64)), st.just(np.zeros((2, 2))), WRONG,
+)  # fmt: skip
+
+
+@CAMPAIGN
+@given(ARRAYS, st.sampled_from(["n_sm", "smem_kb", "area_mm2", "group", "predicted_j"]))
+def test_core_array_arguments_contract(value: Any, param: str) -> None:
+    """Any value in an array argument of a _core function: a result, or an error naming it."""
+    ok = np.array([1], dtype=np.int64)
+    coefficients = cm.area.coefficients()
+    calls: dict[str, Callable[[], Any]] = {
+        "n_sm": lambda: cm._core.area.structural_batch(
+            coefficients, value, ok, ok, ok, ok, ok),
+        "smem_kb": lambda: cm._core.area.structural_batch(
+            coefficients, ok, ok, value, ok, ok, ok),
+        "area_mm2": lambda: cm._core.codesign.pareto_front(value, [1.0]),
+        "group": lambda: cm._core.energy.optimization_error(value, [1.0], [1.0]),
+        "predicted_j": lambda: cm._core.energy.optimization_error([0], value, [1.0]),
+    }  # fmt: skip
+    try:
+        calls[param]()
+    except CLEAR_ERRORS as exc:
+        assert "incompatible function arguments" not in str(exc), str(exc)
+        # A length mismatch may name the other array of the pair.
+        pairs = {"area_mm2": "performance", "group": "predicted_j", "predicted_j": "measured_j"}
+        assert param in str(exc) or pairs.get(param, "n_sm") in str(exc), str(exc)
+        if isinstance(value, np.ndarray) and value.dtype.kind in "bcOUS":
+            assert isinstance(exc, TypeError), str(exc)
+        if param in ("n_sm", "group") and isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            assert isinstance(exc, TypeError), str(exc)  # never truncated to integers
+
+
 # ------------------------------------------------------------------ command line
 
 TOKENS = st.sampled_from(

@@ -1,5 +1,7 @@
 // Bindings of the silicon-area model (costmetrics/area.hpp) as _core.area.
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -16,10 +18,15 @@ template <typename Coeffs, typename Fn>
 py::array_t<double> batch(const Coeffs& c, IntArray n_sm, IntArray n_v, FloatArray smem,
                           FloatArray regs, FloatArray l1, FloatArray l2, Fn fn) {
   const py::ssize_t n = n_sm.size();
-  for (const py::array* a : {static_cast<py::array*>(&n_v), static_cast<py::array*>(&smem),
-                             static_cast<py::array*>(&regs), static_cast<py::array*>(&l1),
-                             static_cast<py::array*>(&l2)}) {
-    if (a->size() != n) throw py::value_error("all arrays must have the same number of elements");
+  const std::pair<const char*, py::ssize_t> others[] = {
+      {"n_v", n_v.size()},   {"smem_kb", smem.size()}, {"regs_kb_per_vu", regs.size()},
+      {"l1_kb_per_pair", l1.size()}, {"l2_kb", l2.size()}};
+  for (const auto& [name, size] : others) {
+    if (size != n) {
+      throw py::value_error(std::string(name) + ": " + std::to_string(size) +
+                            " entries, n_sm has " + std::to_string(n) +
+                            " (every array has one entry per configuration)");
+    }
   }
   py::array_t<double> out(n);
   fn(c, static_cast<std::size_t>(n), n_sm.data(), n_v.data(), smem.data(), regs.data(), l1.data(),

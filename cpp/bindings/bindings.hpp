@@ -284,6 +284,11 @@ T from_python(py::handle obj, const std::string& what) {
       throw py::type_error(what + ": expected a sequence (list, tuple or 1-D array), got " +
                            type_name(obj) + " " + repr_of(obj));
     }
+    using Item = typename T::value_type;
+    if constexpr (std::is_arithmetic_v<Item> && !std::is_same_v<Item, bool>) {
+      // An ndarray's dtype is checked as a whole (an empty bool array is no list of numbers).
+      if (py::isinstance<py::array>(obj)) (void)detail::checked_array<Item>(obj, what);
+    }
     const auto seq = py::reinterpret_borrow<py::sequence>(obj);
     const std::size_t n = seq.size();
     T out{};

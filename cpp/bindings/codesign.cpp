@@ -198,6 +198,10 @@ void register_codesign(py::module_& m) {
   costmetrics::bindings::def_function(
       c, "pareto_front",
       +[](const std::vector<double>& area, const std::vector<double>& perf) {
+        if (area.size() != perf.size()) {
+          throw py::value_error("performance: " + std::to_string(perf.size()) +
+                                " entries, area_mm2 has " + std::to_string(area.size()));
+        }
         const auto idx = cd::pareto_front(area, perf);
         std::vector<std::int64_t> out(idx.begin(), idx.end());
         return to_numpy(out);
