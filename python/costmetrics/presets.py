@@ -41,6 +41,9 @@ __all__ = [
     "normalize_name",
     "register_gpu",
     "register_stencil",
+    "seed_file",
+    "seed_table",
+    "seed_values",
     "stencil",
     "stencils",
 ]
@@ -457,6 +460,9 @@ _MACHINE_DEFAULTS: dict[str, Any] = {
     **{f: (0.0, 0.0, 0.0, 0.0) for f in _MACHINE_LEVEL_FIELDS},
 }
 _STENCIL_FIELDS = ("key", "name", "source", "description", "n_space_dims", "c_iter_s")
+#: The optional ``silicon`` section of a GPU file: what the area model (Appendix C) needs
+#: beyond the fields above (its kB view is derived from these, costmetrics.area).
+_SILICON_FIELDS = ("l1_per_sm_pair_bytes", "l2_bytes", "die_mm2")
 
 
 def _validate_gpu_fields(g: Gpu, where: str) -> None:
@@ -652,9 +658,19 @@ def load_gpu(path: str | Path) -> Gpu:
     p = _as_path(path)
     data = _read_mapping(p)
     required = ("name", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
-    _check_keys(data, required, ("key", "source", *_MACHINE_FIELDS), f" in {p}")
+    _check_keys(data, required, ("key", "source", "silicon", *_MACHINE_FIELDS), f" in {p}")
+    if "silicon" in data:
+        silicon = data["silicon"]
+        where = f" in {p}"
+        if not isinstance(silicon, dict):
+            raise ValueError(f"silicon{where}: expected a mapping, got {silicon!r}")
+        _check_keys(silicon, _SILICON_FIELDS, (), f" (silicon){where}")
+        for name in _SILICON_FIELDS:
+            _positive_float(silicon[name], f"silicon.{name}", where)
     try:
-        return Gpu(**{k: v for k, v in data.items() if k != "schema_version"})
+        return Gpu(
+            **{k: v for k, v in data.items() if k not in ("schema_version", "silicon")}
+        )
     except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 
@@ -718,6 +734,115 @@ def data_dir() -> Path:
     raise FileNotFoundError(
         f"costmetrics preset data not found; looked in {[str(c) for c in candidates]}"
     )
+
+
+# --------------------------------------------------------------------------------------
+# Seed values: the one loading path of every family's data/<family>/ files
+# --------------------------------------------------------------------------------------
+
+
+def seed_file(family: str, name: str) -> dict[str, Any]:
+    """Return ``data/<family>/<name>.yaml``: a mapping with ``schema_version`` and ``source``.
+
+    Parameters
+    ----------
+    family : str
+        The family's folder in ``data/`` (``"codesign"``, ``"exasat"``, ...).
+    name : str
+        The file's name without ``.yaml``.
+
+    Returns
+    -------
+    dict
+        The file's fields (a fresh copy: the caller may change it).
+
+    Raises
+    ------
+    ValueError
+        If the file is missing, is not a YAML mapping of the supported schema version, or
+        does not say where its values come from (``source``).
+    """
+    path = data_dir() / family / f"{name}.yaml"
+    data = _read_mapping(path)
+    _string(data.get("source"), "source", f" in {path}", required=True)
+    return data
+
+
+def seed_values(family: str, name: str = "seed_values") -> dict[str, Any]:
+    """Return the values a seed prints, from ``data/<family>/<name>.yaml``, by key.
+
+    The file's ``values`` maps each key to ``{value, where, quantity}``: the value as
+    printed, where the seed prints it and what it is (``data/time/seed_values.yaml``).
+
+    Parameters
+    ----------
+    family, name : str
+        As in :func:`seed_file`.
+
+    Returns
+    -------
+    dict
+        Key to value (a number or, where the seed prints no number, a str).
+
+    Raises
+    ------
+    ValueError
+        If an entry lacks its value, its place in the seed or its quantity.
+    """
+    path = data_dir() / family / f"{name}.yaml"
+    values = seed_file(family, name).get("values")
+    if not isinstance(values, dict) or not values:
+        raise ValueError(f"values in {path}: expected a mapping of seed values")
+    out: dict[str, Any] = {}
+    for key, entry in values.items():
+        if not isinstance(entry, dict) or set(entry) != {"value", "where", "quantity"}:
+            raise ValueError(f"values.{key} in {path}: expected value, where and quantity")
+        out[str(key)] = entry["value"]
+    return out
+
+
+def seed_table(family: str, name: str) -> list[dict[str, str]]:
+    """Return the rows of ``data/<family>/<name>.csv``, a table transcribed from a seed.
+
+    The file opens with ``#`` comment lines that say where the table comes from, then a
+    header line of column names (with units).
+
+    Parameters
+    ----------
+    family, name : str
+        The family's folder in ``data/`` and the file's name without ``.csv``.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, column name to the text of the cell.
+
+    Raises
+    ------
+    ValueError
+        If the file is missing, has no source comment, or a row has the wrong number of
+        cells.
+    """
+    path = data_dir() / family / f"{name}.csv"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"path: cannot read seed table {path}: {exc.strerror}") from None
+    if not lines or not lines[0].startswith("#"):
+        raise ValueError(f"{path}: the first line must be a comment naming the source")
+    rows = [line for line in lines if line.strip() and not line.startswith("#")]
+    if not rows:
+        raise ValueError(f"{path}: no header line")
+    header = rows[0].split(",")
+    out = []
+    for i, line in enumerate(rows[1:], start=1):
+        cells = line.split(",")
+        if len(cells) != len(header):
+            raise ValueError(
+                f"{path}: row {i} has {len(cells)} cells, the header {len(header)}: {line!r}"
+            )
+        out.append(dict(zip(header, cells, strict=True)))
+    return out
 
 
 # --------------------------------------------------------------------------------------
