@@ -764,7 +764,9 @@ def seed_file(family: str, name: str) -> dict[str, Any]:
     """
     path = data_dir() / family / f"{name}.yaml"
     data = _read_mapping(path)
-    _string(data.get("source"), "source", f" in {path}", required=True)
+    if "source" not in data:
+        raise ValueError(f"source in {path}: required field is missing (where the values come from)")
+    _string(data["source"], "source", f" in {path}", required=True)
     return data
 
 

@@ -36,6 +36,7 @@ from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
 from costmetrics._record import Record, record
+from costmetrics.presets import seed_values
 
 __all__ = [
     "LocalArray",
@@ -633,12 +634,16 @@ def figure1_block() -> list[Statement]:
     ]
 
 
+#: What seed 004 prints for its experiments (``data/scratchpad/seed_values.yaml``).
+_SEED = seed_values("scratchpad")
+
+
 def me_problem(
     *,
     n_i: int = 64,
     n_j: int = 64,
-    window: int = 16,
-    processes: float = 256,
+    window: int = _SEED["me_window"],
+    processes: float = _SEED["me_threads"],
     sync_cost: float = 1.0,
     cost_per_word: float = 1.0,
     memory_limit_words: float = 2048,
@@ -678,12 +683,12 @@ def me_problem(
 
 def jacobi1d_problem(
     *,
-    time_steps: int = 4096,
+    time_steps: int = _SEED["jacobi_time_steps"],
     space: int = 8192,
-    processes: float = 64,
+    processes: float = _SEED["jacobi_threads"],
     sync_cost: float = 1.0,
     cost_per_word: float = 1.0,
-    memory_limit_words: float = 512,
+    memory_limit_words: float = _SEED["jacobi_memory_words"],
 ) -> TileProblem:
     """Return a reading of the tiled Jacobi-1D kernel of Section 6 (code not printed).
 
