@@ -9,7 +9,7 @@ same passes, every core), then prints per stencil the median over points of
 block / round-robin (the per-point medians over passes) with a 95% bootstrap interval over
 points, and the noise floor of each schedule. Keep round-robin as the default unless block
 is faster beyond the interval on a quiet machine (then change ``schedule`` defaults in
-``costmetrics.measure`` and ``docs/validation.md``).
+``costmetrics.measure`` and ``docs/validate.md``).
 
 Run (quiet machine; about 1-3 minutes on 2 cores, estimated from the shipped sweep's
 times):

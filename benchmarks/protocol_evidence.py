@@ -12,7 +12,7 @@ every core) two ways on this machine:
 It prints, per stencil and thread count, the RMS relative difference between the two
 sequential sweeps and the noise floor of the shuffled passes (medians of the even against
 the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table for the
-"Protocol evidence" section of ``docs/validation.md``, with the machine and load average.
+"Protocol evidence" section of ``docs/validate.md``, with the machine and load average.
 Both ways spend the same number of runs per point (8).
 
 Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU

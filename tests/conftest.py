@@ -8,8 +8,9 @@ Hypothesis profiles (select one with ``HYPOTHESIS_PROFILE=NAME``):
 - ``dev``: Hypothesis' defaults (random examples, failures replayed from ``.hypothesis/``);
   the default otherwise.
 - ``long``: the long campaign, random and many more examples per test, run on demand:
-  ``HYPOTHESIS_PROFILE=long python -m pytest tests/test_campaign.py`` (tests that fix
-  their own ``max_examples`` keep it; the campaign scales with this profile).
+  ``HYPOTHESIS_PROFILE=long python -m pytest -m campaign`` (the campaign tests of every
+  family, marked ``campaign``; see ``tests/_support.py``; tests that fix their own
+  ``max_examples`` keep it; the campaign scales with this profile).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def test_titan_x_validation_sec_c23() -> None:
     t = cm_area.reference_gpu("titanx")
     assert t.area() == pytest.approx(579.308804, rel=1e-12)
     assert t.area(coefficients="rounded") == pytest.approx(592.0176, rel=1e-12)
-    # Neither form gives 589.2 (docs/area-model.md records the gap).
+    # Neither form gives 589.2 (docs/area.md records the gap).
     assert abs(t.area() - 589.2) > 5 and abs(t.area(coefficients="rounded") - 589.2) > 2
 
 

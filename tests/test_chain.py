@@ -13,7 +13,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import costmetrics as cm
 import costmetrics.chain as ch
+from _support import (
+    ANY_INT,
+    EXTREME_INTS,
+    NUMPY_INTS,
+    WRONG,
+    campaign,
+    contract,
+    finite_nonnegative,
+    sequence,
+)
 from costmetrics import _core
 
 D7_DIMS = [936, 1008, 552, 368, 1016, 616, 544]  # 000 App. D.7
@@ -66,7 +77,7 @@ FIG_D11 = {
 
 def test_d7_fig_d11_table() -> None:
     # The caption says "multiples of 10^4"; every entry matches at a scale of 10^5 words
-    # (docs/matrix-chain.md), e.g. hp(T1) = 2*1008*552*368/256 = 1,599,696.
+    # (docs/chain.md), e.g. hp(T1) = 2*1008*552*368/256 = 1,599,696.
     dm = ch.data_movement(D7_DIMS, D7_M)
     scale = 1e5
 
@@ -466,7 +477,7 @@ def test_random_chain_reductions_small() -> None:
 
 
 def test_table_d1_aggregates_per_length() -> None:
-    from costmetrics.experiments import matrix_chain as exp
+    from costmetrics.experiments import chain as exp
 
     table = exp.table_d1(lengths=(2, 6), chains_per_length=60)
     for cap in (65536, 98304):
@@ -481,7 +492,7 @@ def test_table_d1_aggregates_per_length() -> None:
 
 
 def test_joint_comparisons_small() -> None:
-    from costmetrics.experiments import matrix_chain as exp
+    from costmetrics.experiments import chain as exp
 
     table = exp.joint_table((65536,), lengths=(2, 6), chains_per_length=20)
     rows = table.rows[65536]
@@ -524,3 +535,133 @@ def test_cli_chain_text_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "dims[1]" in capsys.readouterr().err
     assert main(["chain", "--dims", "936,100,552", "--M", "65536"]) == 2
     assert "sqrt(M)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ boundary cases (issue 6)
+# Defect examples of issue 6, each pinned: it now raises a clear error or answers right.
+
+
+def test_single_matrix_data_movement_is_refused() -> None:
+    # Was: data_movement([2, 2], 1).fused_total = 0.0 while output_words = 4.0, and
+    # pareto_front([1000, 2000], 100) reported 0 words "including the final write".
+    with pytest.raises(ValueError, match="at least two matrices"):
+        cm.chain.data_movement([2, 2], 1)
+    with pytest.raises(ValueError, match="at least two matrices"):
+        cm.chain.pareto_front([1000, 2000], 100)
+    # Two matrices: F + P0 P2 = S, and output_words = P0 P2 = 1000 * 3000 (D.18, D.23).
+    dm = cm.chain.data_movement([1000, 2000, 3000], 100)
+    assert dm.output_words == 3_000_000.0
+    assert dm.fused_total == pytest.approx(dm.single_mm_total, rel=1e-15)
+    assert dm.fused_total == dm.fused_internal + dm.output_words
+
+
+def test_op_count_that_fits_is_answered() -> None:
+    # Was: optimal_order([2**43, 1, 1]) raised OverflowError although A1 A2 costs
+    # P0 P1 P2 = 2^43 * 1 * 1 = 2^43 (the bound (n-1) max(P)^3 = 2^129 overflowed).
+    order = cm.chain.optimal_order([2**43, 1, 1])
+    assert order.cost == 2**43 and order.parenthesization == "(A1A2)"
+    # Three matrices: A1(A2A3) costs 1*1*1 + 2^43*1*1 = 2^43 + 1; (A1A2)A3 costs
+    # 2^43*1*1 + 2^43*1*1 = 2^44. Candidates of 2^129 saturate in the 128-bit path.
+    order = cm.chain.optimal_order([2**43, 1, 1, 1])
+    assert order.cost == 2**43 + 1 and order.parenthesization == "(A1(A2A3))"
+
+
+@pytest.mark.parametrize("dims", [{3, 4, 5}, b"\x03\x04\x05", {3: 4, 5: 6}, "345", 7, None])
+def test_unordered_or_non_size_dims_are_refused(dims: object) -> None:
+    with pytest.raises(TypeError, match="dims: expected a sequence of integers"):
+        cm.chain.optimal_order(dims)  # type: ignore[arg-type]
+
+
+def test_pareto_front_range_is_stated_and_enforced() -> None:
+    # Was: n = 80 took 33 s, and the CLI's --pareto had no guard.
+    dims = cm.chain.random_chain(80, 0)
+    with pytest.raises(ValueError, match="at most 32 matrices, got 80"):
+        cm.chain.pareto_front(dims, 65536)
+    assert cm.chain.pareto_front(cm.chain.random_chain(32, 0), 65536)
+
+
+def test_chain_node_carries_every_field_of_the_core_record() -> None:
+    dm = cm.chain.data_movement([936, 1008, 552, 368, 1016, 616, 544], 65536)
+    node = dm.nodes[2]  # T3 of Fig. D.10: <1,3>, children T1 (right) and a matrix (left)
+    assert {"height", "left", "right", "parent", "label", "tile", "tile_exact"} <= set(node._fields)
+    assert (node.label, node.height, node.left, node.right, node.parent) == ("T3", 2, -1, 0, 4)
+    assert dm.nodes[node.right].label == "T1"
+    assert type(node) is _core.chain.NodeCost is cm.chain.ChainNode
+
+
+def test_threaded_dp_path_agrees_with_the_single_thread_path() -> None:
+    # The default threshold keeps chains below ~1500 matrices on one thread; with
+    # min_work_per_thread=1 every anti-diagonal is split over the threads.
+    dims = [int(v) for v in np.random.default_rng(3).integers(1, 1000, size=301)]
+    one = cm.chain.optimal_order(dims, threads=1)
+    many = cm.chain.optimal_order(dims, threads=4, min_work_per_thread=1)
+    assert many.cost == one.cost and many.parenthesization == one.parenthesization
+    with pytest.raises(ValueError, match="min_work_per_thread"):
+        cm.chain.optimal_order(dims, min_work_per_thread=0)
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+DIMS = sequence(st.one_of(st.integers(1, 3000), EXTREME_INTS, NUMPY_INTS), 0, 9)
+
+
+CAPACITIES = st.one_of(st.sampled_from([1, 64, 65536, 98304]), ANY_INT)
+
+
+@campaign
+@given(st.one_of(DIMS, WRONG), st.one_of(st.sampled_from([0, 1, 2]), ANY_INT))
+def test_chain_order_contract(dims: Any, threads: Any) -> None:
+    order = contract(lambda: cm.chain.optimal_order(dims, threads=threads))
+    if order is None:
+        return
+    assert isinstance(order.cost, int) and 0 <= order.cost < 2**63
+    assert order.parenthesization.count("A") == order.n
+    assert order.cost == cm.chain.optimal_order(list(order.dims), min_work_per_thread=1).cost
+
+
+@campaign
+@given(DIMS, CAPACITIES, st.one_of(st.sampled_from(["printed", "derived"]), WRONG))
+def test_chain_data_movement_contract(dims: Any, m: Any, beta: Any) -> None:
+    dm = contract(lambda: cm.chain.data_movement(dims, m, beta=beta))
+    if dm is not None:
+        finite_nonnegative(dm.single_mm_total, dm.fused_total, dm.output_words)
+        assert dm.fused_total == pytest.approx(dm.fused_internal + dm.output_words)
+        assert dm.fused_total <= dm.single_mm_total * (1 + 1e-12)
+        assert 0.0 <= dm.reduction_percent < 100.0
+    front = contract(lambda: cm.chain.pareto_front(dims, m, beta=beta))
+    if front is not None:
+        assert front and all(p.words > 0 and math.isfinite(p.words) for p in front)
+        assert all(a.ops < b.ops and a.words > b.words for a, b in itertools.pairwise(front))
+
+
+@campaign
+@given(ANY_INT, ANY_INT, ANY_INT, ANY_INT, CAPACITIES)
+def test_chain_closed_forms_contract(p0: Any, p1: Any, p2: Any, p3: Any, m: Any) -> None:
+    one = contract(lambda: cm.chain.single_mm(p0, p1, p2, m))
+    if one is not None:
+        for case in one.cases:
+            assert case.valid == (case.words is not None)
+            assert case.words is None or (math.isfinite(case.words) and case.words > 0)
+    two = contract(lambda: cm.chain.two_mm(p0, p1, p2, p3, m))
+    if two is not None:
+        for f in (two.left, two.right):
+            assert f.words is None or (math.isfinite(f.words) and f.words > 0)
+
+
+@campaign
+@given(ANY_INT, ANY_INT, st.builds(
+    cm.chain.ChainDistribution,
+    st.sampled_from(["uniform", "loguniform", "normal"]),
+    st.one_of(st.integers(1, 500), EXTREME_INTS),
+    st.one_of(st.integers(1, 5000), EXTREME_INTS),
+    st.one_of(st.integers(1, 16), EXTREME_INTS),
+    st.one_of(st.integers(0, 2**64 - 1), EXTREME_INTS),
+))  # fmt: skip
+def test_chain_random_contract(n: Any, index: Any, dist: Any) -> None:
+    dims = contract(lambda: cm.chain.random_chain(n, index, dist))
+    if dims is not None:
+        assert len(dims) == n + 1
+        assert all(dist.lo <= d <= dist.hi and d % dist.step == 0 for d in dims)

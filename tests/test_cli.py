@@ -9,8 +9,12 @@ import types
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import costmetrics
+import costmetrics as cm
+from _support import EXAMPLES
 from costmetrics.cli import SUBCOMMANDS, main
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -161,3 +165,119 @@ def test_internal_errors_are_not_reported_as_bad_input(
     monkeypatch.undo()
     assert main([*argv, "--tiles", "8,64"]) == 2
     assert "error: tiles: " in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ boundary cases (issue 6)
+# Defect examples of issue 6, each pinned: it now raises a clear error or answers right.
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "-5,64,64", "--tiles",
+         "8,64,8"],
+        ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes=-5,64,64", "--tiles",
+         "8,64,8"],
+        ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "64,64,x", "--tiles",
+         "8,64,8"],
+        ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "64,64,64",
+         "--within", "a lot"],
+        ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "64,64,64",
+         "--within", "nan"],
+        ["chain", "--dims", "1000,2000", "--M", "100", "--pareto"],
+        ["chain", "--dims", ",".join(["1000"] * 81), "--M", "65536", "--pareto"],
+        ["chain", "--dims", "3,4,5", "--pareto"],
+        ["talg", "--stencil", "heat2d"],
+        ["no-such-command"],
+        [],
+    ],
+)  # fmt: skip
+def test_cli_bad_input_is_one_line_and_status_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], captured.err
+
+
+def test_cli_negative_sizes_reach_the_model_in_both_spellings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["--sizes", "-5,64,64"], ["--sizes=-5,64,64"]):
+        main(["talg", "--stencil", "heat2d", "--gpu", "gtx980", *argv, "--tiles", "8,64,8"])
+        assert "S1: must be positive, got -5" in capsys.readouterr().err
+
+
+def test_cli_talg_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "4096,4096,1024"]
+    assert main([*argv, "--tiles", "8,64,8"]) == 0
+    out = capsys.readouterr().out
+    b = cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))  # both default
+    rows = dict(line.split() for line in out.strip().splitlines())
+    assert list(rows) == list(b._fields)
+    assert float(rows["talg_s"]) == pytest.approx(b.talg_s, rel=1e-5)  # printed with 6 digits
+    assert rows["k"] == "9"  # floor(24576 / 2482) = 9 (Eq. A.12)
+
+
+def test_cli_best_tiles_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "512,512,512"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    best = cm.time.best_tiles("heat2d", "gtx980", (512, 512, 512))  # both default
+    assert out[0].startswith(f"best tiles {best.tiles}: T_alg = ")
+    assert f"{best.n_feasible} feasible of {best.n_points} points" in out[0]
+    assert out[1] == f"{len(best.near_optimal)} points within 10% of the minimum:"
+    assert out[2].split() == ["tS1", "tS2", "tT", "talg_s"]
+
+
+def test_cli_chain_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    dims = "936,1008,552,368,1016,616,544"  # 000 App. D.7
+    assert main(["chain", "--dims", dims, "--M", "65536", "--pareto"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "min op count 1,092,977,664: ((A1(A2A3))((A4A5)A6))"
+    assert out[1] == "S(1,n) = 10,190,344.0 words (OP-DM, Eq. D.18)"
+    assert out[2].startswith("F(1,n) + P0Pn = 8,392,058.")
+    assert out[2].endswith("(17.65% less): ({A1(A2A3)}{(A4A5)A6})")
+    assert out[3].split()[:4] == ["node", "i", "j", "hp"]
+    assert any(line.startswith("Pareto front") for line in out)
+
+
+def test_cli_json_of_records(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "4096,4096,1024"]
+    assert main([*argv, "--tiles", "8,64,8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["k"] == 9 and data["n_wavefronts"] == 2 * 128 + 1  # Eq. A.3: 2 ceil(1024/8)+1
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+TOKENS = st.sampled_from(
+    ["talg", "best-tiles", "chain", "presets", "--stencil", "heat2d", "heat3d", "--gpu",
+     "gtx980", "--sizes", "512,512,512", "-5,4,4", "1,2", "--tiles", "8,64,8", "--variant",
+     "exact", "--json", "--dims", "3,4,5", "1000,2000,3000", "--M", "65536", "-1", "--pareto",
+     "--beta", "derived", "--within", "0.5", "nan", "x", "--", "--version", "energy", "design",
+     "--budget", "7", "100000", "--noise", "--precision"]
+)  # fmt: skip
+
+
+@pytest.mark.campaign
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.lists(TOKENS, max_size=10))
+def test_cli_contract(argv: list[str]) -> None:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    assert status in (0, 2), (argv, status, err.getvalue())
+    if status == 2:
+        assert out.getvalue() == ""
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+    elif "--json" in argv and "--version" not in argv and out.getvalue():
+        json.loads(out.getvalue())  # --json prints only JSON

@@ -198,7 +198,7 @@ def test_table_d1_csv_matches_its_schema() -> None:
 
 def test_codesign_table_c2_is_the_seeds() -> None:
     from costmetrics import codesign
-    from costmetrics.experiments import area_model
+    from costmetrics.experiments import area as area_model
 
     # 000_421b4c29c3aca767.txt, Table C.2 ("Workload sensitivity"):
     # Code nSM nV MSM Area GFLOPs/S

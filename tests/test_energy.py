@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
+from _support import ANY_INT, SPECIAL_FLOATS, WRONG, campaign, contract
 from costmetrics import energy as en
 
 # Table B.2, micro-benchmark column (Model A), in PARAM_NAMES order.
@@ -576,7 +578,7 @@ def _small(seed: int = 1, noise: float = 0.03, n: int = 30) -> en.Runs:
 @pytest.mark.parametrize("weighting", ["absolute", "relative"])
 def test_bounded_fits_never_return_a_negative_parameter(method: str, weighting: str) -> None:
     # The shipped table with the seed's 10% split: unconstrained least squares gave
-    # e_sr, e_fadd < 0 here (docs/energy-model.md, before issue 16).
+    # e_sr, e_fadd < 0 here (docs/energy.md, before issue 16).
     r = en.fit(en.synthetic_table_path(), method=method, weighting=weighting, n_boot=30)  # type: ignore[arg-type]
     assert np.all(r.solution >= 0) and np.all(np.isfinite(r.solution))
     assert np.all(r.boot_solutions >= 0) and r.boot_solutions.shape == (30, 7)
@@ -986,3 +988,112 @@ def test_issue16_results_are_records() -> None:
     assert pickle.loads(pickle.dumps(d)) == d
     assert d.runs == _candidates().select(d.rows)
     assert d != en.design(_candidates(), 11, n_random=0)
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+@functools.lru_cache(maxsize=1)
+def _energy_table() -> Any:
+    counts = {"smith_waterman": 12, "jacobi1d": 12, "jacobi2d": 12}
+    return cm.energy.synthetic_runs(seed=3, noise_sigma=0.03, counts=counts)
+
+
+@functools.lru_cache(maxsize=1)
+def _energy_candidates() -> Any:
+    return cm.energy.synthetic_candidates(("jacobi1d", "jacobi2d"))
+
+
+ROW_EDITS = st.lists(
+    st.tuples(
+        st.integers(0, 35),
+        st.sampled_from(["energy_j", "time_s", "duplicate", "drop"]),
+        st.sampled_from([math.nan, math.inf, -1.0, 0.0, 1e-300, 1e300, 2.0]),
+    ),
+    max_size=3,
+)
+
+
+def _edited(edits: list[tuple[int, str, float]]) -> Any:
+    runs = _energy_table()
+    keep = np.ones(len(runs), dtype=bool)
+    energy, time_s = runs.energy_j.copy(), runs.time_s.copy()
+    extra: list[int] = []
+    for row, what, value in edits:
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan are wanted here
+            if what == "energy_j":
+                energy[row] *= value
+            elif what == "time_s":
+                time_s[row] *= value
+            elif what == "duplicate":
+                extra.append(row)
+            else:
+                keep[row] = False
+    edited = dataclasses.replace(runs, energy_j=energy, time_s=time_s)
+    rows = np.concatenate([np.flatnonzero(keep), np.asarray(extra, dtype=np.int64)])
+    return edited.select(rows.astype(np.int64))
+
+
+@campaign
+@given(
+    ROW_EDITS,
+    st.one_of(st.sampled_from(["l1", "lsq"]), WRONG),
+    st.one_of(st.sampled_from(["relative", "absolute"]), WRONG),
+    st.one_of(st.sampled_from([0.1, 0.5, 1.0]), SPECIAL_FLOATS, WRONG),
+    st.one_of(st.sampled_from([0, 5, 20]), ANY_INT),
+    st.one_of(st.sampled_from([0.5, 0.9, 0.95]), SPECIAL_FLOATS, WRONG),
+    st.one_of(st.none(), st.sampled_from(["model_a", "model_b", "bogus"]), WRONG),
+    st.one_of(st.sampled_from([0.0, 1.0, 10.0]), SPECIAL_FLOATS, WRONG),
+)
+def test_energy_fit_contract(
+    edits: Any, method: Any, weighting: Any, fraction: Any, n_boot: Any, level: Any,
+    prior: Any, prior_weight: Any,
+) -> None:  # fmt: skip
+    if isinstance(n_boot, (int, np.integer)) and not isinstance(n_boot, bool) and n_boot > 20:
+        n_boot = 20  # keep the campaign fast; larger counts are the same code
+    r = contract(
+        lambda: cm.energy.fit(
+            _edited(edits), method=method, weighting=weighting, train_fraction=fraction,
+            n_boot=n_boot, level=level, prior=prior, prior_weight=prior_weight,
+        )
+    )  # fmt: skip
+    if r is None:
+        return
+    assert np.all(np.isfinite(r.solution)) and np.all(r.solution >= 0)
+    assert np.all(r.boot_solutions >= 0)
+    for e in r.estimates.values():
+        assert math.isfinite(e.estimate) and e.estimate >= 0
+        if r.n_boot:
+            assert 0 <= e.low <= e.high and math.isfinite(e.high)
+            if e.determined:
+                assert e.rel_halfwidth <= r.max_rel_halfwidth
+        assert (e.value is None) == (not e.determined)
+    for name, value in r.parameters.items():
+        assert value is None or (math.isfinite(value) and value >= 0), name
+    assert math.isfinite(r.train_rmse_pct) and r.train_rmse_pct >= 0
+
+
+@campaign
+@given(
+    st.one_of(st.sampled_from([1, 10, 50, 400]), ANY_INT),
+    st.one_of(st.sampled_from([0.01, 0.03, 0.3]), SPECIAL_FLOATS, WRONG),
+    st.one_of(st.none(), st.sampled_from([0.05, 0.5]), SPECIAL_FLOATS, WRONG),
+    st.one_of(st.sampled_from([0, 3]), ANY_INT),
+)
+def test_energy_design_contract(budget: Any, noise: Any, precision: Any, n_random: Any) -> None:
+    if isinstance(n_random, (int, np.integer)) and not isinstance(n_random, bool):
+        n_random = min(int(n_random), 3) if n_random >= 0 else n_random
+    d = contract(
+        lambda: cm.energy.design(
+            _energy_candidates(), budget, noise_sigma=noise, precision=precision,
+            n_random=n_random,
+        )
+    )  # fmt: skip
+    if d is None:
+        return
+    assert len(d.runs) == d.budget == int(budget) and len(set(d.rows.tolist())) == d.budget
+    for e in d.expected.values():
+        assert e.rel_halfwidth >= 0 and e.budget_needed >= 1
+        assert e.determined == (e.rel_halfwidth <= d.max_rel_halfwidth)

@@ -10,10 +10,12 @@ asserted: only that times are positive and ordered (min <= median <= max).
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
+from _support import WRONG, campaign, contract, sequence
 from costmetrics import measure as mm
 
 STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
@@ -565,3 +568,70 @@ def test_with_time_cpu_requires_cpu_times(tmp_path: Path) -> None:
     assert np.isnan(table.cpu_time_s[0])
     with pytest.raises(ValueError, match="cpu_time_s"):
         table.with_time("cpu")
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+SMALL_OR_REFUSED = st.one_of(
+    st.integers(1, 40), st.sampled_from([0, -1, 2**31, 2**63, 2**64]), WRONG
+)
+
+
+@campaign
+@given(
+    st.sampled_from(["jacobi1d", "heat2d", "gradient2d", "heat3d", "Jacobi-1D"]),
+    sequence(SMALL_OR_REFUSED, 1, 4),
+    sequence(SMALL_OR_REFUSED, 1, 4),
+    st.one_of(st.integers(1, 4), st.sampled_from([0, 257, 2**63]), WRONG),
+    st.one_of(st.sampled_from(["round-robin", "block"]), st.sampled_from(["zigzag", ""]), WRONG),
+)
+def test_measure_tiled_contract(
+    stencil: str, sizes: Any, tiles: Any, threads: Any, schedule: Any
+) -> None:
+    # Either bitwise equal to the naive stencil, or a clear error (issue 21: both schedules).
+    got = contract(
+        lambda: cm.measure.tiled(stencil, sizes, tiles, threads=threads, schedule=schedule)
+    )
+    if got is not None:
+        want = cm.measure.naive(stencil, sizes)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@campaign
+@given(
+    st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(1, 40), st.integers(1, 12)),
+    st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 40), st.integers(1, 6)),
+    st.integers(1, 3),
+    st.sampled_from(["round-robin", "block"]),
+)
+def test_measure_heat3d_any_valid_shape(
+    sizes: tuple[int, int, int, int], tiles: tuple[int, int, int, int], threads: int,
+    schedule: str,
+) -> None:  # fmt: skip
+    # Heat 3D on small random problems and tiles (tT even): always bitwise the naive stencil.
+    t = (tiles[0], tiles[1], tiles[2], 2 * tiles[3])
+    got = cm.measure.tiled("heat3d", sizes, t, threads=threads, schedule=schedule)
+    want = cm.measure.naive("heat3d", sizes)
+    assert got.shape == sizes[:3]
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@campaign
+@given(raw=st.binary(max_size=400), text=st.text(max_size=300))
+def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: str) -> None:
+    import warnings
+
+    header = ",".join(cm.measure.CSV_COLUMNS) + "\n"
+    folder = tmp_path_factory.mktemp("tables")
+    for body in (raw, (header + text).encode("utf-8"), header.encode() + raw):
+        path = folder / "t.csv"
+        path.write_bytes(body)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            table = contract(functools.partial(cm.measure.read_table, path))
+        if table is not None:
+            assert len(table) >= 1 and np.all(table.time_s > 0)
+            assert np.all(np.isfinite(table.time_s))

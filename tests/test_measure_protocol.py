@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
+from costmetrics.experiments import validate as exp_validate
 from costmetrics.presets import data_dir
 
 CALIBRATION = data_dir() / "measurements" / "cpu_calibration"
@@ -365,8 +366,8 @@ def test_validate_groups_threads_and_noise_on_a_smoke_sweep(tmp_path: Path) -> N
         assert report.tuner[v].ks == (1, 3, 5, 10)
         assert report.fitted[v].n_problems == 2
     json.dumps(report.to_dict())
-    assert len(cv.plot_noise(report).axes) == 1
-    assert len(cv.plot_tuner_curve(report).axes) == 1
+    assert len(exp_validate.plot_noise(report).axes) == 1
+    assert len(exp_validate.plot_tuner_curve(report).axes) == 1
 
 
 def test_calibration_from_another_machine_is_refused(tmp_path: Path) -> None:

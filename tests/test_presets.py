@@ -8,6 +8,9 @@ seconds), and Sec. A.5.1 ("both GPUs allow 48K shared memory per thread block").
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+import math
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import costmetrics
+import costmetrics as cm
+from _support import (
+    ANY_INT,
+    GTX980,
+    SPECIAL_FLOATS,
+    WRONG,
+    campaign,
+    check_breakdown,
+    contract,
+    finite_nonnegative,
+    sequence,
+)
 from costmetrics import presets
 from costmetrics.presets import Gpu, Stencil
 
@@ -392,3 +407,109 @@ def test_to_dict_round_trips_through_a_file(tmp_path: Path) -> None:
         assert presets.load_gpu(_write(tmp_path / "g.yaml", g.to_dict())) == g
     for s in (costmetrics.stencil(k) for k in costmetrics.stencils()):
         assert presets.load_stencil(_write(tmp_path / "s.yaml", s.to_dict())) == s
+
+
+# ------------------------------------------------------------------ boundary cases (issue 6)
+# Defect examples of issue 6, each pinned: it now raises a clear error or answers right.
+
+
+def test_load_gpu_messages_name_the_file(tmp_path: Path) -> None:
+    # Non-UTF-8 file: the message names the file.
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"name: caf\xe9\n")
+    with pytest.raises(ValueError, match=r"latin1.yaml is not UTF-8"):
+        cm.load_gpu(bad)
+    # Mixed-type unknown keys: a clear "unknown field", not a TypeError from sorting.
+    mixed = tmp_path / "mixed.yaml"
+    fields = {**GTX980.to_dict()}
+    text = "\n".join(f"{k}: {json.dumps(v)}" for k, v in fields.items())
+    mixed.write_text(text + "\n1: one\nzz: two\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"mixed.yaml: unknown field \(unknown: \['zz', 1\]"):
+        cm.load_gpu(mixed)
+    # Deeply nested YAML: a ValueError naming the file, not RecursionError.
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"deep.yaml"):
+        cm.load_gpu(deep)
+    # A field of the wrong type in a file is a bad value of that file.
+    typed = tmp_path / "typed.yaml"
+    typed.write_text(text.replace('"n_sm": 16', "").replace("n_sm: 16", "n_sm: many") + "\n")
+    with pytest.raises(ValueError, match=r"n_sm in .*typed.yaml"):
+        cm.load_gpu(typed)
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+GPU_FIELDS = cm.gpu("gtx980").to_dict()
+
+
+del GPU_FIELDS["schema_version"]
+
+
+@campaign
+@given(
+    st.sampled_from(sorted(k for k in GPU_FIELDS if k not in ("name", "key", "source"))),
+    st.one_of(ANY_INT, SPECIAL_FLOATS, st.floats(allow_nan=True)),
+)
+def test_gpu_preset_contract(field: str, value: Any) -> None:
+    g = contract(lambda: cm.Gpu(**{**GPU_FIELDS, field: value}))
+    if g is None:
+        return
+    # A GPU the constructor accepts is one the time model accepts (the tile may still be
+    # infeasible on a tiny GPU: a clear ValueError naming Eq. A.32).
+    assert math.isfinite(cm.time.t_ideal("heat2d", g, (512, 512, 512)))
+    b = contract(
+        lambda: cm.time.breakdown("heat2d", g, (512, 512, 512), (1, 32, 2), variant="paper")
+    )
+    if b is not None:
+        finite_nonnegative(b.talg_s)
+
+
+MACHINE_FIELDS = {
+    **GPU_FIELDS, "n_sm": 2, "n_v": 4, "max_blocks_per_sm": 1, "smem_per_sm_bytes": 262144,
+    "smem_per_block_bytes": 262144, "l_s_per_gb": 0.04, "tau_sync_s": 1e-8, "t_sync_s": 4e-8,
+    "cache_l1_bytes": 32768, "cache_l2_bytes": 2**20, "cache_l3_bytes": 2**25, "l_seg_s": 3e-9,
+    "l_level_s_per_word": (-2e-11, 0.0, 2e-11, 8e-11), "l_shared_s_per_word": (0, 0, 1e-11, 5e-11),
+    "tau_line_s": 2e-9, "t_barrier_per_thread_s": 2e-8, "t_share_line_s": 5e-8, "threads_ref": 2,
+    "tile_schedule": "block",
+}  # fmt: skip
+
+
+MACHINE_VALUES = st.one_of(
+    ANY_INT, SPECIAL_FLOATS, st.floats(allow_nan=True), st.floats(-1e-9, 1e-7),
+    sequence(st.one_of(st.floats(-1e-10, 1e-9), SPECIAL_FLOATS, WRONG), 3, 5),
+)  # fmt: skip
+
+
+@campaign
+@given(
+    st.sampled_from(sorted(k for k in MACHINE_FIELDS if k.startswith(("cache", "l_", "t", "thr")))),
+    MACHINE_VALUES,
+    st.sampled_from([1, 2, 3, 8]),
+)
+def test_machine_preset_contract(field: str, value: Any, threads: int) -> None:
+    g = contract(lambda: cm.Gpu(**{**MACHINE_FIELDS, "key": "campaigncpu", field: value}))
+    if g is None:
+        return
+    s = cm.Stencil(name="campaign heat", n_space_dims=2, c_iter_s={"campaigncpu": 1.4e-9})
+    g = g.with_threads(threads)
+    b = contract(lambda: cm.time.breakdown(s, g, (512, 512, 64), (16, 128, 8), variant="machine"))
+    if b is not None:
+        check_breakdown(b, "machine")
+        rows = cm.time.design_rows(s, g, (512, 512, 64), [(16, 128, 8)], variant="machine")
+        assert math.isclose(float(rows.talg_s[0]), b.talg_s, rel_tol=1e-12)
+
+
+@campaign
+@given(text=st.text(max_size=200), raw=st.binary(max_size=60))
+def test_load_gpu_file_contract(tmp_path_factory: Any, text: str, raw: bytes) -> None:
+    folder = tmp_path_factory.mktemp("gpu")
+    for index, content in enumerate((text.encode("utf-8", "surrogatepass"), raw)):
+        path = folder / f"g{index}.yaml"
+        path.write_bytes(content)
+        contract(functools.partial(cm.load_gpu, path))
+        contract(functools.partial(cm.load_stencil, path))
+    contract(lambda: cm.gpu(text))

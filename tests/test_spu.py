@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import costmetrics as cm
 from costmetrics import _core
+from costmetrics.experiments import spu as exp_spu
 
 spu = cm.spu
 SEED = spu.load_seed()
@@ -149,9 +150,9 @@ def test_records_pickle_and_asdict() -> None:
 def test_sweep_and_figures() -> None:
     s = spu.sweep([128, 256])
     assert list(s.spu_exact) == [98_304.0, 655_360.0]
-    assert spu.plot_accesses([128, 256, 512]).axes
-    assert spu.plot_energy([128, 256], e_comp_j=5.3e-11, e_mem_j=2.2e-9).axes
-    fig = spu.plot_break_even(
+    assert exp_spu.plot_accesses([128, 256, 512]).axes
+    assert exp_spu.plot_energy([128, 256], e_comp_j=5.3e-11, e_mem_j=2.2e-9).axes
+    fig = exp_spu.plot_break_even(
         512, [1e-10, 1e-9], static_power_gpu_w=46.4, times_s=[1e-3], leakage_marks_w={"x": 79.1}
     )
     assert fig.axes

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
+import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,6 +14,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
+from _support import (
+    ANY_INT,
+    BIG,
+    EXTREME_INTS,
+    INTEGERS,
+    ONE_D,
+    SPECIAL_FLOATS,
+    WRONG,
+    campaign,
+    check_breakdown,
+    contract,
+    core_gpu,
+    finite_nonnegative,
+    sequence,
+)
+from costmetrics import _core
 from costmetrics import time as cm_time
 
 GTX980 = cm.gpu("gtx980")
@@ -130,7 +149,7 @@ def test_search_agrees_with_vectorized_evaluation_of_the_whole_space(
 
 
 def test_paper_optimum_is_degenerate_and_exact_is_not() -> None:
-    # The published pitch leaves gaps between hexagons (docs/time-model.md), so its
+    # The published pitch leaves gaps between hexagons (docs/time.md), so its
     # optimum falls below the ideal time; the exact variant never does.
     sizes = (8192, 8192, 8192)
     paper = cm_time.best_tiles("heat2d", "gtx980", sizes, variant="paper")
@@ -247,3 +266,247 @@ def test_talg_batch_without_terms() -> None:
         _ = fast.terms
     with pytest.raises(TypeError, match="terms: expected True or False"):
         cm_time.talg_batch("heat2d", "gtx980", sizes, tiles, terms="yes", variant="paper")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ boundary cases (issue 6)
+# Defect examples of issue 6, each pinned: it now raises a clear error or answers right.
+
+
+def test_huge_shared_memory_is_refused_not_a_negative_k() -> None:
+    # Was: smem_per_sm_bytes = 2**80 accepted; k = -2**63, T_alg far below T_ideal.
+    with pytest.raises(OverflowError, match=r"smem_per_sm_bytes: .* outside"):
+        dataclasses.replace(GTX980, smem_per_sm_bytes=2**80)
+    with pytest.raises(ValueError, match=r"smem_per_sm_bytes \(as words\): must be in"):
+        dataclasses.replace(GTX980, smem_per_sm_bytes=2**30, smem_per_block_bytes=2**30)
+    with pytest.raises(ValueError, match=r"smem_per_sm_words: must be in \[1, 4194304\]"):
+        core_gpu(smem_per_sm_words=2.0**80)
+
+
+def test_k_at_the_limit_is_exact_and_bounded_by_mtb() -> None:
+    # M_SM = 2^22 words, M_tile of (8, 8) in 1D = 2 (8 + 8) = 32 words: floor(2^22/32) =
+    # 131072 tiles fit, so k = MTB_SM = 32 (Eq. A.12).
+    b = cm.time.breakdown(ONE_D, BIG, (4096, 1024), (8, 8), variant="paper")
+    assert b.m_tile_words == 32.0 and b.k == 32
+    assert b.talg_s >= b.t_ideal_s > 0
+
+
+def test_hyperthreading_factor_of_zero_tile_memory_is_refused() -> None:
+    # Was: _core.time.hyperthreading_factor(gpu, 0.0) converted inf to int64.
+    with pytest.raises(ValueError, match=r"m_tile_words: must be positive and finite, got 0"):
+        _core.time.hyperthreading_factor(core_gpu(), 0.0)
+    with pytest.raises(ValueError, match="m_tile_words"):
+        _core.time.hyperthreading_factor(core_gpu(), math.nan)
+    # 24576 words / 2482 words = 9.9: k = 9 (Eq. A.12), below MTB_SM = 32.
+    assert _core.time.hyperthreading_factor(core_gpu(), 2482.0) == 9
+
+
+def test_m_tile_words_of_huge_tiles_has_no_integer_overflow() -> None:
+    # Was: m_tile_words(2, tiles of 2**62) overflowed signed arithmetic (UB).
+    tiles = _core.time.TileSizes(space=[2**62, 2**62, 0], time=2)
+    m = _core.time.m_tile_words(2, tiles)
+    assert m == pytest.approx(2.0 * (2.0**62 + 3) ** 2)  # Eq. A.20, in double
+    assert _core.time.feasibility(core_gpu(), 2, tiles) != 0
+    with pytest.raises(ValueError, match="tS2: must be positive"):
+        _core.time.m_tile_words(2, _core.time.TileSizes(space=[8, -64, 0], time=2))
+
+
+def test_huge_3d_tiles_are_infeasible_not_a_negative_time() -> None:
+    # Was: huge shared memory and tiles (2**23, 2**20, 2**20, 2) gave negative c_s, T_alg.
+    with pytest.raises(ValueError, match="tiles: infeasible: M_tile exceeds"):
+        cm.time.talg(
+            "heat3d", BIG, (1024, 1024, 1024, 1024), (2**23, 2**20, 2**20, 2), variant="paper"
+        )
+    batch = cm.time.talg_batch(
+        "heat3d",
+        BIG,
+        (1024, 1024, 1024, 1024),
+        [[2**23, 2**20, 2**20, 2], [4, 4, 32, 2]],
+        variant="paper",
+    )
+    assert batch.feasible.tolist() == [False, True]
+    assert batch.talg_s[1] > 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("tau_sync_s", 1e308), ("t_sync_s", 1.7e308), ("l_s_per_word", 1e300)],
+)
+def test_times_that_would_overflow_are_refused(field: str, value: float) -> None:
+    # Was: tau_sync_s = 1e308 or c_iter_s = 1.7e308 gave T_alg = inf.
+    with pytest.raises(ValueError, match=rf"{field}: must be in \[0, 1\] s"):
+        core_gpu(**{field: value})
+    with pytest.raises(ValueError, match=r"c_iter_s: must be in \[0, 1\] s"):
+        _core.time.StencilParams(n_space_dims=2, c_iter_s=1.7e308)
+    with pytest.raises(ValueError, match=r"c_iter_s\['gtx980'\]: must be in \(0, 1\] s"):
+        cm.Stencil(name="Fast", n_space_dims=1, c_iter_s={"gtx980": 1.7e308})
+
+
+def test_one_block_per_sm_1d_is_finite() -> None:
+    # Was: max_blocks_per_sm = 1 on a 1D stencil gave NaN (with huge times).
+    g = dataclasses.replace(GTX980, max_blocks_per_sm=1)
+    b = cm.time.breakdown(ONE_D, g, (4096, 1024), (8, 8), variant="paper")
+    # k = 1: T_tile = m' + c (Eq. A.11).
+    assert b.k == 1 and b.t_tile_s == pytest.approx(b.m_prime_s + b.c_s, rel=1e-15)
+    assert math.isfinite(b.talg_s)
+
+
+def test_slowest_accepted_gpu_gives_finite_results_everywhere() -> None:
+    slow = dataclasses.replace(
+        GTX980, tau_sync_s=1.0, t_sync_s=1.0, l_s_per_gb=2.5e8, max_blocks_per_sm=1
+    )
+    slow_stencil = cm.Stencil(name="Slow", n_space_dims=2, c_iter_s={"gtx980": 1.0})
+    space = cm.time.default_search_space(2)
+    batch = cm.time.talg_batch(
+        slow_stencil, slow, (8192, 8192, 8192), space.grid(), variant="paper"
+    )
+    ok = batch.feasible
+    assert ok.any() and np.isfinite(batch.talg_s[ok]).all()
+    assert np.isnan(batch.talg_s[~ok]).all()
+    best = cm.time.best_tiles(slow_stencil, slow, (8192, 8192, 8192), variant="paper")
+    assert math.isfinite(best.talg_s) and best.talg_s == np.nanmin(batch.talg_s)
+    assert len(best.near_optimal) < best.n_feasible
+
+
+def test_batch_of_uint64_tiles_does_not_wrap() -> None:
+    # Was: talg_batch on np.uint64 tiles wrapped 2**63 to a negative number.
+    tiles = np.array([[2**63, 64, 8]], dtype=np.uint64)
+    with pytest.raises(OverflowError, match="tiles"):
+        cm.time.talg_batch("heat2d", "gtx980", (4096, 4096, 1024), tiles, variant="paper")
+    ok = cm.time.talg_batch(
+        "heat2d",
+        "gtx980",
+        (4096, 4096, 1024),
+        np.array([[8, 64, 8]], dtype=np.uint64),
+        variant="paper",
+    )
+    assert ok.talg_s[0] == cm.time.talg(
+        "heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8), variant="paper"
+    )
+
+
+def test_exact_variant_work_is_bounded() -> None:
+    # Was: a 1D call with tiles (2, 2**30) took 28 s and 8.4 GB. Now tiles beyond the
+    # shared-memory limit (2^22 words) are infeasible, and the largest feasible tT runs in
+    # well under a second with O(tT) memory.
+    with pytest.raises(ValueError, match="infeasible"):
+        cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**30), variant="exact")
+    start = time.perf_counter()
+    t = cm.time.talg(ONE_D, BIG, (2**20, 2**10), (2, 2**21 - 4), variant="exact")
+    assert math.isfinite(t) and t > 0
+    assert time.perf_counter() - start < 30  # a hang guard, not a benchmark
+
+
+def test_checked_messages_print_small_values_exactly() -> None:
+    # Was: checked.hpp printed -3e-8 as "-0.000000".
+    with pytest.raises(ValueError, match=r"tau_sync_s: must be in \[0, 1\] s, got -3e-08"):
+        core_gpu(tau_sync_s=-3e-8)
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+STENCILS = st.sampled_from(["heat2d", "heat3d", "jacobi2d", "laplacian3d", "gradient2d"])
+
+
+GPUS = st.sampled_from(["gtx980", "titanx"])
+
+
+SIZES = st.one_of(
+    sequence(st.one_of(st.integers(1, 9000), INTEGERS), 2, 5),
+    st.builds(lambda a, b, c: (a, b, c), st.integers(1, 9000), st.integers(1, 9000),
+              st.integers(1, 9000)),
+)  # fmt: skip
+
+
+TILES = st.one_of(
+    sequence(st.one_of(st.integers(1, 300), EXTREME_INTS), 2, 5),
+    st.builds(lambda a, b, c: (a, b, c), st.integers(1, 64), st.sampled_from([32, 64, 96, 128]),
+              st.sampled_from([2, 4, 8, 16])),
+)  # fmt: skip
+
+
+VARIANTS = st.one_of(
+    st.sampled_from(["paper", "exact", "machine"]), st.sampled_from(["approx", None, 1])
+)
+
+
+@campaign
+@given(STENCILS, GPUS, SIZES, TILES, VARIANTS)
+def test_time_breakdown_contract(
+    stencil: str, gpu: str, sizes: Any, tiles: Any, variant: Any
+) -> None:
+    b = contract(lambda: cm.time.breakdown(stencil, gpu, sizes, tiles, variant=variant))
+    if b is not None:
+        check_breakdown(b, variant)
+        assert b.talg_s == cm.time.talg(stencil, gpu, sizes, tiles, variant=variant)
+
+
+@campaign
+@given(STENCILS, GPUS, SIZES, st.lists(TILES, min_size=1, max_size=4), VARIANTS, ANY_INT)
+def test_time_batch_contract(
+    stencil: str, gpu: str, sizes: Any, rows: Any, variant: Any, n_threads: Any
+) -> None:
+    batch = contract(
+        lambda: cm.time.talg_batch(stencil, gpu, sizes, rows, variant=variant, threads=n_threads)
+    )
+    if batch is None:
+        return
+    ok = batch.feasible
+    assert np.isfinite(batch.talg_s[ok]).all() and (batch.talg_s[ok] >= 0).all()
+    assert np.isnan(batch.talg_s[~ok]).all()
+    for i in np.flatnonzero(ok)[:2]:
+        row = [int(v) for v in np.atleast_2d(np.asarray(rows))[i]]
+        assert batch.talg_s[i] == cm.time.talg(stencil, gpu, sizes, row, variant=variant)
+
+
+SPACES = st.one_of(
+    st.none(),
+    st.lists(st.lists(st.one_of(st.integers(1, 128), EXTREME_INTS), min_size=1, max_size=3),
+             min_size=2, max_size=4),
+    WRONG,
+)  # fmt: skip
+
+
+@campaign
+@given(STENCILS, GPUS, SIZES, st.one_of(SPECIAL_FLOATS, WRONG, st.floats(0, 1)), SPACES)
+def test_time_best_tiles_contract(
+    stencil: str, gpu: str, sizes: Any, within: Any, space: Any
+) -> None:
+    if space is None:  # the default space costs ~10 ms per call: keep the campaign small
+        space = [[1, 8, 16], [32, 64], [2, 8]] if cm.stencil(stencil).n_space_dims == 2 else None
+    if space is None:
+        return
+    best = contract(
+        lambda: cm.time.best_tiles(stencil, gpu, sizes, within=within, space=space, variant="paper")
+    )
+    if best is None:
+        return
+    finite_nonnegative(best.talg_s, float(best.within))
+    assert 1 <= len(best.near_optimal) <= best.n_feasible <= best.n_points
+    assert best.near_optimal_talg_s[0] == best.talg_s
+    assert (best.near_optimal_talg_s <= best.talg_s * (1 + best.within) * (1 + 1e-12)).all()
+
+
+@campaign
+@given(STENCILS, GPUS, SIZES, TILES)
+def test_time_ideal_and_overhead_contract(stencil: str, gpu: str, sizes: Any, tiles: Any) -> None:
+    ideal = contract(lambda: cm.time.t_ideal(stencil, gpu, sizes))
+    if ideal is not None:
+        finite_nonnegative(ideal)
+    closed = contract(lambda: cm.time.t_overhead_closed_form(stencil, gpu, sizes, tiles))
+    if closed is not None:
+        finite_nonnegative(closed)
+
+
+def test_campaign_strategies_reach_both_outcomes() -> None:
+    # The campaign is not vacuous: its generators produce both accepted and refused calls.
+    accepted = contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 8), variant="paper")
+    )
+    refused = contract(
+        lambda: cm.time.talg("heat2d", "gtx980", (512, 512, 512), (8, 64, 7), variant="paper")
+    )
+    assert accepted is not None and refused is None
+    assert dataclasses.is_dataclass(cm.gpu("gtx980"))

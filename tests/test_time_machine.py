@@ -1,4 +1,4 @@
-"""The ``machine`` variant of the time model (docs/time-model.md, "Machine variant").
+"""The ``machine`` variant of the time model (docs/time.md, "Machine variant").
 
 Bit-identity with ``exact`` where the preset has no machine terms (every GPU preset), T_alg
 linear in the calibrated parameters (the design rows from C++ against the model evaluated

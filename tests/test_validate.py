@@ -21,9 +21,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import costmetrics as cm
+from _support import campaign
 from costmetrics import measure as mm
 from costmetrics import time as cm_time
 from costmetrics import validate as cv
+from costmetrics.experiments import validate as exp_validate
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements"
@@ -329,7 +332,7 @@ def test_validate_on_shipped_data(calibration: mm.Calibration) -> None:
             assert report.selection_summary[v]["n_problems"] == 10
     assert report.degenerate  # the grid holds tS1 = 1, tT = 2 for every problem
     json.dumps(report.to_dict())
-    fig = cv.plot_predicted_vs_measured(report, "test")
+    fig = exp_validate.plot_predicted_vs_measured(report, "test")
     assert len(fig.axes) == len(cv.VARIANTS)
 
 
@@ -385,3 +388,35 @@ def test_cli_bad_input_one_line_exit_2(args: list[str], tmp_path: Path) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert done.stdout == ""
+
+
+# ------------------------------------------------------------------ Hypothesis campaign
+# Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
+# pytest -m campaign).
+
+
+@campaign
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=6,
+                      max_size=6), min_size=1, max_size=4),
+    st.integers(0, 3), st.integers(0, 5), st.sampled_from([0.0, -0.0, -1.0, -1e-300, math.inf]),
+)  # fmt: skip
+def test_noise_floor_refuses_non_positive_times(
+    rows: list[list[float]], row: int, col: int, bad: float
+) -> None:
+    p = np.asarray(rows, dtype=float)
+    row %= p.shape[0]
+    p[row, col] = bad
+    with pytest.raises(ValueError, match=rf"^pass_times_s\[{row}, {col}\]: .* > 0"):
+        cm.validate.noise_floor(p)
+
+
+@campaign
+@given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
+                      max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
+)  # fmt: skip
+def test_noise_floor_contract(rows: list[list[float]]) -> None:
+    p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
+    floor = cm.validate.noise_floor(p)
+    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)

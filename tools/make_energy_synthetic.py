@@ -3,7 +3,7 @@
 Usage: python tools/make_energy_synthetic.py [OUTPUT]
 
 The table comes from costmetrics.energy.synthetic_runs with its default seed and noise
-(docs/energy-model.md); tests/test_energy.py checks that the shipped file matches.
+(docs/energy.md); tests/test_energy.py checks that the shipped file matches.
 """
 
 from __future__ import annotations

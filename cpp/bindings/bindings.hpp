@@ -22,17 +22,24 @@
 
 namespace py = pybind11;
 
-// One registration function per model family, each defined in cpp/bindings/<family>.cpp.
-// Each creates its own submodule of _core (e.g. _core.time, _core.chain).
-void register_time(py::module_& m);
-void register_chain(py::module_& m);
-void register_energy(py::module_& m);
-void register_exasat(py::module_& m);
-void register_measure(py::module_& m);
-void register_spu(py::module_& m);
-void register_scratchpad(py::module_& m);
-void register_area(py::module_& m);
-void register_codesign(py::module_& m);
+// The model families with a C++ core, in registration order: one X(name) per family, whose
+// cpp/bindings/<name>.cpp defines register_<name>(), creating the submodule _core.<name>.
+// The same names, in the same order, as the families of costmetrics.families.FAMILIES with
+// `core` set (tests/test_families.py checks it); module.cpp registers every one.
+#define COSTMETRICS_BOUND_FAMILIES(X) \
+  X(time)                             \
+  X(chain)                            \
+  X(energy)                           \
+  X(exasat)                           \
+  X(measure)                          \
+  X(spu)                              \
+  X(scratchpad)                       \
+  X(area)                             \
+  X(codesign)
+
+#define COSTMETRICS_DECLARE_REGISTER(name) void register_##name(py::module_& m);
+COSTMETRICS_BOUND_FAMILIES(COSTMETRICS_DECLARE_REGISTER)
+#undef COSTMETRICS_DECLARE_REGISTER
 
 namespace costmetrics {
 namespace bindings {

@@ -4,13 +4,7 @@
 PYBIND11_MODULE(_core, m) {
   m.doc() = "costmetrics compiled core (private; use the costmetrics package)";
   m.attr("__version__") = COSTMETRICS_VERSION;
-  register_time(m);
-  register_chain(m);
-  register_energy(m);
-  register_exasat(m);
-  register_measure(m);
-  register_spu(m);
-  register_scratchpad(m);
-  register_area(m);
-  register_codesign(m);
+#define COSTMETRICS_CALL_REGISTER(name) register_##name(m);
+  COSTMETRICS_BOUND_FAMILIES(COSTMETRICS_CALL_REGISTER)
+#undef COSTMETRICS_CALL_REGISTER
 }

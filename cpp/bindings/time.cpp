@@ -56,7 +56,7 @@ void register_time(py::module_& m) {
   auto t = m.def_submodule("time", "Execution-time model of tiled stencils (thesis 000, App. A)");
 
   cb::bind_record<tmod::MachineTerms>(
-      t, "MachineTerms", "Extra terms of the machine variant (docs/time-model.md); all 0: exact")
+      t, "MachineTerms", "Extra terms of the machine variant (docs/time.md); all 0: exact")
       .def("all_zero", &tmod::MachineTerms::all_zero,
            "Whether every time term is 0 (machine is then bit-identical to exact).");
   cb::bind_record<tmod::GpuParams>(t, "GpuParams",
@@ -73,7 +73,7 @@ void register_time(py::module_& m) {
       .def_property_readonly(
           "below_ideal", [](const tmod::Breakdown& b) { return b.talg_s < b.t_ideal_s; },
           "Whether T_alg < T_ideal: the paper variant's known artefact for small tiles "
-          "(docs/time-model.md); never true for the exact variant");
+          "(docs/time.md); never true for the exact variant");
   cb::bind_record<tmod::SearchSpace>(t, "SearchSpace", "Candidate tile sizes per dimension")
       .def("__len__", &tmod::SearchSpace::size);
   cb::bind_record<tmod::SearchResult>(t, "SearchResult", "Result of the exhaustive tile search");

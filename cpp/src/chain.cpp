@@ -1,5 +1,5 @@
 // Matrix chain products (seed 000, Appendix D). See chain.hpp for conventions and
-// docs/matrix-chain.md for every recurrence as implemented and the readings chosen.
+// docs/chain.md for every recurrence as implemented and the readings chosen.
 #include "costmetrics/chain.hpp"
 
 #include <algorithm>

@@ -271,7 +271,7 @@ void search_paper(const TileSet& ts, const Instance& in, const MachineParams& m,
 i64 floor_div_signed(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 // Geometry of the interior wavefronts of the `exact` variant for one (tT, tS1) group and one
-// instance (docs/time-model.md, "Exact variant"): wavefront j (rows (j-1) tT/2 ...) lies
+// instance (docs/time.md, "Exact variant"): wavefront j (rows (j-1) tT/2 ...) lies
 // wholly in [0, T) for 1 <= j <= T/h - 1; odd j (color A, offset 0) and even j (color B,
 // offset P/2) are identical among themselves. n = tiles with a point, sum_w = sum over the
 // tT rows of W(r), the widest tile's points in [0, S1) at row r.

@@ -400,7 +400,7 @@ TileCounts counts_unchecked(const Kernel& kernel, const Run& run) {
       break;
     case KernelKind::jacobi1d:
       // B.6.2, J1D: E_tile = 2 e_gs (2 tT + tS) + 4 e_sr (2 tS + 4 tT tS / sS) + E_iter V_tile
-      // (the bracket read like SW's, docs/energy-model.md), V_tile = tS tT,
+      // (the bracket read like SW's, docs/energy.md), V_tile = tS tT,
       // N_tiles = V_alg / V_tile (the generic approximation of B.6.1).
       c.v_tile = tS1 * tT;
       c.m_io_words = 2.0 * (2.0 * tT + tS1);
@@ -408,7 +408,7 @@ TileCounts counts_unchecked(const Kernel& kernel, const Run& run) {
       c.n_tiles = S1 * T / c.v_tile;
       break;
     case KernelKind::jacobi2d: {
-      // Eqs. B.3-B.6 with w_tile = tS1 + tT - 2 (Eq. A.4; docs/energy-model.md) and mu_sr = 6.
+      // Eqs. B.3-B.6 with w_tile = tS1 + tT - 2 (Eq. A.4; docs/energy.md) and mu_sr = 6.
       const double w_tile = tS1 + tT - 2.0;
       c.m_io_words = 2.0 * tS2 * (tS1 + 2.0 * tT);                          // B.3
       c.v_tile = tS2 * tT * (2.0 * tS1 + tT - 2.0) / 2.0;                    // B.4

@@ -1,5 +1,5 @@
 // Measurement harness and micro-benchmarks (see costmetrics/measure.hpp and
-// docs/validation.md). Seed 000, Appendix A: hexagonal tiling (Sec. A.4.1, Fig. B.4),
+// docs/validate.md). Seed 000, Appendix A: hexagonal tiling (Sec. A.4.1, Fig. B.4),
 // hybrid hexagonal/classic tiling in 2D (Sec. A.4.2, Fig. A.3) and 3D (Sec. A.4.3),
 // micro-benchmarks (Sec. A.5.1).
 #include "costmetrics/measure.hpp"
@@ -47,7 +47,7 @@ constexpr float kBoundary = 0.5f;  // Dirichlet boundary value (halo of both tim
 // One inline update per stencil, used by the naive and the tiled code alike, so both
 // perform the same float operations in the same order (results compare bitwise).
 // 2D arguments: center c, north n = (s1-1, s2), south s = (s1+1, s2), west w = (s1, s2-1),
-// east e = (s1, s2+1). Definitions chosen for the harness (docs/validation.md).
+// east e = (s1, s2+1). Definitions chosen for the harness (docs/validate.md).
 struct Jacobi1D {
   static inline float f(float l, float c, float r) { return 0.33333334f * (l + c + r); }
 };
@@ -87,7 +87,7 @@ inline void row_1d(float* __restrict out, const float* __restrict in, std::int64
   for (std::int64_t i = 0; i < n; ++i) out[i] = K::f(in[i - 1], in[i], in[i + 1]);
 }
 
-// One s1-row of a 2D tile row in skewed coordinates (docs/validation.md): the point at u
+// One s1-row of a 2D tile row in skewed coordinates (docs/validate.md): the point at u
 // reads center in[u-1], north/south up[u-1]/down[u-1], west in[u-2], east in[u].
 template <typename K>
 inline void row_2d(float* __restrict out, const float* __restrict in,

@@ -204,7 +204,7 @@ double m_tile_words(int n_space_dims, const TileSizes& tiles) {
   if (n_space_dims == 1) {
     return 2.0 * (static_cast<double>(tiles.space[0]) + tT);  // Sec. A.4.1
   }
-  // Eq. A.20; for 3D extended by the factor (tS3 + tT + 1) (docs/time-model.md).
+  // Eq. A.20; for 3D extended by the factor (tS3 + tT + 1) (docs/time.md).
   double m = 2.0;
   for (int d = 0; d < n_space_dims; ++d) m *= static_cast<double>(tiles.space[d]) + tT + 1.0;
   return m;
@@ -259,7 +259,7 @@ Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
   const std::int64_t eps = (remainder > 0 && 2 * remainder <= tT) ? 0 : 1;
   b.n_wavefronts = 2 * ceil_div(T, tT) + eps;
 
-  // Eqs. A.4-A.6 (A.22-A.23 in 3D, with the pitch of A.5; docs/time-model.md).
+  // Eqs. A.4-A.6 (A.22-A.23 in 3D, with the pitch of A.5; docs/time.md).
   const std::int64_t w_tile = tS1 + tT - 2;
   const std::int64_t pitch = w_tile + tS1 + 2;
   b.w_tile = static_cast<double>(w_tile);
@@ -467,7 +467,7 @@ bool cpu_has_avx2() {
 // few double operations and no 64-bit integer division. Every integer below is exact in a
 // double (the limits of validate_inputs and a feasible M_tile <= 2^22 words keep them under
 // 2^53), and the floating-point terms are formed in the order of evaluate_paper, so the
-// result is bit-identical to evaluate() (cpp/tests/test_time_fast.cpp and tests/test_time.py
+// result is bit-identical to evaluate() (cpp/tests/test_time_batch.cpp and tests/test_time.py
 // check it). On x86-64 with AVX2 (run time), paper_talg_avx2 does the same 4 tiles at a time.
 class PaperBatchKernel {
  public:
@@ -1000,7 +1000,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
 
 double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stencil,
                                 const ProblemSize& size, const TileSizes& tiles) {
-  // Eq. 8.5 read as T_ideal / (tS1 + tT/2) (docs/time-model.md).
+  // Eq. 8.5 read as T_ideal / (tS1 + tT/2) (docs/time.md).
   validate_inputs(gpu, stencil, size);
   require_positive(tiles.space[0], "tS1");
   require_positive(tiles.time, "tT");

@@ -1,4 +1,4 @@
-// The `exact` variant of the execution-time model (docs/time-model.md, "Exact variant").
+// The `exact` variant of the execution-time model (docs/time.md, "Exact variant").
 //
 // Same hexagon as the paper (Sec. A.4.1), but on the gap-free lattice of pitch
 // P = 2 tS1 + tT - 2, with every count of points, tiles, wavefronts and sub-tiles exact:
@@ -160,7 +160,7 @@ struct WavefrontCost {
 };
 
 // The transfer time m' of one (sub)tile (Eqs. A.9/A.15/A.26). For `exact` a constant; for
-// `machine` it depends on the cores streaming at once, min(n_i, nSM) (docs/time-model.md):
+// `machine` it depends on the cores streaming at once, min(n_i, nSM) (docs/time.md):
 // m' = m_io (L + dL[level] + g[level] (active - threads_ref)) + 2 tau_sync
 //      + n_seg L_seg + n_share t_share.
 struct TransferTerms {
@@ -617,7 +617,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const detail::Transfer io = detail::transfer(gpu, dims, tiles);
   b.m_io_words = io.m_io_words;
 
-  // The machine variant's terms (docs/time-model.md, "Machine variant"); each adds +0.0
+  // The machine variant's terms (docs/time.md, "Machine variant"); each adds +0.0
   // when its parameter is 0, so that the result is then bit-identical to `exact`.
   const MachineTerms& mt = gpu.machine;
   const int level = machine || row != nullptr ? memory_level(gpu, dims, size) : 3;

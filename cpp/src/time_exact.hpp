@@ -1,4 +1,4 @@
-// Internal: the `exact` variant of the execution-time model (docs/time-model.md, "Exact
+// Internal: the `exact` variant of the execution-time model (docs/time.md, "Exact
 // variant"). Declared apart from time.hpp because it is an implementation detail of
 // time_model::evaluate_unchecked(); tests include it to compare against brute force.
 #pragma once
@@ -22,7 +22,7 @@ inline bool whole_rows_fit(std::int64_t S1, std::int64_t tS1, std::int64_t tT) {
 }
 
 // The sub-tiles of one time-skewed inner dimension (extent S, tile tS) over the relative rows
-// [ra, rb) (docs/time-model.md, rule 5): b_min..b_max have a point on some row, and
+// [ra, rb) (docs/time.md, rule 5): b_min..b_max have a point on some row, and
 // full_lo..full_hi (empty when full_lo > full_hi) are full on every row.
 struct SubtileRange {
   std::int64_t b_min = 0, b_max = 0, full_lo = 0, full_hi = -1;
@@ -47,7 +47,7 @@ enum class ExactPath { fast, general };
 using DesignRow = std::array<double, kDesignParams>;
 
 // T_alg and its breakdown for a gap-free hexagonal tiling with exact point counts.
-// With `machine`, the MachineTerms of `gpu` are added (docs/time-model.md, "Machine
+// With `machine`, the MachineTerms of `gpu` are added (docs/time.md, "Machine
 // variant"); with every term 0 the result is bit-identical to machine = false. With `row`
 // non-null, it receives the coefficients of T_alg in the calibrated parameters (the machine
 // variant's row; T_alg = row . design_parameters()).

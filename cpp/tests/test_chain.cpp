@@ -75,7 +75,7 @@ void test_d7() {
   }
   CHECK(dm.nodes[0].absorbed && dm.nodes[1].absorbed);
   CHECK(!dm.nodes[2].absorbed && !dm.nodes[3].absorbed && !dm.nodes[4].absorbed);
-  // Derived beta reading (docs/matrix-chain.md): right-fusing T3 no longer pays (48 > 47 in
+  // Derived beta reading (docs/chain.md): right-fusing T3 no longer pays (48 > 47 in
   // units of 1e5), and T5 fuses with T3 on the left instead.
   const DataMovement dd = data_movement(kD7, 65536, BetaReading::Derived);
   CHECK(dd.single_mm_total == dm.single_mm_total);

@@ -1,5 +1,5 @@
 // Tests of the `exact` time-model variant against an independent brute-force enumeration of
-// the gap-free hexagonal tiling (docs/time-model.md, "Exact variant").
+// the gap-free hexagonal tiling (docs/time.md, "Exact variant").
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Tests of the `machine` time-model variant (docs/time-model.md, "Machine variant"):
+// Tests of the `machine` time-model variant (docs/time.md, "Machine variant"):
 // bit-identical to `exact` when its terms are 0, T_alg linear in the calibrated parameters
 // (design_row), the direction of every term, the thread terms, and bad inputs.
 #include <algorithm>

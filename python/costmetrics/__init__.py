@@ -6,8 +6,9 @@ public layer over it:
 - presets: :func:`gpu`, :func:`stencil`, :func:`gpus`, :func:`stencils`, the
   :class:`Gpu` and :class:`Stencil` types, :func:`load_gpu`, :func:`load_stencil`,
   :func:`register_gpu`, :func:`register_stencil`;
-- one submodule per model family (:mod:`costmetrics.time`, :mod:`costmetrics.chain`),
-  imported on first access, so ``import costmetrics; costmetrics.time.talg(...)`` works;
+- one submodule per model family (:mod:`costmetrics.time`, :mod:`costmetrics.chain`, ...,
+  listed once in :data:`costmetrics.families.FAMILIES`), imported on first access, so
+  ``import costmetrics; costmetrics.time.talg(...)`` works;
 - :func:`reproduce`, which regenerates the figures and tables of the seeds;
 - :mod:`costmetrics.explore`, interactive explorers of the models in Jupyter.
 """
@@ -18,6 +19,7 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from costmetrics import families
 from costmetrics.presets import (
     Gpu,
     Stencil,
@@ -32,7 +34,7 @@ from costmetrics.presets import (
 )
 from costmetrics.reproduce import reproduce
 
-if TYPE_CHECKING:  # the lazily loaded submodules, typed for mypy
+if TYPE_CHECKING:  # the lazily loaded submodules, typed for mypy (tests/test_families.py)
     from costmetrics import area as area
     from costmetrics import chain as chain
     from costmetrics import codesign as codesign
@@ -58,22 +60,12 @@ def _find_version() -> str:
 
 __version__: str = _find_version()
 
-#: Model-family submodules loaded on first attribute access. ``time`` is not in ``__all__``:
+#: Model-family submodules loaded on first attribute access: every family of
+#: :data:`costmetrics.families.FAMILIES`, and the explorers. ``time`` is not in ``__all__``:
 #: ``from costmetrics import *`` must not replace the standard library's ``time``.
-_LAZY_SUBMODULES = (
-    "time",
-    "chain",
-    "energy",
-    "exasat",
-    "measure",
-    "validate",
-    "spu",
-    "scratchpad",
-    "area",
-    "codesign",
-    "explore",
-)
+_LAZY_SUBMODULES = (*families.names(), "explore")
 
+# Static, for type checkers and linters; tests/test_families.py checks it names every family.
 __all__ = [
     "Gpu",
     "Stencil",
@@ -84,6 +76,7 @@ __all__ = [
     "energy",
     "exasat",
     "explore",
+    "families",
     "gpu",
     "gpus",
     "load_gpu",

@@ -7,7 +7,7 @@ Areas are in mm^2 and memory sizes in kB (1 kB = 1024 bytes). ``coefficients="st
 evaluates Eq. C.6 with the unrounded constants of Sec. C.2.2; ``"rounded"`` evaluates the
 published Eq. C.7. A cache of size zero contributes no area (its overhead term included)
 in the structural form; Eq. C.7 folds alpha_L2 into its per-SM constant, so there it
-cannot be removed (``docs/area-model.md``).
+cannot be removed (``docs/area.md``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ ints). Data movement is in words (matrix elements) moved between off-chip and on
 memory; ``M`` is the on-chip capacity in words. ``beta="printed"`` uses the right-fusion
 ratio as the seed prints it (beta = P0/P1, which reproduces every number it reports);
 ``beta="derived"`` uses beta = P0/P2, the minimizer of the seed's own count D.11 (see
-``docs/matrix-chain.md``).
+``docs/chain.md``).
 
 Limits: :func:`optimal_order` takes up to ``_core.chain.MAX_ORDER_MATRICES`` (2000)
 matrices; :func:`pareto_front` up to ``_core.chain.MAX_PARETO_MATRICES`` (32); the minimum
@@ -316,7 +316,7 @@ def pareto_front(dims: Sequence[int], M: int, *, beta: Beta = "printed") -> list
     """Exact Pareto front over all parenthesizations and legal fusion choices.
 
     The seed fixes the tree to the minimum op-count one; this solves the joint problem by
-    a dynamic program over intervals (``docs/matrix-chain.md``). Its cost grows as ``n^4``
+    a dynamic program over intervals (``docs/chain.md``). Its cost grows as ``n^4``
     times the front sizes, so it accepts at most 32 matrices (about a second).
 
     Parameters
@@ -341,7 +341,7 @@ def pareto_front(dims: Sequence[int], M: int, *, beta: Beta = "printed") -> list
 
 
 # --------------------------------------------------------------------------------------
-# Random chains (Table D.1); the statistics over chains live in experiments/matrix_chain.py
+# Random chains (Table D.1); the statistics over chains live in experiments/chain.py
 # --------------------------------------------------------------------------------------
 
 
@@ -462,7 +462,7 @@ def random_chain_reductions(
     """Reduction of ``F(1,n) + P0 Pn`` over ``S(1,n)`` for every synthetic chain (Table D.1).
 
     The seed's Table D.1 gives the average, minimum and maximum over 1,000 random chains
-    per length; ``costmetrics.experiments.matrix_chain.table_d1`` aggregates these values
+    per length; ``costmetrics.experiments.chain.table_d1`` aggregates these values
     the same way.
 
     Parameters

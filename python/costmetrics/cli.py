@@ -5,8 +5,10 @@ describes each subcommand.
 
 Adding a subcommand
 -------------------
-Each model family adds its subcommands with one self-contained function per subcommand
-and one line in :data:`SUBCOMMANDS` at the bottom of this file::
+Each model family adds its subcommands with one self-contained function ``_add_<command>``
+per subcommand (dashes as underscores) and names them in its
+:attr:`~costmetrics.families.Family.commands` (:mod:`costmetrics.families`), from which
+:data:`SUBCOMMANDS` is derived::
 
     def _add_chain(parser: argparse.ArgumentParser) -> Handler:
         '''Optimal parenthesization of a matrix chain.'''  # first line: the help text
@@ -23,7 +25,7 @@ and one line in :data:`SUBCOMMANDS` at the bottom of this file::
 
         return run
 
-    SUBCOMMANDS = [..., ("chain", _add_chain)]
+    Family("chain", ..., commands=("chain",))   # costmetrics/families.py
 
 The function receives its own (already created) sub-parser, adds its arguments, and
 returns the handler that runs it. Conventions: import heavy modules inside ``run``;
@@ -43,6 +45,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
+
+from costmetrics.experiments import EXPERIMENTS
+from costmetrics.families import FAMILIES
 
 #: What a subcommand's setup function returns: runs the command, returns the exit status.
 Handler = Callable[[argparse.Namespace], int]
@@ -177,7 +182,7 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
         "--only",
         metavar="NAME",
         nargs="+",
-        help="run only these experiments (default: all)",
+        help=f"run only these experiments: {', '.join(EXPERIMENTS)} (default: all)",
     )
     add_json_flag(parser)
 
@@ -644,12 +649,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import validate as cm_validate
+        from costmetrics.experiments.validate import plot_predicted_vs_measured
 
         if args.plot is not None and not args.plot.parent.is_dir():
             raise ValueError(f"--plot: no folder {args.plot.parent}")
         report = cm_validate.validate(args.table, args.calibration, time=args.time)
         if args.plot is not None:
-            cm_validate.plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
+            plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         if args.json:
             print_json(report.to_dict())
             return 0
@@ -878,7 +884,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     model_arguments(best, False)
     best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
     fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
-    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
     fit.add_argument("--train-fraction", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=0)
@@ -898,7 +904,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     des.add_argument("--budget", required=True, type=int, help="runs to choose")
     des.add_argument(
         "--table", type=Path, default=None,
-        help="candidate runs: a CSV (docs/energy-model.md); default: the synthetic grid",
+        help="candidate runs: a CSV (docs/energy.md); default: the synthetic grid",
     )  # fmt: skip
     des.add_argument(
         "--flop-heavy", type=int, default=0, metavar="N",
@@ -915,7 +921,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
     add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
-    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy-model.md)")
+    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
     b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
     add_json_flag(b3)
 
@@ -1661,26 +1667,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-#: Every subcommand as ``(name, setup function)``, in the order ``--help`` lists them.
-#: Model families append theirs here (see the module docstring).
-SUBCOMMANDS: list[tuple[str, AddParser]] = [
-    ("reproduce", _add_reproduce),
-    ("presets", _add_presets),
-    ("talg", _add_talg),
-    ("best-tiles", _add_best_tiles),
-    ("chain", _add_chain),
-    ("energy", _add_energy),
-    ("exasat", _add_exasat),
-    ("calibrate", _add_calibrate),
-    ("measure", _add_measure),
-    ("validate", _add_validate),
-    ("tune", _add_tune),
-    ("spu", _add_spu),
-    ("scratchpad", _add_scratchpad),
-    ("area", _add_area),
-    ("codesign", _add_codesign),
-]
+def _subcommands() -> list[tuple[str, AddParser]]:
+    """Every subcommand as ``(name, setup function)``, in the order ``--help`` lists them.
 
+    ``reproduce`` and ``presets``, then each family's :attr:`~costmetrics.families.Family.commands`
+    in :data:`~costmetrics.families.FAMILIES` order, set up by ``_add_<command>`` of this
+    module (dashes as underscores).
+    """
+    out: list[tuple[str, AddParser]] = [("reproduce", _add_reproduce), ("presets", _add_presets)]
+    for fam in FAMILIES:
+        for command in fam.commands:
+            setup = f"_add_{command.replace('-', '_')}"
+            if setup not in globals():
+                raise LookupError(
+                    f"family {fam.name!r} lists the subcommand {command!r}, but "
+                    f"costmetrics.cli defines no {setup}()"
+                )
+            add: AddParser = globals()[setup]
+            out.append((command, add))
+    return out
+
+
+#: Every subcommand as ``(name, setup function)``, in the order ``--help`` lists them.
+SUBCOMMANDS: list[tuple[str, AddParser]] = _subcommands()
 
 if __name__ == "__main__":
     sys.exit(main())

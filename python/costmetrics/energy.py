@@ -697,7 +697,7 @@ def _parse_float(text: str, column: str, where: str) -> float:
 
 
 def load_runs(path: str | Path) -> Runs:
-    """Read a measurement table (CSV format of ``docs/energy-model.md``).
+    """Read a measurement table (CSV format of ``docs/energy.md``).
 
     UTF-8; optional leading ``#`` comment lines; a header with the columns of
     :data:`CSV_COLUMNS` (extra columns are ignored, except the optional ``subtile_s1``);
@@ -1815,7 +1815,7 @@ def synthetic_runs(
     ``E_model * exp(noise_sigma * z)`` with z standard normal; its time is the time
     model's T_alg on the GTX 980 preset (Jacobi2D's preset for J2D, a 1D stencil with
     C_iter = 3.39e-8 s for SW and J1D), noise-free. Runs are drawn without replacement from
-    a grid of problem sizes, tiles and subtiles (``docs/energy-model.md``), as many per
+    a grid of problem sizes, tiles and subtiles (``docs/energy.md``), as many per
     kernel as the seed measured (298 SW, 265 J1D, 125 J2D) unless ``counts`` says otherwise.
 
     Parameters

@@ -24,7 +24,6 @@ from typing import Any, Literal, Union, cast
 
 import numpy as np
 import numpy.typing as npt
-from matplotlib.figure import Figure
 
 from costmetrics import _convert
 from costmetrics._core import exasat as _ex
@@ -59,8 +58,6 @@ __all__ = [
     "machine_preset",
     "machines",
     "peak_bytes_per_flop",
-    "plot_bytes_per_flop_vs_block",
-    "plot_traffic_vs_cache",
     "simulate",
     "simulate_sweep",
     "stencil_points",
@@ -1082,78 +1079,3 @@ def traffic_vs_cache(
             ]
         )
     return TrafficCurves(np.asarray(caches, dtype=np.int64), baseline, best)
-
-
-def plot_bytes_per_flop_vs_block(
-    blocks: Sequence[int],
-    cache_bytes: Sequence[int | None],
-    values: npt.NDArray[np.float64],
-    title: str = "",
-) -> Figure:
-    """Plot :func:`bytes_per_flop_vs_block` output (Fig. 10 style).
-
-    Parameters
-    ----------
-    blocks, cache_bytes
-        The axes passed to :func:`bytes_per_flop_vs_block`.
-    values : ndarray
-        Its result.
-    title : str, optional
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    ax = fig.add_subplot()
-    for i, c in enumerate(cache_bytes):
-        label = "unlimited cache" if c is None else f"{_fmt_bytes(c)} cache"
-        ax.plot(list(blocks), values[i], marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(list(blocks), [str(b) for b in blocks])
-    ax.set_xlabel("block size (bx = by)")
-    ax.set_ylabel("bytes per weighted flop")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    return fig
-
-
-def plot_traffic_vs_cache(curves: TrafficCurves, title: str = "") -> Figure:
-    """Plot :func:`traffic_vs_cache` output (Figs. 13-14 style).
-
-    Parameters
-    ----------
-    curves : TrafficCurves
-        Its result.
-    title : str, optional
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure.
-    """
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    ax = fig.add_subplot()
-    kb = [int(c) / 1024 for c in curves.cache_bytes]
-    lines = {"baseline": curves.baseline}
-    lines.update({f"best blocking, {s} fusion": v for s, v in curves.best_blocking.items()})
-    for name, values in lines.items():
-        ax.plot(kb, values, marker=".", label=name, drawstyle="steps-post")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cache size [kB]")
-    ax.set_ylabel("bytes per weighted flop")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    return fig
-
-
-def _fmt_bytes(n: int) -> str:
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20} MB"
-    if n >= 1 << 10 and n % (1 << 10) == 0:
-        return f"{n >> 10} kB"
-    return f"{n} B"

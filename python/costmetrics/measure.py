@@ -10,7 +10,7 @@ buffer (= shared memory), computed there and copied out, one barrier per wavefro
 This module converts arguments, runs the micro-benchmarks of Sec. A.5.1 and writes the
 machine preset (:func:`calibrate`, :func:`save_calibration`), and runs resumable sweeps
 into a CSV table (:func:`measure`, :func:`read_table`). Scoring is in
-:mod:`costmetrics.validate`. See ``docs/validation.md``.
+:mod:`costmetrics.validate`. See ``docs/validate.md``.
 
 Conventions
 -----------
@@ -856,7 +856,7 @@ def calibrate(
     - ``tau_sync``: the fixed cost of one tile row (a row of one SIMD vector minus
       C_iter), the largest over the stencils (a CPU tile has no synchronization inside).
 
-    The ``machine`` variant's terms (``docs/time-model.md``, "Machine variant"):
+    The ``machine`` variant's terms (``docs/time.md``, "Machine variant"):
 
     - cache sizes from sysfs; ``l_seg_s``, ``l_level_s_per_word`` and
       ``l_shared_s_per_word`` by bounded least squares (SciPy) over the copy cost against
@@ -1145,7 +1145,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
                 "Units: *_bytes bytes, *_s seconds, *_s_per_word seconds per 4-byte word, "
                 "l_s_per_gb seconds per 1e9 bytes;",
                 "l_level_s_per_word / l_shared_s_per_word list L1, L2, L3, DRAM "
-                "(docs/time-model.md, Machine variant).",
+                "(docs/time.md, Machine variant).",
             ],
         ),
     )

@@ -219,7 +219,7 @@ class Gpu:
         ``machine`` variant: seconds per cache line written by two threads.
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
-        the default: ``n_sm``, so that they vanish). See ``docs/time-model.md``.
+        the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
     tile_schedule : {"round-robin", "block"}, optional
         How the harness deals a wavefront's tiles to the threads; decides which tiles
         write cache lines that another thread writes (default ``"round-robin"``).

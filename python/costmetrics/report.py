@@ -19,7 +19,7 @@ class ReproducedValue:
     Parameters
     ----------
     experiment : str
-        Short name of the experiment family, e.g. ``"time_model"``.
+        Short name of the experiment family, e.g. ``"time"``.
     quantity : str
         What the number is, with its unit, e.g. ``"S(1,6) off-chip words"``.
     source : str

@@ -59,7 +59,6 @@ __all__ = [
     "me_problem",
     "movement_cost",
     "parse_reference",
-    "plot_landscape",
     "powers_of_two",
     "relaxed_optimum",
     "statement",
@@ -794,73 +793,3 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
         raise ValueError(f"{p}: missing key {exc}") from None
     except (TypeError, AttributeError) as exc:
         raise ValueError(f"{p}: {exc}") from None
-
-
-def plot_landscape(
-    problem: TileProblem,
-    *,
-    axes: tuple[int, int] = (0, 1),
-    fixed: Sequence[float] | None = None,
-    limits: tuple[int, int] | None = None,
-    marks: Mapping[str, Sequence[float]] | None = None,
-) -> Any:
-    """Cost of the tile-size problem over two tile sizes, with the memory limit.
-
-    Parameters
-    ----------
-    problem : TileProblem
-        The problem.
-    axes : (int, int)
-        The two loops to vary (x, y).
-    fixed : sequence of float, optional
-        Tile sizes of every loop (those on ``axes`` are overwritten); default all 1.
-    limits : (int, int), optional
-        Largest tile size plotted on x and y; default the loops' index ranges, capped at 256.
-    marks : mapping of str to sequence of float, optional
-        Named tile vectors to mark (e.g. the integer optimum, the rounded SLSQP point).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        log10(cost) as colour, infeasible points hatched out, the marks annotated.
-    """
-    from matplotlib.figure import Figure
-
-    if not isinstance(problem, TileProblem):
-        raise TypeError(f"problem: expected a TileProblem, got {type(problem).__name__}")
-    ax0, ax1 = (_as_int(a, "axes[]") for a in axes)
-    m = len(problem.extents)
-    if not (0 <= ax0 < m and 0 <= ax1 < m and ax0 != ax1):
-        raise ValueError(f"axes must be two different loops in [0, {m}), got {axes}")
-    base = [1.0] * m if fixed is None else _tiles(problem, fixed)
-    lim = limits or (min(problem.extents[ax0], 256), min(problem.extents[ax1], 256))
-    xs = np.arange(1, _as_int(lim[0], "limits[0]") + 1)
-    ys = np.arange(1, _as_int(lim[1], "limits[1]") + 1)
-    cost = np.full((len(ys), len(xs)), np.nan)
-    for j, y in enumerate(ys):
-        for i, x in enumerate(xs):
-            t = list(base)
-            t[ax0], t[ax1] = float(x), float(y)
-            e = _core.scratchpad.evaluate_tiles(problem, t)
-            if e.feasible:
-                cost[j, i] = math.log10(e.cost)
-    fig = Figure(figsize=(6.4, 4.6), layout="constrained")
-    ax = fig.add_subplot()
-    im = ax.pcolormesh(xs, ys, cost, shading="nearest", cmap="viridis_r")
-    fig.colorbar(im, ax=ax, label="log10(cost), feasible tiles only")
-    for (name, mark), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D"), strict=False):
-        ax.plot(
-            [mark[ax0]],
-            [mark[ax1]],
-            marker,
-            ms=10,
-            mfc="none",
-            mec="red",
-            mew=1.5,
-            ls="none",
-            label=f"{name} {tuple(round(float(v), 2) for v in mark)}",
-        )
-    ax.set_xlabel(f"t[{ax0}]")
-    ax.set_ylabel(f"t[{ax1}]")
-    ax.legend(fontsize=7, loc="upper right")
-    return fig

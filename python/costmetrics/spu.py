@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import yaml
-from matplotlib.figure import Figure
 
 from costmetrics import _core
 from costmetrics._convert import integer as _as_int
@@ -51,9 +50,6 @@ __all__ = [
     "load_seed",
     "max_tile_for_cb",
     "off_chip",
-    "plot_accesses",
-    "plot_break_even",
-    "plot_energy",
     "problem",
     "relative_change",
     "spills_per_viu_from_accesses",
@@ -445,145 +441,3 @@ def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> AccessSweep:
         if key != "n"
     }
     return AccessSweep(n=np.array([_as_int(n, "ns[]") for n in ns], dtype=np.int64), **columns)
-
-
-def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure:
-    """Off-chip accesses vs N for GPU, SPU and the lower bound (Eqs. 3.3, 3.8, 6 N^2).
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Problem sizes N (K = N).
-    tile, grid : int
-        b and p.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Exact counts as lines, the printed closed forms as markers.
-    """
-    s = sweep(ns, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    ax.plot(s.n, s.gpu_exact, "-", color="tab:red", label="GPU, exact")
-    ax.plot(s.n, s.gpu_closed_form, "x", color="tab:red", label="GPU, Eq. 3.3")
-    ax.plot(s.n, s.spu_exact, "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
-    ax.plot(s.n, s.spu_closed_form, "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
-    ax.plot(s.n, s.lower_bound, "--", color="0.3", label="lower bound 6N²")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N (N x N x N iteration space)")
-    ax.set_ylabel("off-chip accesses (words)")
-    ax.set_title(f"Off-chip accesses, b = {tile}")
-    ax.legend(fontsize=8)
-    return fig
-
-
-def plot_energy(
-    ns: Sequence[int], *, e_comp_j: float, e_mem_j: float, tile: int = 32, grid: int = 4
-) -> Figure:
-    """Dynamic energy (compute + memory, Eq. 3.5) vs N for GPU, SPU and the lower bound.
-
-    Static energy needs execution times, which only the seed's simulators produce; it is
-    left out.
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Problem sizes N (K = N).
-    e_comp_j, e_mem_j : float
-        Energy per flop and per off-chip access (J).
-    tile, grid : int
-        b and p.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Stacked compute / memory energy per platform.
-    """
-    s = sweep(ns, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    for key, label, color in (
-        ("gpu_exact", "GPU", "tab:red"),
-        ("spu_exact", f"SPU {grid}x{grid}", "tab:blue"),
-        ("lower_bound", "lower bound", "0.3"),
-    ):
-        total = [
-            energy_split(
-                f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=1.0
-            ).dynamic_j  # dynamic energy does not depend on the time
-            for f, a in zip(s.flops, getattr(s, key), strict=False)
-        ]
-        ax.plot(s.n, total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
-    compute = [float(f) * e_comp_j for f in s.flops]
-    ax.plot(s.n, compute, ":", color="k", label="compute only, 3N³ e_comp")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N")
-    ax.set_ylabel("dynamic energy (J)")
-    ax.set_title(f"Eq. 3.5 dynamic energy, e_comp = {e_comp_j:.3g} J, e_mem = {e_mem_j:.3g} J")
-    ax.legend(fontsize=8)
-    return fig
-
-
-def plot_break_even(
-    n: int,
-    e_mem_j: Sequence[float],
-    *,
-    static_power_gpu_w: float,
-    times_s: Sequence[float],
-    tile: int = 32,
-    grid: int = 4,
-    leakage_marks_w: dict[str, float] | None = None,
-) -> Figure:
-    """Break-even SPU static power vs energy per off-chip access, for assumed run times.
-
-    Parameters
-    ----------
-    n : int
-        Problem size N (K = N).
-    e_mem_j : sequence of float
-        Energies per access to plot (J).
-    static_power_gpu_w : float
-        The GPU's static power (W).
-    times_s : sequence of float
-        Assumed execution times (s), equal on both platforms; one curve each.
-    tile, grid : int
-        b and p.
-    leakage_marks_w : dict of str to float, optional
-        Horizontal reference lines (e.g. the seed's modelled SPU leakage powers).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One curve per assumed time.
-    """
-    oc = off_chip(n, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    xs = [_as_real(e, "e_mem_j[]") for e in e_mem_j]
-    for t in times_s:
-        ys = [
-            break_even_static_power_w(
-                oc.gpu_exact,
-                oc.spu_exact,
-                e_mem_j=e,
-                static_power_gpu_w=static_power_gpu_w,
-                time_gpu_s=t,
-                time_spu_s=t,
-            )
-            for e in xs
-        ]
-        ax.plot(np.array(xs) * 1e9, ys, label=f"t = {t:.3g} s (assumed)")
-    for (name, watts), ls in zip(
-        (leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3))), strict=False
-    ):
-        ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("e_mem (nJ per off-chip access)")
-    ax.set_ylabel("break-even SPU static power (W)")
-    ax.set_title(f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses")
-    ax.legend(fontsize=8)
-    return fig

@@ -12,7 +12,7 @@ and the number of space entries must match the stencil's. Times are in seconds, 
 counts for a gap-free hexagonal tiling; ``variant="paper"`` uses the published formulas,
 for reproduction, and can predict T_alg below T_ideal for small tiles (a known artefact of
 the paper's geometry: :attr:`Breakdown.below_ideal` and :attr:`BestTiles.below_ideal` say
-so; ``docs/time-model.md``). Positional arguments are ``(stencil, gpu, sizes, tiles)``;
+so; ``docs/time.md``). Positional arguments are ``(stencil, gpu, sizes, tiles)``;
 everything else is a keyword (``docs/api-conventions.md``).
 ``variant="machine"`` is ``exact`` plus the machine-faithful terms of the preset
 (per-segment copy cost, memory level, bandwidth shared by the cores, per-line overhead,
@@ -166,7 +166,7 @@ def breakdown(
         On bad sizes or tiles, or infeasible tiles (the message names the violated
         constraint of Eq. A.32).
     OverflowError
-        On sizes beyond what the model computes exactly (``docs/time-model.md``, "Limits").
+        On sizes beyond what the model computes exactly (``docs/time.md``, "Limits").
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
     return _core_time.evaluate(core_gpu, core_stencil, core_size, _core_tiles(s, tiles), variant)
@@ -232,7 +232,7 @@ def t_overhead(
     -------
     float
         T_overhead in seconds (negative in the ``paper`` variant for small tiles, where its
-        geometry leaves gaps between hexagons; see ``docs/time-model.md``).
+        geometry leaves gaps between hexagons; see ``docs/time.md``).
     """
     return breakdown(stencil, gpu, sizes, tiles, variant=variant).t_overhead_s
 
@@ -386,7 +386,7 @@ def memory_level(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -
     """Memory level where the problem's arrays live, as the ``machine`` variant takes it.
 
     The two time levels with a one-point halo (``8 prod(S_d + 2)`` bytes), per core against
-    the preset's L1 and L2 sizes, in all against its L3 size (``docs/time-model.md``).
+    the preset's L1 and L2 sizes, in all against its L3 size (``docs/time.md``).
 
     Parameters
     ----------
@@ -539,7 +539,7 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
 
 
 def default_search_space(n_space_dims: int) -> SearchSpace:
-    """Return the documented default search space (``docs/time-model.md``).
+    """Return the documented default search space (``docs/time.md``).
 
     Parameters
     ----------

@@ -14,9 +14,10 @@ groups rows, scores and plots:
   fits" baseline);
 - :func:`degenerate`: the tiles tS1 = 1, tT = 2 where the ``paper`` variant predicts about
   half the ideal time;
-- :func:`validate`: all of it; :func:`plot_predicted_vs_measured`: Fig. A.4.
+- :func:`validate`: all of it (its figures, Fig. A.4 among them, are drawn by
+  :mod:`costmetrics.experiments.validate`).
 
-See ``docs/validation.md``.
+See ``docs/validate.md``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from matplotlib.figure import Figure
 
 from costmetrics import time as cm_time
 from costmetrics._record import Record, record
@@ -55,10 +55,6 @@ __all__ = [
     "degenerate",
     "fit",
     "noise_floor",
-    "plot_noise",
-    "plot_predicted_vs_measured",
-    "plot_selection",
-    "plot_tuner_curve",
     "predict",
     "relative_rmse",
     "score",
@@ -758,7 +754,7 @@ def fit(
         scaled = {n: _scaled(c, names, bumped) for n, c in cals.items()}
         columns[:, j] = _predict(t, scaled, v) - base
     # The machine variant's own terms are not scaled: their part of T_alg, from the C++
-    # design rows (docs/time-model.md), is a fixed offset (0 for the other variants).
+    # design rows (docs/time.md), is a fixed offset (0 for the other variants).
     offset = _machine_offset(t, cals, v)
     # Linearity check: the columns must reproduce the prediction at factor 1.
     recon = columns[usable].sum(axis=1) + offset[usable]
@@ -1313,185 +1309,3 @@ def _path(table: object) -> str | Path:
 
 def _for_threads_source(cals: dict[int, Calibration], threads: int) -> int:
     return threads if threads in cals else min(cals, key=lambda n: (abs(n - threads), n))
-
-
-def plot_predicted_vs_measured(report: ValidationReport, title: str = "") -> Figure:
-    """Predicted vs measured time per variant, top points highlighted (Fig. A.4).
-
-    Parameters
-    ----------
-    report : ValidationReport
-        From :func:`validate`.
-    title : str
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One log-log panel per variant with the line y = x.
-    """
-    fig = Figure(figsize=(10, 4.4), layout="constrained")
-    axes = fig.subplots(1, len(VARIANTS), sharex=True, sharey=True)
-    names = np.asarray(report.stencil)
-    markers = dict(zip(sorted(set(report.stencil)), "osD^v<>", strict=False))
-    for ax, v in zip(np.atleast_1d(axes), VARIANTS, strict=False):
-        pred = report.predicted_s[v]
-        ok = np.isfinite(pred)
-        for name, marker in markers.items():
-            sel = ok & (names == name)
-            ax.scatter(
-                report.measured_s[sel & ~report.top], pred[sel & ~report.top], s=8,
-                marker=marker, alpha=0.25, color="0.5",
-            )  # fmt: skip
-            ax.scatter(
-                report.measured_s[sel & report.top], pred[sel & report.top], s=14,
-                marker=marker, label=name,
-            )  # fmt: skip
-        lo = float(np.nanmin([report.measured_s[ok].min(), pred[ok].min()]))
-        hi = float(np.nanmax([report.measured_s[ok].max(), pred[ok].max()]))
-        ax.plot([lo, hi], [lo, hi], "k--", lw=1)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        s = report.scores[v]
-        ax.set_title(
-            f"{v}: RMSE all {100 * s.rmse_all:.0f}% (n={s.n_all}), "
-            f"top 20% {100 * s.rmse_top:.0f}% (n={s.n_top})",
-            fontsize=9,
-        )
-        ax.set_xlabel("measured time [s]" if report.time == "wall" else "measured CPU time [s]")
-        ax.set_ylabel("predicted T_alg [s]")
-    np.atleast_1d(axes)[0].legend(fontsize=7, title="top 20% (colour); others grey")
-    if title:
-        fig.suptitle(title)
-    return fig
-
-
-def plot_selection(report: ValidationReport, title: str = "") -> Figure:
-    """Measured time of each tile-selection strategy per problem, relative to the best.
-
-    Strategies (Fig. A.7 of the seed, on the CPU): the "largest tile that fits" baseline,
-    each variant's predicted optimum (T_alg_min) and the best measured point within 10% of
-    it; 1.0 is the best measured point of the problem.
-
-    Parameters
-    ----------
-    report : ValidationReport
-        From :func:`validate`.
-    title : str
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Grouped bars, one group per (stencil, size).
-    """
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    base_rows = report.selection.get("exact") or report.selection.get("paper") or []
-    labels = [f"{r.stencil}\n{'x'.join(map(str, r.sizes))}" for r in base_rows]
-    x = np.arange(len(labels))
-    series: list[tuple[str, list[float]]] = [
-        ("baseline (largest fitting tile)", [r.t_baseline_s / r.t_best_s for r in base_rows])
-    ]
-    for v in VARIANTS:
-        rows = report.selection.get(v, [])
-        if len(rows) == len(base_rows):
-            series.append((f"{v}: T_alg_min tile", [r.t_opt_s / r.t_best_s for r in rows]))
-            series.append((f"{v}: best within 10%", [r.t_best_near_s / r.t_best_s for r in rows]))
-    width = 0.8 / max(1, len(series))
-    for k, (label, values) in enumerate(series):
-        ax.bar(x + (k - (len(series) - 1) / 2) * width, values, width, label=label)
-    ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_xticks(x)
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("measured time / best measured")
-    ax.legend(fontsize=7, ncol=3)
-    if title:
-        ax.set_title(title)
-    return fig
-
-
-def plot_noise(report: ValidationReport, *, variant: str = "exact", title: str = "") -> Figure:
-    """RMSE with its bootstrap interval beside the noise floor, per stencil and threads.
-
-    Parameters
-    ----------
-    report : ValidationReport
-        From :func:`validate`.
-    variant : str
-        The variant (its fitted twin is drawn beside it when it was fitted).
-    title : str
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One bar per (stencil, threads) group and series with its 95% interval; the noise
-        floor of the group as a black tick (absent with a single pass).
-    """
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
-    ax = fig.add_subplot()
-    series = [report.scores[variant]]
-    if variant in report.fitted:
-        series.append(report.fitted[variant].test_score)
-    keys = [(g.stencil, g.threads) for g in series[0].groups if g.memory_level == "all"]
-    x = np.arange(len(keys))
-    width = 0.8 / len(series)
-    for j, s in enumerate(series):
-        values, lo, hi, floor = [], [], [], []
-        for stencil, threads in keys:
-            g = _find_group(s, stencil, threads)
-            values.append(100 * g.rmse_all if g else np.nan)
-            lo.append(100 * (g.rmse_all - g.rmse_all_ci[0]) if g else 0.0)
-            hi.append(100 * (g.rmse_all_ci[1] - g.rmse_all) if g else 0.0)
-            floor.append(100 * g.noise_floor if g else np.nan)
-        pos = x + (j - (len(series) - 1) / 2) * width
-        ax.bar(pos, values, width, yerr=[np.maximum(lo, 0), np.maximum(hi, 0)], capsize=2,
-               label=f"{s.variant}: RMSE all points (95% bootstrap)")  # fmt: skip
-        if j == 0:
-            ax.scatter(x, floor, marker="_", s=400, color="k", zorder=3, label="noise floor")
-    ax.set_xticks(x)
-    ax.set_xticklabels([f"{s}\n{t or 'all'} thr." for s, t in keys], fontsize=7)
-    ax.set_ylabel("relative RMSE [%]")
-    ax.legend(fontsize=7)
-    if title:
-        ax.set_title(title)
-    return fig
-
-
-def _find_group(score: Score, stencil: str, threads: int) -> GroupScore | None:
-    for g in score.groups:
-        if (g.stencil, g.memory_level, g.threads) == (stencil, "all", threads):
-            return g
-    return None
-
-
-def plot_tuner_curve(report: ValidationReport, title: str = "") -> Figure:
-    """Mean and largest distance to the measured best against k, per variant.
-
-    Parameters
-    ----------
-    report : ValidationReport
-        From :func:`validate` (its ``tuner`` curves).
-    title : str
-        Figure title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One line per variant (mean) with the largest distance dashed.
-    """
-    fig = Figure(figsize=(6, 4), layout="constrained")
-    ax = fig.add_subplot()
-    for v, c in report.tuner.items():
-        if not c.problems:
-            continue
-        line = ax.plot(c.ks, 100 * c.distance.mean(axis=0), "o-", label=f"{v}: mean")[0]
-        ax.plot(c.ks, 100 * c.distance.max(axis=0), "--", color=line.get_color(),
-                label=f"{v}: worst problem")  # fmt: skip
-    ax.set_xlabel("k (measured candidates, in predicted order)")
-    ax.set_ylabel("best of top k / best measured - 1 [%]")
-    ax.legend(fontsize=7)
-    if title:
-        ax.set_title(title)
-    return fig

@@ -142,7 +142,7 @@ SingleMM single_mm(std::int64_t p0, std::int64_t p1, std::int64_t p2,
 // Which beta the right-fused closed form (D.12-D.14, D.22) uses. The seed defines
 // beta = P0/P1, and every number it reports (App. D.7, Table D.1) follows from that. Minimizing
 // the seed's own count D.11 instead gives beta = P0/P2 (D.11 regroups as
-// P1P2P3 ((1+beta) x + (1+2 beta) y)/xy only for that beta). See docs/matrix-chain.md.
+// P1P2P3 ((1+beta) x + (1+2 beta) y)/xy only for that beta). See docs/chain.md.
 enum class BetaReading {
   Printed = 0,  // beta = P0/P1, as printed: reproduces the seed's numbers
   Derived = 1,  // beta = P0/P2, the minimizer of D.11
@@ -333,7 +333,7 @@ std::vector<std::int64_t> random_chain(const RandomChainSpec& spec, int n, int i
 
 // One synthetic chain of the Table D.1 experiment at one capacity. The statistics over
 // chains (Table D.1's average, min, max) are computed by the experiment
-// (python/costmetrics/experiments/matrix_chain.py).
+// (python/costmetrics/experiments/chain.py).
 struct ChainReduction {
   int n = 0;                     // chain length
   int index = 0;                 // chain number, 0-based

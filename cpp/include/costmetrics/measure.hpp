@@ -4,12 +4,12 @@
 // Plus the micro-benchmarks of the time model's machine parameters (seed 000, Sec. A.5.1):
 // L, tau_sync, T_sync and C_iter.
 //
-// Mapping of the GPU model onto the CPU (docs/validation.md):
+// Mapping of the GPU model onto the CPU (docs/validate.md):
 //   SM = one core running one worker thread;  nV = SIMD lanes for float;
 //   shared memory = the per-thread tile buffer;  kernel call = one wavefront, ended by one
 //   barrier;  one tile per core at a time (MTB_SM = 1, so k = 1).
 //
-// The tiling is the gap-free hexagonal lattice of docs/time-model.md ("Exact variant"):
+// The tiling is the gap-free hexagonal lattice of docs/time.md ("Exact variant"):
 // pitch P = 2 tS1 + tT - 2, rows e(r) = min(r, tT-1-r) wider on each side, two colors;
 // inner dimension s2 time-skewed per tile (u = s2 + r), cut in sub-tiles of tS2; in 3D
 // (Sec. A.4.3) both inner dimensions skewed (u2 = s2 + r, u3 = s3 + r), the slab cut into

@@ -16,7 +16,7 @@
 namespace costmetrics {
 namespace time_model {
 
-// Ranges the model computes exactly (docs/time-model.md, "Limits"). Every count stays an
+// Ranges the model computes exactly (docs/time.md, "Limits"). Every count stays an
 // exact int64 and every time a finite double for inputs inside them; the records' validate()
 // refuses anything outside, naming the field and the value.
 inline constexpr int kMaxSmCount = 1 << 20;             // nSM, nV
@@ -27,7 +27,7 @@ inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S
 inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
 inline constexpr int kMaxThreads = 1024;                                      // n_threads
 
-// Memory levels where a problem's arrays live (the `machine` variant, docs/time-model.md).
+// Memory levels where a problem's arrays live (the `machine` variant, docs/time.md).
 inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM
 // Bytes of one cache line and words per line (64-byte lines, the x86-64 and ARMv8 norm).
 inline constexpr std::int64_t kCacheLineWords = 16;
@@ -37,7 +37,7 @@ inline constexpr std::int64_t kCacheLineWords = 16;
 // a neighbour on another thread, hence the cache lines written by two threads.
 enum class TileSchedule { round_robin, block };
 
-// The extra terms of the `machine` variant (docs/time-model.md, "Machine variant"). Every
+// The extra terms of the `machine` variant (docs/time.md, "Machine variant"). Every
 // term defaults to 0, and with every term 0 the `machine` variant is bit-identical to
 // `exact`; the GPU presets have none. T_alg stays linear in every time parameter here (for
 // k = 1; piecewise linear with the max() of Eqs. A.13/A.17/A.30 otherwise).
@@ -80,7 +80,7 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, schedule,
                           "tile schedule of the harness: 'round-robin' or 'block'"));
   }
-  // Ranges (docs/time-model.md); throws std::invalid_argument naming the field.
+  // Ranges (docs/time.md); throws std::invalid_argument naming the field.
   void validate() const;
   bool all_zero() const;
 };
@@ -155,7 +155,7 @@ struct TileSizes {
 
 enum class Variant {
   paper,  // the published formulas (A.3-A.31), used for reproduction
-  exact,  // point and tile counts exact for a gap-free hexagonal tiling (docs/time-model.md)
+  exact,  // point and tile counts exact for a gap-free hexagonal tiling (docs/time.md)
   machine,  // exact plus the MachineTerms of the GPU (bit-identical to exact when all are 0)
 };
 
@@ -297,7 +297,7 @@ struct SearchSpace {
   void validate() const;
 };
 
-// The documented default space (docs/time-model.md), at least the paper's ~18,000 points.
+// The documented default space (docs/time.md), at least the paper's ~18,000 points.
 SearchSpace default_search_space(int n_space_dims);
 
 struct SearchResult {
@@ -327,7 +327,7 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
                     const SearchSpace& space, double within = 0.10,
                     Variant variant = Variant::paper, int n_threads = 0);
 
-// Closed-form overhead (Eq. 8.5 as read in docs/time-model.md):
+// Closed-form overhead (Eq. 8.5 as read in docs/time.md):
 // T_ideal / (tS1 + tT/2), the first-order term of T_alg - T_ideal in the compute-bound regime.
 double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stencil,
                                 const ProblemSize& size, const TileSizes& tiles);

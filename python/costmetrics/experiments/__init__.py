@@ -6,15 +6,10 @@ the reproduced numbers beside the seed's. :mod:`costmetrics.reproduce` runs them
 notebooks call the same functions the experiments call.
 """
 
-#: Experiment modules run by ``costmetrics reproduce``, in report order.
-EXPERIMENTS: tuple[str, ...] = (
-    "time_model",
-    "matrix_chain",
-    "energy_model",
-    "exasat",
-    "validation",
-    "spu",
-    "scratchpad",
-    "area_model",
-    "codesign",
-)
+from __future__ import annotations
+
+from costmetrics.families import FAMILIES
+
+#: Experiment modules run by ``costmetrics reproduce``, in report order: one per family of
+#: :data:`costmetrics.families.FAMILIES` that has an experiment, named like the family.
+EXPERIMENTS: tuple[str, ...] = tuple(f.name for f in FAMILIES if f.experiment)

@@ -16,6 +16,7 @@ The notebook ``notebooks/07_exasat.ipynb`` calls these same functions.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -245,7 +246,7 @@ def run(out_dir: Path) -> ExperimentResult:
     for k in FIG_KERNELS:
         values = ex.bytes_per_flop_vs_block(k, hopper.machine, BOX, FIG10_BLOCKS, FIG10_CACHES)
         _save(
-            ex.plot_bytes_per_flop_vs_block(
+            plot_bytes_per_flop_vs_block(
                 FIG10_BLOCKS, FIG10_CACHES, values, f"Fig. 10 style: {k}, {BOX}^3 box, Hopper"
             ),
             out_dir / f"fig10_{k}.png",
@@ -263,7 +264,7 @@ def run(out_dir: Path) -> ExperimentResult:
     for k in FUSION_KERNELS:
         curves = ex.traffic_vs_cache(k, hopper.machine, BOX, FIG13_CACHES)
         _save(
-            ex.plot_traffic_vs_cache(curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"),
+            plot_traffic_vs_cache(curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"),
             out_dir / f"fig13_{k}.png",
             result,
         )
@@ -305,3 +306,83 @@ def run(out_dir: Path) -> ExperimentResult:
             )
         )
     return result
+
+
+# ------------------------------------------------------------------ figures
+# Every figure of the family is drawn here, in the experiment layer (docs/api-conventions.md,
+# "Figures"); the library module computes the numbers.
+
+
+def plot_bytes_per_flop_vs_block(
+    blocks: Sequence[int],
+    cache_bytes: Sequence[int | None],
+    values: npt.NDArray[np.float64],
+    title: str = "",
+) -> Figure:
+    """Plot :func:`~costmetrics.exasat.bytes_per_flop_vs_block` output (Fig. 10 style).
+
+    Parameters
+    ----------
+    blocks, cache_bytes
+        The axes passed to :func:`~costmetrics.exasat.bytes_per_flop_vs_block`.
+    values : ndarray
+        Its result.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
+    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    ax = fig.add_subplot()
+    for i, c in enumerate(cache_bytes):
+        label = "unlimited cache" if c is None else f"{_fmt_bytes(c)} cache"
+        ax.plot(list(blocks), values[i], marker="o", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(blocks), [str(b) for b in blocks])
+    ax.set_xlabel("block size (bx = by)")
+    ax.set_ylabel("bytes per weighted flop")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def plot_traffic_vs_cache(curves: ex.TrafficCurves, title: str = "") -> Figure:
+    """Plot :func:`~costmetrics.exasat.traffic_vs_cache` output (Figs. 13-14 style).
+
+    Parameters
+    ----------
+    curves : TrafficCurves
+        Its result.
+    title : str, optional
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
+    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+    ax = fig.add_subplot()
+    kb = [int(c) / 1024 for c in curves.cache_bytes]
+    lines = {"baseline": curves.baseline}
+    lines.update({f"best blocking, {s} fusion": v for s, v in curves.best_blocking.items()})
+    for name, values in lines.items():
+        ax.plot(kb, values, marker=".", label=name, drawstyle="steps-post")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("cache size [kB]")
+    ax.set_ylabel("bytes per weighted flop")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _fmt_bytes(n: int) -> str:
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return f"{n >> 20} MB"
+    if n >= 1 << 10 and n % (1 << 10) == 0:
+        return f"{n >> 10} kB"
+    return f"{n} B"

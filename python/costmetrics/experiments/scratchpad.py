@@ -15,10 +15,15 @@ with its choices, none tuned to the paper's tiles.
 from __future__ import annotations
 
 import csv
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from costmetrics import _convert, _core
 from costmetrics import scratchpad as cm_sp
 from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
@@ -255,7 +260,7 @@ def run(out_dir: Path) -> ExperimentResult:
     result.files.append(write_readings_csv(jac, out_dir / "jacobi1d_readings.csv"))
     p = jacobi_problem("two stencils", 1.0, 1.0)
     c = cm_sp.compare(p)
-    fig = cm_sp.plot_landscape(
+    fig = plot_landscape(
         p,
         limits=(160, 300),
         marks={
@@ -270,7 +275,7 @@ def run(out_dir: Path) -> ExperimentResult:
     result.files.append(out_dir / "jacobi1d_landscape.png")
     q = cm_sp.me_problem()
     cq = cm_sp.compare(q)
-    fig = cm_sp.plot_landscape(
+    fig = plot_landscape(
         q,
         fixed=[1, 1, 15, 15],
         limits=(48, 48),
@@ -285,3 +290,78 @@ def run(out_dir: Path) -> ExperimentResult:
     fig.savefig(out_dir / "me_landscape.png", dpi=120)
     result.files.append(out_dir / "me_landscape.png")
     return result
+
+
+# ------------------------------------------------------------------ figures
+# Every figure of the family is drawn here, in the experiment layer (docs/api-conventions.md,
+# "Figures"); the library module computes the numbers.
+
+
+def plot_landscape(
+    problem: cm_sp.TileProblem,
+    *,
+    axes: tuple[int, int] = (0, 1),
+    fixed: Sequence[float] | None = None,
+    limits: tuple[int, int] | None = None,
+    marks: Mapping[str, Sequence[float]] | None = None,
+) -> Any:
+    """Cost of the tile-size problem over two tile sizes, with the memory limit.
+
+    Parameters
+    ----------
+    problem : TileProblem
+        The problem.
+    axes : (int, int)
+        The two loops to vary (x, y).
+    fixed : sequence of float, optional
+        Tile sizes of every loop (those on ``axes`` are overwritten); default all 1.
+    limits : (int, int), optional
+        Largest tile size plotted on x and y; default the loops' index ranges, capped at 256.
+    marks : mapping of str to sequence of float, optional
+        Named tile vectors to mark (e.g. the integer optimum, the rounded SLSQP point).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        log10(cost) as colour, infeasible points hatched out, the marks annotated.
+    """
+    from matplotlib.figure import Figure
+
+    if not isinstance(problem, cm_sp.TileProblem):
+        raise TypeError(f"problem: expected a cm_sp.TileProblem, got {type(problem).__name__}")
+    ax0, ax1 = (_convert.integer(a, "axes[]") for a in axes)
+    m = len(problem.extents)
+    if not (0 <= ax0 < m and 0 <= ax1 < m and ax0 != ax1):
+        raise ValueError(f"axes must be two different loops in [0, {m}), got {axes}")
+    base = [1.0] * m if fixed is None else cm_sp._tiles(problem, fixed)
+    lim = limits or (min(problem.extents[ax0], 256), min(problem.extents[ax1], 256))
+    xs = np.arange(1, _convert.integer(lim[0], "limits[0]") + 1)
+    ys = np.arange(1, _convert.integer(lim[1], "limits[1]") + 1)
+    cost = np.full((len(ys), len(xs)), np.nan)
+    for j, y in enumerate(ys):
+        for i, x in enumerate(xs):
+            t = list(base)
+            t[ax0], t[ax1] = float(x), float(y)
+            e = _core.scratchpad.evaluate_tiles(problem, t)
+            if e.feasible:
+                cost[j, i] = math.log10(e.cost)
+    fig = Figure(figsize=(6.4, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    im = ax.pcolormesh(xs, ys, cost, shading="nearest", cmap="viridis_r")
+    fig.colorbar(im, ax=ax, label="log10(cost), feasible tiles only")
+    for (name, mark), marker in zip((marks or {}).items(), ("*", "o", "s", "^", "D"), strict=False):
+        ax.plot(
+            [mark[ax0]],
+            [mark[ax1]],
+            marker,
+            ms=10,
+            mfc="none",
+            mec="red",
+            mew=1.5,
+            ls="none",
+            label=f"{name} {tuple(round(float(v), 2) for v in mark)}",
+        )
+    ax.set_xlabel(f"t[{ax0}]")
+    ax.set_ylabel(f"t[{ax1}]")
+    ax.legend(fontsize=7, loc="upper right")
+    return fig

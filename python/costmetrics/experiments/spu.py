@@ -15,9 +15,14 @@ seed's simulated GTX 480): illustrative, not the seed's.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from matplotlib.figure import Figure
+
+from costmetrics import _convert
 from costmetrics import spu as cm_spu
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -195,7 +200,7 @@ def write_sweep_csv(path: Path) -> Path:
 def break_even_figure(seed: dict[str, Any]) -> Any:
     """Plot the break-even SPU static power vs e_mem at N = 512 for assumed run times."""
     p = seed["leakage_power_w"]
-    return cm_spu.plot_break_even(
+    return plot_break_even(
         BREAK_EVEN_N,
         [10 ** (e / 10) * 1e-10 for e in range(0, 31)],
         static_power_gpu_w=p["gtx480"],
@@ -218,10 +223,157 @@ def run(out_dir: Path) -> ExperimentResult:
     result.values += configuration_values(seed)
     result.files.append(write_sweep_csv(out_dir / "offchip_vs_n.csv"))
     for name, fig in (
-        ("offchip_vs_n.png", cm_spu.plot_accesses(NS)),
-        ("energy_vs_n.png", cm_spu.plot_energy(NS, e_comp_j=E_COMP_J, e_mem_j=E_MEM_J)),
+        ("offchip_vs_n.png", plot_accesses(NS)),
+        ("energy_vs_n.png", plot_energy(NS, e_comp_j=E_COMP_J, e_mem_j=E_MEM_J)),
         ("break_even_static_power.png", break_even_figure(seed)),
     ):
         fig.savefig(out_dir / name, dpi=120)
         result.files.append(out_dir / name)
     return result
+
+
+# ------------------------------------------------------------------ figures
+# Every figure of the family is drawn here, in the experiment layer (docs/api-conventions.md,
+# "Figures"); the library module computes the numbers.
+
+
+def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure:
+    """Off-chip accesses vs N for GPU, SPU and the lower bound (Eqs. 3.3, 3.8, 6 N^2).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Problem sizes N (K = N).
+    tile, grid : int
+        b and p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Exact counts as lines, the printed closed forms as markers.
+    """
+    s = cm_spu.sweep(ns, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(s.n, s.gpu_exact, "-", color="tab:red", label="GPU, exact")
+    ax.plot(s.n, s.gpu_closed_form, "x", color="tab:red", label="GPU, Eq. 3.3")
+    ax.plot(s.n, s.spu_exact, "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
+    ax.plot(s.n, s.spu_closed_form, "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
+    ax.plot(s.n, s.lower_bound, "--", color="0.3", label="lower bound 6N²")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N (N x N x N iteration space)")
+    ax.set_ylabel("off-chip accesses (words)")
+    ax.set_title(f"Off-chip accesses, b = {tile}")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_energy(
+    ns: Sequence[int], *, e_comp_j: float, e_mem_j: float, tile: int = 32, grid: int = 4
+) -> Figure:
+    """Dynamic energy (compute + memory, Eq. 3.5) vs N for GPU, SPU and the lower bound.
+
+    Static energy needs execution times, which only the seed's simulators produce; it is
+    left out.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Problem sizes N (K = N).
+    e_comp_j, e_mem_j : float
+        Energy per flop and per off-chip access (J).
+    tile, grid : int
+        b and p.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Stacked compute / memory energy per platform.
+    """
+    s = cm_spu.sweep(ns, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for key, label, color in (
+        ("gpu_exact", "GPU", "tab:red"),
+        ("spu_exact", f"SPU {grid}x{grid}", "tab:blue"),
+        ("lower_bound", "lower bound", "0.3"),
+    ):
+        total = [
+            cm_spu.energy_split(
+                f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=1.0
+            ).dynamic_j  # dynamic energy does not depend on the time
+            for f, a in zip(s.flops, getattr(s, key), strict=False)
+        ]
+        ax.plot(s.n, total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
+    compute = [float(f) * e_comp_j for f in s.flops]
+    ax.plot(s.n, compute, ":", color="k", label="compute only, 3N³ e_comp")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("dynamic energy (J)")
+    ax.set_title(f"Eq. 3.5 dynamic energy, e_comp = {e_comp_j:.3g} J, e_mem = {e_mem_j:.3g} J")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_break_even(
+    n: int,
+    e_mem_j: Sequence[float],
+    *,
+    static_power_gpu_w: float,
+    times_s: Sequence[float],
+    tile: int = 32,
+    grid: int = 4,
+    leakage_marks_w: dict[str, float] | None = None,
+) -> Figure:
+    """Break-even SPU static power vs energy per off-chip access, for assumed run times.
+
+    Parameters
+    ----------
+    n : int
+        Problem size N (K = N).
+    e_mem_j : sequence of float
+        Energies per access to plot (J).
+    static_power_gpu_w : float
+        The GPU's static power (W).
+    times_s : sequence of float
+        Assumed execution times (s), equal on both platforms; one curve each.
+    tile, grid : int
+        b and p.
+    leakage_marks_w : dict of str to float, optional
+        Horizontal reference lines (e.g. the seed's modelled SPU leakage powers).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One curve per assumed time.
+    """
+    oc = cm_spu.off_chip(n, tile=tile, grid=grid)
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    xs = [_convert.real(e, "e_mem_j[]") for e in e_mem_j]
+    for t in times_s:
+        ys = [
+            cm_spu.break_even_static_power_w(
+                oc.gpu_exact,
+                oc.spu_exact,
+                e_mem_j=e,
+                static_power_gpu_w=static_power_gpu_w,
+                time_gpu_s=t,
+                time_spu_s=t,
+            )
+            for e in xs
+        ]
+        ax.plot(np.array(xs) * 1e9, ys, label=f"t = {t:.3g} s (assumed)")
+    for (name, watts), ls in zip(
+        (leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3))), strict=False
+    ):
+        ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("e_mem (nJ per off-chip access)")
+    ax.set_ylabel("break-even SPU static power (W)")
+    ax.set_title(f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses")
+    ax.legend(fontsize=8)
+    return fig

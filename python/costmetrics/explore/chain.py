@@ -17,7 +17,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from costmetrics import chain as cm_chain
-from costmetrics.experiments.matrix_chain import CAPACITIES, load_seed_d7, plot_tree
+from costmetrics.experiments.chain import CAPACITIES, load_seed_d7, plot_tree
 from costmetrics.explore._base import Explorer, register
 
 __all__ = ["MAX_MATRICES", "MatrixChain", "matrix_chain"]
@@ -179,7 +179,7 @@ class MatrixChain(Explorer):
         Returns
         -------
         matplotlib.figure.Figure
-            Left: the minimum op-count tree (:func:`costmetrics.experiments.matrix_chain.plot_tree`:
+            Left: the minimum op-count tree (:func:`costmetrics.experiments.chain.plot_tree`:
             fused edges red, absorbed nodes hollow). Right: the Pareto front of (op count,
             off-chip words) over all trees and fusions, and the minimum op-count tree with
             (S) and without (F + P0 Pn) fusion.

@@ -6,7 +6,7 @@
 - Beyond the seed: the joint (op count, off-chip words) Pareto front over all trees and
   fusion choices, against the fixed minimum op-count tree.
 
-The notebook ``notebooks/06_matrix_chain.ipynb`` calls these same functions. Random chains
+The notebook ``notebooks/06_chain.ipynb`` calls these same functions. Random chains
 are synthetic: the seed does not say how it drew its dims.
 """
 
@@ -27,7 +27,7 @@ from costmetrics.presets import data_dir
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "000 App. D.7"
-EXPERIMENT = "matrix_chain"
+EXPERIMENT = "chain"
 CAPACITIES = (65536, 98304)  # the seed's "64KB" and "96KB" on-chip memories, in words
 #: Distributions compared for Table D.1 (synthetic; the seed does not give its own).
 DISTRIBUTIONS: dict[str, cm_chain.ChainDistribution] = {

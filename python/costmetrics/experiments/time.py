@@ -5,7 +5,7 @@
   and the 48 3D problems (2 stencils x 12 sizes x 2 GPUs) of Sec. A.5.
 - The gap between the ``paper`` and ``exact`` variants over the search space.
 
-The notebook ``notebooks/01_time_model.ipynb`` calls these same functions.
+The notebook ``notebooks/01_time.ipynb`` calls these same functions.
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ def plot_optimal_over_ideal(rows: list[OptimalTiles], title: str) -> Figure:
 
 def run(out_dir: Path) -> ExperimentResult:
     """Produce every figure and table of this family into ``out_dir``."""
-    result = ExperimentResult(name="time_model")
+    result = ExperimentResult(name="time")
 
     land = fig_a5_landscape()
     fig = plot_landscape(land, "Fig. A.5: Heat2D, GTX 980, tS1 = 8, S1=S2=T=8192 (paper)")
@@ -308,7 +308,7 @@ def run(out_dir: Path) -> ExperimentResult:
     def value(key: str, reproduced: float | int | str, note: str = "") -> ReproducedValue:
         entry = seed[key]
         return ReproducedValue(
-            "time_model", entry["quantity"], entry["where"], entry["value"], reproduced, note
+            "time", entry["quantity"], entry["where"], entry["value"], reproduced, note
         )
 
     result.values += [
@@ -321,7 +321,7 @@ def run(out_dir: Path) -> ExperimentResult:
         ),
         value("near_optimal_max_2d", max(r.n_within_10pct for r in paper_2d)),
         ReproducedValue(
-            "time_model",
+            "time",
             "min T_alg_min / T_ideal over 2D problems (paper)",
             "(model property)",
             None,
@@ -329,7 +329,7 @@ def run(out_dir: Path) -> ExperimentResult:
             "< 1 shows the gap artifact of the published geometry",
         ),
         ReproducedValue(
-            "time_model",
+            "time",
             "min T_alg_min / T_ideal over all problems (exact)",
             "(model property)",
             None,
@@ -337,14 +337,14 @@ def run(out_dir: Path) -> ExperimentResult:
             "never below 1",
         ),
         ReproducedValue(
-            "time_model",
+            "time",
             "median T_alg exact/paper over Fig. A.5 space",
             "(this work)",
             None,
             float(np.median(gap.ratio)),
         ),
         ReproducedValue(
-            "time_model",
+            "time",
             "T_alg exact at paper argmin / exact min (Fig. A.5 case)",
             "(this work)",
             None,

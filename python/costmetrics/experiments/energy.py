@@ -29,7 +29,7 @@ from costmetrics import energy as en
 from costmetrics import time as cm_time
 from costmetrics.report import ExperimentResult, ReproducedValue
 
-EXPERIMENT = "energy_model"
+EXPERIMENT = "energy"
 SOURCE = "000 App. B"
 STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
 GPUS = ("gtx980", "titanx")

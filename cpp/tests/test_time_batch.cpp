@@ -242,5 +242,5 @@ int main() {
   std::printf("random batches: %zu feasible tiles, %zu with tT > 256\n", n_feasible, n_long);
   CHECK(n_feasible > 100000);
   CHECK(n_long > 10000);
-  return cm_test::report("time_fast");
+  return cm_test::report("time_batch");
 }

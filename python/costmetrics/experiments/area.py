@@ -5,7 +5,7 @@
 - Table C.2: the areas of the six printed designs.
 - The area of the hardware space of Sec. C.3.2 (A_tot over nV for each nSM).
 
-The notebook ``notebooks/04_area_model.ipynb`` calls these same functions.
+The notebook ``notebooks/04_area.ipynb`` calls these same functions.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def plot_space_area() -> Figure:
 
 def run(out_dir: Path) -> ExperimentResult:
     """Produce the figures and tables of the area model into ``out_dir``."""
-    result = ExperimentResult(name="area_model")
+    result = ExperimentResult(name="area")
     result.files.append(validation_table(out_dir / "area_validation.csv"))
     path = out_dir / "area_space.png"
     plot_space_area().savefig(path, dpi=120)
@@ -80,7 +80,7 @@ def run(out_dir: Path) -> ExperimentResult:
     titan = cm_area.reference_gpu("titanx")
     result.values += [
         ReproducedValue(
-            "area_model",
+            "area",
             "GTX 980 area, Eq. C.6 [mm^2]",
             f"{SOURCE}.2.2",
             398,
@@ -88,16 +88,16 @@ def run(out_dir: Path) -> ExperimentResult:
             f"published die; Eq. C.7 gives {g980.area(coefficients='rounded'):.2f}",
         ),
         ReproducedValue(
-            "area_model",
+            "area",
             "Titan X area, model [mm^2]",
             f"{SOURCE}.2.3",
             589.2,
             round(titan.area(), 2),
             f"Eq. C.6; Eq. C.7 gives {titan.area(coefficients='rounded'):.2f}; "
-            "neither reproduces 589.2 (docs/area-model.md)",
+            "neither reproduces 589.2 (docs/area.md)",
         ),
         ReproducedValue(
-            "area_model",
+            "area",
             "Titan X model error vs 601 mm^2 [%]",
             f"{SOURCE}.2.3",
             1.96,
@@ -105,21 +105,21 @@ def run(out_dir: Path) -> ExperimentResult:
             "Eq. C.6",
         ),
         ReproducedValue(
-            "area_model",
+            "area",
             "GTX 980 without caches [mm^2]",
             f"{SOURCE}.4.1",
             237,
             round(g980.area(caches=False), 2),
         ),
         ReproducedValue(
-            "area_model",
+            "area",
             "Titan X without caches [mm^2]",
             f"{SOURCE}.4.1",
             356,
             round(titan.area(caches=False), 2),
         ),
         ReproducedValue(
-            "area_model",
+            "area",
             "alpha_oh from 102.65 mm^2 over 16 SMs [mm^2]",
             f"{SOURCE}.2.2",
             6.4156,
@@ -130,7 +130,7 @@ def run(out_dir: Path) -> ExperimentResult:
         area = float(cm_area.die_area(n_sm, n_v, smem))
         result.values.append(
             ReproducedValue(
-                "area_model",
+                "area",
                 f"Table C.2 area of ({n_sm}, {n_v}, {smem} kB) [mm^2]",
                 f"{SOURCE}, Table C.2",
                 printed,
