@@ -21,6 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from costmetrics import _core
+from costmetrics._core.area import (
+    AreaBreakdown,
+    Coefficients,
+    DieCalibration,
+    LinearFit,
+    RoundedCoefficients,
+)
 from costmetrics._record import Record, record
 from costmetrics.presets import data_dir, normalize_name, seed_file, seed_values
 from costmetrics.presets import gpu as gpu_preset
@@ -45,11 +52,6 @@ __all__ = [
 ]
 
 _core_area = _core.area
-Coefficients = _core.area.Coefficients
-RoundedCoefficients = _core.area.RoundedCoefficients
-AreaBreakdown = _core.area.AreaBreakdown
-LinearFit = _core.area.LinearFit
-DieCalibration = _core.area.DieCalibration
 
 Form = Literal["structural", "rounded"]
 CoefficientsArg = Union[Form, Coefficients, RoundedCoefficients]

@@ -676,23 +676,9 @@ def load_gpu(path: str | Path) -> Gpu:
 
 
 def load_stencil(path: str | Path) -> Stencil:
-    """Read a stencil preset from a YAML file.
+    """Read a stencil preset from a YAML file (layout: ``data/stencils/*.yaml``).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file; see ``data/stencils/*.yaml`` for the layout.
-
-    Returns
-    -------
-    Stencil
-        The preset (not registered; pass it to :func:`register_stencil` to look it up).
-
-    Raises
-    ------
-    ValueError
-        If the file cannot be read, or a field is missing, unknown, of the wrong type or
-        value; the message names the field and the file.
+    As :func:`load_gpu`, for a :class:`Stencil` (register it with :func:`register_stencil`).
     """
     p = _as_path(path)
     data = _read_mapping(p)
@@ -871,11 +857,14 @@ def _ensure_loaded() -> None:
     _loaded = True
 
 
-def _register(registry: dict[str, Any], obj: Any, kind: str, overwrite: bool) -> None:
+def _register(registry: dict[str, Any], obj: Any, cls: type, overwrite: bool) -> None:
+    if not isinstance(obj, cls):
+        raise TypeError(f"obj: expected a costmetrics.{cls.__name__}, got {type(obj).__name__}")
+    _ensure_loaded()
     existing = registry.get(obj.key)
     if existing is not None and existing != obj and not overwrite:
         raise ValueError(
-            f"{kind}: a different preset with key {obj.key!r} is already registered; "
+            f"obj: a different preset with key {obj.key!r} is already registered; "
             f"pass overwrite=True to replace it"
         )
     registry[obj.key] = obj
@@ -898,55 +887,38 @@ def register_gpu(obj: Gpu, *, overwrite: bool = False) -> Gpu:
 
     Raises
     ------
+    TypeError
+        If ``obj`` is not a :class:`Gpu`.
     ValueError
-        If ``obj`` is not a :class:`Gpu`, or its key is taken and ``overwrite`` is false.
+        If its key is taken and ``overwrite`` is false.
     """
-    if not isinstance(obj, Gpu):
-        raise TypeError(f"obj: expected a costmetrics.Gpu, got {type(obj).__name__}")
-    _ensure_loaded()
-    _register(_gpus, obj, "obj", overwrite)
+    _register(_gpus, obj, Gpu, overwrite)
     return obj
 
 
 def register_stencil(obj: Stencil, *, overwrite: bool = False) -> Stencil:
     """Make a stencil preset available to :func:`stencil` and the models, under ``obj.key``.
 
-    Parameters
-    ----------
-    obj : Stencil
-        The preset, e.g. from :func:`load_stencil` or built directly.
-    overwrite : bool, optional
-        Replace a different preset with the same key (default: refuse).
-
-    Returns
-    -------
-    Stencil
-        ``obj``, for chaining.
-
-    Raises
-    ------
-    ValueError
-        If ``obj`` is not a :class:`Stencil`, or its key is taken and ``overwrite`` is
-        false.
+    As :func:`register_gpu`, for a :class:`Stencil` (e.g. from :func:`load_stencil`).
     """
-    if not isinstance(obj, Stencil):
-        raise TypeError(f"obj: expected a costmetrics.Stencil, got {type(obj).__name__}")
-    _ensure_loaded()
-    _register(_stencils, obj, "obj", overwrite)
+    _register(_stencils, obj, Stencil, overwrite)
     return obj
 
 
-def _lookup(registry: Mapping[str, Any], name: object, param: str, kind: str) -> Any:
-    if not isinstance(name, str):
+def _lookup(registry: Mapping[str, Any], cls: type, obj: object, param: str, kind: str) -> Any:
+    if isinstance(obj, cls):
+        return obj
+    if not isinstance(obj, str):
         raise TypeError(
-            f"{param}: expected a {kind} name or object, got {name!r} ({type(name).__name__})"
+            f"{param}: expected a {kind} name or object, got {obj!r} ({type(obj).__name__})"
         )
-    wanted = normalize_name(name)
+    _ensure_loaded()
+    wanted = normalize_name(obj)
     found = registry.get(wanted)
     if found is None:
         found = next((p for p in registry.values() if normalize_name(p.name) == wanted), None)
     if found is None:
-        raise ValueError(f"{param}: unknown {kind} {name!r}; known: {sorted(registry)}")
+        raise ValueError(f"{param}: unknown {kind} {obj!r}; known: {sorted(registry)}")
     return found
 
 
@@ -956,7 +928,8 @@ def resolve_gpu(obj: object, param: str) -> Gpu:
     Parameters
     ----------
     obj : object
-        A :class:`Gpu` or a preset name.
+        A :class:`Gpu` or a preset name (case, spaces, dashes and underscores are
+        ignored).
     param : str
         The caller's parameter name, used in messages (e.g. ``"gpu"``).
 
@@ -970,85 +943,28 @@ def resolve_gpu(obj: object, param: str) -> Gpu:
     TypeError
         If ``obj`` is neither a :class:`Gpu` nor a ``str``.
     ValueError
-        If no preset has that name.
+        If no preset has that name; the message lists the known ones.
     """
-    if isinstance(obj, Gpu):
-        return obj
-    _ensure_loaded()
-    result: Gpu = _lookup(_gpus, obj, param, "GPU")
+    result: Gpu = _lookup(_gpus, Gpu, obj, param, "GPU")
     return result
 
 
 def resolve_stencil(obj: object, param: str) -> Stencil:
     """Return ``obj`` if it is a :class:`Stencil`, else the preset it names.
 
-    Parameters
-    ----------
-    obj : object
-        A :class:`Stencil` or a preset name.
-    param : str
-        The caller's parameter name, used in messages (e.g. ``"stencil"``).
-
-    Returns
-    -------
-    Stencil
-        The preset.
-
-    Raises
-    ------
-    TypeError
-        If ``obj`` is neither a :class:`Stencil` nor a ``str``.
-    ValueError
-        If no preset has that name.
+    As :func:`resolve_gpu`, for stencils.
     """
-    if isinstance(obj, Stencil):
-        return obj
-    _ensure_loaded()
-    result: Stencil = _lookup(_stencils, obj, param, "stencil")
+    result: Stencil = _lookup(_stencils, Stencil, obj, param, "stencil")
     return result
 
 
 def gpu(name: str | Gpu) -> Gpu:
-    """Return the GPU preset called ``name``.
-
-    Parameters
-    ----------
-    name : str or Gpu
-        A key or display name (case, spaces, dashes and underscores are ignored), or a
-        :class:`Gpu`, which is returned unchanged.
-
-    Returns
-    -------
-    Gpu
-        The preset.
-
-    Raises
-    ------
-    ValueError
-        If no preset has that name; the message lists the known ones.
-    """
+    """Return the GPU preset called ``name`` (:func:`resolve_gpu` with ``param="name"``)."""
     return resolve_gpu(name, "name")
 
 
 def stencil(name: str | Stencil) -> Stencil:
-    """Return the stencil preset called ``name``.
-
-    Parameters
-    ----------
-    name : str or Stencil
-        A key or display name (case, spaces, dashes and underscores are ignored), or a
-        :class:`Stencil`, which is returned unchanged.
-
-    Returns
-    -------
-    Stencil
-        The preset.
-
-    Raises
-    ------
-    ValueError
-        If no preset has that name; the message lists the known ones.
-    """
+    """Return the stencil preset called ``name`` (:func:`resolve_stencil`, ``param="name"``)."""
     return resolve_stencil(name, "name")
 
 

@@ -35,6 +35,15 @@ import yaml
 from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._core.scratchpad import (
+    LocalArray,
+    Reference,
+    Statement,
+    TileArray,
+    TileEvaluation,
+    TileProblem,
+    TileSearchResult,
+)
 from costmetrics._record import Record, record
 from costmetrics.presets import seed_values
 
@@ -66,13 +75,6 @@ __all__ = [
     "tile_problem",
 ]
 
-Reference = _core.scratchpad.Reference
-Statement = _core.scratchpad.Statement
-TileProblem = _core.scratchpad.TileProblem
-LocalArray = _core.scratchpad.LocalArray
-TileArray = _core.scratchpad.TileArray
-TileEvaluation = _core.scratchpad.TileEvaluation
-TileSearchResult = _core.scratchpad.TileSearchResult
 
 #: How local arrays are formed: one per array (Fig. 1) or one per overlapping partition
 #: (Algorithm 2 read literally).
