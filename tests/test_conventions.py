@@ -293,6 +293,7 @@ def test_bad_and_extreme_arguments_give_clear_errors(
 
 # ------------------------------------------------------------------ the compiled core
 
+
 def _core_functions() -> list[tuple[str, Any, list[str]]]:
     import re
 
@@ -536,9 +537,9 @@ def test_core_array_arguments_contract(value: Any, param: str) -> None:
     ok = np.array([1], dtype=np.int64)
     coefficients = cm.area.coefficients()
     calls: dict[str, Callable[[], Any]] = {
-        "n_sm": lambda: cm._core.area.structural_batch(
+        "n_sm": lambda: cm._core.area.die_area_batch(
             coefficients, value, ok, ok, ok, ok, ok),
-        "smem_kb": lambda: cm._core.area.structural_batch(
+        "smem_kb": lambda: cm._core.area.die_area_batch(
             coefficients, ok, ok, value, ok, ok, ok),
         "area_mm2": lambda: cm._core.codesign.pareto_front(value, [1.0]),
         "group": lambda: cm._core.energy.optimization_error(value, [1.0], [1.0]),

@@ -110,8 +110,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
         "schema_version": lambda v: v == 1,
         "source": _str,
         **{k: _list_of(_str) for k in ("stencils_2d", "stencils_3d")},
-        **{k: _list_of(_pos_int) for k in ("space_2d", "time_steps_2d", "space_3d",
-                                           "time_steps_3d")},
+        **{
+            k: _list_of(_pos_int)
+            for k in ("space_2d", "time_steps_2d", "space_3d", "time_steps_3d")
+        },
     },
     "chain/seed_d7.yaml": {
         "schema_version": lambda v: v == 1,

@@ -47,19 +47,23 @@ void register_area(py::module_& m) {
   bind_record<ar::DieCalibration>(a, "DieCalibration", "alpha_oh and beta_VU from a die");
   costmetrics::bindings::def_function(a, "structural", &ar::structural, py::arg("coefficients"), py::arg("config"));
   costmetrics::bindings::def_function(a, "rounded", &ar::rounded, py::arg("coefficients"), py::arg("config"));
+  // One batch function for both forms: the coefficient record says which (Eq. C.6 or C.7).
   costmetrics::bindings::def_function(
-      a, "structural_batch",
-      +[](const ar::Coefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
-         FloatArray l1, FloatArray l2) {
-        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::structural_batch);
-      },
-      py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
-      py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));
-  costmetrics::bindings::def_function(
-      a, "rounded_batch",
-      +[](const ar::RoundedCoefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem,
-         FloatArray regs, FloatArray l1, FloatArray l2) {
-        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::rounded_batch);
+      a, "die_area_batch",
+      +[](py::handle coefficients, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
+          FloatArray l1, FloatArray l2) {
+        if (py::isinstance<ar::RoundedCoefficients>(coefficients)) {
+          return batch(coefficients.cast<ar::RoundedCoefficients>(), n_sm, n_v, smem, regs, l1,
+                       l2, ar::rounded_batch);
+        }
+        if (!py::isinstance<ar::Coefficients>(coefficients)) {
+          throw py::type_error(
+              "coefficients: expected a Coefficients (Eq. C.6) or RoundedCoefficients (Eq. C.7), "
+              "got " + costmetrics::bindings::type_name(coefficients) + " " +
+              costmetrics::bindings::repr_of(coefficients));
+        }
+        return batch(coefficients.cast<ar::Coefficients>(), n_sm, n_v, smem, regs, l1, l2,
+                     ar::structural_batch);
       },
       py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
       py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));

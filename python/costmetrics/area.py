@@ -348,7 +348,7 @@ def die_area(
     TypeError
         On non-numeric input.
     """
-    form, coeffs = _resolve_coefficients(coefficients)
+    _, coeffs = _resolve_coefficients(coefficients)
     arrays = [
         _as_array(n_sm, "n_sm", True),
         _as_array(n_v, "n_v", True),
@@ -364,9 +364,8 @@ def die_area(
         raise ValueError("die_area: arguments do not broadcast to one shape") from None
     shape = b[0].shape
     flat = [np.ascontiguousarray(x.reshape(-1)) for x in b]
-    fn = _core_area.structural_batch if form == "structural" else _core_area.rounded_batch
     try:
-        out = np.asarray(fn(coeffs, *flat), dtype=np.float64).reshape(shape)
+        out = np.asarray(_core_area.die_area_batch(coeffs, *flat), dtype=np.float64).reshape(shape)
     except ValueError as exc:
         # The core names the element ("[3] n_v: ..."); a scalar call has only one.
         message = str(exc)

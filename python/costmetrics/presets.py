@@ -668,9 +668,7 @@ def load_gpu(path: str | Path) -> Gpu:
         for name in _SILICON_FIELDS:
             _positive_float(silicon[name], f"silicon.{name}", where)
     try:
-        return Gpu(
-            **{k: v for k, v in data.items() if k not in ("schema_version", "silicon")}
-        )
+        return Gpu(**{k: v for k, v in data.items() if k not in ("schema_version", "silicon")})
     except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 
@@ -751,7 +749,7 @@ def seed_file(family: str, name: str) -> dict[str, Any]:
     path = data_dir() / family / f"{name}.yaml"
     data = _read_mapping(path)
     if "source" not in data:
-        raise ValueError(f"source in {path}: required field is missing (where the values come from)")
+        raise ValueError(f"source in {path}: required field is missing (where values come from)")
     _string(data["source"], "source", f" in {path}", required=True)
     return data
 

@@ -31,7 +31,9 @@ _SEED = seed_values("codesign")
 #: Sec. C.4.1: improvement (%) of the best design within each reference's area, by
 #: (workload, reference, with caches) (``data/codesign/seed_values.yaml``).
 SEED_IMPROVEMENTS: dict[tuple[str, str, bool], float] = {
-    (kind, gpu, caches): float(_SEED[f"improvement_{kind}_{gpu}{'' if caches else '_cacheless'}_pct"])
+    (kind, gpu, caches): float(
+        _SEED[f"improvement_{kind}_{gpu}{'' if caches else '_cacheless'}_pct"]
+    )
     for caches in (True, False)
     for kind in ("2d", "3d")
     for gpu in ("gtx980", "titanx")

@@ -117,7 +117,10 @@ JACOBI_TIME_RANGES = (int(_SEED["jacobi_time_steps"]), PAPER_JACOBI_TILES[0])
 
 
 def jacobi_problem(
-    variant: str, sync_cost: float, cost_per_word: float, time_range: int = _SEED["jacobi_time_steps"]
+    variant: str,
+    sync_cost: float,
+    cost_per_word: float,
+    time_range: int = _SEED["jacobi_time_steps"],
 ) -> Any:
     """Jacobi-1D tile problem for one statement reading (loops (t, i), M_up = 512 words)."""
     writes, reads = JACOBI_VARIANTS[variant]
