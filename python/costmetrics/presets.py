@@ -855,7 +855,7 @@ def _ensure_loaded() -> None:
     _loaded = True
 
 
-def _register(registry: dict[str, Any], obj: Any, cls: type, overwrite: bool) -> None:
+def _register(registry: dict[str, Any], obj: Gpu | Stencil, cls: type, overwrite: bool) -> None:
     if not isinstance(obj, cls):
         raise TypeError(f"obj: expected a costmetrics.{cls.__name__}, got {type(obj).__name__}")
     _ensure_loaded()
