@@ -24,6 +24,7 @@ from costmetrics import _core
 from costmetrics._core.area import (
     AreaBreakdown,
     Coefficients,
+    Config,
     DieCalibration,
     LinearFit,
     RoundedCoefficients,
@@ -134,6 +135,28 @@ class ReferenceGpu(Record):
     published_die_mm2: float
     seed_model_mm2: float | None
     seed_cacheless_mm2: float | None
+
+    def config(self, *, caches: bool = True) -> Config:
+        """Return this GPU as a ``_core.area.Config`` of Eq. C.6 (with or without caches).
+
+        Parameters
+        ----------
+        caches : bool
+            Keep the L1 and L2 caches (default) or remove them (Sec. C.4.1).
+
+        Returns
+        -------
+        Config
+            Its configuration, memory sizes in kB.
+        """
+        return Config(
+            n_sm=self.n_sm,
+            n_v=self.n_v,
+            smem_kb=self.smem_kb,
+            regs_kb_per_vu=self.regs_kb_per_vu,
+            l1_kb_per_pair=self.l1_kb_per_pair if caches else 0.0,
+            l2_kb=self.l2_kb if caches else 0.0,
+        )
 
     def area(self, *, caches: bool = True, coefficients: CoefficientsArg = "structural") -> float:
         """Model area of this configuration, with or without its L1 and L2 caches.
@@ -469,14 +492,7 @@ def calibrate_die(
         that would close Eq. C.6 on the die (compare the measured 0.04282).
     """
     g = reference_gpu(gpu)
-    config = _core_area.Config(
-        n_sm=g.n_sm,
-        n_v=g.n_v,
-        smem_kb=g.smem_kb,
-        regs_kb_per_vu=g.regs_kb_per_vu,
-        l1_kb_per_pair=g.l1_kb_per_pair,
-        l2_kb=g.l2_kb,
-    )
+    config = g.config()
     die = g.published_die_mm2 if die_mm2 is None else die_mm2
     if not isinstance(die, (int, float)) or not math.isfinite(die):
         raise ValueError(f"die_mm2: must be a finite number, got {die!r}")

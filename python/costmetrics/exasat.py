@@ -535,21 +535,8 @@ def load_machine(path: str | Path) -> MachinePreset:
 def load_kernel(path: str | Path) -> Kernel:
     """Read a kernel from a YAML or JSON file (layout: ``data/exasat/kernels/``).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    Kernel
-        The kernel.
-
-    Raises
-    ------
-    ValueError
-        If the file is unreadable, not a mapping, or malformed; the message names the
-        field and the file.
+    As :func:`load_machine`, for a :class:`Kernel`; a malformed file raises ValueError
+    naming the field and the file.
     """
     p = Path(path)
     return Kernel.from_dict(_read_mapping(p), f" in {p}")
