@@ -81,10 +81,24 @@ def _family(name: str) -> ModuleType:
     return importlib.import_module(f"costmetrics.{name}")
 
 
+def _figure_functions(family: str) -> list[tuple[str, Callable[..., Any]]]:
+    """The ``plot_*`` functions of a family's experiment module (where figures are drawn)."""
+    if not cm.families.family(family).experiment:
+        return []
+    module = importlib.import_module(f"costmetrics.experiments.{family}")
+    return [
+        (f"experiments.{name}", obj)
+        for name, obj in vars(module).items()
+        if name.startswith("plot_")
+        and inspect.isfunction(obj)
+        and obj.__module__ == module.__name__
+    ]
+
+
 ALL_FUNCTIONS = [
     pytest.param(fam, name, fn, id=f"{fam}.{name}")
     for fam in FAMILIES
-    for name, fn in _public_functions(_family(fam))
+    for name, fn in [*_public_functions(_family(fam)), *_figure_functions(fam)]
 ]
 
 

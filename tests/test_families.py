@@ -211,3 +211,28 @@ def test_figures_are_drawn_in_the_experiment_layer(fam: Family) -> None:
     if fam.experiment:
         experiment = importlib.import_module(f"costmetrics.experiments.{fam.name}")
         assert any(n.startswith("plot_") for n in dir(experiment)), fam.name
+
+
+def test_benchmarks_are_named_after_their_family() -> None:
+    # benchmarks/bench_<family>.py or bench_<family>_<what>.py (.cpp for the core alone).
+    for path in (ROOT / "benchmarks").glob("*"):
+        if path.suffix not in (".py", ".cpp"):
+            continue
+        stem = path.stem.removeprefix("bench_")
+        assert path.stem.startswith("bench_") and any(
+            stem == n or stem.startswith(n + "_") for n in names()
+        ), path.name
+
+
+#: Test files of layers shared by every family (the rest are named after a family).
+SHARED_TESTS = {"cli", "conventions", "data_files", "explore", "families", "notebooks", "presets",
+                "report", "reproduce_pinned", "stubs"}  # fmt: skip
+
+
+def test_test_files_are_organized_by_family() -> None:
+    # tests/test_<family>.py or test_<family>_<what>.py, never a file named after an issue.
+    for path in (ROOT / "tests").glob("test_*.py"):
+        stem = path.stem.removeprefix("test_")
+        assert stem in SHARED_TESTS or any(
+            stem == n or stem.startswith(n + "_") for n in names()
+        ), path.name

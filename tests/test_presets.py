@@ -344,6 +344,16 @@ def test_exponent_without_decimal_point_reads_as_a_number(tmp_path: Path) -> Non
     assert presets.load_stencil(path).c_iter_on("gtx980") == 1e-7
 
 
+def _changed(data: dict[str, Any], change: dict[str, object]) -> dict[str, Any]:
+    """``data`` with the fields of ``change`` set, or removed where the value is None."""
+    for key, value in change.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    return data
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -360,14 +370,8 @@ def test_exponent_without_decimal_point_reads_as_a_number(tmp_path: Path) -> Non
 def test_bad_gpu_file_names_field_and_file(
     tmp_path: Path, change: dict[str, object], message: str
 ) -> None:
-    data = _gpu_file_data()
-    for key, value in change.items():
-        if value is None:
-            del data[key]
-        else:
-            data[key] = value
     with pytest.raises(ValueError, match=message):
-        presets.load_gpu(_write(tmp_path / "bad.yaml", data))
+        presets.load_gpu(_write(tmp_path / "bad.yaml", _changed(_gpu_file_data(), change)))
 
 
 @pytest.mark.parametrize(
@@ -381,14 +385,8 @@ def test_bad_gpu_file_names_field_and_file(
 def test_bad_stencil_file_names_field_and_file(
     tmp_path: Path, change: dict[str, object], message: str
 ) -> None:
-    data = _stencil_file_data()
-    for key, value in change.items():
-        if value is None:
-            del data[key]
-        else:
-            data[key] = value
     with pytest.raises(ValueError, match=message):
-        presets.load_stencil(_write(tmp_path / "bad.yaml", data))
+        presets.load_stencil(_write(tmp_path / "bad.yaml", _changed(_stencil_file_data(), change)))
 
 
 def test_unreadable_or_malformed_files(tmp_path: Path) -> None:

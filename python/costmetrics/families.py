@@ -9,8 +9,8 @@ Everything that enumerates families derives its list from :data:`FAMILIES`:
   ``__all__``);
 - ``costmetrics reproduce`` runs :data:`costmetrics.experiments.EXPERIMENTS`, the families
   with an experiment, in this order;
-- the command line adds each family's :attr:`Family.commands`, set up by the function
-  ``_add_<command>`` of :mod:`costmetrics.cli`;
+- the command line adds each family's ``commands``, set up by the function
+  ``_add_<command>`` of ``costmetrics.cli``;
 - the conventions test walks every family's public API; the docs site lists the family
   modules, experiments and model pages.
 

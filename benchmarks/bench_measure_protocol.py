@@ -16,7 +16,7 @@ the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table f
 Both ways spend the same number of runs per point (8).
 
 Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU
-times of the shipped sweep): ``python benchmarks/protocol_evidence.py --out evidence/``
+times of the shipped sweep): ``python benchmarks/bench_measure_protocol.py --out evidence/``
 (resumable for the shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
 """
 
@@ -84,7 +84,7 @@ def main() -> None:
     shuf_path = args.out / "shuffled.csv"
     mm.measure(
         points, shuf_path, threads=threads, passes=4, warmup=1, progress=True,
-        command="python benchmarks/protocol_evidence.py",
+        command="python benchmarks/bench_measure_protocol.py",
     )  # fmt: skip
     load1 = os.getloadavg()
     seq: dict[tuple[str, int], dict[tuple[str, str], list[float]]] = {}

@@ -10,7 +10,7 @@ numbers). The two variants are timed in alternation, ``--repeat`` times each, an
 median is kept; the load average is printed beside every line (on a shared machine,
 timings vary with it).
 
-Run: ``python benchmarks/bench_machine_variant.py [--repeat N] [--threads N] [--quick]``
+Run: ``python benchmarks/bench_time_machine.py [--repeat N] [--threads N] [--quick]``
 (``--quick``: few tiles and one repeat, for CI: checks that it runs, times nothing worth
 reporting).
 """

@@ -13,7 +13,7 @@ is faster beyond the interval on a quiet machine (then change ``schedule`` defau
 
 Run (quiet machine; about 1-3 minutes on 2 cores, estimated from the shipped sweep's
 times):
-``python benchmarks/bench_schedule.py --out schedule.csv``; ``--quick`` is a smoke run
+``python benchmarks/bench_measure_schedule.py --out schedule.csv``; ``--quick`` is a smoke run
 (seconds, numbers meaningless). Resumable: rerun the same command after an interruption.
 """
 
@@ -112,7 +112,7 @@ def main() -> None:
         threads=threads,
         passes=2 if args.quick else args.passes,
         schedule=("round-robin", "block"),
-        command="python benchmarks/bench_schedule.py",
+        command="python benchmarks/bench_measure_schedule.py",
         progress=True,
     )
     print(f"{'stencil':12s} {'threads':>7s} {'n':>3s} {'block/rr':>9s} {'95% CI':>16s} "
