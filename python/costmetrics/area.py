@@ -87,17 +87,9 @@ def coefficients(model: str = "maxwell") -> Coefficients:
 
 
 def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
-    """Return the constants of the published rounded form (Eq. C.7).
+    """Return the six constants of the published rounded form (Eq. C.7).
 
-    Parameters
-    ----------
-    model : str
-        Name of a file in ``data/area/`` (default ``"maxwell"``).
-
-    Returns
-    -------
-    RoundedCoefficients
-        The six constants of Eq. C.7.
+    ``model`` names the file, as for :func:`coefficients`.
     """
     return RoundedCoefficients(**_model_file(model)["rounded"])
 

@@ -365,14 +365,7 @@ def evaluate_tiles(problem: TileProblem, tiles: Sequence[float]) -> TileEvaluati
 
 
 def tile_arrays(problem: TileProblem, tiles: Sequence[float]) -> list[TileArray]:
-    """Per-array terms of the objective at given tile sizes.
-
-    Parameters
-    ----------
-    problem : TileProblem
-        The problem.
-    tiles : sequence of float
-        One tile size per loop, each >= 1.
+    """Per-array terms of the objective at given tile sizes (arguments: :func:`evaluate_tiles`).
 
     Returns
     -------
