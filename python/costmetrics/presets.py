@@ -957,12 +957,16 @@ def resolve_stencil(obj: object, param: str) -> Stencil:
 
 
 def gpu(name: str | Gpu) -> Gpu:
-    """Return the GPU preset called ``name`` (:func:`resolve_gpu` with ``param="name"``)."""
+    """Return the GPU preset called ``name``; a :class:`Gpu` is returned unchanged.
+
+    Case, spaces, dashes and underscores of ``name`` are ignored; an unknown name raises
+    ``ValueError`` listing the known ones.
+    """
     return resolve_gpu(name, "name")
 
 
 def stencil(name: str | Stencil) -> Stencil:
-    """Return the stencil preset called ``name`` (:func:`resolve_stencil`, ``param="name"``)."""
+    """Return the stencil preset called ``name``; as :func:`gpu`, for a :class:`Stencil`."""
     return resolve_stencil(name, "name")
 
 
