@@ -728,7 +728,7 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
     Parameters
     ----------
     path : str or Path
-        The file.
+        A ``.json`` file, or a YAML file (any other suffix).
 
     Returns
     -------
