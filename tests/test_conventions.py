@@ -570,3 +570,37 @@ def test_core_array_arguments_contract(value: Any, param: str) -> None:
             assert isinstance(exc, TypeError), str(exc)
         if param in ("n_sm", "group") and isinstance(value, np.ndarray) and value.dtype.kind == "f":
             assert isinstance(exc, TypeError), str(exc)  # never truncated to integers
+
+
+def test_core_array_arguments_named() -> None:
+    """Array arguments of _core functions: exact dtypes, each error naming the argument."""
+    c = cm.area.coefficients()
+    one = [1]
+    ok = cm._core.area.die_area_batch(c, [16], [128], [96.0], [2.0], [48.0], [2048.0])
+    assert ok.shape == (1,) and np.isfinite(ok).all()
+    assert cm._core.area.die_area_batch(c, [], [], [], [], [], []).shape == (0,)
+    cases: list[tuple[Any, type[Exception], str]] = [
+        (np.array([1.5]), TypeError, r"^n_sm: expected an array of integers .*float64"),
+        (np.array([True]), TypeError, r"^n_sm: expected an array of integers .*bool"),
+        ([1, "2"], TypeError, r"^n_sm\[1\]: expected an integer, got str '2'"),
+        ([2**64], OverflowError, r"^n_sm\[0\]: .* outside the supported range"),
+        (np.array([2**63], dtype=np.uint64), OverflowError, r"^n_sm: an entry is above"),
+        ([[1], [1, 2]], ValueError, r"^n_sm: not a rectangular array of numbers"),
+        ("16", TypeError, r"^n_sm: expected an array of integers .*got str '16'"),
+        ([1, 2], ValueError, r"^n_v: 1 entries, n_sm has 2"),
+    ]
+    for value, error, match in cases:
+        with pytest.raises(error, match=match):
+            cm._core.area.die_area_batch(c, value, one, one, one, one, one)
+    with pytest.raises(TypeError, match=r"^coefficients: expected a Coefficients .* or "):
+        cm._core.area.die_area_batch("structural", one, one, one, one, one, one)  # type: ignore[arg-type]
+    # Tuples (codesign's instances) are converted entry by entry, each named.
+    machine = cm._core.codesign.MachineParams(
+        l_s_per_word=1e-10, tau_sync_s=1e-9, t_sync_s=1e-6, max_blocks_per_sm=32
+    )
+    with pytest.raises(TypeError, match=r"^instances\[0\]\[1\]: expected a real number"):
+        bad: Any = [(2, "x", [64, 64, 64])]
+        cm._core.codesign.sweep([16], [128], [96], [400.0], bad, machine)
+    with pytest.raises(ValueError, match=r"^instances\[0\]: expected 3 entries, got 2"):
+        short: Any = [(2, 1e-9)]
+        cm._core.codesign.sweep([16], [128], [96], [400.0], short, machine)
