@@ -152,8 +152,10 @@ py::array checked_array(py::handle obj, const std::string& what) {
     refuse(type_name(obj) + " " + repr_of(obj));
   }
   const char kind = array.dtype().kind();
-  // An empty list becomes a float64 array: no value to truncate.
-  const bool ok = kind == 'i' || kind == 'u' || (kind == 'f' && (!integer || array.size() == 0));
+  // An empty list becomes a float64 array (no value to truncate); a float ndarray, even an
+  // empty one, is no integer array.
+  const bool empty_list = array.size() == 0 && !py::isinstance<py::array>(obj);
+  const bool ok = kind == 'i' || kind == 'u' || (kind == 'f' && (!integer || empty_list));
   if (!ok) {
     auto text = repr_of(obj);
     if (text.size() > 200) text = text.substr(0, 200) + "...";
