@@ -330,6 +330,144 @@ def test_write_and_read_round_trip(tmp_path: Path) -> None:
     assert np.array_equal(back.energy_j, runs.energy_j)
 
 
+def _flop_heavy_runs() -> en.Runs:
+    fadd = en.flop_heavy_kernel("fadd", 32)
+    c = en.synthetic_candidates(("jacobi1d", "jacobi2d"), flop_heavy=[fadd])
+    rows = np.concatenate([np.arange(0, len(c), 37), [len(c) - 1]])
+    return c.select(rows).simulate(0.03, seed=2)
+
+
+def test_custom_kernel_runs_round_trip_through_csv(tmp_path: Path) -> None:
+    # Issue 16: a design with flop-heavy custom kernels can be written out and read back;
+    # the file carries the kernel's definition, so it reads on its own.
+    runs = _flop_heavy_runs()
+    assert set(runs.kernel) == {"jacobi1d", "jacobi2d", "flops_fadd32"}
+    assert set(runs.kernels) == {"flops_fadd32"}
+    path = en.write_runs(runs, tmp_path / "plan.csv", runs.comments)
+    text = path.read_text(encoding="utf-8")
+    definition = next(ln for ln in text.splitlines() if ln.startswith("# kernel:"))
+    assert json.loads(definition[len("# kernel:") :]) == {
+        "name": "flops_fadd32", "n_space_dims": 1, "ops": {"fadd": 32.0},
+        "m_io_words": "2*(2*tT + tS)", "sr_words": "4*(2*tS + 4*tT*tS/sS)",
+        "v_tile": "tS*tT", "n_tiles": "S*T/(tS*tT)",
+    }  # fmt: skip
+    back = en.load_runs(path)
+    assert back.kernel == runs.kernel and back.comments == runs.comments
+    assert back.kernels == runs.kernels
+    for name in ("sizes", "tiles", "subtile", "time_s", "energy_j"):
+        assert np.array_equal(getattr(back, name), getattr(runs, name)), name
+    # The custom kernel's rows: 32 fadd per iteration, so the fadd column is 32 N V.
+    a = en.design_matrix(back)
+    rows = np.asarray(back.kernel) == "flops_fadd32"
+    v = back.sizes[rows, 0] * back.sizes[rows, 3]  # N_tiles V_tile = S T
+    assert np.allclose(a[rows, 3], 32.0 * v, rtol=1e-12) and np.all(a[rows, 4] == 0)
+    np.testing.assert_array_equal(a, en.design_matrix(runs))
+    # ... and it fits like any table, with a per-kernel error row for the custom kernel.
+    r = en.fit(path, train_fraction=1.0, n_boot=10)
+    assert set(r.kernel_rmse_pct) == {"jacobi1d", "jacobi2d", "flops_fadd32"}
+    assert np.all(r.solution >= 0)
+    picked = en.fit(runs, kernel=["flops_fadd32", "jacobi1d"], train_fraction=1.0, n_boot=0)
+    assert set(picked.kernel_rmse_pct) == {"flops_fadd32", "jacobi1d"}
+
+
+def test_cli_design_with_flop_heavy_kernels_writes_a_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from costmetrics.cli import main
+
+    plan = tmp_path / "plan.csv"
+    args = ["energy", "design", "--budget", "40", "--flop-heavy", "16", "--random", "0"]
+    assert main([*args, "--out", str(plan)]) == 0
+    capsys.readouterr()
+    runs = en.load_runs(plan)
+    assert len(runs) == 40 and runs.synthetic
+    assert set(runs.kernels) <= {"flops_fadd16", "flops_fmul16"} and runs.kernels
+    assert set(runs.kernels) <= set(runs.kernel)
+
+
+@pytest.mark.parametrize(
+    ("definition", "match"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('{"name": "k"}', "missing keys"),
+        ('{"name": "jacobi1d", "n_space_dims": 1, "ops": {}, "m_io_words": "1", '
+         '"sr_words": "1", "v_tile": "1", "n_tiles": "1"}', "reuses a built-in"),
+        ('{"name": "k", "n_space_dims": 1, "ops": {"fdiv": 1}, "m_io_words": "1", '
+         '"sr_words": "1", "v_tile": "1", "n_tiles": "1"}', "unknown operation"),
+        ('{"name": "k", "n_space_dims": 1, "ops": {"fadd": "2"}, "m_io_words": "1", '
+         '"sr_words": "1", "v_tile": "1", "n_tiles": "1"}', "ops must map"),
+        ('{"name": "k", "n_space_dims": 1, "ops": {}, "m_io_words": "tS +", '
+         '"sr_words": "1", "v_tile": "1", "n_tiles": "1"}', "kernel 'k'"),
+        ('{"name": "k", "n_space_dims": 1, "ops": {}, "m_io_words": "1", '
+         '"sr_words": "1", "v_tile": "1", "n_tiles": "1", "extra": 0}', "unknown keys"),
+    ],
+)  # fmt: skip
+def test_kernel_definition_errors_name_file_and_line(
+    tmp_path: Path, definition: str, match: str
+) -> None:
+    path = write(tmp_path, f"# note\n# kernel: {definition}\n{HEADER}\n")
+    with pytest.raises(ValueError, match=match) as info:
+        en.load_runs(path)
+    assert f"{path}, line 2" in str(info.value)
+
+
+def test_custom_kernel_rows_need_a_definition(tmp_path: Path) -> None:
+    row = "flops_fadd32,4096,,,1024,16,,,4,0.1,5.0"
+    with pytest.raises(ValueError, match=r"line 2: unknown kernel 'flops_fadd32'.*# kernel:"):
+        en.load_runs(write(tmp_path, f"{HEADER}\n{row}\n"))
+    good = en.write_runs(_flop_heavy_runs(), tmp_path / "g.csv")
+    lines = good.read_text(encoding="utf-8").splitlines()
+    twice = write(tmp_path, "\n".join([lines[0], *lines]) + "\n")
+    with pytest.raises(ValueError, match="defined twice"):
+        en.load_runs(twice)
+    # A Runs built in code must carry its custom kernels to be written or fitted.
+    runs = _flop_heavy_runs()
+    bare = dataclasses.replace(runs, kernels={})
+    with pytest.raises(ValueError, match="unknown kernel 'flops_fadd32'"):
+        en.write_runs(bare, tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="unknown kernel 'flops_fadd32'"):
+        en.fit(bare, n_boot=0)
+    clash = dataclasses.replace(runs, kernels={"jacobi1d": runs.kernels["flops_fadd32"]})
+    with pytest.raises(ValueError, match="kernels"):
+        en.write_runs(clash, tmp_path / "x.csv")
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_write_runs_validates_and_replaces_atomically(tmp_path: Path) -> None:
+    runs = en.synthetic_runs(seed=1, counts={"jacobi1d": 4, "jacobi2d": 2})
+    path = en.write_runs(runs, tmp_path / "t.csv")
+    before = path.read_bytes()
+    for bad_energy in (math.nan, -1.0, 0.0, math.inf):
+        energy = runs.energy_j.copy()
+        energy[2] = bad_energy
+        with pytest.raises(ValueError, match="runs row 2: energy_j must be finite and > 0"):
+            en.write_runs(dataclasses.replace(runs, energy_j=energy), path)
+    with pytest.raises(ValueError, match="expected shape"):
+        en.write_runs(dataclasses.replace(runs, time_s=runs.time_s[:3]), path)
+    with pytest.raises(ValueError, match="line break"):
+        en.write_runs(runs, path, ["two\nlines"])
+    with pytest.raises(ValueError, match="kernel definitions"):
+        en.write_runs(runs, path, ["kernel: {}"])
+    with pytest.raises(ValueError, match="does not exist"):
+        en.write_runs(runs, tmp_path / "missing" / "t.csv")
+    with pytest.raises(TypeError, match="runs"):
+        en.write_runs(runs.energy_j, path)  # type: ignore[arg-type]
+    assert path.read_bytes() == before  # a refused write leaves the old file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]  # no temporary left
+    # Without subtiles, the header is exactly the documented columns.
+    j2d = en.synthetic_runs(seed=1, counts={"jacobi2d": 3})
+    first = en.write_runs(j2d, tmp_path / "j2d.csv").read_text().splitlines()[0]
+    assert first == HEADER
+
+
+def test_measure_writes_energy_tables_through_the_energy_writer() -> None:
+    # Issue 18: one definition of the energy run table; the harness uses it.
+    from costmetrics import measure as mm
+
+    assert mm.ENERGY_CSV_COLUMNS is en.CSV_COLUMNS
+
+
 # ---------------------------------------------------------------- regression
 
 
@@ -856,8 +994,7 @@ def test_flop_heavy_kernels_make_the_flops_identifiable() -> None:
     assert d.expected["e_fadd_j"].determined
     assert d.expected["e_fadd_j"].budget_needed < len(c)
     assert {"flops_fadd64", "flops_fmul64"} <= set(d.runs.kernel)
-    with pytest.raises(ValueError, match="custom kernels"):
-        d.runs.simulate()
+    assert set(d.runs.kernels) == {"flops_fadd64", "flops_fmul64"}
     with pytest.raises(ValueError, match="op must be"):
         en.flop_heavy_kernel("imax")  # type: ignore[arg-type]
 
@@ -1073,6 +1210,71 @@ def test_energy_fit_contract(
     for name, value in r.parameters.items():
         assert value is None or (math.isfinite(value) and value >= 0), name
     assert math.isfinite(r.train_rmse_pct) and r.train_rmse_pct >= 0
+
+
+@functools.lru_cache(maxsize=1)
+def _energy_mixed_table() -> Any:
+    """Built-in and custom-kernel runs (a flop-heavy kernel), SYNTHETIC."""
+    fadd = cm.energy.flop_heavy_kernel("fadd", 8)
+    c = cm.energy.synthetic_candidates(("jacobi1d", "jacobi2d"), flop_heavy=[fadd])
+    return c.select(np.arange(0, len(c), 97)).simulate(0.03, seed=5)
+
+
+DEFINITION_VALUES = st.one_of(
+    st.sampled_from(["tS*tT", "S*T/(tS*tT)", "2*(2*tT + tS)", "tS +", "x", "", "1/0", "-tS",
+                     1, 1.5, None, True, [1], {"a": 1}]),
+    st.text(max_size=8),
+)  # fmt: skip
+
+
+@campaign
+@given(
+    st.lists(st.text(max_size=12), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["name", "n_space_dims", "ops", "m_io_words", "sr_words", "v_tile",
+                         "n_tiles", "extra"]),
+        st.one_of(DEFINITION_VALUES, st.sampled_from([0, 1, 2, 4, -1, 2**63]),
+                  st.dictionaries(st.sampled_from(["fadd", "fmul", "fdiv"]),
+                                  st.one_of(SPECIAL_FLOATS, WRONG, st.just(-1.0)), max_size=2)),
+        max_size=8,
+    ),
+    st.booleans(),
+)  # fmt: skip
+def test_energy_run_tablecontract(
+    tmp_path_factory: pytest.TempPathFactory, comments: list[str], definition: dict[str, Any],
+    complete: bool,
+) -> None:  # fmt: skip
+    # Issue 16/18: the one energy CSV writer and reader. A table writes and reads back
+    # exactly (custom kernels included) or the write refuses with a clear error; a kernel
+    # definition line, however malformed, reads as a kernel or a clear error.
+    folder = tmp_path_factory.mktemp("energy_csv")
+    runs = _energy_mixed_table()
+    path = contract(lambda: cm.energy.write_runs(runs, folder / "t.csv", comments))
+    if path is not None:
+        back = cm.energy.load_runs(path)
+        assert back.kernel == runs.kernel and back.kernels == runs.kernels
+        assert back.comments[: len(comments)] == tuple(c.strip() for c in comments)
+        for name in ("sizes", "tiles", "subtile", "time_s", "energy_j"):
+            assert np.array_equal(getattr(back, name), getattr(runs, name)), name
+    else:
+        assert not (folder / "t.csv").exists()
+    if complete:
+        base = {"name": "k", "n_space_dims": 1, "ops": {"fadd": 2}, "m_io_words": "tS",
+                "sr_words": "tS", "v_tile": "tS*tT", "n_tiles": "S*T/(tS*tT)"}  # fmt: skip
+        definition = {**base, **definition}
+    try:
+        line = json.dumps(definition)
+    except (TypeError, ValueError):
+        return
+    header = ",".join(cm.energy.CSV_COLUMNS)
+    text = f"# kernel: {line}\n{header}\nk,4096,,,1024,16,,,8,0.5,30.0\n"
+    (folder / "k.csv").write_text(text, encoding="utf-8")
+    table = contract(lambda: cm.energy.load_runs(folder / "k.csv"))
+    if table is not None:
+        assert table.kernel == ("k",) and set(table.kernels) == {"k"}
+        a = contract(lambda: cm.energy.design_matrix(table))
+        if a is not None:
+            assert np.all(np.isfinite(a)) and np.all(a >= 0)
 
 
 @campaign

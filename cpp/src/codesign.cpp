@@ -297,14 +297,16 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     geo.n[c] = std::max<i64>(0, p_max - p_min + 1);
     i64 sum = 0;
     i64 rows = 0;
+    if (tm::detail::whole_rows_fit(S1, tS1, tT)) {
+      // W(r) = tS1 + 2 e(r) on every row: sum_r W(r) = tT tS1 + 2 h (h - 1), the same
+      // integer as the loop below adds up.
+      geo.sum_w[c] = static_cast<double>(tT * tS1 + 2 * h * (h - 1));
+      geo.rows[c] = static_cast<double>(tT);
+      continue;
+    }
     for (i64 r = 0; r < tT; ++r) {
       const i64 half = std::min(r, tT - 1 - r);
       const i64 w = tS1 + 2 * half;
-      if (tm::detail::whole_rows_fit(S1, tS1, tT)) {  // W(r) is the whole row
-        sum += w;
-        ++rows;
-        continue;
-      }
       const i64 start0 = off - half;
       const i64 plateau_lo = std::min<i64>(0, S1 - w);
       const i64 x = start0 + floor_div_signed(plateau_lo - start0, pitch) * pitch;
@@ -371,6 +373,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   // Multiplications instead of divisions in the bounds: a relative error of an ulp or two,
   // far inside the 1e-12 margin (kSafety) with which a bound prunes.
   const double inv_nv = 1.0 / nv;
+  const costmetrics::detail::Reciprocal recip_nv(d.n_v);  // exact ceil(x / nV), no division
   // Eq. A.2's rounds ceil(ceil(n/k)/nSM) = ceil(n / (k nSM)) for every tile, by the
   // reciprocal of k nSM, tabulated per k.
   thread_local std::vector<costmetrics::detail::Reciprocal> per_k;
@@ -413,10 +416,19 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
+    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes).
+    i64 rounds_k = 0;
+    double rounds_c[2] = {0, 0};
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       if (prune) {
         ++best.bounds;
+        if (t.k != rounds_k) {
+          rounds_k = t.k;
+          for (int c = 0; c < 2; ++c) {
+            rounds_c[c] = geo->n[c] == 0 ? 0.0 : static_cast<double>(rounds_of(geo->n[c], t.k));
+          }
+        }
         const TileAux& a = (*aux)[i];
         const double s_min = a.s_min;
         // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
@@ -446,7 +458,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             if (n_full == 0) break;  // the exact step count would change nothing
             ++best.bounds;
             steps_full = static_cast<double>(
-                2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, d.n_v));
+                2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
           }
           const double c_full = C * steps_full + m.tau_sync_s * tT_d;
           const double t_same = same_colors ? tile_time(0, c_full) : 0.0;
@@ -454,9 +466,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           for (int c = 0; c < 2; ++c) {
             if (geo->n[c] == 0) continue;
             const double t_i = same_colors ? t_same : tile_time(c, c_full);
-            const i64 rounds = rounds_of(geo->n[c], t.k);  // = ceil(ceil(n/k)/nSM)
-            lb += static_cast<double>(geo->count[c]) *
-                  (static_cast<double>(rounds) * t_i + m.t_sync_s);
+            // rounds_c[c] = ceil(ceil(n/k)/nSM), exact integers in double.
+            lb += static_cast<double>(geo->count[c]) * (rounds_c[c] * t_i + m.t_sync_s);
           }
           if (lb * kSafety > best.talg) {
             pruned = true;

@@ -87,5 +87,18 @@ inline std::int64_t hexagon_row_steps(std::int64_t tS1, std::int64_t tT, std::in
   return floor_sum(h, n_v, 2 * area, tS1 * area + n_v - 1);
 }
 
+// The same sum with the divisions by nV done by its reciprocal (exact, Reciprocal): for
+// callers that evaluate it for many tiles of one nV (the codesign search's bounds).
+inline std::int64_t hexagon_row_steps(std::int64_t tS1, std::int64_t tT, std::int64_t area,
+                                      const Reciprocal& n_v) {
+  const std::int64_t h = tT / 2;
+  if (h <= 16) {
+    std::int64_t steps = 0;
+    for (std::int64_t x = tS1; x <= tS1 + tT - 2; x += 2) steps += n_v.ceil(x * area);
+    return steps;
+  }
+  return floor_sum(h, n_v.divisor(), 2 * area, tS1 * area + n_v.divisor() - 1);
+}
+
 }  // namespace detail
 }  // namespace costmetrics

@@ -193,11 +193,10 @@ void validate_inputs(const GpuParams& gpu, const StencilParams& stencil,
   }
 }
 
-double m_tile_words(int n_space_dims, const TileSizes& tiles) {
-  require_dims(n_space_dims);
-  static const char* const names[3] = {"tS1", "tS2", "tS3"};
-  for (int d = 0; d < n_space_dims; ++d) require_positive(tiles.space[d], names[d]);
-  require_positive(tiles.time, "tT");
+namespace {
+
+// M_tile of positive tiles (m_tile_words without its checks; feasibility() has made them).
+inline double m_tile_of_positive(int n_space_dims, const TileSizes& tiles) {
   // In double: the tile sizes may be as large as int64 allows; the result is only compared
   // with the shared-memory limits (<= 2^22 words), where it is exact.
   const double tT = static_cast<double>(tiles.time);
@@ -208,6 +207,16 @@ double m_tile_words(int n_space_dims, const TileSizes& tiles) {
   double m = 2.0;
   for (int d = 0; d < n_space_dims; ++d) m *= static_cast<double>(tiles.space[d]) + tT + 1.0;
   return m;
+}
+
+}  // namespace
+
+double m_tile_words(int n_space_dims, const TileSizes& tiles) {
+  require_dims(n_space_dims);
+  static const char* const names[3] = {"tS1", "tS2", "tS3"};
+  for (int d = 0; d < n_space_dims; ++d) require_positive(tiles.space[d], names[d]);
+  require_positive(tiles.time, "tT");
+  return m_tile_of_positive(n_space_dims, tiles);
 }
 
 std::int64_t hyperthreading_factor(const GpuParams& gpu, double m_tile) {
@@ -231,7 +240,7 @@ std::uint32_t feasibility(const GpuParams& gpu, int n_space_dims, const TileSize
   }
   // M_tile in double (m_tile_words) cannot overflow; a feasible tile has M_tile <= 2^22
   // words, which bounds every product and loop of the evaluation.
-  const double m_tile = m_tile_words(n_space_dims, tiles);
+  const double m_tile = m_tile_of_positive(n_space_dims, tiles);  // positive: checked above
   if (m_tile > gpu.smem_per_block_words) reasons |= kExceedsBlockSharedMemory;
   if (m_tile > gpu.smem_per_sm_words) reasons |= kExceedsSmSharedMemory;
   return reasons;

@@ -29,7 +29,20 @@ namespace {
 
 using i64 = std::int64_t;
 using detail::ceil_div;
-using detail::floor_div;
+
+// Inlines a lambda into its caller (GCC honours the attribute on the call operator; other
+// compilers get no attribute rather than a warning).
+#if defined(__GNUC__) && !defined(__clang__)
+#define COSTMETRICS_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define COSTMETRICS_LAMBDA_INLINE
+#endif
+using ::costmetrics::detail::div_ceil;
+using ::costmetrics::detail::div_floor;
+
+// floor(a / b) for |a| < 2^52, 1 <= b < 2^52 and either sign of a (lattice coordinates), by
+// exact double divisions (floor_sum.hpp) instead of 64-bit integer divisions.
+inline i64 floor_div(i64 a, i64 b) { return a >= 0 ? div_floor(a, b) : -div_ceil(-a, b); }
 
 // Closed interval of relative rows; empty when lo > hi.
 struct Rows {
@@ -72,6 +85,27 @@ struct InnerDim {
     if (!skewed) return {ra, rb - 1};
     return {std::max(ra, (b + 1) * tS - S), std::min(rb - 1, b * tS)};
   }
+
+  // Row kinds (fast path, tS <= S): on a row r where sub-tile b has points, n(b, r) is
+  //   kTrail: (S + r) mod tS, clipped by S   (b tS - S < r < (b+1) tS - S),
+  //   kFull:  tS                             ((b+1) tS - S <= r <= b tS),
+  //   kLead:  tS - (r mod tS), clipped by 0  (b tS < r < (b+1) tS),
+  // because with tS <= S the two clips of n(b, r) = min((b+1) tS - r, S) - max(b tS - r, 0)
+  // are never active together. The value of each kind depends on the row only, not on b, so
+  // one prefix table per kind serves every sub-tile. A placeholder dimension is all kFull.
+  // segments() splits the rows [lo, hi] (with points) of sub-tile b into the three kinds.
+  void segments(i64 b, i64 lo, i64 hi, Rows out[3]) const {
+    if (!skewed) {
+      out[kTrail] = {0, -1};
+      out[kFull] = {lo, hi};
+      out[kLead] = {0, -1};
+      return;
+    }
+    out[kTrail] = {lo, std::min(hi, (b + 1) * tS - S - 1)};
+    out[kFull] = {std::max(lo, (b + 1) * tS - S), std::min(hi, b * tS)};
+    out[kLead] = {std::max(lo, b * tS + 1), hi};
+  }
+  static constexpr int kTrail = 0, kFull = 1, kLead = 2;
 };
 
 // A sub-tile index b standing for `mult` sub-tiles with identical point counts on every row.
@@ -96,6 +130,25 @@ void subtile_classes(const InnerDim& d, i64 ra, i64 rb, std::vector<SubtileClass
     for (i64 b = full_hi + 1; b <= b_max; ++b) out.push_back({b, 1});
   } else {
     for (i64 b = b_min; b <= b_max; ++b) out.push_back({b, 1});
+  }
+}
+
+// The same classes in the same order, without a buffer: f(b, mult, ordinal) per class.
+template <typename F>
+inline __attribute__((always_inline)) void for_each_subtile_class(const InnerDim& d, i64 ra,
+                                                                  i64 rb, F&& f) {
+  if (!d.skewed) {
+    f(i64{0}, i64{1}, std::size_t{0});
+    return;
+  }
+  const auto [b_min, b_max, full_lo, full_hi] = subtile_range(d.S, d.tS, ra, rb);
+  std::size_t q = 0;
+  if (full_lo <= full_hi) {
+    for (i64 b = b_min; b < full_lo; ++b) f(b, i64{1}, q++);
+    f(full_lo, full_hi - full_lo + 1, q++);
+    for (i64 b = full_hi + 1; b <= b_max; ++b) f(b, i64{1}, q++);
+  } else {
+    for (i64 b = b_min; b <= b_max; ++b) f(b, i64{1}, q++);
   }
 }
 
@@ -140,8 +193,9 @@ struct Scratch {
   std::vector<double> row_widths;
   std::vector<double> width_prefix;  // machine variant: prefix sums of W(r) over [0, tT)
   std::vector<double> line_table;    // machine variant, 3D: prefix sums of W(r) n_s2(b, r)
-  std::vector<SubtileClass> outer_classes;
   std::vector<SubtileClass> table_classes;
+  std::vector<i64> kind_table;     // prefix sums of vector steps per pair of row kinds
+  std::vector<double> kind_lines;  // machine variant, 3D: prefix sums of W(r) n_s2 per kind
 };
 
 Scratch& thread_scratch() {
@@ -210,6 +264,8 @@ class ExactModel {
     w_.resize(static_cast<std::size_t>(tT_));
     n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
+    kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
+             (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
   }
 
   i64 pitch() const { return pitch_; }
@@ -295,6 +351,7 @@ class ExactModel {
   // 1D one per row; 2D W(r) lines of s2 per row; 3D W(r) n_s2(r) lines of s3 per row.
   double subtile_lines(i64 b_outer, i64 b_table, Rows rows) const {
     if (dims_ == 1) return static_cast<double>(rows.size());
+    if (kinds_) return kind_lines(b_outer, b_table, rows);
     if (wide_s1_) {
       if (dims_ == 2) {
         const auto& wp = scratch_.width_prefix;
@@ -331,6 +388,158 @@ class ExactModel {
     return widths * s2;
   }
 
+  // With wide_s1_ and tS <= S in every inner dimension (kinds_): one prefix table over the
+  // rows [0, tT) per pair of row kinds (InnerDim::segments; 3 pairs in 2D, 9 in 3D, 1 in
+  // 1D) instead of one per pair of sub-tile classes, so that building them costs O(tT)
+  // vector-step divisions whatever tS is, and a sub-tile's steps are at most five range
+  // sums. The integers are those of the row-by-row walk (same rows, same products).
+  void build_kind_tables() {
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    auto& table = scratch_.kind_table;
+    if (table.size() < 9 * stride) table.resize(9 * stride);  // grow only: no refill
+    const int n_outer = outer_dim_.skewed ? 3 : 1;  // kinds present (a placeholder: kFull)
+    const int n_table = table_dim_.skewed ? 3 : 1;
+    int kinds[9];
+    int n_pairs = 0;
+    for (int a = 0; a < n_outer; ++a) {
+      for (int c = 0; c < n_table; ++c) {
+        const int ko = outer_dim_.skewed ? a : InnerDim::kFull;
+        const int kt = table_dim_.skewed ? c : InnerDim::kFull;
+        kinds[n_pairs++] = ko * 3 + kt;
+      }
+    }
+    i64 acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    i64* pre[9];
+    for (int p = 0; p < n_pairs; ++p) {
+      pre[p] = table.data() + static_cast<std::size_t>(kinds[p]) * stride;
+      pre[p][0] = 0;
+    }
+    // r mod tS and (S + r) mod tS, advanced row by row.
+    const i64 tso = outer_dim_.tS, tst = table_dim_.tS;
+    auto mod = [](i64 a, i64 b) { return a - div_floor(a, b) * b; };
+    i64 mod_o = 0, trail_o = outer_dim_.skewed ? mod(outer_dim_.S, tso) : 0;
+    i64 mod_t = 0, trail_t = table_dim_.skewed ? mod(table_dim_.S, tst) : 0;
+    const bool lines3 = Extras && need_lines_ && dims_ == 3;
+    double* lpre[3] = {nullptr, nullptr, nullptr};
+    double lacc[3] = {0, 0, 0};
+    if (lines3) {
+      if (scratch_.kind_lines.size() < 3 * stride) scratch_.kind_lines.resize(3 * stride);
+      for (int k = 0; k < 3; ++k) {
+        lpre[k] = scratch_.kind_lines.data() + static_cast<std::size_t>(k) * stride;
+        lpre[k][0] = 0;
+      }
+    }
+    if (outer_dim_.skewed && !table_dim_.skewed && !lines3) {
+      // 2D: the three kinds of the s2 dimension, unrolled.
+      auto column = [&](int ko) {
+        return table.data() + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
+      };
+      i64* pt = column(InnerDim::kTrail);
+      i64* pf = column(InnerDim::kFull);
+      i64* pl = column(InnerDim::kLead);
+      i64 at = 0, af = 0, al = 0;
+      for (i64 r = 0; r < tT_; ++r) {
+        const i64 w = tS1_ + 2 * e(r);
+        const std::size_t next = static_cast<std::size_t>(r) + 1;
+        at += ceil_n_v(w * trail_o);
+        af += ceil_n_v(w * tso);
+        al += ceil_n_v(w * (tso - mod_o));
+        pt[next] = at;
+        pf[next] = af;
+        pl[next] = al;
+        if (++mod_o == tso) mod_o = 0;
+        if (++trail_o == tso) trail_o = 0;
+      }
+    }
+    for (i64 r = 0; r < tT_ && !(outer_dim_.skewed && !table_dim_.skewed && !lines3); ++r) {
+      const i64 w = tS1_ + 2 * e(r);
+      i64 no[3] = {1, 1, 1};
+      i64 nt[3] = {1, 1, 1};
+      if (outer_dim_.skewed) no[0] = trail_o, no[1] = tso, no[2] = tso - mod_o;
+      if (table_dim_.skewed) nt[0] = trail_t, nt[1] = tst, nt[2] = tst - mod_t;
+      const std::size_t next = static_cast<std::size_t>(r) + 1;
+      for (int p = 0; p < n_pairs; ++p) {
+        acc[p] += ceil_n_v(w * no[kinds[p] / 3] * nt[kinds[p] % 3]);
+        pre[p][next] = acc[p];
+      }
+      if (lines3) {
+        const i64* n2 = s2_is_outer_ ? no : nt;
+        for (int k = 0; k < 3; ++k) {
+          lacc[k] += static_cast<double>(w) * static_cast<double>(n2[k]);
+          lpre[k][next] = lacc[k];
+        }
+      }
+      if (++mod_o == tso) mod_o = 0;
+      if (++trail_o == tso) trail_o = 0;
+      if (++mod_t == tst) mod_t = 0;
+      if (++trail_t == tst) trail_t = 0;
+    }
+    if constexpr (Extras) {
+      if (need_lines_) {  // 2D lines: prefix sums of W(r)
+        auto& wp = scratch_.width_prefix;
+        if (wp.size() < stride) wp.resize(stride);
+        wp[0] = 0;
+        for (i64 r = 0; r < tT_; ++r) {
+          wp[static_cast<std::size_t>(r) + 1] =
+              wp[static_cast<std::size_t>(r)] + static_cast<double>(tS1_ + 2 * e(r));
+        }
+      }
+    }
+    tables_ready_ = true;
+  }
+
+  // Vector steps of sub-tile (b_outer, b_table) over its rows [rows.lo, rows.hi] with points
+  // (kinds_ tables).
+  __attribute__((always_inline)) double kind_steps(i64 b_outer, i64 b_table, Rows rows) const {
+    Rows so[3];
+    Rows st[3];
+    outer_dim_.segments(b_outer, rows.lo, rows.hi, so);
+    if (table_dim_.skewed) table_dim_.segments(b_table, rows.lo, rows.hi, st);
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    const i64* table = scratch_.kind_table.data();
+    i64 sum = 0;
+    if (!table_dim_.skewed) {  // 1D, 2D: the placeholder's rows are all kFull
+      for (int ko = 0; ko < 3; ++ko) {
+        if (so[ko].empty()) continue;
+        const i64* pre = table + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
+        sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
+      }
+      return static_cast<double>(sum);
+    }
+    for (int ko = 0; ko < 3; ++ko) {
+      if (so[ko].empty()) continue;
+      for (int kt = 0; kt < 3; ++kt) {
+        const Rows x = intersect(so[ko], st[kt]);
+        if (x.empty()) continue;
+        const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
+        sum += pre[x.hi + 1] - pre[x.lo];
+      }
+    }
+    return static_cast<double>(sum);
+  }
+
+  // Lines of sub-tile (b_outer, b_table) over its rows with points (kinds_ tables): 2D the
+  // sum of W(r), 3D of W(r) n_s2(b, r) by the kinds of the s2 dimension.
+  double kind_lines(i64 b_outer, i64 b_table, Rows rows) const {
+    const std::size_t lo = static_cast<std::size_t>(rows.lo);
+    const std::size_t hi = static_cast<std::size_t>(rows.hi) + 1;
+    if (dims_ == 2) return scratch_.width_prefix[hi] - scratch_.width_prefix[lo];
+    Rows seg[3];
+    if (s2_is_outer_) {
+      outer_dim_.segments(b_outer, rows.lo, rows.hi, seg);
+    } else {
+      table_dim_.segments(b_table, rows.lo, rows.hi, seg);
+    }
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    double lines = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (seg[k].empty()) continue;
+      const double* pre = scratch_.kind_lines.data() + static_cast<std::size_t>(k) * stride;
+      lines += pre[seg[k].hi + 1] - pre[seg[k].lo];
+    }
+    return lines;
+  }
+
   // Vector steps of outer sub-tile b_outer x table sub-tile b_table over the rows [lo, hi].
   double table_steps(i64 b_outer, i64 b_table, i64 lo, i64 hi) const {
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
@@ -365,10 +574,17 @@ class ExactModel {
 
   // c of a sub-tile full in every inner dimension and every row of an interior color-A
   // wavefront (Breakdown::c_s; exact counterpart of Eqs. A.10/A.16/A.28).
-  double full_subtile_c() const {
+  double full_subtile_c() {
     const i64 area = outer_dim_.full_count() * table_dim_.full_count();
     i64 steps = 0;
-    if (wide_s1_) {
+    if (kinds_) {
+      // The (full, full) kind table over the rows [0, tT): the same sum of
+      // ceil(W(r) area / nV), row by row, as twice the half-hexagon sum below.
+      if (!tables_ready_) build_kind_tables();
+      steps = scratch_.kind_table[static_cast<std::size_t>(InnerDim::kFull * 3 + InnerDim::kFull) *
+                                      (static_cast<std::size_t>(tT_) + 1) +
+                                  static_cast<std::size_t>(tT_)];
+    } else if (wide_s1_) {
       // W(r) = tS1 + 2 e(r): rows r and tT - 1 - r are alike, each half is the paper's sum.
       steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, gpu_.n_v);
     } else {
@@ -436,8 +652,6 @@ class ExactModel {
     }
     out.nonempty = true;
 
-    subtile_classes(outer_dim_, ra, rb, outer_classes_);
-    subtile_classes(table_dim_, ra, rb, table_classes_);
     // Per class of the tabulated dimension: prefix sums over rows of the vector steps
     // ceil(W n_outer n_table / nV) with the outer sub-tile full (n_outer = tS), so that the
     // rows where an outer sub-tile is full cost O(1). With wide_s1_, the per-evaluation row
@@ -445,8 +659,15 @@ class ExactModel {
     const i64 n_rows = rb - ra;
     const std::size_t stride = static_cast<std::size_t>(n_rows + 1);
     if (wide_s1_) {
-      if (!tables_ready_) build_row_tables();
+      if (!tables_ready_) {
+        if (kinds_) {
+          build_kind_tables();
+        } else {
+          build_row_tables();
+        }
+      }
     } else {
+      subtile_classes(table_dim_, ra, rb, table_classes_);
       prefix_.assign(table_classes_.size() * stride, 0);
       const i64 outer_full = outer_dim_.full_count();
       for (std::size_t q = 0; q < table_classes_.size(); ++q) {
@@ -471,19 +692,22 @@ class ExactModel {
     double cnt_all[3] = {0, 0, 0};
     double cnt_c_wins[3] = {0, 0, 0};
     double n_m_wins = 0;
-    for (const SubtileClass& oc : outer_classes_) {
+    for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                   COSTMETRICS_LAMBDA_INLINE {
+      const SubtileClass oc{ob, omult};
       const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
-      const Rows full_outer = outer_dim_.full_rows(oc.b, ra, rb);
-      for (std::size_t q = 0; q < table_classes_.size(); ++q) {
-        const SubtileClass& tc = table_classes_[q];
+      // Inlined into the class loop (a call per sub-tile class cost as much as its work).
+      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
+                                                     COSTMETRICS_LAMBDA_INLINE {
+        const SubtileClass tc{tb, tmult};
         const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
         const Rows rows = intersect(nz_outer, nz_table);
-        if (rows.empty()) continue;  // no point in this wavefront: the sub-tile is skipped
+        if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
         double steps = 0;
         if (wide_s1_) {
-          steps = table_steps(oc.b, tc.b, rows.lo, rows.hi);
+          steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
         } else {
-          const Rows full = intersect(full_outer, nz_table);
+          const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
           i64 sum = 0;
           auto explicit_rows = [&](i64 lo, i64 hi) {
             for (i64 r = lo; r <= hi; ++r) {
@@ -525,8 +749,8 @@ class ExactModel {
           }
           if (!c_wins) n_m_wins += md;
         }
-      }
-    }
+      });
+    });
 
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
@@ -570,6 +794,7 @@ class ExactModel {
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
   bool wide_s1_ = false;
+  bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
   bool tables_ready_ = false;
   RowClasses outer_rows_;
   RowClasses table_rows_;
@@ -588,7 +813,6 @@ class ExactModel {
   Scratch& scratch_ = thread_scratch();
   std::vector<i64>& w_ = scratch_.w;
   std::vector<i64>& prefix_ = scratch_.prefix;
-  std::vector<SubtileClass>& outer_classes_ = scratch_.outer_classes;
   std::vector<SubtileClass>& table_classes_ = scratch_.table_classes;
 };
 
@@ -660,14 +884,16 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) b.n_subtiles *= (size.space[d] + tT - 2) / tiles.space[d] + 1;
+  for (int d = 1; d < dims; ++d) {
+    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+  }
   b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
   // identical. The last candidate is j = (T-1)/h + 1, the last one starting below T.
-  const i64 n_interior = std::max<i64>(0, T / h - 1);
-  const i64 j_last = (T - 1) / h + 1;
+  const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
+  const i64 j_last = div_floor(T - 1, h) + 1;
   i64 n_wavefronts = 0;
   i64 max_tiles = 0;
   double talg = 0;
@@ -678,7 +904,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     const WavefrontCost w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
-    const i64 rounds = detail::rounds(w.n_tiles, b.k, gpu.n_sm);
+    // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
+    const i64 rounds = div_ceil(w.n_tiles, b.k * n_sm);
     double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
     const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;

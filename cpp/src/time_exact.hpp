@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "costmetrics/time.hpp"
+#include "floor_sum.hpp"
 #include "time_detail.hpp"
 
 namespace costmetrics {
@@ -29,11 +30,15 @@ struct SubtileRange {
 };
 inline SubtileRange subtile_range(std::int64_t S, std::int64_t tS, std::int64_t ra,
                                   std::int64_t rb) {
+  // Quotients of non-negative integers below 2^53 by one exact double division each
+  // (floor_sum.hpp), not a 64-bit integer division: this runs a few times per wavefront.
+  using ::costmetrics::detail::div_ceil;
+  using ::costmetrics::detail::div_floor;
   SubtileRange s;
-  s.b_min = ra / tS;                                   // (b+1) tS > ra
-  s.b_max = (S + rb - 2) / tS;                         // b tS - S < rb - 1
-  s.full_lo = std::max(s.b_min, ceil_div(rb - 1, tS));  // b tS >= rb - 1
-  s.full_hi = std::min(s.b_max, (S + ra) / tS - 1);     // (b+1) tS <= S + ra
+  s.b_min = div_floor(ra, tS);                                // (b+1) tS > ra
+  s.b_max = div_floor(S + rb - 2, tS);                        // b tS - S < rb - 1
+  s.full_lo = std::max(s.b_min, div_ceil(rb - 1, tS));        // b tS >= rb - 1
+  s.full_hi = std::min(s.b_max, div_floor(S + ra, tS) - 1);   // (b+1) tS <= S + ra
   return s;
 }
 

@@ -275,7 +275,64 @@ void test_overhead() {
 
 }  // namespace
 
+// SearchSpace::walk (the searches' feasibility pass) visits the points of point(index), in
+// index order, on spaces of 1-3 dimensions including single-candidate ones; and the search
+// over a space finds the same optimum as evaluating point(index) one by one.
+void test_walk_matches_point() {
+  std::vector<SearchSpace> spaces;
+  for (int dims = 1; dims <= 3; ++dims) spaces.push_back(default_search_space(dims));
+  SearchSpace odd;
+  odd.space = {{5}, {7, 9, 11}, {64}};
+  odd.time = {2, 6};
+  spaces.push_back(odd);
+  SearchSpace one;
+  one.space = {{3}};
+  one.time = {4};
+  spaces.push_back(one);
+  SearchSpace two;
+  two.space = {{1, 2, 3}, {32, 64}};
+  two.time = {2, 4, 8};
+  spaces.push_back(two);
+  for (const SearchSpace& s : spaces) {
+    std::size_t expected = 0;
+    bool same = true;
+    s.walk([&](std::size_t index, const TileSizes& t) {
+      const TileSizes p = s.point(index);
+      same = same && index == expected && t.space == p.space && t.time == p.time;
+      ++expected;
+    });
+    CHECK(same);
+    CHECK(expected == s.size());
+  }
+  // The search's optimum and feasible count against a loop over point(index).
+  const GpuParams gpu = gtx980();
+  StencilParams st;
+  st.n_space_dims = 2;
+  st.c_iter_s = 3.68e-8;
+  ProblemSize size;
+  size.space = {{4096, 4096, 0}};
+  size.time_steps = 2048;
+  const SearchSpace space = default_search_space(2);
+  for (Variant v : {Variant::paper, Variant::exact}) {
+    const SearchResult r = search(gpu, st, size, space, 0.0, v, 1);
+    double best = 1e300;
+    std::size_t feasible = 0;
+    TileSizes arg;
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      const TileSizes t = space.point(i);
+      if (feasibility(gpu, 2, t) != kFeasible) continue;
+      ++feasible;
+      const double value = evaluate(gpu, st, size, t, v).talg_s;
+      if (value < best) best = value, arg = t;
+    }
+    CHECK(r.n_feasible == feasible);
+    CHECK(r.talg_min_s == best);
+    CHECK(r.best.space == arg.space && r.best.time == arg.time);
+  }
+}
+
 int main() {
+  test_walk_matches_point();
   test_1d_hand_computed();
   test_2d_hand_computed_hyperthreading();
   test_2d_hand_computed_single_block();

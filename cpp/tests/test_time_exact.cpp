@@ -413,6 +413,102 @@ void test_fast_path_matches_general() {
   CHECK(compared > 1000);
 }
 
+// The fast path's row-kind tables (wide S1, tS <= S in every inner dimension; issue 15)
+// against the row-by-row walk, bit for bit, on cases chosen at their edges: S1 at and next
+// to 2P - 1 (the wide-row threshold), inner extents equal to, one above and a multiple of the
+// tile (S mod tS = 0, 1, tS - 1), tT above and below tS, tS = 1 in 3D, tiny and huge nV, k = 1
+// and k > 1, T shorter than one tile, and the `machine` variant with every term set
+// (lines and the thread terms) and with none.
+void test_kind_tables_match_general() {
+  std::mt19937_64 rng(15);
+  const int n_v[] = {1, 3, 32, 128, 129, 2048};
+  int compared = 0;
+  int wide_kinds = 0;
+  for (int c = 0; c < 20000; ++c) {
+    const int dims = 1 + static_cast<int>(rng() % 3);
+    tmod::GpuParams g = gtx980();
+    g.n_v = n_v[rng() % 6];
+    g.n_sm = 1 + static_cast<int>(rng() % 20);
+    g.smem_per_sm_words = 1 << 20;
+    g.smem_per_block_words = 1 << 20;
+    g.max_blocks_per_sm = rng() % 4 == 0 ? 1 : 32;  // k = 1 (Eq. A.17) or hyper-threading
+    tmod::TileSizes tiles;
+    tiles.time = 2 * (1 + static_cast<i64>(rng() % (rng() % 2 ? 8 : 64)));
+    tmod::ProblemSize size;
+    for (int d = 0; d < dims; ++d) {
+      const bool innermost = d == dims - 1 && dims > 1;
+      const i64 tS = innermost ? 32 * (1 + static_cast<i64>(rng() % 4))
+                               : 1 + static_cast<i64>(rng() % (d == 0 ? 40 : 12));
+      tiles.space[d] = tS;
+      if (d == 0) continue;
+      // S = q tS + rem with rem in {0, 1, tS - 1, random}, q >= 1 mostly (tS <= S).
+      const i64 q = static_cast<i64>(rng() % 6);
+      const i64 rems[] = {0, 1, tS - 1, static_cast<i64>(rng() % tS)};
+      size.space[d] = std::max<i64>(1, q * tS + rems[rng() % 4]);
+    }
+    const i64 P = 2 * tiles.space[0] + tiles.time - 2;
+    const i64 s1_choices[] = {2 * P - 1, 2 * P - 2, 2 * P,
+                              2 * P + 1 + static_cast<i64>(rng() % 500),
+                              1 + static_cast<i64>(rng() % (2 * P))};
+    size.space[0] = std::max<i64>(1, s1_choices[rng() % 5]);
+    const i64 t_choices[] = {1, tiles.time / 2, tiles.time - 1, tiles.time, tiles.time + 1,
+                             1 + static_cast<i64>(rng() % 700)};
+    size.time_steps = std::max<i64>(1, t_choices[rng() % 6]);
+    if (dims == 3 && size.space[1] * size.space[2] > 400000) continue;
+    tmod::StencilParams st = heat(dims);
+    if (tmod::feasibility(g, dims, tiles) != tmod::kFeasible) continue;
+    bool kinds = tmod::detail::whole_rows_fit(size.space[0], tiles.space[0], tiles.time);
+    for (int d = 1; d < dims; ++d) kinds = kinds && tiles.space[d] <= size.space[d];
+    wide_kinds += kinds ? 1 : 0;
+    const bool machine = rng() % 3 == 0;
+    if (machine && rng() % 2 == 0) {
+      tmod::MachineTerms& mt = g.machine;
+      mt.cache_l1_bytes = 32768;
+      mt.cache_l2_bytes = 1 << 20;
+      mt.l_seg_s = 3e-9;
+      mt.l_level_s_per_word = {{-1e-12, 0.0, 2e-11, 8e-11}};
+      mt.l_shared_s_per_word = {{0.0, 1e-12, 1e-11, 5e-12}};
+      mt.tau_line_s = 2e-9;
+      mt.t_barrier_per_thread_s = 2e-8;
+      mt.t_share_line_s = 5e-8;
+      mt.threads_ref = 1 + static_cast<int>(rng() % 4);
+      mt.schedule = rng() % 2 ? tmod::TileSchedule::block : tmod::TileSchedule::round_robin;
+    }
+    const tmod::Breakdown fast =
+        tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::fast, machine);
+    const tmod::Breakdown general = tmod::detail::evaluate_exact(
+        g, st, size, tiles, tmod::detail::ExactPath::general, machine);
+    ++compared;
+    const bool same = fast.talg_s == general.talg_s && fast.c_s == general.c_s &&
+                      fast.t_tile_s == general.t_tile_s &&
+                      fast.n_wavefronts == general.n_wavefronts &&
+                      fast.tiles_per_wavefront == general.tiles_per_wavefront;
+    CHECK(same);
+    if (!same) {
+      std::fprintf(stderr,
+                   "    kinds mismatch: dims %d S (%lld,%lld,%lld) T %lld tiles (%lld,%lld,%lld) "
+                   "tT %lld nV %d machine %d: %.17g vs %.17g\n",
+                   dims, (long long)size.space[0], (long long)size.space[1],
+                   (long long)size.space[2], (long long)size.time_steps,
+                   (long long)tiles.space[0], (long long)tiles.space[1],
+                   (long long)tiles.space[2], (long long)tiles.time, g.n_v, machine ? 1 : 0,
+                   fast.talg_s, general.talg_s);
+    }
+    if (machine) {
+      // And the design rows (coefficients) of both walks.
+      tmod::detail::DesignRow rf{}, rg{};
+      tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::fast, true, &rf);
+      tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general, true,
+                                   &rg);
+      CHECK(rf == rg);
+    }
+  }
+  std::printf("  row-kind tables vs general path: %d cases (%d on the kind tables)\n", compared,
+              wide_kinds);
+  CHECK(compared > 5000);
+  CHECK(wide_kinds > 2000);
+}
+
 int main() {
   test_partition();
   test_brute_force_1d();
@@ -424,5 +520,6 @@ int main() {
   test_dispatch();
   test_close_to_paper();
   test_fast_path_matches_general();
+  test_kind_tables_match_general();
   return cm_test::report("time_exact");
 }

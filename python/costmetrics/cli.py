@@ -805,8 +805,6 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
     if args.table is not None:
         if args.flop_heavy:
             raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
-    if args.flop_heavy and args.out is not None:
-        raise ValueError("--out: the hypothetical flop-heavy kernels have no CSV kernel name")
     if args.flop_heavy < 0:
         raise ValueError(f"--flop-heavy must be >= 0, got {args.flop_heavy}")
     if args.table is not None:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
+import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
@@ -631,9 +633,13 @@ class Runs(Record):
     energy_j : numpy.ndarray
         (n,) measured energies, J.
     comments : tuple of str
-        The file's leading ``#`` lines (metadata), without the ``#``.
+        The file's leading ``#`` lines (metadata), without the ``#``; the kernel
+        definition lines are in ``kernels`` instead.
     source : str
         Where the table was read from.
+    kernels : dict of str to Kernel
+        The custom kernels (:func:`custom_kernel`) the rows name, by name; built-in
+        kernels are not listed.
     """
 
     kernel: tuple[str, ...]
@@ -644,6 +650,7 @@ class Runs(Record):
     energy_j: npt.NDArray[np.float64]
     comments: tuple[str, ...] = ()
     source: str = ""
+    kernels: dict[str, Kernel] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.kernel)
@@ -660,12 +667,73 @@ class Runs(Record):
             self.energy_j[idx],
             self.comments,
             self.source,
+            {k: v for k, v in self.kernels.items() if k in {self.kernel[i] for i in idx}},
         )
 
     @property
     def synthetic(self) -> bool:
         """Whether the table's metadata labels it synthetic."""
         return any("synthetic" in c.lower() for c in self.comments)
+
+
+#: Comment lines that define a custom kernel start with this key (then JSON).
+KERNEL_LINE = "kernel:"
+_EXPRESSIONS = ("m_io_words", "sr_words", "v_tile", "n_tiles")
+_OPS = ("fadd", "fmul", "iadd", "imax")
+
+
+def _kernel_definition(k: Kernel) -> dict[str, Any]:
+    """Return the JSON object of a ``# kernel:`` line (what :func:`custom_kernel` takes)."""
+    ops = {op: float(getattr(k.ops, op)) for op in _OPS if getattr(k.ops, op)}
+    return {"name": k.name, "n_space_dims": int(k.n_space_dims), "ops": ops,
+            **{e: k.expressions[e] for e in _EXPRESSIONS}}  # fmt: skip
+
+
+def _kernel_from_definition(text: str, where: str) -> Kernel:
+    """Rebuild a custom kernel from the JSON of a ``# kernel:`` line (errors name ``where``)."""
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: kernel definition is not valid JSON ({err})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{where}: kernel definition must be a JSON object, got {text!r}")
+    want = {"name", "n_space_dims", "ops", *_EXPRESSIONS}
+    missing, extra = sorted(want - set(d)), sorted(set(d) - want)
+    if missing or extra:
+        raise ValueError(
+            f"{where}: kernel definition: missing keys {missing}, unknown keys {extra} "
+            f"(expected {sorted(want)})"
+        )
+    name = d["name"]
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{where}: kernel definition: name must be a non-empty string")
+    if normalize_name(name) in _KERNEL_KEYS:
+        raise ValueError(f"{where}: kernel definition {name!r} reuses a built-in kernel's name")
+    if isinstance(d["n_space_dims"], bool) or not isinstance(d["n_space_dims"], int):
+        raise ValueError(f"{where}: kernel {name!r}: n_space_dims must be an integer")
+    ops = d["ops"]
+    if not isinstance(ops, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in ops.values()
+    ):
+        raise ValueError(f"{where}: kernel {name!r}: ops must map operation names to numbers")
+    try:
+        return custom_kernel(name, d["n_space_dims"], ops, *(d[e] for e in _EXPRESSIONS))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where}: kernel {name!r}: {err}") from None
+
+
+def _resolve_kernel(name: str, custom: Mapping[str, Kernel]) -> Kernel:
+    """Return a built-in kernel by key, else a custom kernel of the table by exact name."""
+    if name in custom:
+        return custom[name]
+    key = _KERNEL_KEYS.get(normalize_name(name))
+    if key is None:
+        known = ", ".join([*KERNELS, *sorted(custom)])
+        raise ValueError(
+            f"unknown kernel {name!r}; known: {known} (define other kernels in "
+            f"'# {KERNEL_LINE} {{...}}' lines, see docs/energy.md)"
+        )
+    return _core_energy.builtin_kernel(key)
 
 
 def _parse_int(text: str, column: str, where: str, required: bool) -> int:
@@ -697,11 +765,14 @@ def _parse_float(text: str, column: str, where: str) -> float:
 
 
 def load_runs(path: str | Path) -> Runs:
-    """Read a measurement table (CSV format of ``docs/energy.md``).
+    """Read a table of runs (the energy CSV format of ``docs/energy.md``).
 
-    UTF-8; optional leading ``#`` comment lines; a header with the columns of
-    :data:`CSV_COLUMNS` (extra columns are ignored, except the optional ``subtile_s1``);
-    entries for dimensions a kernel lacks are empty.
+    The one reader of the format (``costmetrics.measure`` writes it through
+    :func:`write_runs`). UTF-8; optional leading ``#`` comment lines, among them ``#
+    kernel: {...}`` lines that define custom kernels (JSON: ``name``, ``n_space_dims``,
+    ``ops`` and the four expressions of :func:`custom_kernel`); a header with the columns
+    of :data:`CSV_COLUMNS` (extra columns are ignored, except the optional
+    ``subtile_s1``); entries for dimensions a kernel lacks are empty.
 
     Parameters
     ----------
@@ -717,20 +788,40 @@ def load_runs(path: str | Path) -> Runs:
     ------
     ValueError
         If a required column is missing (or present without its unit), the table has no
-        rows, or an entry is invalid; the message names the file, line and column.
+        rows, a kernel is neither built in nor defined in the file, a kernel definition
+        is malformed, or an entry is invalid; the message names the file, line and
+        column.
     """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path: expected a str or Path, got {type(path).__name__}")
     p = Path(path)
     text = p.read_text(encoding="utf-8")
     return _parse_runs(text, str(p))
 
 
 def _parse_runs(text: str, source: str) -> Runs:
-    lines = text.splitlines()
+    # Lines end at \n (or \r\n), as in CSV; str.splitlines would also break at form
+    # feeds and other separators that a comment may hold.
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
     comments = []
+    custom: dict[str, Kernel] = {}
     start = 0
     while start < len(lines) and (lines[start].startswith("#") or not lines[start].strip()):
         if lines[start].startswith("#"):
-            comments.append(lines[start][1:].strip())
+            body = lines[start][1:].strip()
+            if body.startswith(KERNEL_LINE):
+                k = _kernel_from_definition(
+                    body[len(KERNEL_LINE) :].strip(), f"{source}, line {start + 1}"
+                )
+                if k.name in custom:
+                    raise ValueError(
+                        f"{source}, line {start + 1}: kernel {k.name!r} is defined twice"
+                    )
+                custom[k.name] = k
+            else:
+                comments.append(body)
         start += 1
     if start == len(lines):
         raise ValueError(f"{source}: no header row (columns {', '.join(CSV_COLUMNS)})")
@@ -741,6 +832,9 @@ def _parse_runs(text: str, source: str) -> Runs:
             base = column.rsplit("_", 1)[0]
             hint = f" (found {base!r} without its unit)" if base in header else ""
             raise ValueError(f"{source}: missing column {column!r}{hint}")
+    if len(set(header)) != len(header):
+        twice = sorted({h for h in header if header.count(h) > 1})
+        raise ValueError(f"{source}: column(s) {twice} appear more than once in the header")
     col = {name: header.index(name) for name in header}
     kinds: list[str] = []
     sizes: list[list[int]] = []
@@ -748,7 +842,6 @@ def _parse_runs(text: str, source: str) -> Runs:
     subtiles: list[int] = []
     times: list[float] = []
     energies: list[float] = []
-    dims_of = {"smith_waterman": 1, "jacobi1d": 1, "jacobi2d": 2}
     for offset, row in enumerate(reader):
         line = start + 2 + offset
         where = f"{source}, line {line}"
@@ -756,11 +849,11 @@ def _parse_runs(text: str, source: str) -> Runs:
             continue
         if len(row) < len(header):
             raise ValueError(f"{where}: {len(row)} fields, the header has {len(header)}")
-        name = row[col["kernel"]].strip()
-        key = _KERNEL_KEYS.get(normalize_name(name))
-        if key is None:
-            raise ValueError(f"{where}: unknown kernel {name!r}; known: {', '.join(KERNELS)}")
-        n = dims_of[key]
+        try:
+            k = _resolve_kernel(row[col["kernel"]].strip(), custom)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        n = int(k.n_space_dims)
         sizes.append(
             [_parse_int(row[col[f"size_s{d}"]], f"size_s{d}", where, d <= n) for d in (1, 2, 3)]
             + [_parse_int(row[col["size_t"]], "size_t", where, True)]
@@ -773,9 +866,10 @@ def _parse_runs(text: str, source: str) -> Runs:
         subtiles.append(_parse_int(sub, SUBTILE_COLUMN, where, True) if sub else 0)
         times.append(_parse_float(row[col["time_s"]], "time_s", where))
         energies.append(_parse_float(row[col["energy_j"]], "energy_j", where))
-        kinds.append(key)
+        kinds.append(k.name if k.kind == "custom" else k.kind)
     if not kinds:
         raise ValueError(f"{source}: the table has no data rows")
+    used = set(kinds)
     return Runs(
         tuple(kinds),
         np.asarray(sizes, dtype=np.int64),
@@ -785,18 +879,58 @@ def _parse_runs(text: str, source: str) -> Runs:
         np.asarray(energies, dtype=np.float64),
         tuple(comments),
         source,
+        {name: k for name, k in custom.items() if name in used},
     )
 
 
+def _check_table(runs: Runs) -> None:
+    """Check what every table must satisfy (read, written or fitted); name the row."""
+    if not isinstance(runs, Runs):
+        raise TypeError(f"runs: expected Runs, got {type(runs).__name__}")
+    n = len(runs)
+    shapes = {
+        "sizes": (runs.sizes.shape, (n, 4)),
+        "tiles": (runs.tiles.shape, (n, 4)),
+        "subtile": (runs.subtile.shape, (n,)),
+        "time_s": (runs.time_s.shape, (n,)),
+        "energy_j": (runs.energy_j.shape, (n,)),
+    }
+    for name, (got, want) in shapes.items():
+        if got != want:
+            raise ValueError(f"runs.{name}: expected shape {want}, got {got}")
+    for name, k in runs.kernels.items():
+        if not isinstance(k, Kernel) or k.name != name or k.kind != "custom":
+            raise ValueError(f"runs.kernels[{name!r}]: expected the custom Kernel named so")
+        if normalize_name(name) in _KERNEL_KEYS:
+            raise ValueError(f"runs.kernels: custom kernel {name!r} reuses a built-in name")
+    for name in sorted(set(runs.kernel)):
+        try:
+            _resolve_kernel(name, runs.kernels)
+        except ValueError as err:
+            raise ValueError(f"runs: {err}") from None
+    for name, values in (("time_s", runs.time_s), ("energy_j", runs.energy_j)):
+        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"runs row {i}: {name} must be finite and > 0, got {values[i]!r} "
+                f"({bad.size} such row(s))"
+            )
+
+
 def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Path:
-    """Write runs in the CSV format :func:`load_runs` reads.
+    """Write runs in the CSV format :func:`load_runs` reads (the one writer of the format).
+
+    Custom kernels are written as ``# kernel: {...}`` definition lines, so that the file
+    reads back on its own. The column ``subtile_s1`` is written when a row has a subtile.
+    The file is written to a temporary name and renamed: it is either complete or absent.
 
     Parameters
     ----------
     runs : Runs
-        The table.
+        The table (times and energies finite and > 0).
     path : str or Path
-        Destination.
+        Destination (its folder must exist).
     comments : iterable of str
         Metadata lines written first, each prefixed with ``#`` and a space.
 
@@ -804,32 +938,57 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     -------
     Path
         The written file.
+
+    Raises
+    ------
+    ValueError
+        If the table is invalid (a kernel neither built in nor in ``runs.kernels``, a
+        non-finite or non-positive time or energy, inconsistent shapes), a comment line
+        holds a line break, or the folder does not exist.
     """
+    _check_table(runs)
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path: expected a str or Path, got {type(path).__name__}")
     p = Path(path)
-    dims_of = {"smith_waterman": 1, "jacobi1d": 1, "jacobi2d": 2}
-    with p.open("w", encoding="utf-8", newline="") as handle:
-        for line in comments:
-            handle.write(f"# {line}\n")
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow([*CSV_COLUMNS, SUBTILE_COLUMN])
-        for i, name in enumerate(runs.kernel):
-            n = dims_of.get(name, 3)
-            s = [str(int(v)) if d < n else "" for d, v in enumerate(runs.sizes[i, :3])]
-            t = [str(int(v)) if d < n else "" for d, v in enumerate(runs.tiles[i, :3])]
-            sub = int(runs.subtile[i])
-            writer.writerow(
-                [
-                    name,
-                    *s,
-                    int(runs.sizes[i, 3]),
-                    *t,
-                    int(runs.tiles[i, 3]),
-                    repr(float(runs.time_s[i])),
-                    repr(float(runs.energy_j[i])),
-                    str(sub) if sub else "",
-                ]
-            )
+    if not p.parent.is_dir():
+        raise ValueError(f"path: folder {p.parent} does not exist")
+    lines = [str(c) for c in comments]
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"comments: a line holds a line break: {line!r}")
+        if line.strip().startswith(KERNEL_LINE):
+            raise ValueError(f"comments: {KERNEL_LINE!r} lines are kernel definitions: {line!r}")
+    out = io.StringIO()
+    for line in lines:
+        out.write(f"# {line}\n")
+    kernels = {name: _resolve_kernel(name, runs.kernels) for name in dict.fromkeys(runs.kernel)}
+    for k in kernels.values():
+        if k.kind == "custom":
+            out.write(f"# {KERNEL_LINE} {json.dumps(_kernel_definition(k))}\n")
+    with_subtile = bool(np.any(runs.subtile != 0))
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*CSV_COLUMNS, SUBTILE_COLUMN] if with_subtile else list(CSV_COLUMNS))
+    for i, name in enumerate(runs.kernel):
+        n = int(kernels[name].n_space_dims)
+        s = [str(int(v)) if d < n else "" for d, v in enumerate(runs.sizes[i, :3])]
+        t = [str(int(v)) if d < n else "" for d, v in enumerate(runs.tiles[i, :3])]
+        sub = int(runs.subtile[i])
+        row = [name, *s, int(runs.sizes[i, 3]), *t, int(runs.tiles[i, 3]),
+               repr(float(runs.time_s[i])), repr(float(runs.energy_j[i]))]  # fmt: skip
+        writer.writerow([*row, str(sub) if sub else ""] if with_subtile else row)
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_text(out.getvalue(), encoding="utf-8")
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
     return p
+
+
+def _kernel_order(runs: Runs) -> list[str]:
+    """Return a table's kernels: built-in ones in the seed's order, then custom ones by name."""
+    present = set(runs.kernel)
+    return [k for k in KERNELS if k in present] + sorted(present - set(KERNELS))
 
 
 def _as_runs(table: Runs | str | Path) -> Runs:
@@ -862,8 +1021,9 @@ def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
     for key in sorted(set(runs.kernel)):
         rows = np.flatnonzero(names == key)
         a[rows] = _core_energy.design_matrix(
-            kernel(key), runs.sizes[rows], runs.tiles[rows], runs.subtile[rows], runs.time_s[rows]
-        )
+            _resolve_kernel(key, runs.kernels), runs.sizes[rows], runs.tiles[rows],
+            runs.subtile[rows], runs.time_s[rows],
+        )  # fmt: skip
     return a
 
 
@@ -1108,25 +1268,9 @@ _MIN_MEASURED, _MAX_MEASURED = 1e-30, 1e30
 
 def _check_runs(runs: Runs) -> None:
     """Refuse a table that would give a garbage fit; name the row and the problem."""
+    _check_table(runs)
     n = len(runs)
-    shapes = {
-        "sizes": (runs.sizes.shape, (n, 4)),
-        "tiles": (runs.tiles.shape, (n, 4)),
-        "subtile": (runs.subtile.shape, (n,)),
-        "time_s": (runs.time_s.shape, (n,)),
-        "energy_j": (runs.energy_j.shape, (n,)),
-    }
-    for name, (got, want) in shapes.items():
-        if got != want:
-            raise ValueError(f"runs.{name}: expected shape {want}, got {got}")
     for name, values in (("time_s", runs.time_s), ("energy_j", runs.energy_j)):
-        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(
-                f"runs row {i}: {name} must be finite and > 0, got {values[i]!r} "
-                f"({bad.size} such row(s))"
-            )
         # Far outside any measurable time or energy (and beyond what the scaled solvers
         # can square without overflow): a unit error, not a measurement.
         bad = np.flatnonzero((values < _MIN_MEASURED) | (values > _MAX_MEASURED))
@@ -1136,9 +1280,6 @@ def _check_runs(runs: Runs) -> None:
                 f"runs row {i}: {name} = {values[i]!r} is outside [{_MIN_MEASURED:g}, "
                 f"{_MAX_MEASURED:g}] (a unit error?)"
             )
-    unknown = sorted(set(runs.kernel) - set(KERNELS))
-    if unknown:
-        raise ValueError(f"runs: unknown kernel(s) {unknown}; known: {', '.join(KERNELS)}")
     # Exact copies (same run, same measurement) are not independent evidence: a bootstrap
     # would count them twice and narrow every interval. Repeats with different
     # measurements (replicates) are fine.
@@ -1369,7 +1510,8 @@ def fit(
     runs = _as_runs(table)
     if kernel is not None:
         wanted = [kernel] if isinstance(kernel, str) else list(kernel)
-        keys = {_get_kernel(k).name for k in wanted}
+        keys = {k if isinstance(k, str) and k in runs.kernels else _get_kernel(k).name
+                for k in wanted}  # fmt: skip
         runs = runs.select(np.asarray([k in keys for k in runs.kernel], dtype=bool))
         if len(runs) == 0:
             raise ValueError(f"kernel: no runs of {sorted(keys)} in the table")
@@ -1450,7 +1592,7 @@ def fit(
     names = np.asarray(runs.kernel)
     eval_rows = test if test.size else train
     per_kernel = {}
-    for key in KERNELS:
+    for key in _kernel_order(runs):
         rows_k = eval_rows[names[eval_rows] == key]
         if rows_k.size:
             per_kernel[key] = _relative_rmse_pct(predicted[rows_k], runs.energy_j[rows_k])
@@ -1501,8 +1643,7 @@ def model_rmse_pct(table: Runs | str | Path, *, params: ParamsLike = "model_a") 
     names = np.asarray(runs.kernel)
     return {
         key: _relative_rmse_pct(predicted[names == key], runs.energy_j[names == key])
-        for key in KERNELS
-        if np.any(names == key)
+        for key in _kernel_order(runs)
     }
 
 
@@ -1558,10 +1699,8 @@ def optimization_error(
     predicted = design_matrix(runs) @ x
     names = np.asarray(runs.kernel)
     out = {}
-    for key in KERNELS:
+    for key in _kernel_order(runs):
         rows = np.flatnonzero(names == key)
-        if not rows.size:
-            continue
         _, group = np.unique(runs.sizes[rows], axis=0, return_inverse=True)
         r = _core_energy.optimization_error(
             np.asarray(group, dtype=np.int64).ravel(), predicted[rows], runs.energy_j[rows]
@@ -1932,6 +2071,8 @@ class Candidates(Record):
     design : numpy.ndarray
         (n, 7) rows of the regression's design matrix (Sec. B.7.1), built by the core:
         E_alg = design @ params.
+    kernels : dict of str to Kernel
+        The custom kernels the rows name, by name (as ``Runs.kernels``).
     """
 
     kernel: tuple[str, ...]
@@ -1940,6 +2081,7 @@ class Candidates(Record):
     subtile: npt.NDArray[np.int64]
     time_s: npt.NDArray[np.float64]
     design: npt.NDArray[np.float64]
+    kernels: dict[str, Kernel] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.kernel)
@@ -1947,6 +2089,13 @@ class Candidates(Record):
     def __add__(self, other: Candidates) -> Candidates:
         if not isinstance(other, Candidates):
             return NotImplemented
+        for name in set(self.kernels) & set(other.kernels):
+            if self.kernels[name] != other.kernels[name]:
+                raise ValueError(f"candidates: two different kernels are named {name!r}")
+        clash = sorted((set(self.kernels) & set(other.kernel) - set(other.kernels))
+                       | (set(other.kernels) & set(self.kernel) - set(self.kernels)))  # fmt: skip
+        if clash:
+            raise ValueError(f"candidates: a custom and a built-in kernel are named {clash}")
         return Candidates(
             self.kernel + other.kernel,
             np.concatenate([self.sizes, other.sizes]),
@@ -1954,6 +2103,7 @@ class Candidates(Record):
             np.concatenate([self.subtile, other.subtile]),
             np.concatenate([self.time_s, other.time_s]),
             np.concatenate([self.design, other.design]),
+            {**self.kernels, **other.kernels},
         )
 
     def select(self, rows: npt.ArrayLike) -> Candidates:
@@ -1966,6 +2116,7 @@ class Candidates(Record):
             self.subtile[idx],
             self.time_s[idx],
             self.design[idx],
+            {k: v for k, v in self.kernels.items() if k in {self.kernel[i] for i in idx}},
         )
 
     def energy_j(self, *, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
@@ -1979,7 +2130,8 @@ class Candidates(Record):
     ) -> Runs:
         """SYNTHETIC measurements of these runs: E_alg(params) * exp(noise_sigma * z).
 
-        Only built-in kernels can become a :class:`Runs` table (the CSV format names them).
+        Custom kernels go with the table (``Runs.kernels``; :func:`write_runs` writes
+        their definitions into the file).
 
         Parameters
         ----------
@@ -1998,11 +2150,6 @@ class Candidates(Record):
         sigma = _convert.real(noise_sigma, "noise_sigma")
         if not 0 <= sigma <= 1:
             raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
-        unknown = sorted(set(self.kernel) - set(KERNELS))
-        if unknown:
-            raise ValueError(
-                f"simulate: custom kernels {unknown} cannot be written as a Runs table"
-            )
         rng = np.random.default_rng(_convert.integer(seed, "seed"))
         energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
@@ -2011,14 +2158,17 @@ class Candidates(Record):
         )
         return Runs(
             self.kernel, self.sizes, self.tiles, self.subtile, self.time_s.copy(),
-            energy_j, comments, "synthetic",
+            energy_j, comments, "synthetic", dict(self.kernels),
         )  # fmt: skip
 
     @classmethod
     def from_runs(cls, runs: Runs | str | Path) -> Candidates:
         """Return the runs of a table as candidates (their measured times; energies unused)."""
         r = _as_runs(runs)
-        return cls(r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r))
+        _check_table(r)
+        return cls(
+            r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r), dict(r.kernels)
+        )
 
 
 def candidates(
@@ -2108,7 +2258,9 @@ def candidates(
             a = np.asarray(
                 _core_energy.design_matrix(k, size4, tile4, sub, talg[keep]), dtype=np.float64
             )
-            parts.append(Candidates((k.name,) * n, size4, tile4, sub, talg[keep].copy(), a))
+            custom = {k.name: k} if k.kind == "custom" else {}
+            name = k.name if k.kind == "custom" else k.kind
+            parts.append(Candidates((name,) * n, size4, tile4, sub, talg[keep].copy(), a, custom))
     if not parts:
         raise ValueError(f"candidates: no feasible run of {k.name!r} in the space")
     out = parts[0]

@@ -39,6 +39,7 @@ import numpy.typing as npt
 import yaml
 
 from costmetrics import _convert, _core
+from costmetrics import energy as _cm_energy
 from costmetrics._record import Record, record
 from costmetrics.presets import (
     BYTES_PER_WORD,
@@ -142,20 +143,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "loadavg_1m",
     "unix_time_s",
 )
-#: Columns of the energy table that ``costmetrics.energy`` reads.
-ENERGY_CSV_COLUMNS: tuple[str, ...] = (
-    "kernel",
-    "size_s1",
-    "size_s2",
-    "size_s3",
-    "size_t",
-    "tile_s1",
-    "tile_s2",
-    "tile_s3",
-    "tile_t",
-    "time_s",
-    "energy_j",
-)
+#: Columns of the energy table: the one definition is ``costmetrics.energy.CSV_COLUMNS``.
+ENERGY_CSV_COLUMNS: tuple[str, ...] = _cm_energy.CSV_COLUMNS
 #: Kernels the energy model knows among the harness stencils.
 _ENERGY_KERNELS = ("jacobi1d", "jacobi2d")
 _SCHEMA = "costmetrics measurement table, schema 3"
@@ -2385,11 +2374,11 @@ def _now() -> str:
 
 
 def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = ()) -> Path | None:
-    """Write the rows with measured energy in the CSV format of ``costmetrics.energy``.
+    """Write the rows with measured energy as an energy run table (``costmetrics.energy``).
 
-    Only the kernels the energy model knows (Jacobi 1D and 2D) are written; the header is
-    ``kernel,size_s1,size_s2,size_s3,size_t,tile_s1,tile_s2,tile_s3,tile_t,time_s,energy_j``
-    (empty entries for absent dimensions) after ``#`` comment lines.
+    Only the kernels the energy model knows (Jacobi 1D and 2D) are written, by
+    :func:`costmetrics.energy.write_runs`, the one writer of that format
+    (``docs/energy.md``), so that :func:`costmetrics.energy.fit` reads it.
 
     Parameters
     ----------
@@ -2405,27 +2394,23 @@ def write_energy_csv(table: Table, path: str | Path, comments: Sequence[str] = (
     Path or None
         The file, or None when no row has energy (nothing written).
     """
-    rows = []
-    for i in range(len(table)):
-        e = float(table.energy_j[i])
-        if table.stencil[i] not in _ENERGY_KERNELS or not (math.isfinite(e) and e > 0):
-            continue
-        s, t = table.sizes[i], table.tiles[i]
-        two_d = space_dims(table.stencil[i]) == 2
-        rows.append(
-            [
-                table.stencil[i], int(s[0]), int(s[1]) if two_d else "", "", int(s[3]),
-                int(t[0]), int(t[1]) if two_d else "", "", int(t[3]),
-                repr(float(table.time_s[i])), repr(e),
-            ]
-        )  # fmt: skip
+    rows = [
+        i for i in range(len(table))
+        if table.stencil[i] in _ENERGY_KERNELS
+        and math.isfinite(float(table.energy_j[i])) and float(table.energy_j[i]) > 0
+    ]  # fmt: skip
     if not rows:
         return None
-    p = Path(path)
-    text = "".join(f"# {c}\n" for c in comments) + _csv_line(ENERGY_CSV_COLUMNS)
-    text += "".join(_csv_line(r) for r in rows)
-    p.write_text(text, encoding="utf-8")
-    return p
+    idx = np.asarray(rows, dtype=np.int64)
+    # The harness's sizes and tiles are (S1, S2, S3, T) rows, zeros where a stencil lacks
+    # the dimension, as in the energy tables; no subtiles (sS = tS).
+    runs = _cm_energy.Runs(
+        tuple(table.stencil[i] for i in rows), np.asarray(table.sizes[idx], dtype=np.int64),
+        np.asarray(table.tiles[idx], dtype=np.int64), np.zeros(len(rows), dtype=np.int64),
+        np.asarray(table.time_s[idx], dtype=np.float64),
+        np.asarray(table.energy_j[idx], dtype=np.float64),
+    )  # fmt: skip
+    return _cm_energy.write_runs(runs, path, comments)
 
 
 # --------------------------------------------------------------------------------------

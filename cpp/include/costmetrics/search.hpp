@@ -11,12 +11,26 @@
 #include <cstddef>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "costmetrics/parallel.hpp"
 
 namespace costmetrics {
 namespace search {
+
+namespace detail {
+struct WalkProbe {
+  template <typename I, typename P>
+  void operator()(I, const P&) const {}
+};
+// Whether a space has walk(f): f(index, point) for every point in index order.
+template <typename S, typename = void>
+struct has_walk : std::false_type {};
+template <typename S>
+struct has_walk<S, std::void_t<decltype(std::declval<const S&>().walk(WalkProbe{}))>>
+    : std::true_type {};
+}  // namespace detail
 
 // Outcome of exhaustive_search over a space whose points have type Point.
 template <typename Point>
@@ -50,8 +64,14 @@ auto exhaustive_search(const Space& space, Feasible&& feasible, Objective&& obje
   // Feasibility is cheap and often concentrated in one corner of the space (small tiles),
   // so filter first and spread only the feasible points over the threads.
   std::vector<std::size_t> indices;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (feasible(space.point(i))) indices.push_back(i);
+  if constexpr (detail::has_walk<Space>::value) {  // the same points, without point(i)
+    space.walk([&](std::size_t i, const Point& p) {
+      if (feasible(p)) indices.push_back(i);
+    });
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (feasible(space.point(i))) indices.push_back(i);
+    }
   }
   Outcome<Point> r;
   r.n_points = n;

@@ -287,6 +287,37 @@ struct SearchSpace {
   // The point with flat index `index` in [0, size()): tT varies slowest, the last space
   // dimension fastest.
   TileSizes point(std::size_t index) const;
+  // Calls f(index, point) for every point, in index order, as point(index) would give it
+  // (an odometer: no division per point). The searches use it for their feasibility pass.
+  template <typename F>
+  void walk(F&& f) const {
+    const std::size_t dims = space.size();
+    if (dims == 0 || dims > 3 || time.empty()) return;
+    for (const auto& values : space) {
+      if (values.empty()) return;
+    }
+    TileSizes t;
+    std::size_t digit[3] = {0, 0, 0};
+    for (std::size_t d = 0; d < dims; ++d) t.space[d] = space[d][0];
+    std::size_t index = 0;
+    for (std::int64_t tt : time) {
+      t.time = tt;
+      bool wrapped = false;  // every space digit back at 0: next tT
+      while (!wrapped) {
+        f(index++, static_cast<const TileSizes&>(t));
+        wrapped = true;
+        for (std::size_t d = dims; d-- > 0;) {  // the last dimension fastest
+          if (++digit[d] < space[d].size()) {
+            t.space[d] = space[d][digit[d]];
+            wrapped = false;
+            break;
+          }
+          digit[d] = 0;
+          t.space[d] = space[d][0];
+        }
+      }
+    }
+  }
 
   static constexpr auto fields() {
     return std::make_tuple(
