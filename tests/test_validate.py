@@ -493,6 +493,22 @@ def test_default_schedule_is_block_in_1d() -> None:
 
 @campaign
 @given(
+    st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=6,
+                      max_size=6), min_size=1, max_size=4),
+    st.integers(0, 3), st.integers(0, 5), st.sampled_from([0.0, -0.0, -1.0, -1e-300, math.inf]),
+)  # fmt: skip
+def test_noise_floor_refuses_non_positive_times(
+    rows: list[list[float]], row: int, col: int, bad: float
+) -> None:
+    p = np.asarray(rows, dtype=float)
+    row %= p.shape[0]
+    p[row, col] = bad
+    with pytest.raises(ValueError, match=rf"^pass_times_s\[{row}, {col}\]: .* > 0"):
+        cm.validate.noise_floor(p)
+
+
+@campaign
+@given(
     st.lists(st.lists(st.one_of(st.floats(1e-6, 10.0), st.just(math.nan)), min_size=1,
                       max_size=6).map(lambda r: r + [1.0] * (6 - len(r))), min_size=0, max_size=8)
 )  # fmt: skip

@@ -1251,15 +1251,7 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             "l2_kb": 0.0,
         }
         if args.gpu is not None:
-            ref = cm_area.reference_gpu(args.gpu)
-            config.update(
-                n_sm=ref.n_sm,
-                n_v=ref.n_v,
-                smem_kb=ref.smem_kb,
-                regs_kb_per_vu=ref.regs_kb_per_vu,
-                l1_kb_per_pair=ref.l1_kb_per_pair,
-                l2_kb=ref.l2_kb,
-            )
+            config.update(cm_area.reference_gpu(args.gpu).config()._asdict())
         for key in config:
             value = getattr(args, key)
             if value is not None:

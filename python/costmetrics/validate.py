@@ -267,6 +267,21 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     return float(round(np.sqrt(np.mean(((p - m) / m) ** 2)), 15))
 
 
+def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Pass times as a (points, passes) array: each finite and > 0, or NaN (not measured)."""
+    p = np.asarray(pass_times_s, dtype=np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
+    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0))
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"pass_times_s[{row}, {col}]: a time must be finite and > 0 (NaN: not measured), "
+            f"got {float(p[row, col])!r}"
+        )
+    return p
+
+
 def noise_floor(pass_times_s: npt.ArrayLike) -> float:
     """RMS relative difference between the medians of two disjoint halves of the passes.
 
@@ -288,9 +303,7 @@ def noise_floor(pass_times_s: npt.ArrayLike) -> float:
     float
         The floor as a fraction; NaN when no point has two passes.
     """
-    p = np.asarray(pass_times_s, dtype=np.float64)
-    if p.ndim != 2:
-        raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
+    p = _pass_times(pass_times_s)
     if p.shape[1] < 2 or p.shape[0] == 0:
         return float("nan")
     with np.errstate(all="ignore"):
@@ -347,9 +360,9 @@ def bootstrap_rmse(
     tuple of float
         (low, high) fractions; (NaN, NaN) for no points.
     """
-    p = np.asarray(pass_times_s, dtype=np.float64)
+    p = _pass_times(pass_times_s)
     pred = np.asarray(predicted, dtype=np.float64)
-    if p.ndim != 2 or pred.shape != (p.shape[0],):
+    if pred.shape != (p.shape[0],):
         raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
     if not 0 < level < 1:
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
