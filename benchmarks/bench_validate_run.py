@@ -270,7 +270,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_validate_run: --runs: must be in [1, 10], got {args.runs}", file=sys.stderr)
         return 2
     if not 5 <= args.passes <= 1000 and not args.quick:
-        print(f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr)
+        print(
+            f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr
+        )
         return 2
     try:
         out = mm.check_writable(args.out, "--out")
