@@ -15,9 +15,14 @@ the odd passes, :func:`costmetrics.validate.noise_floor`), as a Markdown table f
 "Protocol evidence" section of ``docs/validate.md``, with the machine and load average.
 Both ways spend the same number of runs per point (8).
 
-Run on a quiet machine (about 3-5 minutes on 2 cores, estimated from the thread CPU
-times of the shipped sweep): ``python benchmarks/bench_measure_protocol.py --out evidence/``
-(resumable for the shuffled part; ``--quick``: a smoke run whose numbers mean nothing).
+Run on a quiet machine: ``python benchmarks/bench_measure_protocol.py --out evidence/``: about
+3 minutes on 2 cores (the same coarse grid took 84 s for 5 shuffled passes in the shipped
+protocol sweep, 2 runs per point and pass; this does 8 runs per point in all, 4 of them
+sequential, about 1.6 times as many runs). The output folder is checked to be writable
+first. Resumable: the shuffled part continues where it stopped; the sequential sweeps are
+written to a temporary file renamed when both are complete (a sequential sweep cut in two
+would not be one sweep), so a kill during them repeats them. ``--quick``: a smoke run of
+a few seconds whose numbers mean nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import argparse
 import csv
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +52,12 @@ def _points(quick: bool) -> list[mm.Point]:
 
 def _sequential(points: list[mm.Point], threads: list[int], path: Path, sweeps: int) -> None:
     """Write ``sweep, stencil, sizes, tiles, threads, time_s`` rows (minimum of 3 runs)."""
+    from tqdm import tqdm
+
     if path.exists():
         return
     tmp = path.with_suffix(".tmp")
+    bar = tqdm(total=sweeps * len(threads) * len(points), unit="point", desc="sequential")
     with tmp.open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["sweep", "stencil", "sizes", "tiles", "threads", "time_s", "loadavg_1m"])
@@ -56,11 +65,13 @@ def _sequential(points: list[mm.Point], threads: list[int], path: Path, sweeps: 
             for n in threads:
                 for p in points:
                     r = mm.run(p.stencil, p.sizes, p.tiles, threads=n, repeats=3, warmup=1)
+                    bar.update()
                     w.writerow(
                         [sweep, p.stencil, list(p.sizes), list(p.tiles), n, repr(r.time_min_s),
                          os.getloadavg()[0]]
                     )  # fmt: skip
             f.flush()
+    bar.close()
     os.replace(tmp, path)
 
 
@@ -74,7 +85,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("protocol_evidence"), help="folder")
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        mm.check_writable(args.out, "--out")
+    except (TypeError, ValueError) as exc:
+        print(f"bench_measure_protocol: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     threads = sorted({1, mm.default_threads()})
     points = _points(args.quick)
     machine = mm.machine_record()

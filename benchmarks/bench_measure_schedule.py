@@ -1,15 +1,16 @@
 """Benchmark: the harness's two schedules of a wavefront's tiles, round-robin against block.
 
-Round-robin (the default) deals tile i of a wavefront to thread i mod threads, so in 1D
+Round-robin (the 2D/3D default) deals tile i of a wavefront to thread i mod threads, so in 1D
 neighbouring tiles, which share cache lines at their common boundary, run on different
 cores; block gives each thread a contiguous run of tiles. Both are checked bitwise against
 the naive stencil on every run. This script measures both with the protocol of
 ``costmetrics measure`` (shuffled passes, the two schedules of a point interleaved in the
 same passes, every core), then prints per stencil the median over points of
 block / round-robin (the per-point medians over passes) with a 95% bootstrap interval over
-points, and the noise floor of each schedule. Keep round-robin as the default unless block
-is faster beyond the interval on a quiet machine (then change ``schedule`` defaults in
-``costmetrics.measure`` and ``docs/validate.md``).
+points, and the noise floor of each schedule. Block became the 1D default after this
+comparison on a quiet machine (Jacobi 1D block / round-robin 0.842 [0.757, 0.908]; 2D no
+difference): ``costmetrics.measure.DEFAULT_SCHEDULES``, ``docs/validate.md``. Rerun it
+where another machine might disagree.
 
 Run (quiet machine; about 1-3 minutes on 2 cores, estimated from the shipped sweep's
 times):

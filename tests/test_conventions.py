@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
-from _support import GTX980, core_gpu
+from _support import GTX980, SPECIAL_FLOATS, WRONG, campaign, contract, core_gpu
 from costmetrics import _core
 from costmetrics._record import Record
 
@@ -307,25 +307,8 @@ def test_bad_and_extreme_arguments_give_clear_errors(
 
 # ------------------------------------------------------------------ the compiled core
 
-#: _core functions whose array-typed arguments still go through pybind11's own casters
-#: (the public modules convert before calling them). The list may only shrink.
-RAW_SIGNATURE_FUNCTIONS = {
-    "area.rounded_batch", "area.structural_batch",
-    "codesign.enumerate_designs", "codesign.pareto_front", "codesign.sweep",
-    "codesign.workload_gflops",
-    "energy.design_matrix", "energy.evaluate", "energy.evaluate_batch",
-    "energy.fit_least_squares", "energy.identifiability", "energy.optimization_error",
-    "energy.search",
-    "exasat.best_blocking", "exasat.evaluate", "exasat.fusion_groups", "exasat.simulate_lru",
-    "exasat.simulate_lru_sweep", "exasat.simulated_accesses", "exasat.stencil_dependency",
-    "measure.bench_barrier", "measure.bench_compute", "measure.bench_copy", "measure.bench_row",
-    "measure.bench_share",
-    "measure.kernel_space_dims", "measure.naive", "measure.run", "measure.tiled",
-    "scratchpad.integer_optimum", "scratchpad.local_arrays",
-}  # fmt: skip
 
-
-def _core_functions() -> list[tuple[str, Any, int]]:
+def _core_functions() -> list[tuple[str, Any, list[str]]]:
     import re
 
     from costmetrics import _core
@@ -342,23 +325,29 @@ def _core_functions() -> list[tuple[str, Any, int]]:
             m = re.match(r"\w+\((.*?)\) ->", fn.__doc__ or "")
             if m:
                 params = [p for p in m.group(1).split(", ") if p and not p.startswith("*")]
-                out.append((f"{family}.{name}", fn, len(params)))
+                out.append((f"{family}.{name}", fn, [p.split(":")[0] for p in params]))
     return out
 
 
 def test_core_functions_name_bad_arguments() -> None:
-    raw = set()
-    for label, fn, n in _core_functions():
-        if n == 0:
+    # Every _core function is bound through def_function (cpp/bindings/bindings.hpp): a
+    # wrong type raises TypeError naming a bad argument and its value, never
+    # pybind11's "incompatible function arguments" dump.
+    functions = _core_functions()
+    assert len(functions) > 60
+    unnamed = []
+    for label, fn, params in functions:
+        if not params:
             continue
         try:
-            fn(*([object()] * n))
+            fn(*([object()] * len(params)))
         except TypeError as exc:
-            if "incompatible function arguments" in str(exc):
-                raw.add(label)
-        except (ValueError, OverflowError):
-            pass
-    assert raw <= RAW_SIGNATURE_FUNCTIONS, sorted(raw - RAW_SIGNATURE_FUNCTIONS)
+            named = any(str(exc).startswith(f"{p}: ") for p in params)
+            if not named or "object at 0x" not in str(exc):
+                unnamed.append(f"{label}: {exc}")
+        else:
+            unnamed.append(f"{label}: accepted object()")
+    assert not unnamed, unnamed
     # The converted ones name the first argument.
     with pytest.raises(TypeError, match=r"^coefficients: expected a"):
         cm._core.area.structural("rounded", cm.area.coefficients())  # type: ignore[arg-type]
@@ -508,3 +497,110 @@ def test_star_import_keeps_the_standard_time_module() -> None:
     exec("import time\nfrom costmetrics import *", namespace)
     assert namespace["time"] is time
     assert "time" not in cm.__all__ and cm.time.talg is not None
+
+
+# ------------------------------------------------------------------ times everywhere
+
+TIMES = st.one_of(SPECIAL_FLOATS, st.floats(-1e3, 1e3), st.sampled_from([-math.inf, -1e-300]))
+
+
+@campaign
+@given(TIMES, st.sampled_from(["energy", "batch", "per_operation", "spu", "spu_break_even"]))
+def test_times_are_positive_everywhere(t: float, where: str) -> None:
+    """A duration (talg_s, time_s, ...) is accepted iff finite and > 0 (api-conventions)."""
+    calls: dict[str, tuple[str, Callable[[], Any]]] = {
+        "energy": ("talg_s", lambda: cm.energy.energy(
+            "jacobi1d", None, (8192, 2048), (64, 16), talg_s=t)),
+        "batch": ("talg_s", lambda: cm.energy.energy_batch(
+            "jacobi1d", None, (8192, 2048), [(64, 16)], talg_s=[t])),
+        "per_operation": ("talg_s", lambda: cm.energy.energy_per_operation(1.0, 1.0, t, 10)),
+        "spu": ("time_s", lambda: cm.spu.energy_split(
+            1.0, 1.0, e_comp_j=1.0, e_mem_j=1.0, static_power_w=1.0, time_s=t)),
+        "spu_break_even": ("time_gpu_s", lambda: cm.spu.break_even_static_power_w(
+            100, 0, e_mem_j=1, static_power_gpu_w=1, time_gpu_s=t, time_spu_s=1)),
+    }  # fmt: skip
+    name, call = calls[where]
+    if math.isfinite(t) and t > 0:
+        contract(call)  # may still refuse (an energy overflow), but clearly
+    else:
+        with pytest.raises(ValueError, match=rf"{name}: must be finite and > 0"):
+            call()
+
+
+# ------------------------------------------------------------------ _core array arguments
+
+ARRAY_ELEMENTS = st.one_of(
+    st.integers(-(2**65), 2**65), st.floats(allow_nan=True), st.booleans(), st.just("1"),
+    st.just(None), st.complex_numbers(max_magnitude=1.0),
+)  # fmt: skip
+ARRAYS = st.one_of(
+    st.lists(ARRAY_ELEMENTS, max_size=4),
+    st.lists(ARRAY_ELEMENTS, max_size=4).map(tuple),
+    st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=3),  # ragged or 2-D
+    st.builds(lambda v, t: np.asarray(v).astype(t), st.lists(st.integers(0, 2**40), max_size=4),
+              st.sampled_from([np.int8, np.int64, np.uint64, np.float32, np.float64, np.bool_,
+                               np.complex128, object, str])),
+    st.just(np.array([2**63], dtype=np.uint64)), st.just(np.zeros((2, 2))), WRONG,
+)  # fmt: skip
+
+
+@campaign
+@given(ARRAYS, st.sampled_from(["n_sm", "smem_kb", "area_mm2", "group", "predicted_j"]))
+def test_core_array_arguments_contract(value: Any, param: str) -> None:
+    """Any value in an array argument of a _core function: a result, or an error naming it."""
+    ok = np.array([1], dtype=np.int64)
+    coefficients = cm.area.coefficients()
+    calls: dict[str, Callable[[], Any]] = {
+        "n_sm": lambda: cm._core.area.die_area_batch(
+            coefficients, value, ok, ok, ok, ok, ok),
+        "smem_kb": lambda: cm._core.area.die_area_batch(
+            coefficients, ok, ok, value, ok, ok, ok),
+        "area_mm2": lambda: cm._core.codesign.pareto_front(value, [1.0]),
+        "group": lambda: cm._core.energy.optimization_error(value, [1.0], [1.0]),
+        "predicted_j": lambda: cm._core.energy.optimization_error([0], value, [1.0]),
+    }  # fmt: skip
+    try:
+        calls[param]()
+    except CLEAR_ERRORS as exc:
+        assert "incompatible function arguments" not in str(exc), str(exc)
+        # A length mismatch may name the other array of the pair.
+        pairs = {"area_mm2": "performance", "group": "predicted_j", "predicted_j": "measured_j"}
+        assert param in str(exc) or pairs.get(param, "n_sm") in str(exc), str(exc)
+        if isinstance(value, np.ndarray) and value.dtype.kind in "bcOUS":
+            assert isinstance(exc, TypeError), str(exc)
+        if param in ("n_sm", "group") and isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            assert isinstance(exc, TypeError), str(exc)  # never truncated to integers
+
+
+def test_core_array_arguments_named() -> None:
+    """Array arguments of _core functions: exact dtypes, each error naming the argument."""
+    c = cm.area.coefficients()
+    one = [1]
+    ok = cm._core.area.die_area_batch(c, [16], [128], [96.0], [2.0], [48.0], [2048.0])
+    assert ok.shape == (1,) and np.isfinite(ok).all()
+    assert cm._core.area.die_area_batch(c, [], [], [], [], [], []).shape == (0,)
+    cases: list[tuple[Any, type[Exception], str]] = [
+        (np.array([1.5]), TypeError, r"^n_sm: expected an array of integers .*float64"),
+        (np.array([True]), TypeError, r"^n_sm: expected an array of integers .*bool"),
+        ([1, "2"], TypeError, r"^n_sm\[1\]: expected an integer, got str '2'"),
+        ([2**64], OverflowError, r"^n_sm\[0\]: .* outside the supported range"),
+        (np.array([2**63], dtype=np.uint64), OverflowError, r"^n_sm: an entry is above"),
+        ([[1], [1, 2]], ValueError, r"^n_sm: not a rectangular array of numbers"),
+        ("16", TypeError, r"^n_sm: expected an array of integers .*got str '16'"),
+        ([1, 2], ValueError, r"^n_v: 1 entries, n_sm has 2"),
+    ]
+    for value, error, match in cases:
+        with pytest.raises(error, match=match):
+            cm._core.area.die_area_batch(c, value, one, one, one, one, one)
+    with pytest.raises(TypeError, match=r"^coefficients: expected a Coefficients .* or "):
+        cm._core.area.die_area_batch("structural", one, one, one, one, one, one)  # type: ignore[arg-type]
+    # Tuples (codesign's instances) are converted entry by entry, each named.
+    machine = cm._core.codesign.MachineParams(
+        l_s_per_word=1e-10, tau_sync_s=1e-9, t_sync_s=1e-6, max_blocks_per_sm=32
+    )
+    with pytest.raises(TypeError, match=r"^instances\[0\]\[1\]: expected a real number"):
+        bad: Any = [(2, "x", [64, 64, 64])]
+        cm._core.codesign.sweep([16], [128], [96], [400.0], bad, machine)
+    with pytest.raises(ValueError, match=r"^instances\[0\]: expected 3 entries, got 2"):
+        short: Any = [(2, 1e-9)]
+        cm._core.codesign.sweep([16], [128], [96], [400.0], short, machine)

@@ -62,7 +62,8 @@ def test_passes_are_shuffled_seeded_and_recorded(tmp_path: Path) -> None:
     protocol = json.loads(t.header_value("protocol") or "{}")
     assert protocol["seed"] == 7 and protocol["passes"] == 3 and protocol["warmup"] == 1
     # Rows of each pass are written in the order of pass_order(seed, pass).
-    units = [(p.stencil, p.sizes, p.tiles, 1, "round-robin") for p in pts]
+    # The default schedule is each stencil's (block in 1D).
+    units = [(p.stencil, p.sizes, p.tiles, 1, mm.default_schedule(p.stencil)) for p in pts]
     for k in range(3):
         rows = np.flatnonzero(t.pass_index == k)
         want = [units[int(i)] for i in mm.pass_order(3, 7, k)]

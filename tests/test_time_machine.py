@@ -139,7 +139,10 @@ def test_exact_and_paper_rows_use_their_own_parameters() -> None:
 
 
 def test_segment_term_counts_the_harness_tiles() -> None:
-    """Independent count: d T / d L_seg = (2 tT + 2) x tiles, with the harness' tile count."""
+    """Independent count: d T / d L_seg = (2 tT + 2) x tiles, with the harness' tile count.
+
+    With L_seg > 0 the segments replace the transfer's 2 tau_sync per tile.
+    """
     one = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
     for sizes, tiles in [((1000, 64), (20, 8)), ((4096, 100), (64, 16)), ((97, 13), (5, 4))]:
         base = cm.time.talg(J1, one, sizes, tiles, variant="exact")
@@ -148,7 +151,8 @@ def test_segment_term_counts_the_harness_tiles() -> None:
                                     t_barrier_per_thread_s=0.0, l_seg_s=1e-6)  # fmt: skip
         d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
         run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
-        assert d == pytest.approx(1e-6 * (2 * tiles[1] + 2) * run.n_tiles, rel=1e-9)
+        per_tile = 1e-6 * (2 * tiles[1] + 2) - 2 * one.tau_sync_s
+        assert d == pytest.approx(per_tile * run.n_tiles, rel=1e-9)
 
 
 def test_memory_level_follows_the_working_set() -> None:
@@ -159,8 +163,10 @@ def test_memory_level_follows_the_working_set() -> None:
 
 def test_fewer_threads_can_be_faster() -> None:
     sizes, tiles = (4096, 512), (4, 4)
+    # A narrow tile spans 2 lines per time level, so 4 lines are shared per tile.
+    cpu = dataclasses.replace(CPU, t_share_line_s=1e-7)
     t = {
-        n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)
+        n: cm.time.talg(J1, cpu.with_threads(n), sizes, tiles, variant="machine") for n in (1, 2, 4)
     }
     assert t[1] < t[2] and t[1] < t[4]
     e = {n: cm.time.talg(J1, CPU.with_threads(n), sizes, tiles, variant="exact") for n in (1, 2, 4)}

@@ -1,5 +1,7 @@
 // Bindings of the silicon-area model (costmetrics/area.hpp) as _core.area.
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -16,10 +18,15 @@ template <typename Coeffs, typename Fn>
 py::array_t<double> batch(const Coeffs& c, IntArray n_sm, IntArray n_v, FloatArray smem,
                           FloatArray regs, FloatArray l1, FloatArray l2, Fn fn) {
   const py::ssize_t n = n_sm.size();
-  for (const py::array* a : {static_cast<py::array*>(&n_v), static_cast<py::array*>(&smem),
-                             static_cast<py::array*>(&regs), static_cast<py::array*>(&l1),
-                             static_cast<py::array*>(&l2)}) {
-    if (a->size() != n) throw py::value_error("all arrays must have the same number of elements");
+  const std::pair<const char*, py::ssize_t> others[] = {
+      {"n_v", n_v.size()},   {"smem_kb", smem.size()}, {"regs_kb_per_vu", regs.size()},
+      {"l1_kb_per_pair", l1.size()}, {"l2_kb", l2.size()}};
+  for (const auto& [name, size] : others) {
+    if (size != n) {
+      throw py::value_error(std::string(name) + ": " + std::to_string(size) +
+                            " entries, n_sm has " + std::to_string(n) +
+                            " (every array has one entry per configuration)");
+    }
   }
   py::array_t<double> out(n);
   fn(c, static_cast<std::size_t>(n), n_sm.data(), n_v.data(), smem.data(), regs.data(), l1.data(),
@@ -40,19 +47,23 @@ void register_area(py::module_& m) {
   bind_record<ar::DieCalibration>(a, "DieCalibration", "alpha_oh and beta_VU from a die");
   costmetrics::bindings::def_function(a, "structural", &ar::structural, py::arg("coefficients"), py::arg("config"));
   costmetrics::bindings::def_function(a, "rounded", &ar::rounded, py::arg("coefficients"), py::arg("config"));
-  a.def(
-      "structural_batch",
-      [](const ar::Coefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
-         FloatArray l1, FloatArray l2) {
-        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::structural_batch);
-      },
-      py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
-      py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));
-  a.def(
-      "rounded_batch",
-      [](const ar::RoundedCoefficients& c, IntArray n_sm, IntArray n_v, FloatArray smem,
-         FloatArray regs, FloatArray l1, FloatArray l2) {
-        return batch(c, n_sm, n_v, smem, regs, l1, l2, ar::rounded_batch);
+  // One batch function for both forms: the coefficient record says which (Eq. C.6 or C.7).
+  costmetrics::bindings::def_function(
+      a, "die_area_batch",
+      +[](py::handle coefficients, IntArray n_sm, IntArray n_v, FloatArray smem, FloatArray regs,
+          FloatArray l1, FloatArray l2) {
+        if (py::isinstance<ar::RoundedCoefficients>(coefficients)) {
+          return batch(coefficients.cast<ar::RoundedCoefficients>(), n_sm, n_v, smem, regs, l1,
+                       l2, ar::rounded_batch);
+        }
+        if (!py::isinstance<ar::Coefficients>(coefficients)) {
+          throw py::type_error(
+              "coefficients: expected a Coefficients (Eq. C.6) or RoundedCoefficients (Eq. C.7), "
+              "got " + costmetrics::bindings::type_name(coefficients) + " " +
+              costmetrics::bindings::repr_of(coefficients));
+        }
+        return batch(coefficients.cast<ar::Coefficients>(), n_sm, n_v, smem, regs, l1, l2,
+                     ar::structural_batch);
       },
       py::arg("coefficients"), py::arg("n_sm"), py::arg("n_v"), py::arg("smem_kb"),
       py::arg("regs_kb_per_vu"), py::arg("l1_kb_per_pair"), py::arg("l2_kb"));

@@ -68,6 +68,16 @@ template <typename T>
 struct is_std_optional : std::false_type {};
 template <typename T>
 struct is_std_optional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct is_std_tuple : std::false_type {};
+template <typename... T>
+struct is_std_tuple<std::tuple<T...>> : std::true_type {};
+template <typename T>
+struct is_py_array_t : std::false_type {};
+template <typename T, int Flags>
+struct is_py_array_t<py::array_t<T, Flags>> : std::true_type {
+  using value_type = T;
+};
 
 // Whether `obj` may stand for an ordered list of values: a list, tuple, range, 1-D array or
 // other sequence; never a str, bytes, bytearray, dict, set or other unordered collection.
@@ -83,6 +93,11 @@ inline bool is_ordered_sequence(py::handle obj) {
 
 template <typename T>
 T from_python(py::handle obj, const std::string& what);
+
+template <typename T, std::size_t... I>
+T tuple_from_python(const py::sequence& seq, const std::string& what, std::index_sequence<I...>) {
+  return T{from_python<std::tuple_element_t<I, T>>(seq[I], what + "[" + std::to_string(I) + "]")...};
+}
 
 // The Python value of a record field or result: enums with enum_names as their name,
 // containers element-wise, records as their bound class, numbers and strings as themselves.
@@ -101,6 +116,68 @@ py::object to_python(const T& value) {
     return py::cast(value);
   }
 }
+
+namespace detail {
+// The NumPy array behind an array argument: an ndarray, or a list/tuple (nested for more
+// dimensions) of numbers. Its dtype must hold the element type's values exactly: integers
+// for an integer array (a float array would be truncated silently), integers or reals for
+// a real array; never bool, complex, str or object. Errors name `what` and the value.
+template <typename U>
+py::array checked_array(py::handle obj, const std::string& what) {
+  constexpr bool integer = std::is_integral_v<U>;
+  const char* expected = integer ? "an array of integers" : "an array of real numbers";
+  const auto refuse = [&](const std::string& got) {
+    throw py::type_error(what + ": expected " + expected + " (list, tuple or ndarray), got " + got);
+  };
+  py::array array;
+  if (py::isinstance<py::array>(obj)) {
+    array = py::reinterpret_borrow<py::array>(obj);
+  } else if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()) || PyRange_Check(obj.ptr())) {
+    try {
+      array = py::module_::import("numpy").attr("asarray")(obj);
+    } catch (py::error_already_set& err) {
+      if (!err.matches(PyExc_ValueError) && !err.matches(PyExc_TypeError)) throw;
+      throw py::value_error(what + ": not a rectangular array of numbers: " + repr_of(obj));
+    }
+    const char kind = array.dtype().kind();
+    if ((kind == 'O' || kind == 'b' || kind == 'U' || kind == 'S' || kind == 'c') &&
+        array.ndim() == 1) {
+      // Name the first bad entry (a bool, a str, an integer beyond 64 bits ...).
+      const auto seq = py::reinterpret_borrow<py::sequence>(obj);
+      for (std::size_t i = 0; i < seq.size(); ++i) {
+        (void)from_python<U>(seq[i], what + "[" + std::to_string(i) + "]");
+      }
+    }
+  } else {
+    refuse(type_name(obj) + " " + repr_of(obj));
+  }
+  const char kind = array.dtype().kind();
+  // An empty list becomes a float64 array (no value to truncate); a float ndarray, even an
+  // empty one, is no integer array.
+  const bool empty_list = array.size() == 0 && !py::isinstance<py::array>(obj);
+  const bool ok = kind == 'i' || kind == 'u' || (kind == 'f' && (!integer || empty_list));
+  if (!ok) {
+    auto text = repr_of(obj);
+    if (text.size() > 200) text = text.substr(0, 200) + "...";
+    refuse("an array of dtype " + py::str(array.dtype()).cast<std::string>() + ": " + text);
+  }
+  if constexpr (integer) {
+    const auto itemsize = array.dtype().itemsize();
+    if (kind == 'u' && itemsize >= static_cast<py::ssize_t>(sizeof(U)) && array.size() > 0 &&
+        py::module_::import("numpy")
+            .attr("any")(array.attr("__gt__")(py::int_(std::numeric_limits<U>::max())))
+            .template cast<bool>()) {
+      throw_overflow(what + ": an entry is above " + std::to_string(std::numeric_limits<U>::max()));
+    }
+    if (kind == 'i' && itemsize > static_cast<py::ssize_t>(sizeof(U))) {
+      throw py::type_error(what + ": expected " + expected + " of at most " +
+                           std::to_string(8 * sizeof(U)) + " bits, got dtype " +
+                           py::str(array.dtype()).cast<std::string>());
+    }
+  }
+  return array;
+}
+}  // namespace detail
 
 // Converts one Python value to the C++ type of a record field or argument. Wrong types
 // raise TypeError, integers outside the C++ type's range OverflowError, both naming
@@ -189,6 +266,25 @@ T from_python(py::handle obj, const std::string& what) {
       throw py::type_error(what + ": expected a str, got " + type_name(obj) + " " + repr_of(obj));
     }
     return obj.cast<std::string>();
+  } else if constexpr (std::is_same_v<T, py::handle>) {
+    // Converted by the binding itself (callbacks, nested plain data).
+    return obj;
+  } else if constexpr (std::is_same_v<T, py::object>) {
+    return py::reinterpret_borrow<py::object>(obj);
+  } else if constexpr (is_py_array_t<T>::value) {
+    return T::ensure(detail::checked_array<typename is_py_array_t<T>::value_type>(obj, what));
+  } else if constexpr (is_std_tuple<T>::value) {
+    if (!is_ordered_sequence(obj)) {
+      throw py::type_error(what + ": expected a tuple of " +
+                           std::to_string(std::tuple_size_v<T>) + " entries, got " +
+                           type_name(obj) + " " + repr_of(obj));
+    }
+    const auto seq = py::reinterpret_borrow<py::sequence>(obj);
+    if (seq.size() != std::tuple_size_v<T>) {
+      throw py::value_error(what + ": expected " + std::to_string(std::tuple_size_v<T>) +
+                            " entries, got " + std::to_string(seq.size()));
+    }
+    return tuple_from_python<T>(seq, what, std::make_index_sequence<std::tuple_size_v<T>>{});
   } else if constexpr (is_std_optional<T>::value) {
     if (obj.is_none()) return T{};
     return T{from_python<typename T::value_type>(obj, what)};
@@ -196,6 +292,11 @@ T from_python(py::handle obj, const std::string& what) {
     if (!is_ordered_sequence(obj)) {
       throw py::type_error(what + ": expected a sequence (list, tuple or 1-D array), got " +
                            type_name(obj) + " " + repr_of(obj));
+    }
+    using Item = typename T::value_type;
+    if constexpr (std::is_arithmetic_v<Item> && !std::is_same_v<Item, bool>) {
+      // An ndarray's dtype is checked as a whole (an empty bool array is no list of numbers).
+      if (py::isinstance<py::array>(obj)) (void)detail::checked_array<Item>(obj, what);
     }
     const auto seq = py::reinterpret_borrow<py::sequence>(obj);
     const std::size_t n = seq.size();
@@ -353,7 +454,7 @@ namespace detail {
 template <std::size_t I>
 using object_for = py::object;
 
-template <typename R, typename... Args, std::size_t... I, typename... Extra>
+template <bool ReleaseGil, typename R, typename... Args, std::size_t... I, typename... Extra>
 void def_function_impl(py::module_& scope, const char* name, R (*fn)(Args...),
                        std::array<const char*, sizeof...(Args)> names, std::index_sequence<I...>,
                        const Extra&... extra) {
@@ -364,16 +465,17 @@ void def_function_impl(py::module_& scope, const char* name, R (*fn)(Args...),
         // bad argument.
         std::tuple<std::decay_t<Args>...> converted{
             from_python<std::decay_t<Args>>(args, names[I])...};
-        return std::apply(fn, converted);
+        if constexpr (ReleaseGil) {
+          py::gil_scoped_release release;
+          return std::apply(fn, converted);
+        } else {
+          return std::apply(fn, converted);
+        }
       },
       extra...);
 }
-}  // namespace detail
 
-// Binds a core function so that every argument goes through from_python: a wrong argument
-// raises TypeError/OverflowError naming it, never pybind11's signature dump. `extra` is one
-// py::arg per parameter (defaults allowed), then optionally a docstring.
-template <typename R, typename... Args, typename... Extra>
+template <bool ReleaseGil, typename R, typename... Args, typename... Extra>
 void def_function(py::module_& scope, const char* name, R (*fn)(Args...), const Extra&... extra) {
   std::array<const char*, sizeof...(Args)> names{};
   std::size_t i = 0;
@@ -385,7 +487,29 @@ void def_function(py::module_& scope, const char* name, R (*fn)(Args...), const 
   };
   (collect(extra), ...);
   if (i != sizeof...(Args)) throw std::logic_error(std::string(name) + ": one py::arg per parameter");
-  detail::def_function_impl(scope, name, fn, names, std::index_sequence_for<Args...>{}, extra...);
+  def_function_impl<ReleaseGil>(scope, name, fn, names, std::index_sequence_for<Args...>{},
+                                extra...);
+}
+}  // namespace detail
+
+// Binds a core function so that every argument goes through from_python: a wrong argument
+// raises TypeError/ValueError/OverflowError naming it and its value, never pybind11's
+// signature dump. This is the one way every _core function is bound: `fn` is the core
+// function itself or a capture-less lambda (`+[](const Kernel& k, IntArray sizes) {...}`)
+// that adapts it (arrays are py::array_t, checked by from_python; None-or-X arguments
+// std::optional<X>; arguments converted by the lambda itself py::object). `extra` is one
+// py::arg per parameter (defaults allowed), then optionally a docstring.
+template <typename R, typename... Args, typename... Extra>
+void def_function(py::module_& scope, const char* name, R (*fn)(Args...), const Extra&... extra) {
+  detail::def_function<false>(scope, name, fn, extra...);
+}
+
+// def_function for a pure C++ function that runs long (a benchmark, a sweep): arguments are
+// converted with the GIL, the call itself runs without it.
+template <typename R, typename... Args, typename... Extra>
+void def_function_nogil(py::module_& scope, const char* name, R (*fn)(Args...),
+                        const Extra&... extra) {
+  detail::def_function<true>(scope, name, fn, extra...);
 }
 
 // The record protocol of bind_record (`_fields`, `_asdict()`, `__repr__`, `__eq__`, no hash,

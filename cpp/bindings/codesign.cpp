@@ -87,7 +87,7 @@ void register_codesign(py::module_& m) {
         if (!limits) return py::none();
         return py::cast(*limits);
       },
-      py::arg("value"),
+      py::arg("thread_limits"),
       "The sweep's thread limits from None, a dict of some fields (the others default) or a "
       "ThreadLimits; validated.");
 
@@ -100,17 +100,17 @@ void register_codesign(py::module_& m) {
     return d;
   });
 
-  c.def(
-      "enumerate_designs",
-      [](const std::vector<std::int64_t>& n_sm, const std::vector<std::int64_t>& n_v,
+  costmetrics::bindings::def_function(
+      c, "enumerate_designs",
+      +[](const std::vector<std::int64_t>& n_sm, const std::vector<std::int64_t>& n_v,
          const std::vector<std::int64_t>& smem_kb, const costmetrics::area::Coefficients& coeffs,
-         double area_min, double area_max, py::object rounded, double regs_kb_per_vu) {
+         double area_min, double area_max,
+         const std::optional<costmetrics::area::RoundedCoefficients>& rounded,
+         double regs_kb_per_vu) {
         cd::HardwareSpace s{n_sm, n_v, smem_kb};
-        costmetrics::area::RoundedCoefficients r;
-        const bool use_rounded = !rounded.is_none();
-        if (use_rounded) r = rounded.cast<costmetrics::area::RoundedCoefficients>();
-        const auto designs = cd::enumerate_designs(s, coeffs, area_min, area_max, use_rounded,
-                                                   use_rounded ? &r : nullptr, regs_kb_per_vu);
+        const auto designs =
+            cd::enumerate_designs(s, coeffs, area_min, area_max, rounded.has_value(),
+                                  rounded ? &*rounded : nullptr, regs_kb_per_vu);
         std::vector<std::int64_t> a, b, k;
         std::vector<double> area;
         for (const auto& d : designs) {
@@ -130,9 +130,9 @@ void register_codesign(py::module_& m) {
       py::arg("area_min_mm2"), py::arg("area_max_mm2"), py::arg("rounded") = py::none(),
       py::arg("regs_kb_per_vu") = 2.0);
 
-  c.def(
-      "sweep",
-      [](IntArray n_sm, IntArray n_v, IntArray smem, FloatArray area,
+  costmetrics::bindings::def_function(
+      c, "sweep",
+      +[](IntArray n_sm, IntArray n_v, IntArray smem, FloatArray area,
          const std::vector<std::tuple<int, double, std::vector<std::int64_t>>>& instances,
          const cd::MachineParams& machine, py::handle variant, py::handle block_rule,
          double block_cap_kb, bool prune, py::handle threads,
@@ -195,18 +195,22 @@ void register_codesign(py::module_& m) {
       py::arg("threads") = 0, py::arg("progress") = py::none(),
       py::arg("thread_limits") = py::none());
 
-  c.def(
-      "pareto_front",
-      [](const std::vector<double>& area, const std::vector<double>& perf) {
+  costmetrics::bindings::def_function(
+      c, "pareto_front",
+      +[](const std::vector<double>& area, const std::vector<double>& perf) {
+        if (area.size() != perf.size()) {
+          throw py::value_error("performance: " + std::to_string(perf.size()) +
+                                " entries, area_mm2 has " + std::to_string(area.size()));
+        }
         const auto idx = cd::pareto_front(area, perf);
         std::vector<std::int64_t> out(idx.begin(), idx.end());
         return to_numpy(out);
       },
       py::arg("area_mm2"), py::arg("performance"));
 
-  c.def(
-      "workload_gflops",
-      [](FloatArray talg, const std::vector<double>& flops, const std::vector<double>& weights) {
+  costmetrics::bindings::def_function(
+      c, "workload_gflops",
+      +[](FloatArray talg, const std::vector<double>& flops, const std::vector<double>& weights) {
         if (talg.ndim() != 2 || talg.shape(1) != static_cast<py::ssize_t>(flops.size())) {
           throw py::value_error("talg_s must be a (designs, instances) array matching flops");
         }

@@ -37,8 +37,8 @@ en::TimeSource time_source(const py::object& talg_s, const py::object& gpu,
   en::TimeSource t;
   if (!gpu.is_none()) {
     t.use_time_model = true;
-    t.gpu = gpu.cast<tmod::GpuParams>();
-    t.stencil = stencil.cast<tmod::StencilParams>();
+    t.gpu = costmetrics::bindings::from_python<tmod::GpuParams>(gpu, "gpu");
+    t.stencil = costmetrics::bindings::from_python<tmod::StencilParams>(stencil, "stencil");
     t.variant = costmetrics::bindings::from_python<tmod::Variant>(variant, "variant");
   } else {
     if (talg_s.is_none()) throw py::value_error("give talg_s or a GPU for the time model");
@@ -145,9 +145,9 @@ void register_energy(py::module_& m) {
         py::arg("ops"), py::arg("m_io_words"), py::arg("sr_words"), py::arg("v_tile"),
         py::arg("n_tiles"));
 
-  e.def(
-      "evaluate",
-      [](const en::Kernel& kernel, const tmod::ProblemSize& size, const tmod::TileSizes& tiles,
+  costmetrics::bindings::def_function(
+      e, "evaluate",
+      +[](const en::Kernel& kernel, const tmod::ProblemSize& size, const tmod::TileSizes& tiles,
          std::int64_t subtile, const en::Params& params, const py::object& talg_s,
          const py::object& gpu, const py::object& stencil, py::handle variant) {
         en::Run r;
@@ -160,9 +160,9 @@ void register_energy(py::module_& m) {
       py::arg("talg_s") = py::none(), py::arg("gpu") = py::none(),
       py::arg("stencil") = py::none(), py::arg("variant") = "exact");
 
-  e.def(
-      "evaluate_batch",
-      [](const en::Kernel& kernel, const IntArray& sizes, const IntArray& tiles,
+  costmetrics::bindings::def_function(
+      e, "evaluate_batch",
+      +[](const en::Kernel& kernel, const IntArray& sizes, const IntArray& tiles,
          const IntArray& subtiles, const RealArray& talg_s, const en::Params& params,
          py::handle threads) {
         const int n_threads = costmetrics::bindings::from_python<int>(threads, "threads");
@@ -190,9 +190,9 @@ void register_energy(py::module_& m) {
       py::arg("kernel"), py::arg("sizes"), py::arg("tiles"), py::arg("subtiles"),
       py::arg("talg_s"), py::arg("params"), py::arg("threads") = 0);
 
-  e.def(
-      "design_matrix",
-      [](const en::Kernel& kernel, const IntArray& sizes, const IntArray& tiles,
+  costmetrics::bindings::def_function(
+      e, "design_matrix",
+      +[](const en::Kernel& kernel, const IntArray& sizes, const IntArray& tiles,
          const IntArray& subtiles, const RealArray& talg_s) {
         check_rows(sizes, "sizes");
         check_rows(tiles, "tiles");
@@ -226,9 +226,9 @@ void register_energy(py::module_& m) {
       py::arg("kernel"), py::arg("sizes"), py::arg("tiles"), py::arg("subtiles"),
       py::arg("talg_s"));
 
-  e.def(
-      "identifiability",
-      [](const RealArray& design, double rel_tol) {
+  costmetrics::bindings::def_function(
+      e, "identifiability",
+      +[](const RealArray& design, double rel_tol) {
         if (design.ndim() != 2 || design.shape(1) != en::kNumParams) {
           throw py::value_error("design must be an (n, 7) array");
         }
@@ -237,9 +237,9 @@ void register_energy(py::module_& m) {
       },
       py::arg("design"), py::arg("rel_tol") = 1e-10);
 
-  e.def(
-      "fit_least_squares",
-      [](const RealArray& design, const RealArray& energy_j, double rel_tol) {
+  costmetrics::bindings::def_function(
+      e, "fit_least_squares",
+      +[](const RealArray& design, const RealArray& energy_j, double rel_tol) {
         if (design.ndim() != 2 || design.shape(1) != en::kNumParams) {
           throw py::value_error("design must be an (n, 7) array");
         }
@@ -252,9 +252,9 @@ void register_energy(py::module_& m) {
       },
       py::arg("design"), py::arg("energy_j"), py::arg("rel_tol") = 1e-10);
 
-  e.def(
-      "optimization_error",
-      [](const IntArray& group, const RealArray& predicted_j, const RealArray& measured_j) {
+  costmetrics::bindings::def_function(
+      e, "optimization_error",
+      +[](const IntArray& group, const RealArray& predicted_j, const RealArray& measured_j) {
         check_vector(group.size(), predicted_j.size(), "predicted_j");
         check_vector(group.size(), measured_j.size(), "measured_j");
         const en::OptimizationError r =
@@ -273,9 +273,9 @@ void register_energy(py::module_& m) {
   costmetrics::bindings::def_function(e, "energy_per_operation_j", &en::energy_per_operation_j, py::arg("e_alg_j"),
         py::arg("p_stat_w"), py::arg("talg_s"), py::arg("op_count"));
 
-  e.def(
-      "search",
-      [](const en::Kernel& kernel, const tmod::ProblemSize& size, std::int64_t subtile,
+  costmetrics::bindings::def_function(
+      e, "search",
+      +[](const en::Kernel& kernel, const tmod::ProblemSize& size, std::int64_t subtile,
          const en::Params& params, const tmod::SearchSpace& space, double within,
          const py::object& talg_s, const py::object& gpu, const py::object& stencil,
          py::handle variant, py::handle threads) {

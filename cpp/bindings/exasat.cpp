@@ -18,7 +18,8 @@ namespace {
 py::sequence as_sequence(py::handle obj, const std::string& what) {
   if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) {
     throw py::type_error(what + ": expected a sequence, got " +
-                         costmetrics::bindings::type_name(obj));
+                         costmetrics::bindings::type_name(obj) + " " +
+                         costmetrics::bindings::repr_of(obj));
   }
   return py::reinterpret_borrow<py::sequence>(obj);
 }
@@ -129,23 +130,23 @@ void register_exasat(py::module_& m) {
         return ex::footprint_words(b, to_offsets(offsets, "offsets"));
       },
       py::arg("block"), py::arg("offsets"));
-  e.def(
-      "fusion_groups",
-      [](py::handle kernel, const std::string& strategy) {
+  costmetrics::bindings::def_function(
+      e, "fusion_groups",
+      +[](py::handle kernel, const std::string& strategy) {
         return ex::fusion_groups(to_kernel(kernel), parse_strategy(strategy));
       },
       py::arg("kernel"), py::arg("strategy"));
-  e.def(
-      "stencil_dependency",
-      [](py::handle kernel, int i, int j) {
+  costmetrics::bindings::def_function(
+      e, "stencil_dependency",
+      +[](py::handle kernel, int i, int j) {
         const auto k = to_kernel(kernel);
         k.validate();
         return ex::stencil_dependency(k, i, j);
       },
       py::arg("kernel"), py::arg("i"), py::arg("j"));
-  e.def(
-      "evaluate",
-      [](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
+  costmetrics::bindings::def_function(
+      e, "evaluate",
+      +[](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
          const ex::Groups& groups, const std::vector<ex::Blocking>& blockings, int force_level) {
         const auto k = to_kernel(kernel);
         py::gil_scoped_release release;
@@ -153,9 +154,9 @@ void register_exasat(py::module_& m) {
       },
       py::arg("kernel"), py::arg("machine"), py::arg("box"), py::arg("groups"),
       py::arg("blockings"), py::arg("force_level") = -1);
-  e.def(
-      "best_blocking",
-      [](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
+  costmetrics::bindings::def_function(
+      e, "best_blocking",
+      +[](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
          const ex::Groups& groups, const std::vector<std::int64_t>& candidates) {
         const auto k = to_kernel(kernel);
         py::gil_scoped_release release;
@@ -163,15 +164,15 @@ void register_exasat(py::module_& m) {
       },
       py::arg("kernel"), py::arg("machine"), py::arg("box"), py::arg("groups"),
       py::arg("candidates"));
-  e.def(
-      "simulated_accesses",
-      [](py::handle kernel, const ex::Box& box, const ex::Groups& groups) {
+  costmetrics::bindings::def_function(
+      e, "simulated_accesses",
+      +[](py::handle kernel, const ex::Box& box, const ex::Groups& groups) {
         return ex::simulated_accesses(to_kernel(kernel), box, groups);
       },
       py::arg("kernel"), py::arg("box"), py::arg("groups"));
-  e.def(
-      "simulate_lru",
-      [](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
+  costmetrics::bindings::def_function(
+      e, "simulate_lru",
+      +[](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
          const ex::Groups& groups, const std::vector<ex::Blocking>& blockings,
          std::int64_t max_accesses) {
         const auto k = to_kernel(kernel);
@@ -180,9 +181,9 @@ void register_exasat(py::module_& m) {
       },
       py::arg("kernel"), py::arg("machine"), py::arg("box"), py::arg("groups"),
       py::arg("blockings"), py::arg("max_accesses") = ex::kDefaultMaxSimAccesses);
-  e.def(
-      "simulate_lru_sweep",
-      [](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
+  costmetrics::bindings::def_function(
+      e, "simulate_lru_sweep",
+      +[](py::handle kernel, const ex::Machine& machine, const ex::Box& box,
          const ex::Groups& groups, const std::vector<ex::Blocking>& blockings,
          const std::vector<std::int64_t>& cache_bytes, std::int64_t max_accesses, int threads) {
         const auto k = to_kernel(kernel);

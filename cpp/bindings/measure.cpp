@@ -39,9 +39,9 @@ void register_measure(py::module_& m) {
   cmb::bind_record<cmm::MicroResult>(sub, "MicroResult", "Result of one micro-benchmark.");
 
   sub.def("kernel_names", &cmm::kernel_names, "Names of the harness stencils.");
-  sub.def(
-      "kernel_space_dims",
-      [](const std::string& name) { return cmm::kernel_space_dims(cmm::parse_kernel(name)); },
+  costmetrics::bindings::def_function(
+      sub, "kernel_space_dims",
+      +[](const std::string& name) { return cmm::kernel_space_dims(cmm::parse_kernel(name)); },
       py::arg("stencil"), "Space dimensions of a harness stencil.");
   sub.def("harness_version", &cmm::harness_version,
           "Version of the harness (tables from another version are refused).");
@@ -51,17 +51,17 @@ void register_measure(py::module_& m) {
           "SIMD lanes for a 4-byte float in the compiled instruction set.");
   sub.def("compiler_description", &cmm::compiler_description,
           "Compiler and instruction-set macros of the compiled harness.");
-  sub.def(
-      "run",
-      [](const cmm::RunConfig& cfg) {
+  costmetrics::bindings::def_function(
+      sub, "run",
+      +[](const cmm::RunConfig& cfg) {
         cfg.validate();
         py::gil_scoped_release release;
         return cmm::run(cfg);
       },
       py::arg("config"), "Run a tiled stencil (warm-up, repeats, check).");
-  sub.def(
-      "tiled",
-      [](const cmm::RunConfig& cfg) {
+  costmetrics::bindings::def_function(
+      sub, "tiled",
+      +[](const cmm::RunConfig& cfg) {
         cfg.validate();
         std::vector<float> values;
         {
@@ -71,9 +71,9 @@ void register_measure(py::module_& m) {
         return to_array(values, cfg.size_s1, cfg.size_s2, cfg.size_s3);
       },
       py::arg("config"), "Final time level of one tiled run.");
-  sub.def(
-      "naive",
-      [](const std::string& stencil, std::int64_t s1, std::int64_t s2, std::int64_t s3,
+  costmetrics::bindings::def_function(
+      sub, "naive",
+      +[](const std::string& stencil, std::int64_t s1, std::int64_t s2, std::int64_t s3,
          std::int64_t t) {
         std::vector<float> values;
         {
@@ -85,20 +85,16 @@ void register_measure(py::module_& m) {
       py::arg("stencil"), py::arg("size_s1"), py::arg("size_s2"), py::arg("size_s3"),
       py::arg("size_t"),
       "Final time level of the naive untiled stencil.");
-  sub.def("bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
+  cmb::def_function_nogil(sub, "bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
           py::arg("segment_words"), py::arg("repeats"), py::arg("pin"),
-          py::call_guard<py::gil_scoped_release>(), "Micro-benchmark of L (s per word).");
-  sub.def("bench_barrier", &cmm::bench_barrier, py::arg("threads"), py::arg("repeats"),
-          py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
-          "Micro-benchmark of T_sync (s per wavefront barrier).");
-  sub.def("bench_compute", &cmm::bench_compute, py::arg("stencil"), py::arg("threads"),
+          "Micro-benchmark of L (s per word).");
+  cmb::def_function_nogil(sub, "bench_barrier", &cmm::bench_barrier, py::arg("threads"), py::arg("repeats"),
+          py::arg("pin"),           "Micro-benchmark of T_sync (s per wavefront barrier).");
+  cmb::def_function_nogil(sub, "bench_compute", &cmm::bench_compute, py::arg("stencil"), py::arg("threads"),
           py::arg("n_configs"), py::arg("repeats"), py::arg("seed"), py::arg("pin"),
-          py::call_guard<py::gil_scoped_release>(),
-          "Micro-benchmark of C_iter (s per SIMD vector of loop-body iterations).");
-  sub.def("bench_row", &cmm::bench_row, py::arg("stencil"), py::arg("threads"),
-          py::arg("repeats"), py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
-          "Micro-benchmark of the fixed cost of one tile row (s per row of one vector).");
-  sub.def("bench_share", &cmm::bench_share, py::arg("threads"), py::arg("repeats"),
-          py::arg("pin"), py::call_guard<py::gil_scoped_release>(),
-          "Seconds per write of a cache line written by the threads in turn.");
+                    "Micro-benchmark of C_iter (s per SIMD vector of loop-body iterations).");
+  cmb::def_function_nogil(sub, "bench_row", &cmm::bench_row, py::arg("stencil"), py::arg("threads"),
+          py::arg("repeats"), py::arg("pin"),           "Micro-benchmark of the fixed cost of one tile row (s per row of one vector).");
+  cmb::def_function_nogil(sub, "bench_share", &cmm::bench_share, py::arg("threads"), py::arg("repeats"),
+          py::arg("pin"),           "Seconds per write of a cache line written by the threads in turn.");
 }

@@ -35,9 +35,9 @@ void register_scratchpad(py::module_& m) {
 
   costmetrics::bindings::def_function(s, "movement_cost", &sp::movement_cost, py::arg("occurrences"), py::arg("processes"),
         py::arg("sync_cost"), py::arg("volume_words"), py::arg("cost_per_word"));
-  s.def(
-      "local_arrays",
-      [](const std::vector<sp::Statement>& statements, const std::string& reading,
+  costmetrics::bindings::def_function(
+      s, "local_arrays",
+      +[](const std::vector<sp::Statement>& statements, const std::string& reading,
          std::int64_t max_points) {
         const sp::Reading r = parse_reading(reading);
         py::gil_scoped_release release;
@@ -47,9 +47,9 @@ void register_scratchpad(py::module_& m) {
       py::arg("max_points") = std::int64_t{1} << 24);
   costmetrics::bindings::def_function(s, "evaluate_tiles", &sp::evaluate_tiles, py::arg("problem"), py::arg("tiles"));
   costmetrics::bindings::def_function(s, "tile_arrays", &sp::tile_arrays, py::arg("problem"), py::arg("tiles"));
-  s.def(
-      "integer_optimum",
-      [](const sp::TileProblem& problem, std::int64_t max_points, int threads,
+  costmetrics::bindings::def_function(
+      s, "integer_optimum",
+      +[](const sp::TileProblem& problem, std::int64_t max_points, int threads,
          const std::vector<std::vector<std::int64_t>>& candidates) {
         py::gil_scoped_release release;
         return sp::integer_optimum(problem, max_points, threads, candidates);

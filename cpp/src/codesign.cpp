@@ -898,7 +898,8 @@ std::vector<std::size_t> pareto_front(const std::vector<double>& area_mm2,
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < area_mm2.size(); ++i) {
     if (!std::isfinite(area_mm2[i])) {
-      throw std::invalid_argument("pareto_front: area[" + std::to_string(i) + "] is not finite");
+      throw std::invalid_argument("area_mm2[" + std::to_string(i) + "]: must be finite, got " +
+                                  std::to_string(area_mm2[i]));
     }
     if (!std::isnan(performance[i])) order.push_back(i);
   }

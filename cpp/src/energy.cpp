@@ -755,12 +755,12 @@ OptimizationError optimization_error(const std::int64_t* group, const double* pr
   std::vector<Best> best;
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(predicted_j[i])) {
-      throw std::invalid_argument("predicted energy of row " + std::to_string(i) +
-                                  " is not finite: " + num(predicted_j[i]));
+      throw std::invalid_argument("predicted_j[" + std::to_string(i) +
+                                  "]: must be finite, got " + num(predicted_j[i]));
     }
     if (!(measured_j[i] > 0) || !std::isfinite(measured_j[i])) {
-      throw std::invalid_argument("measured energy of row " + std::to_string(i) +
-                                  ": must be finite and > 0, got " + num(measured_j[i]));
+      throw std::invalid_argument("measured_j[" + std::to_string(i) +
+                                  "]: must be finite and > 0, got " + num(measured_j[i]));
     }
     auto it = slot.find(group[i]);
     if (it == slot.end()) {

@@ -18,15 +18,15 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b !=
 
 void require_finite_nonnegative(double value, const char* name) {
   if (!std::isfinite(value) || value < 0) {
-    throw std::invalid_argument(std::string(name) + " must be finite and >= 0, got " +
-                                std::to_string(value));
+    throw std::invalid_argument(std::string(name) + ": must be finite and >= 0, got " +
+                                format_value(value));
   }
 }
 
 void require_finite_positive(double value, const char* name) {
   if (!std::isfinite(value) || !(value > 0)) {
-    throw std::invalid_argument(std::string(name) + " must be finite and > 0, got " +
-                                std::to_string(value));
+    throw std::invalid_argument(std::string(name) + ": must be finite and > 0, got " +
+                                format_value(value));
   }
 }
 
@@ -207,7 +207,7 @@ EnergySplit energy_split(double flops, double accesses, double e_comp_j, double 
   require_finite_nonnegative(e_comp_j, "e_comp_j");
   require_finite_nonnegative(e_mem_j, "e_mem_j");
   require_finite_nonnegative(static_power_w, "static_power_w");
-  require_finite_nonnegative(time_s, "time_s");
+  require_finite_positive(time_s, "time_s");  // a run's duration: > 0 (docs/api-conventions.md)
   EnergySplit e;
   e.compute_j = flops * e_comp_j;  // Eq. 3.5, first term
   e.memory_j = accesses * e_mem_j;  // Eq. 3.5, second term
@@ -238,7 +238,7 @@ double break_even_static_power_w(double accesses_gpu, double accesses_spu, doubl
   require_finite_nonnegative(accesses_spu, "accesses_spu");
   require_finite_nonnegative(e_mem_j, "e_mem_j");
   require_finite_nonnegative(static_power_gpu_w, "static_power_gpu_w");
-  require_finite_nonnegative(time_gpu_s, "time_gpu_s");
+  require_finite_positive(time_gpu_s, "time_gpu_s");
   require_finite_positive(time_spu_s, "time_spu_s");
   const double p =
       ((accesses_gpu - accesses_spu) * e_mem_j + static_power_gpu_w * time_gpu_s) / time_spu_s;

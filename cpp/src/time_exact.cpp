@@ -857,13 +857,16 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     n_seg = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
   }
   // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
-  // of the arrays): a tile's two oblique faces span h columns each, in both time levels,
-  // so 4 (1 + ceil(h / 16)) lines. Round-robin: every tile's neighbours run on other
-  // threads, so every tile pays them (in m'); blocks: only the tiles at the ends of the
-  // threads' blocks do, one face each, i.e. the same lines once per wavefront (below).
-  // Only in wavefronts where more than one thread works.
-  const double n_share =
-      dims == 1 && n_sm > 1 ? static_cast<double>(4 * (1 + ceil_div(h, kCacheLineWords))) : 0.0;
+  // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
+  // which lie in the cache lines its neighbours (on other cores, computing at the same
+  // time) load and store in their rows too: one line moves between the cores per row and
+  // shared boundary, i.e. tT lines per tile (two boundaries, each shared by two tiles).
+  // Fitted on the shipped protocol sweep this count beats the faces' span
+  // 4 (1 + ceil(tT / 32)) (docs/time.md, the Jacobi 1D over-charge). Round-robin: every
+  // tile's neighbours run on other threads, so every tile pays them (in m'); blocks: only
+  // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
+  // wavefront (below). Only in wavefronts where more than one thread works.
+  const double n_share = dims == 1 && n_sm > 1 ? static_cast<double>(tT) : 0.0;
   const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer;
   transfer.machine = machine;
@@ -871,7 +874,13 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.m_io = io.m_io_words;
   transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
-  transfer.two_tau = 2.0 * gpu.tau_sync_s;
+  // The transfer's 2 tau_sync (Eqs. A.9/A.15/A.26: a GPU tile's synchronizations around
+  // its copy) is, on a CPU, the fixed cost of the copy calls; the machine variant charges
+  // that per segment (L_seg), so with L_seg > 0 it replaces the 2 tau_sync rather than
+  // adding to it (docs/time-model.md, "the Jacobi 1D over-charge").
+  const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
+  const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
+  transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
   transfer.extra = n_seg * mt.l_seg_s;
   transfer.share = blocks ? 0.0 : n_share * mt.t_share_line_s;
   transfer.n_sm = n_sm;
@@ -923,7 +932,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double nc = n * static_cast<double>(rounds);             // times the counts
       const std::size_t lv = static_cast<std::size_t>(level);
       r[0] += nm * io.m_io_words;                                         // L
-      r[1] += nm * 2.0 + nc * w.counts[1];                                // tau_sync
+      r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
       r[2] += n;                                                          // T_sync
       r[3] += nc * w.counts[0];                                           // C_iter
       r[4] += nm * n_seg;                                                 // L_seg

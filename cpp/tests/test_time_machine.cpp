@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../src/time_exact.hpp"
@@ -251,12 +252,13 @@ void test_terms_by_hand() {
   const double n_tiles = (tmod::evaluate(g2, st, size, t, tmod::Variant::exact).talg_s -
                           exact.talg_s) / (1e-9 * exact.m_io_words);
   CHECK(std::fabs(n_tiles - std::round(n_tiles)) < 1e-3);
-  // Per-segment cost: (2 tT + 2) segments per tile.
+  // Per-segment cost: (2 tT + 2) segments per tile, which replace the transfer's
+  // 2 tau_sync (the fixed cost of the copy, charged per segment instead).
   g2 = g;
   g2.machine.l_seg_s = 1e-7;
   const double d_seg = tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s -
                        exact.talg_s;
-  CHECK_CLOSE(d_seg, 1e-7 * (2 * 16 + 2) * std::round(n_tiles), 1e-9);
+  CHECK_CLOSE(d_seg, (1e-7 * (2 * 16 + 2) - 2 * g.tau_sync_s) * std::round(n_tiles), 1e-9);
   // One thread: the false-sharing term is 0.
   g2 = g;
   g2.machine.t_share_line_s = 1e-7;
@@ -314,7 +316,7 @@ void test_schedules() {
   const double rounds =
       (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact.talg_s) /
       (1e-9 * exact.m_io_words);
-  const double lines = 4 * (1 + 1);  // h = 8: 4 (1 + ceil(8 / 16))
+  const double lines = 16;  // one line per row and shared boundary: tT
   tmod::GpuParams rr = g;
   rr.machine.t_share_line_s = 1e-6;
   const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
@@ -326,6 +328,19 @@ void test_schedules() {
                       exact.talg_s;
   CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
   CHECK(d_bl < d_rr);
+  // The count is tT per tile whatever the width (one line per row and shared boundary):
+  // tile (4, 2), narrower than a cache line, pays 2 lines per tile round; (50, 16) 16.
+  for (const auto& [ts1, tt] : {std::pair<i64, i64>{4, 2}, std::pair<i64, i64>{50, 16}}) {
+    t.space = {{ts1, 0, 0}};
+    t.time = tt;
+    const auto ex = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+    gl = g;
+    gl.l_s_per_word += 1e-9;
+    const double r = (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - ex.talg_s) /
+                     (1e-9 * ex.m_io_words);
+    const double d = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - ex.talg_s;
+    CHECK_CLOSE(d, 1e-6 * static_cast<double>(tt) * std::round(r), 1e-9);
+  }
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.

@@ -94,26 +94,11 @@ def integer(value: object, name: str, *, lo: int | None = None, hi: int | None =
 
 
 def real(value: object, name: str) -> float:
-    """Convert ``value`` to a Python ``float``.
+    """Convert ``value``, a Python or NumPy real number, to a ``float``.
 
-    Parameters
-    ----------
-    value : object
-        A Python or NumPy real number.
-    name : str
-        The parameter's name, used in messages.
-
-    Returns
-    -------
-    float
-        The value (NaN and infinities pass; the core refuses them where they matter).
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number (``bool``, ``str``, ``None``, complex are not).
-    OverflowError
-        If an integer is too large for a double.
+    ``bool``, ``str``, ``None`` and complex numbers raise ``TypeError``, an integer too large
+    for a double ``OverflowError``, each naming ``name``. NaN and infinities pass: the core
+    refuses them where they matter.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
         raise TypeError(f"{name}: expected a real number, got {_describe(value)}")
@@ -174,28 +159,10 @@ def int_sequence(values: object, name: str, *, length: int | None = None) -> lis
 
 
 def choice(value: object, name: str, options: Sequence[str]) -> str:
-    """Check that ``value`` is one of the strings ``options``.
+    """Return ``value`` if it is one of the strings ``options``.
 
-    Parameters
-    ----------
-    value : object
-        The argument.
-    name : str
-        The parameter's name, used in messages.
-    options : sequence of str
-        The accepted values.
-
-    Returns
-    -------
-    str
-        ``value``.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a ``str``.
-    ValueError
-        If it is not one of ``options``.
+    Not a ``str``: ``TypeError``; another string: ``ValueError``; both name ``name`` and list
+    ``options``.
     """
     allowed = ", ".join(repr(o) for o in options)
     if not isinstance(value, str):
@@ -206,28 +173,9 @@ def choice(value: object, name: str, options: Sequence[str]) -> str:
 
 
 def string(value: object, name: str, *, nonempty: bool = False) -> str:
-    """Check that ``value`` is a ``str`` (and, with ``nonempty``, not blank).
+    """Return ``value`` if it is a ``str`` (and, with ``nonempty``, not blank).
 
-    Parameters
-    ----------
-    value : object
-        The argument.
-    name : str
-        The parameter's name, used in messages.
-    nonempty : bool
-        Refuse an empty or all-blank string.
-
-    Returns
-    -------
-    str
-        ``value``.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a ``str``.
-    ValueError
-        If ``nonempty`` and it is blank.
+    Not a ``str``: ``TypeError``; blank with ``nonempty``: ``ValueError``; both name ``name``.
     """
     if not isinstance(value, str):
         raise TypeError(f"{name}: expected a string, got {_describe(value)}")
@@ -237,24 +185,9 @@ def string(value: object, name: str, *, nonempty: bool = False) -> str:
 
 
 def boolean(value: object, name: str) -> bool:
-    """Convert a flag: ``bool`` or NumPy bool only (``1`` or ``"yes"`` are refused).
+    """Convert a flag: ``bool`` or NumPy bool only, returned as a Python ``bool``.
 
-    Parameters
-    ----------
-    value : object
-        The argument.
-    name : str
-        The parameter's name, used in messages.
-
-    Returns
-    -------
-    bool
-        ``value`` as a Python bool.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a bool.
+    ``1``, ``"yes"`` or anything else raises ``TypeError`` naming ``name``.
     """
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -286,14 +219,8 @@ def extents(values: object, name: str, n_space_dims: int, *, tile: bool) -> list
     Returns
     -------
     list of int
-        The entries.
-
-    Raises
-    ------
-    TypeError, OverflowError
-        As :func:`int_sequence`.
-    ValueError
-        If the number of entries is not ``n_space_dims + 1``.
+        The entries; errors as :func:`int_sequence`, and ``ValueError`` unless there are
+        ``n_space_dims + 1``.
     """
     items = int_sequence(values, name)
     if len(items) != n_space_dims + 1:

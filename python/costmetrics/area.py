@@ -15,16 +15,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from typing import Any, Literal, Union, overload
 
 import numpy as np
 import numpy.typing as npt
-import yaml
 
 from costmetrics import _core
+from costmetrics._core.area import (
+    AreaBreakdown,
+    Coefficients,
+    Config,
+    DieCalibration,
+    LinearFit,
+    RoundedCoefficients,
+)
 from costmetrics._record import Record, record
-from costmetrics.presets import data_dir, normalize_name
+from costmetrics.presets import data_dir, normalize_name, seed_file, seed_values
+from costmetrics.presets import gpu as gpu_preset
 
 __all__ = [
     "AreaBreakdown",
@@ -46,30 +53,19 @@ __all__ = [
 ]
 
 _core_area = _core.area
-Coefficients = _core.area.Coefficients
-RoundedCoefficients = _core.area.RoundedCoefficients
-AreaBreakdown = _core.area.AreaBreakdown
-LinearFit = _core.area.LinearFit
-DieCalibration = _core.area.DieCalibration
 
 Form = Literal["structural", "rounded"]
 CoefficientsArg = Union[Form, Coefficients, RoundedCoefficients]
 ArrayLike = Union[int, float, Sequence[float], npt.NDArray[Any]]
 
 
-def _area_dir() -> Path:
-    return data_dir() / "area"
-
-
 @cache
 def _model_file(name: str) -> dict[str, Any]:
-    path = _area_dir() / f"{name}.yaml"
-    if not path.is_file():
-        raise ValueError(f"area model {name!r}: no file {path}")
-    with path.open(encoding="utf-8") as f:
-        data = yaml.safe_load(f)
-    if not isinstance(data, dict) or "structural" not in data or "rounded" not in data:
-        raise ValueError(f"{path}: expected 'structural' and 'rounded' sections")
+    if not isinstance(name, str) or not (data_dir() / "area" / f"{name}.yaml").is_file():
+        raise ValueError(f"area model {name!r}: no file data/area/{name}.yaml")
+    data = seed_file("area", name)
+    if "structural" not in data or "rounded" not in data:
+        raise ValueError(f"data/area/{name}.yaml: expected 'structural' and 'rounded' sections")
     return data
 
 
@@ -91,17 +87,9 @@ def coefficients(model: str = "maxwell") -> Coefficients:
 
 
 def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
-    """Return the constants of the published rounded form (Eq. C.7).
+    """Return the six constants of the published rounded form (Eq. C.7).
 
-    Parameters
-    ----------
-    model : str
-        Name of a file in ``data/area/`` (default ``"maxwell"``).
-
-    Returns
-    -------
-    RoundedCoefficients
-        The six constants of Eq. C.7.
+    ``model`` names the file, as for :func:`coefficients`.
     """
     return RoundedCoefficients(**_model_file(model)["rounded"])
 
@@ -140,6 +128,28 @@ class ReferenceGpu(Record):
     seed_model_mm2: float | None
     seed_cacheless_mm2: float | None
 
+    def config(self, *, caches: bool = True) -> Config:
+        """Return this GPU as a ``_core.area.Config`` of Eq. C.6 (with or without caches).
+
+        Parameters
+        ----------
+        caches : bool
+            Keep the L1 and L2 caches (default) or remove them (Sec. C.4.1).
+
+        Returns
+        -------
+        Config
+            Its configuration, memory sizes in kB.
+        """
+        return Config(
+            n_sm=self.n_sm,
+            n_v=self.n_v,
+            smem_kb=self.smem_kb,
+            regs_kb_per_vu=self.regs_kb_per_vu,
+            l1_kb_per_pair=self.l1_kb_per_pair if caches else 0.0,
+            l2_kb=self.l2_kb if caches else 0.0,
+        )
+
     def area(self, *, caches: bool = True, coefficients: CoefficientsArg = "structural") -> float:
         """Model area of this configuration, with or without its L1 and L2 caches.
 
@@ -168,36 +178,51 @@ class ReferenceGpu(Record):
         )
 
 
+#: The area model's register file per vector unit: registers_per_sm 32-bit registers
+#: shared by n_v vector units (Sec. C.2.1: 512 registers = 2 kB).
+_BYTES_PER_REGISTER = 4
+_BYTES_PER_KB = 1024
+
+
 @cache
 def reference_gpus() -> dict[str, ReferenceGpu]:
-    """Return the GTX 980 and Titan X configurations of ``data/area/reference_gpus.yaml``.
+    """Return the GPUs of ``data/gpus/`` with a silicon section, in the area model's units.
+
+    A GPU is described once, in bytes, in its ``data/gpus/<key>.yaml`` (the time model's
+    fields and the ``silicon`` section of Appendix C); this is its view in kB. The seed's
+    own area figures for them are in ``data/area/seed_values.yaml``.
 
     Returns
     -------
     dict of str to ReferenceGpu
-        Keyed by ``"gtx980"`` and ``"titanx"``.
+        Keyed by preset key: ``"gtx980"`` and ``"titanx"``.
     """
-    path = _area_dir() / "reference_gpus.yaml"
-    with path.open(encoding="utf-8") as f:
-        data = yaml.safe_load(f)
+    seed = seed_values("area")
     out: dict[str, ReferenceGpu] = {}
-    for key, g in data["gpus"].items():
-        out[key] = ReferenceGpu(
-            key=key,
-            name=str(g["name"]),
-            n_sm=int(g["n_sm"]),
-            n_v=int(g["n_v"]),
-            smem_kb=float(g["smem_kb"]),
-            regs_kb_per_vu=float(g["regs_kb_per_vu"]),
-            l1_kb_per_pair=float(g["l1_kb_per_pair"]),
-            l2_kb=float(g["l2_kb"]),
-            published_die_mm2=float(g["published_die_mm2"]),
-            seed_model_mm2=float(g["seed_model_mm2"]) if "seed_model_mm2" in g else None,
-            seed_cacheless_mm2=(
-                float(g["seed_cacheless_mm2"]) if "seed_cacheless_mm2" in g else None
-            ),
+    for path in sorted((data_dir() / "gpus").glob("*.yaml")):
+        data = seed_file("gpus", path.stem)
+        if "silicon" not in data:
+            continue
+        g = gpu_preset(data["key"])
+        silicon = data["silicon"]
+        out[g.key] = ReferenceGpu(
+            key=g.key,
+            name=g.name,
+            n_sm=g.n_sm,
+            n_v=g.n_v,
+            smem_kb=g.smem_per_sm_bytes / _BYTES_PER_KB,
+            regs_kb_per_vu=g.registers_per_sm * _BYTES_PER_REGISTER / g.n_v / _BYTES_PER_KB,
+            l1_kb_per_pair=silicon["l1_per_sm_pair_bytes"] / _BYTES_PER_KB,
+            l2_kb=silicon["l2_bytes"] / _BYTES_PER_KB,
+            published_die_mm2=float(silicon["die_mm2"]),
+            seed_model_mm2=_optional_float(seed.get(f"{g.key}_model_mm2")),
+            seed_cacheless_mm2=_optional_float(seed.get(f"{g.key}_cacheless_mm2")),
         )
     return out
+
+
+def _optional_float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 def reference_gpu(name: str) -> ReferenceGpu:
@@ -338,7 +363,7 @@ def die_area(
     TypeError
         On non-numeric input.
     """
-    form, coeffs = _resolve_coefficients(coefficients)
+    _, coeffs = _resolve_coefficients(coefficients)
     arrays = [
         _as_array(n_sm, "n_sm", True),
         _as_array(n_v, "n_v", True),
@@ -354,9 +379,8 @@ def die_area(
         raise ValueError("die_area: arguments do not broadcast to one shape") from None
     shape = b[0].shape
     flat = [np.ascontiguousarray(x.reshape(-1)) for x in b]
-    fn = _core_area.structural_batch if form == "structural" else _core_area.rounded_batch
     try:
-        out = np.asarray(fn(coeffs, *flat), dtype=np.float64).reshape(shape)
+        out = np.asarray(_core_area.die_area_batch(coeffs, *flat), dtype=np.float64).reshape(shape)
     except ValueError as exc:
         # The core names the element ("[3] n_v: ..."); a scalar call has only one.
         message = str(exc)
@@ -460,14 +484,7 @@ def calibrate_die(
         that would close Eq. C.6 on the die (compare the measured 0.04282).
     """
     g = reference_gpu(gpu)
-    config = _core_area.Config(
-        n_sm=g.n_sm,
-        n_v=g.n_v,
-        smem_kb=g.smem_kb,
-        regs_kb_per_vu=g.regs_kb_per_vu,
-        l1_kb_per_pair=g.l1_kb_per_pair,
-        l2_kb=g.l2_kb,
-    )
+    config = g.config()
     die = g.published_die_mm2 if die_mm2 is None else die_mm2
     if not isinstance(die, (int, float)) or not math.isfinite(die):
         raise ValueError(f"die_mm2: must be a finite number, got {die!r}")

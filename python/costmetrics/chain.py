@@ -504,20 +504,8 @@ def joint_comparisons(
     For each synthetic chain, compares the joint Pareto front (:func:`pareto_front`) with
     the hyper-node optimum on the fixed tree (:func:`data_movement`).
 
-    Parameters
-    ----------
-    capacities : sequence of int
-        On-chip capacities in words.
-    lengths : tuple of int
-        Smallest and largest chain length (inclusive, at most 32).
-    chains_per_length : int
-        Chains per length.
-    distribution : ChainDistribution
-        How dims are drawn (synthetic data).
-    beta : {"printed", "derived"}
-        Reading of beta for right fusion.
-    threads : int
-        Worker threads (0: all cores).
+    The arguments are those of :func:`random_chain_reductions`, with chains of at most 32
+    matrices (the joint front's search).
 
     Returns
     -------

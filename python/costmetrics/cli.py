@@ -526,8 +526,9 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
     parser.add_argument(
         "--schedule",
-        default="round-robin",
-        help="tiles to threads: round-robin (default), block, or round-robin,block (both)",
+        default=None,
+        help="tiles to threads: round-robin, block, or round-robin,block (both); default: "
+        "each stencil's (block in 1D, round-robin in 2D/3D)",
     )
     parser.add_argument(
         "--sizes",
@@ -574,7 +575,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 threads=threads,
                 passes=args.passes,
                 warmup=args.warmup,
-                schedule=args.schedule.split(","),
+                schedule=None if args.schedule is None else args.schedule.split(","),
                 seed=args.seed,
                 command=command,
                 notes=notes,
@@ -1250,15 +1251,7 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             "l2_kb": 0.0,
         }
         if args.gpu is not None:
-            ref = cm_area.reference_gpu(args.gpu)
-            config.update(
-                n_sm=ref.n_sm,
-                n_v=ref.n_v,
-                smem_kb=ref.smem_kb,
-                regs_kb_per_vu=ref.regs_kb_per_vu,
-                l1_kb_per_pair=ref.l1_kb_per_pair,
-                l2_kb=ref.l2_kb,
-            )
+            config.update(cm_area.reference_gpu(args.gpu).config()._asdict())
         for key in config:
             value = getattr(args, key)
             if value is not None:

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from costmetrics import _convert, _core
 from costmetrics import area as cm_area
 from costmetrics._record import Record, record
-from costmetrics.presets import Gpu, Stencil, normalize_name
+from costmetrics.presets import Gpu, Stencil, normalize_name, seed_file, seed_table
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
 
@@ -63,25 +63,30 @@ Variant = Literal["paper", "exact", "machine"]
 BlockSmem = Literal["half", "full", "capped"]
 Weights = Mapping[str | tuple[str, tuple[int, ...]], float]
 
-STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
-STENCILS_3D = ("heat3d", "laplacian3d")
+_PROBLEMS = seed_file("codesign", "problems")
+STENCILS_2D: tuple[str, ...] = tuple(_PROBLEMS["stencils_2d"])
+STENCILS_3D: tuple[str, ...] = tuple(_PROBLEMS["stencils_3d"])
 #: Sec. C.3.1: S in {4096, 8192, 12288, 16384} (the seed prints 12228; we read 12288 =
-#: 3 x 4096, docs/codesign.md), T in {1024, ..., 16384}, T <= S: 16 sizes.
+#: 3 x 4096, docs/codesign.md), T in {1024, ..., 16384}, T <= S: 16 sizes
+#: (``data/codesign/problems.yaml``).
 SIZES_2D: tuple[tuple[int, int, int], ...] = tuple(
-    (s, s, t) for s in (4096, 8192, 12288, 16384) for t in (1024, 2048, 4096, 8192, 16384) if t <= s
+    (s, s, t) for s in _PROBLEMS["space_2d"] for t in _PROBLEMS["time_steps_2d"] if t <= s
 )
 #: The 3D sizes of Sec. A.5: S in {384, 512, 640}, T in {128, ..., 640}, T <= S: 12 sizes.
 SIZES_3D: tuple[tuple[int, int, int, int], ...] = tuple(
-    (s, s, s, t) for s in (384, 512, 640) for t in (128, 256, 384, 512, 640) if t <= s
+    (s, s, s, t) for s in _PROBLEMS["space_3d"] for t in _PROBLEMS["time_steps_3d"] if t <= s
 )
-#: Table C.2 of the seed: stencil -> (nSM, nV, M_SM kB, area mm^2, GFLOP/s).
+#: Table C.2 of the seed (``data/codesign/table_c2.csv``): stencil -> (nSM, nV, M_SM kB,
+#: area mm^2, GFLOP/s).
 TABLE_C2: dict[str, tuple[int, int, int, int, int]] = {
-    "jacobi2d": (32, 128, 24, 438, 2059),
-    "heat2d": (22, 256, 12, 447, 3017),
-    "gradient2d": (28, 160, 24, 431, 4963),
-    "laplacian2d": (28, 160, 12, 426, 2549),
-    "heat3d": (18, 288, 192, 447, 3600),
-    "laplacian3d": (8, 896, 96, 446, 1427),
+    row["stencil"]: (
+        int(row["n_sm"]),
+        int(row["n_v"]),
+        int(row["smem_kb"]),
+        int(row["area_mm2"]),
+        int(row["gflops"]),
+    )
+    for row in seed_table("codesign", "table_c2")
 }
 
 

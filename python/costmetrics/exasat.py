@@ -27,6 +27,16 @@ import numpy.typing as npt
 
 from costmetrics import _convert
 from costmetrics._core import exasat as _ex
+from costmetrics._core.exasat import (
+    ArrayTraffic,
+    Blocking,
+    Box,
+    Estimate,
+    Flops,
+    GroupResult,
+    Machine,
+    Simulation,
+)
 from costmetrics._record import Record, record
 from costmetrics.presets import _read_mapping, data_dir, normalize_name
 
@@ -66,14 +76,6 @@ __all__ = [
     "with_cache",
 ]
 
-Machine = _ex.Machine
-Flops = _ex.Flops
-Box = _ex.Box
-Blocking = _ex.Blocking
-ArrayTraffic = _ex.ArrayTraffic
-GroupResult = _ex.GroupResult
-Estimate = _ex.Estimate
-Simulation = _ex.Simulation
 
 #: Reuse levels of the working-set model, by index (Fig. 8).
 LEVELS: tuple[str, ...] = ("none", "cell", "pencil", "plane")
@@ -533,21 +535,8 @@ def load_machine(path: str | Path) -> MachinePreset:
 def load_kernel(path: str | Path) -> Kernel:
     """Read a kernel from a YAML or JSON file (layout: ``data/exasat/kernels/``).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    Kernel
-        The kernel.
-
-    Raises
-    ------
-    ValueError
-        If the file is unreadable, not a mapping, or malformed; the message names the
-        field and the file.
+    As :func:`load_machine`, for a :class:`Kernel`; a malformed file raises ValueError
+    naming the field and the file.
     """
     p = Path(path)
     return Kernel.from_dict(_read_mapping(p), f" in {p}")

@@ -52,6 +52,7 @@ from costmetrics.presets import (
 
 __all__ = [
     "CSV_COLUMNS",
+    "DEFAULT_SCHEDULES",
     "ENERGY_CSV_COLUMNS",
     "HARNESS_VERSION",
     "MACHINE_IDENTITY",
@@ -71,6 +72,7 @@ __all__ = [
     "check_same_machine",
     "check_writable",
     "default_points",
+    "default_schedule",
     "energy_status",
     "find_rapl_package",
     "load_calibration",
@@ -106,8 +108,13 @@ DISPLAY_NAMES: dict[str, str] = {
 }
 #: Version of the compiled harness (tables measured with another version are refused).
 HARNESS_VERSION: str = str(_cm.harness_version())
-#: How the harness deals a wavefront's tiles to its threads (``round-robin`` is the default).
+#: How the harness deals a wavefront's tiles to its threads (:func:`default_schedule`).
 SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
+#: The harness' default schedule per number of space dimensions: contiguous blocks in 1D
+#: (measured faster on a quiet machine: block / round-robin time 0.842 [0.757, 0.908],
+#: Jacobi 1D, 2 threads, ``benchmarks/bench_measure_schedule.py``, docs/validate.md), round-robin
+#: in 2D (no difference measured) and 3D (not compared).
+DEFAULT_SCHEDULES: dict[int, str] = {1: "block", 2: "round-robin", 3: "round-robin"}
 #: Memory levels a problem's arrays can live in (:func:`memory_level`).
 MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
 #: Columns of a measurement table (schema 3: one row per point per pass; schema 2 lacked
@@ -177,6 +184,34 @@ def space_dims(stencil: str) -> int:
         For an unknown stencil.
     """
     return int(_cm.kernel_space_dims(_stencil_name(stencil)))
+
+
+def default_schedule(stencil: str) -> str:
+    """Return the schedule the harness uses for a stencil when none is given.
+
+    Parameters
+    ----------
+    stencil : str
+        One of :data:`STENCILS`.
+
+    Returns
+    -------
+    str
+        ``"block"`` for the 1D stencil, ``"round-robin"`` otherwise
+        (:data:`DEFAULT_SCHEDULES`).
+    """
+    return DEFAULT_SCHEDULES[space_dims(stencil)]
+
+
+def _resolve_schedule(schedule: object, stencil: str) -> str:
+    """Return ``schedule``, or the stencil's default when it is None (ValueError if unknown)."""
+    if schedule is None:
+        return default_schedule(stencil)
+    if not isinstance(schedule, str):
+        raise TypeError(f"schedule: expected a string or None, got {type(schedule).__name__}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule: must be one of {list(SCHEDULES)}, got {schedule!r}")
+    return schedule
 
 
 def _stencil_name(stencil: object) -> str:
@@ -344,11 +379,10 @@ def _config(
     pin: bool,
     check: bool,
     energy: RaplCounter | None,
-    schedule: str = "round-robin",
+    schedule: str | None = None,
 ) -> Any:
     name, s, t = _problem(stencil, sizes, tiles)
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule: must be one of {list(SCHEDULES)}, got {schedule!r}")
+    schedule = _resolve_schedule(schedule, name)
     n_threads = default_threads() if threads is None else _positive_int(threads, "threads", 1, 256)
     if energy is not None and not isinstance(energy, RaplCounter):
         raise TypeError(f"energy: expected a RaplCounter or None, got {type(energy).__name__}")
@@ -384,7 +418,7 @@ def run(
     pin: bool = True,
     check: bool = True,
     energy: RaplCounter | None = None,
-    schedule: str = "round-robin",
+    schedule: str | None = None,
 ) -> Any:
     """Run a tiled stencil and time it (minimum of ``repeats`` runs after ``warmup``).
 
@@ -407,10 +441,10 @@ def run(
         Compare the result bitwise with the naive stencil.
     energy : RaplCounter, optional
         Package energy counter to read around each run.
-    schedule : {"round-robin", "block"}
+    schedule : {"round-robin", "block"}, optional
         How a wavefront's tiles go to the threads: tile i to thread i mod threads, or
         contiguous blocks (neighbouring tiles, which share cache lines at their common
-        boundary, on one thread).
+        boundary, on one thread). Default: :func:`default_schedule` (block in 1D).
 
     Returns
     -------
@@ -454,7 +488,7 @@ def tiled(
     tiles: Sequence[int],
     *,
     threads: int = 1,
-    schedule: str = "round-robin",
+    schedule: str | None = None,
 ) -> npt.NDArray[np.float32]:
     """Return the final time level of one tiled run (untimed), for correctness checks.
 
@@ -464,7 +498,7 @@ def tiled(
         As in :func:`run`.
     threads : int
         Worker threads.
-    schedule : {"round-robin", "block"}
+    schedule : {"round-robin", "block"}, optional
         As in :func:`run`.
 
     Returns
@@ -1039,7 +1073,9 @@ def calibrate(
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
-        tile_schedule="round-robin",  # the harness' default schedule (measure.run)
+        # The harness' default schedule where the model distinguishes them (1D; in 2D/3D
+        # no line is shared, docs/time-model.md): default_schedule("jacobi1d").
+        tile_schedule=DEFAULT_SCHEDULES[1],
     )
     if progress:
         bar.note(
@@ -1993,7 +2029,12 @@ def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> 
     return tuple(out)
 
 
-def _schedule_list(schedule: str | Sequence[str]) -> tuple[str, ...]:
+def _schedule_list(schedule: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Return the schedules to measure; empty for None (each stencil's default)."""
+    if schedule is None:
+        return ()
+    if not isinstance(schedule, (str, Sequence)):
+        raise TypeError(f"schedule: expected a string, strings or None, got {schedule!r}")
     values = [schedule] if isinstance(schedule, str) else list(schedule)
     if not values:
         raise ValueError("schedule: must name at least one schedule")
@@ -2012,12 +2053,15 @@ _Unit = tuple[str, tuple[int, ...], tuple[int, ...], int, str]
 def _units(
     points: Sequence[Point], threads: tuple[int, ...], schedules: tuple[str, ...]
 ) -> tuple[list[_Unit], dict[_Unit, tuple[str, ...]]]:
-    """Every (point, threads, schedule) once, tags merged, in a stable order."""
+    """Every (point, threads, schedule) once, tags merged, in a stable order.
+
+    With no schedules given, each point is measured with its stencil's default.
+    """
     tags: dict[_Unit, list[str]] = {}
     for p in points:
         counts = (p.threads,) if p.threads is not None else threads
         for n in counts:
-            for sched in schedules:
+            for sched in schedules or (default_schedule(p.stencil),):
                 unit = (p.stencil, p.sizes, p.tiles, n, sched)
                 merged = tags.setdefault(unit, [])
                 merged += [t for t in p.tags if t not in merged]
@@ -2147,7 +2191,7 @@ def measure(
     threads: int | Sequence[int] | None = None,
     passes: int = 5,
     warmup: int = 1,
-    schedule: str | Sequence[str] = "round-robin",
+    schedule: str | Sequence[str] | None = None,
     seed: int = 0,
     pin: bool = True,
     command: str = "",
@@ -2189,9 +2233,10 @@ def measure(
         Passes (at least 2 for a noise floor; 5 or more recommended).
     warmup : int
         Untimed runs before each timed run.
-    schedule : str or sequence of str
+    schedule : str or sequence of str, optional
         How the harness deals a wavefront's tiles to the threads (:data:`SCHEDULES`);
-        several schedules are measured as separate points.
+        several schedules are measured as separate points. Default: each stencil's
+        :func:`default_schedule` (block in 1D, round-robin in 2D and 3D).
     seed : int
         Seed of the shuffled orders (recorded).
     pin : bool
@@ -2226,7 +2271,7 @@ def measure(
             raise TypeError(f"points: expected Point items, got {type(p).__name__}")
         _config(
             p.stencil, p.sizes, p.tiles, threads=1, repeats=1, warmup=0, pin=False,
-            check=False, energy=None, schedule="round-robin",
+            check=False, energy=None,
         )  # fmt: skip  # validates stencil, sizes, tiles before anything runs
     counts = _thread_list(threads)
     for p in items:
@@ -2240,7 +2285,8 @@ def measure(
     units, unit_tags = _units(items, counts, schedules)
     protocol = {
         "passes": n_passes, "warmup": n_warmup, "seed": seed_value, "pin": do_pin,
-        "threads": list(counts), "schedule": list(schedules), "points": len(units),
+        "threads": list(counts), "schedule": list(schedules) or "stencil default",
+        "points": len(units),
     }  # fmt: skip
     _prepare_out(path)
     counter = find_rapl_package(powercap_root)
@@ -2518,7 +2564,7 @@ def tune(
     threads: int | Sequence[int] | None = None,
     passes: int = 5,
     warmup: int = 1,
-    schedule: str = "round-robin",
+    schedule: str | None = None,
     seed: int = 0,
     out: str | Path | None = None,
     progress: bool = False,
@@ -2547,8 +2593,11 @@ def tune(
         Candidates to measure.
     threads : int or sequence of int, optional
         Thread counts to consider (default: 1 and every allowed CPU).
-    passes, warmup, schedule, seed
+    passes, warmup, seed
         As in :func:`measure`.
+    schedule : {"round-robin", "block"}, optional
+        The harness schedule to measure with (default: :func:`default_schedule`); the
+        model ranks with a preset describing it (``tile_schedule``).
     out : str or Path, optional
         The table to measure into (resumable); default: a new file in a temporary folder.
     progress : bool
@@ -2566,6 +2615,7 @@ def tune(
 
     name, _, _ = _problem(stencil, sizes, None)
     size_args = tuple(int(v) for v in sizes)
+    sched = _resolve_schedule(schedule, name)
     v = cm_validate._check_variant(variant)
     n_k = _positive_int(k, "k", 1, 10000)
     counts = _thread_list(threads)
@@ -2578,7 +2628,7 @@ def tune(
     grid = space.grid()
     ranked: list[tuple[float, int, tuple[int, ...]]] = []
     for n in counts:
-        cal = cm_validate._for_threads(cals, n)
+        cal = cm_validate._with_schedule(cm_validate._for_threads(cals, n), sched)
         batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, size_args, grid, variant=v)
         for i in np.flatnonzero(batch.feasible & np.isfinite(batch.talg_s)):
             tiles = tuple(int(x) for x in grid[i])
@@ -2599,7 +2649,7 @@ def tune(
     )
     points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
     measure(
-        points, path, threads=counts, passes=passes, warmup=warmup, schedule=schedule,
+        points, path, threads=counts, passes=passes, warmup=warmup, schedule=sched,
         seed=seed, command=f"costmetrics tune {name} {size_args} variant={v} k={n_k}",
         progress=progress,
     )  # fmt: skip
@@ -2608,7 +2658,7 @@ def tune(
     index = {med.key_of(i): i for i in range(len(med))}
     candidates = []
     for rank, (pred, n, tiles) in enumerate(top):
-        j = index[(name, size_args, tiles, n, schedule)]
+        j = index[(name, size_args, tiles, n, sched)]
         candidates.append(
             TuneCandidate(
                 rank, tiles, n, pred, float(med.time_s[j]),
@@ -2616,7 +2666,7 @@ def tune(
             )
         )  # fmt: skip
     best = min(candidates, key=lambda c: (c.time_s, c.rank))
-    key = (name, size_args, best.tiles, best.threads, schedule)
+    key = (name, size_args, best.tiles, best.threads, sched)
     runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
     return TuneResult(
         name, size_args, v, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,

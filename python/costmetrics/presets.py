@@ -41,6 +41,9 @@ __all__ = [
     "normalize_name",
     "register_gpu",
     "register_stencil",
+    "seed_file",
+    "seed_table",
+    "seed_values",
     "stencil",
     "stencils",
 ]
@@ -457,6 +460,9 @@ _MACHINE_DEFAULTS: dict[str, Any] = {
     **{f: (0.0, 0.0, 0.0, 0.0) for f in _MACHINE_LEVEL_FIELDS},
 }
 _STENCIL_FIELDS = ("key", "name", "source", "description", "n_space_dims", "c_iter_s")
+#: The optional ``silicon`` section of a GPU file: what the area model (Appendix C) needs
+#: beyond the fields above (its kB view is derived from these, costmetrics.area).
+_SILICON_FIELDS = ("l1_per_sm_pair_bytes", "l2_bytes", "die_mm2")
 
 
 def _validate_gpu_fields(g: Gpu, where: str) -> None:
@@ -652,31 +658,25 @@ def load_gpu(path: str | Path) -> Gpu:
     p = _as_path(path)
     data = _read_mapping(p)
     required = ("name", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
-    _check_keys(data, required, ("key", "source", *_MACHINE_FIELDS), f" in {p}")
+    _check_keys(data, required, ("key", "source", "silicon", *_MACHINE_FIELDS), f" in {p}")
+    if "silicon" in data:
+        silicon = data["silicon"]
+        where = f" in {p}"
+        if not isinstance(silicon, dict):
+            raise ValueError(f"silicon{where}: expected a mapping, got {silicon!r}")
+        _check_keys(silicon, _SILICON_FIELDS, (), f" (silicon){where}")
+        for name in _SILICON_FIELDS:
+            _positive_float(silicon[name], f"silicon.{name}", where)
     try:
-        return Gpu(**{k: v for k, v in data.items() if k != "schema_version"})
+        return Gpu(**{k: v for k, v in data.items() if k not in ("schema_version", "silicon")})
     except (ValueError, TypeError, OverflowError) as exc:
         raise _error_in_file(exc, p) from None
 
 
 def load_stencil(path: str | Path) -> Stencil:
-    """Read a stencil preset from a YAML file.
+    """Read a stencil preset from a YAML file (layout: ``data/stencils/*.yaml``).
 
-    Parameters
-    ----------
-    path : str or Path
-        The file; see ``data/stencils/*.yaml`` for the layout.
-
-    Returns
-    -------
-    Stencil
-        The preset (not registered; pass it to :func:`register_stencil` to look it up).
-
-    Raises
-    ------
-    ValueError
-        If the file cannot be read, or a field is missing, unknown, of the wrong type or
-        value; the message names the field and the file.
+    As :func:`load_gpu`, for a :class:`Stencil` (register it with :func:`register_stencil`).
     """
     p = _as_path(path)
     data = _read_mapping(p)
@@ -721,6 +721,117 @@ def data_dir() -> Path:
 
 
 # --------------------------------------------------------------------------------------
+# Seed values: the one loading path of every family's data/<family>/ files
+# --------------------------------------------------------------------------------------
+
+
+def seed_file(family: str, name: str) -> dict[str, Any]:
+    """Return ``data/<family>/<name>.yaml``: a mapping with ``schema_version`` and ``source``.
+
+    Parameters
+    ----------
+    family : str
+        The family's folder in ``data/`` (``"codesign"``, ``"exasat"``, ...).
+    name : str
+        The file's name without ``.yaml``.
+
+    Returns
+    -------
+    dict
+        The file's fields (a fresh copy: the caller may change it).
+
+    Raises
+    ------
+    ValueError
+        If the file is missing, is not a YAML mapping of the supported schema version, or
+        does not say where its values come from (``source``).
+    """
+    path = data_dir() / family / f"{name}.yaml"
+    data = _read_mapping(path)
+    if "source" not in data:
+        raise ValueError(f"source in {path}: required field is missing (where values come from)")
+    _string(data["source"], "source", f" in {path}", required=True)
+    return data
+
+
+def seed_values(family: str, name: str = "seed_values") -> dict[str, Any]:
+    """Return the values a seed prints, from ``data/<family>/<name>.yaml``, by key.
+
+    The file's ``values`` maps each key to ``{value, where, quantity}``: the value as
+    printed, where the seed prints it and what it is (``data/time/seed_values.yaml``).
+
+    Parameters
+    ----------
+    family, name : str
+        As in :func:`seed_file`.
+
+    Returns
+    -------
+    dict
+        Key to value (a number or, where the seed prints no number, a str).
+
+    Raises
+    ------
+    ValueError
+        If an entry lacks its value, its place in the seed or its quantity.
+    """
+    path = data_dir() / family / f"{name}.yaml"
+    values = seed_file(family, name).get("values")
+    if not isinstance(values, dict) or not values:
+        raise ValueError(f"values in {path}: expected a mapping of seed values")
+    out: dict[str, Any] = {}
+    for key, entry in values.items():
+        if not isinstance(entry, dict) or set(entry) != {"value", "where", "quantity"}:
+            raise ValueError(f"values.{key} in {path}: expected value, where and quantity")
+        out[str(key)] = entry["value"]
+    return out
+
+
+def seed_table(family: str, name: str) -> list[dict[str, str]]:
+    """Return the rows of ``data/<family>/<name>.csv``, a table transcribed from a seed.
+
+    The file opens with ``#`` comment lines that say where the table comes from, then a
+    header line of column names (with units).
+
+    Parameters
+    ----------
+    family, name : str
+        The family's folder in ``data/`` and the file's name without ``.csv``.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, column name to the text of the cell.
+
+    Raises
+    ------
+    ValueError
+        If the file is missing, has no source comment, or a row has the wrong number of
+        cells.
+    """
+    path = data_dir() / family / f"{name}.csv"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"path: cannot read seed table {path}: {exc.strerror}") from None
+    if not lines or not lines[0].startswith("#"):
+        raise ValueError(f"{path}: the first line must be a comment naming the source")
+    rows = [line for line in lines if line.strip() and not line.startswith("#")]
+    if not rows:
+        raise ValueError(f"{path}: no header line")
+    header = rows[0].split(",")
+    out = []
+    for i, line in enumerate(rows[1:], start=1):
+        cells = line.split(",")
+        if len(cells) != len(header):
+            raise ValueError(
+                f"{path}: row {i} has {len(cells)} cells, the header {len(header)}: {line!r}"
+            )
+        out.append(dict(zip(header, cells, strict=True)))
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------
 
@@ -744,11 +855,14 @@ def _ensure_loaded() -> None:
     _loaded = True
 
 
-def _register(registry: dict[str, Any], obj: Any, kind: str, overwrite: bool) -> None:
+def _register(registry: dict[str, Any], obj: Gpu | Stencil, cls: type, overwrite: bool) -> None:
+    if not isinstance(obj, cls):
+        raise TypeError(f"obj: expected a costmetrics.{cls.__name__}, got {type(obj).__name__}")
+    _ensure_loaded()
     existing = registry.get(obj.key)
     if existing is not None and existing != obj and not overwrite:
         raise ValueError(
-            f"{kind}: a different preset with key {obj.key!r} is already registered; "
+            f"obj: a different preset with key {obj.key!r} is already registered; "
             f"pass overwrite=True to replace it"
         )
     registry[obj.key] = obj
@@ -771,55 +885,38 @@ def register_gpu(obj: Gpu, *, overwrite: bool = False) -> Gpu:
 
     Raises
     ------
+    TypeError
+        If ``obj`` is not a :class:`Gpu`.
     ValueError
-        If ``obj`` is not a :class:`Gpu`, or its key is taken and ``overwrite`` is false.
+        If its key is taken and ``overwrite`` is false.
     """
-    if not isinstance(obj, Gpu):
-        raise TypeError(f"obj: expected a costmetrics.Gpu, got {type(obj).__name__}")
-    _ensure_loaded()
-    _register(_gpus, obj, "obj", overwrite)
+    _register(_gpus, obj, Gpu, overwrite)
     return obj
 
 
 def register_stencil(obj: Stencil, *, overwrite: bool = False) -> Stencil:
     """Make a stencil preset available to :func:`stencil` and the models, under ``obj.key``.
 
-    Parameters
-    ----------
-    obj : Stencil
-        The preset, e.g. from :func:`load_stencil` or built directly.
-    overwrite : bool, optional
-        Replace a different preset with the same key (default: refuse).
-
-    Returns
-    -------
-    Stencil
-        ``obj``, for chaining.
-
-    Raises
-    ------
-    ValueError
-        If ``obj`` is not a :class:`Stencil`, or its key is taken and ``overwrite`` is
-        false.
+    As :func:`register_gpu`, for a :class:`Stencil` (e.g. from :func:`load_stencil`).
     """
-    if not isinstance(obj, Stencil):
-        raise TypeError(f"obj: expected a costmetrics.Stencil, got {type(obj).__name__}")
-    _ensure_loaded()
-    _register(_stencils, obj, "obj", overwrite)
+    _register(_stencils, obj, Stencil, overwrite)
     return obj
 
 
-def _lookup(registry: Mapping[str, Any], name: object, param: str, kind: str) -> Any:
-    if not isinstance(name, str):
+def _lookup(registry: Mapping[str, Any], cls: type, obj: object, param: str, kind: str) -> Any:
+    if isinstance(obj, cls):
+        return obj
+    if not isinstance(obj, str):
         raise TypeError(
-            f"{param}: expected a {kind} name or object, got {name!r} ({type(name).__name__})"
+            f"{param}: expected a {kind} name or object, got {obj!r} ({type(obj).__name__})"
         )
-    wanted = normalize_name(name)
+    _ensure_loaded()
+    wanted = normalize_name(obj)
     found = registry.get(wanted)
     if found is None:
         found = next((p for p in registry.values() if normalize_name(p.name) == wanted), None)
     if found is None:
-        raise ValueError(f"{param}: unknown {kind} {name!r}; known: {sorted(registry)}")
+        raise ValueError(f"{param}: unknown {kind} {obj!r}; known: {sorted(registry)}")
     return found
 
 
@@ -829,7 +926,8 @@ def resolve_gpu(obj: object, param: str) -> Gpu:
     Parameters
     ----------
     obj : object
-        A :class:`Gpu` or a preset name.
+        A :class:`Gpu` or a preset name (case, spaces, dashes and underscores are
+        ignored).
     param : str
         The caller's parameter name, used in messages (e.g. ``"gpu"``).
 
@@ -843,85 +941,32 @@ def resolve_gpu(obj: object, param: str) -> Gpu:
     TypeError
         If ``obj`` is neither a :class:`Gpu` nor a ``str``.
     ValueError
-        If no preset has that name.
+        If no preset has that name; the message lists the known ones.
     """
-    if isinstance(obj, Gpu):
-        return obj
-    _ensure_loaded()
-    result: Gpu = _lookup(_gpus, obj, param, "GPU")
+    result: Gpu = _lookup(_gpus, Gpu, obj, param, "GPU")
     return result
 
 
 def resolve_stencil(obj: object, param: str) -> Stencil:
     """Return ``obj`` if it is a :class:`Stencil`, else the preset it names.
 
-    Parameters
-    ----------
-    obj : object
-        A :class:`Stencil` or a preset name.
-    param : str
-        The caller's parameter name, used in messages (e.g. ``"stencil"``).
-
-    Returns
-    -------
-    Stencil
-        The preset.
-
-    Raises
-    ------
-    TypeError
-        If ``obj`` is neither a :class:`Stencil` nor a ``str``.
-    ValueError
-        If no preset has that name.
+    As :func:`resolve_gpu`, for stencils.
     """
-    if isinstance(obj, Stencil):
-        return obj
-    _ensure_loaded()
-    result: Stencil = _lookup(_stencils, obj, param, "stencil")
+    result: Stencil = _lookup(_stencils, Stencil, obj, param, "stencil")
     return result
 
 
 def gpu(name: str | Gpu) -> Gpu:
-    """Return the GPU preset called ``name``.
+    """Return the GPU preset called ``name``; a :class:`Gpu` is returned unchanged.
 
-    Parameters
-    ----------
-    name : str or Gpu
-        A key or display name (case, spaces, dashes and underscores are ignored), or a
-        :class:`Gpu`, which is returned unchanged.
-
-    Returns
-    -------
-    Gpu
-        The preset.
-
-    Raises
-    ------
-    ValueError
-        If no preset has that name; the message lists the known ones.
+    Case, spaces, dashes and underscores of ``name`` are ignored; an unknown name raises
+    ``ValueError`` listing the known ones.
     """
     return resolve_gpu(name, "name")
 
 
 def stencil(name: str | Stencil) -> Stencil:
-    """Return the stencil preset called ``name``.
-
-    Parameters
-    ----------
-    name : str or Stencil
-        A key or display name (case, spaces, dashes and underscores are ignored), or a
-        :class:`Stencil`, which is returned unchanged.
-
-    Returns
-    -------
-    Stencil
-        The preset.
-
-    Raises
-    ------
-    ValueError
-        If no preset has that name; the message lists the known ones.
-    """
+    """Return the stencil preset called ``name``; as :func:`gpu`, for a :class:`Stencil`."""
     return resolve_stencil(name, "name")
 
 

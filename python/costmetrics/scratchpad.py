@@ -35,7 +35,17 @@ import yaml
 from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._core.scratchpad import (
+    LocalArray,
+    Reference,
+    Statement,
+    TileArray,
+    TileEvaluation,
+    TileProblem,
+    TileSearchResult,
+)
 from costmetrics._record import Record, record
+from costmetrics.presets import seed_values
 
 __all__ = [
     "LocalArray",
@@ -65,13 +75,6 @@ __all__ = [
     "tile_problem",
 ]
 
-Reference = _core.scratchpad.Reference
-Statement = _core.scratchpad.Statement
-TileProblem = _core.scratchpad.TileProblem
-LocalArray = _core.scratchpad.LocalArray
-TileArray = _core.scratchpad.TileArray
-TileEvaluation = _core.scratchpad.TileEvaluation
-TileSearchResult = _core.scratchpad.TileSearchResult
 
 #: How local arrays are formed: one per array (Fig. 1) or one per overlapping partition
 #: (Algorithm 2 read literally).
@@ -362,14 +365,7 @@ def evaluate_tiles(problem: TileProblem, tiles: Sequence[float]) -> TileEvaluati
 
 
 def tile_arrays(problem: TileProblem, tiles: Sequence[float]) -> list[TileArray]:
-    """Per-array terms of the objective at given tile sizes.
-
-    Parameters
-    ----------
-    problem : TileProblem
-        The problem.
-    tiles : sequence of float
-        One tile size per loop, each >= 1.
+    """Per-array terms of the objective at given tile sizes (arguments: :func:`evaluate_tiles`).
 
     Returns
     -------
@@ -632,12 +628,16 @@ def figure1_block() -> list[Statement]:
     ]
 
 
+#: What seed 004 prints for its experiments (``data/scratchpad/seed_values.yaml``).
+_SEED = seed_values("scratchpad")
+
+
 def me_problem(
     *,
     n_i: int = 64,
     n_j: int = 64,
-    window: int = 16,
-    processes: float = 256,
+    window: int = _SEED["me_window"],
+    processes: float = _SEED["me_threads"],
     sync_cost: float = 1.0,
     cost_per_word: float = 1.0,
     memory_limit_words: float = 2048,
@@ -677,12 +677,12 @@ def me_problem(
 
 def jacobi1d_problem(
     *,
-    time_steps: int = 4096,
+    time_steps: int = _SEED["jacobi_time_steps"],
     space: int = 8192,
-    processes: float = 64,
+    processes: float = _SEED["jacobi_threads"],
     sync_cost: float = 1.0,
     cost_per_word: float = 1.0,
-    memory_limit_words: float = 512,
+    memory_limit_words: float = _SEED["jacobi_memory_words"],
 ) -> TileProblem:
     """Return a reading of the tiled Jacobi-1D kernel of Section 6 (code not printed).
 
@@ -728,7 +728,7 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
     Parameters
     ----------
     path : str or Path
-        The file.
+        A ``.json`` file, or a YAML file (any other suffix).
 
     Returns
     -------

@@ -32,6 +32,13 @@ import yaml
 from costmetrics import _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
+from costmetrics._core.spu import (
+    Configuration,
+    EnergySplit,
+    GlobalSync,
+    OffChip,
+    Problem,
+)
 from costmetrics._record import Record, record
 from costmetrics.presets import data_dir
 
@@ -56,12 +63,6 @@ __all__ = [
     "sweep",
     "total_cb_bytes",
 ]
-
-Problem = _core.spu.Problem
-OffChip = _core.spu.OffChip
-Configuration = _core.spu.Configuration
-GlobalSync = _core.spu.GlobalSync
-EnergySplit = _core.spu.EnergySplit
 
 
 def problem(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> Problem:

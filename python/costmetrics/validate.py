@@ -62,6 +62,7 @@ __all__ = [
     "selection_summary",
     "top_mask",
     "tuner_curve",
+    "tuner_curve_of",
     "validate",
     "variants",
 ]
@@ -198,10 +199,34 @@ def predict(
     return _predict(t, cals, v)
 
 
+def _schedule_groups(table: Table) -> dict[Any, npt.NDArray[np.intp]]:
+    """Rows per (stencil, sizes, threads, schedule): the unit of one model evaluation."""
+    groups: dict[Any, list[int]] = {}
+    for i in range(len(table)):
+        key = (table.stencil[i], table.sizes_of(i), int(table.threads[i]), table.schedule[i])
+        groups.setdefault(key, []).append(i)
+    return {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
+
+
+def _with_schedule(cal: Calibration, schedule: str) -> Calibration:
+    """Return the calibration whose preset describes the schedule the rows ran with.
+
+    The ``machine`` variant's false-sharing term depends on how the harness dealt the
+    tiles (``tile_schedule``); every row says which schedule ran it (its ``schedule``
+    column), so the model is evaluated with that one, never the preset's default.
+    """
+    if cal.gpu.tile_schedule == schedule:
+        return cal
+    return Calibration(
+        replace(cal.gpu, tile_schedule=schedule), cal.stencils, cal.machine, cal.micro,
+        cal.settings,
+    )  # fmt: skip
+
+
 def _predict(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.float64]:
     out = np.full(len(t), np.nan)
-    for (name, sizes, threads), rows in _groups(t).items():
-        cal = _for_threads(cals, threads)
+    for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
+        cal = _with_schedule(_for_threads(cals, threads), schedule)
         if name not in cal.stencils:
             continue
         batch = cm_time.talg_batch(
@@ -242,6 +267,21 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     return float(round(np.sqrt(np.mean(((p - m) / m) ** 2)), 15))
 
 
+def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Pass times as a (points, passes) array: each finite and > 0, or NaN (not measured)."""
+    p = np.asarray(pass_times_s, dtype=np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
+    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0))
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"pass_times_s[{row}, {col}]: a time must be finite and > 0 (NaN: not measured), "
+            f"got {float(p[row, col])!r}"
+        )
+    return p
+
+
 def noise_floor(pass_times_s: npt.ArrayLike) -> float:
     """RMS relative difference between the medians of two disjoint halves of the passes.
 
@@ -263,9 +303,7 @@ def noise_floor(pass_times_s: npt.ArrayLike) -> float:
     float
         The floor as a fraction; NaN when no point has two passes.
     """
-    p = np.asarray(pass_times_s, dtype=np.float64)
-    if p.ndim != 2:
-        raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
+    p = _pass_times(pass_times_s)
     if p.shape[1] < 2 or p.shape[0] == 0:
         return float("nan")
     with np.errstate(all="ignore"):
@@ -322,9 +360,9 @@ def bootstrap_rmse(
     tuple of float
         (low, high) fractions; (NaN, NaN) for no points.
     """
-    p = np.asarray(pass_times_s, dtype=np.float64)
+    p = _pass_times(pass_times_s)
     pred = np.asarray(predicted, dtype=np.float64)
-    if p.ndim != 2 or pred.shape != (p.shape[0],):
+    if pred.shape != (p.shape[0],):
         raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
     if not 0 < level < 1:
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
@@ -642,14 +680,11 @@ def _scaled(
 
 
 def _solve(
-    columns: npt.NDArray[np.float64],
-    measured: npt.NDArray[np.float64],
-    offset: npt.NDArray[np.float64] | None = None,
+    columns: npt.NDArray[np.float64], measured: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]:
     """Solve bounded least squares of the relative error for the factors (>= 1e-6).
 
-    Columns that no training point depends on keep factor 1; ``offset`` is the part of
-    the prediction no factor scales (the ``machine`` variant's terms).
+    Columns that no training point depends on keep factor 1.
     """
     from scipy.optimize import lsq_linear
 
@@ -658,8 +693,6 @@ def _solve(
     if not free.any():
         return out
     fixed = columns[:, ~free] @ out[~free]
-    if offset is not None:
-        fixed = fixed + offset
     w = 1.0 / measured
     res = lsq_linear(
         columns[:, free] * w[:, None], (measured - fixed) * w, bounds=(1e-6, np.inf),
@@ -669,20 +702,191 @@ def _solve(
     return out
 
 
-def _machine_offset(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.float64]:
-    """Return the part of T_alg due to the machine variant's terms, per point (0 otherwise)."""
-    out = np.zeros(len(t))
-    if v != "machine":
-        return out
-    for (name, sizes, threads), rows in _groups(t).items():
-        cal = _for_threads(cals, threads)
-        if name not in cal.stencils:
+#: Parameters of the fitted ``machine`` variant (:func:`fit`), in the order of its
+#: columns: the copy cost per word at each memory level (``L + dL[level]``), tau_sync,
+#: T_sync, C_iter per stencil (appended), then the per-segment cost, the shared
+#: bandwidth per level, the per-line overhead, the barrier per thread and the cost of a
+#: cache line written by two threads (``docs/time-model.md``, "Machine variant").
+_MACHINE_FIT_HEAD = (
+    *(f"l_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_sync_s", "t_sync_s",
+)  # fmt: skip
+_MACHINE_FIT_TAIL = (
+    "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
+    "t_barrier_per_thread_s", "t_share_line_s",
+)  # fmt: skip
+#: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
+#: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
+#: fit must stay on that side to stay linear (1e-13 s per segment is negligible).
+_L_SEG_FLOOR_S = 1e-13
+#: Lower bound of tau_sync, T_sync and C_iter in the fit (the presets require them > 0).
+_POSITIVE_FLOOR_S = 1e-15
+
+
+def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
+    """Return the calibration a fitted ``machine`` variant is expressed in (fewest threads).
+
+    Its ``threads_ref`` is its own thread count (1 when a 1-thread calibration is given),
+    so the thread terms (shared bandwidth, barrier per thread, shared cache lines) are
+    increments over that count and one parameter set predicts every thread count.
+    """
+    cal = cals[min(cals)]
+    g = cal.gpu
+    g = replace(g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S))
+    return Calibration(g, cal.stencils, cal.machine, cal.micro, cal.settings)
+
+
+def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequence[str]) -> Any:
+    """Calibrated values of the fitted parameters (the frame's; thread terms: the largest)."""
+    g = frame.gpu
+    head = [g.l_s_per_word + d for d in g.l_level_s_per_word] + [g.tau_sync_s, g.t_sync_s]
+    c_iter = [frame.c_iter_s(n) for n in names]
+    gs = [c.gpu for c in cals.values()]
+    shared = [max(x.l_shared_s_per_word[k] for x in gs) for k in range(len(MEMORY_LEVELS))]
+    tail = [
+        g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
+        max(x.t_share_line_s for x in gs),
+    ]  # fmt: skip
+    return np.asarray(head + c_iter + tail, dtype=np.float64)
+
+
+def _machine_design(
+    t: Table, frame: Calibration, names: Sequence[str]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Columns of T_alg in the fitted parameters, per point, from the C++ design rows.
+
+    Each point is evaluated at its own thread count (``Gpu.with_threads``) and schedule
+    (its ``schedule`` column); the copy-cost column goes to the column of the point's
+    memory level and C_iter to the column of its stencil.
+    """
+    n_lv = len(MEMORY_LEVELS)
+    cols = np.zeros((len(t), len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL)))
+    ok = np.zeros(len(t), dtype=bool)
+    index = {n: i for i, n in enumerate(names)}
+    for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
+        if name not in index:
             continue
-        d = cm_time.design_rows(
-            cal.stencils[name], cal.gpu, sizes, _tile_rows(t, rows), variant="machine"
-        )
-        out[rows] = d.rows[:, 4:] @ d.parameters[4:]
+        gpu = replace(frame.gpu.with_threads(threads), tile_schedule=schedule)
+        stencil = frame.stencils[name]
+        d = cm_time.design_rows(stencil, gpu, sizes, _tile_rows(t, rows), variant="machine")
+        lv = MEMORY_LEVELS.index(cm_time.memory_level(stencil, gpu, sizes))
+        r = d.rows
+        block = np.zeros((rows.size, cols.shape[1]))
+        block[:, lv] = r[:, 0]  # L + dL[level]: the same coefficient
+        block[:, n_lv] = r[:, 1]  # tau_sync
+        block[:, n_lv + 1] = r[:, 2]  # T_sync
+        block[:, n_lv + 2 + index[name]] = r[:, 3]  # C_iter of this stencil
+        tail = n_lv + 2 + len(names)
+        block[:, tail] = r[:, 4]  # L_seg
+        block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
+        block[:, tail + 1 + n_lv :] = r[:, 13:16]  # tau_line, t_barrier, t_share
+        cols[rows] = block
+        ok[rows] = d.reasons == 0
+    return cols, ok
+
+
+def _machine_calibration(
+    frame: Calibration, names: Sequence[str], theta: npt.NDArray[np.float64]
+) -> Calibration:
+    """Return the fitted parameters as a calibration (a preset the C++ model validates)."""
+    n_lv = len(MEMORY_LEVELS)
+    g = frame.gpu
+    l_ref = g.l_s_per_word
+    tail = n_lv + 2 + len(names)
+    gpu = replace(
+        g,
+        l_level_s_per_word=tuple(float(theta[k]) - l_ref for k in range(n_lv)),
+        l_seg_s=float(theta[tail]),
+        l_shared_s_per_word=tuple(float(x) for x in theta[tail + 1 : tail + 1 + n_lv]),
+        tau_line_s=float(theta[tail + 1 + n_lv]),
+        t_barrier_per_thread_s=float(theta[tail + 2 + n_lv]),
+        t_share_line_s=float(theta[tail + 3 + n_lv]),
+    )
+    cal = Calibration(gpu, frame.stencils, frame.machine, frame.micro, frame.settings)
+    return cal.with_parameters(
+        l_ref, float(theta[n_lv]), float(theta[n_lv + 1]),
+        {n: float(theta[n_lv + 2 + i]) for i, n in enumerate(names)},
+    )  # fmt: skip
+
+
+def _solve_bounded(
+    columns: npt.NDArray[np.float64],
+    measured: npt.NDArray[np.float64],
+    start: npt.NDArray[np.float64],
+    lower: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Bounded least squares of the relative error for absolute parameter values.
+
+    Columns are scaled by the calibrated values (``start``, or 1e-9 where that is 0) so
+    that the solver sees numbers of order 1; a column no training point depends on keeps
+    its calibrated value.
+    """
+    from scipy.optimize import lsq_linear
+
+    scale = np.where(start > 0, start, 1e-9)
+    free = np.linalg.norm(columns, axis=0) > 0
+    out = start.copy()
+    if not free.any():
+        return out
+    fixed = columns[:, ~free] @ out[~free]
+    w = 1.0 / measured
+    a = columns[:, free] * scale[free] * w[:, None]
+    res = lsq_linear(
+        a, (measured - fixed) * w, bounds=(lower[free] / scale[free], np.inf), method="bvls"
+    )
+    out[free] = np.asarray(res.x) * scale[free]
     return out
+
+
+def _fit_machine(
+    t: Table, cals: dict[int, Calibration], within: float, n_boot: int, seed: int
+) -> FitResult:
+    """Fit every parameter of the ``machine`` variant (see :func:`fit`)."""
+    frame = _machine_frame(cals)
+    names = sorted({n for n in set(t.stencil) if n in frame.stencils})
+    start = _machine_start(cals, frame, names)
+    columns, usable = _machine_design(t, frame, names)
+    # Linearity check: the columns reproduce the C++ model at the calibrated values.
+    check = _machine_calibration(frame, names, start)
+    base = _predict(t, {n: _with_threads(check, n) for n in sorted(set(t.threads))}, "machine")
+    ok = usable & np.isfinite(base)
+    if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
+        raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
+    # Physical bounds: every cost >= 0; the presets require tau_sync, T_sync and C_iter
+    # > 0, and L_seg stays above its floor (see _L_SEG_FLOOR_S).
+    lower = np.zeros(start.size)
+    n_lv = len(MEMORY_LEVELS)
+    lower[n_lv : n_lv + 2 + len(names)] = _POSITIVE_FLOOR_S
+    lower[len(_MACHINE_FIT_HEAD) + len(names)] = _L_SEG_FLOOR_S
+    problems = _groups(t, by_threads=False)
+    if len(problems) < 2:
+        raise ValueError("table: leave-problem-out needs at least two problems (stencil, sizes)")
+    out_of_sample = np.full(len(t), np.nan)
+    for rows in problems.values():
+        train = ok.copy()
+        train[rows] = False
+        if not train.any():
+            continue
+        theta = _solve_bounded(columns[train], t.time_s[train], start, lower)
+        out_of_sample[rows] = columns[rows] @ theta
+    out_of_sample[~ok] = np.nan
+    theta = _solve_bounded(columns[ok], t.time_s[ok], start, lower)
+    fitted_cal = _machine_calibration(frame, names, theta)
+    keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
+    params = {k: float(x) for k, x in zip(keys, theta, strict=True)}
+    factors = {
+        k: float(x / s) for k, x, s in zip(keys, theta, start, strict=True) if s > 0
+    }  # fmt: skip
+    test = _score(
+        "fitted-machine", t, out_of_sample, top_mask(t, within=within),
+        np.ones(len(t), dtype=bool), n_boot, seed,
+    )  # fmt: skip
+    return FitResult("machine", fitted_cal, params, factors, len(problems), test, out_of_sample)
+
+
+def _with_threads(cal: Calibration, threads: int) -> Calibration:
+    """Return the calibration modeled at ``threads`` threads (thread terms vs its ref)."""
+    return Calibration(cal.gpu.with_threads(threads), cal.stencils, cal.machine, cal.micro,
+                       cal.settings)  # fmt: skip
 
 
 def fit(
@@ -730,6 +934,8 @@ def fit(
         on these points (it must be when k = 1).
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    if v == "machine":
+        return _fit_machine(t, cals, within, n_boot, seed)
     names = sorted({n for n in set(t.stencil) if all(n in c.stencils for c in cals.values())})
     base = _predict(t, cals, v)
     usable = np.isfinite(base)
@@ -740,11 +946,8 @@ def fit(
         bumped[j] = 2.0
         scaled = {n: _scaled(c, names, bumped) for n, c in cals.items()}
         columns[:, j] = _predict(t, scaled, v) - base
-    # The machine variant's own terms are not scaled: their part of T_alg, from the C++
-    # design rows (docs/time.md), is a fixed offset (0 for the other variants).
-    offset = _machine_offset(t, cals, v)
     # Linearity check: the columns must reproduce the prediction at factor 1.
-    recon = columns[usable].sum(axis=1) + offset[usable]
+    recon = columns[usable].sum(axis=1)
     if not np.allclose(recon, base[usable], rtol=1e-6, atol=0):
         raise ValueError(f"variant: T_alg of {v!r} is not linear in the parameters here (k > 1?)")
     problems = _groups(t, by_threads=False)
@@ -756,10 +959,10 @@ def fit(
         train[rows] = False
         if not train.any():
             continue
-        factors = _solve(columns[train], t.time_s[train], offset[train])
-        out_of_sample[rows] = columns[rows] @ factors + offset[rows]
+        factors = _solve(columns[train], t.time_s[train])
+        out_of_sample[rows] = columns[rows] @ factors
     out_of_sample[~usable] = np.nan
-    factors = _solve(columns[usable], t.time_s[usable], offset[usable])
+    factors = _solve(columns[usable], t.time_s[usable])
     first = cals[min(cals)]
     fitted_cal = _scaled(first, names, factors)
     g = fitted_cal.gpu
@@ -1081,10 +1284,44 @@ def tuner_curve(
         Per problem and k (see :class:`TunerCurve`).
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
+    return tuner_curve_of(t, _predict(t, cals, v), label=v, ks=ks)
+
+
+def tuner_curve_of(
+    table: Table | str | Path,
+    predicted_s: npt.ArrayLike,
+    *,
+    label: str,
+    ks: Sequence[int] = (1, 3, 5, 10),
+) -> TunerCurve:
+    """:func:`tuner_curve` from given predictions (e.g. a fitted variant's, out of sample).
+
+    Parameters
+    ----------
+    table : Table or path
+        A measured grid (per point, the rows of :meth:`costmetrics.measure.Table.medians`).
+    predicted_s : array_like
+        Predicted time per point (NaN: not ranked).
+    label : str
+        What ranked the points (e.g. ``"fitted-machine"``): the curve's ``variant``.
+    ks : sequence of int
+        Numbers of measured candidates.
+
+    Returns
+    -------
+    TunerCurve
+        Per problem and k.
+    """
+    t = _table(table)
+    pred = np.asarray(predicted_s, dtype=np.float64)
+    if pred.shape != (len(t),):
+        raise ValueError(f"predicted_s: expected shape ({len(t)},), got {pred.shape}")
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"label: expected a non-empty string, got {label!r}")
+    v = label
     k_list = tuple(int(k) for k in ks)
     if not k_list or any(k < 1 for k in k_list):
         raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
-    pred = _predict(t, cals, v)
     problems: list[_Problem] = []
     rows_out: list[list[float]] = []
     counts: list[int] = []
@@ -1283,7 +1520,13 @@ def validate(
         loadavg_1m=loadavg,
         time=time,
         fit_errors=errors,
-        tuner={v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
+        tuner={
+            **{v: tuner_curve(t, cals, variant=v) for v in VARIANTS},
+            **{
+                f"fitted-{v}": tuner_curve_of(t, f.predicted_s, label=f"fitted-{v}")
+                for v, f in fitted.items()
+            },
+        },
         calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
     )
 

@@ -91,17 +91,8 @@ class DieCalibration(_Record):
 
 def structural(coefficients: Coefficients, config: Config) -> AreaBreakdown: ...
 def rounded(coefficients: RoundedCoefficients, config: Config) -> float: ...
-def structural_batch(
-    coefficients: Coefficients,
-    n_sm: npt.ArrayLike,
-    n_v: npt.ArrayLike,
-    smem_kb: npt.ArrayLike,
-    regs_kb_per_vu: npt.ArrayLike,
-    l1_kb_per_pair: npt.ArrayLike,
-    l2_kb: npt.ArrayLike,
-) -> npt.NDArray[np.float64]: ...
-def rounded_batch(
-    coefficients: RoundedCoefficients,
+def die_area_batch(
+    coefficients: Coefficients | RoundedCoefficients,
     n_sm: npt.ArrayLike,
     n_v: npt.ArrayLike,
     smem_kb: npt.ArrayLike,

@@ -22,23 +22,24 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmetrics import codesign as cd
+from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "000 App. C"
 BAND = (425.0, 450.0)
-#: Sec. C.4.1: improvement (%) of the best design within each reference's area.
-SEED_IMPROVEMENTS = {
-    ("2d", "gtx980", True): 104.0,
-    ("2d", "titanx", True): 69.0,
-    ("3d", "gtx980", True): 123.0,
-    ("3d", "titanx", True): 126.0,
-    ("2d", "gtx980", False): 9.34,
-    ("2d", "titanx", False): 28.44,
-    ("3d", "gtx980", False): 9.22,
-    ("3d", "titanx", False): 33.15,
+_SEED = seed_values("codesign")
+#: Sec. C.4.1: improvement (%) of the best design within each reference's area, by
+#: (workload, reference, with caches) (``data/codesign/seed_values.yaml``).
+SEED_IMPROVEMENTS: dict[tuple[str, str, bool], float] = {
+    (kind, gpu, caches): float(
+        _SEED[f"improvement_{kind}_{gpu}{'' if caches else '_cacheless'}_pct"]
+    )
+    for caches in (True, False)
+    for kind in ("2d", "3d")
+    for gpu in ("gtx980", "titanx")
 }
 #: Fig. C.3 caption: about 3000 (2D) and 2000 (3D) feasible designs.
-SEED_DESIGN_COUNTS = {"2d": 3000, "3d": 2000}
+SEED_DESIGN_COUNTS = {kind: int(_SEED[f"design_count_{kind}"]) for kind in ("2d", "3d")}
 
 
 def run_sweeps(progress: bool = False, **kwargs: object) -> dict[str, cd.SweepResult]:

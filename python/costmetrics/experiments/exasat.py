@@ -24,6 +24,7 @@ import numpy.typing as npt
 from matplotlib.figure import Figure
 
 from costmetrics import exasat as ex
+from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "002"
@@ -152,6 +153,7 @@ def run(out_dir: Path) -> ExperimentResult:
     result = ExperimentResult(name="exasat")
     v = result.values
 
+    seed = seed_values("exasat")
     hopper = ex.machine_preset("hopper")
     peak = ex.peak_bytes_per_flop(hopper.machine)
     v.append(
@@ -159,7 +161,7 @@ def run(out_dir: Path) -> ExperimentResult:
             "exasat",
             "Hopper peak B/F (72 GiB/s / 201.6 Gflop/s)",
             f"{SOURCE} Table 2",
-            0.38,
+            seed["hopper_peak_bytes_per_flop"],
             round(peak, 4),
             "beta read as GiB; as 72 GB/s it is 0.357",
         )
@@ -169,31 +171,33 @@ def run(out_dir: Path) -> ExperimentResult:
             "exasat",
             "DDR3-1333 x 8 channels x 8 B [GB/s]",
             f"{SOURCE} Table 2",
-            72,
-            round(1333.33e6 * 8 * 8 / 1e9, 1),
+            seed["hopper_peak_bw_gib_per_s"],
+            round(
+                seed["hopper_ddr3_mt_per_s"]
+                * seed["hopper_memory_channels"]
+                * seed["ddr3_channel_bytes"]
+                / 1e9,
+                1,
+            ),
             "printed memory system gives 85.3 GB/s, not the printed 72 GiB/s",
         )
     )
 
     f4 = fig4_traffic()
-    for key, seed in (
-        ("bypass unfused", 5),
-        ("bypass fused", 2),
-        ("allocate unfused", 7),
-        ("allocate fused", 3),
-    ):
+    for key in ("bypass unfused", "bypass fused", "allocate unfused", "allocate fused"):
         v.append(
             ReproducedValue(
                 "exasat",
                 f"Fig. 4 traffic, {key} [N words]",
                 f"{SOURCE} Sec. 3.2, Fig. 4",
-                seed,
+                seed[f"fig4_{key.replace(' ', '_')}_n"],
                 round(f4[key], 6),
                 "7N/3N with write-allocate: the seed's 5N/2N assume bypass",
             )
         )
 
-    for species, seed_bf in ((9, 0.03), (53, 0.01)):
+    for species in (9, 53):
+        seed_bf = seed[f"smc_chemistry_{species}_bytes_per_flop"]
         e = ex.estimate(f"smc_chemistry_{species}", hopper.machine, 64)
         v.append(
             ReproducedValue(
@@ -206,15 +210,18 @@ def run(out_dir: Path) -> ExperimentResult:
                 "for unlimited and 512 kB caches (point-wise loop)",
             )
         )
-    for label, seed_bf, seed_pct in (("simple", 0.96, -44), ("aggressive", 0.36, -79)):
+    unfused_bf = seed["cns_unfused_bytes_per_flop"]
+    for label in ("simple", "aggressive"):
+        seed_bf = seed[f"cns_{label}_bytes_per_flop"]
+        seed_pct = seed[f"cns_{label}_change_pct"]
         v.append(
             ReproducedValue(
                 "exasat",
                 f"CNS {label} fusion B/F change [%]",
                 f"{SOURCE} Fig. 12",
                 seed_pct,
-                round(100 * (seed_bf / 1.71 - 1), 1),
-                f"arithmetic on the printed {seed_bf}/1.71; the CNS code is "
+                round(100 * (seed_bf / unfused_bf - 1), 1),
+                f"arithmetic on the printed {seed_bf}/{unfused_bf}; the CNS code is "
                 "not public, so the B/F values themselves are not "
                 "recomputed",
             )

@@ -25,12 +25,15 @@ import numpy as np
 
 from costmetrics import _convert, _core
 from costmetrics import scratchpad as cm_sp
+from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 EXPERIMENT = "scratchpad"
 SOURCE = "004"
-PAPER_ME_TILES = (32, 16, 16, 16)
-PAPER_JACOBI_TILES = (32, 256)  # (time, space): the paper's "space tile 256, time tile 32"
+_SEED = seed_values("scratchpad")
+PAPER_ME_TILES: tuple[int, ...] = tuple(_SEED["me_tiles"])
+#: (time, space): the paper's "space tile 256, time tile 32".
+PAPER_JACOBI_TILES: tuple[int, ...] = tuple(_SEED["jacobi_tiles"])
 #: (S, L) pairs tried for each reading: the seed prints neither.
 COST_PAIRS = ((1.0, 1.0), (10.0, 1.0), (1.0, 10.0))
 #: M_up readings for ME (words): 16 KB of 4-byte words shared by 2 blocks (2048) or whole (4096).
@@ -110,11 +113,14 @@ def me_readings() -> list[ReadingRow]:
 
 #: Index range of the time loop in the tile problem: all 4096 steps, or 32 when the time
 #: tile of the outer level is already fixed at 32 (as for the small problems of Sec. 6).
-JACOBI_TIME_RANGES = (4096, 32)
+JACOBI_TIME_RANGES = (int(_SEED["jacobi_time_steps"]), PAPER_JACOBI_TILES[0])
 
 
 def jacobi_problem(
-    variant: str, sync_cost: float, cost_per_word: float, time_range: int = 4096
+    variant: str,
+    sync_cost: float,
+    cost_per_word: float,
+    time_range: int = _SEED["jacobi_time_steps"],
 ) -> Any:
     """Jacobi-1D tile problem for one statement reading (loops (t, i), M_up = 512 words)."""
     writes, reads = JACOBI_VARIANTS[variant]
@@ -122,10 +128,10 @@ def jacobi_problem(
         {"t": time_range, "i": 8192},
         writes=writes,
         reads=reads,
-        processes=64,
+        processes=_SEED["jacobi_threads"],
         sync_cost=sync_cost,
         cost_per_word=cost_per_word,
-        memory_limit_words=512,
+        memory_limit_words=_SEED["jacobi_memory_words"],
     )
 
 

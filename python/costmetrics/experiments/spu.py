@@ -301,8 +301,8 @@ def plot_energy(
     ):
         total = [
             cm_spu.energy_split(
-                f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=0.0
-            ).dynamic_j
+                f, a, e_comp_j=e_comp_j, e_mem_j=e_mem_j, static_power_w=0.0, time_s=1.0
+            ).dynamic_j  # dynamic energy does not depend on the time
             for f, a in zip(s.flops, getattr(s, key), strict=False)
         ]
         ax.plot(s.n, total, "-o", ms=3, color=color, label=f"{label}: compute + memory")

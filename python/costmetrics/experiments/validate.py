@@ -1,13 +1,18 @@
 """Validation of the execution-time model on measured CPU runs (thesis 000, A.5-A.6).
 
-Reads the shipped measurement table ``data/measurements/cpu_sweep.csv`` and its
-micro-benchmark calibration ``data/measurements/cpu_calibration/`` (both produced by
-``costmetrics calibrate`` and ``costmetrics measure`` on the project's 2-core machine; see
-``docs/validate.md``), and writes:
+Reads the shipped protocol sweep ``data/measurements/cpu_sweep_protocol.csv`` (5 shuffled
+passes, 1 and 2 threads, a quiet 2-core machine) and its micro-benchmark calibrations
+``data/measurements/cpu_calibration_1t/`` and ``cpu_calibration_2t/`` (one per thread
+count; all produced by ``costmetrics calibrate`` and ``costmetrics measure``, see
+``docs/validate.md``). The older ``cpu_sweep.csv`` is the unsound sequential sweep of a
+loaded machine and is not used here. Writes:
 
-- Fig. A.4 on the CPU: predicted vs measured time, both variants;
+- Fig. A.4 on the CPU: predicted vs measured time, every variant;
 - Fig. A.7 on the CPU: the tile-selection strategies per problem;
-- tables of the scores, the fitted variant, tile selection and the degenerate tiles.
+- the RMSE per stencil and thread count beside the noise floor, and the tuner's curve;
+- tables of the scores (every variant and fitted variant, per stencil, memory level and
+  thread count, with bootstrap intervals and noise floors), tile selection and the
+  degenerate tiles.
 
 The notebook ``notebooks/02_validate.ipynb`` calls these same functions.
 """
@@ -28,16 +33,19 @@ from costmetrics.report import ExperimentResult, ReproducedValue
 SOURCE = "000 App. A"
 
 
-def shipped_paths() -> tuple[Path, Path]:
-    """Return the shipped measurement table and calibration folder."""
+def shipped_paths() -> tuple[Path, tuple[Path, ...]]:
+    """Return the shipped protocol sweep and its calibration folders (1 and 2 threads)."""
     root = data_dir() / "measurements"
-    return root / "cpu_sweep.csv", root / "cpu_calibration"
+    return (
+        root / "cpu_sweep_protocol.csv",
+        (root / "cpu_calibration_1t", root / "cpu_calibration_2t"),
+    )
 
 
 def shipped_report() -> cv.ValidationReport:
-    """Validate the time model on the shipped measurements (micro-benchmark calibration)."""
-    table, cal = shipped_paths()
-    return cv.validate(table, cal)
+    """Validate the time model on the shipped protocol sweep (micro-benchmark calibrations)."""
+    table, cals = shipped_paths()
+    return cv.validate(table, cals)
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
@@ -51,11 +59,15 @@ def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
 def run(out_dir: Path) -> ExperimentResult:
     """Produce the validation figures and tables into ``out_dir``."""
     result = ExperimentResult(name="validate")
-    table_path, cal_path = shipped_paths()
+    table_path, cal_paths = shipped_paths()
     table = read_table(table_path)
-    cal = load_calibration(cal_path)
+    cal = [load_calibration(p) for p in cal_paths]
     report = cv.validate(table, cal)
-    where = f"{cal.gpu.name}, load average {report.loadavg_1m[0]:.1f}-{report.loadavg_1m[2]:.1f}"
+    cpu = str(table.machine.get("cpu_model", "CPU")) if table.machine else "CPU"
+    where = (
+        f"{cpu}, {report.n_passes} shuffled passes, "
+        f"load average {report.loadavg_1m[0]:.1f}-{report.loadavg_1m[2]:.1f}"
+    )
 
     fig = plot_predicted_vs_measured(report, f"Fig. A.4 on the CPU: {where}")
     path = out_dir / "validation_pred_vs_measured.png"
@@ -63,6 +75,18 @@ def run(out_dir: Path) -> ExperimentResult:
     result.files.append(path)
     fig = plot_selection(report, f"Tile selection (Fig. A.7 on the CPU): {where}")
     path = out_dir / "validation_selection.png"
+    fig.savefig(path, dpi=120)
+    result.files.append(path)
+    for variant in ("exact", "machine"):
+        if variant in report.scores:
+            fig = plot_noise(
+                report, variant=variant, title=f"{variant}: RMSE and noise floor ({where})"
+            )
+            path = out_dir / f"validation_noise_{variant}.png"
+            fig.savefig(path, dpi=120)
+            result.files.append(path)
+    fig = plot_tuner_curve(report, f"Measured tuner: best of the top k ({where})")
+    path = out_dir / "validation_tuner_curve.png"
     fig.savefig(path, dpi=120)
     result.files.append(path)
 
@@ -129,7 +153,7 @@ def run(out_dir: Path) -> ExperimentResult:
     fig.savefig(path, dpi=120)
     result.files.append(path)
 
-    note = f"CPU, micro-benchmark calibration ({where}); seed: GPUs"
+    note = f"CPU, micro-benchmark calibrations at 1 and 2 threads ({where}); seed: GPUs"
     if report.n_passes < 2:
         note += "; one sequential sweep (no noise floor: re-measure with passes)"
     for v in cv.VARIANTS:
@@ -161,6 +185,17 @@ def run(out_dir: Path) -> ExperimentResult:
                     f"{100 * f.rmse_all:.1f} / {100 * f.rmse_top:.1f}", note,
                 )
             )  # fmt: skip
+        for score in (s, *([report.fitted[v].test_score] if v in report.fitted else [])):
+            for n in sorted({int(x) for x in report.threads}):
+                g = score.group(threads=n)
+                result.values.append(
+                    ReproducedValue(
+                        "validate", f"RMSE all / top 20% at {n} thread(s), {score.variant} (%)",
+                        "(no seed value)", None,
+                        f"{100 * g.rmse_all:.1f} / {100 * g.rmse_top:.1f}",
+                        f"noise floor {100 * g.noise_floor:.1f}%; {note}",
+                    )
+                )  # fmt: skip
         summary = report.selection_summary[v]
         if summary.get("n_problems"):
             result.values += [

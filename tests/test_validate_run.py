@@ -1,0 +1,68 @@
+"""Smoke test of benchmarks/bench_validate_run.py (issue 21's one-command quiet-machine run).
+
+``--quick`` measures a handful of tiny points: its numbers mean nothing and are not
+checked; what is checked is that every step runs, the targets are all judged, a rerun
+after a cut resumes without losing or repeating measurements, and bad arguments exit 2
+before anything is measured.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from costmetrics import measure as mm
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_validate_run.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
+
+
+def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "vr"
+    done = _run("--quick", "--runs", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    targets = json.loads((out / "targets.json").read_text(encoding="utf-8"))["targets"]
+    names = {t["target"] for t in targets}
+    assert any(n.startswith("1 thread: RMSE top 20%") for n in names)
+    assert any(n.startswith("tuner k = 5") for n in names)
+    assert any(n.startswith("machine variant batch cost") for n in names)
+    assert all(isinstance(t["met"], bool) for t in targets)
+    assert "| target | variant |" in done.stdout
+    sweep = out / "run0" / "sweep.csv"
+    before = mm.read_table(sweep)
+    # Cut the table inside its last row (a kill while writing) and rerun: the row is set
+    # aside and measured again, nothing else is measured twice.
+    data = sweep.read_bytes()
+    sweep.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 10])
+    (out / "targets.json").unlink()
+    again = _run("--quick", "--runs", "1", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    after = mm.read_table(sweep)
+
+    def runs(t: mm.Table) -> list[str]:
+        return sorted(f"{t.key_of(i)} {int(t.pass_index[i])}" for i in range(len(t)))
+
+    assert len(after) == len(before) and runs(after) == runs(before)
+    assert (out / "targets.json").exists()
+    assert (out / "run0" / "cal_1t" / "calibration.json").exists()
+
+
+def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    done = _run("--quick", "--out", str(blocker / "sub"))
+    assert done.returncode == 2 and "--out" in done.stderr
+    assert not (blocker.parent / "sub").exists()
+    done = _run("--runs", "0", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "--runs" in done.stderr
+    done = _run("--passes", "2", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "--passes" in done.stderr
+    assert not (tmp_path / "o" / "run0").exists()
