@@ -300,6 +300,7 @@ struct ExactGeometry {
   bool ends = false;
   int last_color = 0;
   double sum_w_half = 0;
+  double ends_of[2] = {0, 0};  // how many of those two are of color A, B (n > 0 only)
 };
 
 ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
@@ -344,6 +345,9 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     }
     geo.sum_w[c] = static_cast<double>(sum);
     geo.rows[c] = static_cast<double>(rows);
+  }
+  if (geo.ends) {
+    for (int c : {1, geo.last_color}) geo.ends_of[c] += geo.n[c] > 0 ? 1.0 : 0.0;
   }
   return geo;
 }
@@ -414,6 +418,9 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     per_k[static_cast<std::size_t>(k)] = costmetrics::detail::Reciprocal(k * d.n_sm);
   }
   auto rounds_of = [&](i64 n, i64 k) { return per_k[static_cast<std::size_t>(k)].ceil(n); };
+  const double inv_nsm = 1.0 / nsm;
+  const double cq_nv = C * Q * inv_nv;                          // C_iter Q / nV
+  const double transfer_per_row = 2.0 * Q * m.l_s_per_word;     // 2 Q L
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
@@ -424,25 +431,18 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       double lb = 0;
       // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
       // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
-      const double transfer = 2.0 * Q * static_cast<double>(g.tS1 + 2 * tT) * m.l_s_per_word;
+      const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
       double work[2] = {0, 0};
+      // The first and the last wavefront (ends_of of each color): half the rows, the same
+      // floors.
+      const double work_half = std::max(cq_nv * geo->sum_w_half, transfer);
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
-        const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
-        work[c] = std::max(C * geo->sum_w[c] * Q / nv, transfer);
-        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s);
-      }
-      // The first and the last wavefront: half the rows, the same floors.
-      const double work_half =
-          geo->ends ? std::max(C * geo->sum_w_half * Q / nv, transfer) : 0.0;
-      const int ends_color[2] = {1, geo->last_color};
-      if (geo->ends) {
-        for (int c : ends_color) {
-          if (geo->n[c] == 0) continue;
-          const double rk =
-              std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
-          lb += rk * work_half + m.t_sync_s;
-        }
+        const double rk =
+            std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) * inv_nsm);
+        work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
+        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
+              geo->ends_of[c] * (rk * work_half + m.t_sync_s);
       }
       group_lb = lb;
       if (prunes(lb)) continue;
@@ -457,12 +457,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           const i64 k = ts.k_values[q];
           rk = std::min(rk, rounds_of(geo->n[c], k) * k);
         }
-        lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s);
-        if (geo->ends) {
-          for (int e : ends_color) {
-            if (e == c) lb += static_cast<double>(rk) * work_half + m.t_sync_s;
-          }
-        }
+        lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s) +
+              geo->ends_of[c] * (static_cast<double>(rk) * work_half + m.t_sync_s);
       }
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
@@ -548,10 +544,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
             const double c_half = C * (0.5 * steps_full) + m.tau_sync_s * (0.5 * tT_d);
             const double t_half = tile_time_of(points_cost_half, rows_cost_half, c_half);
-            const int ends_color[2] = {1, geo->last_color};
-            for (int c : ends_color) {
-              if (geo->n[c] == 0) continue;
-              lb += rounds_c[c] * t_half + m.t_sync_s;
+            for (int c = 0; c < 2; ++c) {
+              lb += geo->ends_of[c] * (rounds_c[c] * t_half + m.t_sync_s);
             }
           }
           tile_lb = std::max(tile_lb, lb);
