@@ -21,7 +21,7 @@
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 int main(int argc, char** argv) {
   bool quick = false;

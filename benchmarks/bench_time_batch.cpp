@@ -1,13 +1,13 @@
 // Micro benchmark of the execution-time model's core (issue 15), no Python:
 //
-// - time_model::evaluate_batch (T_alg and the feasibility mask only) over random feasible
+// - time::evaluate_batch (T_alg and the feasibility mask only) over random feasible
 //   2D tiles of the default space (Heat2D, GTX 980 preset values, S1 = S2 = T = 8192), ns
 //   per evaluation for the `paper`, `exact` and `machine` variants, 1 and 2 threads, and
 //   each variant's cost relative to `paper` (and `machine` relative to `exact`);
 //   `machine` twice: on the GTX 980 (no machine terms: the same numbers as `exact`) and on
 //   a CPU-like machine with every machine term set (illustrative values) against `exact`
 //   on that machine;
-// - one exhaustive search (time_model::search) over the default 2D space, Heat2D, GTX 980,
+// - one exhaustive search (time::search) over the default 2D space, Heat2D, GTX 980,
 //   8192^3, one thread, `paper` and `exact` (targets: < 1 ms and < 5 ms);
 // - the `paper` batch over every point of the default 1D-3D spaces (infeasible included).
 //
@@ -32,7 +32,7 @@
 
 #include "costmetrics/time.hpp"
 
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

@@ -41,7 +41,7 @@ def sweep_3d() -> cd.SweepResult:
 def test_pruned_equals_exhaustive(variant: str) -> None:
     # Branch and bound vs plain enumeration of every feasible tile (prune=False), on a
     # random sample of designs of the full space (cpp/tests/test_codesign.cpp also checks
-    # against time_model::evaluate on independently enumerated tiles).
+    # against time::evaluate on independently enumerated tiles).
     rng = np.random.default_rng(7)
     space = cd.hardware_space()
     sample = {

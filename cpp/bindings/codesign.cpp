@@ -8,7 +8,7 @@
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

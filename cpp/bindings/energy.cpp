@@ -7,7 +7,7 @@
 #include "costmetrics/energy.hpp"
 
 namespace en = costmetrics::energy;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

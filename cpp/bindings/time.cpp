@@ -6,7 +6,7 @@
 #include "bindings.hpp"
 #include "costmetrics/time.hpp"
 
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

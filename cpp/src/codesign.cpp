@@ -26,7 +26,7 @@ namespace codesign {
 namespace {
 
 using i64 = std::int64_t;
-namespace tm = time_model;
+namespace tm = time;
 
 constexpr i64 kWarp = 32;
 constexpr double kWordsPerKb = 1024.0 / 4.0;
@@ -56,7 +56,7 @@ bool valid_smem_kb(i64 kb) { return kb == 12 || kb == 24 || kb == 36 || (kb > 0 
 struct Inner {
   i64 s2 = 0, s3 = 0;  // s3 = 0 in 2D
   i64 area = 0;        // tS2 (2D) or tS2 tS3 (3D)
-  double m_tile = 0;   // words (time_model::m_tile_words)
+  double m_tile = 0;   // words (time::m_tile_words)
   i64 k = 0;           // min(floor(M_SM / M_tile), MTB_SM[, thread and register limits])
   double m_prime = 0;  // transfer time per (sub)tile (A.15 / A.26)
 };
@@ -119,7 +119,7 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
           in.k = std::min(in.k, threads->blocks_per_sm(in.area));
           if (in.k == 0) return;  // too many threads for a block, or for one SM
         }
-        // Eqs. A.14-A.15 / A.25-A.26, in the operation order of time_model::evaluate.
+        // Eqs. A.14-A.15 / A.25-A.26, in the operation order of time::evaluate.
         const double m_io = 2.0 * static_cast<double>(in.area) * static_cast<double>(tS1 + 2 * tT);
         in.m_prime = m_io * m.l_s_per_word + 2.0 * m.tau_sync_s;
         ts.inner.push_back(in);
@@ -183,7 +183,7 @@ struct Best {
 };
 
 // T_alg of the `paper` variant for one tile, with the tile-only terms precomputed; the
-// same operations in the same order as time_model::evaluate (bit-identical result).
+// same operations in the same order as time::evaluate (bit-identical result).
 inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i64 n_v, i64 tT,
                          i64 tS1, const Inner& t, i64 n_w, i64 w) {
   i64 n_sub = ceil_div(in.size.space[1] + tT, t.s2);
@@ -203,7 +203,7 @@ inline double paper_talg(const Instance& in, const MachineParams& m, i64 n_sm, i
 }
 
 // T_alg of the `exact` variant for one tile of a tile set. evaluate_exact recomputes k from
-// the machine (time_model::detail::k_factor: min(floor(M_SM / M_tile), MTB_SM)); the tile
+// the machine (time::detail::k_factor: min(floor(M_SM / M_tile), MTB_SM)); the tile
 // set's k never exceeds floor(M_SM / M_tile) and MTB_SM, so with MTB_SM := k it recomputes
 // exactly the tile set's k, also when thread limits lowered it (then the search, its bounds
 // and this evaluation use one k; without limits the k, and T_alg, are unchanged).

@@ -496,7 +496,7 @@ Breakdown evaluate(const Kernel& kernel, const Run& run, const Params& params, d
 
 namespace {
 
-void check_time_source(const Kernel& kernel, const time_model::ProblemSize& size,
+void check_time_source(const Kernel& kernel, const time::ProblemSize& size,
                        const TimeSource& time) {
   if (!time.use_time_model) {
     require_positive_finite(time.talg_s, "talg_s");
@@ -508,12 +508,12 @@ void check_time_source(const Kernel& kernel, const time_model::ProblemSize& size
                                 " space dimensions, kernel '" + kernel.name + "' has " +
                                 std::to_string(kernel.n_space_dims));
   }
-  time_model::validate_inputs(time.gpu, time.stencil, size);
+  time::validate_inputs(time.gpu, time.stencil, size);
 }
 
 double talg_of(const Run& run, const TimeSource& time) {
   if (!time.use_time_model) return time.talg_s;
-  return time_model::evaluate_unchecked(time.gpu, time.stencil, run.size, run.tiles, time.variant)
+  return time::evaluate_unchecked(time.gpu, time.stencil, run.size, run.tiles, time.variant)
       .talg_s;
 }
 
@@ -525,7 +525,7 @@ Breakdown evaluate_with(const Kernel& kernel, const Run& run, const Params& para
   validate_run(kernel, run);
   double talg = time.talg_s;
   if (time.use_time_model) {
-    talg = time_model::evaluate(time.gpu, time.stencil, run.size, run.tiles, time.variant).talg_s;
+    talg = time::evaluate(time.gpu, time.stencil, run.size, run.tiles, time.variant).talg_s;
   }
   return evaluate(kernel, run, params, talg);
 }
@@ -797,15 +797,15 @@ bool tile_feasible(const Kernel& kernel, const Run& run, const TimeSource& time)
   if (run.subtile < 0 || run.subtile > run.tiles.space[0]) return false;
   if (kernel.kind == KernelKind::jacobi2d && run.tiles.time % 2 != 0) return false;
   if (time.use_time_model &&
-      time_model::feasibility(time.gpu, dims, run.tiles) != time_model::kFeasible) {
+      time::feasibility(time.gpu, dims, run.tiles) != time::kFeasible) {
     return false;
   }
   return true;
 }
 
-SearchResult search(const Kernel& kernel, const time_model::ProblemSize& size,
+SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
                     std::int64_t subtile, const Params& params, const TimeSource& time,
-                    const time_model::SearchSpace& space, double within, int n_threads) {
+                    const time::SearchSpace& space, double within, int n_threads) {
   params.validate();
   kernel.ops.validate();
   check_time_source(kernel, size, time);
@@ -827,7 +827,7 @@ SearchResult search(const Kernel& kernel, const time_model::ProblemSize& size,
     validate_run(kernel, probe);
   }
   if (subtile < 0) throw std::invalid_argument("subtile sS: must be >= 0, got " + std::to_string(subtile));
-  auto make_run = [&](const time_model::TileSizes& t) {
+  auto make_run = [&](const time::TileSizes& t) {
     Run r;
     r.size = size;
     r.tiles = t;
@@ -835,8 +835,8 @@ SearchResult search(const Kernel& kernel, const time_model::ProblemSize& size,
     return r;
   };
   auto found = search::exhaustive_search(
-      space, [&](const time_model::TileSizes& t) { return tile_feasible(kernel, make_run(t), time); },
-      [&](const time_model::TileSizes& t) {
+      space, [&](const time::TileSizes& t) { return tile_feasible(kernel, make_run(t), time); },
+      [&](const time::TileSizes& t) {
         const Run r = make_run(t);
         return evaluate_unchecked(kernel, r, params, talg_of(r, time)).e_alg_j;
       },

@@ -29,7 +29,7 @@
 #endif
 
 namespace costmetrics {
-namespace time_model {
+namespace time {
 
 namespace {
 
@@ -1054,5 +1054,5 @@ std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_spac
   return result;
 }
 
-}  // namespace time_model
+}  // namespace time
 }  // namespace costmetrics

@@ -12,7 +12,7 @@
 #include "costmetrics/time.hpp"
 
 namespace costmetrics {
-namespace time_model {
+namespace time {
 namespace detail {
 
 // Ceiling of a / b for a >= 0, b > 0 (no intermediate a + b - 1, so no overflow).
@@ -80,5 +80,5 @@ inline std::int64_t rounds(std::int64_t n_tiles, std::int64_t k, int n_sm) {
 }
 
 }  // namespace detail
-}  // namespace time_model
+}  // namespace time
 }  // namespace costmetrics

@@ -22,7 +22,7 @@
 #include "time_detail.hpp"
 
 namespace costmetrics {
-namespace time_model {
+namespace time {
 namespace detail {
 
 namespace {
@@ -974,5 +974,5 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
 }
 
 }  // namespace detail
-}  // namespace time_model
+}  // namespace time
 }  // namespace costmetrics

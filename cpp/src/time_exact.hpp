@@ -1,6 +1,6 @@
 // Internal: the `exact` variant of the execution-time model (docs/time.md, "Exact
 // variant"). Declared apart from time.hpp because it is an implementation detail of
-// time_model::evaluate_unchecked(); tests include it to compare against brute force.
+// time::evaluate_unchecked(); tests include it to compare against brute force.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include "time_detail.hpp"
 
 namespace costmetrics {
-namespace time_model {
+namespace time {
 namespace detail {
 
 // Whether every row of every tile fits whole in [0, S1) at some lattice start: a row is at
@@ -63,5 +63,5 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
                          DesignRow* row = nullptr);
 
 }  // namespace detail
-}  // namespace time_model
+}  // namespace time
 }  // namespace costmetrics

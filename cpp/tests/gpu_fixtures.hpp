@@ -7,8 +7,8 @@ namespace cm_test {
 
 // GTX 980, Tables A.2-A.3 of thesis 000: 96 KB / SM = 24576 words, 48 KB / block = 12288
 // words, L = 7.36e-3 s/GB * 4e-9 GB/word = 2.944e-11 s/word.
-inline costmetrics::time_model::GpuParams gtx980() {
-  costmetrics::time_model::GpuParams g;
+inline costmetrics::time::GpuParams gtx980() {
+  costmetrics::time::GpuParams g;
   g.n_sm = 16;
   g.n_v = 128;
   g.smem_per_sm_words = 24576;

@@ -1,5 +1,5 @@
 // Unit tests of the codesign sweep (thesis 000, Appendix C, Eqs. C.8-C.19): the pruned
-// optimum equals plain exhaustive search with time_model::evaluate over an independently
+// optimum equals plain exhaustive search with time::evaluate over an independently
 // enumerated tile space; the Pareto front equals a brute-force dominance check.
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 
@@ -36,7 +36,7 @@ cd::Instance instance(int dims, double c_iter, std::int64_t s, std::int64_t t) {
 
 // The machine one tile runs on under thread limits (the extension of docs/codesign.md): a
 // block of `threads` threads; MTB_SM lowered to the blocks the threads and registers of an
-// SM allow, so that time_model's k = min(floor(M_SM / M_tile), MTB_SM) is the sweep's k.
+// SM allow, so that time's k = min(floor(M_SM / M_tile), MTB_SM) is the sweep's k.
 // Returns false when the tile is infeasible by the limits.
 bool limited_gpu(const cd::ThreadLimits& lim, std::int64_t threads, tmod::GpuParams* gpu) {
   if (threads > lim.max_threads_per_block) return false;
@@ -50,8 +50,8 @@ bool limited_gpu(const cd::ThreadLimits& lim, std::int64_t threads, tmod::GpuPar
 }
 
 // Plain exhaustive search: every tile with tT even, innermost tile a multiple of 32 and
-// feasible by time_model::feasibility (and by the thread limits, when set), evaluated with
-// time_model::evaluate.
+// feasible by time::feasibility (and by the thread limits, when set), evaluated with
+// time::evaluate.
 double exhaustive(const cd::Design& d, const cd::Instance& in, const cd::MachineParams& m,
                   const cd::SweepOptions& o, std::int64_t* n_tiles) {
   const tmod::GpuParams base = cd::design_gpu(d, m, o);
@@ -133,8 +133,8 @@ int main() {
   }
 
   // Thread limits (extension, docs/codesign.md): pruned == plain in both variants, the paper
-  // optimum equals exhaustive search with time_model::evaluate on the limited machine, every
-  // optimum satisfies the limits and its T_alg is time_model's on that machine (the exact
+  // optimum equals exhaustive search with time::evaluate on the limited machine, every
+  // optimum satisfies the limits and its T_alg is time's on that machine (the exact
   // variant evaluates with the tile set's k). Tight limits, so that they bind.
   {
     cd::ThreadLimits lim;

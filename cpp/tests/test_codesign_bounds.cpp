@@ -14,7 +14,7 @@
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

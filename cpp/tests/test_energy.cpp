@@ -11,7 +11,7 @@
 #include "gpu_fixtures.hpp"
 
 using namespace costmetrics::energy;
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

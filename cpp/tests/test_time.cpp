@@ -10,7 +10,7 @@
 #include "gpu_fixtures.hpp"
 #include "costmetrics/time.hpp"
 
-using namespace costmetrics::time_model;
+using namespace costmetrics::time;
 using cm_test::gtx980;
 
 namespace {

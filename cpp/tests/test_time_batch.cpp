@@ -14,7 +14,7 @@
 #include "costmetrics/time.hpp"
 #include "gpu_fixtures.hpp"
 
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 
 namespace {
 

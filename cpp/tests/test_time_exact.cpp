@@ -15,7 +15,7 @@
 #include "gpu_fixtures.hpp"
 #include "costmetrics/time.hpp"
 
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 using i64 = std::int64_t;
 
 namespace {

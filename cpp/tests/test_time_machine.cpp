@@ -18,7 +18,7 @@
 #include "costmetrics/time.hpp"
 #include "gpu_fixtures.hpp"
 
-namespace tmod = costmetrics::time_model;
+namespace tmod = costmetrics::time;
 using i64 = std::int64_t;
 
 namespace {

@@ -62,8 +62,8 @@ struct Design {
 
 // One workload instance: a stencil (dimensions, C_iter) and a problem size.
 struct Instance {
-  time_model::StencilParams stencil;
-  time_model::ProblemSize size;
+  time::StencilParams stencil;
+  time::ProblemSize size;
 };
 
 // Thread and register limits of real GPUs: an extension, off by default (the seed's Eq. A.12
@@ -96,7 +96,7 @@ struct ThreadLimits {
 };
 
 struct SweepOptions {
-  time_model::Variant variant = time_model::Variant::paper;
+  time::Variant variant = time::Variant::paper;
   BlockRule block_rule = BlockRule::half;
   double block_cap_kb = 48;
   bool prune = true;   // false: plain exhaustive search over every feasible tile
@@ -127,7 +127,7 @@ std::vector<Design> enumerate_designs(const HardwareSpace& space, const area::Co
                                       double regs_kb_per_vu = 2.0);
 
 // The time-model machine a design stands for (per-block limit from the rule).
-time_model::GpuParams design_gpu(const Design& d, const MachineParams& m,
+time::GpuParams design_gpu(const Design& d, const MachineParams& m,
                                  const SweepOptions& options);
 
 struct SweepOutput {

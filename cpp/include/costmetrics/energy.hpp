@@ -113,8 +113,8 @@ Kernel custom_kernel(const std::string& name, int n_space_dims, const OpMix& ops
 
 // One run's software and program parameters (EP and ES of Table B.1).
 struct Run {
-  time_model::ProblemSize size;
-  time_model::TileSizes tiles;
+  time::ProblemSize size;
+  time::TileSizes tiles;
   std::int64_t subtile = 0;  // sS (SW, J1D); 0 means sS = tS (no subtiling along S)
 };
 
@@ -181,9 +181,9 @@ Breakdown evaluate_unchecked(const Kernel& kernel, const Run& run, const Params&
 struct TimeSource {
   bool use_time_model = false;
   double talg_s = 0;                  // when !use_time_model
-  time_model::GpuParams gpu;          // when use_time_model
-  time_model::StencilParams stencil;  // when use_time_model (n_space_dims must match)
-  time_model::Variant variant = time_model::Variant::paper;
+  time::GpuParams gpu;          // when use_time_model
+  time::StencilParams stencil;  // when use_time_model (n_space_dims must match)
+  time::Variant variant = time::Variant::paper;
 };
 
 // E_alg with T_alg from `time` (the time model validates the tiles, Eq. A.32).
@@ -246,10 +246,10 @@ OptimizationError optimization_error(const std::int64_t* group, const double* pr
 
 // Result of the energy-optimal tile search (Eq. B.7).
 struct SearchResult {
-  time_model::TileSizes best;
+  time::TileSizes best;
   Breakdown best_breakdown;
   double e_min_j = 0;
-  std::vector<time_model::TileSizes> near_optimal;  // E_alg <= (1 + within) E_min
+  std::vector<time::TileSizes> near_optimal;  // E_alg <= (1 + within) E_min
   std::vector<double> near_optimal_e_j;             // ascending
   std::size_t n_points = 0;
   std::size_t n_feasible = 0;
@@ -261,9 +261,9 @@ struct SearchResult {
 bool tile_feasible(const Kernel& kernel, const Run& run, const TimeSource& time);
 
 // Exhaustive multi-threaded search of E_alg over `space` (search.hpp).
-SearchResult search(const Kernel& kernel, const time_model::ProblemSize& size,
+SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
                     std::int64_t subtile, const Params& params, const TimeSource& time,
-                    const time_model::SearchSpace& space, double within = 0.10,
+                    const time::SearchSpace& space, double within = 0.10,
                     int n_threads = 0);
 
 }  // namespace energy

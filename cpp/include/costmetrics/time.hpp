@@ -14,7 +14,7 @@
 #include "costmetrics/record.hpp"
 
 namespace costmetrics {
-namespace time_model {
+namespace time {
 
 // Ranges the model computes exactly (docs/time.md, "Limits"). Every count stays an
 // exact int64 and every time a finite double for inputs inside them; the records' validate()
@@ -368,24 +368,24 @@ double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stenc
 std::vector<TileSizes> max_hexagonal_face_tiles(const GpuParams& gpu, int n_space_dims,
                                                 const SearchSpace& space);
 
-}  // namespace time_model
+}  // namespace time
 
 // The variant's names, parsed once by the bindings' from_python for every family
 // (time, energy, codesign): one error message listing the valid values.
 template <>
-struct enum_names<time_model::Variant> {
-  static constexpr std::array<std::pair<time_model::Variant, const char*>, 3> values{
-      {{time_model::Variant::paper, "paper"},
-       {time_model::Variant::exact, "exact"},
-       {time_model::Variant::machine, "machine"}}};
+struct enum_names<time::Variant> {
+  static constexpr std::array<std::pair<time::Variant, const char*>, 3> values{
+      {{time::Variant::paper, "paper"},
+       {time::Variant::exact, "exact"},
+       {time::Variant::machine, "machine"}}};
 };
 
 // The harness' schedule names (measure.hpp), for MachineTerms::schedule.
 template <>
-struct enum_names<time_model::TileSchedule> {
-  static constexpr std::array<std::pair<time_model::TileSchedule, const char*>, 2> values{
-      {{time_model::TileSchedule::round_robin, "round-robin"},
-       {time_model::TileSchedule::block, "block"}}};
+struct enum_names<time::TileSchedule> {
+  static constexpr std::array<std::pair<time::TileSchedule, const char*>, 2> values{
+      {{time::TileSchedule::round_robin, "round-robin"},
+       {time::TileSchedule::block, "block"}}};
 };
 
 }  // namespace costmetrics
