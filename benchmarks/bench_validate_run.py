@@ -42,6 +42,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -259,7 +260,10 @@ def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="output folder (resumable)")
+    parser.add_argument(
+        "--out", type=Path, default=None,
+        help="output folder (resumable); required except with --quick (a temporary folder)",
+    )  # fmt: skip
     parser.add_argument("--runs", type=int, default=2, help="independent runs (default 2)")
     parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
     parser.add_argument("--sizes", choices=["default", "levels"], default="default",
@@ -274,8 +278,19 @@ def main(argv: list[str] | None = None) -> int:
             f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr
         )
         return 2
+    if args.out is None and not args.quick:
+        print("bench_validate_run: --out: required (the output folder)", file=sys.stderr)
+        return 2
+    if args.out is None:
+        # A smoke run keeps nothing: its numbers are meaningless.
+        with tempfile.TemporaryDirectory(prefix="bench_validate_run-") as tmp:
+            return _main_in(args, Path(tmp))
+    return _main_in(args, args.out)
+
+
+def _main_in(args: argparse.Namespace, out_arg: Path) -> int:
     try:
-        out = mm.check_writable(args.out, "--out")
+        out = mm.check_writable(out_arg, "--out")
     except (TypeError, ValueError) as exc:
         print(f"bench_validate_run: {exc}", file=sys.stderr)
         return 2
