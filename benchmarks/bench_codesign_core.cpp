@@ -7,11 +7,14 @@
 //
 // Built by CMake with -DCOSTMETRICS_BUILD_BENCHMARKS=ON (target bench_codesign_core).
 // Run: build/dev/bench_codesign_core [--quick] [--variant paper|exact] [--threads N]
-// (--quick: 4 designs instead of 24.)
+//      [--smem KB[,KB...]]
+// (--quick: 4 designs instead of 24; --smem: the M_SM values, default 24,96; the full
+// sweep's time goes mostly to large M_SM, e.g. --smem 480, whose tile sets are ~30x larger.)
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +27,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string variant = "exact";
   int threads = 1;
+  std::vector<std::int64_t> smem_kb = {24, 96};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -32,9 +36,22 @@ int main(int argc, char** argv) {
       variant = argv[++i];
     } else if (a == "--threads" && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
+    } else if (a == "--smem" && i + 1 < argc) {
+      smem_kb.clear();
+      std::stringstream list(argv[++i]);
+      std::string item;
+      while (std::getline(list, item, ',')) {
+        const long long kb = std::atoll(item.c_str());
+        if (kb != 12 && kb != 24 && kb != 36 && (kb <= 0 || kb % 48 != 0)) {
+          std::fprintf(stderr, "--smem: 12, 24, 36 or a multiple of 48 kB, got %s\n",
+                       item.c_str());
+          return 2;
+        }
+        smem_kb.push_back(kb);
+      }
     } else {
       std::fprintf(stderr, "usage: bench_codesign_core [--quick] [--variant paper|exact] "
-                           "[--threads N]\n");
+                           "[--threads N] [--smem KB[,KB...]]\n");
       return 2;
     }
   }
@@ -63,7 +80,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<cd::Design> designs;
-  for (std::int64_t kb : {24, 96}) {
+  for (std::int64_t kb : smem_kb) {
     for (std::int64_t n_sm : {4, 16}) {
       for (std::int64_t n_v : {128, 160, 192, 416, 1024, 1920}) {
         designs.push_back({n_sm, n_v, kb, 0.0});

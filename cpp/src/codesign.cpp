@@ -17,6 +17,7 @@
 
 #include "costmetrics/parallel.hpp"
 #include "floor_sum.hpp"
+#include "codesign_detail.hpp"
 #include "time_exact.hpp"
 
 namespace costmetrics {
@@ -63,12 +64,17 @@ struct Group {
   i64 tT = 0, tS1 = 0;
   std::uint32_t begin = 0, end = 0;
   i64 k_min = 0;  // smallest hyper-threading factor of the group's inner tiles
+  // The distinct hyper-threading factors of the group's inner tiles, ascending:
+  // TileSet::k_values[k_begin, k_end). The `exact` group bound takes the fewest rounds
+  // times k over them (search_exact).
+  std::uint32_t k_begin = 0, k_end = 0;
 };
 struct TileSet {
   int dims = 0;
   std::vector<Group> groups;        // ordered by (tT, tS1)
   std::vector<std::uint32_t> tT_begin;  // group index where each tT starts (+ sentinel)
   std::vector<Inner> inner;
+  std::vector<i64> k_values;  // per group, see Group::k_begin
   i64 n_tiles = 0;
 };
 
@@ -129,6 +135,12 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
       if (g.end == g.begin) continue;  // every tile over the thread limits
       g.k_min = m.max_blocks_per_sm;
       for (std::uint32_t i = g.begin; i < g.end; ++i) g.k_min = std::min(g.k_min, ts.inner[i].k);
+      g.k_begin = static_cast<std::uint32_t>(ts.k_values.size());
+      for (std::uint32_t i = g.begin; i < g.end; ++i) ts.k_values.push_back(ts.inner[i].k);
+      std::sort(ts.k_values.begin() + g.k_begin, ts.k_values.end());
+      ts.k_values.erase(std::unique(ts.k_values.begin() + g.k_begin, ts.k_values.end()),
+                        ts.k_values.end());
+      g.k_end = static_cast<std::uint32_t>(ts.k_values.size());
       ts.groups.push_back(g);
     }
   }
@@ -280,6 +292,15 @@ struct ExactGeometry {
   i64 n[2] = {0, 0};
   double sum_w[2] = {0, 0};
   double rows[2] = {0, 0};  // rows with W(r) > 0
+  // The first wavefront (j = 0, color B: the upper half rows [h, tT) of its tiles) and the
+  // last one that starts inside [0, T) (j = floor(T/h), color A if j is odd: at least the
+  // lower half rows [0, h)), bounded when whole rows fit (S1 >= 2P - 1) and T >= h: both
+  // then hold half-hexagon rows of widths tS1 + 2e, e = 0..h-1 (sum_w_half = h tS1 +
+  // h (h - 1) points per unit area, h rows), with at least n[B] resp. n[color] tiles.
+  bool ends = false;
+  int last_color = 0;
+  double sum_w_half = 0;
+  double ends_of[2] = {0, 0};  // how many of those two are of color A, B (n > 0 only)
 };
 
 ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
@@ -289,6 +310,11 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
   const i64 n_interior = std::max<i64>(0, T / h - 1);
   geo.count[0] = (n_interior + 1) / 2;
   geo.count[1] = n_interior / 2;
+  if (tm::detail::whole_rows_fit(S1, tS1, tT) && T >= h) {
+    geo.ends = true;
+    geo.last_color = (T / h) % 2 == 1 ? 0 : 1;
+    geo.sum_w_half = static_cast<double>(h * tS1 + h * (h - 1));
+  }
   for (int c = 0; c < 2; ++c) {
     const i64 off = c == 0 ? 0 : pitch / 2;
     const i64 e_max = h - 1;  // rows h-1 and h of an interior wavefront
@@ -319,6 +345,9 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
     }
     geo.sum_w[c] = static_cast<double>(sum);
     geo.rows[c] = static_cast<double>(rows);
+  }
+  if (geo.ends) {
+    for (int c : {1, geo.last_color}) geo.ends_of[c] += geo.n[c] > 0 ? 1.0 : 0.0;
   }
   return geo;
 }
@@ -361,10 +390,17 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
 //   k = 1: T_i >= s_min m' + N_full c_full + rest,
 // and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
 // equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM), no ceilings, and the
-// larger of the compute and transfer floors.
+// larger of the compute and transfer floors; if that does not prune it, with the same
+// floors and R k >= the least ceil(n / (k nSM)) k over the group's distinct k (the rounds'
+// granularity, which the first form misses).
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
-                  const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux) {
+                  const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
+                  detail::BoundAudit* audit = nullptr) {
+  // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
+  // and each bound that covers a tile is compared with the tile's T_alg.
+  auto prunes = [&](double lb) { return audit == nullptr && lb * kSafety > best.talg; };
+  double group_lb = 0;  // audit: the largest group bound of the current group
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
   const double nv = static_cast<double>(d.n_v);
@@ -382,6 +418,9 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     per_k[static_cast<std::size_t>(k)] = costmetrics::detail::Reciprocal(k * d.n_sm);
   }
   auto rounds_of = [&](i64 n, i64 k) { return per_k[static_cast<std::size_t>(k)].ceil(n); };
+  const double inv_nsm = 1.0 / nsm;
+  const double cq_nv = C * Q * inv_nv;                          // C_iter Q / nV
+  const double transfer_per_row = 2.0 * Q * m.l_s_per_word;     // 2 Q L
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
@@ -392,25 +431,53 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       double lb = 0;
       // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
       // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
-      const double transfer = 2.0 * Q * static_cast<double>(g.tS1 + 2 * tT) * m.l_s_per_word;
+      const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
+      double work[2] = {0, 0};
+      // The first and the last wavefront (ends_of of each color): half the rows, the same
+      // floors.
+      const double work_half = std::max(cq_nv * geo->sum_w_half, transfer);
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
-        const double rk = std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) / nsm);
-        const double work = std::max(C * geo->sum_w[c] * Q / nv, transfer);
-        lb += static_cast<double>(geo->count[c]) * (rk * work + m.t_sync_s);
+        const double rk =
+            std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) * inv_nsm);
+        work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
+        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
+              geo->ends_of[c] * (rk * work_half + m.t_sync_s);
       }
-      if (lb * kSafety > best.talg) continue;
+      group_lb = lb;
+      if (prunes(lb)) continue;
+      // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
+      // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k.
+      ++best.bounds;
+      lb = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo->n[c] == 0) continue;
+        i64 rk = std::numeric_limits<i64>::max();
+        for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+          const i64 k = ts.k_values[q];
+          rk = std::min(rk, rounds_of(geo->n[c], k) * k);
+        }
+        lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s) +
+              geo->ends_of[c] * (static_cast<double>(rk) * work_half + m.t_sync_s);
+      }
+      group_lb = std::max(group_lb, lb);
+      if (prunes(lb)) continue;
     }
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
     // tile time below is the same for both, only the rounds differ).
     double points_cost[2] = {0, 0};
     double rows_cost[2] = {0, 0};
+    double points_cost_half = 0;
+    double rows_cost_half = 0;
+    const bool ends = prune && geo->ends;
     if (prune) {
       for (int c = 0; c < 2; ++c) {
         points_cost[c] = C * geo->sum_w[c] * inv_nv;
         rows_cost[c] = C * geo->rows[c];
       }
+      points_cost_half = C * geo->sum_w_half * inv_nv;
+      rows_cost_half = C * static_cast<double>(tT / 2);
     }
     const bool same_colors = prune && geo->n[0] > 0 && geo->n[1] > 0 &&
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
@@ -443,16 +510,19 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         const double other_subtiles = s_min - n_full;
         double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
         // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
-        auto tile_time = [&](int c, double c_full) {
+        auto tile_time_of = [&](double pc, double rc, double c_full) {
           // The full sub-tiles cost c_full; the others at least their points / nV, and one
           // step per row on each of the at least s_min - N_full that have a point there.
-          const double rest =
-              std::max(points_cost[c] * other_points, rows_cost[c] * other_subtiles);
+          const double rest = std::max(pc * other_points, rc * other_subtiles);
           if (t.k == 1) return s_min * t.m_prime + n_full * c_full + rest;
           return t.m_prime + kd * (n_full * std::max(t.m_prime, c_full) +
                                    std::max(other_subtiles * t.m_prime, rest));
         };
+        auto tile_time = [&](int c, double c_full) {
+          return tile_time_of(points_cost[c], rows_cost[c], c_full);
+        };
         bool pruned = false;
+        double tile_lb = group_lb;
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
@@ -469,14 +539,30 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             // rounds_c[c] = ceil(ceil(n/k)/nSM), exact integers in double.
             lb += static_cast<double>(geo->count[c]) * (rounds_c[c] * t_i + m.t_sync_s);
           }
-          if (lb * kSafety > best.talg) {
+          if (ends) {
+            // First and last wavefront: the half-hexagon rows; a full sub-tile costs
+            // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
+            const double c_half = C * (0.5 * steps_full) + m.tau_sync_s * (0.5 * tT_d);
+            const double t_half = tile_time_of(points_cost_half, rows_cost_half, c_half);
+            for (int c = 0; c < 2; ++c) {
+              lb += geo->ends_of[c] * (rounds_c[c] * t_half + m.t_sync_s);
+            }
+          }
+          tile_lb = std::max(tile_lb, lb);
+          if (prunes(lb)) {
             pruned = true;
             break;
           }
         }
         if (pruned) continue;
+        if (audit != nullptr) audit->bound = tile_lb;
       }
       const double v = exact_talg(gpu, in, tT, g.tS1, t);
+      if (audit != nullptr) {
+        ++audit->tiles;
+        if (audit->bound * kSafety > v) ++audit->violations;
+        audit->worst_ratio = std::max(audit->worst_ratio, audit->bound / v);
+      }
       ++best.evaluated;
       best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
@@ -865,6 +951,34 @@ std::vector<double> workload_gflops(const std::vector<double>& talg_s, std::size
   }
   return out;
 }
+
+namespace detail {
+
+BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const MachineParams& m,
+                              const SweepOptions& options) {
+  m.validate();
+  d.validate();
+  const tm::GpuParams gpu = design_gpu(d, m, options);
+  tm::validate_inputs(gpu, in.stencil, in.size);
+  const int dims = in.stencil.n_space_dims;
+  const TileSet ts =
+      build_tiles(dims, static_cast<double>(d.smem_kb) * kWordsPerKb,
+                  block_limit_words(d.smem_kb, options), m,
+                  options.thread_limits ? &*options.thread_limits : nullptr);
+  std::vector<ExactGeometry> geometry;
+  for (const Group& g : ts.groups) {
+    geometry.push_back(exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
+  }
+  std::vector<TileAux> aux;
+  build_tile_aux(ts, in.size, aux);
+  Best best;
+  BoundAudit audit;
+  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &audit);
+  audit.optimum_s = best.talg;
+  return audit;
+}
+
+}  // namespace detail
 
 }  // namespace codesign
 }  // namespace costmetrics
