@@ -42,7 +42,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -617,17 +617,22 @@ def _ci(ci: Sequence[float]) -> str:
     return "-" if ci[0] != ci[0] else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
-def _add_validate(parser: argparse.ArgumentParser) -> Handler:
-    """Score the time model on a measured table (RMSE with noise floor, fits, selection)."""
-    parser.add_argument("table", type=Path, help="measurement CSV (costmetrics measure)")
+def _add_calibration_folders(parser: argparse.ArgumentParser, what: str) -> None:
+    """Add the required, repeatable ``--calibration DIR`` (one folder per thread count)."""
     parser.add_argument(
         "--calibration",
         type=Path,
         required=True,
         action="append",
         metavar="DIR",
-        help="folder written by costmetrics calibrate; repeat it for one per thread count",
+        help=f"{what}; repeat it for one per thread count",
     )
+
+
+def _add_validate(parser: argparse.ArgumentParser) -> Handler:
+    """Score the time model on a measured table (RMSE with noise floor, fits, selection)."""
+    parser.add_argument("table", type=Path, help="measurement CSV (costmetrics measure)")
+    _add_calibration_folders(parser, "folder written by costmetrics calibrate")
     parser.add_argument(
         "--plot",
         type=Path,
@@ -721,14 +726,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "sizes", type=int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
     )
-    parser.add_argument(
-        "--calibration",
-        type=Path,
-        required=True,
-        action="append",
-        metavar="DIR",
-        help="this machine's calibration folder; repeat it for one per thread count",
-    )
+    _add_calibration_folders(parser, "this machine's calibration folder")
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
     parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
     parser.add_argument("--threads", default="1,all", help="thread counts (default 1,all)")
@@ -1291,6 +1289,21 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+#: Header of a design in the codesign tables, matching :func:`_design_cells`.
+_DESIGN_COLUMNS: tuple[str, ...] = ("nSM", "nV", "M_SM kB", "area mm^2", "GFLOP/s")
+
+
+def _design_cells(design: Mapping[str, Any]) -> list[str]:
+    """Return one design's table cells (a row of ``SweepResult.table`` with ``gflops``)."""
+    return [
+        str(design["n_sm"]),
+        str(design["n_v"]),
+        str(design["smem_kb"]),
+        f"{design['area_mm2']:.1f}",
+        f"{design['gflops']:.1f}",
+    ]
+
+
 def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     """Codesign sweep: tile-optimal designs in an area budget (App. C, C.8-C.19)."""
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
@@ -1396,21 +1409,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
                 f"{tl['registers_per_thread']} registers/thread"
             )
         print(f"Pareto-optimal designs: {pareto.size} ({100 * pareto.size / len(result):.1f}%)")
-        print(
-            _table(
-                [["nSM", "nV", "M_SM kB", "area mm^2", "GFLOP/s"]]
-                + [
-                    [
-                        str(r["n_sm"]),
-                        str(r["n_v"]),
-                        str(r["smem_kb"]),
-                        f"{r['area_mm2']:.1f}",
-                        f"{r['gflops']:.1f}",
-                    ]
-                    for r in out["pareto"]
-                ]
-            )
-        )
+        print(_table([list(_DESIGN_COLUMNS)] + [_design_cells(r) for r in out["pareto"]]))
         for im in improvements:
             print(
                 f"vs {im['reference']} ({'with' if im['caches'] else 'without'} caches, "
@@ -1419,18 +1418,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         print(f"best design per stencil in [{lo:g}, {hi:g}] mm^2:")
         print(
             _table(
-                [["stencil", "nSM", "nV", "M_SM kB", "area mm^2", "GFLOP/s"]]
-                + [
-                    [
-                        k,
-                        str(v["n_sm"]),
-                        str(v["n_v"]),
-                        str(v["smem_kb"]),
-                        f"{v['area_mm2']:.1f}",
-                        f"{v['gflops']:.1f}",
-                    ]
-                    for k, v in best.items()
-                ]
+                [["stencil", *_DESIGN_COLUMNS]] + [[k, *_design_cells(v)] for k, v in best.items()]
             )
         )
         return 0

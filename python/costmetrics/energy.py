@@ -37,6 +37,7 @@ import yaml
 from costmetrics import _convert, _core
 from costmetrics import time as cm_time
 from costmetrics._record import Record, record
+from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name
 from costmetrics.presets import gpu as _gpu_preset
 from costmetrics.presets import stencil as _stencil_preset
@@ -111,14 +112,8 @@ _MODEL_ALIASES = {
 #: Required columns of a measurement table (units are part of the names).
 CSV_COLUMNS: tuple[str, ...] = (
     "kernel",
-    "size_s1",
-    "size_s2",
-    "size_s3",
-    "size_t",
-    "tile_s1",
-    "tile_s2",
-    "tile_s3",
-    "tile_t",
+    *SIZE_COLUMNS,
+    *TILE_COLUMNS,
     "time_s",
     "energy_j",
 )

@@ -41,6 +41,7 @@ import yaml
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
 from costmetrics._record import Record, record
+from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
     BYTES_PER_WORD,
     Gpu,
@@ -121,14 +122,8 @@ MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
 #: ``size_s3`` and ``tile_s3``), in order.
 CSV_COLUMNS: tuple[str, ...] = (
     "stencil",
-    "size_s1",
-    "size_s2",
-    "size_s3",
-    "size_t",
-    "tile_s1",
-    "tile_s2",
-    "tile_s3",
-    "tile_t",
+    *SIZE_COLUMNS,
+    *TILE_COLUMNS,
     "tags",
     "threads",
     "schedule",
@@ -1765,7 +1760,7 @@ def read_table(path: str | Path) -> Table:
     schema = {_SCHEMA_V1: 1, _SCHEMA_V2: 2}.get(first, 3)
     wanted = _CSV_COLUMNS_V1 if schema == 1 else CSV_COLUMNS
     if schema == 2:
-        wanted = tuple(c for c in CSV_COLUMNS if c not in ("size_s3", "tile_s3"))
+        wanted = tuple(c for c in CSV_COLUMNS if c not in (SIZE_COLUMNS[2], TILE_COLUMNS[2]))
     missing = [c for c in wanted if c not in header]
     if missing:
         raise ValueError(f"path: {p} lacks columns {missing}")
@@ -1791,11 +1786,11 @@ def read_table(path: str | Path) -> Table:
         # (S1, S2, S3, T) and (tS1, tS2, tS3, tT); absent dimensions read as 0.
         s = [
             _parse_number(row[col[c]], c, where, integer=True) if c in col else 0.0
-            for c in ("size_s1", "size_s2", "size_s3", "size_t")
+            for c in SIZE_COLUMNS
         ]
         t = [
             _parse_number(row[col[c]], c, where, integer=True) if c in col else 0.0
-            for c in ("tile_s1", "tile_s2", "tile_s3", "tile_t")
+            for c in TILE_COLUMNS
         ]
         for d in range(dims, 3):
             s[d] = t[d] = 0.0

@@ -23,7 +23,7 @@ See ``docs/validate.md``.
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
@@ -808,6 +808,37 @@ def _machine_calibration(
     )  # fmt: skip
 
 
+def _leave_problem_out(
+    t: Table,
+    columns: npt.NDArray[np.float64],
+    usable: npt.NDArray[np.bool_],
+    solve: Callable[[npt.NDArray[np.float64], npt.NDArray[np.float64]], npt.NDArray[np.float64]],
+) -> tuple[npt.NDArray[np.float64], int]:
+    """Predict each problem (stencil, sizes) from a fit on the usable rows of all the others.
+
+    ``solve(columns, measured)`` returns the fitted parameters; the prediction is
+    ``columns @ parameters``. Returns the out-of-sample predictions (NaN outside
+    ``usable`` and for a problem with nothing else to train on) and the number of problems.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two problems.
+    """
+    problems = _groups(t, by_threads=False)
+    if len(problems) < 2:
+        raise ValueError("table: leave-problem-out needs at least two problems (stencil, sizes)")
+    out_of_sample = np.full(len(t), np.nan)
+    for rows in problems.values():
+        train = usable.copy()
+        train[rows] = False
+        if not train.any():
+            continue
+        out_of_sample[rows] = columns[rows] @ solve(columns[train], t.time_s[train])
+    out_of_sample[~usable] = np.nan
+    return out_of_sample, len(problems)
+
+
 def _solve_bounded(
     columns: npt.NDArray[np.float64],
     measured: npt.NDArray[np.float64],
@@ -857,18 +888,9 @@ def _fit_machine(
     n_lv = len(MEMORY_LEVELS)
     lower[n_lv : n_lv + 2 + len(names)] = _POSITIVE_FLOOR_S
     lower[len(_MACHINE_FIT_HEAD) + len(names)] = _L_SEG_FLOOR_S
-    problems = _groups(t, by_threads=False)
-    if len(problems) < 2:
-        raise ValueError("table: leave-problem-out needs at least two problems (stencil, sizes)")
-    out_of_sample = np.full(len(t), np.nan)
-    for rows in problems.values():
-        train = ok.copy()
-        train[rows] = False
-        if not train.any():
-            continue
-        theta = _solve_bounded(columns[train], t.time_s[train], start, lower)
-        out_of_sample[rows] = columns[rows] @ theta
-    out_of_sample[~ok] = np.nan
+    out_of_sample, n_problems = _leave_problem_out(
+        t, columns, ok, lambda a, measured: _solve_bounded(a, measured, start, lower)
+    )
     theta = _solve_bounded(columns[ok], t.time_s[ok], start, lower)
     fitted_cal = _machine_calibration(frame, names, theta)
     keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
@@ -880,7 +902,7 @@ def _fit_machine(
         "fitted-machine", t, out_of_sample, top_mask(t, within=within),
         np.ones(len(t), dtype=bool), n_boot, seed,
     )  # fmt: skip
-    return FitResult("machine", fitted_cal, params, factors, len(problems), test, out_of_sample)
+    return FitResult("machine", fitted_cal, params, factors, n_problems, test, out_of_sample)
 
 
 def _with_threads(cal: Calibration, threads: int) -> Calibration:
@@ -950,18 +972,7 @@ def fit(
     recon = columns[usable].sum(axis=1)
     if not np.allclose(recon, base[usable], rtol=1e-6, atol=0):
         raise ValueError(f"variant: T_alg of {v!r} is not linear in the parameters here (k > 1?)")
-    problems = _groups(t, by_threads=False)
-    if len(problems) < 2:
-        raise ValueError("table: leave-problem-out needs at least two problems (stencil, sizes)")
-    out_of_sample = np.full(len(t), np.nan)
-    for rows in problems.values():
-        train = usable.copy()
-        train[rows] = False
-        if not train.any():
-            continue
-        factors = _solve(columns[train], t.time_s[train])
-        out_of_sample[rows] = columns[rows] @ factors
-    out_of_sample[~usable] = np.nan
+    out_of_sample, n_problems = _leave_problem_out(t, columns, usable, _solve)
     factors = _solve(columns[usable], t.time_s[usable])
     first = cals[min(cals)]
     fitted_cal = _scaled(first, names, factors)
@@ -975,7 +986,7 @@ def fit(
     )  # fmt: skip
     return FitResult(
         v, fitted_cal, {k: float(x) for k, x in params.items()},
-        {k: float(x) for k, x in zip(factor_names, factors, strict=False)}, len(problems), test,
+        {k: float(x) for k, x in zip(factor_names, factors, strict=False)}, n_problems, test,
         out_of_sample,
     )  # fmt: skip
 

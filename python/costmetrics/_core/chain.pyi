@@ -1,5 +1,7 @@
 # Stubs of costmetrics._core.chain (cpp/bindings/chain.cpp, cpp/include/costmetrics/chain.hpp).
 
+from typing import type_check_only
+
 from costmetrics._core import _Record
 
 class OpOrder(_Record):
@@ -15,7 +17,10 @@ class OpOrder(_Record):
     @property
     def parenthesization(self) -> str: ...
 
-class TreeNode(_Record):
+# The fields of a node of the operation tree, which NodeCost repeats before its costs (the
+# run-time classes share no base: stub-only).
+@type_check_only
+class _TreeNodeFields(_Record):
     @property
     def label(self) -> str: ...
     @property
@@ -32,6 +37,8 @@ class TreeNode(_Record):
     def right(self) -> int: ...
     @property
     def parent(self) -> int: ...
+
+class TreeNode(_TreeNodeFields): ...
 
 class SingleMMCase(_Record):
     @property
@@ -77,23 +84,7 @@ class TwoMM(_Record):
     @property
     def unfused_right_words(self) -> float | None: ...
 
-class NodeCost(_Record):
-    @property
-    def label(self) -> str: ...
-    @property
-    def i(self) -> int: ...
-    @property
-    def j(self) -> int: ...
-    @property
-    def k(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def left(self) -> int: ...
-    @property
-    def right(self) -> int: ...
-    @property
-    def parent(self) -> int: ...
+class NodeCost(_TreeNodeFields):
     @property
     def S(self) -> float: ...  # noqa: N802 (the seed's symbol)
     @property
@@ -155,23 +146,21 @@ class ParetoPoint(_Record):
     @property
     def plan(self) -> str: ...
 
-class ChainReduction(_Record):
+# Which random chain (length, index) and capacity a result is for (stub-only base).
+@type_check_only
+class _ChainCase(_Record):
     @property
     def n(self) -> int: ...
     @property
     def index(self) -> int: ...
     @property
     def M(self) -> int: ...  # noqa: N802 (the seed's symbol)
+
+class ChainReduction(_ChainCase):
     @property
     def reduction_percent(self) -> float: ...
 
-class JointComparison(_Record):
-    @property
-    def n(self) -> int: ...
-    @property
-    def index(self) -> int: ...
-    @property
-    def M(self) -> int: ...  # noqa: N802 (the seed's symbol)
+class JointComparison(_ChainCase):
     @property
     def traffic_gain_percent(self) -> float: ...
     @property

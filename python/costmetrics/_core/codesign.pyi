@@ -8,16 +8,9 @@ import numpy.typing as npt
 from costmetrics._core import _Record
 
 from .area import Coefficients, RoundedCoefficients
+from .time import _SmCosts
 
-class MachineParams(_Record):
-    @property
-    def l_s_per_word(self) -> float: ...
-    @property
-    def tau_sync_s(self) -> float: ...
-    @property
-    def t_sync_s(self) -> float: ...
-    @property
-    def max_blocks_per_sm(self) -> int: ...
+class MachineParams(_SmCosts): ...
 
 class Design(_Record):
     @property

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from matplotlib.axes import Axes
@@ -359,6 +360,32 @@ class RandomChainTable:
     beta: str
 
 
+_Case = TypeVar("_Case", cm_chain.ChainReduction, cm_chain.JointComparison)
+_Row = TypeVar("_Row")
+
+
+def _per_length_rows(
+    chains: Sequence[_Case],
+    capacities: Sequence[int],
+    make_row: Callable[[int | None, list[_Case]], _Row],
+) -> tuple[dict[int, list[_Row]], dict[int, _Row]]:
+    """Rows of Tables D.1 and joint_table: per capacity, one per chain length, and overall.
+
+    ``chains`` come in the order capacity, n, index (the core's), so each length's group
+    and the overall group keep the chains in that order.
+    """
+    rows: dict[int, list[_Row]] = {}
+    overall: dict[int, _Row] = {}
+    for cap in capacities:
+        at_cap = [c for c in chains if c.M == cap]
+        per_n: dict[int, list[_Case]] = {}
+        for c in at_cap:
+            per_n.setdefault(c.n, []).append(c)
+        rows[cap] = [make_row(n, per_n[n]) for n in sorted(per_n)]
+        overall[cap] = make_row(None, at_cap)
+    return rows, overall
+
+
 def _reduction_row(n: int | None, values: list[float]) -> ReductionRow:
     return ReductionRow(n, sum(values) / len(values), min(values), max(values), len(values))
 
@@ -378,15 +405,11 @@ def table_d1(
         distribution=distribution,
         beta=beta,
     )
-    rows: dict[int, list[ReductionRow]] = {}
-    overall: dict[int, ReductionRow] = {}
-    for cap in capacities:
-        per_n: dict[int, list[float]] = {}
-        for v in values:
-            if v.M == cap:
-                per_n.setdefault(v.n, []).append(v.reduction_percent)
-        rows[cap] = [_reduction_row(n, per_n[n]) for n in sorted(per_n)]
-        overall[cap] = _reduction_row(None, [x for n in sorted(per_n) for x in per_n[n]])
+    rows, overall = _per_length_rows(
+        values,
+        capacities,
+        lambda n, chains: _reduction_row(n, [c.reduction_percent for c in chains]),
+    )
     return RandomChainTable(tuple(capacities), rows, overall, distribution, beta)
 
 
@@ -557,15 +580,7 @@ def joint_table(
         distribution=distribution,
         beta=beta,
     )
-    rows: dict[int, list[JointRow]] = {}
-    overall: dict[int, JointRow] = {}
-    for cap in capacities:
-        at_cap = [c for c in comparisons if c.M == cap]
-        per_n: dict[int, list[cm_chain.JointComparison]] = {}
-        for c in at_cap:
-            per_n.setdefault(c.n, []).append(c)
-        rows[cap] = [_joint_row(n, per_n[n]) for n in sorted(per_n)]
-        overall[cap] = _joint_row(None, at_cap)
+    rows, overall = _per_length_rows(comparisons, capacities, _joint_row)
     return JointTable(rows=rows, overall=overall, distribution=distribution, beta=beta)
 
 

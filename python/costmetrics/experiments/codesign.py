@@ -132,23 +132,21 @@ def table_c2(
             )
         )
         for stencil in result.workload.stencils:
-            row = result.best(band, stencil=stencil).row
-            perf = result.gflops({stencil: 1.0})
+            best = result.best(band, stencil=stencil)
             seed = cd.TABLE_C2[stencil]
             seed_row = result.find(*seed[:3])
-            d = result.designs
             rows.append(
                 TableC2Row(
                     stencil=stencil,
-                    n_sm=int(d["n_sm"][row]),
-                    n_v=int(d["n_v"][row]),
-                    smem_kb=int(d["smem_kb"][row]),
-                    area_mm2=float(d["area_mm2"][row]),
-                    gflops=float(perf[row]),
-                    tiles=tuple(int(x) for x in result.tiles[row, 0]),
+                    n_sm=best.n_sm,
+                    n_v=best.n_v,
+                    smem_kb=best.smem_kb,
+                    area_mm2=best.area_mm2,
+                    gflops=best.gflops,
+                    tiles=tuple(int(x) for x in best.tiles[0]),
                     seed=seed,
                     seed_rank=result.rank(seed_row, band, stencil=stencil),
-                    seed_gflops_model=float(perf[seed_row]),
+                    seed_gflops_model=float(result.gflops({stencil: 1.0})[seed_row]),
                     n_in_band=n_in_band,
                 )
             )
