@@ -237,6 +237,24 @@ def run(out_dir: Path) -> ExperimentResult:
 # "Figures"); the library module computes the numbers.
 
 
+def _log_log_axes(x_base: int) -> tuple[Figure, Any]:
+    """Return the figure and axes the plots below share: log x (base ``x_base``), log y."""
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_xscale("log", base=x_base)
+    ax.set_yscale("log")
+    return fig, ax
+
+
+def _finish(fig: Figure, ax: Any, xlabel: str, ylabel: str, title: str) -> Figure:
+    """Label the axes, title them and add the legend; return the figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return fig
+
+
 def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure:
     """Off-chip accesses vs N for GPU, SPU and the lower bound (Eqs. 3.3, 3.8, 6 N^2).
 
@@ -253,20 +271,19 @@ def plot_accesses(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> Figure
         Exact counts as lines, the printed closed forms as markers.
     """
     s = cm_spu.sweep(ns, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _log_log_axes(2)
     ax.plot(s.n, s.gpu_exact, "-", color="tab:red", label="GPU, exact")
     ax.plot(s.n, s.gpu_closed_form, "x", color="tab:red", label="GPU, Eq. 3.3")
     ax.plot(s.n, s.spu_exact, "-", color="tab:blue", label=f"SPU {grid}x{grid}, exact")
     ax.plot(s.n, s.spu_closed_form, "o", mfc="none", color="tab:blue", label="SPU, Eq. 3.8")
     ax.plot(s.n, s.lower_bound, "--", color="0.3", label="lower bound 6N²")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N (N x N x N iteration space)")
-    ax.set_ylabel("off-chip accesses (words)")
-    ax.set_title(f"Off-chip accesses, b = {tile}")
-    ax.legend(fontsize=8)
-    return fig
+    return _finish(
+        fig,
+        ax,
+        "N (N x N x N iteration space)",
+        "off-chip accesses (words)",
+        f"Off-chip accesses, b = {tile}",
+    )
 
 
 def plot_energy(
@@ -292,8 +309,7 @@ def plot_energy(
         Stacked compute / memory energy per platform.
     """
     s = cm_spu.sweep(ns, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _log_log_axes(2)
     for key, label, color in (
         ("gpu_exact", "GPU", "tab:red"),
         ("spu_exact", f"SPU {grid}x{grid}", "tab:blue"),
@@ -308,13 +324,8 @@ def plot_energy(
         ax.plot(s.n, total, "-o", ms=3, color=color, label=f"{label}: compute + memory")
     compute = [float(f) * e_comp_j for f in s.flops]
     ax.plot(s.n, compute, ":", color="k", label="compute only, 3N³ e_comp")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("N")
-    ax.set_ylabel("dynamic energy (J)")
-    ax.set_title(f"Eq. 3.5 dynamic energy, e_comp = {e_comp_j:.3g} J, e_mem = {e_mem_j:.3g} J")
-    ax.legend(fontsize=8)
-    return fig
+    title = f"Eq. 3.5 dynamic energy, e_comp = {e_comp_j:.3g} J, e_mem = {e_mem_j:.3g} J"
+    return _finish(fig, ax, "N", "dynamic energy (J)", title)
 
 
 def plot_break_even(
@@ -350,8 +361,7 @@ def plot_break_even(
         One curve per assumed time.
     """
     oc = cm_spu.off_chip(n, tile=tile, grid=grid)
-    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _log_log_axes(10)
     xs = [_convert.real(e, "e_mem_j[]") for e in e_mem_j]
     for t in times_s:
         ys = [
@@ -370,10 +380,10 @@ def plot_break_even(
         (leakage_marks_w or {}).items(), ("--", ":", "-.", (0, (1, 3))), strict=False
     ):
         ax.axhline(watts, color="0.4", ls=ls, lw=0.9, label=name)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("e_mem (nJ per off-chip access)")
-    ax.set_ylabel("break-even SPU static power (W)")
-    ax.set_title(f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses")
-    ax.legend(fontsize=8)
-    return fig
+    return _finish(
+        fig,
+        ax,
+        "e_mem (nJ per off-chip access)",
+        "break-even SPU static power (W)",
+        f"N = {n}: SPU saves {oc.gpu_exact - oc.spu_exact:,} accesses",
+    )
