@@ -505,6 +505,19 @@ def _thread_counts(text: str) -> list[int]:
     return out
 
 
+def _add_shuffled_passes(parser: argparse.ArgumentParser) -> None:
+    """Add ``--threads``, ``--passes`` and ``--seed``: the shuffled-pass protocol's options.
+
+    ``measure`` and ``tune`` both run the harness in shuffled passes over thread counts
+    (:func:`costmetrics.measure.measure`), so they take these options alike.
+    """
+    parser.add_argument(
+        "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
+    )
+    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
+
+
 def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     """Measure tiled stencils on this CPU into a resumable table (shuffled passes)."""
     parser.add_argument("--out", type=Path, required=True, metavar="CSV", help="the table")
@@ -518,12 +531,8 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--stencils", nargs="+", default=None, help="default: all six (heat3d included)"
     )
-    parser.add_argument(
-        "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
-    )
-    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
+    _add_shuffled_passes(parser)
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs before each run")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
     parser.add_argument(
         "--schedule",
         default=None,
@@ -729,9 +738,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     _add_calibration_folders(parser, "this machine's calibration folder")
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
     parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
-    parser.add_argument("--threads", default="1,all", help="thread counts (default 1,all)")
-    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
+    _add_shuffled_passes(parser)
     parser.add_argument("--out", type=Path, default=None, metavar="CSV", help="keep the runs here")
     add_json_flag(parser)
 
