@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         help="output folder (resumable); required except with --quick (a temporary folder)",
     )  # fmt: skip
     parser.add_argument("--runs", type=int, default=2, help="independent runs (default 2)")
-    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
+    parser.add_argument("--passes", type=int, default=9, help="shuffled passes (default 9)")
     parser.add_argument("--sizes", choices=["default", "levels"], default="default",
                         help="the shipped problems, or L2-resident to past L2/L3")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
