@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 
 from costmetrics import chain as cm_chain
-from costmetrics.presets import data_dir
+from costmetrics.presets import seed_file, seed_table
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "000 App. D.7"
@@ -47,9 +46,7 @@ JOINT_CHAINS_PER_LENGTH = 100
 
 def load_seed_d7() -> dict[str, Any]:
     """Return the values the seed prints for the App. D.7 example (``data/chain/seed_d7.yaml``)."""
-    with open(data_dir() / "chain" / "seed_d7.yaml", encoding="utf-8") as fh:
-        data: dict[str, Any] = yaml.safe_load(fh)
-    return data
+    return seed_file("chain", "seed_d7")
 
 
 @dataclass(frozen=True)
@@ -63,9 +60,7 @@ class SeedRow:
 def load_seed_table_d1() -> list[SeedRow]:
     """Return the seed's Table D.1 (``data/chain/seed_table_d1.csv``); the last row is overall."""
     rows: list[SeedRow] = []
-    with open(data_dir() / "chain" / "seed_table_d1.csv", encoding="utf-8") as fh:
-        lines = [line for line in fh if not line.startswith("#")]
-    for rec in csv.DictReader(lines):
+    for rec in seed_table("chain", "seed_table_d1"):
         rows.append(
             SeedRow(
                 n=int(rec["n"]) if rec["n"] else None,

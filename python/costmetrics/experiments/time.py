@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import yaml
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from costmetrics import time as cm_time
-from costmetrics.presets import data_dir, gpus
+from costmetrics.presets import gpus, seed_file
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 SOURCE = "000 App. A"
@@ -31,16 +30,12 @@ SOURCE = "000 App. A"
 
 def load_problems() -> dict[str, Any]:
     """Return the problem lists of Sec. A.5 and Fig. A.5 (``data/time/problems.yaml``)."""
-    with open(data_dir() / "time" / "problems.yaml", encoding="utf-8") as fh:
-        data: dict[str, Any] = yaml.safe_load(fh)
-    return data
+    return seed_file("time", "problems")
 
 
 def load_seed_values() -> dict[str, dict[str, Any]]:
     """Return the values the seed prints (``data/time/seed_values.yaml``), by key."""
-    with open(data_dir() / "time" / "seed_values.yaml", encoding="utf-8") as fh:
-        data: dict[str, Any] = yaml.safe_load(fh)
-    values: dict[str, dict[str, Any]] = data["values"]
+    values: dict[str, dict[str, Any]] = seed_file("time", "seed_values")["values"]
     return values
 
 
