@@ -662,7 +662,7 @@ class Runs(Record):
             self.energy_j[idx],
             self.comments,
             self.source,
-            {k: v for k, v in self.kernels.items() if k in {self.kernel[i] for i in idx}},
+            _kernels_used(self.kernels, (self.kernel[i] for i in idx)),
         )
 
     @property
@@ -675,6 +675,12 @@ class Runs(Record):
 KERNEL_LINE = "kernel:"
 _EXPRESSIONS = ("m_io_words", "sr_words", "v_tile", "n_tiles")
 _OPS = ("fadd", "fmul", "iadd", "imax")
+
+
+def _kernels_used(kernels: Mapping[str, Kernel], names: Iterable[str]) -> dict[str, Kernel]:
+    """Return the custom kernels among ``names`` (the definitions a selection still needs)."""
+    used = set(names)
+    return {k: v for k, v in kernels.items() if k in used}
 
 
 def _kernel_definition(k: Kernel) -> dict[str, Any]:
@@ -2111,7 +2117,7 @@ class Candidates(Record):
             self.subtile[idx],
             self.time_s[idx],
             self.design[idx],
-            {k: v for k, v in self.kernels.items() if k in {self.kernel[i] for i in idx}},
+            _kernels_used(self.kernels, (self.kernel[i] for i in idx)),
         )
 
     def energy_j(self, *, params: ParamsLike = "model_a") -> npt.NDArray[np.float64]:
