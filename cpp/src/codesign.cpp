@@ -46,6 +46,18 @@ void require_finite_nonneg(double v, const char* name) {
   }
 }
 
+// ceil(n / d) for integers 0 <= n < 2^45 and d >= 1, given inv_d = 1 / d rounded to
+// nearest: n inv_d is within 3e-16 relative of n / d, so y below lies in
+// (n/d (1 - 2e-15), n/d); it exceeds floor(n/d) unless d divides n (n/d (2e-15) < 1/d
+// for n < 2^45), and is above n/d - 1 when it does. Used for the rounds in the bounds,
+// where a wrong value would cost tightness, never soundness, as long as it is not above
+// the true ceiling (which y < n/d guarantees).
+inline double ceil_quotient(double n, double inv_d) {
+  const double y = n * inv_d * (1.0 - 1.5e-15);
+  const double f = static_cast<double>(static_cast<i64>(y));
+  return y > f ? f + 1.0 : f;
+}
+
 bool valid_smem_kb(i64 kb) { return kb == 12 || kb == 24 || kb == 36 || (kb > 0 && kb % 48 == 0); }
 
 // Every feasible tile of one shared-memory configuration (constraints C.10-C.16 and A.32):
@@ -381,6 +393,79 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
   }
 }
 
+// Tail bounds of the `exact` variant over a range of groups (docs/codesign.md, "Tail
+// bounds"): for every group g (colors with n_c > 0 only), the first group bound of
+// search_exact is at least
+//   t_sync s + max(C Q/nV a1, 2 Q L a2, C Q/(nV nSM) a3, 2 Q L/nSM a4)
+// with the hardware-independent a1 = k_min P, a2 = k_min s (tS1 + 2 tT), a3 = sum_c n_c P_c,
+// a4 = (tS1 + 2 tT) sum_c n_c s_c, where P_c = count_c sum_w_c + ends_of_c sum_w_half (the
+// points per unit area of color c's bounded wavefronts), P = sum_c P_c, s_c = count_c +
+// ends_of_c and s = sum_c s_c: R k >= k_min and >= n_c / nSM, and work >= the compute and
+// the transfer floors, each summed over the colors. The same expression with each a and s
+// replaced by its minimum over a set of groups bounds every group of the set: `row` over
+// the rest of the group's tT (tS1 >= its own), `all` over every later group in the order
+// (tT, tS1). Computed once per M_SM and instance.
+struct TailTerms {
+  double a1 = 0, a2 = 0, a3 = 0, a4 = 0, s = 0;
+  void min_with(const TailTerms& o) {
+    a1 = std::min(a1, o.a1);
+    a2 = std::min(a2, o.a2);
+    a3 = std::min(a3, o.a3);
+    a4 = std::min(a4, o.a4);
+    s = std::min(s, o.s);
+  }
+};
+// Per M_SM and instance: `row[gi]` over the groups of gi's tT from gi on, `all[q]` over
+// every group from the first of the q-th tT on (TileSet::tT_begin).
+struct GroupTails {
+  std::vector<TailTerms> row;
+  std::vector<TailTerms> all;
+};
+
+void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geometry,
+                       GroupTails& out) {
+  out.row.resize(ts.groups.size());
+  const std::size_t n_rows = ts.tT_begin.size() - 1;
+  out.all.resize(n_rows);
+  for (std::size_t q = n_rows; q-- > 0;) {
+    const std::uint32_t g0 = ts.tT_begin[q];
+    const std::uint32_t g1 = ts.tT_begin[q + 1];
+    for (std::uint32_t gi = g1; gi-- > g0;) {
+      const Group& g = ts.groups[gi];
+      const ExactGeometry& geo = geometry[gi];
+      TailTerms t;
+      double P = 0, NP = 0, NS = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo.n[c] == 0) continue;
+        const double count = static_cast<double>(geo.count[c]);
+        const double p_c = count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half;
+        const double s_c = count + geo.ends_of[c];
+        const double n_c = static_cast<double>(geo.n[c]);
+        P += p_c;
+        t.s += s_c;
+        NP += n_c * p_c;
+        NS += n_c * s_c;
+      }
+      const double kmin = static_cast<double>(g.k_min);
+      const double per_row = static_cast<double>(g.tS1 + 2 * g.tT);
+      t.a1 = kmin * P;
+      t.a2 = kmin * t.s * per_row;
+      t.a3 = NP;
+      t.a4 = NS * per_row;
+      if (gi + 1 < g1) t.min_with(out.row[gi + 1]);
+      out.row[gi] = t;
+    }
+    // Every row holds at least one group (build_tiles stops at the first tT without one).
+    TailTerms a = g0 < g1 ? out.row[g0] : TailTerms{};
+    if (g0 == g1) {
+      const double inf = std::numeric_limits<double>::infinity();
+      a = TailTerms{inf, inf, inf, inf, inf};
+    }
+    if (q + 1 < n_rows) a.min_with(out.all[q + 1]);
+    out.all[q] = a;
+  }
+}
+
 // The `exact` variant (docs/codesign.md, "Exact pruning", where the bounds are derived).
 // Only the interior wavefronts are bounded (the others cost >= 0). For one of them, with
 // R = ceil(n / (k nSM)) rounds, >= s_min nonempty sub-tiles on every row, N_full sub-tiles
@@ -396,6 +481,7 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
                   const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
+                  const GroupTails* tails, std::vector<double>* rk_cache,
                   detail::BoundAudit* audit = nullptr) {
   // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
   // and each bound that covers a tile is compared with the tile's T_alg.
@@ -412,23 +498,49 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   const costmetrics::detail::Reciprocal recip_nv(d.n_v);  // exact ceil(x / nV), no division
   // Eq. A.2's rounds ceil(ceil(n/k)/nSM) = ceil(n / (k nSM)) for every tile, by the
   // reciprocal of k nSM, tabulated per k.
-  thread_local std::vector<costmetrics::detail::Reciprocal> per_k;
+  thread_local std::vector<double> per_k;
   per_k.resize(static_cast<std::size_t>(m.max_blocks_per_sm) + 1);
   for (i64 k = 1; k <= m.max_blocks_per_sm; ++k) {
-    per_k[static_cast<std::size_t>(k)] = costmetrics::detail::Reciprocal(k * d.n_sm);
+    per_k[static_cast<std::size_t>(k)] = 1.0 / static_cast<double>(k * d.n_sm);
   }
-  auto rounds_of = [&](i64 n, i64 k) { return per_k[static_cast<std::size_t>(k)].ceil(n); };
+  auto rounds_of = [&](double n, i64 k) {
+    return ceil_quotient(n, per_k[static_cast<std::size_t>(k)]);
+  };
   const double inv_nsm = 1.0 / nsm;
   const double cq_nv = C * Q * inv_nv;                          // C_iter Q / nV
   const double transfer_per_row = 2.0 * Q * m.l_s_per_word;     // 2 Q L
+  auto tail_lb = [&](const TailTerms& a) {
+    return m.t_sync_s * a.s +
+           std::max(std::max(cq_nv * a.a1, transfer_per_row * a.a2),
+                    inv_nsm * std::max(cq_nv * a.a3, transfer_per_row * a.a4));
+  };
+  if (prune && rk_cache->size() != 2 * ts.groups.size()) {
+    rk_cache->assign(2 * ts.groups.size(), -1.0);
+  }
+  std::size_t row = 0;  // the tT of group gi: groups [tT_begin[row], tT_begin[row + 1])
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
     const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
+    while (gi >= ts.tT_begin[row + 1]) ++row;
     if (prune) {
+      // Tail bounds (build_group_tails): every group from this tT on, at its first group;
+      // then the rest of this tT.
+      group_lb = 0;
+      if (gi == ts.tT_begin[row]) {
+        ++best.bounds;
+        const double lb_all = tail_lb(tails->all[row]);
+        if (prunes(lb_all)) break;
+        group_lb = lb_all;
+      }
       ++best.bounds;
-      double lb = 0;
+      const double lb_row = tail_lb(tails->row[gi]);
+      if (prunes(lb_row)) {
+        gi = ts.tT_begin[row + 1] - 1;
+        continue;
+      }
+      group_lb = std::max(group_lb, lb_row);
       // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
       // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
       const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
@@ -436,29 +548,25 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       // The first and the last wavefront (ends_of of each color): half the rows, the same
       // floors.
       const double work_half = std::max(cq_nv * geo->sum_w_half, transfer);
-      for (int c = 0; c < 2; ++c) {
-        if (geo->n[c] == 0) continue;
-        const double rk =
-            std::max(static_cast<double>(g.k_min), static_cast<double>(geo->n[c]) * inv_nsm);
-        work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
-        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
-              geo->ends_of[c] * (rk * work_half + m.t_sync_s);
-      }
-      group_lb = lb;
-      if (prunes(lb)) continue;
+      for (int c = 0; c < 2; ++c) work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
       // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k.
       ++best.bounds;
-      lb = 0;
+      double lb = 0;
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
-        i64 rk = std::numeric_limits<i64>::max();
-        for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
-          const i64 k = ts.k_values[q];
-          rk = std::min(rk, rounds_of(geo->n[c], k) * k);
+        // Depends on nSM, not nV: cached per thread across the designs of one M_SM and nSM.
+        double& rk = (*rk_cache)[2 * gi + static_cast<std::size_t>(c)];
+        if (rk < 0) {
+          const double n_c = static_cast<double>(geo->n[c]);
+          rk = std::numeric_limits<double>::infinity();
+          for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+            const i64 k = ts.k_values[q];
+            rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
+          }
         }
-        lb += static_cast<double>(geo->count[c]) * (static_cast<double>(rk) * work[c] + m.t_sync_s) +
-              geo->ends_of[c] * (static_cast<double>(rk) * work_half + m.t_sync_s);
+        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
+              geo->ends_of[c] * (rk * work_half + m.t_sync_s);
       }
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
@@ -493,7 +601,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         if (t.k != rounds_k) {
           rounds_k = t.k;
           for (int c = 0; c < 2; ++c) {
-            rounds_c[c] = geo->n[c] == 0 ? 0.0 : static_cast<double>(rounds_of(geo->n[c], t.k));
+            rounds_c[c] = geo->n[c] == 0 ? 0.0 : rounds_of(static_cast<double>(geo->n[c]), t.k);
           }
         }
         const TileAux& a = (*aux)[i];
@@ -769,6 +877,12 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       // Exact variant: interior-wavefront geometry per (instance, group) of the current
       // M_SM's tile sets, computed once per thread and M_SM (it does not depend on nSM, nV).
       std::vector<std::vector<ExactGeometry>> geometry(instances.size());
+      // ... their tail bounds' terms (build_group_tails) ...
+      std::vector<GroupTails> tails(instances.size());
+      // ... and the group bound's fewest rounds times k per (group, color), which depends
+      // on nSM (search_exact): valid for rk_nsm.
+      std::vector<std::vector<double>> rk_cache(instances.size());
+      i64 rk_nsm = -1;
       // ... and the tiles' hardware-independent terms per inner extent (S2, S3).
       std::map<std::pair<i64, i64>, std::vector<TileAux>> tile_aux;
       i64 geometry_smem = -1;
@@ -804,6 +918,8 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
           } else {
             if (options.prune && geometry_smem != d.smem_kb) {
               for (auto& v : geometry) v.clear();
+              for (auto& v : tails) v = GroupTails{};
+              rk_nsm = -1;
               tile_aux.clear();
               geometry_smem = d.smem_kb;
             }
@@ -813,13 +929,19 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
                 geometry[j].push_back(
                     exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
               }
+              build_group_tails(ts, geometry[j], tails[j]);
+            }
+            if (options.prune && rk_nsm != d.n_sm) {
+              for (auto& v : rk_cache) v.clear();
+              rk_nsm = d.n_sm;
             }
             std::vector<TileAux>* aux = nullptr;
             if (options.prune) {
               aux = &tile_aux[{in.size.space[1], in.size.space[2]}];
               if (aux->empty()) build_tile_aux(ts, in.size, *aux);
             }
-            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux);
+            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
+                         &tails[j], &rk_cache[j]);
           }
           if (!std::isfinite(best.talg)) {
             throw std::invalid_argument(
@@ -971,9 +1093,12 @@ BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const Machine
   }
   std::vector<TileAux> aux;
   build_tile_aux(ts, in.size, aux);
+  GroupTails tails;
+  build_group_tails(ts, geometry, tails);
+  std::vector<double> rk_cache;
   Best best;
   BoundAudit audit;
-  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &audit);
+  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &tails, &rk_cache, &audit);
   audit.optimum_s = best.talg;
   return audit;
 }
