@@ -466,6 +466,41 @@ void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geom
   }
 }
 
+// The group rounds bound of search_exact: with rk_c = min over the group's distinct k of
+// ceil(n_c / (k nSM)) k (the fewest rounds times k of color c), and work_c >= both the
+// compute floor C_iter sum_w_c Q / nV and the transfer floor 2 Q (tS1 + 2 tT) L,
+//   sum_c [count_c (rk_c work_c + T_sync) + ends_of_c (rk_c work_half + T_sync)]
+//     >= T_sync s + max(C Q / nV a, 2 Q L b)
+// with a = sum_c rk_c (count_c sum_w_c + ends_of_c sum_w_half), b = (tS1 + 2 tT) sum_c rk_c
+// (count_c + ends_of_c) and s = sum_c (count_c + ends_of_c), over the colors with n_c > 0.
+// a, b, s depend on nSM (through rk_c) but not on nV. s < 0: not computed yet.
+struct RoundsTerms {
+  double a = 0, b = 0, s = -1;
+};
+
+template <class RoundsOf>
+RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry& geo,
+                         const RoundsOf& rounds_of) {
+  RoundsTerms r;
+  r.s = 0;
+  double b = 0;
+  for (int c = 0; c < 2; ++c) {
+    if (geo.n[c] == 0) continue;
+    const double n_c = static_cast<double>(geo.n[c]);
+    double rk = std::numeric_limits<double>::infinity();
+    for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+      const i64 k = ts.k_values[q];
+      rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
+    }
+    const double count = static_cast<double>(geo.count[c]);
+    r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
+    b += rk * (count + geo.ends_of[c]);
+    r.s += count + geo.ends_of[c];
+  }
+  r.b = b * static_cast<double>(g.tS1 + 2 * g.tT);
+  return r;
+}
+
 // The `exact` variant (docs/codesign.md, "Exact pruning", where the bounds are derived).
 // Only the interior wavefronts are bounded (the others cost >= 0). For one of them, with
 // R = ceil(n / (k nSM)) rounds, >= s_min nonempty sub-tiles on every row, N_full sub-tiles
@@ -481,8 +516,8 @@ void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geom
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
                   const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
-                  const GroupTails* tails, std::vector<double>* rk_cache,
-                  detail::BoundAudit* audit = nullptr) {
+                  const GroupTails* tails, std::vector<RoundsTerms>* rounds_cache,
+                  std::vector<double>* steps_cache, detail::BoundAudit* audit = nullptr) {
   // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
   // and each bound that covers a tile is compared with the tile's T_alg.
   auto prunes = [&](double lb) { return audit == nullptr && lb * kSafety > best.talg; };
@@ -514,9 +549,10 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
            std::max(std::max(cq_nv * a.a1, transfer_per_row * a.a2),
                     inv_nsm * std::max(cq_nv * a.a3, transfer_per_row * a.a4));
   };
-  if (prune && rk_cache->size() != 2 * ts.groups.size()) {
-    rk_cache->assign(2 * ts.groups.size(), -1.0);
+  if (prune && rounds_cache->size() != ts.groups.size()) {
+    rounds_cache->assign(ts.groups.size(), RoundsTerms{});
   }
+  if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
   std::size_t row = 0;  // the tT of group gi: groups [tT_begin[row], tT_begin[row + 1])
   for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
@@ -541,33 +577,14 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         continue;
       }
       group_lb = std::max(group_lb, lb_row);
-      // Transfer: the >= s_min = prod ceil(S_d / tS_d) nonempty sub-tiles move
-      // m' >= 2 area (tS1 + 2 tT) L each, >= 2 Q (tS1 + 2 tT) L in all for any tile size.
-      const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
-      double work[2] = {0, 0};
-      // The first and the last wavefront (ends_of of each color): half the rows, the same
-      // floors.
-      const double work_half = std::max(cq_nv * geo->sum_w_half, transfer);
-      for (int c = 0; c < 2; ++c) work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
-      // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k.
+      // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k. Its
+      // terms depend on nSM, not nV: cached per thread across the designs of one M_SM and
+      // nSM (RoundsTerms).
       ++best.bounds;
-      double lb = 0;
-      for (int c = 0; c < 2; ++c) {
-        if (geo->n[c] == 0) continue;
-        // Depends on nSM, not nV: cached per thread across the designs of one M_SM and nSM.
-        double& rk = (*rk_cache)[2 * gi + static_cast<std::size_t>(c)];
-        if (rk < 0) {
-          const double n_c = static_cast<double>(geo->n[c]);
-          rk = std::numeric_limits<double>::infinity();
-          for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
-            const i64 k = ts.k_values[q];
-            rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
-          }
-        }
-        lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
-              geo->ends_of[c] * (rk * work_half + m.t_sync_s);
-      }
+      RoundsTerms& r = (*rounds_cache)[gi];
+      if (r.s < 0) r = rounds_terms(ts, g, *geo, rounds_of);
+      const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
     }
@@ -635,8 +652,13 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
             ++best.bounds;
-            steps_full = static_cast<double>(
-                2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
+            // F depends on the tile and nV only: shared by the instances of one design.
+            double& f = (*steps_cache)[i];
+            if (f < 0) {
+              f = static_cast<double>(
+                  2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
+            }
+            steps_full = f;
           }
           const double c_full = C * steps_full + m.tau_sync_s * tT_d;
           const double t_same = same_colors ? tile_time(0, c_full) : 0.0;
@@ -879,10 +901,13 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       std::vector<std::vector<ExactGeometry>> geometry(instances.size());
       // ... their tail bounds' terms (build_group_tails) ...
       std::vector<GroupTails> tails(instances.size());
-      // ... and the group bound's fewest rounds times k per (group, color), which depends
-      // on nSM (search_exact): valid for rk_nsm.
-      std::vector<std::vector<double>> rk_cache(instances.size());
+      // ... the group rounds bound's terms per group, which depend on nSM (search_exact):
+      // valid for rk_nsm ...
+      std::vector<std::vector<RoundsTerms>> rounds_cache(instances.size());
       i64 rk_nsm = -1;
+      // ... and the exact step count F of the full sub-tiles per tile, which depends on nV
+      // and the tile only: valid for the current design, per tile set (2D, 3D).
+      std::vector<double> steps_cache[2];
       // ... and the tiles' hardware-independent terms per inner extent (S2, S3).
       std::map<std::pair<i64, i64>, std::vector<TileAux>> tile_aux;
       i64 geometry_smem = -1;
@@ -894,6 +919,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
         const bool warm = d.smem_kb == previous_smem;
         previous_smem = d.smem_kb;
         const tm::GpuParams gpu = design_gpu(d, machine, options);
+        for (auto& v : steps_cache) v.clear();  // per design (nV)
         for (std::size_t j = 0; j < instances.size(); ++j) {
           const Instance& in = instances[j];
           const TileSet& ts = *tile_sets.at({d.smem_kb, in.stencil.n_space_dims});
@@ -932,7 +958,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
               build_group_tails(ts, geometry[j], tails[j]);
             }
             if (options.prune && rk_nsm != d.n_sm) {
-              for (auto& v : rk_cache) v.clear();
+              for (auto& v : rounds_cache) v.clear();
               rk_nsm = d.n_sm;
             }
             std::vector<TileAux>* aux = nullptr;
@@ -941,7 +967,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
               if (aux->empty()) build_tile_aux(ts, in.size, *aux);
             }
             search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
-                         &tails[j], &rk_cache[j]);
+                         &tails[j], &rounds_cache[j], &steps_cache[ts.dims - 2]);
           }
           if (!std::isfinite(best.talg)) {
             throw std::invalid_argument(
@@ -1095,10 +1121,12 @@ BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const Machine
   build_tile_aux(ts, in.size, aux);
   GroupTails tails;
   build_group_tails(ts, geometry, tails);
-  std::vector<double> rk_cache;
+  std::vector<RoundsTerms> rounds_cache;
+  std::vector<double> steps_cache;
   Best best;
   BoundAudit audit;
-  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &tails, &rk_cache, &audit);
+  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &tails, &rounds_cache,
+               &steps_cache, &audit);
   audit.optimum_s = best.talg;
   return audit;
 }
