@@ -633,20 +633,43 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes).
+    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes), and the
+    // group bound with that k instead of the group's least rk (R T_i >= R k work for every
+    // tile of that k): when it prunes, every tile of that k is skipped without its own bound.
     i64 rounds_k = 0;
     double rounds_c[2] = {0, 0};
+    double k_lb = 0;
+    bool k_pruned = false;
+    double work[2] = {0, 0};
+    double work_half = 0;
+    if (prune) {
+      const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
+      for (int c = 0; c < 2; ++c) work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
+      work_half = std::max(cq_nv * geo->sum_w_half, transfer);
+    }
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       double tile_lb = 0;  // the largest bound covering the tile (audit)
       if (prune) {
-        ++best.bounds;
         if (t.k != rounds_k) {
           rounds_k = t.k;
+          ++best.bounds;
+          k_lb = 0;
+          const double kd = static_cast<double>(t.k);
           for (int c = 0; c < 2; ++c) {
-            rounds_c[c] = geo->n[c] == 0 ? 0.0 : rounds_of(static_cast<double>(geo->n[c]), t.k);
+            if (geo->n[c] == 0) {
+              rounds_c[c] = 0.0;
+              continue;
+            }
+            rounds_c[c] = rounds_of(static_cast<double>(geo->n[c]), t.k);
+            const double rk = rounds_c[c] * kd;
+            k_lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
+                    geo->ends_of[c] * (rk * work_half + m.t_sync_s);
           }
+          k_pruned = prunes(k_lb);
         }
+        if (k_pruned) continue;
+        ++best.bounds;
         const TileAux& a = (*aux)[i];
         const double s_min = a.s_min;
         // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
@@ -673,7 +696,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           return tile_time_of(points_cost[c], rows_cost[c], c_full);
         };
         bool pruned = false;
-        tile_lb = group_lb;
+        tile_lb = std::max(group_lb, k_lb);
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
