@@ -34,6 +34,9 @@ constexpr double kWordsPerKb = 1024.0 / 4.0;
 constexpr double kSafety = 1.0 - 1e-12;
 // Designs claimed at once by a worker thread.
 constexpr std::size_t kBlock = 16;
+// The `exact` search bounds each distinct k of a group before its tiles only in groups of at
+// least this many inner tiles (search_exact).
+constexpr std::uint32_t kByKMinTiles = 8;
 
 // ceil(a / b) for 0 <= a + b < 2^53 (sizes and tiles are bounded by validate_inputs and the
 // shared memory), by one exact double division (floor_sum.hpp).
@@ -642,7 +645,10 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     bool k_pruned = false;
     double work[2] = {0, 0};
     double work_half = 0;
-    if (prune) {
+    // Only in groups with many inner tiles (large M_SM), where a k covers several tiles: in
+    // small ones it cost more than it saved (docs/codesign.md, third round).
+    const bool by_k = prune && g.end - g.begin >= kByKMinTiles;
+    if (by_k) {
       const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
       for (int c = 0; c < 2; ++c) work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
       work_half = std::max(cq_nv * geo->sum_w_half, transfer);
@@ -653,7 +659,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       if (prune) {
         if (t.k != rounds_k) {
           rounds_k = t.k;
-          ++best.bounds;
+          if (by_k) ++best.bounds;
           k_lb = 0;
           const double kd = static_cast<double>(t.k);
           for (int c = 0; c < 2; ++c) {
@@ -662,11 +668,12 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
               continue;
             }
             rounds_c[c] = rounds_of(static_cast<double>(geo->n[c]), t.k);
+            if (!by_k) continue;
             const double rk = rounds_c[c] * kd;
             k_lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
                     geo->ends_of[c] * (rk * work_half + m.t_sync_s);
           }
-          k_pruned = prunes(k_lb);
+          k_pruned = by_k && prunes(k_lb);
         }
         if (k_pruned) continue;
         ++best.bounds;
