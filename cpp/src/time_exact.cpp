@@ -867,6 +867,28 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
   // wavefront (below). Only in wavefronts where more than one thread works.
   const double n_share = dims == 1 && n_sm > 1 ? static_cast<double>(tT) : 0.0;
+  // Words copied within the thread's tile buffer per (sub)tile (2D/3D), counted from the
+  // harness (cpp/src/measure.cpp, tile_2d/tile_3d): on each of its rows a sub-tile keeps
+  // the last two columns of its plane (s1 in [lo-1, hi+1), W(r) + 2 values) for the next
+  // sub-tile and reads the previous sub-tile's two back. 2D: 2 + 2 words per s1 value.
+  // 3D: the face in u3 is 2 words per plane line (tS2 + 2 lines, kept; read back over
+  // the lines that lie in the problem, at most S2 + 2), the face in u2 2 lines of the
+  // plane (tS3 + 2 words, kept by memcpy; read back over at most S3 + 2 words). Summed
+  // over the rows, sum_r (W(r) + 2) = tT (tS1 + 2) + 2 sum_r e(r), sum_r e(r) =
+  // floor(tT/2) floor((tT-1)/2). The paper's model keeps these faces in shared memory
+  // for free; on a CPU they are copies in L1 (docs/time.md, "Machine variant").
+  double n_buf = 0;
+  if (dims >= 2) {
+    const double halo_rows = static_cast<double>(tT) * static_cast<double>(tS1 + 2) +
+                             2.0 * static_cast<double>((tT / 2) * ((tT - 1) / 2));
+    if (dims == 2) {
+      n_buf = 4.0 * halo_rows;
+    } else {
+      const i64 w2 = tiles.space[1] + 2, w3 = tiles.space[2] + 2;
+      const i64 face = w2 + w3 + std::min(w3, size.space[2] + 2) + std::min(w2, size.space[1] + 2);
+      n_buf = 2.0 * halo_rows * static_cast<double>(face);
+    }
+  }
   const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer;
   transfer.machine = machine;
@@ -881,7 +903,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
   const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
   transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
-  transfer.extra = n_seg * mt.l_seg_s;
+  transfer.extra = n_seg * mt.l_seg_s + n_buf * mt.l_buffer_s_per_word;
   transfer.share = blocks ? 0.0 : n_share * mt.t_share_line_s;
   transfer.n_sm = n_sm;
   transfer.ref = ref;
@@ -946,6 +968,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       } else {
         r[15] += w.n_tiles > 1 ? nm * n_share : 0.0;
       }
+      r[16] += nm * n_buf;  // l_buffer
     }
   };
   add(0, 1);                                                 // first, partial B wavefront

@@ -84,6 +84,7 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.tau_line_s = u(3e-9);
   m.t_barrier_per_thread_s = u(1e-8);
   m.t_share_line_s = u(5e-9);
+  m.l_buffer_s_per_word = u(5e-11);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
@@ -177,6 +178,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 13: m.tau_line_s = value; break;
     case 14: m.t_barrier_per_thread_s = value; break;
     case 15: m.t_share_line_s = value; break;
+    case 16: m.l_buffer_s_per_word = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -290,6 +292,30 @@ void test_terms_by_hand() {
   const auto line2 = tmod::evaluate(g2, st, size, t, tmod::Variant::machine);
   CHECK_CLOSE(line2.c_s - exact2.c_s, 1e-7 * (16 * 20 + 2 * 8 * 7 - 16), 1e-9);
   CHECK(line2.talg_s > exact2.talg_s);
+  // Words copied within the tile buffer (the kept faces), per sub-tile in m': 2D 4 words
+  // per s1 value of a row's plane, sum_r (W(r) + 2) = tT (tS1 + 2) + 2 h (h - 1) ...
+  tmod::GpuParams gb = g;
+  gb.machine.l_buffer_s_per_word = 1e-9;
+  const double halo_rows = 16 * 22 + 2 * 8 * 7;
+  const auto buf2 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(buf2.m_prime_s - exact2.m_prime_s, 1e-9 * 4 * halo_rows, 1e-9);
+  CHECK(buf2.talg_s > exact2.talg_s);
+  // ... 3D: per plane value of s1, 2 words per u2 line (tS2 + 2 lines kept, at most S2 + 2
+  // read back) and 2 u2 lines (tS3 + 2 words kept, at most S3 + 2 read back) ...
+  st.n_space_dims = 3;
+  size.space = {{10000, 3, 20}};  // S3 + 2 = 22 < tS3 + 2: the face in u2 read back over 22
+  t.space = {{2, 4, 32}};
+  t.time = 4;
+  const auto exact3 = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  const auto buf3 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
+  const double halo_rows3 = 4 * 4 + 2 * 2 * 1;
+  CHECK_CLOSE(buf3.m_prime_s - exact3.m_prime_s, 1e-9 * 2 * halo_rows3 * (6 + 34 + 22 + 5), 1e-9);
+  // ... and none in 1D (the harness keeps no face there).
+  st.n_space_dims = 1;
+  size.space = {{10000, 0, 0}};
+  t.space = {{100, 0, 0}};
+  t.time = 16;
+  CHECK(tmod::evaluate(gb, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
 }
 
 // The cache lines written by two threads follow the harness' schedule: round-robin, every
@@ -426,6 +452,8 @@ void test_bad_inputs() {
   refuses([](tmod::MachineTerms& m) { m.l_seg_s = -1e-9; }, "machine.l_seg_s");
   refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
+  refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
+          "machine.l_buffer_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
   refuses([](tmod::MachineTerms& m) { m.threads_ref = -1; }, "machine.threads_ref");
   refuses([](tmod::MachineTerms& m) { m.l_shared_s_per_word[2] = -1e-12; },
