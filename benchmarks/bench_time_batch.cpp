@@ -72,7 +72,6 @@ tmod::GpuParams cpu_like() {
   m.t_barrier_per_thread_s = 2e-8;
   m.t_share_line_s = 5e-8;
   m.l_buffer_s_per_word = 6e-11;
-  m.l_seg_shared_s = 1e-9;
   m.threads_ref = 2;
   return gpu;
 }

@@ -31,8 +31,7 @@ CPU = cm.Gpu(
     cache_l1_bytes=32768, cache_l2_bytes=1 << 20, cache_l3_bytes=32 << 20,
     l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
     l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9,
-    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11,
-    l_seg_shared_s=1e-9, threads_ref=2,
+    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11, threads_ref=2,
 )  # fmt: skip
 J1 = cm.Stencil(name="J1 test", key="j1test", n_space_dims=1, c_iter_s={"testcpu": 7e-10})
 H2 = cm.Stencil(name="H2 test", key="h2test", n_space_dims=2, c_iter_s={"testcpu": 1.4e-9})
@@ -93,7 +92,6 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
         "tau_sync_s": "tau_sync_s", "t_sync_s": "t_sync_s", "l_seg_s": "l_seg_s",
         "tau_line_s": "tau_line_s", "t_barrier_per_thread_s": "t_barrier_per_thread_s",
         "t_share_line_s": "t_share_line_s", "l_buffer_s_per_word": "l_buffer_s_per_word",
-        "l_seg_shared_s": "l_seg_shared_s",
     }  # fmt: skip
     idx = np.flatnonzero(ok)[:40]
     for j, name in enumerate(rows.names):
@@ -203,7 +201,7 @@ def test_segment_term_counts_the_harness_copies() -> None:
         moved = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=0.0,
                                     l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
                                     t_barrier_per_thread_s=0.0, l_buffer_s_per_word=0.0,
-                                    l_seg_shared_s=0.0, l_seg_s=1e-6)  # fmt: skip
+                                    l_seg_s=1e-6)  # fmt: skip
         d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
         calls, n_tiles = _harness_copies_1d(sizes, tiles)
         run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
@@ -253,7 +251,6 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
         ({"l_seg_s": -1e-9}, ValueError, r"machine.l_seg_s: must be in"),
         ({"tau_line_s": math.nan}, ValueError, r"tau_line_s: must be finite"),
         ({"l_buffer_s_per_word": -1e-12}, ValueError, r"machine.l_buffer_s_per_word: must be in"),
-        ({"l_seg_shared_s": 4e-9}, ValueError, r"machine.l_seg_shared_s: the time per segment"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),

@@ -107,13 +107,12 @@ void MachineTerms::validate() const {
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
   require_in_range(l_buffer_s_per_word, 0.0, kMaxTimeParameterS, "machine.l_buffer_s_per_word",
                    " s");
-  require_in_range(l_seg_shared_s, 0.0, kMaxTimeParameterS, "machine.l_seg_shared_s", " s");
   require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
 }
 
 bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && t_barrier_per_thread_s == 0 &&
-              t_share_line_s == 0 && l_buffer_s_per_word == 0 && l_seg_shared_s == 0;
+              t_share_line_s == 0 && l_buffer_s_per_word == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
            l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
@@ -145,12 +144,6 @@ void GpuParams::validate() const {
           "]: the time per word of one core at this level, L + l_level - l_shared * "
           "(threads_ref - 1), must not be negative, got " + format_value(one_core) + " s");
     }
-  }
-  const double one_segment = machine.l_seg_s - machine.l_seg_shared_s * (ref - 1.0);
-  if (!(one_segment >= 0)) {
-    throw std::invalid_argument(
-        "machine.l_seg_shared_s: the time per segment of one core, L_seg - l_seg_shared * "
-        "(threads_ref - 1), must not be negative, got " + format_value(one_segment) + " s");
   }
   const double one_barrier = t_sync_s - machine.t_barrier_per_thread_s * (ref - 1.0);
   if (!(one_barrier >= 0)) {
@@ -721,8 +714,7 @@ std::vector<std::string> design_parameter_names() {
     names.push_back(std::string("l_shared_s_per_word[") + lv + "]");
   }
   names.insert(names.end(),
-               {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-                "l_seg_shared_s"});
+               {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word"});
   return names;
 }
 
@@ -742,7 +734,6 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[14] = m.t_barrier_per_thread_s;
   p[15] = m.t_share_line_s;
   p[16] = m.l_buffer_s_per_word;
-  p[17] = m.l_seg_shared_s;
   return p;
 }
 
@@ -790,7 +781,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
-  m.l_buffer_s_per_word = m.l_seg_shared_s = 0;
+  m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};
   return g;

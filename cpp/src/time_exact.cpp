@@ -226,13 +226,12 @@ struct WavefrontCost {
 // `machine` it depends on the cores streaming at once, min(n_i, nSM), and on the tile rows
 // [r_lo, r_hi) the wavefront holds (docs/time.md):
 // m' = m_io (L + dL[level] + g[level] (active - threads_ref)) + 2 tau_sync
-//      + n_seg (L_seg + g_seg (active - threads_ref)) + n_buf l_buffer + n_share t_share.
+//      + n_seg L_seg + n_buf l_buffer + n_share t_share.
 struct TransferTerms {
   bool machine = false;
   double m_prime_exact = 0;
   double m_io = 0, l_word = 0, gamma = 0, two_tau = 0;
   double l_seg = 0, l_buf = 0;
-  double l_seg_shared = 0;  // per segment per core copying beyond `ref`
   double t_share = 0;  // t_share per line in m' (round-robin; 0 with blocks)
   i64 n_sm = 1, ref = 1;
   // Count rules (set in evaluate_exact_impl).
@@ -274,8 +273,7 @@ struct TransferTerms {
   double m_prime(i64 n_tiles, const RowCounts& c) const {
     if (!machine) return m_prime_exact;
     const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
-    const double seg = l_seg + l_seg_shared * (active(n_tiles) - static_cast<double>(ref));
-    const double m = m_io * l + two_tau + (c.seg * seg + c.buf * l_buf);
+    const double m = m_io * l + two_tau + (c.seg * l_seg + c.buf * l_buf);
     return n_tiles > 1 ? m + c.share * t_share : m;
   }
 };
@@ -956,7 +954,6 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
   transfer.l_seg = mt.l_seg_s;
   transfer.l_buf = mt.l_buffer_s_per_word;
-  transfer.l_seg_shared = mt.l_seg_shared_s;
   transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
   transfer.n_sm = n_sm;
   transfer.ref = ref;
@@ -1023,8 +1020,6 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
       }
       r[16] += nm * w.rows.buf;                                           // l_buffer
-      r[17] += nm * w.rows.seg *
-               (transfer.active(w.n_tiles) - static_cast<double>(ref));  // l_seg_shared
     }
   };
   add(0, 1);                                                 // first, partial B wavefront

@@ -87,7 +87,6 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.l_buffer_s_per_word = u(5e-11);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
-  m.l_seg_shared_s = 0.5 * m.l_seg_s / std::max(1.0, ref);
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
   g.l_s_per_word += 4e-11 * ref;
 }
@@ -180,7 +179,6 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 14: m.t_barrier_per_thread_s = value; break;
     case 15: m.t_share_line_s = value; break;
     case 16: m.l_buffer_s_per_word = value; break;
-    case 17: m.l_seg_shared_s = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -418,33 +416,6 @@ void test_schedules() {
     const double d = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - ex.talg_s;
     CHECK_CLOSE(d, 1e-6 * shared_lines(ts1, tt, true), 1e-9);
   }
-  // The per-segment cost per core copying at once beyond threads_ref (= 1 here): every
-  // segment of every tile round of a wavefront with two or more tiles pays it once.
-  tmod::GpuParams gs = g;
-  gs.machine.threads_ref = 1;
-  gs.machine.l_seg_s = 1e-9;
-  t.space = {{100, 0, 0}};
-  t.time = 16;
-  const double base_seg = tmod::evaluate(gs, st, size, t, tmod::Variant::machine).talg_s;
-  gs.machine.l_seg_shared_s = 1e-6;
-  double want = 0;
-  for (const WaveRows& w : wave_rows_1d(10000, 64, 100, 16)) {
-    if (w.n_tiles < 2) continue;
-    const double segs = 2.0 * static_cast<double>(w.r_hi - w.r_lo) +
-                        (w.r_lo < 8 && w.r_hi > 8 ? 2.0 : 0.0);
-    want += static_cast<double>((w.n_tiles + 1) / 2) * segs * 1e-6;
-  }
-  CHECK_CLOSE(tmod::evaluate(gs, st, size, t, tmod::Variant::machine).talg_s - base_seg, want,
-              1e-9);
-  // It may not make one core's segment cost negative (L_seg - g_seg (threads_ref - 1)).
-  gs.machine.threads_ref = 2;
-  bool refused = false;
-  try {
-    gs.validate();
-  } catch (const std::invalid_argument& e) {
-    refused = std::string(e.what()).find("machine.l_seg_shared_s") != std::string::npos;
-  }
-  CHECK(refused);
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
@@ -532,7 +503,6 @@ void test_bad_inputs() {
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
   refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
           "machine.l_buffer_s_per_word");
-  refuses([](tmod::MachineTerms& m) { m.l_seg_shared_s = -1e-12; }, "machine.l_seg_shared_s");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
   refuses([](tmod::MachineTerms& m) { m.threads_ref = -1; }, "machine.threads_ref");
   refuses([](tmod::MachineTerms& m) { m.l_shared_s_per_word[2] = -1e-12; },

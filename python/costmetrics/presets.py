@@ -220,9 +220,6 @@ class Gpu:
     l_buffer_s_per_word : float, optional
         ``machine`` variant: seconds per word copied within a thread's tile buffer (2D/3D:
         the faces a sub-tile keeps for the next sub-tile and that one reads back).
-    l_seg_shared_s : float, optional
-        ``machine`` variant: seconds per segment copied and per core copying at once
-        beyond ``threads_ref`` (the fixed cost of a copy call with the cores busy).
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
@@ -260,7 +257,6 @@ class Gpu:
     t_barrier_per_thread_s: float = field(default=0.0, repr=False)
     t_share_line_s: float = field(default=0.0, repr=False)
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
-    l_seg_shared_s: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
 
@@ -324,7 +320,6 @@ class Gpu:
             t_barrier_per_thread_s=self.t_barrier_per_thread_s,
             t_share_line_s=self.t_share_line_s,
             l_buffer_s_per_word=self.l_buffer_s_per_word,
-            l_seg_shared_s=self.l_seg_shared_s,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
         )
@@ -460,7 +455,6 @@ _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
 _MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-    "l_seg_shared_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 _MACHINE_FIELDS = (

@@ -706,15 +706,14 @@ def _solve(
 #: columns: the copy cost per word at each memory level (``L + dL[level]``), tau_sync,
 #: T_sync, C_iter per stencil (appended), then the per-segment cost, the shared
 #: bandwidth per level, the per-line overhead, the barrier per thread, the cost of a
-#: cache line written by two threads, the cost per word copied within the tile buffer and
-#: the per-segment cost per core copying beyond the frame's (``docs/time.md``, "Machine
-#: variant").
+#: cache line written by two threads and the cost per word copied within the tile buffer
+#: (``docs/time.md``, "Machine variant").
 _MACHINE_FIT_HEAD = (
     *(f"l_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_sync_s", "t_sync_s",
 )  # fmt: skip
 _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
-    "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word", "l_seg_shared_s",
+    "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
 )  # fmt: skip
 #: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
 #: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
@@ -747,7 +746,6 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
     tail = [
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
         max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word,
-        max(x.l_seg_shared_s for x in gs),
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
@@ -781,8 +779,7 @@ def _machine_design(
         tail = n_lv + 2 + len(names)
         block[:, tail] = r[:, 4]  # L_seg
         block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
-        # tau_line, t_barrier, t_share, l_buffer, l_seg_shared
-        block[:, tail + 1 + n_lv :] = r[:, 13:18]
+        block[:, tail + 1 + n_lv :] = r[:, 13:17]  # tau_line, t_barrier, t_share, l_buffer
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -805,7 +802,6 @@ def _machine_calibration(
         t_barrier_per_thread_s=float(theta[tail + 2 + n_lv]),
         t_share_line_s=float(theta[tail + 3 + n_lv]),
         l_buffer_s_per_word=float(theta[tail + 4 + n_lv]),
-        l_seg_shared_s=float(theta[tail + 5 + n_lv]),
     )
     cal = Calibration(gpu, frame.stencils, frame.machine, frame.micro, frame.settings)
     return cal.with_parameters(
