@@ -263,7 +263,7 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     # leave-problem-out.
     gpu = dataclasses.replace(
         calibration.gpu, threads_ref=2, l_seg_s=4e-9, tau_line_s=3e-9,
-        t_barrier_per_thread_s=1e-8, t_share_line_s=2e-8,
+        t_barrier_per_thread_s=1e-8, t_share_line_s=2e-8, l_buffer_s_per_word=7e-11,
         l_shared_s_per_word=(0.0, 0.0, 0.0, 5e-11),
     )  # fmt: skip
     start = dataclasses.replace(calibration, gpu=gpu)
@@ -283,7 +283,11 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, variant="machine")
     exact = cv.predict(mm.read_table(path), truth, variant="exact")
-    assert np.isfinite(times).all() and (times > exact).all()  # the terms cost something
+    # The terms change every point: in 1D they only add cost; in 2D the words outside the
+    # problem, which the machine variant does not count, can make a tile cheaper than exact.
+    one_d = np.asarray([r[0] == "jacobi1d" for r in rows])
+    assert one_d.sum() == 16 and np.isfinite(times).all() and (times != exact).all()
+    assert (times > exact)[one_d].all()
     for row, t in zip(rows, times, strict=False):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
@@ -295,6 +299,7 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     assert g.t_share_line_s == pytest.approx(2e-8, rel=1e-3)
     assert g.l_seg_s == pytest.approx(4e-9, rel=1e-3)
     assert g.tau_line_s == pytest.approx(3e-9, rel=1e-3)
+    assert g.l_buffer_s_per_word == pytest.approx(7e-11, rel=1e-3)
 
 
 # --------------------------------------------------------------------------------------

@@ -926,7 +926,26 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   TransferTerms transfer;
   transfer.machine = machine;
   transfer.m_prime_exact = io.m_prime_s;
-  transfer.m_io = io.m_io_words;
+  // Words and lines a (sub)tile copies. The paper's footprint (Eqs. A.14/A.25) counts the
+  // whole tS2 (x tS3) cross-section of every sub-tile; the harness copies only what lies
+  // in the problem: per inner dimension d the n_b sub-tiles of a tile span n_b tS_d values
+  // of u_d of which S_d + 2 (the halo included) hold points. A preset with machine terms
+  // describes the CPU harness, so there the counts are clipped by
+  // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
+  // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
+  double words_clip = 1.0, lines_clip = 1.0;
+  if (machine && !mt.all_zero()) {
+    for (int d = 1; d < dims; ++d) {
+      const i64 s_d = size.space[d], ts_d = tiles.space[d];
+      const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
+                          static_cast<double>(ts_d);
+      const double clip = std::min(1.0, static_cast<double>(s_d + 2) / span);
+      words_clip *= clip;
+      if (d < dims - 1) lines_clip *= clip;
+    }
+  }
+  const double m_io_words = io.m_io_words * words_clip;
+  transfer.m_io = m_io_words;
   transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
   transfer.dims = dims;
@@ -934,7 +953,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.h = h;
   transfer.share_lines = dims == 1 && n_sm > 1;
   if (dims >= 2) {
-    transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
+    transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]) * lines_clip;
     transfer.tS1_halo = static_cast<double>(tS1 + 2);
     if (dims == 2) {
       transfer.buf_per_row = 4.0;
@@ -1004,13 +1023,13 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double nm = n * static_cast<double>(rounds) * w.coef_m;  // times m'
       const double nc = n * static_cast<double>(rounds);             // times the counts
       const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm * io.m_io_words;                                         // L
+      r[0] += nm * m_io_words;                                            // L
       r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
       r[2] += n;                                                          // T_sync
       r[3] += nc * w.counts[0];                                           // C_iter
       r[4] += nm * w.rows.seg;                                            // L_seg
-      r[5 + lv] += nm * io.m_io_words;                                    // dL[level]
-      r[9 + lv] += nm * io.m_io_words *
+      r[5 + lv] += nm * m_io_words;                                       // dL[level]
+      r[9 + lv] += nm * m_io_words *
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
       r[13] += nc * w.counts[2];                                          // tau_line
       r[14] += n * barrier_threads;                                       // t_barrier

@@ -335,7 +335,11 @@ void test_terms_by_hand() {
   gb.machine.l_buffer_s_per_word = 1e-9;
   const double halo_rows = 16 * 22 + 2 * 8 * 7;
   const auto buf2 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
-  CHECK_CLOSE(buf2.m_prime_s - exact2.m_prime_s, 1e-9 * 4 * halo_rows, 1e-9);
+  // (With a machine term set, the words are those inside the problem: m_io times
+  // min(1, (S2 + 2) / (n_b tS2)), n_b = floor((S2 + tT - 2) / tS2) + 1 = 11 sub-tiles here.)
+  const double clip2 = 642.0 / (11 * 64);
+  CHECK_CLOSE(buf2.m_prime_s - exact2.m_prime_s,
+              1e-9 * 4 * halo_rows + exact2.m_io_words * (clip2 - 1.0) * g.l_s_per_word, 1e-9);
   CHECK(buf2.talg_s > exact2.talg_s);
   // ... 3D: per plane value of s1, 2 words per u2 line (tS2 + 2 lines kept, at most S2 + 2
   // read back) and 2 u2 lines (tS3 + 2 words kept, at most S3 + 2 read back) ...
@@ -346,7 +350,21 @@ void test_terms_by_hand() {
   const auto exact3 = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
   const auto buf3 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
   const double halo_rows3 = 4 * 4 + 2 * 2 * 1;
-  CHECK_CLOSE(buf3.m_prime_s - exact3.m_prime_s, 1e-9 * 2 * halo_rows3 * (6 + 34 + 22 + 5), 1e-9);
+  // (Words clipped in s2, 2 sub-tiles of 4 over S2 + 2 = 5, and in s3, 1 of 32 over 22.)
+  const double clip3 = (5.0 / 8.0) * (22.0 / 32.0);
+  CHECK_CLOSE(buf3.m_prime_s - exact3.m_prime_s,
+              1e-9 * 2 * halo_rows3 * (6 + 34 + 22 + 5) +
+                  exact3.m_io_words * (clip3 - 1.0) * g.l_s_per_word,
+              1e-9);
+  // The segments of a 3D sub-tile (lines of tS3 words) are clipped in s2 only: with L_seg
+  // alone set, m' = n_seg L_seg + m_io clip L, n_seg = m_io / tS3 * 5/8.
+  tmod::GpuParams gl3 = g;
+  gl3.machine.l_seg_s = 1e-8;
+  const auto seg3 = tmod::evaluate(gl3, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(seg3.m_prime_s,
+              exact3.m_io_words / 32.0 * (5.0 / 8.0) * 1e-8 +
+                  exact3.m_io_words * clip3 * g.l_s_per_word,
+              1e-12);
   // ... and none in 1D (the harness keeps no face there).
   st.n_space_dims = 1;
   size.space = {{10000, 0, 0}};
