@@ -17,9 +17,13 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 import costmetrics as cm
 from costmetrics.cli import main
+
+from _support import campaign
 
 GTX980 = cm.gpu("gtx980")
 
@@ -323,3 +327,39 @@ def test_energy_and_codesign_accept_machine() -> None:
     a = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="exact")
     b = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="machine")
     assert np.array_equal(a.talg_s, b.talg_s) and len(a) > 0
+
+
+_DIMS = st.sampled_from([(J1, 1), (H2, 2), (H3, 3)])
+
+
+@campaign
+@given(
+    dims=_DIMS, s=st.integers(1, 400), t_steps=st.integers(1, 64), ts1=st.integers(1, 64),
+    ts2=st.sampled_from([1, 2, 5, 32, 64, 128]), ts_last=st.sampled_from([32, 64, 128]),
+    tt=st.sampled_from([2, 4, 6, 16, 64]),
+    threads=st.sampled_from([1, 2, 3]), l_buffer=st.floats(0.0, 1e-9),
+)  # fmt: skip
+def test_machine_counts_contract(
+    dims: tuple[cm.Stencil, int], s: int, t_steps: int, ts1: int, ts2: int, ts_last: int,
+    tt: int, threads: int, l_buffer: float,
+) -> None:  # fmt: skip
+    """Random problems and tiles on the CPU-like machine with every term set.
+
+    T_alg is finite, at least T_ideal, the design row reproduces it, and the buffer words
+    only add time (their count is non-negative, 0 in 1D).
+    """
+    stencil, d = dims
+    sizes = (s * 20, *([s] * (d - 1)), t_steps)
+    tiles = {1: (ts1, tt), 2: (ts1, ts_last, tt), 3: (ts1, ts2, ts_last, tt)}[d]
+    gpu = dataclasses.replace(CPU, l_buffer_s_per_word=l_buffer).with_threads(threads)
+    batch = cm.time.talg_batch(stencil, gpu, sizes, [tiles], variant="machine")
+    if not batch.feasible[0]:
+        return
+    talg = float(batch.talg_s[0])
+    assert math.isfinite(talg) and talg >= cm.time.t_ideal(stencil, gpu, sizes)
+    rows = cm.time.design_rows(stencil, gpu, sizes, [tiles], variant="machine")
+    assert float(rows.rows[0] @ rows.parameters) == pytest.approx(talg, rel=1e-9)
+    column = rows.rows[0, list(rows.names).index("l_buffer_s_per_word")]
+    assert column >= 0 and (column == 0) == (d == 1)
+    without = dataclasses.replace(gpu, l_buffer_s_per_word=0.0)
+    assert cm.time.talg(stencil, without, sizes, tiles, variant="machine") <= talg

@@ -901,7 +901,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // [r_lo, r_hi) that lie in [0, T), so the first and last, partial wavefronts and tiles
   // taller than the problem (tT > T) pay for the rows they hold, as the harness does).
   // Segments (contiguous runs) copied per (sub)tile: 1D 2 rows + 2 (one run per side and
-  // row of the oblique faces, as the harness copies them, plus the two widest rows');
+  // row of the oblique faces, as the harness copies them, plus 2 for the two widest rows);
   // 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
   // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
   // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
