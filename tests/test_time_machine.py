@@ -21,9 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import costmetrics as cm
-from costmetrics.cli import main
-
 from _support import campaign
+from costmetrics.cli import main
 
 GTX980 = cm.gpu("gtx980")
 
