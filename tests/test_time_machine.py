@@ -141,8 +141,8 @@ def test_exact_and_paper_rows_use_their_own_parameters() -> None:
     assert (cm.time.design_rows(H2, CPU, sizes, tiles, variant="paper").rows[ok][:, 4:] == 0).all()
 
 
-def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[int, int]:
-    """Copy calls (``memcpy``) and tiles of the 1D harness, replayed in Python.
+def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[int, int, int]:
+    """Copy calls (``memcpy``), words copied and tiles of the 1D harness, replayed in Python.
 
     An independent replica of ``tile_1d`` and ``make_wavefronts`` in cpp/src/measure.cpp
     (the loads of a row's new edge runs, the stores of the points read outside the tile),
@@ -155,7 +155,7 @@ def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[
     def e(r: int) -> int:
         return min(r, tt - 1 - r)
 
-    calls = n_tiles = 0
+    calls = words = n_tiles = 0
     j = 0
     while (j - 1) * h < t_steps:
         t0 = (j - 1) * h
@@ -173,7 +173,9 @@ def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[
                     plo = phi = 0
                     continue
                 loads = [(lo - 1, min(plo, hi + 1)), (max(phi, lo - 1), hi + 1)]
-                calls += sum(a < b for a, b in (loads if plo < phi else [(lo - 1, hi + 1)]))
+                loads = loads if plo < phi else [(lo - 1, hi + 1)]
+                calls += sum(a < b for a, b in loads)
+                words += sum(b - a for a, b in loads if a < b)
                 ilo = ihi = 0
                 if r + 1 < r_hi:
                     nlo, nhi = max(c0 - e(r + 1), 0), min(c0 + ts1 + e(r + 1), s1)
@@ -181,36 +183,44 @@ def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[
                         ilo, ihi = (0 if nlo == 0 else nlo + 1), (s1 if nhi == s1 else nhi - 1)
                 stores = [(lo, min(hi, ilo)), (max(lo, ihi), hi)] if ilo < ihi else [(lo, hi)]
                 calls += sum(a < b for a, b in stores)
+                words += sum(b - a for a, b in stores if a < b)
                 plo, phi = lo, hi
         j += 1
-    return calls, n_tiles
+    return calls, words, n_tiles
 
 
 def test_segment_term_counts_the_harness_copies() -> None:
-    """d T / d L_seg against the copy calls of the harness, replayed independently.
+    """d T / d L_seg and d T / d L against the harness's copy calls and words, replayed.
 
     The model counts 2 rows + 2 segments per tile holding its two widest rows, 2 rows
-    otherwise (the first and last wavefronts, tiles taller than the problem); the
-    replica counts every call, the tiles clipped at the ends of [0, S1) included, so
-    the two agree to the clipped tiles' share. With L_seg > 0 the segments replace the
-    transfer's 2 tau_sync per tile.
+    otherwise (the first and last wavefronts, tiles taller than the problem), and the
+    words of the rows each wavefront holds; the replica counts every call and word, the
+    tiles clipped at the ends of [0, S1) included, so the two agree to the clipped tiles'
+    share. With L_seg > 0 the segments replace the transfer's 2 tau_sync per tile.
     """
     one = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
-    for sizes, tiles, rel in [
-        ((1000, 64), (20, 8), 0.005), ((4096, 100), (64, 16), 0.005), ((97, 13), (5, 4), 0.02),
-        ((4000, 8), (16, 32), 1e-12),  # tT > T: every tile holds 8 or fewer of its 32 rows
+    for sizes, tiles, rel, rel_words in [
+        ((1000, 64), (20, 8), 0.005, 0.015), ((4096, 100), (64, 16), 0.005, 0.01),
+        ((97, 13), (5, 4), 0.02, 0.04),
+        ((4000, 8), (16, 32), 1e-12, 0.01),  # tT > T: every tile holds 8 or fewer of 32 rows
     ]:  # fmt: skip
-        base = cm.time.talg(J1, one, sizes, tiles, variant="exact")
-        moved = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=0.0,
-                                    l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
-                                    t_barrier_per_thread_s=0.0, l_buffer_s_per_word=0.0,
-                                    l_seg_s=1e-6)  # fmt: skip
+        # tau_line (nothing in 1D) stands for "a machine term is set": the harness counts.
+        harness = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=1e-7,
+                                      l_level_s_per_word=(0.0,) * 4,
+                                      l_shared_s_per_word=(0.0,) * 4, t_barrier_per_thread_s=0.0,
+                                      l_buffer_s_per_word=0.0, l_seg_s=0.0)  # fmt: skip
+        base = cm.time.talg(J1, harness, sizes, tiles, variant="machine")
+        moved = dataclasses.replace(harness, l_seg_s=1e-6)
         d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
-        calls, n_tiles = _harness_copies_1d(sizes, tiles)
+        calls, words, n_tiles = _harness_copies_1d(sizes, tiles)
         run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
-        assert n_tiles == run.n_tiles
+        assert n_tiles == run.n_tiles and words == run.words_loaded + run.words_stored
         segments = (d + 2 * one.tau_sync_s * n_tiles) / 1e-6
         assert segments == pytest.approx(calls, rel=rel), (sizes, tiles)
+        rows = cm.time.design_rows(J1, harness, sizes, [tiles], variant="machine")
+        assert rows.rows[0, 0] == pytest.approx(words, rel=rel_words), (sizes, tiles)
+        paper = cm.time.design_rows(J1, one, sizes, [tiles], variant="exact").rows[0, 0]
+        assert abs(paper - words) >= abs(rows.rows[0, 0] - words)
 
 
 def test_memory_level_follows_the_working_set() -> None:

@@ -206,6 +206,7 @@ Scratch& thread_scratch() {
 // The machine variant's per-(sub)tile counts that depend on which rows of the tile a
 // wavefront holds (docs/time.md, "Machine variant").
 struct RowCounts {
+  double words = 0;  // words copied between the arrays and the tile (m_io)
   double seg = 0;    // segments copied (n_seg)
   double share = 0;  // cache lines written by two threads (n_share, 1D)
   double buf = 0;    // words copied within the tile buffer (n_buf, 2D/3D)
@@ -237,6 +238,8 @@ struct TransferTerms {
   // Count rules (set in evaluate_exact_impl).
   int dims = 1;
   i64 tT = 2, h = 1;
+  bool row_words = false;  // count the words of the rows held (harness), else m_io
+  double tS1 = 1;
   double seg_2d = 0;      // 2D/3D: segments per (sub)tile, m_io / (innermost tile)
   double buf_per_row = 0;  // 2D/3D: buffer words per s1 value of a row's plane
   double tS1_halo = 0;     // tS1 + 2: the plane's s1 values on a row with e(r) = 0
@@ -250,10 +253,32 @@ struct TransferTerms {
     const i64 m = tT - n;
     return static_cast<double>(total - m * (m - 1) / 2);
   }
+  // Words (1D), or lines of the cross-section (2D/3D), that the harness copies for the
+  // tile rows [a, b) (tile_1d/2d/3d, counted by hand; replayed in tests): the first row
+  // loads its span and its halo (W(a) + 2), each later row loads its new edge runs (2 + 2
+  // while the tile grows, 1 + 1 at the widest row of an even tT), each row but the last
+  // stores its edge runs read by the next tiles (2 + 2 while the tile shrinks, 1 + 1
+  // before the widest row), the last row stores its span. A whole tile: 2 tS1 + 4 tT - 2.
+  double row_profile(i64 a, i64 b) const {
+    const i64 r_rise = (tT - 1) / 2;  // e(r) > e(r - 1) for r <= r_rise
+    const bool even = tT % 2 == 0;
+    const i64 loads4 = std::max<i64>(0, std::min(b - 1, r_rise) - a);
+    const i64 loads2 = even && a + 1 <= h && h <= b - 1 ? 1 : 0;
+    const i64 stores4 = std::max<i64>(0, b - 1 - std::max(a, h));
+    const i64 stores2 = even && a <= h - 1 && h - 1 <= b - 2 ? 1 : 0;
+    auto w = [&](i64 r) { return tS1 + 2.0 * static_cast<double>(std::min(r, tT - 1 - r)); };
+    return w(a) + 2.0 + w(b - 1) + static_cast<double>(4 * (loads4 + stores4) +
+                                                       2 * (loads2 + stores2));
+  }
   RowCounts counts(i64 r_lo, i64 r_hi) const {
     RowCounts c;
     if (r_lo >= r_hi) return c;
     const double rows = static_cast<double>(r_hi - r_lo);
+    // m_io (Eqs. A.8/A.14/A.25) holds 2 (tS1 + 2 tT) of these per cross-section.
+    const double held = row_words ? row_profile(r_lo, r_hi) /
+                                        (2.0 * (tS1 + 2.0 * static_cast<double>(tT)))
+                                  : 1.0;
+    c.words = row_words ? m_io * held : m_io;
     if (dims == 1) {
       // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
       // its span, each later row loads its two new edge runs or stores its two edge runs,
@@ -262,7 +287,7 @@ struct TransferTerms {
       c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
       c.share = share_lines ? rows : 0.0;
     } else {
-      c.seg = seg_2d;
+      c.seg = row_words ? seg_2d * held : seg_2d;
       const double halo_rows =
           rows * tS1_halo + 2.0 * (e_prefix(r_hi) - e_prefix(r_lo));  // sum (W(r) + 2)
       c.buf = buf_per_row * halo_rows;
@@ -273,7 +298,7 @@ struct TransferTerms {
   double m_prime(i64 n_tiles, const RowCounts& c) const {
     if (!machine) return m_prime_exact;
     const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
-    const double m = m_io * l + two_tau + (c.seg * l_seg + c.buf * l_buf);
+    const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf);
     return n_tiles > 1 ? m + c.share * t_share : m;
   }
 };
@@ -934,7 +959,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
   // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
   double words_clip = 1.0, lines_clip = 1.0;
-  if (machine && !mt.all_zero()) {
+  const bool harness_counts = machine && !mt.all_zero();
+  if (harness_counts) {
     for (int d = 1; d < dims; ++d) {
       const i64 s_d = size.space[d], ts_d = tiles.space[d];
       const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
@@ -952,6 +978,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.tT = tT;
   transfer.h = h;
   transfer.share_lines = dims == 1 && n_sm > 1;
+  // The words of the rows each wavefront holds (as the segments), on the same presets.
+  transfer.row_words = harness_counts;
+  transfer.tS1 = static_cast<double>(tS1);
   if (dims >= 2) {
     transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]) * lines_clip;
     transfer.tS1_halo = static_cast<double>(tS1 + 2);
@@ -1023,13 +1052,13 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double nm = n * static_cast<double>(rounds) * w.coef_m;  // times m'
       const double nc = n * static_cast<double>(rounds);             // times the counts
       const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm * m_io_words;                                            // L
+      r[0] += nm * w.rows.words;                                          // L
       r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
       r[2] += n;                                                          // T_sync
       r[3] += nc * w.counts[0];                                           // C_iter
       r[4] += nm * w.rows.seg;                                            // L_seg
-      r[5 + lv] += nm * m_io_words;                                       // dL[level]
-      r[9 + lv] += nm * m_io_words *
+      r[5 + lv] += nm * w.rows.words;                                     // dL[level]
+      r[9 + lv] += nm * w.rows.words *
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
       r[13] += nc * w.counts[2];                                          // tau_line
       r[14] += n * barrier_threads;                                       // t_barrier

@@ -866,7 +866,9 @@ def _solve_bounded(
     res = lsq_linear(
         a, (measured - fixed) * w, bounds=(lower[free] / scale[free], np.inf), method="bvls"
     )
-    out[free] = np.asarray(res.x) * scale[free]
+    # BVLS keeps the bounds up to rounding (a value of -1e-24 was seen for a bound of 0);
+    # the presets refuse any negative time, so the result is clamped to the bounds.
+    out[free] = np.maximum(np.asarray(res.x) * scale[free], lower[free])
     return out
 
 
