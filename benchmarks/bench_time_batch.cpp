@@ -71,6 +71,7 @@ tmod::GpuParams cpu_like() {
   m.tau_line_s = 2e-9;
   m.t_barrier_per_thread_s = 2e-8;
   m.t_share_line_s = 5e-8;
+  m.l_buffer_s_per_word = 6e-11;
   m.threads_ref = 2;
   return gpu;
 }

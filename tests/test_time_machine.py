@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 import costmetrics as cm
+from _support import campaign
 from costmetrics.cli import main
 
 GTX980 = cm.gpu("gtx980")
@@ -31,7 +34,7 @@ CPU = cm.Gpu(
     cache_l1_bytes=32768, cache_l2_bytes=1 << 20, cache_l3_bytes=32 << 20,
     l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
     l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9,
-    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, threads_ref=2,
+    t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11, threads_ref=2,
 )  # fmt: skip
 J1 = cm.Stencil(name="J1 test", key="j1test", n_space_dims=1, c_iter_s={"testcpu": 7e-10})
 H2 = cm.Stencil(name="H2 test", key="h2test", n_space_dims=2, c_iter_s={"testcpu": 1.4e-9})
@@ -91,7 +94,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
     field = {
         "tau_sync_s": "tau_sync_s", "t_sync_s": "t_sync_s", "l_seg_s": "l_seg_s",
         "tau_line_s": "tau_line_s", "t_barrier_per_thread_s": "t_barrier_per_thread_s",
-        "t_share_line_s": "t_share_line_s",
+        "t_share_line_s": "t_share_line_s", "l_buffer_s_per_word": "l_buffer_s_per_word",
     }  # fmt: skip
     idx = np.flatnonzero(ok)[:40]
     for j, name in enumerate(rows.names):
@@ -138,21 +141,86 @@ def test_exact_and_paper_rows_use_their_own_parameters() -> None:
     assert (cm.time.design_rows(H2, CPU, sizes, tiles, variant="paper").rows[ok][:, 4:] == 0).all()
 
 
-def test_segment_term_counts_the_harness_tiles() -> None:
-    """Independent count: d T / d L_seg = (2 tT + 2) x tiles, with the harness' tile count.
+def _harness_copies_1d(sizes: tuple[int, int], tiles: tuple[int, int]) -> tuple[int, int, int]:
+    """Copy calls (``memcpy``), words copied and tiles of the 1D harness, replayed in Python.
 
-    With L_seg > 0 the segments replace the transfer's 2 tau_sync per tile.
+    An independent replica of ``tile_1d`` and ``make_wavefronts`` in cpp/src/measure.cpp
+    (the loads of a row's new edge runs, the stores of the points read outside the tile),
+    counting the calls instead of copying.
+    """
+    s1, t_steps = sizes
+    ts1, tt = tiles
+    h, pitch = tt // 2, 2 * ts1 + tt - 2
+
+    def e(r: int) -> int:
+        return min(r, tt - 1 - r)
+
+    calls = words = n_tiles = 0
+    j = 0
+    while (j - 1) * h < t_steps:
+        t0 = (j - 1) * h
+        off = pitch // 2 if j % 2 == 0 else 0
+        r_lo, r_hi = max(0, -t0), min(tt, t_steps - t0)
+        for p in range(-(ts1 + h) // pitch - 2, (s1 + h) // pitch + 3):
+            c0 = p * pitch + off
+            spans = [(max(c0 - e(r), 0), min(c0 + ts1 + e(r), s1)) for r in range(r_lo, r_hi)]
+            if not any(lo < hi for lo, hi in spans):
+                continue
+            n_tiles += 1
+            plo = phi = 0
+            for r, (lo, hi) in zip(range(r_lo, r_hi), spans, strict=True):
+                if lo >= hi:
+                    plo = phi = 0
+                    continue
+                loads = [(lo - 1, min(plo, hi + 1)), (max(phi, lo - 1), hi + 1)]
+                loads = loads if plo < phi else [(lo - 1, hi + 1)]
+                calls += sum(a < b for a, b in loads)
+                words += sum(b - a for a, b in loads if a < b)
+                ilo = ihi = 0
+                if r + 1 < r_hi:
+                    nlo, nhi = max(c0 - e(r + 1), 0), min(c0 + ts1 + e(r + 1), s1)
+                    if nlo < nhi:
+                        ilo, ihi = (0 if nlo == 0 else nlo + 1), (s1 if nhi == s1 else nhi - 1)
+                stores = [(lo, min(hi, ilo)), (max(lo, ihi), hi)] if ilo < ihi else [(lo, hi)]
+                calls += sum(a < b for a, b in stores)
+                words += sum(b - a for a, b in stores if a < b)
+                plo, phi = lo, hi
+        j += 1
+    return calls, words, n_tiles
+
+
+def test_segment_term_counts_the_harness_copies() -> None:
+    """d T / d L_seg and d T / d L against the harness's copy calls and words, replayed.
+
+    The model counts 2 rows + 2 segments per tile holding its two widest rows, 2 rows
+    otherwise (the first and last wavefronts, tiles taller than the problem), and the
+    words of the rows each wavefront holds; the replica counts every call and word, the
+    tiles clipped at the ends of [0, S1) included, so the two agree to the clipped tiles'
+    share. With L_seg > 0 the segments replace the transfer's 2 tau_sync per tile.
     """
     one = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
-    for sizes, tiles in [((1000, 64), (20, 8)), ((4096, 100), (64, 16)), ((97, 13), (5, 4))]:
-        base = cm.time.talg(J1, one, sizes, tiles, variant="exact")
-        moved = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=0.0,
-                                    l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
-                                    t_barrier_per_thread_s=0.0, l_seg_s=1e-6)  # fmt: skip
+    for sizes, tiles, rel, rel_words in [
+        ((1000, 64), (20, 8), 0.005, 0.015), ((4096, 100), (64, 16), 0.005, 0.01),
+        ((97, 13), (5, 4), 0.02, 0.04),
+        ((4000, 8), (16, 32), 1e-12, 0.01),  # tT > T: every tile holds 8 or fewer of 32 rows
+    ]:  # fmt: skip
+        # tau_line (nothing in 1D) stands for "a machine term is set": the harness counts.
+        harness = dataclasses.replace(one, t_share_line_s=0.0, tau_line_s=1e-7,
+                                      l_level_s_per_word=(0.0,) * 4,
+                                      l_shared_s_per_word=(0.0,) * 4, t_barrier_per_thread_s=0.0,
+                                      l_buffer_s_per_word=0.0, l_seg_s=0.0)  # fmt: skip
+        base = cm.time.talg(J1, harness, sizes, tiles, variant="machine")
+        moved = dataclasses.replace(harness, l_seg_s=1e-6)
         d = cm.time.talg(J1, moved, sizes, tiles, variant="machine") - base
+        calls, words, n_tiles = _harness_copies_1d(sizes, tiles)
         run = cm.measure.run("jacobi1d", sizes, tiles, threads=1, repeats=1, check=False)
-        per_tile = 1e-6 * (2 * tiles[1] + 2) - 2 * one.tau_sync_s
-        assert d == pytest.approx(per_tile * run.n_tiles, rel=1e-9)
+        assert n_tiles == run.n_tiles and words == run.words_loaded + run.words_stored
+        segments = (d + 2 * one.tau_sync_s * n_tiles) / 1e-6
+        assert segments == pytest.approx(calls, rel=rel), (sizes, tiles)
+        rows = cm.time.design_rows(J1, harness, sizes, [tiles], variant="machine")
+        assert rows.rows[0, 0] == pytest.approx(words, rel=rel_words), (sizes, tiles)
+        paper = cm.time.design_rows(J1, one, sizes, [tiles], variant="exact").rows[0, 0]
+        assert abs(paper - words) >= abs(rows.rows[0, 0] - words)
 
 
 def test_memory_level_follows_the_working_set() -> None:
@@ -195,6 +263,7 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
     [
         ({"l_seg_s": -1e-9}, ValueError, r"machine.l_seg_s: must be in"),
         ({"tau_line_s": math.nan}, ValueError, r"tau_line_s: must be finite"),
+        ({"l_buffer_s_per_word": -1e-12}, ValueError, r"machine.l_buffer_s_per_word: must be in"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),
@@ -267,3 +336,39 @@ def test_energy_and_codesign_accept_machine() -> None:
     a = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="exact")
     b = cm.codesign.sweep("2d", area_min_mm2=400.0, area_max_mm2=401.0, variant="machine")
     assert np.array_equal(a.talg_s, b.talg_s) and len(a) > 0
+
+
+_DIMS = st.sampled_from([(J1, 1), (H2, 2), (H3, 3)])
+
+
+@campaign
+@given(
+    dims=_DIMS, s=st.integers(1, 400), t_steps=st.integers(1, 64), ts1=st.integers(1, 64),
+    ts2=st.sampled_from([1, 2, 5, 32, 64, 128]), ts_last=st.sampled_from([32, 64, 128]),
+    tt=st.sampled_from([2, 4, 6, 16, 64]),
+    threads=st.sampled_from([1, 2, 3]), l_buffer=st.floats(0.0, 1e-9),
+)  # fmt: skip
+def test_machine_counts_contract(
+    dims: tuple[cm.Stencil, int], s: int, t_steps: int, ts1: int, ts2: int, ts_last: int,
+    tt: int, threads: int, l_buffer: float,
+) -> None:  # fmt: skip
+    """Random problems and tiles on the CPU-like machine with every term set.
+
+    T_alg is finite, at least T_ideal, the design row reproduces it, and the buffer words
+    only add time (their count is non-negative, 0 in 1D).
+    """
+    stencil, d = dims
+    sizes = (s * 20, *([s] * (d - 1)), t_steps)
+    tiles = {1: (ts1, tt), 2: (ts1, ts_last, tt), 3: (ts1, ts2, ts_last, tt)}[d]
+    gpu = dataclasses.replace(CPU, l_buffer_s_per_word=l_buffer).with_threads(threads)
+    batch = cm.time.talg_batch(stencil, gpu, sizes, [tiles], variant="machine")
+    if not batch.feasible[0]:
+        return
+    talg = float(batch.talg_s[0])
+    assert math.isfinite(talg) and talg >= cm.time.t_ideal(stencil, gpu, sizes)
+    rows = cm.time.design_rows(stencil, gpu, sizes, [tiles], variant="machine")
+    assert float(rows.rows[0] @ rows.parameters) == pytest.approx(talg, rel=1e-9)
+    column = rows.rows[0, list(rows.names).index("l_buffer_s_per_word")]
+    assert column >= 0 and (column == 0) == (d == 1)
+    without = dataclasses.replace(gpu, l_buffer_s_per_word=0.0)
+    assert cm.time.talg(stencil, without, sizes, tiles, variant="machine") <= talg

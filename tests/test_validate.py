@@ -263,7 +263,7 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     # leave-problem-out.
     gpu = dataclasses.replace(
         calibration.gpu, threads_ref=2, l_seg_s=4e-9, tau_line_s=3e-9,
-        t_barrier_per_thread_s=1e-8, t_share_line_s=2e-8,
+        t_barrier_per_thread_s=1e-8, t_share_line_s=2e-8, l_buffer_s_per_word=7e-11,
         l_shared_s_per_word=(0.0, 0.0, 0.0, 5e-11),
     )  # fmt: skip
     start = dataclasses.replace(calibration, gpu=gpu)
@@ -283,7 +283,11 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, variant="machine")
     exact = cv.predict(mm.read_table(path), truth, variant="exact")
-    assert np.isfinite(times).all() and (times > exact).all()  # the terms cost something
+    # The terms change every point: in 1D they only add cost; in 2D the words outside the
+    # problem, which the machine variant does not count, can make a tile cheaper than exact.
+    one_d = np.asarray([r[0] == "jacobi1d" for r in rows])
+    assert one_d.sum() == 16 and np.isfinite(times).all() and (times != exact).all()
+    assert (times > exact)[one_d].all()
     for row, t in zip(rows, times, strict=False):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
@@ -295,6 +299,7 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     assert g.t_share_line_s == pytest.approx(2e-8, rel=1e-3)
     assert g.l_seg_s == pytest.approx(4e-9, rel=1e-3)
     assert g.tau_line_s == pytest.approx(3e-9, rel=1e-3)
+    assert g.l_buffer_s_per_word == pytest.approx(7e-11, rel=1e-3)
 
 
 # --------------------------------------------------------------------------------------
@@ -539,15 +544,19 @@ def test_shared_lines_round_robin_at_least_block(
     base = dataclasses.replace(gpu, l_seg_s=0.0, tau_line_s=0.0, t_barrier_per_thread_s=0.0,
                                l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
                                t_share_line_s=0.0).with_threads(threads)  # fmt: skip
-    share = dataclasses.replace(base, t_share_line_s=1e-6)
+    # The reference: the machine variant without the term, counting the words the harness
+    # copies as it does with a term set (tau_line turns that on and adds nothing in 1D).
+    harness = dataclasses.replace(base, tau_line_s=1e-7)
+    share = dataclasses.replace(harness, t_share_line_s=1e-6)
     tiles, sizes = (ts1, tt), (s1, t_steps)
     if not cm_time.talg_batch(stencil, base, sizes, [tiles], variant="exact").feasible[0]:
         return
     exact = cm_time.talg(stencil, base, sizes, tiles, variant="exact")
+    without = cm_time.talg(stencil, harness, sizes, tiles, variant="machine")
     rr = cm_time.talg(stencil, dataclasses.replace(share, tile_schedule="round-robin"), sizes,
-                      tiles, variant="machine") - exact  # fmt: skip
+                      tiles, variant="machine") - without  # fmt: skip
     bl = cm_time.talg(stencil, dataclasses.replace(share, tile_schedule="block"), sizes, tiles,
-                      variant="machine") - exact  # fmt: skip
+                      variant="machine") - without  # fmt: skip
     assert rr >= bl - 1e-12 >= -2e-12
     rounds = (cm_time.talg(stencil, dataclasses.replace(base, l_s_per_gb=base.l_s_per_gb * 2),
                            sizes, tiles, variant="exact") - exact) / (
@@ -556,8 +565,8 @@ def test_shared_lines_round_robin_at_least_block(
     assert rr <= 1e-6 * tt * round(rounds) * (1 + 1e-9) + 1e-12
     one = cm_time.talg(stencil, dataclasses.replace(share, n_sm=1, threads_ref=1), sizes, tiles,
                        variant="machine")  # fmt: skip
-    assert one == cm_time.talg(stencil, dataclasses.replace(base, n_sm=1, threads_ref=1), sizes,
-                               tiles, variant="exact")  # fmt: skip
+    assert one == cm_time.talg(stencil, dataclasses.replace(harness, n_sm=1, threads_ref=1),
+                               sizes, tiles, variant="machine")  # fmt: skip
 
 
 @campaign

@@ -105,12 +105,14 @@ void MachineTerms::validate() const {
   require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
                    "machine.t_barrier_per_thread_s", " s");
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
+  require_in_range(l_buffer_s_per_word, 0.0, kMaxTimeParameterS, "machine.l_buffer_s_per_word",
+                   " s");
   require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
 }
 
 bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && t_barrier_per_thread_s == 0 &&
-              t_share_line_s == 0;
+              t_share_line_s == 0 && l_buffer_s_per_word == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
            l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
@@ -711,7 +713,8 @@ std::vector<std::string> design_parameter_names() {
   for (const char* lv : kLevelNames) {
     names.push_back(std::string("l_shared_s_per_word[") + lv + "]");
   }
-  names.insert(names.end(), {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s"});
+  names.insert(names.end(),
+               {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word"});
   return names;
 }
 
@@ -730,6 +733,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[13] = m.tau_line_s;
   p[14] = m.t_barrier_per_thread_s;
   p[15] = m.t_share_line_s;
+  p[16] = m.l_buffer_s_per_word;
   return p;
 }
 
@@ -777,6 +781,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
+  m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};
   return g;

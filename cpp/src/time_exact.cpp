@@ -203,6 +203,15 @@ Scratch& thread_scratch() {
   return scratch;
 }
 
+// The machine variant's per-(sub)tile counts that depend on which rows of the tile a
+// wavefront holds (docs/time.md, "Machine variant").
+struct RowCounts {
+  double words = 0;  // words copied between the arrays and the tile (m_io)
+  double seg = 0;    // segments copied (n_seg)
+  double share = 0;  // cache lines written by two threads (n_share, 1D)
+  double buf = 0;    // words copied within the tile buffer (n_buf, 2D/3D)
+};
+
 struct WavefrontCost {
   bool nonempty = false;
   i64 n_tiles = 0;
@@ -211,24 +220,86 @@ struct WavefrontCost {
   // With coefficients requested: T_i = coef_m m' + counts . (C_iter, tau_sync, tau_line).
   double coef_m = 0;
   double counts[3] = {0, 0, 0};  // vector steps, rows, lines
+  RowCounts rows;                // machine variant: the counts of m' in this wavefront
 };
 
 // The transfer time m' of one (sub)tile (Eqs. A.9/A.15/A.26). For `exact` a constant; for
-// `machine` it depends on the cores streaming at once, min(n_i, nSM) (docs/time.md):
+// `machine` it depends on the cores streaming at once, min(n_i, nSM), and on the tile rows
+// [r_lo, r_hi) the wavefront holds (docs/time.md):
 // m' = m_io (L + dL[level] + g[level] (active - threads_ref)) + 2 tau_sync
-//      + n_seg L_seg + n_share t_share.
+//      + n_seg L_seg + n_buf l_buffer + n_share t_share.
 struct TransferTerms {
   bool machine = false;
   double m_prime_exact = 0;
-  double m_io = 0, l_word = 0, gamma = 0, two_tau = 0, extra = 0;
-  double share = 0;  // n_share t_share per tile (round-robin), where n_i > 1
+  double m_io = 0, l_word = 0, gamma = 0, two_tau = 0;
+  double l_seg = 0, l_buf = 0;
+  double t_share = 0;  // t_share per line in m' (round-robin; 0 with blocks)
   i64 n_sm = 1, ref = 1;
+  // Count rules (set in evaluate_exact_impl).
+  int dims = 1;
+  i64 tT = 2, h = 1;
+  bool row_words = false;  // count the words of the rows held (harness), else m_io
+  double tS1 = 1;
+  double seg_2d = 0;      // 2D/3D: segments per (sub)tile, m_io / (innermost tile)
+  double buf_per_row = 0;  // 2D/3D: buffer words per s1 value of a row's plane
+  double tS1_halo = 0;     // tS1 + 2: the plane's s1 values on a row with e(r) = 0
+  bool share_lines = false;  // 1D with more than one thread
+
+  // sum_{r < n} e(r), e(r) = min(r, tT - 1 - r): r(r-1)/2 on the rising half, mirrored.
+  double e_prefix(i64 n) const {
+    const i64 rising = tT - tT / 2;  // rows with e(r) = r: r < ceil(tT / 2)
+    if (n <= rising) return static_cast<double>(n * (n - 1) / 2);
+    const i64 total = (tT / 2) * ((tT - 1) / 2);
+    const i64 m = tT - n;
+    return static_cast<double>(total - m * (m - 1) / 2);
+  }
+  // Words (1D), or lines of the cross-section (2D/3D), that the harness copies for the
+  // tile rows [a, b) (tile_1d/2d/3d, counted by hand; replayed in tests): the first row
+  // loads its span and its halo (W(a) + 2), each later row loads its new edge runs (2 + 2
+  // while the tile grows, 1 + 1 at the widest row of an even tT), each row but the last
+  // stores its edge runs read by the next tiles (2 + 2 while the tile shrinks, 1 + 1
+  // before the widest row), the last row stores its span. A whole tile: 2 tS1 + 4 tT - 2.
+  double row_profile(i64 a, i64 b) const {
+    const i64 r_rise = (tT - 1) / 2;  // e(r) > e(r - 1) for r <= r_rise
+    const bool even = tT % 2 == 0;
+    const i64 loads4 = std::max<i64>(0, std::min(b - 1, r_rise) - a);
+    const i64 loads2 = even && a + 1 <= h && h <= b - 1 ? 1 : 0;
+    const i64 stores4 = std::max<i64>(0, b - 1 - std::max(a, h));
+    const i64 stores2 = even && a <= h - 1 && h - 1 <= b - 2 ? 1 : 0;
+    auto w = [&](i64 r) { return tS1 + 2.0 * static_cast<double>(std::min(r, tT - 1 - r)); };
+    return w(a) + 2.0 + w(b - 1) + static_cast<double>(4 * (loads4 + stores4) +
+                                                       2 * (loads2 + stores2));
+  }
+  RowCounts counts(i64 r_lo, i64 r_hi) const {
+    RowCounts c;
+    if (r_lo >= r_hi) return c;
+    const double rows = static_cast<double>(r_hi - r_lo);
+    // m_io (Eqs. A.8/A.14/A.25) holds 2 (tS1 + 2 tT) of these per cross-section.
+    const double held = row_words ? row_profile(r_lo, r_hi) /
+                                        (2.0 * (tS1 + 2.0 * static_cast<double>(tT)))
+                                  : 1.0;
+    c.words = row_words ? m_io * held : m_io;
+    if (dims == 1) {
+      // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
+      // its span, each later row loads its two new edge runs or stores its two edge runs,
+      // the last row stores its span, and the two widest rows (h - 1, h), where the tile
+      // stops growing, load and store both: 2 rows + 2 with both of them, else 2 rows.
+      c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
+      c.share = share_lines ? rows : 0.0;
+    } else {
+      c.seg = row_words ? seg_2d * held : seg_2d;
+      const double halo_rows =
+          rows * tS1_halo + 2.0 * (e_prefix(r_hi) - e_prefix(r_lo));  // sum (W(r) + 2)
+      c.buf = buf_per_row * halo_rows;
+    }
+    return c;
+  }
   double active(i64 n_tiles) const { return static_cast<double>(std::min(n_tiles, n_sm)); }
-  double m_prime(i64 n_tiles) const {
+  double m_prime(i64 n_tiles, const RowCounts& c) const {
     if (!machine) return m_prime_exact;
     const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
-    const double m = m_io * l + two_tau + extra;
-    return n_tiles > 1 ? m + share : m;
+    const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf);
+    return n_tiles > 1 ? m + c.share * t_share : m;
   }
 };
 
@@ -614,7 +685,11 @@ class ExactModel {
     const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
-    const double m_prime = Extras ? transfer.m_prime(out.n_tiles) : transfer.m_prime_exact;
+    double m_prime = transfer.m_prime_exact;
+    if constexpr (Extras) {
+      out.rows = transfer.counts(r_lo, r_hi);
+      m_prime = transfer.m_prime(out.n_tiles, out.rows);
+    }
     out.m_prime_s = m_prime;
 
     // With W(r) = tS1 + 2 e(r) on every row (wide_s1_), the cost of a wavefront depends on
@@ -847,49 +922,95 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const int level = machine || row != nullptr ? memory_level(gpu, dims, size) : 3;
   const i64 n_sm = gpu.n_sm;
   const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
-  // Segments (contiguous runs) copied per (sub)tile: 1D 2 tT + 2 (one run per side and
-  // row of the oblique faces, merged as the harness copies them, plus the bottom and top
-  // rows); 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
-  double n_seg = 0;
-  if (dims == 1) {
-    n_seg = static_cast<double>(2 * tT + 2);
-  } else {
-    n_seg = io.m_io_words / static_cast<double>(tiles.space[dims - 1]);
-  }
+  // Counts of m' (TransferTerms::counts, per wavefront: they follow the tile rows
+  // [r_lo, r_hi) that lie in [0, T), so the first and last, partial wavefronts and tiles
+  // taller than the problem (tT > T) pay for the rows they hold, as the harness does).
+  // Segments (contiguous runs) copied per (sub)tile: 1D 2 rows + 2 (one run per side and
+  // row of the oblique faces, as the harness copies them, plus 2 for the two widest rows);
+  // 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
   // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
   // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
   // which lie in the cache lines its neighbours (on other cores, computing at the same
   // time) load and store in their rows too: one line moves between the cores per row and
-  // shared boundary, i.e. tT lines per tile (two boundaries, each shared by two tiles).
-  // Fitted on the shipped protocol sweep this count beats the faces' span
+  // shared boundary, i.e. one line per row of a tile (two boundaries, each shared by two
+  // tiles). Fitted on the shipped protocol sweep this count beats the faces' span
   // 4 (1 + ceil(tT / 32)) (docs/time.md, the Jacobi 1D over-charge). Round-robin: every
   // tile's neighbours run on other threads, so every tile pays them (in m'); blocks: only
   // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
   // wavefront (below). Only in wavefronts where more than one thread works.
-  const double n_share = dims == 1 && n_sm > 1 ? static_cast<double>(tT) : 0.0;
+  // Words copied within the thread's tile buffer per (sub)tile (2D/3D), counted from the
+  // harness (cpp/src/measure.cpp, tile_2d/tile_3d): on each of its rows a sub-tile keeps
+  // the last two columns of its plane (s1 in [lo-1, hi+1), W(r) + 2 values) for the next
+  // sub-tile and reads the previous sub-tile's two back. 2D: 2 + 2 words per s1 value.
+  // 3D: the face in u3 is 2 words per plane line (tS2 + 2 lines, kept; read back over
+  // the lines that lie in the problem, at most S2 + 2), the face in u2 2 lines of the
+  // plane (tS3 + 2 words, kept by memcpy; read back over at most S3 + 2 words); summed
+  // over the rows, sum_r (W(r) + 2) = rows (tS1 + 2) + 2 sum_r e(r). The paper's model
+  // keeps these faces in shared memory for free; on a CPU they are copies in L1.
   const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer;
   transfer.machine = machine;
   transfer.m_prime_exact = io.m_prime_s;
-  transfer.m_io = io.m_io_words;
+  // Words and lines a (sub)tile copies. The paper's footprint (Eqs. A.14/A.25) counts the
+  // whole tS2 (x tS3) cross-section of every sub-tile; the harness copies only what lies
+  // in the problem: per inner dimension d the n_b sub-tiles of a tile span n_b tS_d values
+  // of u_d of which S_d + 2 (the halo included) hold points. A preset with machine terms
+  // describes the CPU harness, so there the counts are clipped by
+  // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
+  // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
+  double words_clip = 1.0, lines_clip = 1.0;
+  const bool harness_counts = machine && !mt.all_zero();
+  if (harness_counts) {
+    for (int d = 1; d < dims; ++d) {
+      const i64 s_d = size.space[d], ts_d = tiles.space[d];
+      const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
+                          static_cast<double>(ts_d);
+      const double clip = std::min(1.0, static_cast<double>(s_d + 2) / span);
+      words_clip *= clip;
+      if (d < dims - 1) lines_clip *= clip;
+    }
+  }
+  const double m_io_words = io.m_io_words * words_clip;
+  transfer.m_io = m_io_words;
   transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
+  transfer.dims = dims;
+  transfer.tT = tT;
+  transfer.h = h;
+  transfer.share_lines = dims == 1 && n_sm > 1;
+  // The words of the rows each wavefront holds (as the segments), on the same presets.
+  transfer.row_words = harness_counts;
+  transfer.tS1 = static_cast<double>(tS1);
+  if (dims >= 2) {
+    transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]) * lines_clip;
+    transfer.tS1_halo = static_cast<double>(tS1 + 2);
+    if (dims == 2) {
+      transfer.buf_per_row = 4.0;
+    } else {
+      const i64 w2 = tiles.space[1] + 2, w3 = tiles.space[2] + 2;
+      const i64 face =
+          w2 + w3 + std::min(w3, size.space[2] + 2) + std::min(w2, size.space[1] + 2);
+      transfer.buf_per_row = 2.0 * static_cast<double>(face);
+    }
+  }
   // The transfer's 2 tau_sync (Eqs. A.9/A.15/A.26: a GPU tile's synchronizations around
   // its copy) is, on a CPU, the fixed cost of the copy calls; the machine variant charges
   // that per segment (L_seg), so with L_seg > 0 it replaces the 2 tau_sync rather than
-  // adding to it (docs/time-model.md, "the Jacobi 1D over-charge").
+  // adding to it (docs/time.md, "the Jacobi 1D over-charge").
   const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
   const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
   transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
-  transfer.extra = n_seg * mt.l_seg_s;
-  transfer.share = blocks ? 0.0 : n_share * mt.t_share_line_s;
+  transfer.l_seg = mt.l_seg_s;
+  transfer.l_buf = mt.l_buffer_s_per_word;
+  transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
   transfer.n_sm = n_sm;
   transfer.ref = ref;
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
       machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
-  b.m_prime_s = transfer.m_prime(n_sm);  // with every core streaming
+  // With every core streaming, every row of the tile.
+  b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
 
   // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
   b.n_subtiles = 1;
@@ -918,7 +1039,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
     const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
-    if (shared_ends) wavefront_s += n_share * mt.t_share_line_s;
+    if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
@@ -931,21 +1052,22 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double nm = n * static_cast<double>(rounds) * w.coef_m;  // times m'
       const double nc = n * static_cast<double>(rounds);             // times the counts
       const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm * io.m_io_words;                                         // L
+      r[0] += nm * w.rows.words;                                          // L
       r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
       r[2] += n;                                                          // T_sync
       r[3] += nc * w.counts[0];                                           // C_iter
-      r[4] += nm * n_seg;                                                 // L_seg
-      r[5 + lv] += nm * io.m_io_words;                                    // dL[level]
-      r[9 + lv] += nm * io.m_io_words *
+      r[4] += nm * w.rows.seg;                                            // L_seg
+      r[5 + lv] += nm * w.rows.words;                                     // dL[level]
+      r[9 + lv] += nm * w.rows.words *
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
       r[13] += nc * w.counts[2];                                          // tau_line
       r[14] += n * barrier_threads;                                       // t_barrier
       if (blocks) {                                                       // t_share
-        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * n_share : 0.0;
+        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
       } else {
-        r[15] += w.n_tiles > 1 ? nm * n_share : 0.0;
+        r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
       }
+      r[16] += nm * w.rows.buf;                                           // l_buffer
     }
   };
   add(0, 1);                                                 // first, partial B wavefront

@@ -84,6 +84,7 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.tau_line_s = u(3e-9);
   m.t_barrier_per_thread_s = u(1e-8);
   m.t_share_line_s = u(5e-9);
+  m.l_buffer_s_per_word = u(5e-11);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
@@ -177,6 +178,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 13: m.tau_line_s = value; break;
     case 14: m.t_barrier_per_thread_s = value; break;
     case 15: m.t_share_line_s = value; break;
+    case 16: m.l_buffer_s_per_word = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -228,6 +230,34 @@ void test_linearity() {
   CHECK(checked > 500 && derivatives > 2000);
 }
 
+// Brute force, as the harness' make_wavefronts (cpp/src/measure.cpp): per wavefront j of a
+// 1D problem, the tiles that meet [0, S1) and the tile rows [r_lo, r_hi) inside [0, T).
+struct WaveRows {
+  i64 n_tiles, r_lo, r_hi;
+};
+std::vector<WaveRows> wave_rows_1d(i64 s1, i64 time_steps, i64 ts1, i64 tt) {
+  const i64 h = tt / 2, pitch = 2 * ts1 + tt - 2;
+  std::vector<WaveRows> out;
+  for (i64 j = 0;; ++j) {
+    const i64 t0 = (j - 1) * h;
+    if (t0 >= time_steps) break;
+    const i64 off = j % 2 == 0 ? pitch / 2 : 0;
+    const i64 r_lo = std::max<i64>(0, -t0), r_hi = std::min(tt, time_steps - t0);
+    i64 n = 0;
+    for (i64 p = -(ts1 + h) / pitch - 2; p <= (s1 + h) / pitch + 2; ++p) {
+      const i64 c0 = p * pitch + off;
+      bool nonempty = false;
+      for (i64 r = r_lo; r < r_hi && !nonempty; ++r) {
+        const i64 e = std::min(r, tt - 1 - r);
+        nonempty = std::max<i64>(c0 - e, 0) < std::min(c0 + ts1 + e, s1);
+      }
+      n += nonempty ? 1 : 0;
+    }
+    if (n > 0) out.push_back({n, r_lo, r_hi});
+  }
+  return out;
+}
+
 // Every positive term makes T_alg larger than exact's; with the counts known by hand on a
 // small 1D case (one thread: no shared-bandwidth, barrier or false-sharing term).
 void test_terms_by_hand() {
@@ -252,35 +282,67 @@ void test_terms_by_hand() {
   const double n_tiles = (tmod::evaluate(g2, st, size, t, tmod::Variant::exact).talg_s -
                           exact.talg_s) / (1e-9 * exact.m_io_words);
   CHECK(std::fabs(n_tiles - std::round(n_tiles)) < 1e-3);
-  // Per-segment cost: (2 tT + 2) segments per tile, which replace the transfer's
-  // 2 tau_sync (the fixed cost of the copy, charged per segment instead).
-  g2 = g;
+  // With a machine term set the preset describes the CPU harness: the words copied are
+  // those of the rows each wavefront holds, counted row by row here (the first row loads
+  // W + 2, a growing row 4 more, the widest row of an even tT 2; a row before a shrinking
+  // one stores 4, the row before the widest 2, the last row its W). tau_line alone turns
+  // the harness counts on and adds nothing in 1D (a row is one line).
+  auto row_words = [](i64 ts1, i64 tt, i64 a, i64 b) {
+    auto e = [tt](i64 r) { return std::min(r, tt - 1 - r); };
+    double words = static_cast<double>(ts1 + 2 * e(a) + 2 + ts1 + 2 * e(b - 1));
+    for (i64 r = a + 1; r < b; ++r) words += e(r) > e(r - 1) ? 4 : e(r) == e(r - 1) ? 2 : 0;
+    for (i64 r = a; r + 1 < b; ++r) words += e(r + 1) < e(r) ? 4 : e(r + 1) == e(r) ? 2 : 0;
+    return words;
+  };
+  tmod::GpuParams gh = g;
+  gh.machine.tau_line_s = 1e-7;
+  const double harness = tmod::evaluate(gh, st, size, t, tmod::Variant::machine).talg_s;
+  double want_words = 0, tiles_seen = 0, full_words = 0;
+  for (const WaveRows& w : wave_rows_1d(10000, 64, 100, 16)) {
+    want_words += static_cast<double>(w.n_tiles) * row_words(100, 16, w.r_lo, w.r_hi);
+    tiles_seen += static_cast<double>(w.n_tiles);
+  }
+  full_words = row_words(100, 16, 0, 16);
+  CHECK(tiles_seen == std::round(n_tiles));
+  CHECK(full_words == 2 * 100 + 4 * 16 - 2);
+  CHECK_CLOSE(harness - exact.talg_s,
+              g.l_s_per_word * (want_words - exact.m_io_words * std::round(n_tiles)), 1e-9);
+  // Per-segment cost: 2 rows + 2 segments per tile holding all of its rows, 2 rows in the
+  // first and last wavefronts (which hold rows [h, tT) and [0, h)), in place of the
+  // transfer's 2 tau_sync (the fixed cost of the copy, charged per segment instead).
+  g2 = gh;
   g2.machine.l_seg_s = 1e-7;
-  const double d_seg = tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s -
-                       exact.talg_s;
-  CHECK_CLOSE(d_seg, (1e-7 * (2 * 16 + 2) - 2 * g.tau_sync_s) * std::round(n_tiles), 1e-9);
+  const double d_seg = tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s - harness;
+  double want_seg = 0;
+  for (const WaveRows& w : wave_rows_1d(10000, 64, 100, 16)) {
+    const double segs = 2.0 * static_cast<double>(w.r_hi - w.r_lo) +
+                        (w.r_lo < 8 && w.r_hi > 8 ? 2.0 : 0.0);
+    want_seg += static_cast<double>(w.n_tiles) * (1e-7 * segs - 2 * g.tau_sync_s);
+  }
+  CHECK_CLOSE(d_seg, want_seg, 1e-9);
   // One thread: the false-sharing term is 0.
-  g2 = g;
+  g2 = gh;
   g2.machine.t_share_line_s = 1e-7;
-  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == harness);
   // Barrier per thread beyond threads_ref = 1: 0 at one thread; N_w (n - 1) t at n threads.
-  g2 = g;
+  g2 = gh;
   g2.machine.t_barrier_per_thread_s = 1e-7;
   g2.machine.threads_ref = 1;
-  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == harness);
   // Memory level: 2 * 10002 * 4 bytes = 80 KB: L2 with a 32 KiB L1 and 1 MiB L2.
-  g2 = g;
+  g2 = gh;
   g2.machine.cache_l1_bytes = 32768;
   g2.machine.cache_l2_bytes = 1 << 20;
   CHECK(tmod::memory_level(g2, 1, size) == 1);
   g2.machine.l_level_s_per_word = {{5e-9, 1e-9, 7e-9, 7e-9}};
   const double d_level =
-      tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s - exact.talg_s;
-  CHECK_CLOSE(d_level, 1e-9 * exact.m_io_words * std::round(n_tiles), 1e-9);
-  // Per-line overhead: none in 1D (a row is one line, charged by tau_sync) ...
-  g2 = g;
-  g2.machine.tau_line_s = 1e-7;
-  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == exact.talg_s);
+      tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s - harness;
+  CHECK_CLOSE(d_level, 1e-9 * want_words, 1e-9);
+  // Buffer words: none in 1D (no face kept), and no per-line overhead (checked above).
+  g2 = gh;
+  g2.machine.l_buffer_s_per_word = 1e-7;
+  CHECK(tmod::evaluate(g2, st, size, t, tmod::Variant::machine).talg_s == harness);
+  g2 = gh;
   // ... in 2D the W(r) - 1 lines of s2 beyond the first of each row: sum_r (tS1 + 2 e(r) - 1)
   // = tT tS1 + 2 h (h - 1) - tT for a full sub-tile (S1 wide enough).
   st.n_space_dims = 2;
@@ -290,6 +352,45 @@ void test_terms_by_hand() {
   const auto line2 = tmod::evaluate(g2, st, size, t, tmod::Variant::machine);
   CHECK_CLOSE(line2.c_s - exact2.c_s, 1e-7 * (16 * 20 + 2 * 8 * 7 - 16), 1e-9);
   CHECK(line2.talg_s > exact2.talg_s);
+  // Words copied within the tile buffer (the kept faces), per sub-tile in m': 2D 4 words
+  // per s1 value of a row's plane, sum_r (W(r) + 2) = tT (tS1 + 2) + 2 h (h - 1) ...
+  tmod::GpuParams gb = g;
+  gb.machine.l_buffer_s_per_word = 1e-9;
+  const double halo_rows = 16 * 22 + 2 * 8 * 7;
+  const auto buf2 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
+  // (With a machine term set, the words are those inside the problem: m_io times
+  // min(1, (S2 + 2) / (n_b tS2)), n_b = floor((S2 + tT - 2) / tS2) + 1 = 11 sub-tiles here,
+  // and of a whole tile's rows as the harness copies them, 2 tS1 + 4 tT - 2 lines of the
+  // 2 (tS1 + 2 tT) that m_io counts.)
+  const double clip2 = 642.0 / (11 * 64) * (102.0 / 104.0);
+  CHECK_CLOSE(buf2.m_prime_s - exact2.m_prime_s,
+              1e-9 * 4 * halo_rows + exact2.m_io_words * (clip2 - 1.0) * g.l_s_per_word, 1e-9);
+  CHECK(buf2.talg_s > exact2.talg_s);
+  // ... 3D: per plane value of s1, 2 words per u2 line (tS2 + 2 lines kept, at most S2 + 2
+  // read back) and 2 u2 lines (tS3 + 2 words kept, at most S3 + 2 read back) ...
+  st.n_space_dims = 3;
+  size.space = {{10000, 3, 20}};  // S3 + 2 = 22 < tS3 + 2: the face in u2 read back over 22
+  t.space = {{2, 4, 32}};
+  t.time = 4;
+  const auto exact3 = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
+  const auto buf3 = tmod::evaluate(gb, st, size, t, tmod::Variant::machine);
+  const double halo_rows3 = 4 * 4 + 2 * 2 * 1;
+  // (Words clipped in s2, 2 sub-tiles of 4 over S2 + 2 = 5, and in s3, 1 of 32 over 22.)
+  const double rows3 = 18.0 / 20.0;
+  const double clip3 = (5.0 / 8.0) * (22.0 / 32.0) * rows3;
+  CHECK_CLOSE(buf3.m_prime_s - exact3.m_prime_s,
+              1e-9 * 2 * halo_rows3 * (6 + 34 + 22 + 5) +
+                  exact3.m_io_words * (clip3 - 1.0) * g.l_s_per_word,
+              1e-9);
+  // The segments of a 3D sub-tile (lines of tS3 words) are clipped in s2 only: with L_seg
+  // alone set, m' = n_seg L_seg + m_io clip L, n_seg = m_io / tS3 * 5/8 (whole tile rows).
+  tmod::GpuParams gl3 = g;
+  gl3.machine.l_seg_s = 1e-8;
+  const auto seg3 = tmod::evaluate(gl3, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(seg3.m_prime_s,
+              exact3.m_io_words / 32.0 * (5.0 / 8.0) * rows3 * 1e-8 +
+                  exact3.m_io_words * clip3 * g.l_s_per_word,
+              1e-12);
 }
 
 // The cache lines written by two threads follow the harness' schedule: round-robin, every
@@ -316,30 +417,45 @@ void test_schedules() {
   const double rounds =
       (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - exact.talg_s) /
       (1e-9 * exact.m_io_words);
-  const double lines = 16;  // one line per row and shared boundary: tT
-  tmod::GpuParams rr = g;
+  // One line per row and shared boundary: per tile, the rows of it the wavefront holds;
+  // round-robin: in every round of a wavefront of more than one tile; blocks: once per
+  // such wavefront.
+  auto shared_lines = [](i64 ts1, i64 tt, bool per_round) {
+    double sum = 0;
+    for (const WaveRows& w : wave_rows_1d(10000, 64, ts1, tt)) {
+      if (w.n_tiles < 2) continue;
+      const double n = per_round ? static_cast<double>((w.n_tiles + 1) / 2) : 1.0;
+      sum += n * static_cast<double>(w.r_hi - w.r_lo);
+    }
+    return sum;
+  };
+  double tiles_rounds = 0;
+  for (const WaveRows& w : wave_rows_1d(10000, 64, 100, 16)) {
+    tiles_rounds += static_cast<double>((w.n_tiles + 1) / 2);
+  }
+  CHECK(tiles_rounds == std::round(rounds));
+  // Against the machine variant without the term (tau_line set instead, nothing in 1D, so
+  // that both count the words the harness copies).
+  tmod::GpuParams gh = g;
+  gh.machine.tau_line_s = 1e-7;
+  tmod::GpuParams rr = gh;
   rr.machine.t_share_line_s = 1e-6;
-  const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
-                      exact.talg_s;
-  CHECK_CLOSE(d_rr, 1e-6 * lines * std::round(rounds), 1e-9);
+  const double harness = tmod::evaluate(gh, st, size, t, tmod::Variant::machine).talg_s;
+  const double d_rr = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - harness;
+  CHECK_CLOSE(d_rr, 1e-6 * shared_lines(100, 16, true), 1e-9);
   tmod::GpuParams bl = rr;
   bl.machine.schedule = tmod::TileSchedule::block;
-  const double d_bl = tmod::evaluate(bl, st, size, t, tmod::Variant::machine).talg_s -
-                      exact.talg_s;
-  CHECK_CLOSE(d_bl, 1e-6 * lines * static_cast<double>(exact.n_wavefronts), 1e-9);
+  const double d_bl = tmod::evaluate(bl, st, size, t, tmod::Variant::machine).talg_s - harness;
+  CHECK_CLOSE(d_bl, 1e-6 * shared_lines(100, 16, false), 1e-9);
   CHECK(d_bl < d_rr);
-  // The count is tT per tile whatever the width (one line per row and shared boundary):
-  // tile (4, 2), narrower than a cache line, pays 2 lines per tile round; (50, 16) 16.
+  // The count is one line per row whatever the width: tile (4, 2), narrower than a cache
+  // line, pays 2 lines per tile round (1 in the first and last wavefronts); (50, 16) 16.
   for (const auto& [ts1, tt] : {std::pair<i64, i64>{4, 2}, std::pair<i64, i64>{50, 16}}) {
     t.space = {{ts1, 0, 0}};
     t.time = tt;
-    const auto ex = tmod::evaluate(g, st, size, t, tmod::Variant::exact);
-    gl = g;
-    gl.l_s_per_word += 1e-9;
-    const double r = (tmod::evaluate(gl, st, size, t, tmod::Variant::exact).talg_s - ex.talg_s) /
-                     (1e-9 * ex.m_io_words);
-    const double d = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s - ex.talg_s;
-    CHECK_CLOSE(d, 1e-6 * static_cast<double>(tt) * std::round(r), 1e-9);
+    const double d = tmod::evaluate(rr, st, size, t, tmod::Variant::machine).talg_s -
+                     tmod::evaluate(gh, st, size, t, tmod::Variant::machine).talg_s;
+    CHECK_CLOSE(d, 1e-6 * shared_lines(ts1, tt, true), 1e-9);
   }
 }
 
@@ -401,11 +517,17 @@ void test_threads() {
   tmod::GpuParams s1 = s, s4 = s;
   s4.n_sm = 4;
   s1.n_sm = 1;
+  tmod::GpuParams h1 = s1, h4 = s4;  // without the term; tau_line adds nothing in 1D
+  for (tmod::GpuParams* p : {&h1, &h4}) {
+    p->machine.l_shared_s_per_word = {{0, 0, 0, 0}};
+    p->machine.tau_line_s = 1e-7;
+  }
   const auto b4 = tmod::evaluate(s4, st, size, t, tmod::Variant::machine);
-  const auto x4 = tmod::evaluate(s4, st, size, t, tmod::Variant::exact);
-  CHECK_CLOSE(b4.m_prime_s - x4.m_prime_s, 3e-10 * x4.m_io_words, 1e-9);
+  const auto x4 = tmod::evaluate(h4, st, size, t, tmod::Variant::machine);
+  // 3 cores beyond threads_ref, the words of a whole (4, 4) tile: 2 tS1 + 4 tT - 2 = 22.
+  CHECK_CLOSE(b4.m_prime_s - x4.m_prime_s, 3e-10 * 22.0, 1e-9);
   CHECK(tmod::evaluate(s1, st, size, t, tmod::Variant::machine).talg_s ==
-        tmod::evaluate(s1, st, size, t, tmod::Variant::exact).talg_s);
+        tmod::evaluate(h1, st, size, t, tmod::Variant::machine).talg_s);
 }
 
 void test_bad_inputs() {
@@ -426,6 +548,8 @@ void test_bad_inputs() {
   refuses([](tmod::MachineTerms& m) { m.l_seg_s = -1e-9; }, "machine.l_seg_s");
   refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
+  refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
+          "machine.l_buffer_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
   refuses([](tmod::MachineTerms& m) { m.threads_ref = -1; }, "machine.threads_ref");
   refuses([](tmod::MachineTerms& m) { m.l_shared_s_per_word[2] = -1e-12; },

@@ -217,6 +217,9 @@ class Gpu:
         ``machine`` variant: seconds per wavefront barrier per thread beyond ``threads_ref``.
     t_share_line_s : float, optional
         ``machine`` variant: seconds per cache line written by two threads.
+    l_buffer_s_per_word : float, optional
+        ``machine`` variant: seconds per word copied within a thread's tile buffer (2D/3D:
+        the faces a sub-tile keeps for the next sub-tile and that one reads back).
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
@@ -253,6 +256,7 @@ class Gpu:
     tau_line_s: float = field(default=0.0, repr=False)
     t_barrier_per_thread_s: float = field(default=0.0, repr=False)
     t_share_line_s: float = field(default=0.0, repr=False)
+    l_buffer_s_per_word: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
 
@@ -315,6 +319,7 @@ class Gpu:
             tau_line_s=self.tau_line_s,
             t_barrier_per_thread_s=self.t_barrier_per_thread_s,
             t_share_line_s=self.t_share_line_s,
+            l_buffer_s_per_word=self.l_buffer_s_per_word,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
         )
@@ -448,7 +453,9 @@ _GPU_FLOAT_FIELDS = ("l_s_per_gb", "tau_sync_s", "t_sync_s")
 _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
 #: Fields of the ``machine`` variant (optional in preset files, default 0).
 _MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
-_MACHINE_FLOAT_FIELDS = ("l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s")
+_MACHINE_FLOAT_FIELDS = (
+    "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
+)  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 _MACHINE_FIELDS = (
     *_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS, "tile_schedule"

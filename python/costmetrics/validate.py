@@ -705,14 +705,15 @@ def _solve(
 #: Parameters of the fitted ``machine`` variant (:func:`fit`), in the order of its
 #: columns: the copy cost per word at each memory level (``L + dL[level]``), tau_sync,
 #: T_sync, C_iter per stencil (appended), then the per-segment cost, the shared
-#: bandwidth per level, the per-line overhead, the barrier per thread and the cost of a
-#: cache line written by two threads (``docs/time-model.md``, "Machine variant").
+#: bandwidth per level, the per-line overhead, the barrier per thread, the cost of a
+#: cache line written by two threads and the cost per word copied within the tile buffer
+#: (``docs/time.md``, "Machine variant").
 _MACHINE_FIT_HEAD = (
     *(f"l_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_sync_s", "t_sync_s",
 )  # fmt: skip
 _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
-    "t_barrier_per_thread_s", "t_share_line_s",
+    "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
 )  # fmt: skip
 #: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
 #: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
@@ -744,7 +745,7 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
     shared = [max(x.l_shared_s_per_word[k] for x in gs) for k in range(len(MEMORY_LEVELS))]
     tail = [
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
-        max(x.t_share_line_s for x in gs),
+        max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word,
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
@@ -778,7 +779,7 @@ def _machine_design(
         tail = n_lv + 2 + len(names)
         block[:, tail] = r[:, 4]  # L_seg
         block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
-        block[:, tail + 1 + n_lv :] = r[:, 13:16]  # tau_line, t_barrier, t_share
+        block[:, tail + 1 + n_lv :] = r[:, 13:17]  # tau_line, t_barrier, t_share, l_buffer
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -800,6 +801,7 @@ def _machine_calibration(
         tau_line_s=float(theta[tail + 1 + n_lv]),
         t_barrier_per_thread_s=float(theta[tail + 2 + n_lv]),
         t_share_line_s=float(theta[tail + 3 + n_lv]),
+        l_buffer_s_per_word=float(theta[tail + 4 + n_lv]),
     )
     cal = Calibration(gpu, frame.stencils, frame.machine, frame.micro, frame.settings)
     return cal.with_parameters(
@@ -864,7 +866,9 @@ def _solve_bounded(
     res = lsq_linear(
         a, (measured - fixed) * w, bounds=(lower[free] / scale[free], np.inf), method="bvls"
     )
-    out[free] = np.asarray(res.x) * scale[free]
+    # BVLS keeps the bounds up to rounding (a value of -1e-24 was seen for a bound of 0);
+    # the presets refuse any negative time, so the result is clamped to the bounds.
+    out[free] = np.maximum(np.asarray(res.x) * scale[free], lower[free])
     return out
 
 

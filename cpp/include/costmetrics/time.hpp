@@ -56,6 +56,9 @@ struct MachineTerms {
   double tau_line_s = 0;              // per line (innermost run of points) computed, s
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
+  // Per word copied within a thread's tile buffer (2D/3D: the faces a sub-tile keeps for
+  // the next sub-tile and the next one reads back), s/word.
+  double l_buffer_s_per_word = 0;
   // The thread count at which L and T_sync were measured: the thread terms are relative to
   // it (0: the GPU's own n_sm, so that they vanish).
   int threads_ref = 0;
@@ -75,6 +78,8 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
+        COSTMETRICS_FIELD(MachineTerms, l_buffer_s_per_word,
+                          "per word copied within the tile buffer (kept faces), s/word"),
         COSTMETRICS_FIELD(MachineTerms, threads_ref,
                           "threads L and T_sync were measured with (0: n_sm)"),
         COSTMETRICS_FIELD(MachineTerms, schedule,
@@ -261,7 +266,7 @@ int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 16;
+inline constexpr int kDesignParams = 17;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
