@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -114,7 +115,13 @@ int main(int argc, char** argv) {
   o.variant = variant == "paper" ? tmod::Variant::paper : tmod::Variant::exact;
   o.n_threads = threads;
   const auto start = std::chrono::steady_clock::now();
-  const cd::SweepOutput r = cd::sweep(designs, instances, m, o);
+  cd::SweepOutput r;
+  try {
+    r = cd::sweep(designs, instances, m, o);
+  } catch (const std::exception& e) {  // e.g. a bad design in --designs
+    std::fprintf(stderr, "bench_codesign_core: %s\n", e.what());
+    return 2;
+  }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::int64_t evaluated = 0, feasible = 0;
   double checksum = 0;
