@@ -334,6 +334,12 @@ class ExactModel {
     table_dim_ = inner[1];
     w_.resize(static_cast<std::size_t>(tT_));
     n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
+    // log2(nV) when nV is a power of two (the kind tables then divide by a shift), else -1.
+    n_v_shift_ = -1;
+    if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0) {
+      n_v_shift_ = 0;
+      while ((i64{1} << n_v_shift_) < gpu.n_v) ++n_v_shift_;
+    }
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
@@ -508,18 +514,28 @@ class ExactModel {
       i64* pt = column(InnerDim::kTrail);
       i64* pf = column(InnerDim::kFull);
       i64* pl = column(InnerDim::kLead);
-      i64 at = 0, af = 0, al = 0;
-      for (i64 r = 0; r < tT_; ++r) {
-        const i64 w = tS1_ + 2 * e(r);
-        const std::size_t next = static_cast<std::size_t>(r) + 1;
-        at += ceil_n_v(w * trail_o);
-        af += ceil_n_v(w * tso);
-        al += ceil_n_v(w * (tso - mod_o));
-        pt[next] = at;
-        pf[next] = af;
-        pl[next] = al;
-        if (++mod_o == tso) mod_o = 0;
-        if (++trail_o == tso) trail_o = 0;
+      auto fill = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
+        i64 at = 0, af = 0, al = 0;
+        for (i64 r = 0; r < tT_; ++r) {
+          const i64 w = tS1_ + 2 * e(r);
+          const std::size_t next = static_cast<std::size_t>(r) + 1;
+          at += ceil_div_n_v(w * trail_o);
+          af += ceil_div_n_v(w * tso);
+          al += ceil_div_n_v(w * (tso - mod_o));
+          pt[next] = at;
+          pf[next] = af;
+          pl[next] = al;
+          if (++mod_o == tso) mod_o = 0;
+          if (++trail_o == tso) trail_o = 0;
+        }
+      };
+      // nV a power of two (every GPU preset): the ceiling is an add and a shift.
+      if (n_v_shift_ >= 0) {
+        const int shift = n_v_shift_;
+        const i64 round_up = (i64{1} << shift) - 1;
+        fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
+      } else {
+        fill([this](i64 x) { return ceil_n_v(x); });
       }
     }
     for (i64 r = 0; r < tT_ && !(outer_dim_.skewed && !table_dim_.skewed && !lines3); ++r) {
@@ -530,7 +546,9 @@ class ExactModel {
       if (table_dim_.skewed) nt[0] = trail_t, nt[1] = tst, nt[2] = tst - mod_t;
       const std::size_t next = static_cast<std::size_t>(r) + 1;
       for (int p = 0; p < n_pairs; ++p) {
-        acc[p] += ceil_n_v(w * no[kinds[p] / 3] * nt[kinds[p] % 3]);
+        const i64 points = w * no[kinds[p] / 3] * nt[kinds[p] % 3];
+        acc[p] += n_v_shift_ >= 0 ? (points + ((i64{1} << n_v_shift_) - 1)) >> n_v_shift_
+                                  : ceil_n_v(points);
         pre[p][next] = acc[p];
       }
       if (lines3) {
@@ -868,6 +886,7 @@ class ExactModel {
 
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
+  int n_v_shift_ = -1;  // log2(nV) for a power-of-two nV (kind tables), else -1
   bool wide_s1_ = false;
   bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
   bool tables_ready_ = false;

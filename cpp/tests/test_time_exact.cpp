@@ -509,6 +509,73 @@ void test_kind_tables_match_general() {
   CHECK(wide_kinds > 2000);
 }
 
+// The kind tables' power-of-two division (a shift, issue 15) and their Reciprocal division
+// for other nV, against the row-by-row walk (always the Reciprocal) bit for bit: every
+// power of two from 1 to 4096 and non-powers around them, tT up to 1024 (many rows, many
+// wraps of r mod tS), S1 wide enough for the kind tables, S mod tS in {0, 1, tS - 1, any},
+// 1D/2D/3D, k = 1 and k > 1.
+void test_kind_tables_n_v_division() {
+  std::mt19937_64 rng(1515);
+  const int n_v[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096,
+                     3, 6, 12, 96, 100, 127, 129, 192, 1000, 4095, 4097};
+  const int n_n_v = static_cast<int>(sizeof(n_v) / sizeof(n_v[0]));
+  int compared = 0;
+  int pow2 = 0;
+  for (int c = 0; c < 6000; ++c) {
+    const int dims = 1 + static_cast<int>(rng() % 3);
+    tmod::GpuParams g = gtx980();
+    g.n_v = n_v[rng() % static_cast<std::uint64_t>(n_n_v)];
+    g.n_sm = 1 + static_cast<int>(rng() % 20);
+    g.smem_per_sm_words = 1 << 30;
+    g.smem_per_block_words = 1 << 30;
+    g.max_blocks_per_sm = rng() % 4 == 0 ? 1 : 32;
+    tmod::TileSizes tiles;
+    const i64 tT_max = rng() % 3 == 0 ? 512 : (dims == 3 ? 32 : 64);
+    tiles.time = 2 * (1 + static_cast<i64>(rng() % static_cast<std::uint64_t>(tT_max)));
+    tmod::ProblemSize size;
+    for (int d = 0; d < dims; ++d) {
+      const bool innermost = d == dims - 1 && dims > 1;
+      const i64 tS = innermost ? 32 * (1 + static_cast<i64>(rng() % 4))
+                               : 1 + static_cast<i64>(rng() % (d == 0 ? 200 : 60));
+      tiles.space[d] = tS;
+      if (d == 0) continue;
+      const i64 q = 1 + static_cast<i64>(rng() % (dims == 3 ? 3 : 40));
+      const i64 rems[] = {0, 1, tS - 1, static_cast<i64>(rng() % tS)};
+      size.space[d] = q * tS + rems[rng() % 4];
+    }
+    const i64 P = 2 * tiles.space[0] + tiles.time - 2;
+    size.space[0] = 2 * P - 1 + static_cast<i64>(rng() % (rng() % 2 ? 2 : 5000));
+    size.time_steps = 1 + static_cast<i64>(rng() % 3000);
+    if (dims == 3 && size.space[1] * size.space[2] > 400000) continue;
+    tmod::StencilParams st = heat(dims);
+    if (tmod::feasibility(g, dims, tiles) != tmod::kFeasible) continue;
+    const tmod::Breakdown fast = tmod::detail::evaluate_exact(g, st, size, tiles);
+    const tmod::Breakdown general =
+        tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
+    ++compared;
+    pow2 += (g.n_v & (g.n_v - 1)) == 0 ? 1 : 0;
+    const bool same = fast.talg_s == general.talg_s && fast.c_s == general.c_s &&
+                      fast.t_tile_s == general.t_tile_s &&
+                      fast.n_wavefronts == general.n_wavefronts &&
+                      fast.tiles_per_wavefront == general.tiles_per_wavefront;
+    CHECK(same);
+    if (!same) {
+      std::fprintf(stderr,
+                   "    nV division mismatch: dims %d S (%lld,%lld,%lld) T %lld tiles "
+                   "(%lld,%lld,%lld) tT %lld nV %d: %.17g vs %.17g\n",
+                   dims, (long long)size.space[0], (long long)size.space[1],
+                   (long long)size.space[2], (long long)size.time_steps,
+                   (long long)tiles.space[0], (long long)tiles.space[1],
+                   (long long)tiles.space[2], (long long)tiles.time, g.n_v, fast.talg_s,
+                   general.talg_s);
+    }
+  }
+  std::printf("  kind tables' nV division vs general path: %d cases (%d with nV a power of 2)\n",
+              compared, pow2);
+  CHECK(compared > 3000);
+  CHECK(pow2 > 1000);
+}
+
 int main() {
   test_partition();
   test_brute_force_1d();
@@ -521,5 +588,6 @@ int main() {
   test_close_to_paper();
   test_fast_path_matches_general();
   test_kind_tables_match_general();
+  test_kind_tables_n_v_division();
   return cm_test::report("time_exact");
 }
