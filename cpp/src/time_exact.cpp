@@ -52,7 +52,9 @@ struct Rows {
   i64 size() const { return empty() ? 0 : hi - lo + 1; }
 };
 
-Rows intersect(Rows a, Rows b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
+inline __attribute__((always_inline)) Rows intersect(Rows a, Rows b) {
+  return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+}
 
 // One inner space dimension (s2 or s3) with classic time skewing relative to the tile's
 // bottom row (rule 5), or a placeholder with one point per row when the stencil has fewer
@@ -74,7 +76,7 @@ struct InnerDim {
   }
 
   // Rows of [ra, rb) where sub-tile b has points: b tS - S < r < (b+1) tS.
-  Rows nonzero_rows(i64 b, i64 ra, i64 rb) const {
+  __attribute__((always_inline)) Rows nonzero_rows(i64 b, i64 ra, i64 rb) const {
     if (!skewed) return {ra, rb - 1};
     return {std::max(ra, b * tS - S + 1), std::min(rb - 1, (b + 1) * tS - 1)};
   }
@@ -94,7 +96,7 @@ struct InnerDim {
   // are never active together. The value of each kind depends on the row only, not on b, so
   // one prefix table per kind serves every sub-tile. A placeholder dimension is all kFull.
   // segments() splits the rows [lo, hi] (with points) of sub-tile b into the three kinds.
-  void segments(i64 b, i64 lo, i64 hi, Rows out[3]) const {
+  __attribute__((always_inline)) void segments(i64 b, i64 lo, i64 hi, Rows out[3]) const {
     if (!skewed) {
       out[kTrail] = {0, -1};
       out[kFull] = {lo, hi};
