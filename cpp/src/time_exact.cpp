@@ -518,8 +518,7 @@ class ExactModel {
       i64* pl = column(InnerDim::kLead);
       auto fill = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
         i64 at = 0, af = 0, al = 0;
-        for (i64 r = 0; r < tT_; ++r) {
-          const i64 w = tS1_ + 2 * e(r);
+        auto row = [&](i64 r, i64 w) COSTMETRICS_LAMBDA_INLINE {
           const std::size_t next = static_cast<std::size_t>(r) + 1;
           at += ceil_div_n_v(w * trail_o);
           af += ceil_div_n_v(w * tso);
@@ -529,7 +528,14 @@ class ExactModel {
           pl[next] = al;
           if (++mod_o == tso) mod_o = 0;
           if (++trail_o == tso) trail_o = 0;
-        }
+        };
+        // W(r) = tS1 + 2 e(r): e(r) = r for r < ceil(tT / 2), tT - 1 - r after, so the
+        // width steps by +2 then by -2 (no min() per row).
+        const i64 split = (tT_ + 1) / 2;
+        i64 w = tS1_;
+        for (i64 r = 0; r < split; ++r, w += 2) row(r, w);
+        w = tS1_ + 2 * (tT_ - 1 - split);
+        for (i64 r = split; r < tT_; ++r, w -= 2) row(r, w);
       };
       // nV a power of two (every GPU preset): the ceiling is an add and a shift.
       if (n_v_shift_ >= 0) {
