@@ -793,8 +793,37 @@ class ExactModel {
     double cnt_all[3] = {0, 0, 0};
     double cnt_c_wins[3] = {0, 0, 0};
     double n_m_wins = 0;
+    // The (outer kind, kFull) columns of the kind tables (1D/2D: the inner one is kFull).
+    const i64* kind_pre[3] = {nullptr, nullptr, nullptr};
+    if (!Extras && kinds_ && !table_dim_.skewed) {
+      const std::size_t kind_stride = static_cast<std::size_t>(tT_) + 1;
+      for (int ko = 0; ko < 3; ++ko) {
+        kind_pre[ko] = scratch_.kind_table.data() +
+                       static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * kind_stride;
+      }
+    }
     for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
                                                    COSTMETRICS_LAMBDA_INLINE {
+      if (!Extras && kinds_ && !table_dim_.skewed) {
+        // 1D/2D `exact` on the kind tables: the loop below with its one-class inner
+        // dimension written out (rows = nz_outer, kind_steps' 1D/2D branch): the same
+        // integers and the same floating-point operations in the same order.
+        const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
+        if (rows.empty()) return;
+        Rows so[3];
+        outer_dim_.segments(ob, rows.lo, rows.hi, so);
+        i64 sum = 0;
+        for (int ko = 0; ko < 3; ++ko) {
+          if (so[ko].empty()) continue;
+          const i64* pre = kind_pre[ko];
+          sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
+        }
+        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
+        sum_c += static_cast<double>(omult) * c;
+        sum_max += static_cast<double>(omult) * std::max(m_prime, c);
+        n_sub += omult;
+        return;
+      }
       const SubtileClass oc{ob, omult};
       const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
       // Inlined into the class loop (a call per sub-tile class cost as much as its work).
