@@ -1162,6 +1162,11 @@ def calibrate(
             )
             + f" s/word (fit RMS {copy_fit['rms_relative_residual']:.1%})"
         )
+        if l3_eff != caches[2]:
+            bar.note(
+                f"L3 in effect {l3_eff} bytes (sysfs {caches[2]}): an L3-sized copy array "
+                "cost like DRAM (effective_l3_bytes)"
+            )
         bar.note(
             f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
             f"t_share = {share:.3g} s/line"
