@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
-from _support import WRONG, campaign, contract, sequence
+from _support import SPECIAL_FLOATS, WRONG, campaign, contract, sequence
 from costmetrics import measure as mm
 
 STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
@@ -710,3 +710,29 @@ def test_shipped_calibrations_put_16_mib_in_dram(table: str, threads: int) -> No
                   (262144, 32): "L3"}  # fmt: skip
     # The table's column keeps the level by sysfs size (what was recorded when measured).
     assert mm.memory_level("jacobi1d", cal.machine, (2097152, 8)) == "L3"
+
+
+@campaign
+@given(
+    costs=st.lists(
+        st.one_of(st.floats(min_value=1e-12, max_value=1e-8), SPECIAL_FLOATS),
+        min_size=1,
+        max_size=6,
+    ),
+    l3=st.sampled_from([0, 8 * _MIB, 32 * _MIB, 260 * _MIB]),
+)
+def test_effective_l3_contract(costs: list[float], l3: int) -> None:
+    # Working sets 2, 4, 8, ... MiB as L3 points, the last cost as the DRAM point.
+    recs: dict[int, tuple[str, float]] = {
+        (2 * _MIB << i) // 4: ("L3", c) for i, c in enumerate(costs[:-1])
+    }
+    recs[64 * _MIB] = ("DRAM", costs[-1])
+    out = mm.effective_l3_bytes(_copy_micro(recs), l3, 1)
+    assert isinstance(out, int) and 0 <= out <= l3
+    if out != l3:
+        # Only ever one byte below a measured L3 point past the smallest, costing above
+        # the geometric mean of the smallest L3 point and the DRAM point.
+        ok = [(ws, c) for ws, (lv, c) in recs.items() if lv == "L3" and 0 < c < math.inf]
+        l3_pts = sorted(ok)
+        hit = [(ws, c) for ws, c in l3_pts[1:] if 4 * ws - 1 == out]
+        assert hit and hit[0][1] > math.sqrt(l3_pts[0][1] * costs[-1])
