@@ -662,30 +662,30 @@ def test_effective_l3_knee_rule() -> None:
     # The levels table's 1-thread curve: 16 MiB costs 5.7e-10 > sqrt(1.3e-10 * 8.3e-10).
     knee = _copy_micro({131072: ("L2", 1.1e-10), ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10),
                         dram: ("DRAM", 8.3e-10)})  # fmt: skip
-    assert mm.effective_l3_bytes(knee, l3, 1) == 16 * _MIB - 1
+    assert mm.effective_l3_bytes(knee, l3, threads=1) == 16 * _MIB - 1
     # Just below the geometric mean (3.285e-10): L3-like, sysfs's size kept.
     flat = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 3.2e-10), dram: ("DRAM", 8.3e-10)})
-    assert mm.effective_l3_bytes(flat, l3, 1) == l3
+    assert mm.effective_l3_bytes(flat, l3, threads=1) == l3
     # Missing points, another thread count or segment, unknown L3: nothing to decide from.
-    assert mm.effective_l3_bytes(_copy_micro({ref: ("L3", 1.3e-10), dram: ("DRAM", 8e-10)}),
-                                 l3, 1) == l3  # fmt: skip
+    one_l3 = _copy_micro({ref: ("L3", 1.3e-10), dram: ("DRAM", 8e-10)})
+    assert mm.effective_l3_bytes(one_l3, l3, threads=1) == l3
     no_dram = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10)})
-    assert mm.effective_l3_bytes(no_dram, l3, 1) == l3
-    assert mm.effective_l3_bytes(knee, l3, 2) == l3
-    assert mm.effective_l3_bytes(knee, l3, 1, segment_words=16) == l3
-    assert mm.effective_l3_bytes(knee, 0, 1) == 0
+    assert mm.effective_l3_bytes(no_dram, l3, threads=1) == l3
+    assert mm.effective_l3_bytes(knee, l3, threads=2) == l3
+    assert mm.effective_l3_bytes(knee, l3, threads=1, segment_words=16) == l3
+    assert mm.effective_l3_bytes(knee, 0, threads=1) == 0
     # DRAM no dearer than L3 (a broken curve): no knee.
-    assert mm.effective_l3_bytes(_copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10),
-                                              dram: ("DRAM", 1.0e-10)}), l3, 1) == l3  # fmt: skip
+    broken = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10), dram: ("DRAM", 1e-10)})
+    assert mm.effective_l3_bytes(broken, l3, threads=1) == l3
     # Never above sysfs's size. The smallest L3 point is the L3 reference: if it costs
     # like DRAM itself, no later point is above the mean, and sysfs's size is kept.
-    assert mm.effective_l3_bytes(knee, 8 * _MIB, 1) == 8 * _MIB
+    assert mm.effective_l3_bytes(knee, 8 * _MIB, threads=1) == 8 * _MIB
     all_high = _copy_micro({ref: ("L3", 9e-10), big: ("L3", 9e-10), dram: ("DRAM", 9.5e-10)})
-    assert mm.effective_l3_bytes(all_high, l3, 1) == l3
+    assert mm.effective_l3_bytes(all_high, l3, threads=1) == l3
     # Malformed records are skipped, not trusted.
     bad = dict(knee, junk=3, nan={"value_s": float("nan"), "threads": 1, "segment_words": 64,
                                   "working_set_words": 8 * _MIB, "memory_level": "L3"})  # fmt: skip
-    assert mm.effective_l3_bytes(bad, l3, 1) == 16 * _MIB - 1
+    assert mm.effective_l3_bytes(bad, l3, threads=1) == 16 * _MIB - 1
 
 
 @pytest.mark.parametrize("table", ["quiet_run_2026-11-25_levels", "quiet_run_2026-11-25_9passes"])
@@ -727,7 +727,7 @@ def test_effective_l3_contract(costs: list[float], l3: int) -> None:
         (2 * _MIB << i) // 4: ("L3", c) for i, c in enumerate(costs[:-1])
     }
     recs[64 * _MIB] = ("DRAM", costs[-1])
-    out = mm.effective_l3_bytes(_copy_micro(recs), l3, 1)
+    out = mm.effective_l3_bytes(_copy_micro(recs), l3, threads=1)
     assert isinstance(out, int) and 0 <= out <= l3
     if out != l3:
         # Only ever one byte below a measured L3 point past the smallest, costing above

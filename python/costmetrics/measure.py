@@ -717,7 +717,7 @@ def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict
 
 
 def effective_l3_bytes(
-    micro: dict[str, Any], l3_bytes: int, threads: int, segment_words: int = 64
+    micro: dict[str, Any], l3_bytes: int, *, threads: int, segment_words: int = 64
 ) -> int:
     """Last-level cache capacity in effect, from the copy benchmark against working set.
 
@@ -1086,7 +1086,7 @@ def calibrate(
     # The L3 capacity in effect (the measured copy-cost knee, effective_l3_bytes): the
     # copy points past it are fitted as DRAM, and the preset takes it; sysfs's stays in
     # the machine record and in fits["memory_levels"].
-    l3_eff = effective_l3_bytes(micro, caches[2], n_threads, seg)
+    l3_eff = effective_l3_bytes(micro, caches[2], threads=n_threads, segment_words=seg)
     fit_points = [
         replace(p, level=3) if p.kind == "copy" and p.level == 2
         and BYTES_PER_WORD * p.ws_words > l3_eff else p
@@ -1306,7 +1306,7 @@ def load_calibration(path: str | Path) -> Calibration:
     # calibration has one (effective_l3_bytes); the sysfs size stays in the machine record.
     seg = settings.get("segment_words", 64)
     seg = seg if isinstance(seg, int) else 64
-    l3 = effective_l3_bytes(micro, gpu.cache_l3_bytes, gpu.n_sm, seg)
+    l3 = effective_l3_bytes(micro, gpu.cache_l3_bytes, threads=gpu.n_sm, segment_words=seg)
     if l3 != gpu.cache_l3_bytes:
         gpu = replace(gpu, cache_l3_bytes=l3)
     return Calibration(gpu, stencils, dict(meta.get("machine", {})), micro, settings)
