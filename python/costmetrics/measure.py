@@ -735,7 +735,7 @@ def effective_l3_bytes(
     Parameters
     ----------
     micro : dict
-        The calibration's micro-benchmark records (:attr:`Calibration.micro`; copy points
+        The calibration's micro-benchmark records (``Calibration.micro``; copy points
         carry ``threads``, ``working_set_words``, ``segment_words``, ``memory_level``).
     l3_bytes : int
         The L3 size from sysfs (0: unknown, returned unchanged).
