@@ -7,13 +7,17 @@
 //
 // Built by CMake with -DCOSTMETRICS_BUILD_BENCHMARKS=ON (target bench_codesign_core).
 // Run: build/dev/bench_codesign_core [--quick] [--variant paper|exact] [--threads N]
-//      [--smem KB[,KB...]]
+//      [--smem KB[,KB...]] [--designs FILE]
 // (--quick: 4 designs instead of 24; --smem: the M_SM values, default 24,96; the full
-// sweep's time goes mostly to large M_SM, e.g. --smem 480, whose tile sets are ~30x larger.)
+// sweep's time goes mostly to large M_SM, e.g. --smem 480, whose tile sets are ~30x larger;
+// --designs: the designs from a file instead, one "nSM nV M_SM_kB" per line, e.g. those of
+// the full sweep at one M_SM, where ~18 designs share each (M_SM, nSM).)
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,6 +32,7 @@ int main(int argc, char** argv) {
   std::string variant = "exact";
   int threads = 1;
   std::vector<std::int64_t> smem_kb = {24, 96};
+  std::string designs_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -49,9 +54,11 @@ int main(int argc, char** argv) {
         }
         smem_kb.push_back(kb);
       }
+    } else if (a == "--designs" && i + 1 < argc) {
+      designs_file = argv[++i];
     } else {
       std::fprintf(stderr, "usage: bench_codesign_core [--quick] [--variant paper|exact] "
-                           "[--threads N] [--smem KB[,KB...]]\n");
+                           "[--threads N] [--smem KB[,KB...]] [--designs FILE]\n");
       return 2;
     }
   }
@@ -90,11 +97,31 @@ int main(int argc, char** argv) {
     }
     if (quick && designs.size() == 4) break;
   }
+  if (!designs_file.empty()) {
+    std::ifstream f(designs_file);
+    if (!f) {
+      std::fprintf(stderr, "--designs: cannot read %s\n", designs_file.c_str());
+      return 2;
+    }
+    designs.clear();
+    long long n_sm = 0, n_v = 0, kb = 0;
+    while (f >> n_sm >> n_v >> kb) designs.push_back({n_sm, n_v, kb, 0.0});
+    if (designs.empty()) {
+      std::fprintf(stderr, "--designs: no design in %s\n", designs_file.c_str());
+      return 2;
+    }
+  }
   cd::SweepOptions o;
   o.variant = variant == "paper" ? tmod::Variant::paper : tmod::Variant::exact;
   o.n_threads = threads;
   const auto start = std::chrono::steady_clock::now();
-  const cd::SweepOutput r = cd::sweep(designs, instances, m, o);
+  cd::SweepOutput r;
+  try {
+    r = cd::sweep(designs, instances, m, o);
+  } catch (const std::exception& e) {  // e.g. a bad design in --designs
+    std::fprintf(stderr, "bench_codesign_core: %s\n", e.what());
+    return 2;
+  }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::int64_t evaluated = 0, feasible = 0;
   double checksum = 0;

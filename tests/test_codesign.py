@@ -61,25 +61,27 @@ def test_pruned_equals_exhaustive(variant: str) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    n_sm=st.integers(1, 20).map(lambda v: 2 * v),
-    n_v=st.integers(1, 64).map(lambda v: 32 * v),
+    n_sm=st.lists(st.integers(1, 20).map(lambda v: 2 * v), min_size=1, max_size=2, unique=True),
+    n_v=st.lists(st.integers(1, 64).map(lambda v: 32 * v), min_size=1, max_size=2, unique=True),
     smem=st.sampled_from([12, 24, 36, 48]),
     s1=st.integers(64, 9000),
     t=st.integers(2, 4096),
     three_d=st.booleans(),
 )
 def test_exact_pruned_equals_exhaustive_random(
-    n_sm: int, n_v: int, smem: int, s1: int, t: int, three_d: bool
+    n_sm: list[int], n_v: list[int], smem: int, s1: int, t: int, three_d: bool
 ) -> None:
     # The exact variant's bounds (group rounds, first and last wavefronts, per tile) never
     # prune the optimum: pruned == plain enumeration, time and tile bit for bit, on random
-    # designs and sizes (h need not divide T, S1 need not be a multiple of anything).
+    # designs and sizes (h need not divide T, S1 need not be a multiple of anything). Up to
+    # 4 designs of one M_SM: the search keeps state across designs (the rounds bound's
+    # terms per nSM, the full sub-tiles' steps per design).
     if three_d:
         s = min(s1, 300)
         wl = cd.Workload((("heat3d", (s, s, s, min(t, s))),))
     else:
         wl = cd.Workload((("jacobi2d", (s1, s1, min(t, s1))),))
-    kw = {"space": {"n_sm": [n_sm], "n_v": [n_v], "smem_kb": [smem]}, "variant": "exact"}
+    kw = {"space": {"n_sm": n_sm, "n_v": n_v, "smem_kb": [smem]}, "variant": "exact"}
     pruned = cd.sweep(wl, 0, 100_000, **kw)  # type: ignore[arg-type]
     plain = cd.sweep(wl, 0, 100_000, prune=False, **kw)  # type: ignore[arg-type]
     np.testing.assert_array_equal(pruned.talg_s, plain.talg_s)

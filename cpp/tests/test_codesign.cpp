@@ -252,6 +252,42 @@ int main() {
     CHECK(in_front[i] == (!dominated && !duplicate_earlier));
   }
 
+  // Exact variant, the search's state shared across designs (docs/codesign.md, "Exact
+  // pruning"): the group rounds bound's terms are kept per (M_SM, nSM) and the full
+  // sub-tiles' step counts per design, across the instances. Designs of one M_SM in the
+  // sweep's order (nSM, then nV), then with nSM alternating and M_SM changing between
+  // neighbours (every cache rebuilt), on 1 and 2 threads: pruned == plain, bit for bit.
+  {
+    std::vector<cd::Design> same;
+    for (std::int64_t kb : {24, 48}) {
+      for (std::int64_t n_sm : {4, 6, 16}) {
+        for (std::int64_t n_v : {96, 128, 416, 1920}) same.push_back({n_sm, n_v, kb, 0.0});
+      }
+    }
+    std::vector<cd::Design> mixed;
+    for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+    const std::vector<cd::Instance> exact_instances = {
+        instance(2, 3.39e-8, 4096, 1024), instance(2, 6.09e-8, 3000, 777),
+        instance(2, 3.11e-8, 8192, 8192), instance(3, 1.55e-7, 200, 64)};
+    for (const auto* list : {&same, &mixed}) {
+      for (int threads : {1, 2}) {
+        cd::SweepOptions o;
+        o.variant = tmod::Variant::exact;
+        o.n_threads = threads;
+        const cd::SweepOutput pruned = cd::sweep(*list, exact_instances, m, o);
+        o.prune = false;
+        const cd::SweepOutput plain = cd::sweep(*list, exact_instances, m, o);
+        for (std::size_t cell = 0; cell < pruned.talg_s.size(); ++cell) {
+          CHECK(pruned.talg_s[cell] == plain.talg_s[cell]);
+          for (int q = 0; q < 4; ++q) {
+            CHECK(pruned.tiles[cell * 4 + q] == plain.tiles[cell * 4 + q]);
+          }
+          CHECK(pruned.n_evaluated[cell] < plain.n_evaluated[cell]);
+        }
+      }
+    }
+  }
+
   // Workload GFLOP/s (Eq. C.18): 2 designs x 2 instances, flops 10e9 and 30e9, weights 1, 3:
   // design 0 times 1 s and 2 s: (10 + 90) GFLOP / (1 + 6) s = 14.2857 GFLOP/s.
   const std::vector<double> g = cd::workload_gflops({1, 2, 4, 4}, 2, {10e9, 30e9}, {1, 3});

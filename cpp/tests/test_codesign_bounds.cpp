@@ -1,7 +1,7 @@
 // Soundness of the `exact` variant's lower bounds in the codesign search (docs/codesign.md,
 // "Exact pruning"): on random designs, sizes and stencils (2D and 3D, with and without
 // thread limits), every feasible tile is evaluated and the largest bound that covers it (its
-// group's two bounds, its own two stages) must not exceed its exact T_alg; the audit's
+// group's bound, its own two stages) must not exceed its exact T_alg; the audit's
 // optimum must equal the pruned and the plain sweep's, bit for bit.
 #include <algorithm>
 #include <cstdint>
