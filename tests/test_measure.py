@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
-from _support import WRONG, campaign, contract, sequence
+from _support import SPECIAL_FLOATS, WRONG, campaign, contract, sequence
 from costmetrics import measure as mm
 
 STENCILS_2D = ("jacobi2d", "heat2d", "laplacian2d", "gradient2d")
@@ -446,9 +446,12 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     assert back.machine["threads"] == 2
     # Machine-variant terms: thread counts recorded, caches from sysfs, every term set.
     assert back.settings["threads"] == [1, 2] and g.threads_ref == 2
-    assert (g.cache_l1_bytes, g.cache_l2_bytes, g.cache_l3_bytes) == tuple(
-        mm._cache_bytes(level) for level in (1, 2, 3)
-    )
+    assert (g.cache_l1_bytes, g.cache_l2_bytes) == (mm._cache_bytes(1), mm._cache_bytes(2))
+    # L3: sysfs's, or less where the copy points measured a knee below it (no DRAM point at
+    # this working-set limit here, so sysfs's); both recorded.
+    levels = cal.settings["fits"]["memory_levels"]
+    assert levels["l3_sysfs_bytes"] == mm._cache_bytes(3) == back.machine["l3_bytes"]
+    assert g.cache_l3_bytes == levels["l3_effective_bytes"] <= levels["l3_sysfs_bytes"]
     assert g.has_machine_terms and g.l_seg_s >= 0 and g.tau_line_s >= 0
     assert g.t_share_line_s > 0 and g.t_barrier_per_thread_s >= 0
     for stats in cal.micro.values():
@@ -635,3 +638,101 @@ def test_measure_read_table_contract(tmp_path_factory: Any, raw: bytes, text: st
         if table is not None:
             assert len(table) >= 1 and np.all(table.time_s > 0)
             assert np.all(np.isfinite(table.time_s))
+
+
+# --------------------------------------------------------------------------------------
+# The memory level from the calibration's copy-cost knee (effective_l3_bytes)
+# --------------------------------------------------------------------------------------
+
+_MIB = 1 << 20
+
+
+def _copy_micro(costs: dict[int, tuple[str, float]], threads: int = 1) -> dict[str, Any]:
+    """Copy records as calibrate writes them: working set (floats) -> (sysfs level, s/word)."""
+    return {
+        f"copy_{ws}": {"value_s": c, "threads": threads, "working_set_words": ws,
+                       "segment_words": 64, "memory_level": lv}
+        for ws, (lv, c) in costs.items()
+    }  # fmt: skip
+
+
+def test_effective_l3_knee_rule() -> None:
+    l3 = 32 * _MIB
+    ref, big, dram = 528392, 4 * _MIB, 32 * _MIB  # floats: 2 MiB, 16 MiB, 128 MiB
+    # The levels table's 1-thread curve: 16 MiB costs 5.7e-10 > sqrt(1.3e-10 * 8.3e-10).
+    knee = _copy_micro({131072: ("L2", 1.1e-10), ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10),
+                        dram: ("DRAM", 8.3e-10)})  # fmt: skip
+    assert mm.effective_l3_bytes(knee, l3, threads=1) == 16 * _MIB - 1
+    # Just below the geometric mean (3.285e-10): L3-like, sysfs's size kept.
+    flat = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 3.2e-10), dram: ("DRAM", 8.3e-10)})
+    assert mm.effective_l3_bytes(flat, l3, threads=1) == l3
+    # Missing points, another thread count or segment, unknown L3: nothing to decide from.
+    one_l3 = _copy_micro({ref: ("L3", 1.3e-10), dram: ("DRAM", 8e-10)})
+    assert mm.effective_l3_bytes(one_l3, l3, threads=1) == l3
+    no_dram = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10)})
+    assert mm.effective_l3_bytes(no_dram, l3, threads=1) == l3
+    assert mm.effective_l3_bytes(knee, l3, threads=2) == l3
+    assert mm.effective_l3_bytes(knee, l3, threads=1, segment_words=16) == l3
+    assert mm.effective_l3_bytes(knee, 0, threads=1) == 0
+    # DRAM no dearer than L3 (a broken curve): no knee.
+    broken = _copy_micro({ref: ("L3", 1.3e-10), big: ("L3", 5.7e-10), dram: ("DRAM", 1e-10)})
+    assert mm.effective_l3_bytes(broken, l3, threads=1) == l3
+    # Never above sysfs's size. The smallest L3 point is the L3 reference: if it costs
+    # like DRAM itself, no later point is above the mean, and sysfs's size is kept.
+    assert mm.effective_l3_bytes(knee, 8 * _MIB, threads=1) == 8 * _MIB
+    all_high = _copy_micro({ref: ("L3", 9e-10), big: ("L3", 9e-10), dram: ("DRAM", 9.5e-10)})
+    assert mm.effective_l3_bytes(all_high, l3, threads=1) == l3
+    # Malformed records are skipped, not trusted.
+    bad = dict(knee, junk=3, nan={"value_s": float("nan"), "threads": 1, "segment_words": 64,
+                                  "working_set_words": 8 * _MIB, "memory_level": "L3"})  # fmt: skip
+    assert mm.effective_l3_bytes(bad, l3, threads=1) == 16 * _MIB - 1
+
+
+@pytest.mark.parametrize("table", ["quiet_run_2026-11-25_levels", "quiet_run_2026-11-25_9passes"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_shipped_calibrations_put_16_mib_in_dram(table: str, threads: int) -> None:
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements" / table
+    cal = mm.load_calibration(root / f"calibration_{threads}t")
+    # sysfs's 32 MiB stays recorded (machine record and the preset file); the 16 MiB copy
+    # array of the calibration cost like DRAM, so the capacity in effect is below it.
+    assert cal.machine["l3_bytes"] == 32 * _MIB
+    assert (
+        cm.load_gpu(next((root / f"calibration_{threads}t" / "gpus").glob("*.yaml"))).cache_l3_bytes
+        == 32 * _MIB
+    )
+    assert cal.gpu.cache_l3_bytes == 16 * _MIB - 1
+    lv = {
+        sizes: cm.time.memory_level(cal.stencils[name], cal.gpu, sizes)
+        for name, sizes in [("jacobi1d", (2097152, 8)), ("heat3d", (126, 126, 126, 8)),
+                            ("jacobi2d", (1022, 1022, 8)), ("jacobi1d", (262144, 32))]
+    }  # fmt: skip
+    assert lv == {(2097152, 8): "DRAM", (126, 126, 126, 8): "DRAM", (1022, 1022, 8): "L3",
+                  (262144, 32): "L3"}  # fmt: skip
+    # The table's column keeps the level by sysfs size (what was recorded when measured).
+    assert mm.memory_level("jacobi1d", cal.machine, (2097152, 8)) == "L3"
+
+
+@campaign
+@given(
+    costs=st.lists(
+        st.one_of(st.floats(min_value=1e-12, max_value=1e-8), SPECIAL_FLOATS),
+        min_size=1,
+        max_size=6,
+    ),
+    l3=st.sampled_from([0, 8 * _MIB, 32 * _MIB, 260 * _MIB]),
+)
+def test_effective_l3_contract(costs: list[float], l3: int) -> None:
+    # Working sets 2, 4, 8, ... MiB as L3 points, the last cost as the DRAM point.
+    recs: dict[int, tuple[str, float]] = {
+        (2 * _MIB << i) // 4: ("L3", c) for i, c in enumerate(costs[:-1])
+    }
+    recs[64 * _MIB] = ("DRAM", costs[-1])
+    out = mm.effective_l3_bytes(_copy_micro(recs), l3, threads=1)
+    assert isinstance(out, int) and 0 <= out <= l3
+    if out != l3:
+        # Only ever one byte below a measured L3 point past the smallest, costing above
+        # the geometric mean of the smallest L3 point and the DRAM point.
+        ok = [(ws, c) for ws, (lv, c) in recs.items() if lv == "L3" and 0 < c < math.inf]
+        l3_pts = sorted(ok)
+        hit = [(ws, c) for ws, c in l3_pts[1:] if 4 * ws - 1 == out]
+        assert hit and hit[0][1] > math.sqrt(l3_pts[0][1] * costs[-1])

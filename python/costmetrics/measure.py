@@ -74,6 +74,7 @@ __all__ = [
     "check_writable",
     "default_points",
     "default_schedule",
+    "effective_l3_bytes",
     "energy_status",
     "find_rapl_package",
     "load_calibration",
@@ -715,6 +716,65 @@ def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict
     return out
 
 
+def effective_l3_bytes(
+    micro: dict[str, Any], l3_bytes: int, *, threads: int, segment_words: int = 64
+) -> int:
+    """Last-level cache capacity in effect, from the copy benchmark against working set.
+
+    sysfs reports the L3 of the whole cache complex; on a shared (virtual) machine other
+    cores use it too, and an array well inside it can already stream from DRAM. The
+    calibration measures the copy cost per word at working sets across L1/L2/L3/DRAM
+    (reference segment length, one point per level). A point that sysfs puts in L3 is
+    *DRAM-like* when its cost is nearer the DRAM point's than the smallest L3 point's on a
+    log scale (above their geometric mean: the two costs differ 6-9x on the machines
+    measured so far). The capacity in effect is then one byte less than the smallest
+    DRAM-like working set: a problem whose arrays are at least as large as an array
+    measured to behave like DRAM is given the DRAM level; smaller ones keep the level of
+    their size (the knee is only known to lie between the measured points).
+
+    Parameters
+    ----------
+    micro : dict
+        The calibration's micro-benchmark records (``Calibration.micro``; copy points
+        carry ``threads``, ``working_set_words``, ``segment_words``, ``memory_level``).
+    l3_bytes : int
+        The L3 size from sysfs (0: unknown, returned unchanged).
+    threads : int
+        Thread count whose copy points decide.
+    segment_words : int
+        Segment length of the per-level copy points.
+
+    Returns
+    -------
+    int
+        ``l3_bytes``, or less where the calibration measured an L3-sized array costing
+        like DRAM; ``l3_bytes`` where the points needed (two L3 points and a DRAM point at
+        ``threads``) are missing.
+    """
+    pts: dict[str, list[tuple[int, float]]] = {"L3": [], "DRAM": []}
+    for rec in micro.values():
+        if not isinstance(rec, dict) or rec.get("memory_level") not in pts:
+            continue
+        if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
+            continue
+        cost = float(rec.get("value_s", 0.0))
+        ws = int(rec.get("working_set_words", 0))
+        if cost > 0 and np.isfinite(cost) and ws > 0:
+            pts[str(rec["memory_level"])].append((ws, cost))
+    if l3_bytes <= 0 or len({ws for ws, _ in pts["L3"]}) < 2 or not pts["DRAM"]:
+        return l3_bytes
+    l3_pts = sorted(pts["L3"])
+    c_l3 = l3_pts[0][1]
+    c_dram = min(pts["DRAM"])[1]
+    if c_dram <= c_l3:
+        return l3_bytes
+    knee = float(np.sqrt(c_l3 * c_dram))
+    for ws, cost in l3_pts:
+        if ws > l3_pts[0][0] and cost > knee:
+            return min(l3_bytes, BYTES_PER_WORD * ws - 1)
+    return l3_bytes
+
+
 def check_writable(out_dir: str | Path, name: str = "out") -> Path:
     """Check, before long work starts, that ``out_dir`` can be created and written.
 
@@ -1023,9 +1083,20 @@ def calibrate(
         num = sum((b - t_sync) * (a - n_threads) for a, b in others)
         den = sum((a - n_threads) ** 2 for a, _ in others)
         beta = min(max(num / den, 0.0), t_sync / (n_threads - 1))
-    copy_fit = _fit_copy(micro, list(points.values()), l_ref, n_threads)
+    # The L3 capacity in effect (the measured copy-cost knee, effective_l3_bytes): the
+    # copy points past it are fitted as DRAM, and the preset takes it; sysfs's stays in
+    # the machine record and in fits["memory_levels"].
+    l3_eff = effective_l3_bytes(micro, caches[2], threads=n_threads, segment_words=seg)
+    fit_points = [
+        replace(p, level=3) if p.kind == "copy" and p.level == 2
+        and BYTES_PER_WORD * p.ws_words > l3_eff else p
+        for p in points.values()
+    ]  # fmt: skip
+    copy_fit = _fit_copy(micro, fit_points, l_ref, n_threads)
     fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
-            "line": {"tau_line_s": tau_line}}  # fmt: skip
+            "line": {"tau_line_s": tau_line},
+            "memory_levels": {"l3_sysfs_bytes": caches[2],
+                              "l3_effective_bytes": l3_eff}}  # fmt: skip
     share = micro["share_line"]["value_s"] if "share_line" in micro else 0.0
     lanes = int(_cm.simd_lanes_float())
     key = "cpu" + "".join(ch for ch in machine["cpu_model"].lower() if ch.isalnum())[:24]
@@ -1039,10 +1110,11 @@ def calibrate(
         "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
         "used by the model (16 vector registers x lanes; 1). tau_sync = fixed cost of one "
         "tile row (no synchronization inside a CPU tile). Machine-variant terms: cache "
-        "sizes from sysfs; l_seg_s, l_level_s_per_word, l_shared_s_per_word (s/word, per "
-        "L1/L2/L3/DRAM) fitted to the copy benchmarks; t_barrier_per_thread_s from the "
-        "barrier at each thread count; tau_line_s = fixed cost of one 2D line; "
-        "t_share_line_s = one cache-line transfer between cores; threads_ref = n_sm."
+        "sizes from sysfs (L3: the copy-cost knee where measured below it); l_seg_s, "
+        "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
+        "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
+        "count; tau_line_s = fixed cost of one 2D line; t_share_line_s = one cache-line "
+        "transfer between cores; threads_ref = n_sm."
     )
     gpu = Gpu(
         name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
@@ -1060,7 +1132,7 @@ def calibrate(
         source=source,
         cache_l1_bytes=caches[0],
         cache_l2_bytes=caches[1],
-        cache_l3_bytes=caches[2],
+        cache_l3_bytes=l3_eff,
         l_seg_s=copy_fit["l_seg_s"],
         l_level_s_per_word=tuple(copy_fit["l_level_s_per_word"]),
         l_shared_s_per_word=tuple(copy_fit["l_shared_s_per_word"]),
@@ -1090,6 +1162,11 @@ def calibrate(
             )
             + f" s/word (fit RMS {copy_fit['rms_relative_residual']:.1%})"
         )
+        if l3_eff != caches[2]:
+            bar.note(
+                f"L3 in effect {l3_eff} bytes (sysfs {caches[2]}): an L3-sized copy array "
+                "cost like DRAM (effective_l3_bytes)"
+            )
         bar.note(
             f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
             f"t_share = {share:.3g} s/line"
@@ -1224,13 +1301,15 @@ def load_calibration(path: str | Path) -> Calibration:
             stencils[s.key] = s
     if not stencils:
         raise ValueError(f"path: {root / 'stencils'} holds no harness stencil preset")
-    return Calibration(
-        gpu,
-        stencils,
-        dict(meta.get("machine", {})),
-        dict(meta.get("micro", {})),
-        dict(meta.get("settings", {})),
-    )
+    micro, settings = dict(meta.get("micro", {})), dict(meta.get("settings", {}))
+    # The memory level of a problem follows the measured copy-cost knee where the
+    # calibration has one (effective_l3_bytes); the sysfs size stays in the machine record.
+    seg = settings.get("segment_words", 64)
+    seg = seg if isinstance(seg, int) else 64
+    l3 = effective_l3_bytes(micro, gpu.cache_l3_bytes, threads=gpu.n_sm, segment_words=seg)
+    if l3 != gpu.cache_l3_bytes:
+        gpu = replace(gpu, cache_l3_bytes=l3)
+    return Calibration(gpu, stencils, dict(meta.get("machine", {})), micro, settings)
 
 
 # --------------------------------------------------------------------------------------
