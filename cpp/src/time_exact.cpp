@@ -342,6 +342,20 @@ class ExactModel {
       n_v_shift_ = 0;
       while ((i64{1} << n_v_shift_) < gpu.n_v) ++n_v_shift_;
     }
+    // Other nV below 2^22: floor(y / nV) = (y M) >> k for 0 <= y < 2^31, with
+    // k = 31 + ceil(log2 nV) and M = ceil(2^k / nV). With y = q nV + r (0 <= r < nV) and
+    // e = M nV - 2^k in [0, nV): y M / 2^k = q + (r + y e / 2^k) / nV, and y e < 2^31 nV
+    // <= 2^k, so r + y e / 2^k < nV and the shift drops exactly the fraction. M < 2^32 + 1,
+    // so y M < 2^64: the product is exact in 64 unsigned bits.
+    n_v_magic_shift_ = -1;
+    if (n_v_shift_ < 0 && gpu.n_v > 0 && gpu.n_v < (1 << 22)) {
+      int log2_ceil = 0;
+      while ((i64{1} << log2_ceil) < gpu.n_v) ++log2_ceil;
+      n_v_magic_shift_ = kMagicBits + log2_ceil;  // <= 53
+      const std::uint64_t two_k = std::uint64_t{1} << n_v_magic_shift_;
+      const std::uint64_t d = static_cast<std::uint64_t>(gpu.n_v);
+      n_v_magic_ = (two_k - 1) / d + 1;  // ceil(2^k / nV)
+    }
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
@@ -537,11 +551,19 @@ class ExactModel {
         w = tS1_ + 2 * (tT_ - 1 - split);
         for (i64 r = split; r < tT_; ++r, w -= 2) row(r, w);
       };
-      // nV a power of two (every GPU preset): the ceiling is an add and a shift.
+      // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
+      // a multiplication and a shift where every numerator is below 2^31.
       if (n_v_shift_ >= 0) {
         const int shift = n_v_shift_;
         const i64 round_up = (i64{1} << shift) - 1;
         fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
+      } else if (magic_fits(tso)) {
+        const std::uint64_t magic = n_v_magic_;
+        const int shift = n_v_magic_shift_;
+        const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
+        fill([magic, shift, round_up](i64 x) {
+          return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
+        });
       } else {
         fill([this](i64 x) { return ceil_n_v(x); });
       }
@@ -924,6 +946,17 @@ class ExactModel {
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
   int n_v_shift_ = -1;  // log2(nV) for a power-of-two nV (kind tables), else -1
+  // Other nV (kind tables, 2D): ceil(y / nV) = ((y + nV - 1) M) >> k for y + nV - 1 < 2^31.
+  static constexpr int kMagicBits = 31;
+  int n_v_magic_shift_ = -1;  // k, or -1 where unused
+  std::uint64_t n_v_magic_ = 0;  // M
+  // Whether every numerator W(r) tS (+ nV - 1) of the 2D kind tables is below 2^31.
+  bool magic_fits(i64 ts) const {
+    if (n_v_magic_shift_ < 0) return false;
+    const double max_numerator = static_cast<double>(tS1_ + tT_) * static_cast<double>(ts) +
+                                 static_cast<double>(gpu_.n_v);
+    return max_numerator < static_cast<double>(i64{1} << kMagicBits);
+  }
   bool wide_s1_ = false;
   bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
   bool tables_ready_ = false;

@@ -509,15 +509,17 @@ void test_kind_tables_match_general() {
   CHECK(wide_kinds > 2000);
 }
 
-// The kind tables' power-of-two division (a shift, issue 15) and their Reciprocal division
-// for other nV, against the row-by-row walk (always the Reciprocal) bit for bit: every
-// power of two from 1 to 4096 and non-powers around them, tT up to 1024 (many rows, many
+// The kind tables' divisions by nV (issue 15: a shift for a power of two, a multiplication
+// and a shift for other nV below 2^22, the Reciprocal above) against the row-by-row walk
+// (always the Reciprocal) bit for bit: every power of two from 1 to 4096, non-powers around
+// them, the codesign's nV and both sides of 2^22, tT up to 1024 (many rows, many
 // wraps of r mod tS), S1 wide enough for the kind tables, S mod tS in {0, 1, tS - 1, any},
 // 1D/2D/3D, k = 1 and k > 1.
 void test_kind_tables_n_v_division() {
   std::mt19937_64 rng(1515);
   const int n_v[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096,
-                     3, 6, 12, 96, 100, 127, 129, 192, 1000, 4095, 4097};
+                     3, 6, 12, 96, 100, 127, 129, 160, 192, 416, 1000, 1920, 4095, 4097,
+                     (1 << 22) - 3, (1 << 22) + 1};
   const int n_n_v = static_cast<int>(sizeof(n_v) / sizeof(n_v[0]));
   int compared = 0;
   int pow2 = 0;
