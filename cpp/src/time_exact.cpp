@@ -568,6 +568,8 @@ class ExactModel {
         fill([this](i64 x) { return ceil_n_v(x); });
       }
     }
+    // The multiply-and-shift division (n_v_magic_) where every numerator is below 2^31.
+    const bool magic_ok = magic_fits(outer_dim_.full_count() * table_dim_.full_count());
     for (i64 r = 0; r < tT_ && !(outer_dim_.skewed && !table_dim_.skewed && !lines3); ++r) {
       const i64 w = tS1_ + 2 * e(r);
       i64 no[3] = {1, 1, 1};
@@ -577,8 +579,16 @@ class ExactModel {
       const std::size_t next = static_cast<std::size_t>(r) + 1;
       for (int p = 0; p < n_pairs; ++p) {
         const i64 points = w * no[kinds[p] / 3] * nt[kinds[p] % 3];
-        acc[p] += n_v_shift_ >= 0 ? (points + ((i64{1} << n_v_shift_) - 1)) >> n_v_shift_
-                                  : ceil_n_v(points);
+        i64 steps = 0;
+        if (n_v_shift_ >= 0) {
+          steps = (points + ((i64{1} << n_v_shift_) - 1)) >> n_v_shift_;
+        } else if (magic_ok) {
+          steps = static_cast<i64>(
+              (static_cast<std::uint64_t>(points + gpu_.n_v - 1) * n_v_magic_) >> n_v_magic_shift_);
+        } else {
+          steps = ceil_n_v(points);
+        }
+        acc[p] += steps;
         pre[p][next] = acc[p];
       }
       if (lines3) {
@@ -946,11 +956,12 @@ class ExactModel {
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
   int n_v_shift_ = -1;  // log2(nV) for a power-of-two nV (kind tables), else -1
-  // Other nV (kind tables, 2D): ceil(y / nV) = ((y + nV - 1) M) >> k for y + nV - 1 < 2^31.
+  // Other nV (kind tables): ceil(y / nV) = ((y + nV - 1) M) >> k for y + nV - 1 < 2^31.
   static constexpr int kMagicBits = 31;
   int n_v_magic_shift_ = -1;  // k, or -1 where unused
   std::uint64_t n_v_magic_ = 0;  // M
-  // Whether every numerator W(r) tS (+ nV - 1) of the 2D kind tables is below 2^31.
+  // Whether every numerator W(r) n (+ nV - 1) of the kind tables, n <= ts points per row
+  // of the inner dimensions, is below 2^31.
   bool magic_fits(i64 ts) const {
     if (n_v_magic_shift_ < 0) return false;
     const double max_numerator = static_cast<double>(tS1_ + tT_) * static_cast<double>(ts) +
