@@ -1,6 +1,6 @@
 """Benchmark: the harness's two schedules of a wavefront's tiles, round-robin against block.
 
-Round-robin (the 2D/3D default) deals tile i of a wavefront to thread i mod threads, so in 1D
+Round-robin deals tile i of a wavefront to thread i mod threads, so in 1D
 neighbouring tiles, which share cache lines at their common boundary, run on different
 cores; block gives each thread a contiguous run of tiles. Both are checked bitwise against
 the naive stencil on every run. This script measures both with the protocol of

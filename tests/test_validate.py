@@ -475,10 +475,10 @@ def test_predictions_use_each_rows_schedule(tmp_path: Path, calibration: mm.Cali
     assert ex[0] == ex[1]
 
 
-def test_default_schedule_is_block_in_1d() -> None:
-    assert mm.default_schedule("jacobi1d") == "block"
-    assert mm.default_schedule("heat2d") == "round-robin"
-    assert mm.default_schedule("heat3d") == "round-robin"
+def test_default_schedule_is_block() -> None:
+    # Measured faster in 1D, 2D and 3D with harness 4 (docs/validate.md).
+    for stencil in mm.STENCILS:
+        assert mm.default_schedule(stencil) == "block"
     with pytest.raises(ValueError, match="stencil"):
         mm.default_schedule("nope")
     with pytest.raises(ValueError, match="schedule"):

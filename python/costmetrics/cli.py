@@ -537,7 +537,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         "--schedule",
         default=None,
         help="tiles to threads: round-robin, block, or round-robin,block (both); default: "
-        "each stencil's (block in 1D, round-robin in 2D/3D)",
+        "each stencil's (block)",
     )
     parser.add_argument(
         "--sizes",

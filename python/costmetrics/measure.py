@@ -112,11 +112,11 @@ DISPLAY_NAMES: dict[str, str] = {
 HARNESS_VERSION: str = str(_cm.harness_version())
 #: How the harness deals a wavefront's tiles to its threads (:func:`default_schedule`).
 SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
-#: The harness' default schedule per number of space dimensions: contiguous blocks in 1D
-#: (measured faster on a quiet machine: block / round-robin time 0.842 [0.757, 0.908],
-#: Jacobi 1D, 2 threads, ``benchmarks/bench_measure_schedule.py``, docs/validate.md), round-robin
-#: in 2D (no difference measured) and 3D (not compared).
-DEFAULT_SCHEDULES: dict[int, str] = {1: "block", 2: "round-robin", 3: "round-robin"}
+#: The harness' default schedule per number of space dimensions: contiguous blocks in every
+#: dimension, measured faster with harness 4 on a quiet machine (2 threads, median block /
+#: round-robin time, 95% bootstrap interval: Jacobi 1D 0.658 [0.527, 0.875], 2D and 3D
+#: pooled 0.924 [0.860, 0.964], ``benchmarks/bench_measure_schedule.py``, docs/validate.md).
+DEFAULT_SCHEDULES: dict[int, str] = {1: "block", 2: "block", 3: "block"}
 #: Memory levels a problem's arrays can live in (:func:`memory_level`).
 MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
 #: Columns of a measurement table (schema 3: one row per point per pass; schema 2 lacked
@@ -193,8 +193,7 @@ def default_schedule(stencil: str) -> str:
     Returns
     -------
     str
-        ``"block"`` for the 1D stencil, ``"round-robin"`` otherwise
-        (:data:`DEFAULT_SCHEDULES`).
+        ``"block"`` for every stencil (:data:`DEFAULT_SCHEDULES`).
     """
     return DEFAULT_SCHEDULES[space_dims(stencil)]
 
@@ -1140,9 +1139,8 @@ def calibrate(
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
-        # The harness' default schedule where the model distinguishes them (1D; in 2D/3D
-        # no line is shared, docs/time-model.md): default_schedule("jacobi1d").
-        tile_schedule=DEFAULT_SCHEDULES[1],
+        # The harness' default schedule (every stencil's, docs/validate.md).
+        tile_schedule=DEFAULT_SCHEDULES[1],  # the same in every dimension
     )
     if progress:
         bar.note(
@@ -2310,7 +2308,7 @@ def measure(
     schedule : str or sequence of str, optional
         How the harness deals a wavefront's tiles to the threads (:data:`SCHEDULES`);
         several schedules are measured as separate points. Default: each stencil's
-        :func:`default_schedule` (block in 1D, round-robin in 2D and 3D).
+        :func:`default_schedule` (block).
     seed : int
         Seed of the shuffled orders (recorded).
     pin : bool
