@@ -34,9 +34,6 @@ constexpr double kWordsPerKb = 1024.0 / 4.0;
 constexpr double kSafety = 1.0 - 1e-12;
 // Designs claimed at once by a worker thread.
 constexpr std::size_t kBlock = 16;
-// The `exact` search bounds each distinct k of a group before its tiles only in groups of at
-// least this many inner tiles (search_exact).
-constexpr std::uint32_t kByKMinTiles = 8;
 
 // ceil(a / b) for 0 <= a + b < 2^53 (sizes and tiles are bounded by validate_inputs and the
 // shared memory), by one exact double division (floor_sum.hpp).
@@ -396,6 +393,79 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
   }
 }
 
+// Tail bounds of the `exact` variant over a range of groups (docs/codesign.md, "Tail
+// bounds"): for every group g (colors with n_c > 0 only), the first group bound of
+// search_exact is at least
+//   t_sync s + max(C Q/nV a1, 2 Q L a2, C Q/(nV nSM) a3, 2 Q L/nSM a4)
+// with the hardware-independent a1 = k_min P, a2 = k_min s (tS1 + 2 tT), a3 = sum_c n_c P_c,
+// a4 = (tS1 + 2 tT) sum_c n_c s_c, where P_c = count_c sum_w_c + ends_of_c sum_w_half (the
+// points per unit area of color c's bounded wavefronts), P = sum_c P_c, s_c = count_c +
+// ends_of_c and s = sum_c s_c: R k >= k_min and >= n_c / nSM, and work >= the compute and
+// the transfer floors, each summed over the colors. The same expression with each a and s
+// replaced by its minimum over a set of groups bounds every group of the set: `row` over
+// the rest of the group's tT (tS1 >= its own), `all` over every later group in the order
+// (tT, tS1). Computed once per M_SM and instance.
+struct TailTerms {
+  double a1 = 0, a2 = 0, a3 = 0, a4 = 0, s = 0;
+  void min_with(const TailTerms& o) {
+    a1 = std::min(a1, o.a1);
+    a2 = std::min(a2, o.a2);
+    a3 = std::min(a3, o.a3);
+    a4 = std::min(a4, o.a4);
+    s = std::min(s, o.s);
+  }
+};
+// Per M_SM and instance: `row[gi]` over the groups of gi's tT from gi on, `all[q]` over
+// every group from the first of the q-th tT on (TileSet::tT_begin).
+struct GroupTails {
+  std::vector<TailTerms> row;
+  std::vector<TailTerms> all;
+};
+
+void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geometry,
+                       GroupTails& out) {
+  out.row.resize(ts.groups.size());
+  const std::size_t n_rows = ts.tT_begin.size() - 1;
+  out.all.resize(n_rows);
+  for (std::size_t q = n_rows; q-- > 0;) {
+    const std::uint32_t g0 = ts.tT_begin[q];
+    const std::uint32_t g1 = ts.tT_begin[q + 1];
+    for (std::uint32_t gi = g1; gi-- > g0;) {
+      const Group& g = ts.groups[gi];
+      const ExactGeometry& geo = geometry[gi];
+      TailTerms t;
+      double P = 0, NP = 0, NS = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo.n[c] == 0) continue;
+        const double count = static_cast<double>(geo.count[c]);
+        const double p_c = count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half;
+        const double s_c = count + geo.ends_of[c];
+        const double n_c = static_cast<double>(geo.n[c]);
+        P += p_c;
+        t.s += s_c;
+        NP += n_c * p_c;
+        NS += n_c * s_c;
+      }
+      const double kmin = static_cast<double>(g.k_min);
+      const double per_row = static_cast<double>(g.tS1 + 2 * g.tT);
+      t.a1 = kmin * P;
+      t.a2 = kmin * t.s * per_row;
+      t.a3 = NP;
+      t.a4 = NS * per_row;
+      if (gi + 1 < g1) t.min_with(out.row[gi + 1]);
+      out.row[gi] = t;
+    }
+    // Every row holds at least one group (build_tiles stops at the first tT without one).
+    TailTerms a = g0 < g1 ? out.row[g0] : TailTerms{};
+    if (g0 == g1) {
+      const double inf = std::numeric_limits<double>::infinity();
+      a = TailTerms{inf, inf, inf, inf, inf};
+    }
+    if (q + 1 < n_rows) a.min_with(out.all[q + 1]);
+    out.all[q] = a;
+  }
+}
+
 // The group rounds bound of search_exact: with rk_c = min over the group's distinct k of
 // ceil(n_c / (k nSM)) k (the fewest rounds times k of color c), and work_c >= both the
 // compute floor C_iter sum_w_c Q / nV and the transfer floor 2 Q (tS1 + 2 tT) L,
@@ -403,91 +473,32 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
 //     >= T_sync s + max(C Q / nV a, 2 Q L b)
 // with a = sum_c rk_c (count_c sum_w_c + ends_of_c sum_w_half), b = (tS1 + 2 tT) sum_c rk_c
 // (count_c + ends_of_c) and s = sum_c (count_c + ends_of_c), over the colors with n_c > 0.
-// a, b, s depend on nSM (through rk_c) but not on nV.
+// a, b, s depend on nSM (through rk_c) but not on nV. s < 0: not computed yet.
 struct RoundsTerms {
-  double a = 0, b = 0, s = 0;
+  double a = 0, b = 0, s = -1;
 };
 
-// Per M_SM, nSM and instance: every group's RoundsTerms, and the groups in ascending order
-// of a (ties by index). search_exact takes them in that order: the group bound is at least
-// C Q / nV a, so once that prunes, so does every later group's bound (docs/codesign.md,
-// "Best-first order"). The order is built lazily: a sorted prefix, extended from a min-heap
-// of the rest as far as a search needs it (searches read only a short prefix).
-struct GroupOrder {
-  struct Key {
-    double a;
-    std::uint32_t group;
-  };
-  std::vector<RoundsTerms> terms;
-  std::vector<std::uint32_t> order;  // the sorted prefix
-  std::vector<Key> rest;             // a min-heap of the others (by a, then index)
-  bool built = false;
-  static bool later(const Key& x, const Key& y) {
-    return x.a > y.a || (x.a == y.a && x.group > y.group);
-  }
-  // The group at position pos of the order, or false past its end.
-  bool at(std::size_t pos, std::uint32_t& group) {
-    while (order.size() <= pos && !rest.empty()) {
-      std::pop_heap(rest.begin(), rest.end(), later);
-      order.push_back(rest.back().group);
-      rest.pop_back();
+template <class RoundsOf>
+RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry& geo,
+                         const RoundsOf& rounds_of) {
+  RoundsTerms r;
+  r.s = 0;
+  double b = 0;
+  for (int c = 0; c < 2; ++c) {
+    if (geo.n[c] == 0) continue;
+    const double n_c = static_cast<double>(geo.n[c]);
+    double rk = std::numeric_limits<double>::infinity();
+    for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+      const i64 k = ts.k_values[q];
+      rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
     }
-    if (pos >= order.size()) return false;
-    group = order[pos];
-    return true;
+    const double count = static_cast<double>(geo.count[c]);
+    r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
+    b += rk * (count + geo.ends_of[c]);
+    r.s += count + geo.ends_of[c];
   }
-};
-
-void build_group_order(const TileSet& ts, const std::vector<ExactGeometry>& geometry,
-                       i64 n_sm, i64 max_blocks_per_sm, GroupOrder& out) {
-  // 1 / (k nSM) per k: ceil(n / (k nSM)) by ceil_quotient.
-  std::vector<double> inv_k(static_cast<std::size_t>(max_blocks_per_sm) + 1, 0.0);
-  for (i64 k = 1; k <= max_blocks_per_sm; ++k) {
-    inv_k[static_cast<std::size_t>(k)] = 1.0 / static_cast<double>(k * n_sm);
-  }
-  out.terms.assign(ts.groups.size(), RoundsTerms{});
-  out.order.clear();
-  out.rest.resize(ts.groups.size());
-  // The last rk_c computed per color, with its n_c and distinct k: reused when both are the
-  // same (adjacent groups of one tT often share them).
-  i64 prev_n[2] = {-1, -1};
-  double prev_rk[2] = {0, 0};
-  std::uint32_t prev_kb[2] = {0, 0}, prev_ke[2] = {0, 0};
-  for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
-    const Group& g = ts.groups[gi];
-    const ExactGeometry& geo = geometry[gi];
-    RoundsTerms& r = out.terms[gi];
-    double b = 0;
-    for (int c = 0; c < 2; ++c) {
-      if (geo.n[c] == 0) continue;
-      double rk = prev_rk[c];
-      const bool same_k =
-          prev_ke[c] - prev_kb[c] == g.k_end - g.k_begin &&
-          std::equal(ts.k_values.begin() + g.k_begin, ts.k_values.begin() + g.k_end,
-                     ts.k_values.begin() + prev_kb[c]);
-      if (geo.n[c] != prev_n[c] || !same_k) {
-        const double n_c = static_cast<double>(geo.n[c]);
-        rk = std::numeric_limits<double>::infinity();
-        for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
-          const i64 k = ts.k_values[q];
-          rk = std::min(rk, ceil_quotient(n_c, inv_k[static_cast<std::size_t>(k)]) *
-                                static_cast<double>(k));
-        }
-        prev_n[c] = geo.n[c];
-        prev_rk[c] = rk;
-        prev_kb[c] = g.k_begin;
-        prev_ke[c] = g.k_end;
-      }
-      const double count = static_cast<double>(geo.count[c]);
-      r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
-      b += rk * (count + geo.ends_of[c]);
-      r.s += count + geo.ends_of[c];
-    }
-    r.b = b * static_cast<double>(g.tS1 + 2 * g.tT);
-    out.rest[gi] = {r.a, gi};
-  }
-  std::make_heap(out.rest.begin(), out.rest.end(), GroupOrder::later);
-  out.built = true;
+  r.b = b * static_cast<double>(g.tS1 + 2 * g.tT);
+  return r;
 }
 
 // The `exact` variant (docs/codesign.md, "Exact pruning", where the bounds are derived).
@@ -498,20 +509,21 @@ void build_group_order(const TileSet& ts, const std::vector<ExactGeometry>& geom
 //   k > 1: T_i >= m' + k (N_full max(m', c_full) + max((s_min - N_full) m', rest)),
 //   k = 1: T_i >= s_min m' + N_full c_full + rest,
 // and T_alg >= sum over the interior wavefronts of (R T_i + T_sync). A group of tiles with
-// equal (tT, tS1) is first bounded with R k >= the least ceil(n / (k nSM)) k over the
-// group's distinct k (the rounds' granularity) and the larger of the compute and transfer
-// floors (RoundsTerms); the groups are visited in ascending order of that bound's compute
-// term (GroupOrder), so that the first group it prunes ends the search.
+// equal (tT, tS1) is first bounded with R k >= max(k_min, n / nSM), no ceilings, and the
+// larger of the compute and transfer floors; if that does not prune it, with the same
+// floors and R k >= the least ceil(n / (k nSM)) k over the group's distinct k (the rounds'
+// granularity, which the first form misses).
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
                   const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
-                  GroupOrder* order, std::vector<double>* steps_cache,
-                  detail::BoundAudit* audit = nullptr) {
+                  const GroupTails* tails, std::vector<RoundsTerms>* rounds_cache,
+                  std::vector<double>* steps_cache, detail::BoundAudit* audit = nullptr) {
   // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
   // and each bound that covers a tile is compared with the tile's T_alg.
   auto prunes = [&](double lb) { return audit == nullptr && lb * kSafety > best.talg; };
   double group_lb = 0;  // audit: the largest group bound of the current group
   const double C = in.stencil.c_iter_s;
+  const double nsm = static_cast<double>(d.n_sm);
   const double nv = static_cast<double>(d.n_v);
   double Q = static_cast<double>(in.size.space[1]);
   if (ts.dims == 3) Q *= static_cast<double>(in.size.space[2]);
@@ -529,93 +541,53 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   auto rounds_of = [&](double n, i64 k) {
     return ceil_quotient(n, per_k[static_cast<std::size_t>(k)]);
   };
-  const double cq_nv = C * Q * inv_nv;                       // C_iter Q / nV
-  const double transfer_per_row = 2.0 * Q * m.l_s_per_word;  // 2 Q L
+  const double inv_nsm = 1.0 / nsm;
+  const double cq_nv = C * Q * inv_nv;                          // C_iter Q / nV
+  const double transfer_per_row = 2.0 * Q * m.l_s_per_word;     // 2 Q L
+  auto tail_lb = [&](const TailTerms& a) {
+    return m.t_sync_s * a.s +
+           std::max(std::max(cq_nv * a.a1, transfer_per_row * a.a2),
+                    inv_nsm * std::max(cq_nv * a.a3, transfer_per_row * a.a4));
+  };
+  if (prune && rounds_cache->size() != ts.groups.size()) {
+    rounds_cache->assign(ts.groups.size(), RoundsTerms{});
+  }
   if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
-  auto evaluate = [&](std::uint32_t gi, std::uint32_t i, double bound) {
-    const Group& g = ts.groups[gi];
-    const Inner& t = ts.inner[i];
-    const double v = exact_talg(gpu, in, g.tT, g.tS1, t);
-    if (audit != nullptr) {
-      ++audit->tiles;
-      if (bound * kSafety > v) ++audit->violations;
-      audit->worst_ratio = std::max(audit->worst_ratio, bound / v);
-    }
-    ++best.evaluated;
-    best.offer(v, g.tS1, t.s2, t.s3, g.tT, gi, i);
-  };
-  // Best first over three sources of lower bounds, always taking the least (docs/codesign.md,
-  // "Best-first order"): (1) the groups in ascending order of C Q / nV a (GroupOrder), a
-  // lower bound of their group bound; (2) a min-heap of groups with their group bound
-  // computed; (3) a min-heap of tiles that survived their own bounds. Taking (1) computes
-  // the group bound and moves the group to (2); taking (2) bounds its tiles and moves the
-  // survivors to (3); taking (3) evaluates the tile. When the least bound prunes, so does
-  // every bound left, and the search ends: a group bound is computed only when its lower
-  // bound is under the incumbent, a group's tiles bounded only when its bound is, and a
-  // tile evaluated only when its bound is under the incumbent of the moment. The result
-  // does not depend on the order (Best::offer breaks ties by the tile order). Without
-  // pruning, every group is expanded in the order (tT, tS1).
-  struct Entry {
-    double bound;
-    std::uint32_t group, inner;
-  };
-  auto later = [](const Entry& x, const Entry& y) {
-    return x.bound > y.bound ||
-           (x.bound == y.bound && (x.group > y.group || (x.group == y.group && x.inner > y.inner)));
-  };
-  thread_local std::vector<Entry> groups_heap;
-  thread_local std::vector<Entry> tiles_heap;
-  groups_heap.clear();
-  tiles_heap.clear();
-  auto pop = [&](std::vector<Entry>& h) {
-    std::pop_heap(h.begin(), h.end(), later);
-    const Entry e = h.back();
-    h.pop_back();
-    return e;
-  };
-  const double inf = std::numeric_limits<double>::infinity();
-  std::size_t next_in_order = 0;
-  for (std::uint32_t step = 0;; ++step) {
-    std::uint32_t gi = step;
-    double bound = 0;
-    if (!prune) {
-      if (gi >= ts.groups.size()) break;
-    } else {
-      std::uint32_t g_next = 0;
-      const bool more = order->at(next_in_order, g_next);
-      const double from_order = more ? cq_nv * order->terms[g_next].a : inf;
-      const double from_groups = groups_heap.empty() ? inf : groups_heap.front().bound;
-      const double from_tiles = tiles_heap.empty() ? inf : tiles_heap.front().bound;
-      const double least = std::min(from_order, std::min(from_groups, from_tiles));
-      if (least == inf || prunes(least)) break;
-      if (from_tiles == least) {
-        const Entry e = pop(tiles_heap);
-        evaluate(e.group, e.inner, e.bound);
-        continue;
-      }
-      if (from_order == least) {
-        // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
-        // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k
-        // (RoundsTerms).
-        ++next_in_order;
-        ++best.bounds;
-        const RoundsTerms& r = order->terms[g_next];
-        const double lb =
-            m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
-        if (prunes(lb)) continue;
-        groups_heap.push_back({lb, g_next, 0});
-        std::push_heap(groups_heap.begin(), groups_heap.end(), later);
-        continue;
-      }
-      const Entry e = pop(groups_heap);
-      gi = e.group;
-      bound = e.bound;
-    }
+  std::size_t row = 0;  // the tT of group gi: groups [tT_begin[row], tT_begin[row + 1])
+  for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
     const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
-    group_lb = bound;
+    while (gi >= ts.tT_begin[row + 1]) ++row;
+    if (prune) {
+      // Tail bounds (build_group_tails): every group from this tT on, at its first group;
+      // then the rest of this tT.
+      group_lb = 0;
+      if (gi == ts.tT_begin[row]) {
+        ++best.bounds;
+        const double lb_all = tail_lb(tails->all[row]);
+        if (prunes(lb_all)) break;
+        group_lb = lb_all;
+      }
+      ++best.bounds;
+      const double lb_row = tail_lb(tails->row[gi]);
+      if (prunes(lb_row)) {
+        gi = ts.tT_begin[row + 1] - 1;
+        continue;
+      }
+      group_lb = std::max(group_lb, lb_row);
+      // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
+      // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k. Its
+      // terms depend on nSM, not nV: cached per thread across the designs of one M_SM and
+      // nSM (RoundsTerms).
+      ++best.bounds;
+      RoundsTerms& r = (*rounds_cache)[gi];
+      if (r.s < 0) r = rounds_terms(ts, g, *geo, rounds_of);
+      const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
+      group_lb = std::max(group_lb, lb);
+      if (prunes(lb)) continue;
+    }
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
     // tile time below is the same for both, only the rounds differ).
@@ -636,47 +608,19 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes), and the
-    // group bound with that k instead of the group's least rk (R T_i >= R k work for every
-    // tile of that k): when it prunes, every tile of that k is skipped without its own bound.
+    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes).
     i64 rounds_k = 0;
     double rounds_c[2] = {0, 0};
-    double k_lb = 0;
-    bool k_pruned = false;
-    double work[2] = {0, 0};
-    double work_half = 0;
-    // Only in groups with many inner tiles (large M_SM), where a k covers several tiles: in
-    // small ones it cost more than it saved (docs/codesign.md, third round).
-    const bool by_k = prune && g.end - g.begin >= kByKMinTiles;
-    if (by_k) {
-      const double transfer = transfer_per_row * static_cast<double>(g.tS1 + 2 * tT);
-      for (int c = 0; c < 2; ++c) work[c] = std::max(cq_nv * geo->sum_w[c], transfer);
-      work_half = std::max(cq_nv * geo->sum_w_half, transfer);
-    }
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
-      double tile_lb = 0;  // the largest bound covering the tile (audit)
       if (prune) {
+        ++best.bounds;
         if (t.k != rounds_k) {
           rounds_k = t.k;
-          if (by_k) ++best.bounds;
-          k_lb = 0;
-          const double kd = static_cast<double>(t.k);
           for (int c = 0; c < 2; ++c) {
-            if (geo->n[c] == 0) {
-              rounds_c[c] = 0.0;
-              continue;
-            }
-            rounds_c[c] = rounds_of(static_cast<double>(geo->n[c]), t.k);
-            if (!by_k) continue;
-            const double rk = rounds_c[c] * kd;
-            k_lb += static_cast<double>(geo->count[c]) * (rk * work[c] + m.t_sync_s) +
-                    geo->ends_of[c] * (rk * work_half + m.t_sync_s);
+            rounds_c[c] = geo->n[c] == 0 ? 0.0 : rounds_of(static_cast<double>(geo->n[c]), t.k);
           }
-          k_pruned = by_k && prunes(k_lb);
         }
-        if (k_pruned) continue;
-        ++best.bounds;
         const TileAux& a = (*aux)[i];
         const double s_min = a.s_min;
         // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
@@ -703,7 +647,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           return tile_time_of(points_cost[c], rows_cost[c], c_full);
         };
         bool pruned = false;
-        tile_lb = std::max(group_lb, k_lb);
+        double tile_lb = group_lb;
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
@@ -741,11 +685,16 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           }
         }
         if (pruned) continue;
-        tiles_heap.push_back({tile_lb, gi, i});
-        std::push_heap(tiles_heap.begin(), tiles_heap.end(), later);
-        continue;
+        if (audit != nullptr) audit->bound = tile_lb;
       }
-      evaluate(gi, i, tile_lb);
+      const double v = exact_talg(gpu, in, tT, g.tS1, t);
+      if (audit != nullptr) {
+        ++audit->tiles;
+        if (audit->bound * kSafety > v) ++audit->violations;
+        audit->worst_ratio = std::max(audit->worst_ratio, audit->bound / v);
+      }
+      ++best.evaluated;
+      best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
   }
 }
@@ -950,10 +899,12 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       // Exact variant: interior-wavefront geometry per (instance, group) of the current
       // M_SM's tile sets, computed once per thread and M_SM (it does not depend on nSM, nV).
       std::vector<std::vector<ExactGeometry>> geometry(instances.size());
-      // ... the groups' rounds bound terms and visiting order, which depend on nSM
-      // (build_group_order): valid for order_nsm ...
-      std::vector<GroupOrder> orders(instances.size());
-      i64 order_nsm = -1;
+      // ... their tail bounds' terms (build_group_tails) ...
+      std::vector<GroupTails> tails(instances.size());
+      // ... the group rounds bound's terms per group, which depend on nSM (search_exact):
+      // valid for rk_nsm ...
+      std::vector<std::vector<RoundsTerms>> rounds_cache(instances.size());
+      i64 rk_nsm = -1;
       // ... and the exact step count F of the full sub-tiles per tile, which depends on nV
       // and the tile only: valid for the current design, per tile set (2D, 3D).
       std::vector<double> steps_cache[2];
@@ -993,8 +944,8 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
           } else {
             if (options.prune && geometry_smem != d.smem_kb) {
               for (auto& v : geometry) v.clear();
-              for (auto& v : orders) v = GroupOrder{};
-              order_nsm = -1;
+              for (auto& v : tails) v = GroupTails{};
+              rk_nsm = -1;
               tile_aux.clear();
               geometry_smem = d.smem_kb;
             }
@@ -1004,13 +955,11 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
                 geometry[j].push_back(
                     exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
               }
+              build_group_tails(ts, geometry[j], tails[j]);
             }
-            if (options.prune && order_nsm != d.n_sm) {
-              for (auto& v : orders) v = GroupOrder{};
-              order_nsm = d.n_sm;
-            }
-            if (options.prune && !orders[j].built) {
-              build_group_order(ts, geometry[j], d.n_sm, machine.max_blocks_per_sm, orders[j]);
+            if (options.prune && rk_nsm != d.n_sm) {
+              for (auto& v : rounds_cache) v.clear();
+              rk_nsm = d.n_sm;
             }
             std::vector<TileAux>* aux = nullptr;
             if (options.prune) {
@@ -1018,7 +967,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
               if (aux->empty()) build_tile_aux(ts, in.size, *aux);
             }
             search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
-                         &orders[j], &steps_cache[ts.dims - 2]);
+                         &tails[j], &rounds_cache[j], &steps_cache[ts.dims - 2]);
           }
           if (!std::isfinite(best.talg)) {
             throw std::invalid_argument(
@@ -1170,12 +1119,14 @@ BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const Machine
   }
   std::vector<TileAux> aux;
   build_tile_aux(ts, in.size, aux);
-  GroupOrder order;
-  build_group_order(ts, geometry, d.n_sm, m.max_blocks_per_sm, order);
+  GroupTails tails;
+  build_group_tails(ts, geometry, tails);
+  std::vector<RoundsTerms> rounds_cache;
   std::vector<double> steps_cache;
   Best best;
   BoundAudit audit;
-  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &order, &steps_cache, &audit);
+  search_exact(ts, in, m, d, gpu, true, best, &geometry, &aux, &tails, &rounds_cache,
+               &steps_cache, &audit);
   audit.optimum_s = best.talg;
   return audit;
 }

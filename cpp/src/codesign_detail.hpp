@@ -19,6 +19,7 @@ struct BoundAudit {
   std::int64_t violations = 0;  // tiles whose bound exceeds their T_alg beyond the margin
   double worst_ratio = 0;       // max over tiles of bound / T_alg (<= 1 when sound)
   double optimum_s = 0;         // min over tiles of T_alg (the search's result)
+  double bound = 0;             // scratch: the bound of the tile being evaluated
 };
 
 BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const MachineParams& m,
