@@ -585,3 +585,25 @@ def test_tuner_curve_of_contract(points: list[tuple[float, float]]) -> None:
     assert curve.distance[0, -1] == 0.0 or len(points) > 20
     with pytest.raises(ValueError, match="predicted_s"):
         cv.tuner_curve_of(table, pred[:-1] if len(pred) > 1 else np.zeros(3), label="x")
+
+
+def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
+    # The harness-4 calibrations' per-level copy terms are relative to L: scaling L for the
+    # exact fit once pushed one below zero and the fit was refused (fit_errors). exact
+    # reads no machine term, so the fit drops them and must succeed, predicting as before.
+    table, cals = exp_validate.shipped_paths()
+    loaded = [mm.load_calibration(p) for p in cals]
+    assert any(c.gpu.l_seg_s > 0 for c in loaded)
+    result = cv.fit(table, loaded, variant="exact", n_boot=10)
+    assert np.all(np.isfinite(result.predicted_s))
+    bare = [
+        mm.Calibration(c.gpu.without_machine_terms(), c.stencils, c.machine, c.micro, c.settings)
+        for c in loaded
+    ]
+    t = mm.read_table(table).medians()
+    assert np.array_equal(
+        cv.predict(t, loaded, variant="exact"), cv.predict(t, bare, variant="exact")
+    )
+    g = loaded[0].gpu.without_machine_terms()
+    assert (g.l_seg_s, g.threads_ref, g.l_level_s_per_word) == (0.0, 0, (0.0, 0.0, 0.0, 0.0))
+    assert (g.n_sm, g.l_s_per_gb) == (loaded[0].gpu.n_sm, loaded[0].gpu.l_s_per_gb)

@@ -292,6 +292,23 @@ class Gpu:
         ref = self.threads_ref or self.n_sm
         return replace(self, n_sm=n, threads_ref=ref)
 
+    def without_machine_terms(self) -> Gpu:
+        """Return this preset with every ``machine``-variant field at its default (0).
+
+        ``paper`` and ``exact`` do not read these fields, so their predictions are
+        unchanged; fitting those variants' parameters (``validate.fit``) scales L, and a
+        calibrated machine's per-level terms, which are relative to L, could otherwise
+        leave the valid range although no prediction uses them.
+
+        Returns
+        -------
+        Gpu
+            The same preset without machine terms.
+        """
+        from dataclasses import replace
+
+        return replace(self, **_MACHINE_DEFAULTS)
+
     @property
     def l_s_per_word(self) -> float:
         """Global-memory transfer time per 4-byte word in seconds (``L_GB * 4e-9``)."""

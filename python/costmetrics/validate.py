@@ -208,6 +208,13 @@ def _schedule_groups(table: Table) -> dict[Any, npt.NDArray[np.intp]]:
     return {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
 
 
+def _without_machine_terms(cal: Calibration) -> Calibration:
+    """Return the calibration whose preset has no ``machine``-variant terms."""
+    return Calibration(
+        cal.gpu.without_machine_terms(), cal.stencils, cal.machine, cal.micro, cal.settings
+    )
+
+
 def _with_schedule(cal: Calibration, schedule: str) -> Calibration:
     """Return the calibration whose preset describes the schedule the rows ran with.
 
@@ -962,6 +969,9 @@ def fit(
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
     if v == "machine":
         return _fit_machine(t, cals, within, n_boot, seed)
+    # paper and exact read no machine term: drop them, so that scaling L cannot push a
+    # calibrated per-level term (relative to L) out of its range and refuse the fit.
+    cals = {n: _without_machine_terms(c) for n, c in cals.items()}
     names = sorted({n for n in set(t.stencil) if all(n in c.stencils for c in cals.values())})
     base = _predict(t, cals, v)
     usable = np.isfinite(base)
