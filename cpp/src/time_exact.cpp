@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "floor_sum.hpp"
@@ -684,6 +685,77 @@ class ExactModel {
   // Base column of the tiles p = 0 of wavefront j (rule 2).
   i64 offset(i64 j) const { return j % 2 == 1 ? 0 : pitch_ / 2; }
 
+  // The machine variant on the CPU harness: the rounds of wavefront j weighted by the
+  // share of the s1 points each tile holds (docs/time.md, "Tiles clipped at the ends of
+  // [0, S1)"). T_i charges every tile of the wavefront as the widest one (W(r), rule 6);
+  // the harness computes and copies only the points of a tile in [0, S1), so the tiles
+  // clipped at the two ends do less. A tile's share is sum_r |row r of the tile ∩ [0, S1)|
+  // over sum_r W(r) (the rows [r_lo, r_hi) in [0, T)); tiles entirely inside have share 1.
+  // The harness deals tile i of n (ordered by p, cpp/src/measure.cpp) to thread
+  // floor(i threads / n)'s block (or i mod threads, round-robin); the critical path is
+  // the thread with the largest sum of shares, at most ceil(n / threads) (= the rounds).
+  // Only the few tiles at the two ends (within tS1 + 2 h of them) are clipped, so this
+  // costs O(tT) per clipped tile and O(threads) per wavefront.
+  double clipped_rounds(i64 j, i64 threads, bool blocks) const {
+    const i64 t0 = (j - 1) * h_;
+    const i64 r_lo = std::max<i64>(0, -t0);
+    const i64 r_hi = std::min(tT_, T_ - t0);
+    const i64 off = offset(j);
+    if (r_lo >= r_hi || threads < 1) return 0.0;
+    const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
+                               e(std::clamp(h_, r_lo, r_hi - 1)));
+    const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
+    const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
+    const i64 n = std::max<i64>(0, p_max - p_min + 1);
+    if (n == 0) return 0.0;
+    i64 widest = 0;
+    for (i64 r = r_lo; r < r_hi; ++r) widest += widest_row(off, r);
+    if (widest <= 0) return static_cast<double>(div_ceil(n, threads));
+    // Points of tile p (index i = p - p_min) in [0, S1), summed over its rows.
+    auto points = [&](i64 i) {
+      const i64 c0 = off + (p_min + i) * pitch_;
+      i64 sum = 0;
+      for (i64 r = r_lo; r < r_hi; ++r) {
+        const i64 half = e(r);
+        sum += std::max<i64>(0, std::min(c0 + tS1_ + half, S1_) - std::max<i64>(c0 - half, 0));
+      }
+      return sum;
+    };
+    // Deficits 1 - share of the clipped tiles, from each end until a tile is whole.
+    std::vector<std::pair<i64, double>> deficit;
+    i64 left = 0;
+    for (; left < n; ++left) {
+      const i64 pts = points(left);
+      if (pts >= widest) break;
+      deficit.emplace_back(left, 1.0 - static_cast<double>(pts) / static_cast<double>(widest));
+    }
+    for (i64 i = n - 1; i > left; --i) {
+      const i64 pts = points(i);
+      if (pts >= widest) break;
+      deficit.emplace_back(i, 1.0 - static_cast<double>(pts) / static_cast<double>(widest));
+    }
+    // Every thread: with n < threads, the blocks [t n / threads, (t+1) n / threads) of
+    // some threads are empty, and not necessarily the last ones.
+    double most = 0;
+    for (i64 t = 0; t < threads; ++t) {
+      double work = 0;
+      if (blocks) {
+        const i64 lo = t * n / threads, hi = (t + 1) * n / threads;
+        work = static_cast<double>(hi - lo);
+        for (const auto& [i, d] : deficit) {
+          if (i >= lo && i < hi) work -= d;
+        }
+      } else {
+        work = static_cast<double>(t < n ? (n - 1 - t) / threads + 1 : 0);
+        for (const auto& [i, d] : deficit) {
+          if (i % threads == t) work -= d;
+        }
+      }
+      most = std::max(most, work);
+    }
+    return most;
+  }
+
   // W(r) of rule 6: the most s1 points in [0, S1) that one tile of the wavefront with base
   // offset `off` has at relative row r. The overlap of [x, x + w) with [0, S1) is unimodal
   // in x with its plateau on [min(0, S1 - w), max(0, S1 - w)], so the two lattice starts
@@ -1135,8 +1207,13 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
-    const i64 rounds = div_ceil(w.n_tiles, b.k * n_sm);
-    double wavefront_s = static_cast<double>(rounds) * w.t_tile_s + t_sync;
+    const i64 rounds_int = div_ceil(w.n_tiles, b.k * n_sm);
+    // On presets that describe the CPU harness (k = 1), the rounds weighted by the share
+    // of s1 points the critical thread's tiles hold (clipped_rounds); otherwise Eq. A.2.
+    const double rounds = Extras && harness_counts && b.k == 1
+                              ? model.clipped_rounds(j, n_sm, blocks)
+                              : static_cast<double>(rounds_int);
+    double wavefront_s = rounds * w.t_tile_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
     const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
     if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
@@ -1149,8 +1226,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       // d T_alg / d theta for this wavefront class (design_parameter_names() order).
       DesignRow& r = *row;
       const double n = static_cast<double>(count);
-      const double nm = n * static_cast<double>(rounds) * w.coef_m;  // times m'
-      const double nc = n * static_cast<double>(rounds);             // times the counts
+      const double nm = n * rounds * w.coef_m;  // times m'
+      const double nc = n * rounds;             // times the counts
       const std::size_t lv = static_cast<std::size_t>(level);
       r[0] += nm * w.rows.words;                                          // L
       r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
