@@ -691,26 +691,35 @@ class ExactModel {
   // the harness computes and copies only the points of a tile in [0, S1), so the tiles
   // clipped at the two ends do less. A tile's share is sum_r |row r of the tile ∩ [0, S1)|
   // over sum_r W(r) (the rows [r_lo, r_hi) in [0, T)); tiles entirely inside have share 1.
-  // The harness deals tile i of n (ordered by p, cpp/src/measure.cpp) to thread
-  // floor(i threads / n)'s block (or i mod threads, round-robin); the critical path is
-  // the thread with the largest sum of shares, at most ceil(n / threads) (= the rounds).
+  // The harness deals tile i of n (ordered by p, cpp/src/measure.cpp) to thread t's
+  // block [t n / threads, (t+1) n / threads) (or i mod threads, round-robin); the critical
+  // thread is the one with the largest sum of shares (ties: the most tiles), whose tiles
+  // (at most ceil(n / threads), the rounds) and shares are returned. Choosing it by the
+  // shares, not by times, keeps T_alg linear in the parameters.
   // Only the few tiles at the two ends (within tS1 + 2 h of them) are clipped, so this
   // costs O(tT) per clipped tile and O(threads) per wavefront.
-  double clipped_rounds(i64 j, i64 threads, bool blocks) const {
+  struct ClippedRounds {
+    double tiles = 0;  // tiles of the critical thread (the rounds)
+    double share = 0;  // the sum of their shares of s1 points
+  };
+  ClippedRounds clipped_rounds(i64 j, i64 threads, bool blocks) const {
     const i64 t0 = (j - 1) * h_;
     const i64 r_lo = std::max<i64>(0, -t0);
     const i64 r_hi = std::min(tT_, T_ - t0);
     const i64 off = offset(j);
-    if (r_lo >= r_hi || threads < 1) return 0.0;
+    if (r_lo >= r_hi || threads < 1) return {};
     const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
                                e(std::clamp(h_, r_lo, r_hi - 1)));
     const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     const i64 n = std::max<i64>(0, p_max - p_min + 1);
-    if (n == 0) return 0.0;
+    if (n == 0) return {};
     i64 widest = 0;
     for (i64 r = r_lo; r < r_hi; ++r) widest += widest_row(off, r);
-    if (widest <= 0) return static_cast<double>(div_ceil(n, threads));
+    if (widest <= 0) {
+      const double rounds = static_cast<double>(div_ceil(n, threads));
+      return {rounds, rounds};
+    }
     // Points of tile p (index i = p - p_min) in [0, S1), summed over its rows.
     auto points = [&](i64 i) {
       const i64 c0 = off + (p_min + i) * pitch_;
@@ -736,22 +745,28 @@ class ExactModel {
     }
     // Every thread: with n < threads, the blocks [t n / threads, (t+1) n / threads) of
     // some threads are empty, and not necessarily the last ones.
-    double most = 0;
+    ClippedRounds most;
     for (i64 t = 0; t < threads; ++t) {
-      double work = 0;
+      i64 tiles = 0;
+      double share = 0;
       if (blocks) {
         const i64 lo = t * n / threads, hi = (t + 1) * n / threads;
-        work = static_cast<double>(hi - lo);
+        tiles = hi - lo;
+        share = static_cast<double>(tiles);
         for (const auto& [i, d] : deficit) {
-          if (i >= lo && i < hi) work -= d;
+          if (i >= lo && i < hi) share -= d;
         }
       } else {
-        work = static_cast<double>(t < n ? (n - 1 - t) / threads + 1 : 0);
+        tiles = t < n ? (n - 1 - t) / threads + 1 : 0;
+        share = static_cast<double>(tiles);
         for (const auto& [i, d] : deficit) {
-          if (i % threads == t) work -= d;
+          if (i % threads == t) share -= d;
         }
       }
-      most = std::max(most, work);
+      const double tiles_d = static_cast<double>(tiles);
+      if (share > most.share || (share == most.share && tiles_d > most.tiles)) {
+        most = {tiles_d, share};
+      }
     }
     return most;
   }
@@ -1076,7 +1091,10 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
-  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
+  // On presets that describe the CPU harness the split of T_i into its per-point part
+  // (below, clipped_rounds) needs the coefficients of T_i, also without a design row.
+  const bool clip_s1 = Extras && machine && !gpu.machine.all_zero();
+  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr || clip_s1);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -1207,13 +1225,24 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
-    const i64 rounds_int = div_ceil(w.n_tiles, b.k * n_sm);
-    // On presets that describe the CPU harness (k = 1), the rounds weighted by the share
-    // of s1 points the critical thread's tiles hold (clipped_rounds); otherwise Eq. A.2.
-    const double rounds = Extras && harness_counts && b.k == 1
-                              ? model.clipped_rounds(j, n_sm, blocks)
-                              : static_cast<double>(rounds_int);
-    double wavefront_s = rounds * w.t_tile_s + t_sync;
+    double rounds = static_cast<double>(div_ceil(w.n_tiles, b.k * n_sm));
+    // On presets that describe the CPU harness (k = 1), the terms that scale with a tile's
+    // s1 points (words copied to and from the arrays and within the buffer, vector steps)
+    // are charged for the share of the points the critical thread's tiles hold, the ones
+    // per row, segment or line for its tiles (clipped_rounds); otherwise Eq. A.2.
+    double share = rounds;
+    double t_points_s = 0;  // the part of T_i that scales with the tile's s1 points
+    if (Extras && clip_s1 && b.k == 1) {
+      const auto clipped = model.clipped_rounds(j, n_sm, blocks);
+      rounds = clipped.tiles;
+      share = clipped.share;
+      const double l_word =
+          transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
+                                              static_cast<double>(ref));
+      t_points_s = w.coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
+                   w.counts[0] * stencil.c_iter_s;
+    }
+    double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
     const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
     if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
@@ -1228,14 +1257,16 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double n = static_cast<double>(count);
       const double nm = n * rounds * w.coef_m;  // times m'
       const double nc = n * rounds;             // times the counts
+      const double nm_p = n * share * w.coef_m;  // the same for the per-point terms
+      const double nc_p = n * share;
       const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm * w.rows.words;                                          // L
+      r[0] += nm_p * w.rows.words;                                        // L
       r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
       r[2] += n;                                                          // T_sync
-      r[3] += nc * w.counts[0];                                           // C_iter
+      r[3] += nc_p * w.counts[0];                                         // C_iter
       r[4] += nm * w.rows.seg;                                            // L_seg
-      r[5 + lv] += nm * w.rows.words;                                     // dL[level]
-      r[9 + lv] += nm * w.rows.words *
+      r[5 + lv] += nm_p * w.rows.words;                                   // dL[level]
+      r[9 + lv] += nm_p * w.rows.words *
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
       r[13] += nc * w.counts[2];                                          // tau_line
       r[14] += n * barrier_threads;                                       // t_barrier
@@ -1244,7 +1275,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       } else {
         r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
       }
-      r[16] += nm * w.rows.buf;                                           // l_buffer
+      r[16] += nm_p * w.rows.buf;                                         // l_buffer
     }
   };
   add(0, 1);                                                 // first, partial B wavefront
