@@ -223,6 +223,55 @@ def test_segment_term_counts_the_harness_copies() -> None:
         assert abs(paper - words) >= abs(rows.rows[0, 0] - words)
 
 
+def test_clipped_end_tiles_charge_their_share_of_points() -> None:
+    """Tiles clipped at the ends of [0, S1) pay their share of the per-point terms.
+
+    Replays the harness (cpp/src/measure.cpp): at one thread the vector steps charged
+    (the C_iter column) are the problem's points / nV (to the rounding of a row's steps),
+    whatever the tile (every point is computed once); without the
+    clipping rule the wide tiles below were charged 18-25% more. The words follow the
+    harness's counters (run), 1D within 1%; the segments stay per tile (test above).
+    """
+    harness = dataclasses.replace(CPU, n_sm=1, threads_ref=1, tau_line_s=1e-7)
+    sizes = (256, 256, 128)
+    for tiles in [(57, 288, 16), (54, 288, 20), (58, 288, 18), (16, 128, 32)]:
+        row = cm.time.design_rows(H2, harness, sizes, [tiles], variant="machine").rows[0]
+        # Exact where every row's points are a multiple of nV; sub-tiles of tS2 = 128
+        # round some rows' steps up (0.01% here).
+        assert row[3] == pytest.approx(256 * 256 * 128 / 4, rel=1e-3), tiles
+    # Without a machine term (a GPU-like preset) nothing changes: the wide tile is
+    # charged as in `exact`.
+    plain = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
+    exact = cm.time.design_rows(H2, plain, sizes, [(57, 288, 16)], variant="exact").rows[0]
+    machine = cm.time.design_rows(H2, plain, sizes, [(57, 288, 16)], variant="machine").rows[0]
+    assert machine[3] == exact[3] > 1.2 * 256 * 256 * 128 / 4
+    for sizes_1d, tiles_1d in [((1000, 64), (300, 8)), ((500, 32), (200, 16))]:
+        run = cm.measure.run("jacobi1d", sizes_1d, tiles_1d, threads=1, repeats=1, check=False)
+        words = run.words_loaded + run.words_stored
+        row = cm.time.design_rows(J1, harness, sizes_1d, [tiles_1d], variant="machine").rows[0]
+        assert row[0] == pytest.approx(words, rel=0.01), (sizes_1d, tiles_1d)
+        old = cm.time.design_rows(J1, plain, sizes_1d, [tiles_1d], variant="exact").rows[0]
+        assert abs(old[0] - words) > abs(row[0] - words)
+
+
+def test_clipped_rounds_follow_the_schedule() -> None:
+    """At two threads the critical thread's tiles: blocks and round-robin differ."""
+    two = dataclasses.replace(CPU, n_sm=2, threads_ref=2, tau_line_s=1e-7)
+    sizes, tiles = (256, 256, 128), (57, 288, 16)
+    block = dataclasses.replace(two, tile_schedule="block")
+    rr = dataclasses.replace(two, tile_schedule="round-robin")
+    one = dataclasses.replace(CPU, n_sm=1, threads_ref=1, tau_line_s=1e-7)
+    steps = {
+        name: cm.time.design_rows(H2, g, sizes, [tiles], variant="machine").rows[0][3]
+        for name, g in (("block", block), ("rr", rr), ("one", one))
+    }
+    # Each thread does at least half of the points, at most all of them.
+    for name in ("block", "rr"):
+        assert steps["one"] / 2 <= steps[name] <= steps["one"], name
+    t = cm.time.talg(H2, block, sizes, tiles, variant="machine")
+    assert math.isfinite(t) and t > 0
+
+
 def test_memory_level_follows_the_working_set() -> None:
     levels = [cm.time.memory_level(H2, CPU, (s, s, 10)) for s in (40, 300, 1500, 5000)]
     assert levels == ["L1", "L2", "L3", "DRAM"]
