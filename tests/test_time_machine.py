@@ -241,7 +241,7 @@ def test_clipped_end_tiles_charge_their_share_of_points() -> None:
         assert row[3] == pytest.approx(256 * 256 * 128 / 4, rel=1e-3), tiles
     # Without a machine term (a GPU-like preset) nothing changes: the wide tile is
     # charged as in `exact`.
-    plain = dataclasses.replace(CPU, n_sm=1, threads_ref=1)
+    plain = dataclasses.replace(CPU, n_sm=1, threads_ref=1).without_machine_terms()
     exact = cm.time.design_rows(H2, plain, sizes, [(57, 288, 16)], variant="exact").rows[0]
     machine = cm.time.design_rows(H2, plain, sizes, [(57, 288, 16)], variant="machine").rows[0]
     assert machine[3] == exact[3] > 1.2 * 256 * 256 * 128 / 4
