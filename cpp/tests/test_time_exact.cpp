@@ -419,6 +419,27 @@ void test_fast_path_matches_general() {
 // tile (S mod tS = 0, 1, tS - 1), tT above and below tS, tS = 1 in 3D, tiny and huge nV, k = 1
 // and k > 1, T shorter than one tile, and the `machine` variant with every term set
 // (lines and the thread terms) and with none.
+// True if the fast and the general path agree bit for bit; prints the case otherwise.
+bool same_breakdown(const char* what, int dims, const tmod::ProblemSize& size,
+                    const tmod::TileSizes& tiles, int n_v, bool machine,
+                    const tmod::Breakdown& fast, const tmod::Breakdown& general) {
+  const bool same = fast.talg_s == general.talg_s && fast.c_s == general.c_s &&
+                    fast.t_tile_s == general.t_tile_s &&
+                    fast.n_wavefronts == general.n_wavefronts &&
+                    fast.tiles_per_wavefront == general.tiles_per_wavefront;
+  if (!same) {
+    std::fprintf(stderr,
+                 "    %s mismatch: dims %d S (%lld,%lld,%lld) T %lld tiles (%lld,%lld,%lld) "
+                 "tT %lld nV %d machine %d: %.17g vs %.17g\n",
+                 what, dims, (long long)size.space[0], (long long)size.space[1],
+                 (long long)size.space[2], (long long)size.time_steps,
+                 (long long)tiles.space[0], (long long)tiles.space[1],
+                 (long long)tiles.space[2], (long long)tiles.time, n_v, machine ? 1 : 0,
+                 fast.talg_s, general.talg_s);
+  }
+  return same;
+}
+
 void test_kind_tables_match_general() {
   std::mt19937_64 rng(15);
   const int n_v[] = {1, 3, 32, 128, 129, 2048};
@@ -479,21 +500,7 @@ void test_kind_tables_match_general() {
     const tmod::Breakdown general = tmod::detail::evaluate_exact(
         g, st, size, tiles, tmod::detail::ExactPath::general, machine);
     ++compared;
-    const bool same = fast.talg_s == general.talg_s && fast.c_s == general.c_s &&
-                      fast.t_tile_s == general.t_tile_s &&
-                      fast.n_wavefronts == general.n_wavefronts &&
-                      fast.tiles_per_wavefront == general.tiles_per_wavefront;
-    CHECK(same);
-    if (!same) {
-      std::fprintf(stderr,
-                   "    kinds mismatch: dims %d S (%lld,%lld,%lld) T %lld tiles (%lld,%lld,%lld) "
-                   "tT %lld nV %d machine %d: %.17g vs %.17g\n",
-                   dims, (long long)size.space[0], (long long)size.space[1],
-                   (long long)size.space[2], (long long)size.time_steps,
-                   (long long)tiles.space[0], (long long)tiles.space[1],
-                   (long long)tiles.space[2], (long long)tiles.time, g.n_v, machine ? 1 : 0,
-                   fast.talg_s, general.talg_s);
-    }
+    CHECK(same_breakdown("kinds", dims, size, tiles, g.n_v, machine, fast, general));
     if (machine) {
       // And the design rows (coefficients) of both walks.
       tmod::detail::DesignRow rf{}, rg{};
@@ -556,21 +563,7 @@ void test_kind_tables_n_v_division() {
         tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
     ++compared;
     pow2 += (g.n_v & (g.n_v - 1)) == 0 ? 1 : 0;
-    const bool same = fast.talg_s == general.talg_s && fast.c_s == general.c_s &&
-                      fast.t_tile_s == general.t_tile_s &&
-                      fast.n_wavefronts == general.n_wavefronts &&
-                      fast.tiles_per_wavefront == general.tiles_per_wavefront;
-    CHECK(same);
-    if (!same) {
-      std::fprintf(stderr,
-                   "    nV division mismatch: dims %d S (%lld,%lld,%lld) T %lld tiles "
-                   "(%lld,%lld,%lld) tT %lld nV %d: %.17g vs %.17g\n",
-                   dims, (long long)size.space[0], (long long)size.space[1],
-                   (long long)size.space[2], (long long)size.time_steps,
-                   (long long)tiles.space[0], (long long)tiles.space[1],
-                   (long long)tiles.space[2], (long long)tiles.time, g.n_v, fast.talg_s,
-                   general.talg_s);
-    }
+    CHECK(same_breakdown("nV division", dims, size, tiles, g.n_v, false, fast, general));
   }
   std::printf("  kind tables' nV division vs general path: %d cases (%d with nV a power of 2)\n",
               compared, pow2);
