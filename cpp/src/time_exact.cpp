@@ -199,6 +199,7 @@ struct Scratch {
   std::vector<SubtileClass> table_classes;
   std::vector<i64> kind_table;     // prefix sums of vector steps per pair of row kinds
   std::vector<double> kind_lines;  // machine variant, 3D: prefix sums of W(r) n_s2 per kind
+  std::vector<std::pair<i64, double>> deficit;  // machine variant: clipped tiles' deficits
 };
 
 Scratch& thread_scratch() {
@@ -714,24 +715,59 @@ class ExactModel {
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     const i64 n = std::max<i64>(0, p_max - p_min + 1);
     if (n == 0) return {};
+    // The rows [r_lo, r_hi) as two runs of e: rising (e = r, r <= (tT-1)/2) and falling
+    // (e = tT-1-r), each a contiguous range of e, so that sums over the rows are O(1).
+    const i64 mid = (tT_ - 1) / 2;  // last row of the rising run
+    const i64 up_lo = r_lo, up_hi = std::min(r_hi - 1, mid);          // e = r
+    const i64 dn_lo = std::max(r_lo, mid + 1), dn_hi = r_hi - 1;      // e = tT-1-r
+    // sum over e in [a, b] of max(0, g(e)), g(e) = min(c0 + tS1 + e, S1) - max(c0 - e, 0):
+    // g is nondecreasing and linear between e = c0 and e = S1 - c0 - tS1 (slopes 2, 1, 0).
+    auto sum_points = [&](i64 c0, i64 a, i64 b) {
+      if (a > b) return i64{0};
+      const i64 e1 = c0, e2 = S1_ - c0 - tS1_;
+      i64 cuts[4] = {a, b + 1, std::clamp(e1, a, b + 1), std::clamp(e2, a, b + 1)};
+      std::sort(cuts, cuts + 4);
+      i64 sum = 0;
+      for (int k = 0; k < 3; ++k) {
+        const i64 lo = cuts[k], hi = cuts[k + 1] - 1;  // g linear on [lo, hi]
+        if (lo > hi) continue;
+        // g(e) = alpha + beta e on this piece (from its two clips at e = lo).
+        const i64 beta = (lo < e1 ? 1 : 0) + (lo < e2 ? 1 : 0);
+        const i64 alpha = (std::min(c0 + tS1_ + lo, S1_) - std::max<i64>(c0 - lo, 0)) - beta * lo;
+        i64 first = lo;  // first e of the piece with g(e) > 0
+        if (beta == 0) {
+          if (alpha <= 0) continue;
+        } else if (alpha + beta * lo <= 0) {
+          first = floor_div(-alpha, beta) + 1;
+        }
+        if (first > hi) continue;
+        const i64 cnt = hi - first + 1;
+        sum += alpha * cnt + beta * (first + hi) * cnt / 2;
+      }
+      return sum;
+    };
+    auto points_of = [&](i64 c0) {
+      return sum_points(c0, up_lo, up_hi) + sum_points(c0, tT_ - 1 - dn_hi, tT_ - 1 - dn_lo);
+    };
     i64 widest = 0;
-    for (i64 r = r_lo; r < r_hi; ++r) widest += widest_row(off, r);
+    if (wide_s1_) {
+      // W(r) = tS1 + 2 e(r): a tile with all its points in [0, S1) (c0 = S1 stands far
+      // enough inside for the sum only through its formula, not its clips).
+      auto sum_e = [](i64 a, i64 b) { return a > b ? i64{0} : (a + b) * (b - a + 1) / 2; };
+      const i64 rows = r_hi - r_lo;
+      widest = tS1_ * rows + 2 * (sum_e(up_lo, up_hi) + sum_e(tT_ - 1 - dn_hi, tT_ - 1 - dn_lo));
+    } else {
+      for (i64 r = r_lo; r < r_hi; ++r) widest += widest_row(off, r);
+    }
     if (widest <= 0) {
       const double rounds = static_cast<double>(div_ceil(n, threads));
       return {rounds, rounds};
     }
     // Points of tile p (index i = p - p_min) in [0, S1), summed over its rows.
-    auto points = [&](i64 i) {
-      const i64 c0 = off + (p_min + i) * pitch_;
-      i64 sum = 0;
-      for (i64 r = r_lo; r < r_hi; ++r) {
-        const i64 half = e(r);
-        sum += std::max<i64>(0, std::min(c0 + tS1_ + half, S1_) - std::max<i64>(c0 - half, 0));
-      }
-      return sum;
-    };
+    auto points = [&](i64 i) { return points_of(off + (p_min + i) * pitch_); };
     // Deficits 1 - share of the clipped tiles, from each end until a tile is whole.
-    std::vector<std::pair<i64, double>> deficit;
+    auto& deficit = scratch_.deficit;  // reused: no allocation per wavefront
+    deficit.clear();
     i64 left = 0;
     for (; left < n; ++left) {
       const i64 pts = points(left);

@@ -419,6 +419,51 @@ void test_terms_by_hand() {
 // The cache lines written by two threads follow the harness' schedule: round-robin, every
 // tile of a wavefront with more than one tile (in m', on the critical path of each round);
 // blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
+// The shares of s1 points of the tiles clipped at the ends of [0, S1) (O(1) per tile in
+// the model) against the brute-force replay of wave_rows_1d, on small problems where most
+// tiles are clipped: at one thread d T / d L = sum over wavefronts of share x the words of
+// the rows the wavefront holds (as in test_terms_by_hand).
+void test_clipped_shares_brute_force() {
+  std::mt19937_64 rng(2125);
+  auto row_words = [](i64 ts1, i64 tt, i64 a, i64 b) {
+    auto e = [tt](i64 r) { return std::min(r, tt - 1 - r); };
+    double words = static_cast<double>(ts1 + 2 * e(a) + 2 + ts1 + 2 * e(b - 1));
+    for (i64 r = a + 1; r < b; ++r) words += e(r) > e(r - 1) ? 4 : e(r) == e(r - 1) ? 2 : 0;
+    for (i64 r = a; r + 1 < b; ++r) words += e(r + 1) < e(r) ? 4 : e(r + 1) == e(r) ? 2 : 0;
+    return words;
+  };
+  int checked = 0;
+  for (int i = 0; i < 400; ++i) {
+    tmod::GpuParams g = gtx980();
+    g.n_sm = 1;
+    g.max_blocks_per_sm = 1;
+    g.machine.tau_line_s = 1e-7;  // a machine term: the harness counts (nothing in 1D)
+    tmod::StencilParams st;
+    st.n_space_dims = 1;
+    st.c_iter_s = 1e-9;
+    tmod::ProblemSize size;
+    size.space = {{std::uniform_int_distribution<i64>(3, 300)(rng), 0, 0}};
+    size.time_steps = std::uniform_int_distribution<i64>(2, 80)(rng);
+    tmod::TileSizes t;
+    t.space = {{std::uniform_int_distribution<i64>(1, 120)(rng), 0, 0}};
+    t.time = 2 * std::uniform_int_distribution<i64>(1, 24)(rng);
+    Case c{g, st, size, t};
+    if (!feasible(c)) continue;
+    const double base = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+    tmod::GpuParams gl = g;
+    gl.l_s_per_word += 1e-9;
+    const double d = tmod::evaluate(gl, st, size, t, tmod::Variant::machine).talg_s - base;
+    double want = 0;
+    for (const WaveRows& w : wave_rows_1d(size.space[0], size.time_steps, t.space[0], t.time)) {
+      want += w.share * row_words(t.space[0], t.time, w.r_lo, w.r_hi);
+    }
+    CHECK_CLOSE(d, 1e-9 * want, 1e-7);
+    ++checked;
+  }
+  std::printf("  clipped shares checked: %d\n", checked);
+  CHECK(checked > 200);
+}
+
 void test_schedules() {
   tmod::GpuParams g = gtx980();
   g.n_sm = 2;
@@ -616,6 +661,7 @@ int main() {
   test_zero_terms_bit_identical();
   test_linearity();
   test_terms_by_hand();
+  test_clipped_shares_brute_force();
   test_memory_level();
   test_schedules();
   test_threads();
