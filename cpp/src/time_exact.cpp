@@ -725,8 +725,8 @@ class ExactModel {
     auto sum_points = [&](i64 c0, i64 a, i64 b) {
       if (a > b) return i64{0};
       const i64 e1 = c0, e2 = S1_ - c0 - tS1_;
-      i64 cuts[4] = {a, b + 1, std::clamp(e1, a, b + 1), std::clamp(e2, a, b + 1)};
-      std::sort(cuts, cuts + 4);
+      const i64 c1 = std::clamp(e1, a, b + 1), c2 = std::clamp(e2, a, b + 1);
+      const i64 cuts[4] = {a, std::min(c1, c2), std::max(c1, c2), b + 1};
       i64 sum = 0;
       for (int k = 0; k < 3; ++k) {
         const i64 lo = cuts[k], hi = cuts[k + 1] - 1;  // g linear on [lo, hi]
@@ -746,8 +746,10 @@ class ExactModel {
       }
       return sum;
     };
+    const bool same_runs = up_lo == tT_ - 1 - dn_hi && up_hi == tT_ - 1 - dn_lo;
     auto points_of = [&](i64 c0) {
-      return sum_points(c0, up_lo, up_hi) + sum_points(c0, tT_ - 1 - dn_hi, tT_ - 1 - dn_lo);
+      const i64 up = sum_points(c0, up_lo, up_hi);
+      return same_runs ? 2 * up : up + sum_points(c0, tT_ - 1 - dn_hi, tT_ - 1 - dn_lo);
     };
     i64 widest = 0;
     if (wide_s1_) {
@@ -765,19 +767,20 @@ class ExactModel {
     }
     // Points of tile p (index i = p - p_min) in [0, S1), summed over its rows.
     auto points = [&](i64 i) { return points_of(off + (p_min + i) * pitch_); };
-    // Deficits 1 - share of the clipped tiles, from each end until a tile is whole.
+    // Deficits 1 - share of the clipped tiles: those whose widest row crosses 0
+    // (c0 - e_max < 0) or S1 (c0 + tS1 + e_max > S1); every other tile is whole.
     auto& deficit = scratch_.deficit;  // reused: no allocation per wavefront
     deficit.clear();
-    i64 left = 0;
-    for (; left < n; ++left) {
-      const i64 pts = points(left);
-      if (pts >= widest) break;
-      deficit.emplace_back(left, 1.0 - static_cast<double>(pts) / static_cast<double>(widest));
-    }
-    for (i64 i = n - 1; i > left; --i) {
+    auto add_deficit = [&](i64 i) {
       const i64 pts = points(i);
-      if (pts >= widest) break;
-      deficit.emplace_back(i, 1.0 - static_cast<double>(pts) / static_cast<double>(widest));
+      if (pts < widest) {
+        deficit.emplace_back(i, 1.0 - static_cast<double>(pts) / static_cast<double>(widest));
+      }
+    };
+    i64 left = 0;
+    for (; left < n && off + (p_min + left) * pitch_ - e_max < 0; ++left) add_deficit(left);
+    for (i64 i = n - 1; i >= left && off + (p_min + i) * pitch_ + tS1_ + e_max > S1_; --i) {
+      add_deficit(i);
     }
     // Every thread: with n < threads, the blocks [t n / threads, (t+1) n / threads) of
     // some threads are empty, and not necessarily the last ones.
