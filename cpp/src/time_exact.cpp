@@ -224,6 +224,11 @@ struct WavefrontCost {
   // With coefficients requested: T_i = coef_m m' + counts . (C_iter, tau_sync, tau_line).
   double coef_m = 0;
   double counts[3] = {0, 0, 0};  // vector steps, rows, lines
+  // Machine variant with k = 1 (clipped_rounds), tracked without the coefficients: the
+  // vector steps over every sub-tile and the sub-tiles, so that T_i's per-point part is
+  // (1D: 1, 2D/3D: n_sub) m'_points + steps C_iter (the k = 1 branches of tile_time_s).
+  double steps_all = 0;
+  double n_sub = 0;
   RowCounts rows;                // machine variant: the counts of m' in this wavefront
 };
 
@@ -886,6 +891,8 @@ class ExactModel {
       if constexpr (Extras) {
         out.coef_m = reuse_.coef_m;
         for (int p = 0; p < 3; ++p) out.counts[p] = reuse_.counts[p];
+        out.steps_all = reuse_.steps_all;
+        out.n_sub = reuse_.n_sub;
       }
       return out;
     }
@@ -951,6 +958,7 @@ class ExactModel {
     double cnt_all[3] = {0, 0, 0};
     double cnt_c_wins[3] = {0, 0, 0};
     double n_m_wins = 0;
+    double steps_all = 0;
     // The (outer kind, kFull) columns of the kind tables (1D/2D: the inner one is kFull).
     const i64* kind_pre[3] = {nullptr, nullptr, nullptr};
     if (!Extras && kinds_ && !table_dim_.skewed) {
@@ -1027,6 +1035,7 @@ class ExactModel {
         sum_c += static_cast<double>(mult) * c;
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
         n_sub += mult;
+        if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
         if (Extras && want_coef_) {
           const double md = static_cast<double>(mult);
           const double v[3] = {steps, static_cast<double>(rows.size()), lines};
@@ -1060,6 +1069,10 @@ class ExactModel {
         counts = cnt_c_wins;
       }
       for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
+    }
+    if constexpr (Extras) {
+      out.steps_all = steps_all;
+      out.n_sub = static_cast<double>(n_sub);
     }
     reuse_valid_ = true;
     reuse_lo_ = r_lo;
@@ -1130,10 +1143,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
-  // On presets that describe the CPU harness the split of T_i into its per-point part
-  // (below, clipped_rounds) needs the coefficients of T_i, also without a design row.
+  // On presets that describe the CPU harness (below, clipped_rounds).
   const bool clip_s1 = Extras && machine && !gpu.machine.all_zero();
-  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr || clip_s1);
+  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -1278,8 +1290,10 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       const double l_word =
           transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
                                               static_cast<double>(ref));
-      t_points_s = w.coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
-                   w.counts[0] * stencil.c_iter_s;
+      // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
+      const double coef_m = dims == 1 ? 1.0 : w.n_sub;
+      t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
+                   w.steps_all * stencil.c_iter_s;
     }
     double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
