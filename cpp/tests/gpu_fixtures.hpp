@@ -1,6 +1,7 @@
 // GPU parameters shared by the time-model tests.
 #pragma once
 
+#include "costmetrics/codesign.hpp"
 #include "costmetrics/time.hpp"
 
 namespace cm_test {
@@ -18,6 +19,18 @@ inline costmetrics::time::GpuParams gtx980() {
   g.tau_sync_s = 7.96e-10;
   g.t_sync_s = 9.24e-7;
   return g;
+}
+
+// The same GTX 980's machine-wide parameters in the codesign search's form (the area
+// model chooses n_SM, n_V and M_SM).
+inline costmetrics::codesign::MachineParams gtx980_machine() {
+  const costmetrics::time::GpuParams g = gtx980();
+  costmetrics::codesign::MachineParams m;
+  m.l_s_per_word = g.l_s_per_word;
+  m.tau_sync_s = g.tau_sync_s;
+  m.t_sync_s = g.t_sync_s;
+  m.max_blocks_per_sm = g.max_blocks_per_sm;
+  return m;
 }
 
 }  // namespace cm_test

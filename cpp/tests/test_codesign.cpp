@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "gpu_fixtures.hpp"
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
@@ -16,14 +17,7 @@ namespace tmod = costmetrics::time;
 
 namespace {
 
-cd::MachineParams gtx980_machine() {
-  cd::MachineParams m;
-  m.l_s_per_word = 7.36e-3 * 4e-9;
-  m.tau_sync_s = 7.96e-10;
-  m.t_sync_s = 9.24e-7;
-  m.max_blocks_per_sm = 32;
-  return m;
-}
+using cm_test::gtx980_machine;
 
 cd::Instance instance(int dims, double c_iter, std::int64_t s, std::int64_t t) {
   cd::Instance in;

@@ -11,6 +11,7 @@
 
 #include "../src/codesign_detail.hpp"
 #include "check.hpp"
+#include "gpu_fixtures.hpp"
 #include "costmetrics/codesign.hpp"
 
 namespace cd = costmetrics::codesign;
@@ -18,14 +19,7 @@ namespace tmod = costmetrics::time;
 
 namespace {
 
-cd::MachineParams gtx980_machine() {
-  cd::MachineParams m;
-  m.l_s_per_word = 7.36e-3 * 4e-9;
-  m.tau_sync_s = 7.96e-10;
-  m.t_sync_s = 9.24e-7;
-  m.max_blocks_per_sm = 32;
-  return m;
-}
+using cm_test::gtx980_machine;
 
 }  // namespace
 

@@ -275,6 +275,17 @@ std::vector<WaveRows> wave_rows_1d(i64 s1, i64 time_steps, i64 ts1, i64 tt) {
   return out;
 }
 
+// Words the 1D harness copies for one tile holding rows [a, b) of a (tS1, tT) hexagon: the
+// first row loads W + 2, a growing row 4 more, the widest row of an even tT 2; a row before a
+// shrinking one stores 4, the row before the widest 2, the last row its W.
+double row_words(i64 ts1, i64 tt, i64 a, i64 b) {
+  auto e = [tt](i64 r) { return std::min(r, tt - 1 - r); };
+  double words = static_cast<double>(ts1 + 2 * e(a) + 2 + ts1 + 2 * e(b - 1));
+  for (i64 r = a + 1; r < b; ++r) words += e(r) > e(r - 1) ? 4 : e(r) == e(r - 1) ? 2 : 0;
+  for (i64 r = a; r + 1 < b; ++r) words += e(r + 1) < e(r) ? 4 : e(r + 1) == e(r) ? 2 : 0;
+  return words;
+}
+
 // Every positive term makes T_alg larger than exact's; with the counts known by hand on a
 // small 1D case (one thread: no shared-bandwidth, barrier or false-sharing term).
 void test_terms_by_hand() {
@@ -300,17 +311,8 @@ void test_terms_by_hand() {
                           exact.talg_s) / (1e-9 * exact.m_io_words);
   CHECK(std::fabs(n_tiles - std::round(n_tiles)) < 1e-3);
   // With a machine term set the preset describes the CPU harness: the words copied are
-  // those of the rows each wavefront holds, counted row by row here (the first row loads
-  // W + 2, a growing row 4 more, the widest row of an even tT 2; a row before a shrinking
-  // one stores 4, the row before the widest 2, the last row its W). tau_line alone turns
-  // the harness counts on and adds nothing in 1D (a row is one line).
-  auto row_words = [](i64 ts1, i64 tt, i64 a, i64 b) {
-    auto e = [tt](i64 r) { return std::min(r, tt - 1 - r); };
-    double words = static_cast<double>(ts1 + 2 * e(a) + 2 + ts1 + 2 * e(b - 1));
-    for (i64 r = a + 1; r < b; ++r) words += e(r) > e(r - 1) ? 4 : e(r) == e(r - 1) ? 2 : 0;
-    for (i64 r = a; r + 1 < b; ++r) words += e(r + 1) < e(r) ? 4 : e(r + 1) == e(r) ? 2 : 0;
-    return words;
-  };
+  // those of the rows each wavefront holds, counted row by row (row_words). tau_line alone
+  // turns the harness counts on and adds nothing in 1D (a row is one line).
   tmod::GpuParams gh = g;
   gh.machine.tau_line_s = 1e-7;
   const double harness = tmod::evaluate(gh, st, size, t, tmod::Variant::machine).talg_s;
@@ -416,22 +418,12 @@ void test_terms_by_hand() {
               1e-12);
 }
 
-// The cache lines written by two threads follow the harness' schedule: round-robin, every
-// tile of a wavefront with more than one tile (in m', on the critical path of each round);
-// blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
 // The shares of s1 points of the tiles clipped at the ends of [0, S1) (O(1) per tile in
 // the model) against the brute-force replay of wave_rows_1d, on small problems where most
 // tiles are clipped: at one thread d T / d L = sum over wavefronts of share x the words of
 // the rows the wavefront holds (as in test_terms_by_hand).
 void test_clipped_shares_brute_force() {
   std::mt19937_64 rng(2125);
-  auto row_words = [](i64 ts1, i64 tt, i64 a, i64 b) {
-    auto e = [tt](i64 r) { return std::min(r, tt - 1 - r); };
-    double words = static_cast<double>(ts1 + 2 * e(a) + 2 + ts1 + 2 * e(b - 1));
-    for (i64 r = a + 1; r < b; ++r) words += e(r) > e(r - 1) ? 4 : e(r) == e(r - 1) ? 2 : 0;
-    for (i64 r = a; r + 1 < b; ++r) words += e(r + 1) < e(r) ? 4 : e(r + 1) == e(r) ? 2 : 0;
-    return words;
-  };
   int checked = 0;
   for (int i = 0; i < 400; ++i) {
     tmod::GpuParams g = gtx980();
@@ -464,6 +456,9 @@ void test_clipped_shares_brute_force() {
   CHECK(checked > 200);
 }
 
+// The cache lines written by two threads follow the harness' schedule: round-robin, every
+// tile of a wavefront with more than one tile (in m', on the critical path of each round);
+// blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
 void test_schedules() {
   tmod::GpuParams g = gtx980();
   g.n_sm = 2;
