@@ -602,10 +602,7 @@ def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     assert any(c.gpu.l_seg_s > 0 for c in loaded)
     result = cv.fit(table, loaded, variant="exact", n_boot=10)
     assert np.all(np.isfinite(result.predicted_s))
-    bare = [
-        mm.Calibration(c.gpu.without_machine_terms(), c.stencils, c.machine, c.micro, c.settings)
-        for c in loaded
-    ]
+    bare = [dataclasses.replace(c, gpu=c.gpu.without_machine_terms()) for c in loaded]
     t = mm.read_table(table).medians()
     assert np.array_equal(
         cv.predict(t, loaded, variant="exact"), cv.predict(t, bare, variant="exact")

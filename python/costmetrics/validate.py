@@ -150,7 +150,7 @@ def _for_threads(cals: dict[int, Calibration], threads: int) -> Calibration:
         return cals[threads]
     nearest = min(cals, key=lambda n: (abs(n - threads), n))
     c = cals[nearest]
-    return Calibration(replace(c.gpu, n_sm=threads), c.stencils, c.machine, c.micro, c.settings)
+    return replace(c, gpu=replace(c.gpu, n_sm=threads))
 
 
 def _groups(table: Table, by_threads: bool = True) -> dict[Any, npt.NDArray[np.intp]]:
@@ -210,9 +210,7 @@ def _schedule_groups(table: Table) -> dict[Any, npt.NDArray[np.intp]]:
 
 def _without_machine_terms(cal: Calibration) -> Calibration:
     """Return the calibration whose preset has no ``machine``-variant terms."""
-    return Calibration(
-        cal.gpu.without_machine_terms(), cal.stencils, cal.machine, cal.micro, cal.settings
-    )
+    return replace(cal, gpu=cal.gpu.without_machine_terms())
 
 
 def _with_schedule(cal: Calibration, schedule: str) -> Calibration:
@@ -224,10 +222,7 @@ def _with_schedule(cal: Calibration, schedule: str) -> Calibration:
     """
     if cal.gpu.tile_schedule == schedule:
         return cal
-    return Calibration(
-        replace(cal.gpu, tile_schedule=schedule), cal.stencils, cal.machine, cal.micro,
-        cal.settings,
-    )  # fmt: skip
+    return replace(cal, gpu=replace(cal.gpu, tile_schedule=schedule))
 
 
 def _predict(t: Table, cals: dict[int, Calibration], v: Any) -> npt.NDArray[np.float64]:
@@ -740,7 +735,7 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     cal = cals[min(cals)]
     g = cal.gpu
     g = replace(g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S))
-    return Calibration(g, cal.stencils, cal.machine, cal.micro, cal.settings)
+    return replace(cal, gpu=g)
 
 
 def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequence[str]) -> Any:
@@ -810,7 +805,7 @@ def _machine_calibration(
         t_share_line_s=float(theta[tail + 3 + n_lv]),
         l_buffer_s_per_word=float(theta[tail + 4 + n_lv]),
     )
-    cal = Calibration(gpu, frame.stencils, frame.machine, frame.micro, frame.settings)
+    cal = replace(frame, gpu=gpu)
     return cal.with_parameters(
         l_ref, float(theta[n_lv]), float(theta[n_lv + 1]),
         {n: float(theta[n_lv + 2 + i]) for i, n in enumerate(names)},
@@ -918,8 +913,7 @@ def _fit_machine(
 
 def _with_threads(cal: Calibration, threads: int) -> Calibration:
     """Return the calibration modeled at ``threads`` threads (thread terms vs its ref)."""
-    return Calibration(cal.gpu.with_threads(threads), cal.stencils, cal.machine, cal.micro,
-                       cal.settings)  # fmt: skip
+    return replace(cal, gpu=cal.gpu.with_threads(threads))
 
 
 def fit(
