@@ -312,6 +312,75 @@ struct TransferTerms {
   }
 };
 
+// The machine variant's critical thread in one wavefront (ExactModel::clipped_rounds).
+struct ClippedRounds {
+  double tiles = 0;  // tiles of the critical thread (the rounds)
+  double share = 0;  // the sum of their shares of s1 points
+};
+
+// clipped_rounds of the wavefront classes of one evaluation (at most five: j = 0, 1, 2 and
+// the last one or two) depend on S1, T, the thread count, the schedule, tS1 and tT only,
+// not on tS2, tS3, nV or any cost, while a batch or a search evaluates each (tS1, tT) for
+// many tS2 (x tS3). So the fast path keeps them per thread, per (tS1, tT), in a
+// direct-mapped table valid for one (S1, T, threads, schedule) (issue 15: computed per
+// tile they made `machine` cost about 2x `exact`). A hit returns the values the
+// computation stored, so the results are those of the per-tile computation bit for bit
+// (cpp/tests/test_time_machine.cpp compares them).
+struct ClippedGroup {
+  std::uint64_t key = 0;  // tS1 << 32 | tT
+  std::uint64_t gen = 0;  // valid when equal to the cache's generation (0: never)
+  ClippedRounds rounds[5];
+};
+
+class ClippedCache {
+ public:
+  static constexpr int kSlotBits = 12;  // 4096 (tS1, tT) groups, 96 bytes each
+
+  // The group of (tS1, tT) under (S1, T, threads, blocks), with `fresh` true where the
+  // caller must fill it; nullptr where the cache is off or the sizes do not fit the key.
+  ClippedGroup* find(std::int64_t S1, std::int64_t T, std::int64_t threads, bool blocks,
+                     std::int64_t tS1, std::int64_t tT, bool& fresh) {
+    constexpr std::int64_t kKeyMax = std::int64_t{1} << 31;
+    if (!enabled || tS1 < 1 || tT < 1 || tS1 >= kKeyMax || tT >= kKeyMax) return nullptr;
+    if (S1 != S1_ || T != T_ || threads != threads_ || blocks != blocks_) {
+      S1_ = S1;
+      T_ = T;
+      threads_ = threads;
+      blocks_ = blocks;
+      ++gen_;  // every stored group is now stale
+    }
+    if (slots_.empty()) slots_.resize(std::size_t{1} << kSlotBits);
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(tS1) << 32 | static_cast<std::uint64_t>(tT);
+    // Fibonacci hashing: the top bits of key x 2^64 / golden ratio.
+    const std::size_t slot =
+        static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits));
+    ClippedGroup& g = slots_[slot];
+    fresh = g.gen != gen_ || g.key != key;
+    if (fresh) {
+      g.key = key;
+      g.gen = gen_;
+    } else {
+      ++hits;
+    }
+    return &g;
+  }
+
+  bool enabled = true;
+  std::uint64_t hits = 0;
+
+ private:
+  std::int64_t S1_ = -1, T_ = -1, threads_ = -1;
+  bool blocks_ = false;
+  std::uint64_t gen_ = 1;
+  std::vector<ClippedGroup> slots_;
+};
+
+ClippedCache& clipped_cache() {
+  thread_local ClippedCache cache;
+  return cache;
+}
+
 // Extras: the machine variant's terms or the design row are wanted. Templated so that the
 // `exact` variant compiles without their branches (its cost stays what it was).
 template <bool Extras>
@@ -704,10 +773,6 @@ class ExactModel {
   // shares, not by times, keeps T_alg linear in the parameters.
   // Only the few tiles at the two ends (within tS1 + 2 h of them) are clipped, so this
   // costs O(tT) per clipped tile and O(threads) per wavefront.
-  struct ClippedRounds {
-    double tiles = 0;  // tiles of the critical thread (the rounds)
-    double share = 0;  // the sum of their shares of s1 points
-  };
   ClippedRounds clipped_rounds(i64 j, i64 threads, bool blocks) const {
     const i64 t0 = (j - 1) * h_;
     const i64 r_lo = std::max<i64>(0, -t0);
@@ -1271,7 +1336,34 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   double t_tile_interior_a = -1;
   double t_tile_largest = 0;
   if (row != nullptr) row->fill(0.0);
-  auto add = [&](i64 j, i64 count) {
+  // The critical thread of each wavefront class (clipped_rounds), by slot: 0, 1, 2 for
+  // j = 0, 1, 2 and 3, 4 for the last ones, j = n_interior + 1 and + 2 (at most two, as
+  // j_last <= n_interior + 2); computed only for the classes that are evaluated below.
+  const bool clipped_terms = Extras && clip_s1 && b.k == 1;
+  ClippedRounds clipped_at[5];
+  if (clipped_terms) {
+    auto fill = [&](ClippedRounds* out) {
+      std::fill(out, out + 5, ClippedRounds{});
+      out[0] = model.clipped_rounds(0, n_sm, blocks);
+      if (n_interior >= 1) out[1] = model.clipped_rounds(1, n_sm, blocks);
+      if (n_interior >= 2) out[2] = model.clipped_rounds(2, n_sm, blocks);
+      for (i64 j = n_interior + 1; j <= j_last; ++j) {
+        out[3 + (j - n_interior - 1)] = model.clipped_rounds(j, n_sm, blocks);
+      }
+    };
+    bool fresh = true;
+    ClippedGroup* group =
+        path == ExactPath::fast
+            ? clipped_cache().find(size.space[0], T, n_sm, blocks, tS1, tT, fresh)
+            : nullptr;
+    if (group == nullptr) {
+      fill(clipped_at);
+    } else {
+      if (fresh) fill(group->rounds);
+      std::copy(group->rounds, group->rounds + 5, clipped_at);
+    }
+  }
+  auto add = [&](i64 j, i64 count, int slot) {
     const WavefrontCost w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
@@ -1283,8 +1375,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     // per row, segment or line for its tiles (clipped_rounds); otherwise Eq. A.2.
     double share = rounds;
     double t_points_s = 0;  // the part of T_i that scales with the tile's s1 points
-    if (Extras && clip_s1 && b.k == 1) {
-      const auto clipped = model.clipped_rounds(j, n_sm, blocks);
+    if (clipped_terms) {
+      const ClippedRounds& clipped = clipped_at[slot];
       rounds = clipped.tiles;
       share = clipped.share;
       const double l_word =
@@ -1331,10 +1423,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       r[16] += nm_p * w.rows.buf;                                         // l_buffer
     }
   };
-  add(0, 1);                                                 // first, partial B wavefront
-  if (n_interior >= 1) add(1, (n_interior + 1) / 2);         // interior A (odd j)
-  if (n_interior >= 2) add(2, n_interior / 2);               // interior B (even j)
-  for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
+  add(0, 1, 0);                                          // first, partial B wavefront
+  if (n_interior >= 1) add(1, (n_interior + 1) / 2, 1);  // interior A (odd j)
+  if (n_interior >= 2) add(2, n_interior / 2, 2);        // interior B (even j)
+  for (i64 j = n_interior + 1; j <= j_last; ++j) {       // last one or two, partial
+    add(j, 1, 3 + static_cast<int>(j - n_interior - 1));
+  }
 
   b.n_wavefronts = n_wavefronts;
   b.tiles_per_wavefront = max_tiles;
@@ -1346,6 +1440,10 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 }
 
 }  // namespace
+
+void set_clipped_cache_enabled(bool enabled) { clipped_cache().enabled = enabled; }
+
+std::uint64_t clipped_cache_hits() { return clipped_cache().hits; }
 
 Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
                          const ProblemSize& size, const TileSizes& tiles, ExactPath path,

@@ -62,6 +62,12 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
                          ExactPath path = ExactPath::fast, bool machine = false,
                          DesignRow* row = nullptr);
 
+// Test hooks: the fast path's per-thread cache of the machine variant's clipped-tile counts
+// per (tS1, tT) (time_exact.cpp, ClippedCache), turned off or on (on by default) in the
+// calling thread, and how many evaluations of the calling thread it has served.
+void set_clipped_cache_enabled(bool enabled);
+std::uint64_t clipped_cache_hits();
+
 }  // namespace detail
 }  // namespace time
 }  // namespace costmetrics
