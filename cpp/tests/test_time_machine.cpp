@@ -456,6 +456,155 @@ void test_clipped_shares_brute_force() {
   CHECK(checked > 200);
 }
 
+// The fast path's per-thread cache of the clipped-tile counts per (tS1, tT)
+// (time_exact.cpp, ClippedCache) against the same evaluations with the cache off (the
+// per-tile computation), bit for bit, breakdowns and design rows: 1D/2D/3D, round-robin and
+// blocks, 1-8 threads, S1 from a few tiles (most tiles clipped, the general row walk) to
+// wide; tiles drawn from a few (tS1, tT) groups with random tS2/tS3 (hits), in 1D from
+// more groups than the table has slots (collisions); then pairs of problems alternated that
+// differ only in S1, T, the thread count or the schedule (a group stored for one must
+// never serve the other); then the batch on two threads (per-thread caches).
+void test_clipped_cache_bit_identical() {
+  std::mt19937_64 rng(1521);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  struct Problem {
+    tmod::GpuParams gpu;
+    tmod::StencilParams stencil;
+    tmod::ProblemSize size;
+  };
+  auto problem = [&](int dims) {
+    Problem p;
+    tmod::GpuParams& g = p.gpu;
+    g = gtx980();
+    g.n_sm = static_cast<int>(pick(1, 8));
+    g.n_v = 4;
+    g.max_blocks_per_sm = 1;  // one tile per core: k = 1, the clipped-tile count applies
+    g.smem_per_sm_words = 4e6;
+    g.smem_per_block_words = 4e6;
+    g.machine.cache_l1_bytes = 32768;
+    g.machine.cache_l2_bytes = 1 << 20;
+    g.machine.cache_l3_bytes = 32 << 20;
+    g.machine.threads_ref = static_cast<int>(pick(0, 4));
+    set_machine_terms(rng, g);
+    g.machine.schedule =
+        rng() % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
+    p.stencil.n_space_dims = dims;
+    p.stencil.c_iter_s = 1e-9 * static_cast<double>(pick(1, 50));
+    const bool wide = rng() % 2 == 0;
+    p.size.space[0] = wide ? pick(300, dims == 1 ? 100000 : 3000) : pick(1, 150);
+    for (int d = 1; d < dims; ++d) p.size.space[d] = pick(1, dims == 2 ? 400 : 60);
+    p.size.time_steps = pick(1, dims == 1 ? 700 : 200);
+    return p;
+  };
+  // Feasible tiles of `n_groups` random (tS1, tT) groups, random inner sizes.
+  auto tiles_of = [&](int dims, int n_groups, int n) {
+    std::vector<std::pair<i64, i64>> groups;
+    for (int i = 0; i < n_groups; ++i) {
+      groups.emplace_back(pick(1, dims == 1 ? 400 : 40), 2 * pick(1, dims == 1 ? 64 : 12));
+    }
+    std::vector<tmod::TileSizes> tiles;
+    for (int i = 0; i < n; ++i) {
+      const auto& [ts1, tt] = groups[static_cast<std::size_t>(rng() % groups.size())];
+      tmod::TileSizes t;
+      t.space[0] = ts1;
+      for (int d = 1; d < dims; ++d) t.space[d] = d == dims - 1 ? 32 * pick(1, 3) : pick(1, 16);
+      t.time = tt;
+      tiles.push_back(t);
+    }
+    return tiles;
+  };
+  struct Result {
+    tmod::Breakdown b;
+    tmod::detail::DesignRow row;
+  };
+  auto evaluate = [](const Problem& p, const tmod::TileSizes& t) {
+    Result r{};
+    r.b = tmod::detail::evaluate_exact(p.gpu, p.stencil, p.size, t,
+                                       tmod::detail::ExactPath::fast, true);
+    tmod::detail::evaluate_exact(p.gpu, p.stencil, p.size, t, tmod::detail::ExactPath::fast,
+                                 true, &r.row);
+    return r;
+  };
+  // Evaluates the sequence with the cache on, then off, and compares.
+  int compared = 0, k1 = 0;
+  auto check_sequence = [&](const std::vector<std::pair<const Problem*, tmod::TileSizes>>& seq) {
+    std::vector<Result> cached;
+    for (const auto& [p, t] : seq) cached.push_back(evaluate(*p, t));
+    tmod::detail::set_clipped_cache_enabled(false);
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      const Result direct = evaluate(*seq[i].first, seq[i].second);
+      CHECK(same(cached[i].b, direct.b));
+      CHECK(cached[i].row == direct.row);
+      ++compared;
+      k1 += direct.b.k == 1 ? 1 : 0;
+    }
+    tmod::detail::set_clipped_cache_enabled(true);
+  };
+  const std::uint64_t hits_before = tmod::detail::clipped_cache_hits();
+  for (int i = 0; i < 30; ++i) {
+    const int dims = 1 + i % 3;
+    const Problem p = problem(dims);
+    const int n_groups = dims == 1 && i % 2 == 0 ? 6000 : 12;
+    std::vector<std::pair<const Problem*, tmod::TileSizes>> seq;
+    for (const auto& t : tiles_of(dims, n_groups, dims == 1 ? 8000 : 300)) seq.emplace_back(&p, t);
+    check_sequence(seq);
+  }
+  const std::uint64_t hits = tmod::detail::clipped_cache_hits() - hits_before;
+  // Alternated problems that differ in one of S1, T, threads, schedule.
+  for (int i = 0; i < 40; ++i) {
+    const int dims = 1 + i % 3;
+    const Problem a = problem(dims);
+    Problem b = a;
+    switch (i % 4) {
+      case 0: b.size.space[0] += pick(1, 40); break;
+      case 1: b.size.time_steps += pick(1, 40); break;
+      case 2: b.gpu.n_sm = a.gpu.n_sm % 8 + 1; break;
+      default:
+        b.gpu.machine.schedule = a.gpu.machine.schedule == tmod::TileSchedule::block
+                                     ? tmod::TileSchedule::round_robin
+                                     : tmod::TileSchedule::block;
+    }
+    std::vector<std::pair<const Problem*, tmod::TileSizes>> seq;
+    for (const auto& t : tiles_of(dims, 3, 60)) {
+      seq.emplace_back(&a, t);
+      seq.emplace_back(&b, t);
+      seq.emplace_back(&b, t);  // a hit for b, then a for a group b stored last
+    }
+    check_sequence(seq);
+  }
+  std::printf("  clipped-count cache vs per-tile: %d evaluations (%d with k = 1), %llu hits\n",
+              compared, k1, static_cast<unsigned long long>(hits));
+  CHECK(compared > 80000 && k1 > compared / 2);
+  CHECK(hits > 20000);
+
+  // The batch on two threads (each with its own cache) against per-tile evaluations.
+  for (int dims = 1; dims <= 3; ++dims) {
+    const Problem p = problem(dims);
+    const auto tiles = tiles_of(dims, 20, 2000);
+    const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+    std::vector<std::int64_t> flat;
+    for (const auto& t : tiles) {
+      for (int d = 0; d < dims; ++d) flat.push_back(t.space[d]);
+      flat.push_back(t.time);
+    }
+    const std::size_t n = flat.size() / stride;
+    std::vector<double> talg(n);
+    std::vector<std::uint32_t> reasons(n);
+    tmod::BatchOutputs out;
+    out.talg_s = talg.data();
+    out.reasons = reasons.data();
+    tmod::evaluate_batch(p.gpu, p.stencil, p.size, flat.data(), n, tmod::Variant::machine, out, 2);
+    tmod::detail::set_clipped_cache_enabled(false);
+    bool equal = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      equal = equal && reasons[i] == tmod::kFeasible &&
+              talg[i] == evaluate(p, tiles[i]).b.talg_s;
+    }
+    tmod::detail::set_clipped_cache_enabled(true);
+    CHECK(equal);
+  }
+}
+
 // The cache lines written by two threads follow the harness' schedule: round-robin, every
 // tile of a wavefront with more than one tile (in m', on the critical path of each round);
 // blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
@@ -657,6 +806,7 @@ int main() {
   test_linearity();
   test_terms_by_hand();
   test_clipped_shares_brute_force();
+  test_clipped_cache_bit_identical();
   test_memory_level();
   test_schedules();
   test_threads();
