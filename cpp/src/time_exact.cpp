@@ -680,7 +680,8 @@ class ExactModel {
       if (++trail_t == tst) trail_t = 0;
     }
     if constexpr (Extras) {
-      if (need_lines_) {  // 2D lines: prefix sums of W(r)
+      // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables).
+      if (need_lines_ && dims_ == 2) {
         auto& wp = scratch_.width_prefix;
         if (wp.size() < stride) wp.resize(stride);
         wp[0] = 0;
