@@ -432,6 +432,7 @@ class ExactModel {
       const std::uint64_t d = static_cast<std::uint64_t>(gpu.n_v);
       n_v_magic_ = (two_k - 1) / d + 1;  // ceil(2^k / nV)
     }
+    path_ = path;
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
@@ -853,8 +854,10 @@ class ExactModel {
     for (i64 i = n - 1; i >= left && off + (p_min + i) * pitch_ + tS1_ + e_max > S1_; --i) {
       add_deficit(i);
     }
-    // Every thread: with n < threads, the blocks [t n / threads, (t+1) n / threads) of
-    // some threads are empty, and not necessarily the last ones.
+    if (path_ == ExactPath::fast) return critical_thread(n, threads, blocks, deficit);
+    // The general path, the reference of critical_thread: every thread. With n < threads,
+    // the blocks [t n / threads, (t+1) n / threads) of some threads are empty, and not
+    // necessarily the last ones.
     ClippedRounds most;
     for (i64 t = 0; t < threads; ++t) {
       i64 tiles = 0;
@@ -877,6 +880,78 @@ class ExactModel {
       if (share > most.share || (share == most.share && tiles_d > most.tiles)) {
         most = {tiles_d, share};
       }
+    }
+    return most;
+  }
+
+  // The critical thread of clipped_rounds in O(clipped tiles) instead of O(threads x
+  // clipped tiles) (issue 15: with 64 threads the loop over every thread made a 1D machine
+  // evaluation cost 3.7x exact): the threads that hold a clipped tile one by one, with
+  // their shares computed as the loop computes them (the same subtractions in the same
+  // order), and of the others, whose share is their tile count, the one with the most
+  // tiles. The maximum of (share, tiles) in lexicographic order does not depend on the
+  // order the threads are visited in, so the result is the loop's bit for bit.
+  static ClippedRounds critical_thread(i64 n, i64 threads, bool blocks,
+                                       const std::vector<std::pair<i64, double>>& deficit) {
+    // Blocks: tile i is thread t's iff t n / threads <= i < (t+1) n / threads (integer
+    // quotients), i.e. t = ceil((i + 1) threads / n) - 1.
+    auto owner = [&](i64 i) { return blocks ? ((i + 1) * threads + n - 1) / n - 1 : i % threads; };
+    auto tiles_of = [&](i64 t) {
+      if (blocks) return (t + 1) * n / threads - t * n / threads;
+      return t < n ? (n - 1 - t) / threads + 1 : i64{0};
+    };
+    ClippedRounds most;
+    auto consider = [&](i64 tiles, double share) {
+      const double tiles_d = static_cast<double>(tiles);
+      if (share > most.share || (share == most.share && tiles_d > most.tiles)) {
+        most = {tiles_d, share};
+      }
+    };
+    // The threads holding a clipped tile (few: at most one clipped tile per end).
+    constexpr std::size_t kFew = 8;
+    i64 owners[kFew];
+    std::size_t n_owners = 0;
+    for (const auto& entry : deficit) {
+      const i64 t = owner(entry.first);
+      if (std::find(owners, owners + n_owners, t) != owners + n_owners) continue;
+      if (n_owners == kFew) {  // not reached (kept correct anyway): the loop of the general path
+        most = {};
+        for (i64 u = 0; u < threads; ++u) {
+          double share = static_cast<double>(tiles_of(u));
+          for (const auto& [i, d] : deficit) {
+            if (owner(i) == u) share -= d;
+          }
+          consider(tiles_of(u), share);
+        }
+        return most;
+      }
+      owners[n_owners++] = t;
+    }
+    i64 big_owners = 0;  // owners with ceil(n / threads) tiles (blocks)
+    for (std::size_t k = 0; k < n_owners; ++k) {
+      const i64 t = owners[k];
+      const i64 tiles = tiles_of(t);
+      double share = static_cast<double>(tiles);
+      for (const auto& [i, d] : deficit) {
+        if (owner(i) == t) share -= d;
+      }
+      consider(tiles, share);
+      if (blocks && n % threads != 0 && tiles == n / threads + 1) ++big_owners;
+    }
+    // The other threads: share = tiles, so the one with the most tiles.
+    if (static_cast<i64>(n_owners) < threads) {
+      i64 tiles = 0;
+      if (blocks) {
+        // n mod threads of the threads hold n / threads + 1 tiles, the others n / threads.
+        const i64 n_big = n % threads;
+        tiles = n / threads + (n_big > big_owners ? 1 : 0);
+      } else {
+        // Round-robin: the counts fall with t, so the first thread without a clipped tile.
+        i64 t = 0;
+        while (std::find(owners, owners + n_owners, t) != owners + n_owners) ++t;
+        tiles = tiles_of(t);
+      }
+      consider(tiles, static_cast<double>(tiles));
     }
     return most;
   }
@@ -1173,6 +1248,7 @@ class ExactModel {
                                  static_cast<double>(gpu_.n_v);
     return max_numerator < static_cast<double>(i64{1} << kMagicBits);
   }
+  ExactPath path_ = ExactPath::fast;
   bool wide_s1_ = false;
   bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
   bool tables_ready_ = false;

@@ -605,6 +605,62 @@ void test_clipped_cache_bit_identical() {
   }
 }
 
+// The fast path's critical thread (ExactModel::critical_thread, O(clipped tiles)) against
+// the general path's loop over every thread (the reference), bit for bit, breakdowns and
+// design rows: 1D/2D/3D, both schedules, 1 to 100 threads, S1 from less than a tile to
+// many (fewer tiles than threads: empty blocks; n mod threads != 0), wide S1 too. With the
+// cache off so that every evaluation computes, and on.
+void test_critical_thread_fast_vs_general() {
+  std::mt19937_64 rng(2115);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  const int threads[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 64, 100};
+  int compared = 0, few_tiles = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const int dims = 1 + i % 3;
+    tmod::GpuParams g = gtx980();
+    g.n_sm = threads[rng() % 11];
+    g.n_v = 4;
+    g.max_blocks_per_sm = 1;
+    g.smem_per_sm_words = 4e6;
+    g.smem_per_block_words = 4e6;
+    g.machine.cache_l1_bytes = 32768;
+    g.machine.cache_l2_bytes = 1 << 20;
+    g.machine.cache_l3_bytes = 32 << 20;
+    g.machine.threads_ref = static_cast<int>(pick(0, 4));
+    set_machine_terms(rng, g);
+    g.machine.schedule = i % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
+    tmod::StencilParams st;
+    st.n_space_dims = dims;
+    st.c_iter_s = 1e-9 * static_cast<double>(pick(1, 50));
+    tmod::TileSizes t;
+    t.space[0] = pick(1, dims == 1 ? 200 : 30);
+    t.time = 2 * pick(1, dims == 1 ? 40 : 10);
+    for (int d = 1; d < dims; ++d) t.space[d] = d == dims - 1 ? 32 * pick(1, 3) : pick(1, 12);
+    const i64 pitch = 2 * t.space[0] + t.time - 2;
+    tmod::ProblemSize size;
+    size.space[0] = rng() % 4 == 0 ? pick(2 * pitch, 200 * pitch) : pick(1, 40 * pitch);
+    for (int d = 1; d < dims; ++d) size.space[d] = pick(1, dims == 2 ? 300 : 50);
+    size.time_steps = pick(1, 300);
+    if (tmod::feasibility(g, dims, t) != tmod::kFeasible) continue;
+    tmod::detail::set_clipped_cache_enabled(i % 4 < 2);
+    const auto fast =
+        tmod::detail::evaluate_exact(g, st, size, t, tmod::detail::ExactPath::fast, true);
+    const auto general =
+        tmod::detail::evaluate_exact(g, st, size, t, tmod::detail::ExactPath::general, true);
+    CHECK(same(fast, general));
+    tmod::detail::DesignRow rf{}, rg{};
+    tmod::detail::evaluate_exact(g, st, size, t, tmod::detail::ExactPath::fast, true, &rf);
+    tmod::detail::evaluate_exact(g, st, size, t, tmod::detail::ExactPath::general, true, &rg);
+    CHECK(rf == rg);
+    ++compared;
+    few_tiles += general.tiles_per_wavefront < g.n_sm ? 1 : 0;
+  }
+  tmod::detail::set_clipped_cache_enabled(true);
+  std::printf("  critical thread fast vs general: %d cases (%d with fewer tiles than threads)\n",
+              compared, few_tiles);
+  CHECK(compared > 5000 && few_tiles > 1000);
+}
+
 // The cache lines written by two threads follow the harness' schedule: round-robin, every
 // tile of a wavefront with more than one tile (in m', on the critical path of each round);
 // blocks, once per such wavefront (the ends of the threads' blocks, in parallel).
@@ -807,6 +863,7 @@ int main() {
   test_terms_by_hand();
   test_clipped_shares_brute_force();
   test_clipped_cache_bit_identical();
+  test_critical_thread_fast_vs_general();
   test_memory_level();
   test_schedules();
   test_threads();
