@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -647,38 +648,48 @@ class ExactModel {
     }
     // The multiply-and-shift division (n_v_magic_) where every numerator is below 2^31.
     const bool magic_ok = magic_fits(outer_dim_.full_count() * table_dim_.full_count());
-    for (i64 r = 0; r < tT_ && !(outer_dim_.skewed && !table_dim_.skewed && !lines3); ++r) {
-      const i64 w = tS1_ + 2 * e(r);
-      i64 no[3] = {1, 1, 1};
-      i64 nt[3] = {1, 1, 1};
-      if (outer_dim_.skewed) no[0] = trail_o, no[1] = tso, no[2] = tso - mod_o;
-      if (table_dim_.skewed) nt[0] = trail_t, nt[1] = tst, nt[2] = tst - mod_t;
-      const std::size_t next = static_cast<std::size_t>(r) + 1;
-      for (int p = 0; p < n_pairs; ++p) {
-        const i64 points = w * no[kinds[p] / 3] * nt[kinds[p] % 3];
-        i64 steps = 0;
-        if (n_v_shift_ >= 0) {
-          steps = (points + ((i64{1} << n_v_shift_) - 1)) >> n_v_shift_;
-        } else if (magic_ok) {
-          steps = static_cast<i64>(
-              (static_cast<std::uint64_t>(points + gpu_.n_v - 1) * n_v_magic_) >> n_v_magic_shift_);
-        } else {
-          steps = ceil_n_v(points);
+    // The loop with the lines of 3D known at compile time (with them a runtime flag, the
+    // loop of the other cases compiled slower: issue 15, `machine` against `exact` in 1D).
+    auto generic_rows = [&](auto with_lines3) COSTMETRICS_LAMBDA_INLINE {
+      constexpr bool kLines3 = decltype(with_lines3)::value;
+      for (i64 r = 0; r < tT_; ++r) {
+        const i64 w = tS1_ + 2 * e(r);
+        i64 no[3] = {1, 1, 1};
+        i64 nt[3] = {1, 1, 1};
+        if (outer_dim_.skewed) no[0] = trail_o, no[1] = tso, no[2] = tso - mod_o;
+        if (table_dim_.skewed) nt[0] = trail_t, nt[1] = tst, nt[2] = tst - mod_t;
+        const std::size_t next = static_cast<std::size_t>(r) + 1;
+        for (int p = 0; p < n_pairs; ++p) {
+          const i64 points = w * no[kinds[p] / 3] * nt[kinds[p] % 3];
+          i64 steps = 0;
+          if (n_v_shift_ >= 0) {
+            steps = (points + ((i64{1} << n_v_shift_) - 1)) >> n_v_shift_;
+          } else if (magic_ok) {
+            steps = static_cast<i64>(
+                (static_cast<std::uint64_t>(points + gpu_.n_v - 1) * n_v_magic_) >> n_v_magic_shift_);
+          } else {
+            steps = ceil_n_v(points);
+          }
+          acc[p] += steps;
+          pre[p][next] = acc[p];
         }
-        acc[p] += steps;
-        pre[p][next] = acc[p];
-      }
-      if (lines3) {
-        const i64* n2 = s2_is_outer_ ? no : nt;
-        for (int k = 0; k < 3; ++k) {
-          lacc[k] += static_cast<double>(w) * static_cast<double>(n2[k]);
-          lpre[k][next] = lacc[k];
+        if constexpr (kLines3) {
+          const i64* n2 = s2_is_outer_ ? no : nt;
+          for (int k = 0; k < 3; ++k) {
+            lacc[k] += static_cast<double>(w) * static_cast<double>(n2[k]);
+            lpre[k][next] = lacc[k];
+          }
         }
+        if (++mod_o == tso) mod_o = 0;
+        if (++trail_o == tso) trail_o = 0;
+        if (++mod_t == tst) mod_t = 0;
+        if (++trail_t == tst) trail_t = 0;
       }
-      if (++mod_o == tso) mod_o = 0;
-      if (++trail_o == tso) trail_o = 0;
-      if (++mod_t == tst) mod_t = 0;
-      if (++trail_t == tst) trail_t = 0;
+    };
+    if (lines3) {
+      generic_rows(std::true_type{});
+    } else if (!(outer_dim_.skewed && !table_dim_.skewed)) {
+      generic_rows(std::false_type{});
     }
     if constexpr (Extras) {
       // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables).
