@@ -15,13 +15,15 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    passes, each stencil with its default schedule (block in 1D);
 3. ``costmetrics validate`` per variant (paper, exact, machine and their fitted twins,
    leave-one-problem-out) with bootstrap intervals and the noise floor, and the tuner's
-   k-curve (the best of the first k points the model ranks, against the grid's best).
+   k-curve (the best of the first k points the model ranks, against the grid's best),
+   once per per-point statistic of ``--statistics`` (default both: the median over the
+   passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs.
 
 Then the cost of the ``machine`` variant's batch evaluation against ``exact``, and a table
 with every target of issue 21 marked met / not met per variant, the noise floor beside
 it. Everything is written under ``--out``: ``run<i>/cal_<n>t/`` (calibrations),
-``run<i>/sweep.csv`` (the tables), ``run<i>/validate.json``, ``targets.json`` and
-``targets.md``.
+``run<i>/sweep.csv`` (the tables), ``run<i>/validate.json`` (median; ``validate_min.json``
+for the minimum), ``targets.json`` and ``targets.md``.
 
 Resumable: kill it at any moment and rerun the same command; a calibration is written to
 a temporary folder and renamed when complete (a complete one is reused), the sweep
@@ -107,15 +109,17 @@ def _points(quick: bool, sizes: str, cal: Any) -> list[mm.Point]:
         for tiles in ((4, 4), (16, 8), (64, 16), (256, 32)):
             out.append(mm.Point("jacobi1d", (4096, 32), tiles))
             out.append(mm.Point("jacobi1d", (8192, 32), tiles))
-        for tiles in ((4, 32, 4), (8, 64, 8), (16, 32, 2)):
-            out.append(mm.Point("heat2d", (64, 64, 8), tiles))
-            out.append(mm.Point("heat2d", (96, 64, 8), tiles))
+        for tiles_2d in ((4, 32, 4), (8, 64, 8), (16, 32, 2)):
+            out.append(mm.Point("heat2d", (64, 64, 8), tiles_2d))
+            out.append(mm.Point("heat2d", (96, 64, 8), tiles_2d))
         return out
     level_sizes = mm.LEVEL_SIZES if sizes == "levels" else None
     return mm.default_points(calibration=cal, sizes=level_sizes, grid="coarse")
 
 
-def _one_run(out: Path, index: int, args: argparse.Namespace, t0: float) -> cv.ValidationReport:
+def _one_run(
+    out: Path, index: int, args: argparse.Namespace, t0: float
+) -> dict[str, cv.ValidationReport]:
     run_dir = out / f"run{index}"
     run_dir.mkdir(parents=True, exist_ok=True)
     counts = sorted({1, mm.default_threads()})
@@ -132,10 +136,14 @@ def _one_run(out: Path, index: int, args: argparse.Namespace, t0: float) -> cv.V
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True,
     )  # fmt: skip
-    _say(t0, f"run {index}: validate")
-    report = cv.validate(run_dir / "sweep.csv", cals, seed=index)
-    _write_json(run_dir / "validate.json", report.to_dict())
-    return report
+    reports = {}
+    for stat in args.statistics:
+        _say(t0, f"run {index}: validate ({stat} over passes)")
+        report = cv.validate(run_dir / "sweep.csv", cals, seed=index, statistic=stat)
+        name = "validate.json" if stat == "median" else f"validate_{stat}.json"
+        _write_json(run_dir / name, report.to_dict())
+        reports[stat] = report
+    return reports
 
 
 def _scores(report: cv.ValidationReport) -> dict[str, cv.Score]:
@@ -192,17 +200,19 @@ def _batch_cost(quick: bool) -> float:
     return float(best["machine"] / best["exact"])
 
 
-def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float) -> Any:
+def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None) -> Any:
     rows: list[dict[str, Any]] = []
     first, table = reports[0], tables[0]
+    stat = first.statistic
     most = int(np.max(first.threads))
     scores = _scores(first)
 
     def add(target: str, variant: str, value: float, limit: float, noise: float = np.nan,
             lower_is_met: bool = True) -> None:  # fmt: skip
         met = bool(value < limit) if lower_is_met else bool(value > limit)
-        rows.append({"target": target, "variant": variant, "value": value, "limit": limit,
-                     "met": met and bool(np.isfinite(value)), "noise_floor": noise})  # fmt: skip
+        rows.append({"target": target, "variant": variant, "statistic": stat, "value": value,
+                     "limit": limit, "met": met and bool(np.isfinite(value)),
+                     "noise_floor": noise})  # fmt: skip
 
     for v in VARIANTS:
         if v not in scores:
@@ -238,7 +248,8 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
             gap = max(abs(s.rmse_all - other.rmse_all), abs(s.rmse_top - other.rmse_top))
             add("two runs agree (RMSE all and top 20%, largest difference)", v, gap, RUNS_AGREE,
                 s.overall.noise_floor)  # fmt: skip
-    add("machine variant batch cost / exact", "machine", cost, MACHINE_COST)
+    if cost is not None:
+        add("machine variant batch cost / exact", "machine", cost, MACHINE_COST)
     return rows
 
 
@@ -249,15 +260,15 @@ def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) ->
         f"{machine.get('allowed_cpus')} CPUs; load average (min, median, max over the "
         f"rows of run 0) {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}.",
         "",
-        "| target | variant | value | limit | met | noise floor |",
-        "|---|---|---|---|---|---|",
+        "| target | variant | statistic | value | limit | met | noise floor |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         pct = not r["target"].startswith("machine variant batch cost")
         value = f"{100 * r['value']:.1f}%" if pct else f"{r['value']:.2f}x"
         limit = f"{100 * r['limit']:.0f}%" if pct else f"{r['limit']:.1f}x"
         noise = "" if not np.isfinite(r["noise_floor"]) else f"{100 * r['noise_floor']:.1f}%"
-        lines.append(f"| {r['target']} | {r['variant']} | {value} | {limit} | "
+        lines.append(f"| {r['target']} | {r['variant']} | {r['statistic']} | {value} | {limit} | "
                      f"{'met' if r['met'] else 'NOT met'} | {noise} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -272,8 +283,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=9, help="shuffled passes (default 9)")
     parser.add_argument("--sizes", choices=["default", "levels"], default="default",
                         help="the shipped problems, or L2-resident to past L2/L3")  # fmt: skip
+    parser.add_argument("--statistics", default="median,min",
+                        help="per-point statistics to score, comma-separated (default "
+                             "median,min)")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
+    args.statistics = [v.strip() for v in str(args.statistics).split(",") if v.strip()]
+    if not args.statistics or any(v not in mm.STATISTICS for v in args.statistics):
+        print(f"bench_validate_run: --statistics: must be a list of {list(mm.STATISTICS)}, "
+              f"got {','.join(args.statistics)!r}", file=sys.stderr)  # fmt: skip
+        return 2
     if not 1 <= args.runs <= 10:
         print(f"bench_validate_run: --runs: must be in [1, 10], got {args.runs}", file=sys.stderr)
         return 2
@@ -299,13 +318,16 @@ def _main_in(args: argparse.Namespace, out_arg: Path) -> int:
         print(f"bench_validate_run: {exc}", file=sys.stderr)
         return 2
     t0 = time.monotonic()
-    reports, tables = [], []
-    for i in range(args.runs):
-        reports.append(_one_run(out, i, args, t0))
-        tables.append(mm.read_table(out / f"run{i}" / "sweep.csv").medians())
+    by_run = [_one_run(out, i, args, t0) for i in range(args.runs)]
     _say(t0, "batch cost of the machine variant against exact")
     cost = _batch_cost(args.quick)
-    rows = _judge(reports, tables, cost)
+    rows: list[dict[str, Any]] = []
+    for k, stat in enumerate(args.statistics):
+        reports = [r[stat] for r in by_run]
+        tables = [mm.read_table(out / f"run{i}" / "sweep.csv").per_point(stat)
+                  for i in range(args.runs)]  # fmt: skip
+        rows += _judge(reports, tables, cost if k == len(args.statistics) - 1 else None)
+    reports = [r[args.statistics[0]] for r in by_run]
     machine = mm.read_table(out / "run0" / "sweep.csv").machine
     text = _markdown(rows, machine, reports[0].loadavg_1m)
     _write_json(out / "targets.json", {"machine": machine, "targets": rows,
@@ -313,11 +335,11 @@ def _main_in(args: argparse.Namespace, out_arg: Path) -> int:
     (out / "targets.md.tmp").write_text(text, encoding="utf-8")
     os.replace(out / "targets.md.tmp", out / "targets.md")
     print(text)
-    for i, r in enumerate(reports):
+    for i, r in ((i, r) for i, run in enumerate(by_run) for r in run.values()):
         for v, c in r.tuner.items():
             summary = ", ".join(f"k={k}: mean {100 * d['mean']:.1f}% max {100 * d['max']:.1f}%"
                                 for k, d in c.summary().items())  # fmt: skip
-            print(f"run {i} tuner ({v}): {summary}")
+            print(f"run {i} tuner ({v}, {r.statistic}): {summary}")
     _say(t0, f"done: {sum(r['met'] for r in rows)} of {len(rows)} targets met; {out}")
     return 0
 

@@ -10,7 +10,9 @@ asserted: only that times are positive and ordered (min <= median <= max).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
+import json
 import math
 import sys
 import time
@@ -457,6 +459,12 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     for stats in cal.micro.values():
         assert len(stats["passes"]) == 1
     assert cal.micro["l_copy_one_thread"]["threads"] == 1
+    # Derived again from the saved passes (one pass: the minimum is the median), the
+    # loaded calibration gives back every parameter; only the source names the statistic.
+    low = back.with_statistic("min")
+    assert low.statistic == "min" and "min of 1" in low.gpu.source
+    assert dataclasses.replace(low.gpu, source=g.source) == g
+    assert low.settings["fits"] == json.loads(json.dumps(cal.settings["fits"]))
     # A calibrated preset predicts at both thread counts with the machine variant.
     for n in (1, 2):
         t = cm.time.talg(cal.stencils["heat2d"], g.with_threads(n), (256, 256, 32), (8, 64, 8),
@@ -514,6 +522,8 @@ def test_calibration_errors(tmp_path: Path) -> None:
         mm.calibrate(n_configs=0)
     with pytest.raises(ValueError, match="stencils"):
         mm.calibrate(stencils=())
+    with pytest.raises(ValueError, match="statistic"):
+        mm.calibrate(statistic="mean")
     with pytest.raises(TypeError):
         mm.save_calibration("x", tmp_path)  # type: ignore[arg-type]
 

@@ -447,6 +447,14 @@ def test_tune_smoke(tmp_path: Path) -> None:
     table = mm.read_table(tmp_path / "tune.csv")
     assert len(table) == 6 and table.has_tag("tune").all()
     json.dumps(result._asdict())
+    assert result.statistic == "median"
+    # The same table judged by the minimum over passes (resumed: nothing is measured again).
+    low = mm.tune("jacobi1d", cal, (512, 8), k=3, threads=1, passes=2, warmup=0,
+                  out=tmp_path / "tune.csv", statistic="min")  # fmt: skip
+    assert low.statistic == "min" and len(mm.read_table(tmp_path / "tune.csv")) == 6
+    assert [c.time_s for c in low.candidates] == [c.time_min_s for c in result.candidates]
+    with pytest.raises(ValueError, match="statistic"):
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1, statistic="mean")
     with pytest.raises(ValueError, match="variant"):
         mm.tune("jacobi1d", cal, (512, 8), variant="fast", k=1, threads=1)
     with pytest.raises(ValueError, match="k"):

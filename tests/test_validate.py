@@ -610,3 +610,92 @@ def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     g = loaded[0].gpu.without_machine_terms()
     assert (g.l_seg_s, g.threads_ref, g.l_level_s_per_word) == (0.0, 0, (0.0, 0.0, 0.0, 0.0))
     assert (g.n_sm, g.l_s_per_gb) == (loaded[0].gpu.n_sm, loaded[0].gpu.l_s_per_gb)
+
+
+# --------------------------------------------------------------------------------------
+# The per-point statistic (median or minimum over the passes)
+# --------------------------------------------------------------------------------------
+
+
+def test_point_statistic_hand_computed() -> None:
+    p = np.array([[3.0, 1.0, 2.0, np.nan], [5.0, 4.0, np.nan, np.nan]])
+    assert mm.point_statistic(p, "median", axis=1).tolist() == [2.0, 4.5]
+    assert mm.point_statistic(p, "min", axis=1).tolist() == [1.0, 4.0]
+    assert np.isnan(mm.point_statistic(np.full((1, 2), np.nan), "min", axis=1)[0])
+    for bad in ("mean", "", None, 3):
+        with pytest.raises(ValueError, match="statistic"):
+            mm.point_statistic(p, bad)  # type: ignore[arg-type]
+
+
+def test_noise_floor_of_the_minimum_hand_computed() -> None:
+    # Passes 0, 2 (even) and 1, 3 (odd): min even 1.0, min odd 1.2, min of all 1.0.
+    p = np.array([[1.0, 1.2, 3.0, 1.5]])
+    assert cv.noise_floor(p, "min") == pytest.approx(0.2)
+    # Medians: even 2.0, odd 1.35, all 1.35.
+    assert cv.noise_floor(p) == pytest.approx(0.65 / 1.35)
+    with pytest.raises(ValueError, match="statistic"):
+        cv.noise_floor(p, "max")
+    with pytest.raises(ValueError, match="statistic"):
+        cv.bootstrap_rmse(p, [1.0], statistic="max")
+
+
+def test_per_point_statistic_switches_both_ways() -> None:
+    table, _ = exp_validate.shipped_paths()
+    raw = mm.read_table(table)
+    med = raw.medians()
+    low = raw.per_point("min")
+    assert (med.statistic, low.statistic) == ("median", "min")
+    assert med.pass_times_s is not None
+    assert np.array_equal(low.time_s, np.nanmin(med.pass_times_s, axis=1))
+    assert np.array_equal(med.time_s, np.nanmedian(med.pass_times_s, axis=1))
+    assert np.all(low.time_s <= med.time_s)
+    assert low.per_point() is low  # keeps its statistic
+    assert np.array_equal(low.medians().time_s, med.time_s)
+    assert np.array_equal(med.per_point("min").time_s, low.time_s)
+    with pytest.raises(ValueError, match="statistic"):
+        raw.per_point("mode")
+
+
+def test_calibration_with_statistic_round_trip() -> None:
+    _, cals = exp_validate.shipped_paths()
+    cal = mm.load_calibration(cals[-1])
+    assert cal.statistic == "median"
+    low = cal.with_statistic("min")
+    assert low.statistic == "min" and "min of" in low.gpu.source
+    for name in cal.stencils:  # C_iter is the compute benchmark's value per vector
+        passes = cal.micro[f"c_iter_{name}"]["passes"]
+        assert low.micro[f"c_iter_{name}"]["value_s"] == min(passes)
+        assert low.c_iter_s(name) == min(passes)
+    assert low.gpu.t_sync_s == min(cal.micro["t_sync_barrier"]["passes"])
+    assert low.gpu.l_s_per_gb < cal.gpu.l_s_per_gb
+    back = low.with_statistic("median")
+    assert back.gpu == cal.gpu
+    assert {n: back.c_iter_s(n) for n in cal.stencils} == {n: cal.c_iter_s(n) for n in cal.stencils}
+    assert cal.with_statistic("median") is cal
+    broken = dataclasses.replace(cal, settings={k: v for k, v in cal.settings.items()
+                                                if k != "segments"})  # fmt: skip
+    with pytest.raises(ValueError, match="statistic"):
+        broken.with_statistic("min")
+
+
+def test_validate_with_the_minimum() -> None:
+    table, cals = exp_validate.shipped_paths()
+    report = cv.validate(table, cals, statistic="min", n_boot=5)
+    t = mm.read_table(table).medians()
+    assert t.pass_times_s is not None
+    assert report.statistic == "min" and report.to_dict()["statistic"] == "min"
+    assert np.array_equal(report.measured_s, np.nanmin(t.pass_times_s, axis=1))
+    g = report.scores["exact"].overall
+    assert g.noise_floor == pytest.approx(cv.noise_floor(t.pass_times_s, "min"))
+    with pytest.raises(ValueError, match="statistic"):
+        cv.validate(table, cals, statistic="mean")
+
+
+def test_cli_validate_statistic() -> None:
+    table, cals = exp_validate.shipped_paths()
+    args = ["validate", str(table), *(a for c in cals for a in ("--calibration", str(c)))]
+    done = _cli(*args, "--statistic", "min", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["statistic"] == "min"
+    done = _cli(*args, "--statistic", "mean")
+    assert done.returncode == 2 and done.stdout == ""

@@ -425,7 +425,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
     )
     parser.add_argument(
-        "--passes", type=int, default=5, help="interleaved shuffled passes (median kept)"
+        "--passes", type=int, default=5, help="interleaved shuffled passes (default 5)"
     )
     parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
@@ -449,6 +449,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         default=None,
         help="tile-buffer budget M_SM per core (default: half the L2)",
     )
+    _add_statistic(parser)
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -463,6 +464,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
             max_working_set_words=args.max_working_set_words,
             buffer_budget_bytes=args.budget_bytes,
             progress=not args.json,
+            statistic=args.statistic,
         )
         files = cm_measure.save_calibration(cal, args.out)
         out = {
@@ -503,6 +505,16 @@ def _thread_counts(text: str) -> list[int]:
         except ValueError:
             raise ValueError(f"--threads: expected integers or 'all', got {text!r}") from None
     return out
+
+
+def _add_statistic(parser: argparse.ArgumentParser) -> None:
+    """Add ``--statistic``: a point's time over its interleaved passes."""
+    parser.add_argument(
+        "--statistic",
+        choices=["median", "min"],
+        default="median",
+        help="a point's time over its passes: median (default) or min (docs/validate.md)",
+    )
 
 
 def _add_shuffled_passes(parser: argparse.ArgumentParser) -> None:
@@ -660,6 +672,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         action="store_true",
         help="also print every (stencil, memory level, threads) group",
     )
+    _add_statistic(parser)
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -668,7 +681,9 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
         if args.plot is not None and not args.plot.parent.is_dir():
             raise ValueError(f"--plot: no folder {args.plot.parent}")
-        report = cm_validate.validate(args.table, args.calibration, time=args.time)
+        report = cm_validate.validate(
+            args.table, args.calibration, time=args.time, statistic=args.statistic
+        )
         if args.plot is not None:
             plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         if args.json:
@@ -700,9 +715,10 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         )
         print(_table(rows))
         print(
-            "RMSE against each point's median over passes; 95% CI: percentile bootstrap "
-            "resampling the points of the group; noise floor: RMS relative difference "
-            "of the medians of the even and odd passes; within noise: RMSE <= noise floor."
+            f"RMSE against each point's {report.statistic} over passes; 95% CI: percentile "
+            "bootstrap resampling the points of the group; noise floor: RMS relative "
+            f"difference of the {report.statistic}s of the even and odd passes; within "
+            "noise: RMSE <= noise floor."
         )
         print("(fitted-*: parameters fitted leave-one-problem-out, scored on the held-out problem)")
         for v, err in report.fit_errors.items():
@@ -739,6 +755,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
     parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
     _add_shuffled_passes(parser)
+    _add_statistic(parser)
     parser.add_argument("--out", type=Path, default=None, metavar="CSV", help="keep the runs here")
     add_json_flag(parser)
 
@@ -756,11 +773,13 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             seed=args.seed,
             out=args.out,
             progress=not args.json,
+            statistic=args.statistic,
         )
         if args.json:
             print_json(result._asdict())
             return 0
-        rows = [["rank", "tiles", "threads", "predicted", "measured median", "min-max"]]
+        measured = f"measured {result.statistic}"
+        rows = [["rank", "tiles", "threads", "predicted", measured, "min-max"]]
         for c in result.candidates:
             rows.append(
                 [
@@ -777,7 +796,8 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
                 )
         print(
             f"best: tiles {'x'.join(map(str, result.tiles))}, {result.threads} thread(s), "
-            f"{result.time_s:.4g} s (median of {len(result.runs)} passes); runs in {result.table}"
+            f"{result.time_s:.4g} s ({result.statistic} of {len(result.runs)} passes); "
+            f"runs in {result.table}"
         )
         return 0
 

@@ -59,6 +59,7 @@ __all__ = [
     "MACHINE_IDENTITY",
     "MEMORY_LEVELS",
     "SCHEDULES",
+    "STATISTICS",
     "STENCILS",
     "Calibration",
     "LoadWarning",
@@ -84,6 +85,7 @@ __all__ = [
     "memory_level",
     "naive",
     "pass_order",
+    "point_statistic",
     "read_table",
     "run",
     "save_calibration",
@@ -119,6 +121,8 @@ SCHEDULES: tuple[str, ...] = tuple(_cm.schedule_names())
 DEFAULT_SCHEDULES: dict[int, str] = {1: "block", 2: "block", 3: "block"}
 #: Memory levels a problem's arrays can live in (:func:`memory_level`).
 MEMORY_LEVELS: tuple[str, ...] = ("L1", "L2", "L3", "DRAM")
+#: How a point's time is taken over its passes (:func:`point_statistic`).
+STATISTICS: tuple[str, ...] = ("median", "min")
 #: Columns of a measurement table (schema 3: one row per point per pass; schema 2 lacked
 #: ``size_s3`` and ``tile_s3``), in order.
 CSV_COLUMNS: tuple[str, ...] = (
@@ -180,6 +184,49 @@ def space_dims(stencil: str) -> int:
         For an unknown stencil.
     """
     return int(_cm.kernel_space_dims(_stencil_name(stencil)))
+
+
+def _statistic_name(statistic: object) -> str:
+    if not isinstance(statistic, str) or statistic not in STATISTICS:
+        raise ValueError(f"statistic: must be one of {list(STATISTICS)}, got {statistic!r}")
+    return statistic
+
+
+def point_statistic(
+    pass_times_s: npt.ArrayLike, statistic: str = "median", axis: int = -1
+) -> npt.NDArray[np.float64]:
+    """Return a point's time over its interleaved passes: the median or the minimum.
+
+    Timing noise on a shared or virtual machine mostly adds time (a descheduled thread,
+    a neighbour's burst of memory traffic; on the 2-core guest of ``docs/validate.md``
+    slow periods last tens of seconds). The median resists a minority of slow passes;
+    the minimum estimates the undisturbed time that the model describes and resists any
+    number of them, but it lies below the typical time by the run-to-run jitter, more so
+    with more passes (``docs/validate.md``, "Per-point statistic", has the measured
+    comparison).
+
+    Parameters
+    ----------
+    pass_times_s : array_like
+        Times of the passes, NaN where a pass lacks the point.
+    statistic : {"median", "min"}
+        Which statistic (:data:`STATISTICS`).
+    axis : int
+        The axis of the passes.
+
+    Returns
+    -------
+    numpy.ndarray
+        The statistic, NaN where a point has no pass.
+    """
+    stat = _statistic_name(statistic)
+    p = np.asarray(pass_times_s, dtype=np.float64)
+    if p.ndim and p.shape[axis] == 0:  # no pass at all
+        return np.full(np.delete(p.shape, axis).astype(int), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN points stay NaN
+        out = np.nanmedian(p, axis=axis) if stat == "median" else np.nanmin(p, axis=axis)
+    return np.asarray(out, dtype=np.float64)
 
 
 def default_schedule(stencil: str) -> str:
@@ -663,6 +710,64 @@ class Calibration:
         }
         return Calibration(gpu, stencils, self.machine, self.micro, self.settings)
 
+    @property
+    def statistic(self) -> str:
+        """How each micro-benchmark's value was taken over its passes (``"median"``, ``"min"``)."""
+        return str(self.settings.get("statistic", "median"))
+
+    def with_statistic(self, statistic: str) -> Calibration:
+        """Return the calibration derived again with another per-point statistic.
+
+        Every pass of every micro-benchmark is kept in ``micro``; the parameters are
+        derived from them as :func:`calibrate` does, with ``statistic`` over the passes.
+
+        Parameters
+        ----------
+        statistic : {"median", "min"}
+            :func:`point_statistic`.
+
+        Returns
+        -------
+        Calibration
+            ``self`` when it already uses ``statistic``, else a new calibration.
+
+        Raises
+        ------
+        ValueError
+            For another statistic, or a calibration whose settings, passes or machine
+            record do not give back the points it measured (written by an older version).
+        """
+        stat = _statistic_name(statistic)
+        if stat == self.statistic:
+            return self
+        st, m = self.settings, self.machine
+        try:
+            caches = (int(m["l1d_bytes"]), int(m["l2_bytes"]), int(m["l3_bytes"]))
+            thread_list = [int(a) for a in st["threads"]]
+            points = _calibration_points(
+                thread_list, int(st["working_set_words"]), int(st["segment_words"]),
+                [int(v) for v in st["segments"]], int(st["max_working_set_words"]), caches,
+                list(self.stencils),
+            )  # fmt: skip
+            samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
+            units = {k: int(self.micro[k]["units"]) for k in points}
+            when = self.gpu.source.split("CPU, ", 1)[1].split(",", 1)[0]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(
+                f"statistic: this calibration cannot be derived again (its settings, passes "
+                f"or machine record are incomplete: {exc!r})"
+            ) from None
+        if set(points) != set(self.micro):
+            raise ValueError(
+                "statistic: this calibration's micro-benchmarks are not the ones its settings "
+                "give (written by another version)"
+            )
+        settings = {k: v for k, v in st.items() if k != "fits"}
+        settings["statistic"] = stat
+        return _derive_calibration(
+            samples, units, points, list(self.stencils), m, settings, caches, when
+        )
+
 
 def _stencil_preset(name: str, gpu_key: str, c_iter: float) -> Stencil:
     return Stencil(
@@ -852,6 +957,40 @@ def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool) -> Any:
     return _cm.bench_row(pt.stencil, pt.threads, 1, pin)
 
 
+def _calibration_points(
+    thread_list: Sequence[int],
+    ws: int,
+    seg: int,
+    seg_list: Sequence[int],
+    ws_limit: int,
+    caches: Sequence[int],
+    names: Sequence[str],
+) -> dict[str, _MicroPoint]:
+    """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name."""
+    n_threads = thread_list[-1]
+    points: dict[str, _MicroPoint] = {}
+
+    def add(pt: _MicroPoint) -> None:
+        points.setdefault(pt.key, pt)
+
+    for a in thread_list:
+        ref_level = _copy_level(ws, a, caches)
+        name = "l_copy" if a == n_threads else ("l_copy_one_thread" if a == 1 else "")
+        add(_MicroPoint(name or f"copy_ref_{a}t", "copy", a, ws, seg, level=ref_level))
+        if a in (1, n_threads):
+            for s in seg_list:
+                add(_MicroPoint(f"copy_seg{s}_{a}t", "copy", a, ws, s, level=ref_level))
+        for level, level_ws in _level_working_sets(a, caches, ws_limit).items():
+            add(_MicroPoint(f"copy_{_LEVELS[level]}_{a}t", "copy", a, level_ws, seg, level=level))
+        add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
+    if n_threads >= 2:
+        add(_MicroPoint("share_line", "share", n_threads))
+    for name in names:
+        add(_MicroPoint(f"c_iter_{name}", "compute", n_threads, stencil=name))
+        add(_MicroPoint(f"row_{name}", "row", n_threads, stencil=name))
+    return points
+
+
 def _fit_copy(
     stats: dict[str, dict[str, Any]], points: Sequence[_MicroPoint], l_ref: float, n_ref: int
 ) -> dict[str, Any]:
@@ -900,6 +1039,162 @@ def _fit_copy(
     }
 
 
+def _derive_calibration(
+    samples: dict[str, list[float]],
+    units: dict[str, int],
+    points: dict[str, _MicroPoint],
+    names: Sequence[str],
+    machine: dict[str, Any],
+    settings: dict[str, Any],
+    caches: Sequence[int],
+    when: str,
+) -> Calibration:
+    """Build the calibration from every pass of every micro-benchmark point.
+
+    Each point's value is ``settings["statistic"]`` over its passes
+    (:func:`point_statistic`); the parameters follow as :func:`calibrate` describes.
+    """
+    thread_list = [int(a) for a in settings["threads"]]
+    n_threads = thread_list[-1]
+    seg = int(settings["segment_words"])
+    budget = int(settings["buffer_budget_bytes"])
+    n_pass = int(settings["passes"])
+    stat = str(settings["statistic"])
+    micro: dict[str, dict[str, Any]] = {}
+    for k, values in samples.items():
+        pt = points[k]
+        v = np.asarray(values, dtype=np.float64)
+        micro[k] = {
+            "value_s": float(point_statistic(v, stat)), "statistic": stat,
+            "median_s": float(np.median(v)), "min_s": float(v.min()), "max_s": float(v.max()),
+            "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
+        }  # fmt: skip
+        if pt.kind == "copy":
+            micro[k].update(
+                working_set_words=pt.ws_words, segment_words=pt.segment_words,
+                memory_level=_LEVELS[pt.level],
+            )  # fmt: skip
+    l_ref = micro["l_copy"]["value_s"]
+    c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
+    rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
+    tau = max(max(rows.values()), 1e-12)
+    tau_line = max([rows[n] for n in names if space_dims(n) == 2] + [0.0])
+    t_sync = micro["t_sync_barrier"]["value_s"]
+    # Barrier: T_sync + beta (n - N), beta by least squares over the other thread counts.
+    others = [(a, micro[f"barrier_{a}t"]["value_s"]) for a in thread_list if a != n_threads]
+    beta = 0.0
+    if others:
+        num = sum((b - t_sync) * (a - n_threads) for a, b in others)
+        den = sum((a - n_threads) ** 2 for a, _ in others)
+        beta = min(max(num / den, 0.0), t_sync / (n_threads - 1))
+    # The L3 capacity in effect (the measured copy-cost knee, effective_l3_bytes): the
+    # copy points past it are fitted as DRAM, and the preset takes it; sysfs's stays in
+    # the machine record and in fits["memory_levels"].
+    l3_eff = effective_l3_bytes(micro, caches[2], threads=n_threads, segment_words=seg)
+    fit_points = [
+        replace(p, level=3) if p.kind == "copy" and p.level == 2
+        and BYTES_PER_WORD * p.ws_words > l3_eff else p
+        for p in points.values()
+    ]  # fmt: skip
+    copy_fit = _fit_copy(micro, fit_points, l_ref, n_threads)
+    fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
+            "line": {"tau_line_s": tau_line},
+            "memory_levels": {"l3_sysfs_bytes": caches[2],
+                              "l3_effective_bytes": l3_eff}}  # fmt: skip
+    share = micro["share_line"]["value_s"] if "share_line" in micro else 0.0
+    lanes = int(_cm.simd_lanes_float())
+    key = "cpu" + "".join(ch for ch in machine["cpu_model"].lower() if ch.isalnum())[:24]
+    key = f"{key}{n_threads}t"
+    source = (
+        "costmetrics calibrate (micro-benchmarks of Sec. A.5.1 on the CPU, "
+        f"{when}, loadavg {machine['loadavg']}, {stat} of {n_pass} interleaved shuffled "
+        "passes, "
+        f"threads {thread_list}). Mapping: n_sm = worker threads (one per core), "
+        f"n_v = SIMD lanes for float ({lanes}), smem = tile-buffer budget per core, "
+        "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
+        "used by the model (16 vector registers x lanes; 1). tau_sync = fixed cost of one "
+        "tile row (no synchronization inside a CPU tile). Machine-variant terms: cache "
+        "sizes from sysfs (L3: the copy-cost knee where measured below it); l_seg_s, "
+        "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
+        "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
+        "count; tau_line_s = fixed cost of one 2D line; t_share_line_s = one cache-line "
+        "transfer between cores; threads_ref = n_sm."
+    )
+    gpu = Gpu(
+        name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
+        key=key,
+        n_sm=n_threads,
+        n_v=lanes,
+        smem_per_sm_bytes=budget,
+        smem_per_block_bytes=budget,
+        registers_per_sm=16 * lanes,
+        shared_memory_banks=1,
+        max_blocks_per_sm=1,
+        l_s_per_gb=l_ref * 1e9 / BYTES_PER_WORD,
+        tau_sync_s=tau,
+        t_sync_s=t_sync,
+        source=source,
+        cache_l1_bytes=caches[0],
+        cache_l2_bytes=caches[1],
+        cache_l3_bytes=l3_eff,
+        l_seg_s=copy_fit["l_seg_s"],
+        l_level_s_per_word=tuple(copy_fit["l_level_s_per_word"]),
+        l_shared_s_per_word=tuple(copy_fit["l_shared_s_per_word"]),
+        tau_line_s=tau_line,
+        t_barrier_per_thread_s=beta,
+        t_share_line_s=share,
+        threads_ref=n_threads,
+        # The harness' default schedule (every stencil's, docs/validate.md).
+        tile_schedule=DEFAULT_SCHEDULES[1],  # the same in every dimension
+    )
+    return Calibration(
+        gpu, {n: _stencil_preset(n, key, c_iter[n]) for n in names}, machine, micro,
+        {**settings, "fits": fits},
+    )  # fmt: skip
+
+
+def _note_calibration(
+    bar: _Progress, cal: Calibration, names: Sequence[str], caches: Sequence[int]
+) -> None:
+    """Say on the progress bar what the calibration measured."""
+    gpu = cal.gpu
+    n_threads = gpu.n_sm
+    seg = cal.settings["segment_words"]
+    lanes = gpu.n_v
+    l_ref = cal.micro["l_copy"]["value_s"]
+    t_sync, tau = gpu.t_sync_s, gpu.tau_sync_s
+    c_iter = {name: cal.micro[f"c_iter_{name}"]["value_s"] for name in names}
+    copy_fit = cal.settings["fits"]["copy"]
+    l3_eff, beta = gpu.cache_l3_bytes, gpu.t_barrier_per_thread_s
+    tau_line, share = gpu.tau_line_s, gpu.t_share_line_s
+    bar.note(
+        f"L = {l_ref:.3g} s/word ({n_threads} threads, {seg}-float segments), "
+        f"T_sync = {t_sync:.3g} s, tau_sync = {tau:.3g} s"
+    )
+    for name in names:
+        bar.note(f"C_iter[{name}] = {c_iter[name]:.3g} s per {lanes}-lane vector")
+    bar.note(
+        f"L_seg = {gpu.l_seg_s:.3g} s/segment; per level "
+        + ", ".join(
+            f"{lv}: dL {d:+.3g}, shared {g:.3g}"
+            for lv, d, g in zip(
+                _LEVELS, gpu.l_level_s_per_word, gpu.l_shared_s_per_word, strict=False
+            )
+            if lv in copy_fit["levels_measured"]
+        )
+        + f" s/word (fit RMS {copy_fit['rms_relative_residual']:.1%})"
+    )
+    if l3_eff != caches[2]:
+        bar.note(
+            f"L3 in effect {l3_eff} bytes (sysfs {caches[2]}): an L3-sized copy array "
+            "cost like DRAM (effective_l3_bytes)"
+        )
+    bar.note(
+        f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
+        f"t_share = {share:.3g} s/line"
+    )
+
+
 def calibrate(
     *,
     threads: int | Sequence[int] | None = None,
@@ -916,11 +1211,12 @@ def calibrate(
     max_working_set_words: int = 33_554_432,  # 2^25 floats, the harness limit
     progress: bool = False,
     out: str | Path | None = None,
+    statistic: str = "median",
 ) -> Calibration:
     """Measure the time model's parameters on this CPU (Sec. A.5.1) and build a preset.
 
     Every micro-benchmark point runs once per pass (after an untimed warm-up run), the
-    points of a pass in a shuffled order, and the estimate is the median over ``passes``
+    points of a pass in a shuffled order, and the estimate is ``statistic`` over ``passes``
     (interleaved passes are independent samples; back-to-back repeats share the machine's
     momentary state). The ``exact`` parameters, at the largest thread count N:
 
@@ -980,12 +1276,16 @@ def calibrate(
     out : str or Path, optional
         Folder to save the calibration in (:func:`save_calibration`); checked to be
         writable before anything is measured.
+    statistic : {"median", "min"}
+        Each point's value over its passes (:func:`point_statistic`); every pass is kept,
+        so :meth:`Calibration.with_statistic` derives the other one later.
 
     Returns
     -------
     Calibration
         The preset and every micro-benchmark's statistics and fits.
     """
+    stat = _statistic_name(statistic)
     # The sweep's rule (no more threads than CPUs this process may use), plus 1 thread.
     thread_list = sorted({1, *_thread_list(threads)})
     n_threads = thread_list[-1]
@@ -1016,27 +1316,7 @@ def calibrate(
     )
     caches = (_cache_bytes(1), l2, _cache_bytes(3))
 
-    # The points: every benchmark at the thread counts it needs, each keyed by name.
-    points: dict[str, _MicroPoint] = {}
-
-    def add(pt: _MicroPoint) -> None:
-        points.setdefault(pt.key, pt)
-
-    for a in thread_list:
-        ref_level = _copy_level(ws, a, caches)
-        name = "l_copy" if a == n_threads else ("l_copy_one_thread" if a == 1 else "")
-        add(_MicroPoint(name or f"copy_ref_{a}t", "copy", a, ws, seg, level=ref_level))
-        if a in (1, n_threads):
-            for s in seg_list:
-                add(_MicroPoint(f"copy_seg{s}_{a}t", "copy", a, ws, s, level=ref_level))
-        for level, level_ws in _level_working_sets(a, caches, ws_limit).items():
-            add(_MicroPoint(f"copy_{_LEVELS[level]}_{a}t", "copy", a, level_ws, seg, level=level))
-        add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
-    if n_threads >= 2:
-        add(_MicroPoint("share_line", "share", n_threads))
-    for name in names:
-        add(_MicroPoint(f"c_iter_{name}", "compute", n_threads, stencil=name))
-        add(_MicroPoint(f"row_{name}", "row", n_threads, stencil=name))
+    points = _calibration_points(thread_list, ws, seg, seg_list, ws_limit, caches, names)
 
     bar = _Progress(n_pass * len(points), progress)
     machine = machine_record(threads=n_threads)
@@ -1055,120 +1335,6 @@ def calibrate(
             samples[pt.key].append(float(r.value_s))
             units[pt.key] = int(r.units)
             bar.step(f"pass {p + 1}/{n_pass} {pt.key}")
-    micro: dict[str, dict[str, Any]] = {}
-    for k, values in samples.items():
-        pt = points[k]
-        v = np.asarray(values)
-        med = float(np.median(v))
-        micro[k] = {
-            "value_s": med, "median_s": med, "min_s": float(v.min()), "max_s": float(v.max()),
-            "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
-        }  # fmt: skip
-        if pt.kind == "copy":
-            micro[k].update(
-                working_set_words=pt.ws_words, segment_words=pt.segment_words,
-                memory_level=_LEVELS[pt.level],
-            )  # fmt: skip
-    l_ref = micro["l_copy"]["value_s"]
-    c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
-    rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
-    tau = max(max(rows.values()), 1e-12)
-    tau_line = max([rows[n] for n in names if space_dims(n) == 2] + [0.0])
-    t_sync = micro["t_sync_barrier"]["value_s"]
-    # Barrier: T_sync + beta (n - N), beta by least squares over the other thread counts.
-    others = [(a, micro[f"barrier_{a}t"]["value_s"]) for a in thread_list if a != n_threads]
-    beta = 0.0
-    if others:
-        num = sum((b - t_sync) * (a - n_threads) for a, b in others)
-        den = sum((a - n_threads) ** 2 for a, _ in others)
-        beta = min(max(num / den, 0.0), t_sync / (n_threads - 1))
-    # The L3 capacity in effect (the measured copy-cost knee, effective_l3_bytes): the
-    # copy points past it are fitted as DRAM, and the preset takes it; sysfs's stays in
-    # the machine record and in fits["memory_levels"].
-    l3_eff = effective_l3_bytes(micro, caches[2], threads=n_threads, segment_words=seg)
-    fit_points = [
-        replace(p, level=3) if p.kind == "copy" and p.level == 2
-        and BYTES_PER_WORD * p.ws_words > l3_eff else p
-        for p in points.values()
-    ]  # fmt: skip
-    copy_fit = _fit_copy(micro, fit_points, l_ref, n_threads)
-    fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
-            "line": {"tau_line_s": tau_line},
-            "memory_levels": {"l3_sysfs_bytes": caches[2],
-                              "l3_effective_bytes": l3_eff}}  # fmt: skip
-    share = micro["share_line"]["value_s"] if "share_line" in micro else 0.0
-    lanes = int(_cm.simd_lanes_float())
-    key = "cpu" + "".join(ch for ch in machine["cpu_model"].lower() if ch.isalnum())[:24]
-    key = f"{key}{n_threads}t"
-    source = (
-        "costmetrics calibrate (micro-benchmarks of Sec. A.5.1 on the CPU, "
-        f"{_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}, "
-        f"loadavg {machine['loadavg']}, median of {n_pass} interleaved shuffled passes, "
-        f"threads {thread_list}). Mapping: n_sm = worker threads (one per core), "
-        f"n_v = SIMD lanes for float ({lanes}), smem = tile-buffer budget per core, "
-        "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
-        "used by the model (16 vector registers x lanes; 1). tau_sync = fixed cost of one "
-        "tile row (no synchronization inside a CPU tile). Machine-variant terms: cache "
-        "sizes from sysfs (L3: the copy-cost knee where measured below it); l_seg_s, "
-        "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
-        "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
-        "count; tau_line_s = fixed cost of one 2D line; t_share_line_s = one cache-line "
-        "transfer between cores; threads_ref = n_sm."
-    )
-    gpu = Gpu(
-        name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
-        key=key,
-        n_sm=n_threads,
-        n_v=lanes,
-        smem_per_sm_bytes=budget,
-        smem_per_block_bytes=budget,
-        registers_per_sm=16 * lanes,
-        shared_memory_banks=1,
-        max_blocks_per_sm=1,
-        l_s_per_gb=l_ref * 1e9 / BYTES_PER_WORD,
-        tau_sync_s=tau,
-        t_sync_s=t_sync,
-        source=source,
-        cache_l1_bytes=caches[0],
-        cache_l2_bytes=caches[1],
-        cache_l3_bytes=l3_eff,
-        l_seg_s=copy_fit["l_seg_s"],
-        l_level_s_per_word=tuple(copy_fit["l_level_s_per_word"]),
-        l_shared_s_per_word=tuple(copy_fit["l_shared_s_per_word"]),
-        tau_line_s=tau_line,
-        t_barrier_per_thread_s=beta,
-        t_share_line_s=share,
-        threads_ref=n_threads,
-        # The harness' default schedule (every stencil's, docs/validate.md).
-        tile_schedule=DEFAULT_SCHEDULES[1],  # the same in every dimension
-    )
-    if progress:
-        bar.note(
-            f"L = {l_ref:.3g} s/word ({n_threads} threads, {seg}-float segments), "
-            f"T_sync = {t_sync:.3g} s, tau_sync = {tau:.3g} s"
-        )
-        for name in names:
-            bar.note(f"C_iter[{name}] = {c_iter[name]:.3g} s per {lanes}-lane vector")
-        bar.note(
-            f"L_seg = {gpu.l_seg_s:.3g} s/segment; per level "
-            + ", ".join(
-                f"{lv}: dL {d:+.3g}, shared {g:.3g}"
-                for lv, d, g in zip(
-                    _LEVELS, gpu.l_level_s_per_word, gpu.l_shared_s_per_word, strict=False
-                )
-                if lv in copy_fit["levels_measured"]
-            )
-            + f" s/word (fit RMS {copy_fit['rms_relative_residual']:.1%})"
-        )
-        if l3_eff != caches[2]:
-            bar.note(
-                f"L3 in effect {l3_eff} bytes (sysfs {caches[2]}): an L3-sized copy array "
-                "cost like DRAM (effective_l3_bytes)"
-            )
-        bar.note(
-            f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
-            f"t_share = {share:.3g} s/line"
-        )
     settings = {
         "threads": thread_list,
         "working_set_words": ws,
@@ -1180,11 +1346,12 @@ def calibrate(
         "n_configs": n_cfg,
         "seed": seed_value,
         "pin": do_pin,
-        "fits": fits,
+        "statistic": stat,
     }
-    cal = Calibration(
-        gpu, {n: _stencil_preset(n, key, c_iter[n]) for n in names}, machine, micro, settings
-    )
+    when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    cal = _derive_calibration(samples, units, points, names, machine, settings, caches, when)
+    if progress:
+        _note_calibration(bar, cal, names, caches)
     if out_dir is not None:
         save_calibration(cal, out_dir)
     return cal
@@ -1528,6 +1695,9 @@ class Table(Record):
     pass_times_s : numpy.ndarray or None
         In a table of medians: shape (n, passes), the time of each pass (NaN where a pass
         lacks the point); None in a table of runs.
+    statistic : str
+        In a table of one row per point (:meth:`per_point`): how ``time_s`` was taken over
+        the passes, ``"median"`` or ``"min"`` (:func:`point_statistic`).
     """
 
     stencil: tuple[str, ...]
@@ -1548,6 +1718,7 @@ class Table(Record):
     source: str
     schema: int = 3
     pass_times_s: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    statistic: str = "median"
 
     def __len__(self) -> int:
         return len(self.stencil)
@@ -1611,22 +1782,48 @@ class Table(Record):
         )
 
     def medians(self) -> Table:
-        """Return one row per point, its time the median over the passes that measured it.
+        """Return one row per point, its time the median over its passes.
 
-        The spread goes to ``columns``: ``time_min_s``, ``time_max_s``,
-        ``time_iqr_rel`` (interquartile range over the median) and ``n_passes``; every
-        pass's time is kept in ``pass_times_s`` (for the noise floor and the bootstrap
-        of :mod:`costmetrics.validate`). ``cpu_time_s`` and ``energy_j`` become medians,
-        ``correct`` is true only when every pass was correct, tags are merged, the load
-        average is the largest seen. A table of medians is returned unchanged.
+        ``per_point("median")``; a table of one row per point is returned unchanged
+        when it holds medians.
 
         Returns
         -------
         Table
             Rows in the order of each point's first row.
         """
+        return self.per_point("median")
+
+    def per_point(self, statistic: str | None = None) -> Table:
+        """Return one row per point, its time a statistic over the passes that measured it.
+
+        The spread goes to ``columns``: ``time_min_s``, ``time_max_s``,
+        ``time_iqr_rel`` (interquartile range over the median) and ``n_passes``; every
+        pass's time is kept in ``pass_times_s`` (for the noise floor and the bootstrap
+        of :mod:`costmetrics.validate`). ``cpu_time_s`` and ``energy_j`` take the same
+        statistic, ``correct`` is true only when every pass was correct, tags are merged,
+        the load average is the largest seen.
+
+        Parameters
+        ----------
+        statistic : {"median", "min"}, optional
+            :func:`point_statistic`; None keeps the statistic of a table of one row per
+            point and takes the median of a table of runs.
+
+        Returns
+        -------
+        Table
+            Rows in the order of each point's first row.
+        """
+        if statistic is None:
+            statistic = self.statistic if self.pass_times_s is not None else "median"
+        stat = _statistic_name(statistic)
         if self.pass_times_s is not None:
-            return self
+            if stat == self.statistic:
+                return self
+            return replace(
+                self, time_s=point_statistic(self.pass_times_s, stat, axis=1), statistic=stat
+            )
         groups: dict[tuple[Any, ...], list[int]] = {}
         for i in range(len(self)):
             groups.setdefault(self.key_of(i), []).append(i)
@@ -1643,12 +1840,12 @@ class Table(Record):
             passes[g, self.pass_index[r]] = self.time_s[r]
             with np.errstate(all="ignore"):
                 cpu[g] = (
-                    np.nanmedian(self.cpu_time_s[r])
+                    point_statistic(self.cpu_time_s[r], stat)
                     if np.isfinite(self.cpu_time_s[r]).any()
                     else np.nan
                 )
                 energy[g] = (
-                    np.nanmedian(self.energy_j[r])
+                    point_statistic(self.energy_j[r], stat)
                     if np.isfinite(self.energy_j[r]).any()
                     else np.nan
                 )
@@ -1682,13 +1879,14 @@ class Table(Record):
             schedule=tuple(self.schedule[i] for i in first),
             pass_index=np.full(len(first), -1, dtype=np.int64),
             memory_level=tuple(self.memory_level[i] for i in first),
-            time_s=median,
+            time_s=point_statistic(passes, stat, axis=1),
             cpu_time_s=cpu,
             energy_j=energy,
             correct=correct,
             loadavg_1m=load,
             columns=columns,
             pass_times_s=passes,
+            statistic=stat,
         )
 
     def with_time(self, kind: str) -> Table:
@@ -2551,7 +2749,7 @@ class TuneCandidate(Record):
     predicted_s : float
         The variant's T_alg.
     time_s : float
-        Measured median over passes.
+        Measured time: the tune's statistic over passes (median or minimum).
     time_min_s, time_max_s : float
         Spread over passes.
     """
@@ -2599,6 +2797,8 @@ class TuneResult(Record):
     calibration_threads : dict of int to int
         Per thread count ranked, the thread count of the calibration that predicted it
         (they differ where no calibration was measured at that count: a stand-in).
+    statistic : str
+        How a candidate's time was taken over its passes (:func:`point_statistic`).
     """
 
     stencil: str
@@ -2613,6 +2813,7 @@ class TuneResult(Record):
     table: str
     runs: Table = field(repr=False)
     calibration_threads: dict[int, int] = field(default_factory=dict)
+    statistic: str = "median"
 
     def _asdict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "runs"}
@@ -2640,6 +2841,7 @@ def tune(
     seed: int = 0,
     out: str | Path | None = None,
     progress: bool = False,
+    statistic: str = "median",
 ) -> TuneResult:
     """Rank (tile, thread count) pairs with a time-model variant; measure the top k.
 
@@ -2647,7 +2849,7 @@ def tune(
     (:func:`costmetrics.time.default_search_space`) at each thread count (with the
     calibration measured at that count, else the nearest with n_sm set to it); the first
     ``k`` pairs are measured with the protocol of :func:`measure` (``passes`` shuffled
-    passes) and the fastest median wins. Seed 000, Sec. A.6.3 (measure the
+    passes) and the fastest by ``statistic`` over its passes wins. Seed 000, Sec. A.6.3 (measure the
     near-optimal set and keep the best), made a tool.
 
     Parameters
@@ -2674,6 +2876,8 @@ def tune(
         The table to measure into (resumable); default: a new file in a temporary folder.
     progress : bool
         Progress bar on standard error.
+    statistic : {"median", "min"}
+        A candidate's time over its passes (:func:`point_statistic`).
 
     Returns
     -------
@@ -2690,6 +2894,7 @@ def tune(
     sched = _resolve_schedule(schedule, name)
     v = cm_validate._check_variant(variant)
     n_k = _positive_int(k, "k", 1, 10000)
+    stat = _statistic_name(statistic)
     counts = _thread_list(threads)
     cals = cm_validate._calibrations(calibration)
     for c in cals.values():
@@ -2726,7 +2931,7 @@ def tune(
         progress=progress,
     )  # fmt: skip
     raw = read_table(path)
-    med = raw.medians()
+    med = raw.per_point(stat)
     index = {med.key_of(i): i for i in range(len(med))}
     candidates = []
     for rank, (pred, n, tiles) in enumerate(top):
@@ -2743,5 +2948,5 @@ def tune(
     return TuneResult(
         name, size_args, v, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
         tuple(candidates), str(path), runs,
-        {n: cm_validate._for_threads_source(cals, n) for n in counts},
+        {n: cm_validate._for_threads_source(cals, n) for n in counts}, stat,
     )  # fmt: skip

@@ -39,6 +39,7 @@ from costmetrics.measure import (
     Table,
     check_same_machine,
     load_calibration,
+    point_statistic,
     read_table,
 )
 
@@ -97,11 +98,11 @@ def _check_variant(variant: object) -> Any:
 
 
 def _table(table: Table | str | Path) -> Table:
-    """Return the table of medians (one row per point) of a table or path."""
+    """Return the table of one row per point (:meth:`Table.per_point`) of a table or path."""
     if isinstance(table, Table):
-        return table.medians()
+        return table.per_point()
     if isinstance(table, (str, Path)):
-        return read_table(table).medians()
+        return read_table(table).per_point()
     raise TypeError(f"table: expected a Table or a path, got {type(table).__name__}")
 
 
@@ -284,12 +285,13 @@ def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
     return p
 
 
-def noise_floor(pass_times_s: npt.ArrayLike) -> float:
-    """RMS relative difference between the medians of two disjoint halves of the passes.
+def noise_floor(pass_times_s: npt.ArrayLike, statistic: str = "median") -> float:
+    """RMS relative difference between the statistics of two disjoint halves of the passes.
 
     For each point (row) with at least one pass in each half, the passes with even
     index form one half and the odd ones the other (both halves spread over the whole
-    sweep); ``d = (median_even - median_odd) / median_all``; the floor is
+    sweep); ``d = (stat_even - stat_odd) / stat_all`` with ``stat`` the median (or the
+    minimum, :func:`costmetrics.measure.point_statistic`); the floor is
     ``sqrt(mean(d^2))`` over those points. It is what two independent runs of half the
     protocol disagree by: an RMSE of a model against the full medians at or below it
     cannot be told apart from measurement noise (a perfect model would score about half
@@ -299,6 +301,8 @@ def noise_floor(pass_times_s: npt.ArrayLike) -> float:
     ----------
     pass_times_s : array_like
         Shape (points, passes): each pass's time, NaN where a pass lacks the point.
+    statistic : {"median", "min"}
+        The per-point statistic the scores use.
 
     Returns
     -------
@@ -306,16 +310,12 @@ def noise_floor(pass_times_s: npt.ArrayLike) -> float:
         The floor as a fraction; NaN when no point has two passes.
     """
     p = _pass_times(pass_times_s)
+    point_statistic(p[:0], statistic)  # check the name
     if p.shape[1] < 2 or p.shape[0] == 0:
         return float("nan")
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            even = np.nanmedian(p[:, 0::2], axis=1)
-            odd = np.nanmedian(p[:, 1::2], axis=1)
-            everything = np.nanmedian(p, axis=1)
+    even = point_statistic(p[:, 0::2], statistic, axis=1)
+    odd = point_statistic(p[:, 1::2], statistic, axis=1)
+    everything = point_statistic(p, statistic, axis=1)
     ok = np.isfinite(even) & np.isfinite(odd) & (everything > 0)
     if not ok.any():
         return float("nan")
@@ -330,6 +330,7 @@ def bootstrap_rmse(
     seed: int = 0,
     level: float = 0.95,
     resample: str = "points",
+    statistic: str = "median",
 ) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of a relative RMSE against pass medians.
 
@@ -356,6 +357,9 @@ def bootstrap_rmse(
         Confidence level in (0, 1).
     resample : {"points", "points+passes"}
         What each replicate redraws.
+    statistic : {"median", "min"}
+        The per-point statistic in place of the median
+        (:func:`costmetrics.measure.point_statistic`).
 
     Returns
     -------
@@ -372,24 +376,21 @@ def bootstrap_rmse(
         raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
     if not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
         raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
+    point_statistic(p[:0], statistic)  # check the name
     n, k = p.shape
     if n == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     pts = rng.integers(0, n, size=(n_boot, n))
     if resample == "points":
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            med = np.nanmedian(p, axis=1)[pts]
+        med = point_statistic(p, statistic, axis=1)[pts]
     else:
         # Compact each point's finite passes to the left so that draws hit real ones.
         count = np.sum(np.isfinite(p), axis=1)
         order = np.argsort(~np.isfinite(p), axis=1, kind="stable")
         packed = np.take_along_axis(p, order, axis=1)
         draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
-        med = np.median(packed[pts[:, :, None], draws], axis=2)
+        med = point_statistic(packed[pts[:, :, None], draws], statistic, axis=2)
     err = (pred[pts] - med) / med
     rmse = np.sqrt(np.mean(err**2, axis=1))
     lo, hi = np.quantile(rmse, [(1 - level) / 2, (1 + level) / 2])
@@ -542,16 +543,18 @@ def _score(
     use = rows & np.isfinite(predicted)
     passes = table.pass_times_s if table.pass_times_s is not None else table.time_s[:, None]
 
+    def boot(m: npt.NDArray[np.bool_]) -> tuple[float, float]:
+        return bootstrap_rmse(passes[m], predicted[m], n_boot, seed, statistic=table.statistic)
+
     def group(stencil: str, level: str, threads: int, mask: npt.NDArray[np.bool_]) -> GroupScore:
         m_all, m_top = use & mask, use & mask & top
         ratio = predicted[m_all] / table.time_s[m_all]
-        floor = noise_floor(passes[mask])
+        floor = noise_floor(passes[mask], table.statistic)
         r_all = relative_rmse(table.time_s[m_all], predicted[m_all])
         r_top = relative_rmse(table.time_s[m_top], predicted[m_top])
         return GroupScore(
             name, stencil, level, threads,
-            int(m_all.sum()), r_all, bootstrap_rmse(passes[m_all], predicted[m_all], n_boot, seed),
-            int(m_top.sum()), r_top, bootstrap_rmse(passes[m_top], predicted[m_top], n_boot, seed),
+            int(m_all.sum()), r_all, boot(m_all), int(m_top.sum()), r_top, boot(m_top),
             float(np.median(ratio)) if ratio.size else float("nan"), floor,
             bool(r_all <= floor), bool(r_top <= floor),
         )  # fmt: skip
@@ -1403,6 +1406,9 @@ class ValidationReport(Record):
     calibration_threads : dict of int to int
         Per thread count of the table, the thread count its calibration was measured
         with (they differ when no calibration was given for it).
+    statistic : str
+        A point's time over its passes: ``"median"`` or ``"min"``
+        (:func:`costmetrics.measure.point_statistic`).
     """
 
     scores: dict[str, Score]
@@ -1428,11 +1434,13 @@ class ValidationReport(Record):
     fit_errors: dict[str, str] = field(default_factory=dict)
     tuner: dict[str, TunerCurve] = field(default_factory=dict, repr=False)
     calibration_threads: dict[int, int] = field(default_factory=dict)
+    statistic: str = "median"
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as JSON-ready dictionaries (no per-point arrays)."""
         return {
             "time": self.time,
+            "statistic": self.statistic,
             "n_rows": self.n_rows,
             "n_points": self.n_points,
             "n_passes": self.n_passes,
@@ -1466,6 +1474,7 @@ def validate(
     seed: int = 0,
     time: str = "wall",
     n_boot: int = 200,
+    statistic: str = "median",
 ) -> ValidationReport:
     """Score every variant, fit the "fitted" variants, evaluate tile selection and tuning.
 
@@ -1486,6 +1495,11 @@ def validate(
         on a loaded machine.
     n_boot : int
         Bootstrap replicates of every confidence interval.
+    statistic : {"median", "min"}
+        A point's time over its passes (:func:`costmetrics.measure.point_statistic`);
+        the noise floors and intervals use the same, and the calibrations are derived
+        again with it (:meth:`costmetrics.measure.Calibration.with_statistic`) so that
+        the micro-benchmarks and the table are summarized alike.
 
     Returns
     -------
@@ -1493,12 +1507,13 @@ def validate(
         Scores, fits, selection, tuner curves, degenerate tiles and per-point arrays.
     """
     raw = table if isinstance(table, Table) else read_table(_path(table))
-    cals = _calibrations(calibration)
+    point_statistic(np.empty(0), statistic)  # check the name before any work
+    cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
     machine = raw.machine
     if machine:  # a calibration must come from the machine that measured the table
         for c in cals.values():
             check_same_machine(c.machine, "calibration", machine)
-    t = raw.medians().with_time(time)
+    t = raw.per_point(statistic).with_time(time)
     top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
     every = np.ones(len(t), dtype=bool)
@@ -1547,6 +1562,7 @@ def validate(
             },
         },
         calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
+        statistic=statistic,
     )
 
 
