@@ -335,7 +335,7 @@ struct ClippedGroup {
 
 class ClippedCache {
  public:
-  static constexpr int kSlotBits = 12;  // 4096 (tS1, tT) groups, 96 bytes each
+  static constexpr int kSlotBits = 12;  // 4096 (tS1, tT) groups of 96 bytes: 384 KiB a thread
 
   // The group of (tS1, tT) under (S1, T, threads, blocks), with `fresh` true where the
   // caller must fill it; nullptr where the cache is off or the sizes do not fit the key.
