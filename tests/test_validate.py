@@ -519,8 +519,12 @@ def test_noise_floor_refuses_non_positive_times(
 )  # fmt: skip
 def test_noise_floor_contract(rows: list[list[float]]) -> None:
     p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
-    floor = cm.validate.noise_floor(p)
-    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+    for stat in mm.STATISTICS:
+        floor = cm.validate.noise_floor(p, stat)
+        assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+    low, mid = mm.point_statistic(p, "min", axis=1), mm.point_statistic(p, "median", axis=1)
+    seen = np.isfinite(mid)
+    assert np.array_equal(seen, np.isfinite(low)) and np.all(low[seen] <= mid[seen])
 
 
 @functools.lru_cache(maxsize=1)
