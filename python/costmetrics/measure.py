@@ -1862,9 +1862,7 @@ class Table(Record):
                 merged += [t for t in self.tags[i] if t not in merged]
             tags.append(tuple(merged))
         median = np.nanmedian(passes, axis=1)
-        q25, q75 = (
-            np.nanpercentile(passes, [25, 75], axis=1) if len(groups) else np.zeros((2, 0))
-        )
+        q25, q75 = np.nanpercentile(passes, [25, 75], axis=1) if len(groups) else np.zeros((2, 0))
         columns = {c: v[first] for c, v in self.columns.items()}
         columns.update(
             time_min_s=np.nanmin(passes, axis=1),
