@@ -519,8 +519,12 @@ def test_noise_floor_refuses_non_positive_times(
 )  # fmt: skip
 def test_noise_floor_contract(rows: list[list[float]]) -> None:
     p = np.asarray(rows, dtype=float).reshape(len(rows), 6)
-    floor = cm.validate.noise_floor(p)
-    assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+    for stat in mm.STATISTICS:
+        floor = cm.validate.noise_floor(p, stat)
+        assert math.isnan(floor) or (math.isfinite(floor) and floor >= 0)
+    low, mid = mm.point_statistic(p, "min", axis=1), mm.point_statistic(p, "median", axis=1)
+    seen = np.isfinite(mid)
+    assert np.array_equal(seen, np.isfinite(low)) and np.all(low[seen] <= mid[seen])
 
 
 @functools.lru_cache(maxsize=1)
@@ -625,6 +629,9 @@ def test_point_statistic_hand_computed() -> None:
     for bad in ("mean", "", None, 3):
         with pytest.raises(ValueError, match="statistic"):
             mm.point_statistic(p, bad)  # type: ignore[arg-type]
+    for axis in (2, -3, 1.0):
+        with pytest.raises(ValueError, match="axis"):
+            mm.point_statistic(p, "min", axis=axis)  # type: ignore[arg-type]
 
 
 def test_noise_floor_of_the_minimum_hand_computed() -> None:
@@ -654,6 +661,9 @@ def test_per_point_statistic_switches_both_ways() -> None:
     assert np.array_equal(med.per_point("min").time_s, low.time_s)
     with pytest.raises(ValueError, match="statistic"):
         raw.per_point("mode")
+    empty = raw.select(np.zeros(len(raw), dtype=bool))  # no row: no point, no crash
+    for stat in mm.STATISTICS:
+        assert len(empty.per_point(stat)) == 0
 
 
 def test_calibration_with_statistic_round_trip() -> None:

@@ -221,6 +221,8 @@ def point_statistic(
     """
     stat = _statistic_name(statistic)
     p = np.asarray(pass_times_s, dtype=np.float64)
+    if not (isinstance(axis, (int, np.integer)) and -max(p.ndim, 1) <= axis < max(p.ndim, 1)):
+        raise ValueError(f"axis: must be an axis of a {p.ndim}-D array, got {axis!r}")
     if p.ndim and p.shape[axis] == 0:  # no pass at all
         return np.full(np.delete(p.shape, axis).astype(int), np.nan)
     with warnings.catch_warnings():
@@ -1860,7 +1862,7 @@ class Table(Record):
                 merged += [t for t in self.tags[i] if t not in merged]
             tags.append(tuple(merged))
         median = np.nanmedian(passes, axis=1)
-        q25, q75 = np.nanpercentile(passes, [25, 75], axis=1)
+        q25, q75 = np.nanpercentile(passes, [25, 75], axis=1) if len(groups) else np.zeros((2, 0))
         columns = {c: v[first] for c, v in self.columns.items()}
         columns.update(
             time_min_s=np.nanmin(passes, axis=1),

@@ -10,6 +10,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,28 @@ class ExperimentResult:
     name: str
     values: list[ReproducedValue] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+
+    def save_figure(self, fig: Figure, path: Path) -> Path:
+        """Write ``fig`` as a PNG at 120 dpi (every figure of the report), record it, close it.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure
+            The figure.
+        path : Path
+            Where to write it.
+
+        Returns
+        -------
+        Path
+            ``path``.
+        """
+        import matplotlib.pyplot as plt
+
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        self.files.append(path)
+        return path
 
 
 def _fmt(value: float | int | str | None) -> str:

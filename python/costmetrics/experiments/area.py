@@ -73,8 +73,7 @@ def run(out_dir: Path) -> ExperimentResult:
     result = ExperimentResult(name="area")
     result.files.append(validation_table(out_dir / "area_validation.csv"))
     path = out_dir / "area_space.png"
-    plot_space_area().savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(plot_space_area(), path)
 
     g980 = cm_area.reference_gpu("gtx980")
     titan = cm_area.reference_gpu("titanx")

@@ -645,8 +645,7 @@ def run(out_dir: Path) -> ExperimentResult:
         ("d7_tree.png", plot_tree(dm)),
         ("d7_tree_derived_beta.png", plot_tree(derived)),
     ):
-        fig.savefig(out_dir / name, dpi=120)
-        result.files.append(out_dir / name)
+        result.save_figure(fig, out_dir / name)
     result.files.append(write_nodes_csv(dm, out_dir / "d7_nodes.csv"))
 
     # Table D.1.
@@ -692,8 +691,7 @@ def run(out_dir: Path) -> ExperimentResult:
                 )
             )
     fig = plot_table_d1({k: v for k, v in tables.items() if "(printed)" in k}, seed_rows)
-    fig.savefig(out_dir / "table_d1.png", dpi=120)
-    result.files.append(out_dir / "table_d1.png")
+    result.save_figure(fig, out_dir / "table_d1.png")
 
     # Joint Pareto front versus the fixed tree.
     joint = joint_table(CAPACITIES, chains_per_length=JOINT_CHAINS_PER_LENGTH)
@@ -727,8 +725,7 @@ def run(out_dir: Path) -> ExperimentResult:
     )
     chains = example_chains()
     fig = plot_pareto_fronts(chains)
-    fig.savefig(out_dir / "pareto_fronts.png", dpi=120)
-    result.files.append(out_dir / "pareto_fronts.png")
+    result.save_figure(fig, out_dir / "pareto_fronts.png")
     with open(out_dir / "pareto_fronts.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["chain", "dims", "ops", "words", "plan"])

@@ -207,12 +207,10 @@ def run(out_dir: Path) -> ExperimentResult:
     result = ExperimentResult(name="codesign")
     sweeps = run_sweeps(progress=sys.stderr.isatty())
     for kind, r in sweeps.items():
-        path = out_dir / f"fig_c3_{kind}.png"
-        plot_fig_c3(r, f"Fig. C.3 ({kind.upper()} stencils, paper variant)").savefig(path, dpi=120)
-        result.files.append(path)
-        path = out_dir / f"fig_c4_{kind}.png"
-        plot_fig_c4(r, f"Fig. C.4 ({kind.upper()} stencils)").savefig(path, dpi=120)
-        result.files.append(path)
+        title = f"Fig. C.3 ({kind.upper()} stencils, paper variant)"
+        result.save_figure(plot_fig_c3(r, title), out_dir / f"fig_c3_{kind}.png")
+        title = f"Fig. C.4 ({kind.upper()} stencils)"
+        result.save_figure(plot_fig_c4(r, title), out_dir / f"fig_c4_{kind}.png")
         result.files.append(r.save(out_dir / f"codesign_sweep_{kind}.npz"))
         front = r.pareto()
         result.values += [

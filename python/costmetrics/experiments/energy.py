@@ -469,16 +469,14 @@ def run(out_dir: Path) -> ExperimentResult:
 
     sweep = breakdown_sweep()
     fig = plot_breakdown(sweep)
-    fig.savefig(out_dir / "energy_breakdown_j2d.png", dpi=120)
-    result.files.append(out_dir / "energy_breakdown_j2d.png")
+    result.save_figure(fig, out_dir / "energy_breakdown_j2d.png")
 
     # Table B.2 and the fits on SYNTHETIC data.
     runs = en.load_runs(en.synthetic_table_path())
     rows, fits = regression_table(runs)
     result.files.append(_write_rows(rows, out_dir / "table_b2_vs_synthetic_fits.csv"))
     fig = plot_recovery(fits)
-    fig.savefig(out_dir / "synthetic_fit_recovery.png", dpi=120)
-    result.files.append(out_dir / "synthetic_fit_recovery.png")
+    result.save_figure(fig, out_dir / "synthetic_fit_recovery.png")
     synth = (
         f"bounded L1 fit (relative errors) of the SYNTHETIC Model A table (3% noise, all "
         f"688 runs), {N_BOOT}-resample bootstrap 95% interval; checks the fitting code, "
@@ -551,8 +549,7 @@ def run(out_dir: Path) -> ExperimentResult:
     designs = design_comparison()
     result.files.append(_write_rows(design_rows(designs), out_dir / "design_vs_random.csv"))
     fig = plot_design(designs)
-    fig.savefig(out_dir / "design_vs_random.png", dpi=120)
-    result.files.append(out_dir / "design_vs_random.png")
+    result.save_figure(fig, out_dir / "design_vs_random.png")
     for label, d in designs.items():
         for q in ("e_sr_j", "e_iadd_j + e_imax_j", "e_fadd_j", "e_fmul_j"):
             x = d.expected[q]
@@ -615,7 +612,6 @@ def run(out_dir: Path) -> ExperimentResult:
         frows = folklore(variant)
         result.files.append(write_folklore_csv(frows, out_dir / f"folklore_2d_{variant}.csv"))
         fig = plot_folklore(frows, f"80 2D problems of A.6.2, time model '{variant}'")
-        fig.savefig(out_dir / f"folklore_2d_{variant}.png", dpi=120)
-        result.files.append(out_dir / f"folklore_2d_{variant}.png")
+        result.save_figure(fig, out_dir / f"folklore_2d_{variant}.png")
         result.values += _folklore_values(frows, variant)
     return result

@@ -143,11 +143,6 @@ def plot_lru_check(kernel: str, fusion: ex.Fusion, title: str) -> Figure:
     return fig
 
 
-def _save(fig: Figure, path: Path, result: ExperimentResult) -> None:
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
-
-
 def run(out_dir: Path) -> ExperimentResult:
     """Produce every figure and table of this family into ``out_dir``."""
     result = ExperimentResult(name="exasat")
@@ -245,12 +240,11 @@ def run(out_dir: Path) -> ExperimentResult:
     # Fig. 10 style.
     for k in FIG_KERNELS:
         values = ex.bytes_per_flop_vs_block(k, hopper.machine, BOX, FIG10_BLOCKS, FIG10_CACHES)
-        _save(
+        result.save_figure(
             plot_bytes_per_flop_vs_block(
                 FIG10_BLOCKS, FIG10_CACHES, values, f"Fig. 10 style: {k}, {BOX}^3 box, Hopper"
             ),
             out_dir / f"fig10_{k}.png",
-            result,
         )
         path = out_dir / f"fig10_{k}.csv"
         with path.open("w", newline="") as handle:
@@ -263,10 +257,9 @@ def run(out_dir: Path) -> ExperimentResult:
     # Figs. 13-14 style.
     for k in FUSION_KERNELS:
         curves = ex.traffic_vs_cache(k, hopper.machine, BOX, FIG13_CACHES)
-        _save(
+        result.save_figure(
             plot_traffic_vs_cache(curves, f"Figs. 13-14 style: {k}, {BOX}^3 box, Hopper"),
             out_dir / f"fig13_{k}.png",
-            result,
         )
         base = curves.baseline[-1]
         best = curves.best_blocking["aggressive"][-1]
@@ -288,10 +281,9 @@ def run(out_dir: Path) -> ExperimentResult:
         ("pipeline", "aggressive"),
     )
     for k, fusion in checks:
-        _save(
+        result.save_figure(
             plot_lru_check(k, fusion, f"model vs LRU: {k}, {fusion} fusion, {LRU_BOX}^3"),
             out_dir / f"lru_{k}_{fusion}.png",
-            result,
         )
         model, sim = lru_check(k, fusion, 8)
         ratio = sim / model

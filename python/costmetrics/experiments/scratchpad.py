@@ -274,8 +274,7 @@ def run(out_dir: Path) -> ExperimentResult:
     )
     fig.axes[0].set_xlabel("time tile t")
     fig.axes[0].set_ylabel("space tile i")
-    fig.savefig(out_dir / "jacobi1d_landscape.png", dpi=120)
-    result.files.append(out_dir / "jacobi1d_landscape.png")
+    result.save_figure(fig, out_dir / "jacobi1d_landscape.png")
     q = cm_sp.me_problem()
     cq = cm_sp.compare(q)
     fig = plot_landscape(
@@ -290,8 +289,7 @@ def run(out_dir: Path) -> ExperimentResult:
         },
     )
     fig.axes[0].set_title("ME reading: (t_i, t_j) at t_k = t_l = 15")
-    fig.savefig(out_dir / "me_landscape.png", dpi=120)
-    result.files.append(out_dir / "me_landscape.png")
+    result.save_figure(fig, out_dir / "me_landscape.png")
     return result
 
 

@@ -227,8 +227,7 @@ def run(out_dir: Path) -> ExperimentResult:
         ("energy_vs_n.png", plot_energy(NS, e_comp_j=E_COMP_J, e_mem_j=E_MEM_J)),
         ("break_even_static_power.png", break_even_figure(seed)),
     ):
-        fig.savefig(out_dir / name, dpi=120)
-        result.files.append(out_dir / name)
+        result.save_figure(fig, out_dir / name)
     return result
 
 

@@ -269,8 +269,7 @@ def run(out_dir: Path) -> ExperimentResult:
     land = fig_a5_landscape()
     fig = plot_landscape(land, "Fig. A.5: Heat2D, GTX 980, tS1 = 8, S1=S2=T=8192 (paper)")
     path = out_dir / "fig_a5_landscape.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
 
     rows: list[OptimalTiles] = []
     for variant in ("paper", "exact"):
@@ -284,14 +283,12 @@ def run(out_dir: Path) -> ExperimentResult:
             [r for r in rows if r.stencil in subset], f"{n_dims}D problems of Sec. A.5"
         )
         path = out_dir / f"optimal_over_ideal_{n_dims}d.png"
-        fig.savefig(path, dpi=120)
-        result.files.append(path)
+        result.save_figure(fig, path)
 
     gap = variant_gap("heat2d", "gtx980", FIG_A5_SIZES)
     fig = plot_variant_gap(gap, "Heat2D, GTX 980, S1=S2=T=8192: paper vs exact")
     path = out_dir / "variant_gap_heat2d.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
 
     gradient = cm_time.best_tiles("gradient2d", "gtx980", FIG_A5_SIZES, variant="exact")
     gradient_paper = cm_time.best_tiles("gradient2d", "gtx980", FIG_A5_SIZES, variant="paper")

@@ -13,7 +13,10 @@ unsound sequential ``cpu_sweep.csv``) are not used here. Writes:
 - the RMSE per stencil and thread count beside the noise floor, and the tuner's curve;
 - tables of the scores (every variant and fitted variant, per stencil, memory level and
   thread count, with bootstrap intervals and noise floors), tile selection and the
-  degenerate tiles.
+  degenerate tiles;
+- the same scores with each point's minimum over its passes in place of its median
+  (``statistic="min"``), beside the median's, with both noise floors
+  (``validation_statistics.csv`` and ``.png``; ``docs/validate.md``, "Per-point statistic").
 
 The notebook ``notebooks/02_validate.ipynb`` calls these same functions.
 """
@@ -27,7 +30,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmetrics import validate as cv
-from costmetrics.measure import load_calibration, read_table
+from costmetrics.measure import STATISTICS, Calibration, Table, load_calibration, read_table
 from costmetrics.presets import data_dir
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -47,6 +50,56 @@ def shipped_report() -> cv.ValidationReport:
     """Validate the time model on the shipped protocol sweep (micro-benchmark calibrations)."""
     table, cals = shipped_paths()
     return cv.validate(table, cals)
+
+
+#: Columns of :func:`statistic_rows`.
+STATISTIC_COLUMNS = [
+    "statistic", "variant", "threads", "rmse_all", "rmse_top", "noise_floor",
+    "optimum_vs_best_mean", "optimum_vs_best_worst", "tune_k5_worst",
+]  # fmt: skip
+
+
+def statistic_reports(
+    table: Table | Path, calibrations: list[Calibration]
+) -> dict[str, cv.ValidationReport]:
+    """Validate one table once per per-point statistic (median, then minimum over passes)."""
+    return {s: cv.validate(table, calibrations, statistic=s) for s in STATISTICS}
+
+
+StatisticRow = tuple[str, str, int, float, float, float, float, float, float]
+
+
+def statistic_rows(reports: dict[str, cv.ValidationReport]) -> list[StatisticRow]:
+    """Per statistic, variant and thread count: RMSE, noise floor, optimum and tuner.
+
+    Parameters
+    ----------
+    reports : dict of str to ValidationReport
+        From :func:`statistic_reports`.
+
+    Returns
+    -------
+    list of tuple
+        Rows in the order of :data:`STATISTIC_COLUMNS`; the optimum columns are the
+        distance of the predicted optimum (the tuner's k = 1) to the measured best, mean
+        and worst over problems, and ``tune_k5_worst`` the worst of k = 5.
+    """
+    rows: list[StatisticRow] = []
+    for stat, report in reports.items():
+        scores = {**report.scores, **{f"fitted-{v}": f.test_score
+                                      for v, f in report.fitted.items()}}  # fmt: skip
+        for v in ("exact", "machine", "fitted-exact", "fitted-machine"):
+            if v not in scores:
+                continue
+            curve = report.tuner.get(v)
+            opt = (np.nan, np.nan, np.nan)
+            if curve is not None and curve.problems and 1 in curve.ks and 5 in curve.ks:
+                d1, d5 = curve.distance[:, curve.ks.index(1)], curve.distance[:, curve.ks.index(5)]
+                opt = (float(d1.mean()), float(d1.max()), float(d5.max()))
+            for n in sorted({int(x) for x in report.threads}):
+                g = scores[v].group(threads=n)
+                rows.append((stat, v, n, g.rmse_all, g.rmse_top, g.noise_floor, *opt))
+    return rows
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
@@ -72,24 +125,20 @@ def run(out_dir: Path) -> ExperimentResult:
 
     fig = plot_predicted_vs_measured(report, f"Fig. A.4 on the CPU: {where}")
     path = out_dir / "validation_pred_vs_measured.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
     fig = plot_selection(report, f"Tile selection (Fig. A.7 on the CPU): {where}")
     path = out_dir / "validation_selection.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
     for variant in ("exact", "machine"):
         if variant in report.scores:
             fig = plot_noise(
                 report, variant=variant, title=f"{variant}: RMSE and noise floor ({where})"
             )
             path = out_dir / f"validation_noise_{variant}.png"
-            fig.savefig(path, dpi=120)
-            result.files.append(path)
+            result.save_figure(fig, path)
     fig = plot_tuner_curve(report, f"Measured tuner: best of the top k ({where})")
     path = out_dir / "validation_tuner_curve.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
 
     score_rows: list[list[object]] = []
     for s in [*report.scores.values(), *(f.test_score for f in report.fitted.values())]:
@@ -142,17 +191,37 @@ def run(out_dir: Path) -> ExperimentResult:
         )
     )
 
+    by_stat = {"median": report, "min": cv.validate(table, cal, statistic="min")}
+    stat_rows = statistic_rows(by_stat)
+    result.files.append(
+        _write_csv(
+            out_dir / "validation_statistics.csv", STATISTIC_COLUMNS, [list(r) for r in stat_rows]
+        )
+    )
+    result.save_figure(
+        plot_statistics(by_stat, f"Median or minimum over passes ({where})"),
+        out_dir / "validation_statistics.png",
+    )
+    for stat, v, n, r_all, r_top, floor, *_ in stat_rows:
+        if stat == "min" and v in ("exact", "fitted-machine"):
+            result.values.append(
+                ReproducedValue(
+                    "validate", f"RMSE all / top 20% at {n} thread(s), {v}, minimum over "
+                    "passes (%)", "(no seed value)", None,
+                    f"{100 * r_all:.1f} / {100 * r_top:.1f}",
+                    f"noise floor of the minimum {100 * floor:.1f}%; {where}",
+                )
+            )  # fmt: skip
+
     cpu_report = cv.validate(table, cal, time="cpu")
     fig = plot_predicted_vs_measured(
         cpu_report, f"Fig. A.4 on the CPU, worker-thread CPU time (load-robust proxy): {where}"
     )
     path = out_dir / "validation_pred_vs_measured_cpu_time.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
     fig = plot_selection(cpu_report, f"Tile selection, thread CPU time: {where}")
     path = out_dir / "validation_selection_cpu_time.png"
-    fig.savefig(path, dpi=120)
-    result.files.append(path)
+    result.save_figure(fig, path)
 
     note = f"CPU, micro-benchmark calibrations at 1 and 2 threads ({where}); seed: GPUs"
     if report.n_passes < 2:
@@ -361,6 +430,51 @@ def plot_noise(report: cv.ValidationReport, *, variant: str = "exact", title: st
     ax.legend(fontsize=7)
     if title:
         ax.set_title(title)
+    return fig
+
+
+def plot_statistics(reports: dict[str, cv.ValidationReport], title: str = "") -> Figure:
+    """Noise floor and fitted-machine RMSE per thread count, for each per-point statistic.
+
+    Parameters
+    ----------
+    reports : dict of str to ValidationReport
+        From :func:`statistic_reports` (or any reports keyed by their statistic).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Per thread count, bars of the noise floor and of the best fitted variant's RMSE
+        (all points and top 20%) under each statistic.
+    """
+    fig = Figure(figsize=(8, 4), layout="constrained")
+    ax = fig.add_subplot()
+    rows = statistic_rows(reports)
+    threads = sorted({r[2] for r in rows})
+    bars = [("noise floor", 5, None), ("fitted-machine RMSE all", 3, "fitted-machine"),
+            ("fitted-machine RMSE top 20%", 4, "fitted-machine")]  # fmt: skip
+    labels = [f"{n} thread{'s' if n > 1 else ''}" for n in threads]
+    x = np.arange(len(threads))
+    series = [(stat, name, col, v) for stat in reports for name, col, v in bars]
+    width = 0.8 / len(series)
+    for k, (stat, name, col, v) in enumerate(series):
+        values = []
+        for n in threads:
+            match = [r for r in rows if r[0] == stat and r[2] == n
+                     and (v is None or r[1] == v)]  # fmt: skip
+            values.append(100 * float(match[0][col]) if match else np.nan)
+        ax.bar(x + (k - (len(series) - 1) / 2) * width, values, width, label=f"{name} ({stat})",
+               color=f"C{k % len(bars)}", hatch="//" if stat != "median" else None,
+               edgecolor="white")  # fmt: skip
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("[%]")
+    ax.set_ylim(0, 1.45 * ax.get_ylim()[1])  # room for the legend above the bars
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
 
 
