@@ -91,6 +91,23 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   g.l_s_per_word += 4e-11 * ref;
 }
 
+// A CPU-like machine of n_sm cores with random machine terms: one tile per core (k = 1, so
+// the clipped-tile count applies), nV = 4, a 1 MiB L2 and a 32 MiB L3.
+tmod::GpuParams cpu_like_machine(std::mt19937_64& rng, int n_sm) {
+  tmod::GpuParams g = gtx980();
+  g.n_sm = n_sm;
+  g.n_v = 4;
+  g.max_blocks_per_sm = 1;
+  g.smem_per_sm_words = 4e6;
+  g.smem_per_block_words = 4e6;
+  g.machine.cache_l1_bytes = 32768;
+  g.machine.cache_l2_bytes = 1 << 20;
+  g.machine.cache_l3_bytes = 32 << 20;
+  g.machine.threads_ref = static_cast<int>(rng() % 5);
+  set_machine_terms(rng, g);
+  return g;
+}
+
 bool feasible(const Case& c) {
   return tmod::feasibility(c.gpu, c.stencil.n_space_dims, c.tiles) == tmod::kFeasible;
 }
@@ -475,17 +492,7 @@ void test_clipped_cache_bit_identical() {
   auto problem = [&](int dims) {
     Problem p;
     tmod::GpuParams& g = p.gpu;
-    g = gtx980();
-    g.n_sm = static_cast<int>(pick(1, 8));
-    g.n_v = 4;
-    g.max_blocks_per_sm = 1;  // one tile per core: k = 1, the clipped-tile count applies
-    g.smem_per_sm_words = 4e6;
-    g.smem_per_block_words = 4e6;
-    g.machine.cache_l1_bytes = 32768;
-    g.machine.cache_l2_bytes = 1 << 20;
-    g.machine.cache_l3_bytes = 32 << 20;
-    g.machine.threads_ref = static_cast<int>(pick(0, 4));
-    set_machine_terms(rng, g);
+    g = cpu_like_machine(rng, static_cast<int>(pick(1, 8)));
     g.machine.schedule =
         rng() % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
     p.stencil.n_space_dims = dims;
@@ -617,17 +624,7 @@ void test_critical_thread_fast_vs_general() {
   int compared = 0, few_tiles = 0;
   for (int i = 0; i < 6000; ++i) {
     const int dims = 1 + i % 3;
-    tmod::GpuParams g = gtx980();
-    g.n_sm = threads[rng() % 11];
-    g.n_v = 4;
-    g.max_blocks_per_sm = 1;
-    g.smem_per_sm_words = 4e6;
-    g.smem_per_block_words = 4e6;
-    g.machine.cache_l1_bytes = 32768;
-    g.machine.cache_l2_bytes = 1 << 20;
-    g.machine.cache_l3_bytes = 32 << 20;
-    g.machine.threads_ref = static_cast<int>(pick(0, 4));
-    set_machine_terms(rng, g);
+    tmod::GpuParams g = cpu_like_machine(rng, threads[rng() % 11]);
     g.machine.schedule = i % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
     tmod::StencilParams st;
     st.n_space_dims = dims;
