@@ -69,6 +69,7 @@ tmod::GpuParams cpu_like() {
   m.l_level_s_per_word = {{-2e-11, 0.0, 2e-11, 8e-11}};
   m.l_shared_s_per_word = {{0.0, 1e-12, 1e-11, 5e-11}};
   m.tau_line_s = 2e-9;
+  m.tau_line_3d_s = 5e-9;
   m.t_barrier_per_thread_s = 2e-8;
   m.t_share_line_s = 5e-8;
   m.l_buffer_s_per_word = 6e-11;

@@ -102,6 +102,7 @@ void MachineTerms::validate() const {
                      ("machine.l_shared_s_per_word" + at).c_str(), " s");
   }
   require_in_range(tau_line_s, 0.0, kMaxTimeParameterS, "machine.tau_line_s", " s");
+  require_in_range(tau_line_3d_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_s", " s");
   require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
                    "machine.t_barrier_per_thread_s", " s");
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
@@ -111,7 +112,8 @@ void MachineTerms::validate() const {
 }
 
 bool MachineTerms::all_zero() const {
-  bool zero = l_seg_s == 0 && tau_line_s == 0 && t_barrier_per_thread_s == 0 &&
+  bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 &&
+              t_barrier_per_thread_s == 0 &&
               t_share_line_s == 0 && l_buffer_s_per_word == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
@@ -714,7 +716,8 @@ std::vector<std::string> design_parameter_names() {
     names.push_back(std::string("l_shared_s_per_word[") + lv + "]");
   }
   names.insert(names.end(),
-               {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word"});
+               {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
+                "tau_line_3d_s"});
   return names;
 }
 
@@ -734,6 +737,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[14] = m.t_barrier_per_thread_s;
   p[15] = m.t_share_line_s;
   p[16] = m.l_buffer_s_per_word;
+  p[17] = m.tau_line_3d_s;
   return p;
 }
 
@@ -780,7 +784,7 @@ std::array<double, kDesignParams> paper_design_row(const GpuParams& gpu,
 GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
-  m.l_seg_s = m.tau_line_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
+  m.l_seg_s = m.tau_line_s = m.tau_line_3d_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
   m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};

@@ -392,8 +392,8 @@ class ExactModel {
       : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
         want_coef_(Extras && want_coef) {
     need_lines_ = Extras && (machine || want_coef);
-    tau_line_ = machine ? gpu.machine.tau_line_s : 0.0;
     dims_ = stencil.n_space_dims;
+    tau_line_ = machine ? (dims_ == 3 ? gpu.machine.tau_line_3d_s : gpu.machine.tau_line_s) : 0.0;
     S1_ = size.space[0];
     T_ = size.time_steps;
     tS1_ = tiles.space[0];
@@ -1501,7 +1501,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       r[5 + lv] += nm_p * w.rows.words;                                   // dL[level]
       r[9 + lv] += nm_p * w.rows.words *
                    (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
-      r[13] += nc * w.counts[2];                                          // tau_line
+      r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
       r[14] += n * barrier_threads;                                       // t_barrier
       if (blocks) {                                                       // t_share
         r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;

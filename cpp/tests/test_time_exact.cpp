@@ -490,6 +490,7 @@ void test_kind_tables_match_general() {
       mt.l_level_s_per_word = {{-1e-12, 0.0, 2e-11, 8e-11}};
       mt.l_shared_s_per_word = {{0.0, 1e-12, 1e-11, 5e-12}};
       mt.tau_line_s = 2e-9;
+      mt.tau_line_3d_s = 5e-9;
       mt.t_barrier_per_thread_s = 2e-8;
       mt.t_share_line_s = 5e-8;
       mt.threads_ref = 1 + static_cast<int>(rng() % 4);

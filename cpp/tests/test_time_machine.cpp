@@ -82,6 +82,7 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
     m.l_shared_s_per_word[lv] = u(2e-11);
   }
   m.tau_line_s = u(3e-9);
+  m.tau_line_3d_s = u(6e-9);
   m.t_barrier_per_thread_s = u(1e-8);
   m.t_share_line_s = u(5e-9);
   m.l_buffer_s_per_word = u(5e-11);
@@ -196,6 +197,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 14: m.t_barrier_per_thread_s = value; break;
     case 15: m.t_share_line_s = value; break;
     case 16: m.l_buffer_s_per_word = value; break;
+    case 17: m.tau_line_3d_s = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -730,6 +732,34 @@ void test_schedules() {
 }
 
 // Memory levels: per core against L1/L2, in all against L3, DRAM beyond; none without sizes.
+// The line cost is per dimension: tau_line_s charges the lines of 2D stencils only,
+// tau_line_3d_s those of 3D stencils only, and each moves T_alg where it applies.
+void test_line_cost_per_dimension() {
+  std::mt19937_64 rng(2127);
+  int moved = 0;
+  for (int i = 0; i < 600; ++i) {
+    const int dims = 2 + i % 2;
+    Case c = random_case(rng, dims);
+    set_machine_terms(rng, c.gpu);
+    if (!feasible(c)) continue;
+    auto talg = [&](const tmod::GpuParams& g) {
+      return tmod::evaluate(g, c.stencil, c.size, c.tiles, tmod::Variant::machine).talg_s;
+    };
+    const double base = talg(c.gpu);
+    tmod::GpuParams other = c.gpu, own = c.gpu;
+    (dims == 3 ? other.machine.tau_line_s : other.machine.tau_line_3d_s) += 1e-6;
+    (dims == 3 ? own.machine.tau_line_3d_s : own.machine.tau_line_s) += 1e-6;
+    CHECK(talg(other) == base);
+    // T_alg is linear in the terms where k = 1 (piecewise linear otherwise).
+    if (tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::exact).k != 1) continue;
+    const auto row = tmod::design_row(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::machine);
+    CHECK(row[dims == 3 ? 13 : 17] == 0.0);
+    CHECK_CLOSE(talg(own) - base, 1e-6 * row[dims == 3 ? 17 : 13], 1e-9);
+    if (row[dims == 3 ? 17 : 13] > 0) ++moved;
+  }
+  CHECK(moved > 100);
+}
+
 void test_memory_level() {
   tmod::GpuParams g = gtx980();
   g.n_sm = 2;
@@ -817,6 +847,7 @@ void test_bad_inputs() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   refuses([](tmod::MachineTerms& m) { m.l_seg_s = -1e-9; }, "machine.l_seg_s");
   refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
+  refuses([](tmod::MachineTerms& m) { m.tau_line_3d_s = -1e-12; }, "machine.tau_line_3d_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
   refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
           "machine.l_buffer_s_per_word");
@@ -861,6 +892,7 @@ int main() {
   test_clipped_shares_brute_force();
   test_clipped_cache_bit_identical();
   test_critical_thread_fast_vs_general();
+  test_line_cost_per_dimension();
   test_memory_level();
   test_schedules();
   test_threads();

@@ -1081,6 +1081,8 @@ def _derive_calibration(
     rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
     tau = max(max(rows.values()), 1e-12)
     tau_line = max([rows[n] for n in names if space_dims(n) == 2] + [0.0])
+    # Heat 3D's own row benchmark where measured (its lines cost more, docs/time.md).
+    tau_line_3d = max([rows[n] for n in names if space_dims(n) == 3] + [0.0]) or tau_line
     t_sync = micro["t_sync_barrier"]["value_s"]
     # Barrier: T_sync + beta (n - N), beta by least squares over the other thread counts.
     others = [(a, micro[f"barrier_{a}t"]["value_s"]) for a in thread_list if a != n_threads]
@@ -1100,7 +1102,7 @@ def _derive_calibration(
     ]  # fmt: skip
     copy_fit = _fit_copy(micro, fit_points, l_ref, n_threads)
     fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
-            "line": {"tau_line_s": tau_line},
+            "line": {"tau_line_s": tau_line, "tau_line_3d_s": tau_line_3d},
             "memory_levels": {"l3_sysfs_bytes": caches[2],
                               "l3_effective_bytes": l3_eff}}  # fmt: skip
     share = micro["share_line"]["value_s"] if "share_line" in micro else 0.0
@@ -1119,7 +1121,8 @@ def _derive_calibration(
         "sizes from sysfs (L3: the copy-cost knee where measured below it); l_seg_s, "
         "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
         "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
-        "count; tau_line_s = fixed cost of one 2D line; t_share_line_s = one cache-line "
+        "count; tau_line_s = fixed cost of one 2D line, tau_line_3d_s of one 3D line (Heat "
+        "3D's row benchmark); t_share_line_s = one cache-line "
         "transfer between cores; threads_ref = n_sm."
     )
     gpu = Gpu(
@@ -1143,6 +1146,7 @@ def _derive_calibration(
         l_level_s_per_word=tuple(copy_fit["l_level_s_per_word"]),
         l_shared_s_per_word=tuple(copy_fit["l_shared_s_per_word"]),
         tau_line_s=tau_line,
+        tau_line_3d_s=tau_line_3d,
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
@@ -1240,7 +1244,8 @@ def calibrate(
       streaming at once);
     - ``t_barrier_per_thread_s``: the slope of the barrier time in the thread count;
     - ``tau_line_s``: the fixed cost of one line of a 2D stencil's row (the same row
-      benchmark), the largest over the 2D stencils;
+      benchmark), the largest over the 2D stencils; ``tau_line_3d_s`` the same for the
+      3D stencils (``tau_line_s`` when none is measured);
     - ``t_share_line_s``: one write of a cache line that the N threads write in turn;
     - ``threads_ref = N``, the thread count the ``exact`` parameters were measured with.
 

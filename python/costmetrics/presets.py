@@ -212,7 +212,11 @@ class Gpu:
         ``machine`` variant: seconds per word per core streaming at once beyond
         ``threads_ref`` (shared bandwidth), per level (default 0).
     tau_line_s : float, optional
-        ``machine`` variant: seconds per line (innermost run of points) computed.
+        ``machine`` variant: seconds per line (innermost run of points) computed, 1D/2D.
+    tau_line_3d_s : float, optional
+        ``machine`` variant: seconds per line computed by a 3D stencil (a run of ``s3``
+        points of one sub-slab plane); default (None): ``tau_line_s``, as before this
+        term existed, so presets written without it predict as they did.
     t_barrier_per_thread_s : float, optional
         ``machine`` variant: seconds per wavefront barrier per thread beyond ``threads_ref``.
     t_share_line_s : float, optional
@@ -254,6 +258,8 @@ class Gpu:
     l_level_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
     l_shared_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
     tau_line_s: float = field(default=0.0, repr=False)
+    # None is resolved to tau_line_s in __post_init__: always a float after construction.
+    tau_line_3d_s: float = field(default=None, repr=False)  # type: ignore[assignment]
     t_barrier_per_thread_s: float = field(default=0.0, repr=False)
     t_share_line_s: float = field(default=0.0, repr=False)
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
@@ -261,6 +267,8 @@ class Gpu:
     tile_schedule: str = field(default="round-robin", repr=False)
 
     def __post_init__(self) -> None:
+        if self.tau_line_3d_s is None:
+            object.__setattr__(self, "tau_line_3d_s", self.tau_line_s)
         _validate_gpu_fields(self, "")
 
     @property
@@ -334,6 +342,7 @@ class Gpu:
             l_level_s_per_word=list(self.l_level_s_per_word),
             l_shared_s_per_word=list(self.l_shared_s_per_word),
             tau_line_s=self.tau_line_s,
+            tau_line_3d_s=self.tau_line_3d_s,
             t_barrier_per_thread_s=self.t_barrier_per_thread_s,
             t_share_line_s=self.t_share_line_s,
             l_buffer_s_per_word=self.l_buffer_s_per_word,
@@ -472,6 +481,7 @@ _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
 _MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
+    "tau_line_3d_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 _MACHINE_FIELDS = (

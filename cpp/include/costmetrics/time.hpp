@@ -54,6 +54,9 @@ struct MachineTerms {
   // Per word and per core streaming at once beyond `threads_ref` (shared bandwidth), s/word.
   std::array<double, kMemoryLevels> l_shared_s_per_word{{0, 0, 0, 0}};
   double tau_line_s = 0;              // per line (innermost run of points) computed, s
+  // Per line of a 3D stencil (a run of s3 points of one sub-slab plane) computed, s: the 3D
+  // harness does more per line than the 2D one (face copies, short loads), docs/time.md.
+  double tau_line_3d_s = 0;
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
   // Per word copied within a thread's tile buffer (2D/3D: the faces a sub-tile keeps for
@@ -74,7 +77,8 @@ struct MachineTerms {
                           "per word copied, added to L, at L1/L2/L3/DRAM, s/word"),
         COSTMETRICS_FIELD(MachineTerms, l_shared_s_per_word,
                           "per word per core streaming beyond threads_ref, L1/L2/L3/DRAM, s/word"),
-        COSTMETRICS_FIELD(MachineTerms, tau_line_s, "per line of points computed, s"),
+        COSTMETRICS_FIELD(MachineTerms, tau_line_s, "per line of points computed (1D/2D), s"),
+        COSTMETRICS_FIELD(MachineTerms, tau_line_3d_s, "per line of points computed (3D), s"),
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
@@ -266,7 +270,7 @@ int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 17;
+inline constexpr int kDesignParams = 18;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
