@@ -37,6 +37,7 @@ from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
     Table,
+    _statistic_name,
     check_same_machine,
     load_calibration,
     point_statistic,
@@ -310,7 +311,7 @@ def noise_floor(pass_times_s: npt.ArrayLike, statistic: str = "median") -> float
         The floor as a fraction; NaN when no point has two passes.
     """
     p = _pass_times(pass_times_s)
-    point_statistic(p[:0], statistic)  # check the name
+    _statistic_name(statistic)
     if p.shape[1] < 2 or p.shape[0] == 0:
         return float("nan")
     even = point_statistic(p[:, 0::2], statistic, axis=1)
@@ -376,7 +377,7 @@ def bootstrap_rmse(
         raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
     if not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
         raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
-    point_statistic(p[:0], statistic)  # check the name
+    _statistic_name(statistic)
     n, k = p.shape
     if n == 0:
         return (float("nan"), float("nan"))
@@ -1509,7 +1510,7 @@ def validate(
         Scores, fits, selection, tuner curves, degenerate tiles and per-point arrays.
     """
     raw = table if isinstance(table, Table) else read_table(_path(table))
-    point_statistic(np.empty(0), statistic)  # check the name before any work
+    _statistic_name(statistic)  # before any work
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
     machine = raw.machine
     if machine:  # a calibration must come from the machine that measured the table
