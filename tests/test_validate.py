@@ -659,6 +659,11 @@ def test_per_point_statistic_switches_both_ways() -> None:
     assert low.per_point() is low  # keeps its statistic
     assert np.array_equal(low.medians().time_s, med.time_s)
     assert np.array_equal(med.per_point("min").time_s, low.time_s)
+    # CPU times are kept as one statistic only: switching an aggregated table drops them.
+    assert np.all(np.isfinite(low.cpu_time_s))
+    assert np.isnan(med.per_point("min").cpu_time_s).all()
+    with pytest.raises(ValueError, match="cpu_time_s"):
+        med.per_point("min").with_time("cpu")
     with pytest.raises(ValueError, match="statistic"):
         raw.per_point("mode")
     empty = raw.select(np.zeros(len(raw), dtype=bool))  # no row: no point, no crash

@@ -1809,7 +1809,9 @@ class Table(Record):
         pass's time is kept in ``pass_times_s`` (for the noise floor and the bootstrap
         of :mod:`costmetrics.validate`). ``cpu_time_s`` and ``energy_j`` take the same
         statistic, ``correct`` is true only when every pass was correct, tags are merged,
-        the load average is the largest seen.
+        the load average is the largest seen. A table of one row per point changes its
+        statistic from the kept pass times; its CPU times and energies, whose passes it
+        does not keep, become NaN then (call this on the table of runs for them).
 
         Parameters
         ----------
@@ -1828,9 +1830,11 @@ class Table(Record):
         if self.pass_times_s is not None:
             if stat == self.statistic:
                 return self
+            unknown = np.full(len(self), np.nan)  # the other statistic's, not derivable
             return replace(
-                self, time_s=point_statistic(self.pass_times_s, stat, axis=1), statistic=stat
-            )
+                self, time_s=point_statistic(self.pass_times_s, stat, axis=1), statistic=stat,
+                cpu_time_s=unknown, energy_j=unknown.copy(),
+            )  # fmt: skip
         groups: dict[tuple[Any, ...], list[int]] = {}
         for i in range(len(self)):
             groups.setdefault(self.key_of(i), []).append(i)
