@@ -471,8 +471,8 @@ MACHINE_FIELDS = {
     "smem_per_block_bytes": 262144, "l_s_per_gb": 0.04, "tau_sync_s": 1e-8, "t_sync_s": 4e-8,
     "cache_l1_bytes": 32768, "cache_l2_bytes": 2**20, "cache_l3_bytes": 2**25, "l_seg_s": 3e-9,
     "l_level_s_per_word": (-2e-11, 0.0, 2e-11, 8e-11), "l_shared_s_per_word": (0, 0, 1e-11, 5e-11),
-    "tau_line_s": 2e-9, "t_barrier_per_thread_s": 2e-8, "t_share_line_s": 5e-8, "threads_ref": 2,
-    "tile_schedule": "block",
+    "tau_line_s": 2e-9, "tau_line_3d_s": 5e-9, "t_barrier_per_thread_s": 2e-8,
+    "t_share_line_s": 5e-8, "threads_ref": 2, "tile_schedule": "block",
 }  # fmt: skip
 
 

@@ -306,6 +306,10 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(d), encoding="utf-8")
     assert cm.load_gpu(path) == CPU
     assert "l_seg_s" not in GTX980.to_dict()  # GPU presets keep their layout
+    # A preset written before tau_line_3d_s existed reads it as tau_line_s.
+    del d["tau_line_3d_s"]
+    path.write_text(yaml.safe_dump(d), encoding="utf-8")
+    assert cm.load_gpu(path).tau_line_3d_s == CPU.tau_line_s != CPU.tau_line_3d_s
 
 
 @pytest.mark.parametrize(
@@ -313,6 +317,9 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
     [
         ({"l_seg_s": -1e-9}, ValueError, r"machine.l_seg_s: must be in"),
         ({"tau_line_s": math.nan}, ValueError, r"tau_line_s: must be finite"),
+        ({"tau_line_3d_s": -1e-9}, ValueError, r"machine.tau_line_3d_s: must be in"),
+        ({"tau_line_3d_s": math.inf}, ValueError, r"tau_line_3d_s: must be finite"),
+        ({"tau_line_3d_s": "slow"}, TypeError, r"tau_line_3d_s: expected a number"),
         ({"l_buffer_s_per_word": -1e-12}, ValueError, r"machine.l_buffer_s_per_word: must be in"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
