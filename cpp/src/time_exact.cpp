@@ -1381,7 +1381,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     if (dims == 2) {
       transfer.buf_per_row = 4.0;
     } else {
-      const i64 w2 = tiles.space[1] + 2, w3 = tiles.space[2] + 2;
+      // The harness clips a sub-slab to the skewed extent S_d + tT (make_plan, harness 5).
+      const i64 w2 = std::min(tiles.space[1], size.space[1] + tT) + 2;
+      const i64 w3 = std::min(tiles.space[2], size.space[2] + tT) + 2;
       const i64 face =
           w2 + w3 + std::min(w3, size.space[2] + 2) + std::min(w2, size.space[1] + 2);
       transfer.buf_per_row = 2.0 * static_cast<double>(face);

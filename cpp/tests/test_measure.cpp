@@ -133,6 +133,30 @@ int main() {
     CHECK(r.words_stored >= 14 * 12 * 20);  // at least the final level
     CHECK(r.words_loaded > 0 && r.n_subtiles >= r.n_tiles);
   }
+  // A sub-tile wider than the skewed extent S + tT runs as the clipped one (harness 5):
+  // the same result, sub-tiles and copies for tS2 (and tS3) of S + tT and far beyond.
+  {
+    auto cfg = config("laplacian2d", 30, 40, 12, 5, 40 + 6, 6, 2);
+    const auto clipped = cm::run(cfg);
+    for (const std::int64_t wide : {40 + 7, 200, 4000}) {
+      cfg.tile_s2 = wide;
+      const auto r = cm::run(cfg);
+      CHECK(r.correct && clipped.correct);
+      CHECK(r.n_subtiles == clipped.n_subtiles && r.n_subtiles == r.n_tiles);
+      CHECK(r.words_loaded == clipped.words_loaded && r.words_stored == clipped.words_stored);
+    }
+    auto cfg3 = config("heat3d", 14, 12, 10, 3, 12 + 4, 4, 2);
+    cfg3.size_s3 = 9;
+    cfg3.tile_s3 = 9 + 4;
+    const auto clipped3 = cm::run(cfg3);
+    cfg3.tile_s2 = 100;
+    cfg3.tile_s3 = 77;
+    const auto r3 = cm::run(cfg3);
+    CHECK(r3.correct && clipped3.correct);
+    CHECK(r3.n_subtiles == clipped3.n_subtiles && r3.words_loaded == clipped3.words_loaded &&
+          r3.words_stored == clipped3.words_stored);
+    CHECK(same(cm::tiled(cfg3), cm::naive("heat3d", 14, 12, 9, 10)));
+  }
   // The names the Python side shows and checks.
   CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));
   CHECK(!cm::harness_version().empty());
