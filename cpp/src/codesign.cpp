@@ -905,88 +905,120 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       // valid for rk_nsm ...
       std::vector<std::vector<RoundsTerms>> rounds_cache(instances.size());
       i64 rk_nsm = -1;
-      // ... and the exact step count F of the full sub-tiles per tile, which depends on nV
-      // and the tile only: valid for the current design, per tile set (2D, 3D).
-      std::vector<double> steps_cache[2];
       // ... and the tiles' hardware-independent terms per inner extent (S2, S3).
       std::map<std::pair<i64, i64>, std::vector<TileAux>> tile_aux;
       i64 geometry_smem = -1;
+      // Per design of the current run (below): its GPU, whether it starts warm, and the
+      // exact step count F of the full sub-tiles per tile, which depends on nV and the tile
+      // only: valid for that design, per tile set (2D, 3D).
+      std::vector<tm::GpuParams> run_gpu;
+      std::vector<char> run_warm;
+      std::vector<std::vector<double>> run_steps;  // [2 k + dims - 2] for design k of the run
       for (;;) {
         const std::size_t block = next.fetch_add(kBlock);
         if (block >= designs.size()) break;
-        for (std::size_t i = block; i < std::min(designs.size(), block + kBlock); ++i) {
-        const Design& d = designs[i];
-        const bool warm = d.smem_kb == previous_smem;
-        previous_smem = d.smem_kb;
-        const tm::GpuParams gpu = design_gpu(d, machine, options);
-        for (auto& v : steps_cache) v.clear();  // per design (nV)
-        for (std::size_t j = 0; j < instances.size(); ++j) {
-          const Instance& in = instances[j];
-          const TileSet& ts = *tile_sets.at({d.smem_kb, in.stencil.n_space_dims});
-          Best best;
-          if (warm && options.prune) {
-            const Best& p = previous[j];
-            const Group& g = ts.groups[p.group];
-            const Inner& t = ts.inner[p.inner];
-            double v = 0;
-            if (options.variant == tm::Variant::paper) {
-              v = paper_talg(in, machine, d.n_sm, d.n_v, g.tT, g.tS1, t,
-                             n_wavefronts_paper(in.size.time_steps, g.tT),
-                             ceil_div(in.size.space[0], 2 * g.tS1 + g.tT));
-            } else {
-              v = exact_talg(gpu, in, g.tT, g.tS1, t);
-            }
-            ++best.evaluated;
-            best.offer(v, g.tS1, t.s2, t.s3, g.tT, p.group, p.inner);
+        const std::size_t block_end = std::min(designs.size(), block + kBlock);
+        // The block in runs of designs sharing (M_SM, nSM), each run instance by instance,
+        // design by design within an instance: the per-instance tables of the exact search
+        // (geometry, tail and rounds terms, ~1 MB per instance at M_SM = 480 kB) then stay
+        // in cache across the run's designs instead of being streamed from memory once per
+        // design and instance. Every search is the one the design-major order ran, with the
+        // same warm start (the previous design of this thread, same instance), so the
+        // results, evaluations and bounds are unchanged.
+        for (std::size_t i0 = block; i0 < block_end;) {
+          std::size_t i1 = i0 + 1;
+          while (i1 < block_end && designs[i1].smem_kb == designs[i0].smem_kb &&
+                 designs[i1].n_sm == designs[i0].n_sm) {
+            ++i1;
           }
-          if (options.variant == tm::Variant::paper) {
-            search_paper(ts, in, machine, d, options.prune, best);
-          } else {
-            if (options.prune && geometry_smem != d.smem_kb) {
+          const std::size_t n_run = i1 - i0;
+          run_gpu.resize(n_run);
+          run_warm.resize(n_run);
+          if (run_steps.size() < 2 * n_run) run_steps.resize(2 * n_run);
+          for (std::size_t k = 0; k < n_run; ++k) {
+            const Design& d = designs[i0 + k];
+            run_warm[k] = d.smem_kb == previous_smem ? 1 : 0;
+            previous_smem = d.smem_kb;
+            run_gpu[k] = design_gpu(d, machine, options);
+            run_steps[2 * k].clear();  // per design (nV)
+            run_steps[2 * k + 1].clear();
+          }
+          const Design& d0 = designs[i0];
+          if (options.variant != tm::Variant::paper && options.prune) {
+            if (geometry_smem != d0.smem_kb) {
               for (auto& v : geometry) v.clear();
               for (auto& v : tails) v = GroupTails{};
               rk_nsm = -1;
               tile_aux.clear();
-              geometry_smem = d.smem_kb;
+              geometry_smem = d0.smem_kb;
             }
-            if (options.prune && geometry[j].empty()) {
-              geometry[j].reserve(ts.groups.size());
-              for (const Group& g : ts.groups) {
-                geometry[j].push_back(
-                    exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
-              }
-              build_group_tails(ts, geometry[j], tails[j]);
-            }
-            if (options.prune && rk_nsm != d.n_sm) {
+            if (rk_nsm != d0.n_sm) {
               for (auto& v : rounds_cache) v.clear();
-              rk_nsm = d.n_sm;
+              rk_nsm = d0.n_sm;
             }
+          }
+          for (std::size_t j = 0; j < instances.size(); ++j) {
+            const Instance& in = instances[j];
+            const TileSet& ts = *tile_sets.at({d0.smem_kb, in.stencil.n_space_dims});
             std::vector<TileAux>* aux = nullptr;
-            if (options.prune) {
+            if (options.variant != tm::Variant::paper && options.prune) {
+              if (geometry[j].empty()) {
+                geometry[j].reserve(ts.groups.size());
+                for (const Group& g : ts.groups) {
+                  geometry[j].push_back(
+                      exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
+                }
+                build_group_tails(ts, geometry[j], tails[j]);
+              }
               aux = &tile_aux[{in.size.space[1], in.size.space[2]}];
               if (aux->empty()) build_tile_aux(ts, in.size, *aux);
             }
-            search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
-                         &tails[j], &rounds_cache[j], &steps_cache[ts.dims - 2]);
+            for (std::size_t k = 0; k < n_run; ++k) {
+              const std::size_t i = i0 + k;
+              const Design& d = designs[i];
+              const tm::GpuParams& gpu = run_gpu[k];
+              Best best;
+              if (run_warm[k] != 0 && options.prune) {
+                const Best& p = previous[j];
+                const Group& g = ts.groups[p.group];
+                const Inner& t = ts.inner[p.inner];
+                double v = 0;
+                if (options.variant == tm::Variant::paper) {
+                  v = paper_talg(in, machine, d.n_sm, d.n_v, g.tT, g.tS1, t,
+                                 n_wavefronts_paper(in.size.time_steps, g.tT),
+                                 ceil_div(in.size.space[0], 2 * g.tS1 + g.tT));
+                } else {
+                  v = exact_talg(gpu, in, g.tT, g.tS1, t);
+                }
+                ++best.evaluated;
+                best.offer(v, g.tS1, t.s2, t.s3, g.tT, p.group, p.inner);
+              }
+              if (options.variant == tm::Variant::paper) {
+                search_paper(ts, in, machine, d, options.prune, best);
+              } else {
+                search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
+                             &tails[j], &rounds_cache[j], &run_steps[2 * k + (ts.dims - 2)]);
+              }
+              if (!std::isfinite(best.talg)) {
+                throw std::invalid_argument(
+                    "no feasible tile for instance " + std::to_string(j) + " on design (n_sm=" +
+                    std::to_string(d.n_sm) + ", n_v=" + std::to_string(d.n_v) +
+                    ", smem_kb=" + std::to_string(d.smem_kb) + ")");
+              }
+              const std::size_t cell = i * instances.size() + j;
+              out.talg_s[cell] = best.talg;
+              out.tiles[cell * 4 + 0] = best.tS1;
+              out.tiles[cell * 4 + 1] = best.s2;
+              out.tiles[cell * 4 + 2] = best.s3;
+              out.tiles[cell * 4 + 3] = best.tT;
+              out.n_feasible[cell] = ts.n_tiles;
+              out.n_evaluated[cell] = best.evaluated;
+              n_bounds += best.bounds;
+              previous[j] = best;
+            }
           }
-          if (!std::isfinite(best.talg)) {
-            throw std::invalid_argument(
-                "no feasible tile for instance " + std::to_string(j) + " on design (n_sm=" +
-                std::to_string(d.n_sm) + ", n_v=" + std::to_string(d.n_v) +
-                ", smem_kb=" + std::to_string(d.smem_kb) + ")");
-          }
-          const std::size_t cell = i * instances.size() + j;
-          out.talg_s[cell] = best.talg;
-          out.tiles[cell * 4 + 0] = best.tS1;
-          out.tiles[cell * 4 + 1] = best.s2;
-          out.tiles[cell * 4 + 2] = best.s3;
-          out.tiles[cell * 4 + 3] = best.tT;
-          out.n_feasible[cell] = ts.n_tiles;
-          out.n_evaluated[cell] = best.evaluated;
-          n_bounds += best.bounds;
-          previous[j] = best;
-        }
-        ++done;
+          done += n_run;
+          i0 = i1;
         }
       }
     } catch (...) {
