@@ -553,29 +553,26 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     rounds_cache->assign(ts.groups.size(), RoundsTerms{});
   }
   if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
-  std::size_t row = 0;  // the tT of group gi: groups [tT_begin[row], tT_begin[row + 1])
-  for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
+  // The groups of one tT at a time: groups [tT_begin[row], tT_begin[row + 1]).
+  const std::size_t n_rows = ts.tT_begin.size() - 1;
+  for (std::size_t row = 0; row < n_rows; ++row) {
+   const std::uint32_t row_end = ts.tT_begin[row + 1];
+   double lb_all = 0;
+   if (prune && ts.tT_begin[row] < row_end) {
+     // Tail bound (build_group_tails): every group from this tT on.
+     ++best.bounds;
+     lb_all = tail_lb(tails->all[row]);
+     if (prunes(lb_all)) break;
+   }
+   for (std::uint32_t gi = ts.tT_begin[row]; gi < row_end; ++gi) {
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
-    const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
-    const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
-    while (gi >= ts.tT_begin[row + 1]) ++row;
     if (prune) {
-      // Tail bounds (build_group_tails): every group from this tT on, at its first group;
-      // then the rest of this tT.
-      group_lb = 0;
-      if (gi == ts.tT_begin[row]) {
-        ++best.bounds;
-        const double lb_all = tail_lb(tails->all[row]);
-        if (prunes(lb_all)) break;
-        group_lb = lb_all;
-      }
+      // Tail bound of the rest of this tT.
+      group_lb = gi == ts.tT_begin[row] ? lb_all : 0.0;
       ++best.bounds;
       const double lb_row = tail_lb(tails->row[gi]);
-      if (prunes(lb_row)) {
-        gi = ts.tT_begin[row + 1] - 1;
-        continue;
-      }
+      if (prunes(lb_row)) break;
       group_lb = std::max(group_lb, lb_row);
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
       // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k. Its
@@ -583,11 +580,13 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       // nSM (RoundsTerms).
       ++best.bounds;
       RoundsTerms& r = (*rounds_cache)[gi];
-      if (r.s < 0) r = rounds_terms(ts, g, *geo, rounds_of);
+      if (r.s < 0) r = rounds_terms(ts, g, (*geometry)[gi], rounds_of);
       const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
     }
+    const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
+    const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
     // tile time below is the same for both, only the rounds differ).
@@ -608,18 +607,37 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes).
+    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes), and the
+    // bound's weights: the tile time of color c counts count_c R_c times (interior) and
+    // ends_of_c R_c times (first and last wavefronts); T_sync once per wavefront bounded.
     i64 rounds_k = 0;
     double rounds_c[2] = {0, 0};
+    double weight_c[2] = {0, 0};  // count_c R_c (0 for a color without tiles)
+    double weight_same = 0;       // weight_0 + weight_1
+    double weight_ends = 0;       // sum_c ends_of_c R_c
+    double sync_lb = 0;           // T_sync times the wavefronts bounded
+    if (prune) {
+      double n_sync = 0;
+      for (int c = 0; c < 2; ++c) {
+        if (geo->n[c] == 0) continue;
+        n_sync += static_cast<double>(geo->count[c]);
+        if (ends) n_sync += geo->ends_of[c];
+      }
+      sync_lb = m.t_sync_s * n_sync;
+    }
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       if (prune) {
         ++best.bounds;
         if (t.k != rounds_k) {
           rounds_k = t.k;
+          weight_ends = 0;
           for (int c = 0; c < 2; ++c) {
             rounds_c[c] = geo->n[c] == 0 ? 0.0 : rounds_of(static_cast<double>(geo->n[c]), t.k);
+            weight_c[c] = static_cast<double>(geo->count[c]) * rounds_c[c];
+            weight_ends += geo->ends_of[c] * rounds_c[c];  // ends_of_c = 0 where n_c = 0
           }
+          weight_same = weight_c[0] + weight_c[1];
         }
         const TileAux& a = (*aux)[i];
         const double s_min = a.s_min;
@@ -661,22 +679,22 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             steps_full = f;
           }
           const double c_full = C * steps_full + m.tau_sync_s * tT_d;
-          const double t_same = same_colors ? tile_time(0, c_full) : 0.0;
-          double lb = 0;
-          for (int c = 0; c < 2; ++c) {
-            if (geo->n[c] == 0) continue;
-            const double t_i = same_colors ? t_same : tile_time(c, c_full);
-            // rounds_c[c] = ceil(ceil(n/k)/nSM), exact integers in double.
-            lb += static_cast<double>(geo->count[c]) * (rounds_c[c] * t_i + m.t_sync_s);
+          // sum over the colors with tiles of count_c (R_c T_i + T_sync), R_c =
+          // ceil(ceil(n/k)/nSM) exact integers in double, as weights (above).
+          double lb = sync_lb;
+          if (same_colors) {
+            lb += weight_same * tile_time(0, c_full);
+          } else {
+            for (int c = 0; c < 2; ++c) {
+              if (geo->n[c] == 0) continue;
+              lb += weight_c[c] * tile_time(c, c_full);
+            }
           }
           if (ends) {
             // First and last wavefront: the half-hexagon rows; a full sub-tile costs
             // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
             const double c_half = C * (0.5 * steps_full) + m.tau_sync_s * (0.5 * tT_d);
-            const double t_half = tile_time_of(points_cost_half, rows_cost_half, c_half);
-            for (int c = 0; c < 2; ++c) {
-              lb += geo->ends_of[c] * (rounds_c[c] * t_half + m.t_sync_s);
-            }
+            lb += weight_ends * tile_time_of(points_cost_half, rows_cost_half, c_half);
           }
           tile_lb = std::max(tile_lb, lb);
           if (prunes(lb)) {
@@ -696,6 +714,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       ++best.evaluated;
       best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
     }
+   }
   }
 }
 
