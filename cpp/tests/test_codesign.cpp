@@ -280,6 +280,29 @@ int main() {
         }
       }
     }
+    // One thread: design i's searches start from design i-1's optima (same M_SM), whatever
+    // order the sweep runs the (design, instance) pairs in (it runs the designs sharing
+    // (M_SM, nSM) instance by instance). The optima do not depend on the warm start, so each
+    // cell's evaluations equal those of the second design in a sweep of {design i-1,
+    // design i} alone (the first design of an M_SM: a sweep of it alone).
+    for (const auto* list : {&same, &mixed}) {
+      cd::SweepOptions o;
+      o.variant = tmod::Variant::exact;
+      o.n_threads = 1;
+      const cd::SweepOutput all = cd::sweep(*list, exact_instances, m, o);
+      const std::size_t n_in = exact_instances.size();
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        std::vector<cd::Design> pair;
+        if (i > 0) pair.push_back((*list)[i - 1]);
+        pair.push_back((*list)[i]);
+        const cd::SweepOutput two = cd::sweep(pair, exact_instances, m, o);
+        const std::size_t at = (pair.size() - 1) * n_in;
+        for (std::size_t j = 0; j < n_in; ++j) {
+          CHECK(all.n_evaluated[i * n_in + j] == two.n_evaluated[at + j]);
+          CHECK(all.talg_s[i * n_in + j] == two.talg_s[at + j]);
+        }
+      }
+    }
   }
 
   // Workload GFLOP/s (Eq. C.18): 2 designs x 2 instances, flops 10e9 and 30e9, weights 1, 3:
