@@ -71,6 +71,7 @@ struct Inner {
   double m_tile = 0;   // words (time::m_tile_words)
   i64 k = 0;           // min(floor(M_SM / M_tile), MTB_SM[, thread and register limits])
   double m_prime = 0;  // transfer time per (sub)tile (A.15 / A.26)
+  std::uint32_t k_slot = 0;  // k's index in TileSet::k_values (its group's distinct k)
 };
 struct Group {
   i64 tT = 0, tS1 = 0;
@@ -153,6 +154,11 @@ TileSet build_tiles(int dims, double smem_words, double limit_words, const Machi
       ts.k_values.erase(std::unique(ts.k_values.begin() + g.k_begin, ts.k_values.end()),
                         ts.k_values.end());
       g.k_end = static_cast<std::uint32_t>(ts.k_values.size());
+      for (std::uint32_t i = g.begin; i < g.end; ++i) {
+        const auto first = ts.k_values.begin() + g.k_begin;
+        const auto at = std::lower_bound(first, ts.k_values.end(), ts.inner[i].k);
+        ts.inner[i].k_slot = static_cast<std::uint32_t>(at - ts.k_values.begin());
+      }
       ts.groups.push_back(g);
     }
   }
@@ -477,20 +483,40 @@ void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geom
 struct RoundsTerms {
   double a = 0, b = 0, s = -1;
 };
+// The per-tile bound's weights of one of a group's distinct k (TileSet::k_values[q]), with
+// R_c = ceil(n_c / (k nSM)): count_c R_c per color (0 for a color without tiles) and
+// sum_c ends_of_c R_c. They depend on nSM, not nV: computed with the group's RoundsTerms.
+struct KWeights {
+  double interior[2] = {0, 0};
+  double ends = 0;
+};
+// Per instance, valid for one (M_SM, nSM): RoundsTerms per group, KWeights per distinct k.
+struct RoundsCache {
+  std::vector<RoundsTerms> groups;
+  std::vector<KWeights> k;
+  void clear() {
+    groups.clear();
+    k.clear();
+  }
+};
 
 template <class RoundsOf>
 RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry& geo,
-                         const RoundsOf& rounds_of) {
+                         const RoundsOf& rounds_of, KWeights* weights) {
   RoundsTerms r;
   r.s = 0;
   double b = 0;
+  for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) weights[q] = KWeights{};
   for (int c = 0; c < 2; ++c) {
     if (geo.n[c] == 0) continue;
     const double n_c = static_cast<double>(geo.n[c]);
     double rk = std::numeric_limits<double>::infinity();
     for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
       const i64 k = ts.k_values[q];
-      rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
+      const double rounds = rounds_of(n_c, k);
+      rk = std::min(rk, rounds * static_cast<double>(k));
+      weights[q].interior[c] = static_cast<double>(geo.count[c]) * rounds;
+      weights[q].ends += geo.ends_of[c] * rounds;
     }
     const double count = static_cast<double>(geo.count[c]);
     r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
@@ -516,7 +542,7 @@ RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry&
 void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m, const Design& d,
                   const tm::GpuParams& gpu, bool prune, Best& best,
                   const std::vector<ExactGeometry>* geometry, const std::vector<TileAux>* aux,
-                  const GroupTails* tails, std::vector<RoundsTerms>* rounds_cache,
+                  const GroupTails* tails, RoundsCache* rounds_cache,
                   std::vector<double>* steps_cache, detail::BoundAudit* audit = nullptr) {
   // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
   // and each bound that covers a tile is compared with the tile's T_alg.
@@ -549,8 +575,9 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
            std::max(std::max(cq_nv * a.a1, transfer_per_row * a.a2),
                     inv_nsm * std::max(cq_nv * a.a3, transfer_per_row * a.a4));
   };
-  if (prune && rounds_cache->size() != ts.groups.size()) {
-    rounds_cache->assign(ts.groups.size(), RoundsTerms{});
+  if (prune && rounds_cache->groups.size() != ts.groups.size()) {
+    rounds_cache->groups.assign(ts.groups.size(), RoundsTerms{});
+    rounds_cache->k.assign(ts.k_values.size(), KWeights{});
   }
   if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
   // The groups of one tT at a time: groups [tT_begin[row], tT_begin[row + 1]).
@@ -579,8 +606,10 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       // terms depend on nSM, not nV: cached per thread across the designs of one M_SM and
       // nSM (RoundsTerms).
       ++best.bounds;
-      RoundsTerms& r = (*rounds_cache)[gi];
-      if (r.s < 0) r = rounds_terms(ts, g, (*geometry)[gi], rounds_of);
+      RoundsTerms& r = rounds_cache->groups[gi];
+      if (r.s < 0) {
+        r = rounds_terms(ts, g, (*geometry)[gi], rounds_of, rounds_cache->k.data());
+      }
       const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
@@ -607,11 +636,11 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
-    // Rounds ceil(n_c / (k nSM)) of the last k seen (recomputed when k changes), and the
-    // bound's weights: the tile time of color c counts count_c R_c times (interior) and
-    // ends_of_c R_c times (first and last wavefronts); T_sync once per wavefront bounded.
+    // The bound's weights of the last k seen (KWeights, with the rounds R_c =
+    // ceil(ceil(n_c/k)/nSM), exact integers in double): the tile time of color c counts
+    // count_c R_c times (interior) and ends_of_c R_c times (first and last wavefronts);
+    // T_sync once per wavefront bounded.
     i64 rounds_k = 0;
-    double rounds_c[2] = {0, 0};
     double weight_c[2] = {0, 0};  // count_c R_c (0 for a color without tiles)
     double weight_same = 0;       // weight_0 + weight_1
     double weight_ends = 0;       // sum_c ends_of_c R_c
@@ -631,12 +660,10 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         ++best.bounds;
         if (t.k != rounds_k) {
           rounds_k = t.k;
-          weight_ends = 0;
-          for (int c = 0; c < 2; ++c) {
-            rounds_c[c] = geo->n[c] == 0 ? 0.0 : rounds_of(static_cast<double>(geo->n[c]), t.k);
-            weight_c[c] = static_cast<double>(geo->count[c]) * rounds_c[c];
-            weight_ends += geo->ends_of[c] * rounds_c[c];  // ends_of_c = 0 where n_c = 0
-          }
+          const KWeights& w = rounds_cache->k[t.k_slot];
+          weight_c[0] = w.interior[0];
+          weight_c[1] = w.interior[1];
+          weight_ends = w.ends;
           weight_same = weight_c[0] + weight_c[1];
         }
         const TileAux& a = (*aux)[i];
@@ -922,7 +949,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       std::vector<GroupTails> tails(instances.size());
       // ... the group rounds bound's terms per group, which depend on nSM (search_exact):
       // valid for rk_nsm ...
-      std::vector<std::vector<RoundsTerms>> rounds_cache(instances.size());
+      std::vector<RoundsCache> rounds_cache(instances.size());
       i64 rk_nsm = -1;
       // ... and the tiles' hardware-independent terms per inner extent (S2, S3).
       std::map<std::pair<i64, i64>, std::vector<TileAux>> tile_aux;
@@ -1172,7 +1199,7 @@ BoundAudit audit_exact_bounds(const Design& d, const Instance& in, const Machine
   build_tile_aux(ts, in.size, aux);
   GroupTails tails;
   build_group_tails(ts, geometry, tails);
-  std::vector<RoundsTerms> rounds_cache;
+  RoundsCache rounds_cache;
   std::vector<double> steps_cache;
   Best best;
   BoundAudit audit;
