@@ -482,10 +482,12 @@ void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geom
 // a, b, s depend on nSM (through rk_c) but not on nV. s < 0: not computed yet.
 struct RoundsTerms {
   double a = 0, b = 0, s = -1;
+  bool weights = false;  // the group's KWeights are computed (k_weights)
 };
 // The per-tile bound's weights of one of a group's distinct k (TileSet::k_values[q]), with
 // R_c = ceil(n_c / (k nSM)): count_c R_c per color (0 for a color without tiles) and
-// sum_c ends_of_c R_c. They depend on nSM, not nV: computed with the group's RoundsTerms.
+// sum_c ends_of_c R_c. They depend on nSM, not nV: computed once per (M_SM, nSM) and group,
+// when the group first survives its group bound.
 struct KWeights {
   double interior[2] = {0, 0};
   double ends = 0;
@@ -501,22 +503,33 @@ struct RoundsCache {
 };
 
 template <class RoundsOf>
+void k_weights(const TileSet& ts, const Group& g, const ExactGeometry& geo,
+               const RoundsOf& rounds_of, KWeights* weights) {
+  for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
+    KWeights w;
+    for (int c = 0; c < 2; ++c) {
+      if (geo.n[c] == 0) continue;
+      const double rounds = rounds_of(static_cast<double>(geo.n[c]), ts.k_values[q]);
+      w.interior[c] = static_cast<double>(geo.count[c]) * rounds;
+      w.ends += geo.ends_of[c] * rounds;
+    }
+    weights[q] = w;
+  }
+}
+
+template <class RoundsOf>
 RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry& geo,
-                         const RoundsOf& rounds_of, KWeights* weights) {
+                         const RoundsOf& rounds_of) {
   RoundsTerms r;
   r.s = 0;
   double b = 0;
-  for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) weights[q] = KWeights{};
   for (int c = 0; c < 2; ++c) {
     if (geo.n[c] == 0) continue;
     const double n_c = static_cast<double>(geo.n[c]);
     double rk = std::numeric_limits<double>::infinity();
     for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
       const i64 k = ts.k_values[q];
-      const double rounds = rounds_of(n_c, k);
-      rk = std::min(rk, rounds * static_cast<double>(k));
-      weights[q].interior[c] = static_cast<double>(geo.count[c]) * rounds;
-      weights[q].ends += geo.ends_of[c] * rounds;
+      rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
     }
     const double count = static_cast<double>(geo.count[c]);
     r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
@@ -607,15 +620,17 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       // nSM (RoundsTerms).
       ++best.bounds;
       RoundsTerms& r = rounds_cache->groups[gi];
-      if (r.s < 0) {
-        r = rounds_terms(ts, g, (*geometry)[gi], rounds_of, rounds_cache->k.data());
-      }
+      if (r.s < 0) r = rounds_terms(ts, g, (*geometry)[gi], rounds_of);
       const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
     }
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
     const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
+    if (prune && !rounds_cache->groups[gi].weights) {
+      k_weights(ts, g, *geo, rounds_of, rounds_cache->k.data());
+      rounds_cache->groups[gi].weights = true;
+    }
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
     // tile time below is the same for both, only the rounds differ).
