@@ -482,7 +482,17 @@ void build_group_tails(const TileSet& ts, const std::vector<ExactGeometry>& geom
 // a, b, s depend on nSM (through rk_c) but not on nV. s < 0: not computed yet.
 struct RoundsTerms {
   double a = 0, b = 0, s = -1;
-  bool weights = false;  // the group's KWeights are computed (k_weights)
+};
+// The two bounds search_exact takes per group, each as S + max(C Q / nV A, B), with what
+// does not depend on nV folded in (per M_SM, nSM and instance; T_sync, L and Q are the
+// same for every design): the tail bound of the rest of the group's tT (TailTerms, as
+// t_sync s + max(C Q/nV max(a1, a3/nSM), 2 Q L max(a2, a4/nSM))) and the group rounds
+// bound (RoundsTerms: t_sync s + max(C Q/nV a, 2 Q L b)). One cache line per group.
+struct GroupBounds {
+  double row_s = 0, row_a = 0, row_b = 0;
+  double s = 0, a = 0, b = 0;
+  double lb_row(double cq_nv) const { return row_s + std::max(cq_nv * row_a, row_b); }
+  double lb(double cq_nv) const { return s + std::max(cq_nv * a, b); }
 };
 // The per-tile bound's weights of one of a group's distinct k (TileSet::k_values[q]), with
 // R_c = ceil(n_c / (k nSM)): count_c R_c per color (0 for a color without tiles) and
@@ -492,12 +502,15 @@ struct KWeights {
   double interior[2] = {0, 0};
   double ends = 0;
 };
-// Per instance, valid for one (M_SM, nSM): RoundsTerms per group, KWeights per distinct k.
+// Per instance, valid for one (M_SM, nSM): GroupBounds per group, KWeights per distinct k
+// (computed for a group when `weights[group]` is 0).
 struct RoundsCache {
-  std::vector<RoundsTerms> groups;
+  std::vector<GroupBounds> groups;
+  std::vector<char> weights;
   std::vector<KWeights> k;
   void clear() {
     groups.clear();
+    weights.clear();
     k.clear();
   }
 };
@@ -589,8 +602,21 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                     inv_nsm * std::max(cq_nv * a.a3, transfer_per_row * a.a4));
   };
   if (prune && rounds_cache->groups.size() != ts.groups.size()) {
-    rounds_cache->groups.assign(ts.groups.size(), RoundsTerms{});
+    // Every group's two bounds (the searches visit almost every group), per nSM.
+    rounds_cache->groups.resize(ts.groups.size());
+    rounds_cache->weights.assign(ts.groups.size(), 0);
     rounds_cache->k.assign(ts.k_values.size(), KWeights{});
+    for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
+      const TailTerms& t = tails->row[gi];
+      const RoundsTerms r = rounds_terms(ts, ts.groups[gi], (*geometry)[gi], rounds_of);
+      GroupBounds& b = rounds_cache->groups[gi];
+      b.row_s = m.t_sync_s * t.s;
+      b.row_a = std::max(t.a1, inv_nsm * t.a3);
+      b.row_b = std::max(transfer_per_row * t.a2, inv_nsm * (transfer_per_row * t.a4));
+      b.s = m.t_sync_s * r.s;
+      b.a = r.a;
+      b.b = transfer_per_row * r.b;
+    }
   }
   if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
   // The groups of one tT at a time: groups [tT_begin[row], tT_begin[row + 1]).
@@ -604,32 +630,32 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
      lb_all = tail_lb(tails->all[row]);
      if (prunes(lb_all)) break;
    }
+   const GroupBounds* bounds = prune ? rounds_cache->groups.data() : nullptr;
    for (std::uint32_t gi = ts.tT_begin[row]; gi < row_end; ++gi) {
-    const Group& g = ts.groups[gi];
-    const i64 tT = g.tT;
     if (prune) {
-      // Tail bound of the rest of this tT.
+      // Tail bound of the rest of this tT (GroupBounds).
       group_lb = gi == ts.tT_begin[row] ? lb_all : 0.0;
       ++best.bounds;
-      const double lb_row = tail_lb(tails->row[gi]);
+      const GroupBounds& b = bounds[gi];
+      const double lb_row = b.lb_row(cq_nv);
       if (prunes(lb_row)) break;
       group_lb = std::max(group_lb, lb_row);
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
       // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k. Its
       // terms depend on nSM, not nV: cached per thread across the designs of one M_SM and
-      // nSM (RoundsTerms).
+      // nSM (RoundsTerms, GroupBounds).
       ++best.bounds;
-      RoundsTerms& r = rounds_cache->groups[gi];
-      if (r.s < 0) r = rounds_terms(ts, g, (*geometry)[gi], rounds_of);
-      const double lb = m.t_sync_s * r.s + std::max(cq_nv * r.a, transfer_per_row * r.b);
+      const double lb = b.lb(cq_nv);
       group_lb = std::max(group_lb, lb);
       if (prunes(lb)) continue;
     }
+    const Group& g = ts.groups[gi];
+    const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
     const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
-    if (prune && !rounds_cache->groups[gi].weights) {
+    if (prune && rounds_cache->weights[gi] == 0) {
       k_weights(ts, g, *geo, rounds_of, rounds_cache->k.data());
-      rounds_cache->groups[gi].weights = true;
+      rounds_cache->weights[gi] = 1;
     }
     // Per interior color: C_iter sum_w / nV and C_iter rows (the two floors of the cost of
     // the sub-tiles that are not full), and whether both colors have the same rows (then the
