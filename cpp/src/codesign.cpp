@@ -539,9 +539,11 @@ RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry&
   for (int c = 0; c < 2; ++c) {
     if (geo.n[c] == 0) continue;
     const double n_c = static_cast<double>(geo.n[c]);
+    // k_values ascending, and ceil(n / (k nSM)) k >= k: no k >= the least so far lowers it.
     double rk = std::numeric_limits<double>::infinity();
     for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
       const i64 k = ts.k_values[q];
+      if (static_cast<double>(k) >= rk) break;
       rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
     }
     const double count = static_cast<double>(geo.count[c]);
