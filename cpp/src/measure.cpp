@@ -802,7 +802,7 @@ Plan make_plan(const RunConfig& cfg, Kernel kernel) {
   // A sub-tile at least S + tT wide along u = s + r holds the whole skewed extent: a tile
   // runs as one sub-tile per tile either way, with the same points, copies and result. It
   // is clipped to S + tT so that the plane's stride and the face copies are those of the
-  // clipped tile; unclipped, the unused width cost up to 10% (Laplacian 2D 512^2, tS2 480
+  // clipped tile; unclipped, the unused width cost up to 10% (Laplacian 2D 256^2, tS2 480
   // against 288, measured 2026-11-25) that no model counts (harness 5).
   p.ts2 = std::min(cfg.tile_s2, cfg.size_s2 + cfg.tile_t);
   p.ts3 = std::min(cfg.tile_s3, cfg.size_s3 + cfg.tile_t);
