@@ -1196,8 +1196,8 @@ def _note_calibration(
             "cost like DRAM (effective_l3_bytes)"
         )
     bar.note(
-        f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
-        f"t_share = {share:.3g} s/line"
+        f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s (3D: "
+        f"{gpu.tau_line_3d_s:.3g} s), t_share = {share:.3g} s/line"
     )
 
 
