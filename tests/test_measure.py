@@ -467,6 +467,9 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     # loaded calibration gives back every parameter; only the source names the statistic.
     low = back.with_statistic("min")
     assert low.statistic == "min" and "min of 1" in low.gpu.source
+    assert (
+        back.settings["measured_at"] in g.source and back.settings["measured_at"] in low.gpu.source
+    )
     assert dataclasses.replace(low.gpu, source=g.source) == g
     assert low.settings["fits"] == json.loads(json.dumps(cal.settings["fits"]))
     # A calibrated preset predicts at both thread counts with the machine variant.

@@ -753,7 +753,8 @@ class Calibration:
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
-            when = self.gpu.source.split("CPU, ", 1)[1].split(",", 1)[0]
+            # Calibrations before 2026-11-25 07:40 UTC keep the time only in the source text.
+            when = str(st.get("measured_at") or self.gpu.source.split("CPU, ", 1)[1].split(",")[0])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(
                 f"statistic: this calibration cannot be derived again (its settings, passes "
@@ -1356,6 +1357,7 @@ def calibrate(
         "statistic": stat,
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    settings["measured_at"] = when  # kept for with_statistic, which derives it again
     cal = _derive_calibration(samples, units, points, names, machine, settings, caches, when)
     if progress:
         _note_calibration(bar, cal, names, caches)
