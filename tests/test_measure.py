@@ -425,13 +425,17 @@ def test_read_table_bad_values(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
+def test_calibrate_smoke_and_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cal = mm.calibrate(
         threads=2, repeats=1, n_configs=2, working_set_words=65536,
         stencils=("jacobi1d", "heat2d"), buffer_budget_bytes=262144,
-        max_working_set_words=2**18, segments=(1, 64),
+        max_working_set_words=2**18, segments=(1, 64), progress=True,
     )  # fmt: skip
     g = cal.gpu
+    # The progress notes say what was measured, the 3D line cost included.
+    notes = capsys.readouterr().err
+    assert f"tau_line = {g.tau_line_s:.3g} s (3D: {g.tau_line_3d_s:.3g} s)" in notes
+    assert f"C_iter[heat2d] = {cal.c_iter_s('heat2d'):.3g} s" in notes
     assert g.n_sm == 2 and g.max_blocks_per_sm == 1
     assert g.smem_per_sm_bytes == g.smem_per_block_bytes == 262144
     assert g.n_v == cm._core.measure.simd_lanes_float()
@@ -463,6 +467,9 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path) -> None:
     # loaded calibration gives back every parameter; only the source names the statistic.
     low = back.with_statistic("min")
     assert low.statistic == "min" and "min of 1" in low.gpu.source
+    assert (
+        back.settings["measured_at"] in g.source and back.settings["measured_at"] in low.gpu.source
+    )
     assert dataclasses.replace(low.gpu, source=g.source) == g
     assert low.settings["fits"] == json.loads(json.dumps(cal.settings["fits"]))
     # A calibrated preset predicts at both thread counts with the machine variant.

@@ -671,7 +671,10 @@ def test_per_point_statistic_switches_both_ways() -> None:
         assert len(empty.per_point(stat)) == 0
 
 
-@pytest.mark.parametrize("folder", ["quiet_run_2026-11-25_h4", "quiet_run_2026-11-25_h4_line3d"])
+@pytest.mark.parametrize(
+    "folder",
+    ["quiet_run_2026-11-25_h4", "quiet_run_2026-11-25_h4_line3d", "quiet_run_2026-11-25_h5"],
+)
 def test_calibration_with_statistic_round_trip(folder: str) -> None:
     cal = mm.load_calibration(SHIPPED / folder / "calibration_2t")
     assert cal.statistic == "median"

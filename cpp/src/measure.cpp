@@ -114,6 +114,16 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return q;
 }
 
+// A sub-tile at least S + tT wide along u = s + r holds the whole skewed extent: a tile
+// runs as one sub-tile per tile either way, with the same points, copies and result. The
+// harness clips it to S + tT so that the plane's stride and the face copies are those of
+// the clipped tile; unclipped, the unused width cost up to 10% (Laplacian 2D 256^2, tS2 480
+// against 288, measured 2026-11-25) that no model counts (harness 5). 0 stays 0 (no such
+// dimension).
+std::int64_t clipped_sub_tile(std::int64_t tile, std::int64_t size, std::int64_t tile_t) {
+  return std::min(tile, size + tile_t);
+}
+
 // ---- synchronization and threads ---------------------------------------------------------
 
 inline void cpu_relax() {
@@ -799,13 +809,8 @@ Plan make_plan(const RunConfig& cfg, Kernel kernel) {
   Plan p;
   p.kernel = kernel;
   p.hex = Hex(cfg.tile_s1, cfg.tile_t);
-  // A sub-tile at least S + tT wide along u = s + r holds the whole skewed extent: a tile
-  // runs as one sub-tile per tile either way, with the same points, copies and result. It
-  // is clipped to S + tT so that the plane's stride and the face copies are those of the
-  // clipped tile; unclipped, the unused width cost up to 10% (Laplacian 2D 512^2, tS2 480
-  // against 288, measured 2026-11-25) that no model counts (harness 5).
-  p.ts2 = std::min(cfg.tile_s2, cfg.size_s2 + cfg.tile_t);
-  p.ts3 = std::min(cfg.tile_s3, cfg.size_s3 + cfg.tile_t);
+  p.ts2 = clipped_sub_tile(cfg.tile_s2, cfg.size_s2, cfg.tile_t);
+  p.ts3 = clipped_sub_tile(cfg.tile_s3, cfg.size_s3, cfg.tile_t);
   p.block_schedule = cfg.schedule == "block";
   p.wavefronts = make_wavefronts(p.hex, cfg.size_s1, cfg.size_t);
   for (const auto& w : p.wavefronts) p.n_tiles += static_cast<std::int64_t>(w.size());
@@ -1111,17 +1116,20 @@ void RunConfig::validate() const {
                                 "D stencil " + stencil + ", got " + std::to_string(tile_s3));
   }
   const std::int64_t w1 = tile_s1 + tile_t;
+  // The buffer make_plan allocates: sub-tiles clipped to the problem's skewed extent.
+  const std::int64_t ts2 = clipped_sub_tile(tile_s2, size_s2, tile_t);
+  const std::int64_t ts3 = clipped_sub_tile(tile_s3, size_s3, tile_t);
   if (dims == 3) {
     // Two planes, the u3 faces of every row and the u2 faces of a row of sub-slabs (these
     // grow with S3 / tS3), per thread.
     const std::int64_t plane =
-        checked_mul(checked_mul(w1, tile_s2 + 2, "tile buffer"), tile_s3 + 2, "tile buffer");
-    const std::int64_t face = checked_mul(checked_mul(tile_t, w1, "tile buffer"),
-                                          2 * (tile_s2 + 2), "tile buffer");
-    const std::int64_t n_b3 = (size_s3 + tile_t - 2) / tile_s3 + 1;
+        checked_mul(checked_mul(w1, ts2 + 2, "tile buffer"), ts3 + 2, "tile buffer");
+    const std::int64_t face =
+        checked_mul(checked_mul(tile_t, w1, "tile buffer"), 2 * (ts2 + 2), "tile buffer");
+    const std::int64_t n_b3 = (size_s3 + tile_t - 2) / ts3 + 1;
     const std::int64_t face2 = checked_mul(
         checked_mul(checked_mul(n_b3, tile_t, "tile buffer"), w1, "tile buffer"),
-        2 * (tile_s3 + 2), "tile buffer");
+        2 * (ts3 + 2), "tile buffer");
     const std::int64_t total =
         checked_add(checked_add(checked_mul(2, plane, "tile buffer"), face, "tile buffer"),
                     face2, "tile buffer");
@@ -1132,7 +1140,7 @@ void RunConfig::validate() const {
           std::to_string(kMaxBufferFloats) + " floats");
     }
   } else {
-    const std::int64_t plane = dims == 2 ? w1 * (tile_s2 + 2) : w1;
+    const std::int64_t plane = dims == 2 ? w1 * (ts2 + 2) : w1;
     if (2 * plane + tile_t * w1 * 2 > kMaxBufferFloats) {
       throw std::invalid_argument("tile_s1, tile_s2, tile_t: the tile buffer exceeds " +
                                   std::to_string(kMaxBufferFloats) + " floats");

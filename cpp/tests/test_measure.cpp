@@ -144,6 +144,7 @@ int main() {
       CHECK(r.correct && clipped.correct);
       CHECK(r.n_subtiles == clipped.n_subtiles && r.n_subtiles == r.n_tiles);
       CHECK(r.words_loaded == clipped.words_loaded && r.words_stored == clipped.words_stored);
+      CHECK(r.buffer_words == clipped.buffer_words);  // the buffer of the clipped tile
     }
     auto cfg3 = config("heat3d", 14, 12, 10, 3, 12 + 4, 4, 2);
     cfg3.size_s3 = 9;
@@ -156,6 +157,13 @@ int main() {
     CHECK(r3.n_subtiles == clipped3.n_subtiles && r3.words_loaded == clipped3.words_loaded &&
           r3.words_stored == clipped3.words_stored);
     CHECK(same(cm::tiled(cfg3), cm::naive("heat3d", 14, 12, 9, 10)));
+    CHECK(r3.buffer_words == clipped3.buffer_words);
+    // The buffer limit applies to what is allocated: the widest tiles the harness takes
+    // (2^16) on a small problem are accepted (unclipped, 2 planes of 7 x 65538 x 65538
+    // floats would be refused).
+    cfg3.tile_s2 = cfg3.tile_s3 = std::int64_t{1} << 16;
+    const auto widest = cm::run(cfg3);
+    CHECK(widest.correct && widest.buffer_words == clipped3.buffer_words);
   }
   // The names the Python side shows and checks.
   CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));

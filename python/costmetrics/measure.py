@@ -753,7 +753,8 @@ class Calibration:
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
-            when = self.gpu.source.split("CPU, ", 1)[1].split(",", 1)[0]
+            # Calibrations before 2026-11-25 07:40 UTC keep the time only in the source text.
+            when = str(st.get("measured_at") or self.gpu.source.split("CPU, ", 1)[1].split(",")[0])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(
                 f"statistic: this calibration cannot be derived again (its settings, passes "
@@ -1196,8 +1197,8 @@ def _note_calibration(
             "cost like DRAM (effective_l3_bytes)"
         )
     bar.note(
-        f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s, "
-        f"t_share = {share:.3g} s/line"
+        f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s (3D: "
+        f"{gpu.tau_line_3d_s:.3g} s), t_share = {share:.3g} s/line"
     )
 
 
@@ -1356,6 +1357,7 @@ def calibrate(
         "statistic": stat,
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    settings["measured_at"] = when  # kept for with_statistic, which derives it again
     cal = _derive_calibration(samples, units, points, names, machine, settings, caches, when)
     if progress:
         _note_calibration(bar, cal, names, caches)
@@ -1547,10 +1549,14 @@ GRID_2D = {"tS1": (1, 2, 4, 8, 16, 32), "tS2": (32, 64, 128, 256), "tT": (2, 4, 
 #: A coarse subset of the grid (``grid="coarse"``), for protocol sweeps of a few minutes.
 COARSE_GRID_1D = {"tS": (1, 4, 16, 64, 256), "tT": (2, 8, 32, 128)}
 COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
-#: 3D (Heat 3D): hexagons in (t, s1), sub-slabs tS2 x tS3 (tS3 the SIMD-contiguous one,
-#: multiples of 32 as in the model's default search space).
-GRID_3D = {"tS1": (1, 2, 4, 8, 16), "tS2": (1, 4, 16), "tS3": (32, 64, 128), "tT": (2, 4, 8, 16)}
-COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4,), "tS3": (32, 128), "tT": (2, 8)}
+#: 3D (Heat 3D): hexagons in (t, s1), sub-slabs tS2 x tS3 (tS3 the SIMD-contiguous one:
+#: multiples of 32 as in the model's default search space, and 16, so that the smallest
+#: problem, 30^3, has sub-slabs narrower than itself in every dimension and lines of more
+#: than one length, which separate a line's fixed cost from its points').
+GRID_3D = {
+    "tS1": (1, 2, 4, 8, 16), "tS2": (1, 4, 16), "tS3": (16, 32, 64, 128), "tT": (2, 4, 8, 16),
+}  # fmt: skip
+COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4, 16), "tS3": (16, 32, 128), "tT": (2, 8)}
 
 
 def default_points(

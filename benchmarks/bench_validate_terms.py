@@ -1,0 +1,121 @@
+"""Diagnostic: would a candidate model term fit the fitted machine variant better? (issue 21)
+
+Refits the fitted ``machine`` variant leave-one-problem-out, as ``costmetrics validate``
+does, once as shipped and once per candidate term, and prints the RMSE (all points, top
+20%) per thread count, overall and per Heat 3D problem, and the candidate's value fitted
+on every problem. A candidate is tried on the columns the model already has (the validate
+module's internal design matrix, ``_machine_design``), without changing the model:
+
+- ``seg3d-level``: Heat 3D's copy segments (its lines of ``s3`` words) cost per memory
+  level of the arrays (a column per level) instead of the one ``l_seg_s`` shared with
+  every stencil and level. The question: are Heat 3D's short lines at DRAM latency-bound
+  where the 1D and 2D copies' long runs are not?
+
+History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
+own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
+line cost, checked on a fresh run"). A term chosen this way on a table is not validated by
+that table: it needs a run measured after it, and a leave-one-problem-out score cannot
+learn a per-level term of a level only one problem reaches (its column is then 0 in that
+fold and the term keeps its calibrated value).
+
+Run: ``python benchmarks/bench_validate_terms.py [FOLDER ...] [--statistic min]`` on
+folders holding ``sweep.csv`` and ``calibration_1t/``, ``calibration_2t/`` (default: the
+shipped ``quiet_run_2026-11-25_h4_line3d_levels``, L2 to DRAM); ``--quick`` is the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from costmetrics import measure as mm
+from costmetrics import validate as cv
+from costmetrics.presets import data_dir
+
+SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
+CANDIDATES = ("seg3d-level",)
+
+
+def _solve(
+    a: np.ndarray, measured: np.ndarray, *, start: np.ndarray, lower: np.ndarray
+) -> np.ndarray:
+    return cv._solve_bounded(a, measured, start, lower)
+
+
+def scores(folder: Path, statistic: str) -> list[str]:
+    """Lines of the report: RMSE per thread count and Heat 3D problem, each fit."""
+    cals = {
+        n: c.with_statistic(statistic)
+        for n, c in cv._calibrations([folder / "calibration_1t", folder / "calibration_2t"]).items()
+    }
+    t = mm.read_table(folder / "sweep.csv").per_point(statistic)
+    frame = cv._machine_frame(cals)
+    names = sorted({n for n in set(t.stencil) if n in frame.stencils})
+    start = cv._machine_start(cals, frame, names)
+    cols, ok = cv._machine_design(t, frame, names)
+    n_lv = len(mm.MEMORY_LEVELS)
+    lower = np.zeros(start.size)  # the bounds of validate's own fit
+    lower[n_lv : n_lv + 2 + len(names)] = cv._POSITIVE_FLOOR_S
+    j = len(cv._MACHINE_FIT_HEAD) + len(names)  # l_seg_s
+    lower[j] = cv._L_SEG_FLOOR_S
+    is3 = np.asarray([s == "heat3d" for s in t.stencil])
+    level = np.asarray([mm.MEMORY_LEVELS.index(x) for x in t.memory_level])
+    per_level = np.column_stack(
+        [np.where(is3 & (level == k), cols[:, j], 0.0) for k in range(n_lv)]
+    )
+    split = np.column_stack([cols, per_level])
+    split[is3, j] = 0.0
+    top = cv.top_mask(t)
+    problems = sorted({t.sizes_of(i) for i in range(len(t)) if is3[i]})
+    lines = []
+    for label, c, s, lo in (
+        ("as shipped", cols, start, lower),
+        ("seg3d-level", split, np.append(start, [start[j]] * n_lv),
+         np.append(lower, [cv._L_SEG_FLOOR_S] * n_lv)),
+    ):  # fmt: skip
+        solve = functools.partial(_solve, start=s, lower=lo)
+        oos, _ = cv._leave_problem_out(t, c, ok, solve)
+        lines.append(f"  {label}:")
+        for n in sorted({int(x) for x in t.threads}):
+            m = (t.threads == n) & np.isfinite(oos)
+            mt = m & top
+            text = [f"all {100 * cv.relative_rmse(t.time_s[m], oos[m]):.1f}",
+                    f"top {100 * cv.relative_rmse(t.time_s[mt], oos[mt]):.1f}"]  # fmt: skip
+            for sizes in problems:
+                h = m & is3 & np.asarray([t.sizes_of(i) == sizes for i in range(len(t))])
+                text.append(f"heat3d {sizes[0]}^3 {t.memory_level[int(np.flatnonzero(h)[0])]} "
+                            f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}")  # fmt: skip
+            lines.append(f"    {n} thr: " + ", ".join(text))
+        if label != "as shipped":
+            theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
+            values = ", ".join(
+                f"{lv} {theta[-n_lv + k]:.3g}" for k, lv in enumerate(mm.MEMORY_LEVELS)
+            )
+            lines.append(f"    fitted on every problem: Heat 3D L_seg per level (s) {values}; "
+                         f"l_seg_s of the others {theta[j]:.3g}")  # fmt: skip
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", type=Path, nargs="*", help="run folders (default: shipped)")
+    parser.add_argument("--statistic", choices=list(mm.STATISTICS), default="median")
+    parser.add_argument("--quick", action="store_true", help="the shipped folder (seconds)")
+    args = parser.parse_args(argv)
+    for folder in args.folders or [SHIPPED]:
+        try:
+            lines = scores(folder, args.statistic)
+        except (OSError, ValueError) as exc:
+            print(f"bench_validate_terms: {exc}", file=sys.stderr)
+            return 2
+        print(f"{folder} ({args.statistic} over passes), fitted-machine, leave-one-problem-out:")
+        print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
