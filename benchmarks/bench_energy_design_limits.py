@@ -7,8 +7,10 @@ criterion ``design`` uses) it compares the greedy + exchange choice of 100 disti
 with a lower bound: the optimum of the continuous relaxation (run weights in [0, 1]
 summing to 100), found by Frank-Wolfe iterations (each step moves towards the 100 runs
 with the largest gain; the relaxation is convex, so its optimum bounds every choice of
-100 distinct runs from below). This is an analysis script's check, not part of the
-package.
+100 distinct runs from below). With replicates (a run measured more than once,
+``design(..., replicates=True)``) the weights range over [0, 100]: the bound of that
+problem is printed too, beside ``design``'s replicated choice. This is an analysis
+script's check, not part of the package.
 
 Run: ``python benchmarks/bench_energy_design_limits.py`` (a few seconds).
 """
@@ -29,9 +31,14 @@ QUANTITIES = ("p_stat_w", "e_gs_j", "e_sr_j", "e_iadd_j + e_imax_j")
 
 
 def relaxation(
-    s: npt.NDArray[np.float64], ct: npt.NDArray[np.float64], floor2: float, iters: int = 3000
+    s: npt.NDArray[np.float64],
+    ct: npt.NDArray[np.float64],
+    floor2: float,
+    iters: int = 3000,
+    replicates: bool = False,
 ) -> npt.NDArray[np.float64]:
-    """Weights in [0, 1], sum BUDGET, minimizing sum_j log(c_j^T M(w)^-1 c_j + floor2)."""
+    """Weights in [0, 1] ([0, BUDGET] with replicates), sum BUDGET, minimizing
+    sum_j log(c_j^T M(w)^-1 c_j + floor2)."""
     p = s.shape[1]
     eps = 1e-12 * float(np.max(np.sum(s * s, axis=0)))
     w = np.full(len(s), BUDGET / len(s))
@@ -41,7 +48,10 @@ def relaxation(
         var = np.einsum("ij,jk,ik->i", ct, m_inv, ct)
         gradient = -(u * u / (var + floor2)[None, :]).sum(axis=1)
         vertex = np.zeros(len(s))
-        vertex[np.argsort(gradient)[:BUDGET]] = 1.0
+        if replicates:  # the simplex's vertices: every run measured BUDGET times
+            vertex[int(np.argmin(gradient))] = float(BUDGET)
+        else:
+            vertex[np.argsort(gradient)[:BUDGET]] = 1.0
         step = 2.0 / (it + 3.0)
         w = (1 - step) * w + step * vertex
     return w
@@ -85,7 +95,18 @@ def main() -> int:
         w_rows = np.zeros(len(s))
         w_rows[rows] = 1.0
         relaxed = relaxation(s, ct, f2)
-        for choice, w in (("greedy + exchange", w_rows), ("relaxation (lower bound)", relaxed)):
+        w_rep = np.zeros(len(s))
+        rep_rows = en._exchange(
+            s, ct, en._greedy(s, ct, BUDGET, f2, 1e-8, replicates=True), f2, replicates=True
+        )
+        np.add.at(w_rep, rep_rows, 1.0)
+        choices = (
+            ("greedy + exchange", w_rows),
+            ("relaxation (lower bound)", relaxed),
+            ("replicated greedy + exchange", w_rep),
+            ("relaxation, replicates (bound)", relaxation(s, ct, f2, replicates=True)),
+        )
+        for choice, w in choices:
             hw = halfwidths(s, c, w)[index]
             print(f"{label:24s} {choice:32s} " + " ".join(f"{100 * v:20.1f}" for v in hw))
     return 0

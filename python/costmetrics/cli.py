@@ -845,14 +845,15 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
     d = cm_energy.design(
         cands, args.budget, noise_sigma=args.noise, level=args.level, precision=args.precision,
         n_random=args.random, seed=args.seed, progress=not args.json,
+        replicates=args.replicates,
     )  # fmt: skip
     if args.out is not None:
         plan = d.runs.simulate(noise_sigma=0.0)
-        cm_energy.write_runs(
-            plan, args.out,
-            [*plan.comments, "designed runs (costmetrics energy design): energy_j is the "
-             "Model A prediction; replace time_s and energy_j with measurements"],
-        )  # fmt: skip
+        notes = ["designed runs (costmetrics energy design): energy_j is the Model A "
+                 "prediction; replace time_s and energy_j with measurements"]  # fmt: skip
+        if args.replicates:
+            notes.append("replicates: a run listed k times is measured k times, separately")
+        cm_energy.write_runs(plan, args.out, [*plan.comments, *notes])
     return {
         "budget": d.budget,
         "n_candidates": d.n_candidates,
@@ -873,6 +874,7 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
             for e in d.expected.values()
         ],
         "runs_per_kernel": {k: d.runs.kernel.count(k) for k in sorted(set(d.runs.kernel))},
+        "distinct_runs": len(set(d.rows.tolist())),
         "runs": [
             {
                 "kernel": d.runs.kernel[i],
@@ -941,6 +943,10 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         help="relative half-width for the budget each parameter needs (default 0.5)",
     )  # fmt: skip
     des.add_argument("--random", type=int, default=20, help="random choices to compare")
+    des.add_argument(
+        "--replicates", action="store_true",
+        help="a run may be chosen more than once (each time one more measurement of it)",
+    )  # fmt: skip
     des.add_argument("--seed", type=int, default=0)
     des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
     add_json_flag(des)
@@ -1060,7 +1066,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
             print(_table(rows))
             print("chosen runs per kernel: " + ", ".join(
                 f"{k} {v}" for k, v in out["runs_per_kernel"].items()
-            ))  # fmt: skip
+            ) + f" ({out['distinct_runs']} distinct)")  # fmt: skip
         elif args.action == "best-tiles":
             print(
                 f"best tiles {tuple(out['tiles'])}: E_alg = {out['e_alg_j']:.6g} J; "

@@ -2515,13 +2515,15 @@ def _greedy(
     floor2: float,
     ridge: float = 1e-8,
     bar: Any = None,
+    replicates: bool = False,
 ) -> npt.NDArray[np.int64]:
     """Greedy choice of n rows of s minimizing sum_j log(c_j^T M^-1 c_j + floor2), M = S^T S.
 
     Returns the rows in the order chosen. Rank-one Sherman-Morrison updates of M^-1,
     starting from a small ridge (``ridge`` times the largest column norm squared) so that
     the first steps are defined; the ridge steers the first steps, hence the multi-start
-    in :func:`design`.
+    in :func:`design`. With ``replicates`` a row may be chosen again (one more measurement
+    of the same run).
     """
     p = s.shape[1]
     m_inv = np.eye(p) / (ridge * max(float(np.max(np.sum(s * s, axis=0))), 1e-300))
@@ -2531,7 +2533,7 @@ def _greedy(
         gains = _log_gains(s, m_inv, c, available, floor2)
         j = int(np.argmax(gains))
         chosen[step] = j
-        available[j] = False
+        available[j] = replicates
         v = m_inv @ s[j]
         m_inv -= np.outer(v, v) / (1.0 + s[j] @ v)
         if bar is not None:
@@ -2560,15 +2562,18 @@ def _log_gains(
 
 def _exchange(
     s: npt.NDArray[np.float64], c: npt.NDArray[np.float64], rows: npt.NDArray[np.int64],
-    floor2: float, max_passes: int = 5,
+    floor2: float, max_passes: int = 5, replicates: bool = False,
 ) -> npt.NDArray[np.int64]:  # fmt: skip
-    """Fedorov exchange: swap a chosen row for a candidate while the criterion improves."""
+    """Fedorov exchange: swap a chosen row for a candidate while the criterion improves.
+
+    With ``replicates`` the candidate may be a row already chosen (one more measurement).
+    """
     chosen = rows.copy()
     p = s.shape[1]
     ridge = 1e-10 * max(float(np.max(np.sum(s * s, axis=0))), 1e-300)
     m_inv = np.asarray(np.linalg.inv(ridge * np.eye(p) + s[chosen].T @ s[chosen]), dtype=np.float64)
     available = np.ones(len(s), dtype=bool)
-    available[chosen] = False
+    available[chosen] = replicates
 
     def criterion(mi: npt.NDArray[np.float64]) -> float:
         return float(np.log(np.einsum("ij,jk,ik->i", c, mi, c) + floor2).sum())
@@ -2588,12 +2593,12 @@ def _exchange(
             k = int(np.argmax(gains))
             if k != j and gains[k] > loss + 1e-9:
                 chosen[pos] = k
-                available[k] = False
+                available[k] = replicates
                 w = without @ s[k]
                 m_inv = without - np.outer(w, w) / (1.0 + s[k] @ w)
                 improved = True
             else:
-                available[j] = False
+                available[j] = replicates
         if not improved:
             break
     return chosen
@@ -2612,6 +2617,7 @@ def design(
     n_random: int = 20,
     seed: int = 0,
     progress: bool = False,
+    replicates: bool = False,
 ) -> Design:
     """Choose the ``budget`` candidate runs that best determine the energy parameters.
 
@@ -2633,9 +2639,11 @@ def design(
     ----------
     candidates : Candidates
         Runs that could be measured (:func:`candidates`, :func:`synthetic_candidates`,
-        :meth:`Candidates.from_runs`); each is chosen at most once.
+        :meth:`Candidates.from_runs`); each is chosen at most once, unless
+        ``replicates``.
     budget : int
-        Runs to choose, 1 <= budget <= len(candidates).
+        Runs to choose, 1 <= budget <= len(candidates) (without ``replicates``; at most
+        10^6 with).
     params : Params, mapping or str
         Where the sensitivities are evaluated (a guess of the parameters; Model A).
     noise_sigma : float
@@ -2655,6 +2663,11 @@ def design(
         Seed of the random choices.
     progress : bool
         Progress bar on standard error.
+    replicates : bool
+        Allow a run to be chosen more than once: each time is one more measurement of it,
+        with its own noise. The best designs then concentrate on a few runs measured many
+        times, as optimal designs do (docs/energy.md, "Replicated designs"); the random
+        choices compared stay distinct runs. Default False: distinct runs.
 
     Returns
     -------
@@ -2675,10 +2688,13 @@ def design(
     budget = _convert.integer(budget, "budget")
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget}")
-    if budget > n_cand:
+    replicates = _convert.boolean(replicates, "replicates")
+    if budget > (1_000_000 if replicates else n_cand):
         raise ValueError(
             f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
-            "is chosen at most once"
+            "is chosen at most once (replicates=True allows more)"
+            if not replicates
+            else f"budget must be <= 1000000 with replicates, got {budget}"
         )
     sigma = _convert.real(noise_sigma, "noise_sigma")
     if not (math.isfinite(sigma) and 0 < sigma < 1):
@@ -2714,12 +2730,12 @@ def design(
     ct = c[targets]
     floor2 = (good_enough / z_sigma) ** 2  # in the units of c^T (S^T S)^-1 c
     # The greedy path goes beyond the budget to find the budget each quantity needs.
-    n_path = min(n_cand, max(4 * budget, 1000))
+    n_path = max(4 * budget, 1000) if replicates else min(n_cand, max(4 * budget, 1000))
     from tqdm import tqdm
 
     bar = tqdm(total=n_path, disable=not progress, unit="run", desc="design", file=sys.stderr)
     try:
-        order = _greedy(s, ct, n_path, floor2, bar=bar)
+        order = _greedy(s, ct, n_path, floor2, bar=bar, replicates=replicates)
     finally:
         bar.close()
     # Multi-start: greedy is myopic and its first steps depend on the ridge; keep the best
@@ -2727,11 +2743,11 @@ def design(
     best_value, chosen = math.inf, order[:budget]
     starts = (
         order[:budget],
-        _greedy(s, ct, budget, floor2, 1e-6),
-        _greedy(s, ct, budget, floor2, 1e-4),
+        _greedy(s, ct, budget, floor2, 1e-6, replicates=replicates),
+        _greedy(s, ct, budget, floor2, 1e-4, replicates=replicates),
     )
     for start in starts:
-        rows = _exchange(s, ct, start, floor2)
+        rows = _exchange(s, ct, start, floor2, replicates=replicates)
         value = float(np.sum(np.log(_rel_halfwidths(s[rows], ct, 1.0) ** 2 + floor2)))
         if value < best_value:
             best_value, chosen = value, rows
@@ -2760,7 +2776,9 @@ def design(
     if n_random:
         draws = np.stack(
             [
-                _rel_halfwidths(s[rng.choice(n_cand, size=budget, replace=False)], c, z_sigma)
+                _rel_halfwidths(
+                    s[rng.choice(n_cand, size=budget, replace=budget > n_cand)], c, z_sigma
+                )
                 for _ in range(n_random)
             ]
         )
@@ -2797,5 +2815,6 @@ def design(
         criterion=(
             f"min sum log(expected relative variance + floor) of the targets (floor: "
             f"+-{100 * good_enough:g}%); greedy + exchange"
+            + ("; runs may be replicated" if replicates else "")
         ),
     )

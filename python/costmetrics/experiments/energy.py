@@ -211,9 +211,11 @@ def design_comparison(
     """Designed vs random choices, before measuring, on the SYNTHETIC candidate set.
 
     Returns designs for ``"three kernels"`` (SW, J1D, J2D: every tile of the synthetic
-    tile spaces at the synthetic sizes, 1782 candidate runs) and ``"with flop-heavy
-    kernels"`` (the same plus two hypothetical 1D kernels with ``flop_heavy_ops`` fadd or
-    fmul per iteration, :func:`costmetrics.energy.flop_heavy_kernel`).
+    tile spaces at the synthetic sizes, 1782 candidate runs), ``"three kernels,
+    replicated"`` (the same candidates, a run may be measured more than once:
+    ``replicates=True``) and ``"with flop-heavy kernels"`` (the first set plus two
+    hypothetical 1D kernels with ``flop_heavy_ops`` fadd or fmul per iteration,
+    :func:`costmetrics.energy.flop_heavy_kernel`).
     """
     base = en.synthetic_candidates()
     extra = en.synthetic_candidates(
@@ -224,6 +226,9 @@ def design_comparison(
     )
     return {
         "three kernels": en.design(base, budget, noise_sigma=noise_sigma),
+        "three kernels, replicated": en.design(
+            base, budget, noise_sigma=noise_sigma, replicates=True
+        ),
         "with flop-heavy kernels": en.design(extra, budget, noise_sigma=noise_sigma),
     }
 
@@ -250,7 +255,8 @@ def plot_design(designs: dict[str, en.Design]) -> Figure:
     ax = fig.add_subplot()
     names = list(QUANTITIES)
     x = np.arange(len(names))
-    width = 0.2
+    n_bars = 2 * len(designs)
+    width = 0.8 / n_bars
     k = 0
     for label, d in designs.items():
         for kind in ("designed", "random"):
@@ -260,7 +266,9 @@ def plot_design(designs: dict[str, en.Design]) -> Figure:
                 for q in names
             ]  # fmt: skip
             values = [min(100 * v, 1e4) for v in values]
-            ax.bar(x + width * (k - 1.5), values, width=width, label=f"{label}, {kind}")
+            ax.bar(
+                x + width * (k - (n_bars - 1) / 2), values, width=width, label=f"{label}, {kind}"
+            )
             k += 1
     ax.axhline(50, color="black", lw=0.8, ls="--")
     ax.set_yscale("log")
