@@ -376,9 +376,15 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
 // M_SM rather than per design. s_min = prod ceil(S_d / tS_d), the fewest sub-tiles with a
 // point on a row; n_full = the sub-tiles full on every row of an interior wavefront (rows
 // [0, tT); subtile_classes in time_exact.cpp with ra = 0, rb = tT).
+// Also, for the bound's sub-tiles that are not full when whole rows fit (N_full = n_full):
+// their points per row Q - n_full area and their count s_min - n_full (else Q and s_min),
+// and the area as a double.
 struct TileAux {
   double s_min = 1;
   double n_full = 1;
+  double area = 1;
+  double other_points = 0;
+  double other_subtiles = 0;
 };
 
 void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<TileAux>& out) {
@@ -395,6 +401,11 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
         a.s_min *= static_cast<double>(ceil_div(S, tS));
         a.n_full *= static_cast<double>(std::max<i64>(0, s.full_hi - s.full_lo + 1));
       }
+      double Q = static_cast<double>(size.space[1]);  // as search_exact's Q
+      if (ts.dims == 3) Q *= static_cast<double>(size.space[2]);
+      a.area = static_cast<double>(t.area);
+      a.other_points = Q - a.n_full * a.area;
+      a.other_subtiles = a.s_min - a.n_full;
       out[i] = a;
     }
   }
@@ -575,7 +586,11 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                   std::vector<double>* steps_cache, detail::BoundAudit* audit = nullptr) {
   // With an audit (tests), nothing is pruned: every bound is computed, every tile evaluated,
   // and each bound that covers a tile is compared with the tile's T_alg.
-  auto prunes = [&](double lb) { return audit == nullptr && lb * kSafety > best.talg; };
+  // The incumbent, kept in a local (refreshed after every offer) so that it stays in a
+  // register across the stores of the loops.
+  double incumbent = best.talg;
+  const bool auditing = audit != nullptr;
+  auto prunes = [&](double lb) { return !auditing && lb * kSafety > incumbent; };
   double group_lb = 0;  // audit: the largest group bound of the current group
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
@@ -680,6 +695,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
+    const double tau_rows = m.tau_sync_s * tT_d;               // tT tau_sync
+    const double tau_half_rows = m.tau_sync_s * (0.5 * tT_d);  // h tau_sync
     // The bound's weights of the last k seen (KWeights, with the rounds R_c =
     // ceil(ceil(n_c/k)/nSM), exact integers in double): the tile time of color c counts
     // count_c R_c times (interior) and ends_of_c R_c times (first and last wavefronts);
@@ -717,11 +734,12 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         // half-hexagon sum (docs/codesign.md). First F's cheap lower bound
         // max(points / nV, one step per row); if the tile survives, the exact F.
         // W(r) is the whole row (the N_full sub-tiles' exact cost) only when S1 >= 2P - 1.
+        // (Q - 0 area = Q and s_min - 0 = s_min exactly when no sub-tile counts as full.)
         const double n_full = wide ? a.n_full : 0.0;
-        const double area = static_cast<double>(t.area);
+        const double area = a.area;
         const double kd = static_cast<double>(t.k);
-        const double other_points = Q - n_full * area;
-        const double other_subtiles = s_min - n_full;
+        const double other_points = wide ? a.other_points : Q;
+        const double other_subtiles = wide ? a.other_subtiles : s_min;
         double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
         // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
         auto tile_time_of = [&](double pc, double rc, double c_full) {
@@ -749,7 +767,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             }
             steps_full = f;
           }
-          const double c_full = C * steps_full + m.tau_sync_s * tT_d;
+          const double c_full = C * steps_full + tau_rows;
           // sum over the colors with tiles of count_c (R_c T_i + T_sync), R_c =
           // ceil(ceil(n/k)/nSM) exact integers in double, as weights (above).
           double lb = sync_lb;
@@ -764,7 +782,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           if (ends) {
             // First and last wavefront: the half-hexagon rows; a full sub-tile costs
             // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
-            const double c_half = C * (0.5 * steps_full) + m.tau_sync_s * (0.5 * tT_d);
+            const double c_half = C * (0.5 * steps_full) + tau_half_rows;
             lb += weight_ends * tile_time_of(points_cost_half, rows_cost_half, c_half);
           }
           tile_lb = std::max(tile_lb, lb);
@@ -784,6 +802,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       }
       ++best.evaluated;
       best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
+      incumbent = best.talg;
     }
    }
   }
