@@ -592,6 +592,9 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
   const bool auditing = audit != nullptr;
   auto prunes = [&](double lb) { return !auditing && lb * kSafety > incumbent; };
   double group_lb = 0;  // audit: the largest group bound of the current group
+  // Bounds computed, counted in a local (added to best.bounds at the end) so that the count
+  // stays in a register across the stores of the loops.
+  i64 n_bounds = 0;
   const double C = in.stencil.c_iter_s;
   const double nsm = static_cast<double>(d.n_sm);
   const double nv = static_cast<double>(d.n_v);
@@ -644,7 +647,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
    double lb_all = 0;
    if (prune && ts.tT_begin[row] < row_end) {
      // Tail bound (build_group_tails): every group from this tT on.
-     ++best.bounds;
+     ++n_bounds;
      lb_all = tail_lb(tails->all[row]);
      if (prunes(lb_all)) break;
    }
@@ -652,19 +655,19 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
    for (std::uint32_t gi = ts.tT_begin[row]; gi < row_end; ++gi) {
     if (prune) {
       // Tail bound of the rest of this tT (GroupBounds).
-      group_lb = gi == ts.tT_begin[row] ? lb_all : 0.0;
-      ++best.bounds;
+      ++n_bounds;
       const GroupBounds& b = bounds[gi];
       const double lb_row = b.lb_row(cq_nv);
       if (prunes(lb_row)) break;
-      group_lb = std::max(group_lb, lb_row);
       // R T_i >= R k work for every tile (T_i >= k work for k > 1, >= work for k = 1), and
       // R k = ceil(n / (k nSM)) k takes only the values of the group's distinct k. Its
       // terms depend on nSM, not nV: cached per thread across the designs of one M_SM and
       // nSM (RoundsTerms, GroupBounds).
-      ++best.bounds;
+      ++n_bounds;
       const double lb = b.lb(cq_nv);
-      group_lb = std::max(group_lb, lb);
+      if (auditing) {
+        group_lb = std::max(std::max(gi == ts.tT_begin[row] ? lb_all : 0.0, lb_row), lb);
+      }
       if (prunes(lb)) continue;
     }
     const Group& g = ts.groups[gi];
@@ -718,7 +721,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     for (std::uint32_t i = g.begin; i < g.end; ++i) {
       const Inner& t = ts.inner[i];
       if (prune) {
-        ++best.bounds;
+        ++n_bounds;
         if (t.k != rounds_k) {
           rounds_k = t.k;
           const KWeights& w = rounds_cache->k[t.k_slot];
@@ -758,7 +761,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         for (int stage = 0; stage < 2; ++stage) {
           if (stage == 1) {
             if (n_full == 0) break;  // the exact step count would change nothing
-            ++best.bounds;
+            ++n_bounds;
             // F depends on the tile and nV only: shared by the instances of one design.
             double& f = (*steps_cache)[i];
             if (f < 0) {
@@ -806,6 +809,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     }
    }
   }
+  best.bounds += n_bounds;
 }
 
 }  // namespace
