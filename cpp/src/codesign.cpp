@@ -1009,6 +1009,24 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   }
   claim_start.push_back(designs.size());
   const std::size_t n_claims = claim_start.size() - 1;
+  // Instances of one shape (dimensions, S1, S2, S3, T; the workloads run each size with
+  // several stencils) share the exact search's tables: the geometry and tail terms depend
+  // on the tile set, S1 and T, the group bounds also on Q = S2 (S3) and the machine's L and
+  // T_sync, the same for every design, and on nSM, not on the stencil (C_iter enters at
+  // search time). shape_of[j]: the first instance of j's shape.
+  std::vector<std::size_t> shape_of(instances.size());
+  for (std::size_t j = 0; j < instances.size(); ++j) {
+    shape_of[j] = j;
+    const Instance& a = instances[j];
+    for (std::size_t q = 0; q < j; ++q) {
+      const Instance& b = instances[q];
+      if (a.stencil.n_space_dims == b.stencil.n_space_dims && a.size.space == b.size.space &&
+          a.size.time_steps == b.size.time_steps) {
+        shape_of[j] = q;
+        break;
+      }
+    }
+  }
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::atomic<i64> n_bounds{0};
@@ -1088,14 +1106,15 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
             const Instance& in = instances[j];
             const TileSet& ts = *tile_sets.at({d0.smem_kb, in.stencil.n_space_dims});
             std::vector<TileAux>* aux = nullptr;
+            const std::size_t shape = shape_of[j];
             if (options.variant != tm::Variant::paper && options.prune) {
-              if (geometry[j].empty()) {
-                geometry[j].reserve(ts.groups.size());
+              if (geometry[shape].empty()) {
+                geometry[shape].reserve(ts.groups.size());
                 for (const Group& g : ts.groups) {
-                  geometry[j].push_back(
+                  geometry[shape].push_back(
                       exact_geometry(in.size.space[0], in.size.time_steps, g.tS1, g.tT));
                 }
-                build_group_tails(ts, geometry[j], tails[j]);
+                build_group_tails(ts, geometry[shape], tails[shape]);
               }
               aux = &tile_aux[{in.size.space[1], in.size.space[2]}];
               if (aux->empty()) build_tile_aux(ts, in.size, *aux);
@@ -1123,8 +1142,9 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
               if (options.variant == tm::Variant::paper) {
                 search_paper(ts, in, machine, d, options.prune, best);
               } else {
-                search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[j], aux,
-                             &tails[j], &rounds_cache[j], &run_steps[2 * k + (ts.dims - 2)]);
+                search_exact(ts, in, machine, d, gpu, options.prune, best, &geometry[shape], aux,
+                             &tails[shape], &rounds_cache[shape],
+                             &run_steps[2 * k + (ts.dims - 2)]);
               }
               if (!std::isfinite(best.talg)) {
                 throw std::invalid_argument(

@@ -260,9 +260,12 @@ int main() {
     }
     std::vector<cd::Design> mixed;
     for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+    // The last two share the shape (sizes) of the first and the fourth with another C_iter:
+    // the sweep then shares their bound tables (geometry, tails, group bounds).
     const std::vector<cd::Instance> exact_instances = {
         instance(2, 3.39e-8, 4096, 1024), instance(2, 6.09e-8, 3000, 777),
-        instance(2, 3.11e-8, 8192, 8192), instance(3, 1.55e-7, 200, 64)};
+        instance(2, 3.11e-8, 8192, 8192), instance(3, 1.55e-7, 200, 64),
+        instance(2, 9.7e-8, 4096, 1024),  instance(3, 4.1e-8, 200, 64)};
     for (const auto* list : {&same, &mixed}) {
       for (int threads : {1, 2}) {
         cd::SweepOptions o;
