@@ -188,7 +188,7 @@ class Bench:
                 f"{q} {np.median(widths['random'][q]) / np.median(widths['distinct'][q]):.2f}x"
                 for q in ("e_sr_j", SUM)
             )
-            + "; designed intervals containing the generating value: "
+            + "; the replicated design's intervals containing the generating value: "
             + ", ".join(f"{q} {n}/{n_seeds}" for q, n in covered.items()),
             flush=True,
         )
