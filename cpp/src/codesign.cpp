@@ -32,9 +32,8 @@ constexpr i64 kWarp = 32;
 constexpr double kWordsPerKb = 1024.0 / 4.0;
 // A bound prunes only when it exceeds the incumbent by more than rounding can explain.
 constexpr double kSafety = 1.0 - 1e-12;
-// The most designs claimed at once by a worker thread (a run of neighbours sharing
-// (M_SM, nSM), cut at this length so that long runs still spread over the threads).
-constexpr std::size_t kMaxRun = 32;
+// Designs claimed at once by a worker thread.
+constexpr std::size_t kBlock = 16;
 
 // ceil(a / b) for 0 <= a + b < 2^53 (sizes and tiles are bounded by validate_inputs and the
 // shared memory), by one exact double division (floor_sum.hpp).
@@ -996,19 +995,6 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
     }
   }
 
-  // The claims: runs of neighbouring designs sharing (M_SM, nSM), at most kMaxRun long
-  // (the sweep's order has ~18 designs per run). A thread claiming a whole run builds the
-  // run's per-nSM bound terms once, where fixed-size blocks split most runs between the
-  // threads, and each thread built them.
-  std::vector<std::size_t> claim_start;
-  for (std::size_t i = 0; i < designs.size(); ++i) {
-    if (i == 0 || designs[i].smem_kb != designs[i - 1].smem_kb ||
-        designs[i].n_sm != designs[i - 1].n_sm || i - claim_start.back() == kMaxRun) {
-      claim_start.push_back(i);
-    }
-  }
-  claim_start.push_back(designs.size());
-  const std::size_t n_claims = claim_start.size() - 1;
   // Instances of one shape (dimensions, S1, S2, S3, T; the workloads run each size with
   // several stencils) share the exact search's tables: the geometry and tail terms depend
   // on the tile set, S1 and T, the group bounds also on Q = S2 (S3) and the machine's L and
@@ -1035,7 +1021,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   std::atomic<bool> failed{false};
   auto worker = [&]() {
     try {
-      // Designs are claimed in runs of neighbours (same M_SM and nSM, adjacent nV), and each
+      // Designs are claimed in blocks of neighbours (same M_SM, adjacent nV), and each
       // search starts from the previous design's optimal tile: a good incumbent makes the
       // bounds prune more, and never changes the result (ties resolve by tile order).
       std::vector<Best> previous(instances.size());
@@ -1059,11 +1045,10 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       std::vector<char> run_warm;
       std::vector<std::vector<double>> run_steps;  // [2 k + dims - 2] for design k of the run
       for (;;) {
-        const std::size_t claim = next.fetch_add(1);
-        if (claim >= n_claims) break;
-        const std::size_t block = claim_start[claim];
-        const std::size_t block_end = claim_start[claim + 1];
-        // The claim (one run of designs sharing (M_SM, nSM)), instance by instance,
+        const std::size_t block = next.fetch_add(kBlock);
+        if (block >= designs.size()) break;
+        const std::size_t block_end = std::min(designs.size(), block + kBlock);
+        // The block in runs of designs sharing (M_SM, nSM), each run instance by instance,
         // design by design within an instance: the per-instance tables of the exact search
         // (geometry, tail and rounds terms, ~1 MB per instance at M_SM = 480 kB) then stay
         // in cache across the run's designs instead of being streamed from memory once per
@@ -1172,7 +1157,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
       failed = true;
-      next = n_claims;
+      next = designs.size() + kBlock;
     }
   };
   const unsigned n_threads = std::min<unsigned>(resolve_threads(options.n_threads),
@@ -1197,7 +1182,7 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
       failed = true;
-      next = n_claims;
+      next = designs.size() + kBlock;
     }
     last.join();
     for (auto& t : pool) t.join();
