@@ -9,7 +9,7 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
 1. a fresh calibration at 1 thread and at every allowed CPU (``costmetrics calibrate``,
    9 shuffled passes each);
 2. the protocol sweep (``costmetrics measure``): the coarse tile grid (1D 20 tiles, 2D 18,
-   3D 36) of the shipped problems (``--sizes default``; ``--sizes levels``: from
+   3D 24) of the shipped problems (``--sizes default``; ``--sizes levels``: from
    L2-resident to past L2 and, for Heat 3D, past L3), the model's choices and the
    largest-tile baseline, at 1 thread and all cores, ``--passes`` (default 9) shuffled
    passes, each stencil with its default schedule (block in 1D);

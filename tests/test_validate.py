@@ -605,12 +605,19 @@ def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     loaded = [mm.load_calibration(p) for p in cals]
     assert any(c.gpu.l_seg_s > 0 for c in loaded)
     result = cv.fit(table, loaded, variant="exact", n_boot=10)
-    assert np.all(np.isfinite(result.predicted_s))
-    bare = [dataclasses.replace(c, gpu=c.gpu.without_machine_terms()) for c in loaded]
     t = mm.read_table(table).medians()
+    # Predicted wherever the model is feasible. The table's tS3 = 16 tiles are not (the
+    # innermost tile is a multiple of 32, Eq. A.32; docs/validate.md, "The 3D grid"), nor
+    # Heat 3D's (16, 16, 128, 8) (its buffer exceeds M_SM, Eq. A.32).
+    refused = ~np.isfinite(cv.predict(t, loaded, variant="exact"))
+    assert set(np.flatnonzero(t.tiles[:, 2] % 32 != 0)) <= set(np.flatnonzero(refused))
+    assert np.all(np.isfinite(result.predicted_s[~refused]))
+    assert np.all(np.isnan(result.predicted_s[refused])) and 0 < refused.sum() < len(t) // 10
+    bare = [dataclasses.replace(c, gpu=c.gpu.without_machine_terms()) for c in loaded]
     assert np.array_equal(
-        cv.predict(t, loaded, variant="exact"), cv.predict(t, bare, variant="exact")
-    )
+        cv.predict(t, loaded, variant="exact"), cv.predict(t, bare, variant="exact"),
+        equal_nan=True,
+    )  # fmt: skip
     g = loaded[0].gpu.without_machine_terms()
     assert (g.l_seg_s, g.threads_ref, g.l_level_s_per_word) == (0.0, 0, (0.0, 0.0, 0.0, 0.0))
     assert (g.n_sm, g.l_s_per_gb) == (loaded[0].gpu.n_sm, loaded[0].gpu.l_s_per_gb)
@@ -673,7 +680,12 @@ def test_per_point_statistic_switches_both_ways() -> None:
 
 @pytest.mark.parametrize(
     "folder",
-    ["quiet_run_2026-11-25_h4", "quiet_run_2026-11-25_h4_line3d", "quiet_run_2026-11-25_h5"],
+    [
+        "quiet_run_2026-11-25_h4",
+        "quiet_run_2026-11-25_h4_line3d",
+        "quiet_run_2026-11-25_h5",
+        "quiet_run_2026-11-25_h5_grid36",
+    ],
 )
 def test_calibration_with_statistic_round_trip(folder: str) -> None:
     cal = mm.load_calibration(SHIPPED / folder / "calibration_2t")

@@ -1549,14 +1549,11 @@ GRID_2D = {"tS1": (1, 2, 4, 8, 16, 32), "tS2": (32, 64, 128, 256), "tT": (2, 4, 
 #: A coarse subset of the grid (``grid="coarse"``), for protocol sweeps of a few minutes.
 COARSE_GRID_1D = {"tS": (1, 4, 16, 64, 256), "tT": (2, 8, 32, 128)}
 COARSE_GRID_2D = {"tS1": (1, 4, 16), "tS2": (32, 128), "tT": (2, 8, 32)}
-#: 3D (Heat 3D): hexagons in (t, s1), sub-slabs tS2 x tS3 (tS3 the SIMD-contiguous one:
-#: multiples of 32 as in the model's default search space, and 16, so that the smallest
-#: problem, 30^3, has sub-slabs narrower than itself in every dimension and lines of more
-#: than one length, which separate a line's fixed cost from its points').
-GRID_3D = {
-    "tS1": (1, 2, 4, 8, 16), "tS2": (1, 4, 16), "tS3": (16, 32, 64, 128), "tT": (2, 4, 8, 16),
-}  # fmt: skip
-COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4, 16), "tS3": (16, 32, 128), "tT": (2, 8)}
+#: 3D (Heat 3D): hexagons in (t, s1), sub-slabs tS2 x tS3 (tS3 the SIMD-contiguous one,
+#: multiples of 32: the model refuses others, Eq. A.32). The coarse grid has two tS2 (4 and
+#: 16), so that more than one sub-slab width is measured on every problem.
+GRID_3D = {"tS1": (1, 2, 4, 8, 16), "tS2": (1, 4, 16), "tS3": (32, 64, 128), "tT": (2, 4, 8, 16)}
+COARSE_GRID_3D = {"tS1": (1, 4, 16), "tS2": (4, 16), "tS3": (32, 128), "tT": (2, 8)}
 
 
 def default_points(
