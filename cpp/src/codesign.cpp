@@ -505,6 +505,26 @@ struct GroupBounds {
   double lb_row(double cq_nv) const { return row_s + std::max(cq_nv * row_a, row_b); }
   double lb(double cq_nv) const { return s + std::max(cq_nv * a, b); }
 };
+
+// search_exact's group loop over groups [gi, end) of one tT with the incumbent fixed (no
+// tile is evaluated between two groups that their bounds prune): the same two bounds per
+// group, in the same order and with the same test as search_exact's `prunes`, in a loop
+// small enough to keep its operands in registers (issue 15: ~30 instructions per group
+// visit in the general loop, whose audit and per-tile state spill). Returns the first group
+// that is not pruned by its rounds bound, or whose tail bound prunes the rest of the tT
+// (`*rest_pruned`), or `end`.
+inline std::uint32_t scan_groups(const GroupBounds* bounds, std::uint32_t gi, std::uint32_t end,
+                                 double cq_nv, double incumbent, bool* rest_pruned) {
+  for (; gi < end; ++gi) {
+    const GroupBounds& b = bounds[gi];
+    if (b.lb_row(cq_nv) * kSafety > incumbent) {
+      *rest_pruned = true;
+      return gi;
+    }
+    if (!(b.lb(cq_nv) * kSafety > incumbent)) return gi;
+  }
+  return end;
+}
 // The per-tile bound's weights of one of a group's distinct k (TileSet::k_values[q]), with
 // R_c = ceil(n_c / (k nSM)): count_c R_c per color (0 for a color without tiles) and
 // sum_c ends_of_c R_c. They depend on nSM, not nV: computed once per (M_SM, nSM) and group,
@@ -652,7 +672,21 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
    }
    const GroupBounds* bounds = prune ? rounds_cache->groups.data() : nullptr;
    for (std::uint32_t gi = ts.tT_begin[row]; gi < row_end; ++gi) {
-    if (prune) {
+    if (prune && !auditing) {
+      // The groups that their bounds prune, in a tight loop (scan_groups): two bounds
+      // each; the group it stops at had one (its tail bound pruned the rest of the tT) or
+      // two (it survives both, and is expanded below).
+      bool rest_pruned = false;
+      const std::uint32_t stop = scan_groups(bounds, gi, row_end, cq_nv, incumbent, &rest_pruned);
+      n_bounds += 2 * static_cast<i64>(stop - gi);
+      gi = stop;
+      if (rest_pruned) {
+        ++n_bounds;
+        break;
+      }
+      if (gi == row_end) break;
+      n_bounds += 2;
+    } else if (prune) {
       // Tail bound of the rest of this tT (GroupBounds).
       ++n_bounds;
       const GroupBounds& b = bounds[gi];
