@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "costmetrics/parallel.hpp"
 #include "floor_sum.hpp"
@@ -32,6 +33,14 @@ constexpr i64 kWarp = 32;
 constexpr double kWordsPerKb = 1024.0 / 4.0;
 // A bound prunes only when it exceeds the incumbent by more than rounding can explain.
 constexpr double kSafety = 1.0 - 1e-12;
+
+// Lambdas that must be inlined into their caller (search_exact's tile loop; GCC honours
+// the attribute on the call operator, other compilers get none rather than a warning).
+#if defined(__GNUC__) && !defined(__clang__)
+#define CODESIGN_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define CODESIGN_LAMBDA_INLINE
+#endif
 // Designs claimed at once by a worker thread.
 constexpr std::size_t kBlock = 16;
 
@@ -706,7 +715,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     const Group& g = ts.groups[gi];
     const i64 tT = g.tT;
     const ExactGeometry* geo = prune ? &(*geometry)[gi] : nullptr;
-    const bool wide = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
+    const bool wide_rows = tm::detail::whole_rows_fit(in.size.space[0], g.tS1, tT);
     if (prune && rounds_cache->weights[gi] == 0) {
       k_weights(ts, g, *geo, rounds_of, rounds_cache->k.data());
       rounds_cache->weights[gi] = 1;
@@ -718,7 +727,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     double rows_cost[2] = {0, 0};
     double points_cost_half = 0;
     double rows_cost_half = 0;
-    const bool ends = prune && geo->ends;
+    const bool ends_group = prune && geo->ends;
     if (prune) {
       for (int c = 0; c < 2; ++c) {
         points_cost[c] = C * geo->sum_w[c] * inv_nv;
@@ -727,7 +736,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       points_cost_half = C * geo->sum_w_half * inv_nv;
       rows_cost_half = C * static_cast<double>(tT / 2);
     }
-    const bool same_colors = prune && geo->n[0] > 0 && geo->n[1] > 0 &&
+    const bool same_colors_group = prune && geo->n[0] > 0 && geo->n[1] > 0 &&
                              geo->sum_w[0] == geo->sum_w[1] && geo->rows[0] == geo->rows[1];
     const double tT_d = static_cast<double>(tT);
     const double hex_points_per_area = tT_d * static_cast<double>(g.tS1 + tT / 2 - 1);
@@ -747,98 +756,121 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       for (int c = 0; c < 2; ++c) {
         if (geo->n[c] == 0) continue;
         n_sync += static_cast<double>(geo->count[c]);
-        if (ends) n_sync += geo->ends_of[c];
+        if (ends_group) n_sync += geo->ends_of[c];
       }
       sync_lb = m.t_sync_s * n_sync;
     }
-    for (std::uint32_t i = g.begin; i < g.end; ++i) {
-      const Inner& t = ts.inner[i];
-      if (prune) {
-        ++n_bounds;
-        if (t.k != rounds_k) {
-          rounds_k = t.k;
-          const KWeights& w = rounds_cache->k[t.k_slot];
-          weight_c[0] = w.interior[0];
-          weight_c[1] = w.interior[1];
-          weight_ends = w.ends;
-          weight_same = weight_c[0] + weight_c[1];
-        }
-        const TileAux& a = (*aux)[i];
-        const double s_min = a.s_min;
-        // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
-        // C_iter F + tT tau_sync with F = sum_r ceil(W(r) area / nV), twice the paper's
-        // half-hexagon sum (docs/codesign.md). First F's cheap lower bound
-        // max(points / nV, one step per row); if the tile survives, the exact F.
-        // W(r) is the whole row (the N_full sub-tiles' exact cost) only when S1 >= 2P - 1.
-        // (Q - 0 area = Q and s_min - 0 = s_min exactly when no sub-tile counts as full.)
-        const double n_full = wide ? a.n_full : 0.0;
-        const double area = a.area;
-        const double kd = static_cast<double>(t.k);
-        const double other_points = wide ? a.other_points : Q;
-        const double other_subtiles = wide ? a.other_subtiles : s_min;
-        double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
-        // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
-        auto tile_time_of = [&](double pc, double rc, double c_full) {
-          // The full sub-tiles cost c_full; the others at least their points / nV, and one
-          // step per row on each of the at least s_min - N_full that have a point there.
-          const double rest = std::max(pc * other_points, rc * other_subtiles);
-          if (t.k == 1) return s_min * t.m_prime + n_full * c_full + rest;
-          return t.m_prime + kd * (n_full * std::max(t.m_prime, c_full) +
-                                   std::max(other_subtiles * t.m_prime, rest));
-        };
-        auto tile_time = [&](int c, double c_full) {
-          return tile_time_of(points_cost[c], rows_cost[c], c_full);
-        };
-        bool pruned = false;
-        double tile_lb = group_lb;
-        for (int stage = 0; stage < 2; ++stage) {
-          if (stage == 1) {
-            if (n_full == 0) break;  // the exact step count would change nothing
-            ++n_bounds;
-            // F depends on the tile and nV only: shared by the instances of one design.
-            double& f = (*steps_cache)[i];
-            if (f < 0) {
-              f = static_cast<double>(
-                  2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
+    // The tile loop with `wide`, `same_colors` and `ends` known at compile time (fixed per
+    // group; as runtime flags they cost a test and a select per tile bound): the same
+    // operations in the same order on every path.
+    auto tile_loop = [&](auto wide_c, auto same_c, auto ends_c) CODESIGN_LAMBDA_INLINE {
+      constexpr bool wide = decltype(wide_c)::value;
+      constexpr bool same_colors = decltype(same_c)::value;
+      constexpr bool ends = decltype(ends_c)::value;
+      for (std::uint32_t i = g.begin; i < g.end; ++i) {
+        const Inner& t = ts.inner[i];
+        if (prune) {
+          ++n_bounds;
+          if (t.k != rounds_k) {
+            rounds_k = t.k;
+            const KWeights& w = rounds_cache->k[t.k_slot];
+            weight_c[0] = w.interior[0];
+            weight_c[1] = w.interior[1];
+            weight_ends = w.ends;
+            weight_same = weight_c[0] + weight_c[1];
+          }
+          const TileAux& a = (*aux)[i];
+          const double s_min = a.s_min;
+          // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
+          // C_iter F + tT tau_sync with F = sum_r ceil(W(r) area / nV), twice the paper's
+          // half-hexagon sum (docs/codesign.md). First F's cheap lower bound
+          // max(points / nV, one step per row); if the tile survives, the exact F.
+          // W(r) is the whole row (the N_full sub-tiles' exact cost) only when S1 >= 2P - 1.
+          // (Q - 0 area = Q and s_min - 0 = s_min exactly when no sub-tile counts as full.)
+          const double n_full = wide ? a.n_full : 0.0;
+          const double area = a.area;
+          const double kd = static_cast<double>(t.k);
+          const double other_points = wide ? a.other_points : Q;
+          const double other_subtiles = wide ? a.other_subtiles : s_min;
+          double steps_full = std::max(area * hex_points_per_area * inv_nv, tT_d);
+          // T_i of Eqs. A.17 / A.29-A.30 bounded below, for one color.
+          auto tile_time_of = [&](double pc, double rc, double c_full) {
+            // The full sub-tiles cost c_full; the others at least their points / nV, and one
+            // step per row on each of the at least s_min - N_full that have a point there.
+            const double rest = std::max(pc * other_points, rc * other_subtiles);
+            if (t.k == 1) return s_min * t.m_prime + n_full * c_full + rest;
+            return t.m_prime + kd * (n_full * std::max(t.m_prime, c_full) +
+                                     std::max(other_subtiles * t.m_prime, rest));
+          };
+          auto tile_time = [&](int c, double c_full) {
+            return tile_time_of(points_cost[c], rows_cost[c], c_full);
+          };
+          bool pruned = false;
+          double tile_lb = group_lb;
+          for (int stage = 0; stage < 2; ++stage) {
+            if (stage == 1) {
+              if (n_full == 0) break;  // the exact step count would change nothing
+              ++n_bounds;
+              // F depends on the tile and nV only: shared by the instances of one design.
+              double& f = (*steps_cache)[i];
+              if (f < 0) {
+                f = static_cast<double>(
+                    2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
+              }
+              steps_full = f;
             }
-            steps_full = f;
-          }
-          const double c_full = C * steps_full + tau_rows;
-          // sum over the colors with tiles of count_c (R_c T_i + T_sync), R_c =
-          // ceil(ceil(n/k)/nSM) exact integers in double, as weights (above).
-          double lb = sync_lb;
-          if (same_colors) {
-            lb += weight_same * tile_time(0, c_full);
-          } else {
-            for (int c = 0; c < 2; ++c) {
-              if (geo->n[c] == 0) continue;
-              lb += weight_c[c] * tile_time(c, c_full);
+            const double c_full = C * steps_full + tau_rows;
+            // sum over the colors with tiles of count_c (R_c T_i + T_sync), R_c =
+            // ceil(ceil(n/k)/nSM) exact integers in double, as weights (above).
+            double lb = sync_lb;
+            if (same_colors) {
+              lb += weight_same * tile_time(0, c_full);
+            } else {
+              for (int c = 0; c < 2; ++c) {
+                if (geo->n[c] == 0) continue;
+                lb += weight_c[c] * tile_time(c, c_full);
+              }
+            }
+            if (ends) {
+              // First and last wavefront: the half-hexagon rows; a full sub-tile costs
+              // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
+              const double c_half = C * (0.5 * steps_full) + tau_half_rows;
+              lb += weight_ends * tile_time_of(points_cost_half, rows_cost_half, c_half);
+            }
+            tile_lb = std::max(tile_lb, lb);
+            if (prunes(lb)) {
+              pruned = true;
+              break;
             }
           }
-          if (ends) {
-            // First and last wavefront: the half-hexagon rows; a full sub-tile costs
-            // C_iter F / 2 + h tau_sync (F is symmetric in r and tT - 1 - r).
-            const double c_half = C * (0.5 * steps_full) + tau_half_rows;
-            lb += weight_ends * tile_time_of(points_cost_half, rows_cost_half, c_half);
-          }
-          tile_lb = std::max(tile_lb, lb);
-          if (prunes(lb)) {
-            pruned = true;
-            break;
-          }
+          if (pruned) continue;
+          if (audit != nullptr) audit->bound = tile_lb;
         }
-        if (pruned) continue;
-        if (audit != nullptr) audit->bound = tile_lb;
+        const double v = exact_talg(gpu, in, tT, g.tS1, t);
+        if (audit != nullptr) {
+          ++audit->tiles;
+          if (audit->bound * kSafety > v) ++audit->violations;
+          audit->worst_ratio = std::max(audit->worst_ratio, audit->bound / v);
+        }
+        ++best.evaluated;
+        best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
+        incumbent = best.talg;
       }
-      const double v = exact_talg(gpu, in, tT, g.tS1, t);
-      if (audit != nullptr) {
-        ++audit->tiles;
-        if (audit->bound * kSafety > v) ++audit->violations;
-        audit->worst_ratio = std::max(audit->worst_ratio, audit->bound / v);
+    };
+    using yes = std::true_type;
+    using no = std::false_type;
+    if (wide_rows) {
+      if (same_colors_group) {
+        if (ends_group) tile_loop(yes{}, yes{}, yes{}); else tile_loop(yes{}, yes{}, no{});
+      } else {
+        if (ends_group) tile_loop(yes{}, no{}, yes{}); else tile_loop(yes{}, no{}, no{});
       }
-      ++best.evaluated;
-      best.offer(v, g.tS1, t.s2, t.s3, tT, gi, i);
-      incumbent = best.talg;
+    } else {
+      if (same_colors_group) {
+        if (ends_group) tile_loop(no{}, yes{}, yes{}); else tile_loop(no{}, yes{}, no{});
+      } else {
+        if (ends_group) tile_loop(no{}, no{}, yes{}); else tile_loop(no{}, no{}, no{});
+      }
     }
    }
   }
