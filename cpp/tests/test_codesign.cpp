@@ -308,6 +308,48 @@ int main() {
     }
   }
 
+  // The pruning's own counts, a regression pin: issue 15's group scan (scan_groups: the
+  // rounds bounds of a chunk, then the tail bound of the last group reached, which is
+  // non-decreasing along a tT) must take the same decisions as testing both bounds of
+  // every group in turn. The totals below are those of main at ac77d67 (before the scan),
+  // the same lists on one thread (warm starts in list order), plus designs of 240 and
+  // 480 kB where many groups are pruned and the tail bounds stop tTs.
+  {
+    std::vector<cd::Design> same;
+    for (std::int64_t kb : {24, 48}) {
+      for (std::int64_t n_sm : {4, 6, 16}) {
+        for (std::int64_t n_v : {96, 128, 416, 1920}) same.push_back({n_sm, n_v, kb, 0.0});
+      }
+    }
+    std::vector<cd::Design> mixed;
+    for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+    std::vector<cd::Design> big;
+    for (std::int64_t kb : {240, 480}) {
+      for (std::int64_t n_sm : {8, 16}) {
+        for (std::int64_t n_v : {128, 512, 1024}) big.push_back({n_sm, n_v, kb, 0.0});
+      }
+    }
+    const std::vector<cd::Instance> ins = {
+        instance(2, 3.39e-8, 4096, 1024), instance(2, 6.09e-8, 3000, 777),
+        instance(2, 3.11e-8, 8192, 8192), instance(3, 1.55e-7, 200, 64),
+        instance(2, 9.7e-8, 4096, 1024),  instance(3, 4.1e-8, 200, 64)};
+    struct Pin {
+      const std::vector<cd::Design>* list;
+      std::int64_t evaluated, bounds;
+    };
+    for (const Pin& pin : {Pin{&same, 2187, 141009}, Pin{&mixed, 3221, 143943},
+                           Pin{&big, 8035, 575041}}) {
+      cd::SweepOptions o;
+      o.variant = tmod::Variant::exact;
+      o.n_threads = 1;
+      const cd::SweepOutput r = cd::sweep(*pin.list, ins, m, o);
+      std::int64_t evaluated = 0;
+      for (std::int64_t e : r.n_evaluated) evaluated += e;
+      CHECK(evaluated == pin.evaluated);
+      CHECK(r.n_bounds == pin.bounds);
+    }
+  }
+
   // Workload GFLOP/s (Eq. C.18): 2 designs x 2 instances, flops 10e9 and 30e9, weights 1, 3:
   // design 0 times 1 s and 2 s: (10 + 90) GFLOP / (1 + 6) s = 14.2857 GFLOP/s.
   const std::vector<double> g = cd::workload_gflops({1, 2, 4, 4}, 2, {10e9, 30e9}, {1, 3});
