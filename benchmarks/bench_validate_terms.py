@@ -10,6 +10,11 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   level of the arrays (a column per level) instead of the one ``l_seg_s`` shared with
   every stencil and level. The question: are Heat 3D's short lines at DRAM latency-bound
   where the 1D and 2D copies' long runs are not?
+- ``xthread``: a cost per cache line of the problem's cross-section (``(S2 + 2)(S3 + 2) /
+  16`` floats' lines, 1 in 1D) per wavefront and thread beyond the first, in every stencil:
+  the words a thread reads that the other thread wrote at their blocks' boundary, which
+  move between the cores' private caches. The question: is this why Heat 3D 30^3 (whose
+  arrays fit in one core's L2) is slower at 2 threads than predicted?
 
 History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
 own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
@@ -37,7 +42,7 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level",)
+CANDIDATES = ("seg3d-level", "xthread")
 
 
 def _solve(
@@ -69,6 +74,12 @@ def scores(folder: Path, statistic: str) -> list[str]:
     )
     split = np.column_stack([cols, per_level])
     split[is3, j] = 0.0
+    # xthread: wavefronts (the T_sync column) x cross-section lines x (threads - 1).
+    lines_xs = np.asarray([
+        (s[1] + 2 if s[1] else 1) * (s[2] + 2 if s[2] else 1) / 16.0
+        for s in (t.sizes[i] for i in range(len(t)))
+    ])  # fmt: skip
+    xthread = np.column_stack([cols, cols[:, n_lv + 1] * lines_xs * (t.threads - 1)])
     top = cv.top_mask(t)
     problems = sorted({t.sizes_of(i) for i in range(len(t)) if is3[i]})
     lines = []
@@ -76,6 +87,7 @@ def scores(folder: Path, statistic: str) -> list[str]:
         ("as shipped", cols, start, lower),
         ("seg3d-level", split, np.append(start, [start[j]] * n_lv),
          np.append(lower, [cv._L_SEG_FLOOR_S] * n_lv)),
+        ("xthread", xthread, np.append(start, 1e-8), np.append(lower, 0.0)),
     ):  # fmt: skip
         solve = functools.partial(_solve, start=s, lower=lo)
         oos, _ = cv._leave_problem_out(t, c, ok, solve)
@@ -90,7 +102,10 @@ def scores(folder: Path, statistic: str) -> list[str]:
                 text.append(f"heat3d {sizes[0]}^3 {t.memory_level[int(np.flatnonzero(h)[0])]} "
                             f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}")  # fmt: skip
             lines.append(f"    {n} thr: " + ", ".join(text))
-        if label != "as shipped":
+        if label == "xthread":
+            theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per line")
+        elif label != "as shipped":
             theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
             values = ", ".join(
                 f"{lv} {theta[-n_lv + k]:.3g}" for k, lv in enumerate(mm.MEMORY_LEVELS)
