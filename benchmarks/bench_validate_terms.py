@@ -23,6 +23,9 @@ that table: it needs a run measured after it, and a leave-one-problem-out score 
 learn a per-level term of a level only one problem reaches (its column is then 0 in that
 fold and the term keeps its calibrated value).
 
+``--l3-bytes N`` classes the problems' memory levels with N bytes of usable L3 in place of
+the calibrations' (the copy knee's), a diagnostic of the L3/DRAM boundary.
+
 Run: ``python benchmarks/bench_validate_terms.py [FOLDER ...] [--statistic min]`` on
 folders holding ``sweep.csv`` and ``calibration_1t/``, ``calibration_2t/`` (default: the
 shipped ``quiet_run_2026-11-25_h4_line3d_levels``, L2 to DRAM); ``--quick`` is the same.
@@ -31,6 +34,7 @@ shipped ``quiet_run_2026-11-25_h4_line3d_levels``, L2 to DRAM); ``--quick`` is t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 from pathlib import Path
@@ -38,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from costmetrics import measure as mm
+from costmetrics import time as cm_time
 from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
@@ -51,12 +56,17 @@ def _solve(
     return cv._solve_bounded(a, measured, start, lower)
 
 
-def scores(folder: Path, statistic: str) -> list[str]:
+def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
     """Lines of the report: RMSE per thread count and Heat 3D problem, each fit."""
     cals = {
         n: c.with_statistic(statistic)
         for n, c in cv._calibrations([folder / "calibration_1t", folder / "calibration_2t"]).items()
     }
+    if l3_bytes is not None:  # after with_statistic, which derives the knee's L3 again
+        cals = {
+            n: dataclasses.replace(c, gpu=dataclasses.replace(c.gpu, cache_l3_bytes=l3_bytes))
+            for n, c in cals.items()
+        }
     t = mm.read_table(folder / "sweep.csv").per_point(statistic)
     frame = cv._machine_frame(cals)
     names = sorted({n for n in set(t.stencil) if n in frame.stencils})
@@ -68,7 +78,14 @@ def scores(folder: Path, statistic: str) -> list[str]:
     j = len(cv._MACHINE_FIT_HEAD) + len(names)  # l_seg_s
     lower[j] = cv._L_SEG_FLOOR_S
     is3 = np.asarray([s == "heat3d" for s in t.stencil])
-    level = np.asarray([mm.MEMORY_LEVELS.index(x) for x in t.memory_level])
+    # The level the model charges (as _machine_design: the frame at the row's threads).
+    level = np.asarray([
+        mm.MEMORY_LEVELS.index(cm_time.memory_level(
+            frame.stencils[t.stencil[i]], frame.gpu.with_threads(int(t.threads[i])),
+            t.sizes_of(i),
+        ))
+        for i in range(len(t))
+    ])  # fmt: skip
     per_level = np.column_stack(
         [np.where(is3 & (level == k), cols[:, j], 0.0) for k in range(n_lv)]
     )
@@ -99,7 +116,8 @@ def scores(folder: Path, statistic: str) -> list[str]:
                     f"top {100 * cv.relative_rmse(t.time_s[mt], oos[mt]):.1f}"]  # fmt: skip
             for sizes in problems:
                 h = m & is3 & np.asarray([t.sizes_of(i) == sizes for i in range(len(t))])
-                text.append(f"heat3d {sizes[0]}^3 {t.memory_level[int(np.flatnonzero(h)[0])]} "
+                lv = mm.MEMORY_LEVELS[int(level[int(np.flatnonzero(h)[0])])]
+                text.append(f"heat3d {sizes[0]}^3 {lv} "
                             f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}")  # fmt: skip
             lines.append(f"    {n} thr: " + ", ".join(text))
         if label == "xthread":
@@ -120,10 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", type=Path, nargs="*", help="run folders (default: shipped)")
     parser.add_argument("--statistic", choices=list(mm.STATISTICS), default="median")
     parser.add_argument("--quick", action="store_true", help="the shipped folder (seconds)")
+    parser.add_argument(
+        "--l3-bytes", type=int, default=None,
+        help="usable L3 for the memory levels (default: the calibrations')",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.l3_bytes is not None and args.l3_bytes < 0:
+        parser.error(f"--l3-bytes must be >= 0, got {args.l3_bytes}")
     for folder in args.folders or [SHIPPED]:
         try:
-            lines = scores(folder, args.statistic)
+            lines = scores(folder, args.statistic, args.l3_bytes)
         except (OSError, ValueError) as exc:
             print(f"bench_validate_terms: {exc}", file=sys.stderr)
             return 2
