@@ -10,6 +10,11 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   level of the arrays (a column per level) instead of the one ``l_seg_s`` shared with
   every stencil and level. The question: are Heat 3D's short lines at DRAM latency-bound
   where the 1D and 2D copies' long runs are not?
+- ``xthread``: a cost per cache line of the problem's cross-section (``(S2 + 2)(S3 + 2) /
+  16`` floats' lines, 1 in 1D) per wavefront and thread beyond the first, in every stencil:
+  the words a thread reads that the other thread wrote at their blocks' boundary, which
+  move between the cores' private caches. The question: is this why Heat 3D 30^3 (whose
+  arrays fit in one core's L2) is slower at 2 threads than predicted?
 
 History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
 own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
@@ -17,6 +22,9 @@ line cost, checked on a fresh run"). A term chosen this way on a table is not va
 that table: it needs a run measured after it, and a leave-one-problem-out score cannot
 learn a per-level term of a level only one problem reaches (its column is then 0 in that
 fold and the term keeps its calibrated value).
+
+``--l3-bytes N`` classes the problems' memory levels with N bytes of usable L3 in place of
+the calibrations' (the copy knee's), a diagnostic of the L3/DRAM boundary.
 
 Run: ``python benchmarks/bench_validate_terms.py [FOLDER ...] [--statistic min]`` on
 folders holding ``sweep.csv`` and ``calibration_1t/``, ``calibration_2t/`` (default: the
@@ -26,6 +34,7 @@ shipped ``quiet_run_2026-11-25_h4_line3d_levels``, L2 to DRAM); ``--quick`` is t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 from pathlib import Path
@@ -33,11 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from costmetrics import measure as mm
+from costmetrics import time as cm_time
 from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level",)
+CANDIDATES = ("seg3d-level", "xthread")
 
 
 def _solve(
@@ -46,12 +56,17 @@ def _solve(
     return cv._solve_bounded(a, measured, start, lower)
 
 
-def scores(folder: Path, statistic: str) -> list[str]:
+def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
     """Lines of the report: RMSE per thread count and Heat 3D problem, each fit."""
     cals = {
         n: c.with_statistic(statistic)
         for n, c in cv._calibrations([folder / "calibration_1t", folder / "calibration_2t"]).items()
     }
+    if l3_bytes is not None:  # after with_statistic, which derives the knee's L3 again
+        cals = {
+            n: dataclasses.replace(c, gpu=dataclasses.replace(c.gpu, cache_l3_bytes=l3_bytes))
+            for n, c in cals.items()
+        }
     t = mm.read_table(folder / "sweep.csv").per_point(statistic)
     frame = cv._machine_frame(cals)
     names = sorted({n for n in set(t.stencil) if n in frame.stencils})
@@ -63,12 +78,25 @@ def scores(folder: Path, statistic: str) -> list[str]:
     j = len(cv._MACHINE_FIT_HEAD) + len(names)  # l_seg_s
     lower[j] = cv._L_SEG_FLOOR_S
     is3 = np.asarray([s == "heat3d" for s in t.stencil])
-    level = np.asarray([mm.MEMORY_LEVELS.index(x) for x in t.memory_level])
+    # The level the model charges (as _machine_design: the frame at the row's threads).
+    level = np.asarray([
+        mm.MEMORY_LEVELS.index(cm_time.memory_level(
+            frame.stencils[t.stencil[i]], frame.gpu.with_threads(int(t.threads[i])),
+            t.sizes_of(i),
+        ))
+        for i in range(len(t))
+    ])  # fmt: skip
     per_level = np.column_stack(
         [np.where(is3 & (level == k), cols[:, j], 0.0) for k in range(n_lv)]
     )
     split = np.column_stack([cols, per_level])
     split[is3, j] = 0.0
+    # xthread: wavefronts (the T_sync column) x cross-section lines x (threads - 1).
+    lines_xs = np.asarray([
+        (s[1] + 2 if s[1] else 1) * (s[2] + 2 if s[2] else 1) / 16.0
+        for s in (t.sizes[i] for i in range(len(t)))
+    ])  # fmt: skip
+    xthread = np.column_stack([cols, cols[:, n_lv + 1] * lines_xs * (t.threads - 1)])
     top = cv.top_mask(t)
     problems = sorted({t.sizes_of(i) for i in range(len(t)) if is3[i]})
     lines = []
@@ -76,6 +104,7 @@ def scores(folder: Path, statistic: str) -> list[str]:
         ("as shipped", cols, start, lower),
         ("seg3d-level", split, np.append(start, [start[j]] * n_lv),
          np.append(lower, [cv._L_SEG_FLOOR_S] * n_lv)),
+        ("xthread", xthread, np.append(start, 1e-8), np.append(lower, 0.0)),
     ):  # fmt: skip
         solve = functools.partial(_solve, start=s, lower=lo)
         oos, _ = cv._leave_problem_out(t, c, ok, solve)
@@ -87,10 +116,14 @@ def scores(folder: Path, statistic: str) -> list[str]:
                     f"top {100 * cv.relative_rmse(t.time_s[mt], oos[mt]):.1f}"]  # fmt: skip
             for sizes in problems:
                 h = m & is3 & np.asarray([t.sizes_of(i) == sizes for i in range(len(t))])
-                text.append(f"heat3d {sizes[0]}^3 {t.memory_level[int(np.flatnonzero(h)[0])]} "
+                lv = mm.MEMORY_LEVELS[int(level[int(np.flatnonzero(h)[0])])]
+                text.append(f"heat3d {sizes[0]}^3 {lv} "
                             f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}")  # fmt: skip
             lines.append(f"    {n} thr: " + ", ".join(text))
-        if label != "as shipped":
+        if label == "xthread":
+            theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per line")
+        elif label != "as shipped":
             theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
             values = ", ".join(
                 f"{lv} {theta[-n_lv + k]:.3g}" for k, lv in enumerate(mm.MEMORY_LEVELS)
@@ -105,10 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", type=Path, nargs="*", help="run folders (default: shipped)")
     parser.add_argument("--statistic", choices=list(mm.STATISTICS), default="median")
     parser.add_argument("--quick", action="store_true", help="the shipped folder (seconds)")
+    parser.add_argument(
+        "--l3-bytes", type=int, default=None,
+        help="usable L3 for the memory levels (default: the calibrations')",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.l3_bytes is not None and args.l3_bytes < 0:
+        parser.error(f"--l3-bytes must be >= 0, got {args.l3_bytes}")
     for folder in args.folders or [SHIPPED]:
         try:
-            lines = scores(folder, args.statistic)
+            lines = scores(folder, args.statistic, args.l3_bytes)
         except (OSError, ValueError) as exc:
             print(f"bench_validate_terms: {exc}", file=sys.stderr)
             return 2
