@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -81,6 +82,20 @@ double exhaustive(const cd::Design& d, const cd::Instance& in, const cd::Machine
 }
 
 }  // namespace
+
+// Designs of two M_SM in the sweep's order (nSM, then nV), and the same with nSM
+// alternating and M_SM changing between neighbours (every cache rebuilt).
+static std::pair<std::vector<cd::Design>, std::vector<cd::Design>> exact_design_lists() {
+  std::vector<cd::Design> same;
+  for (std::int64_t kb : {24, 48}) {
+    for (std::int64_t n_sm : {4, 6, 16}) {
+      for (std::int64_t n_v : {96, 128, 416, 1920}) same.push_back({n_sm, n_v, kb, 0.0});
+    }
+  }
+  std::vector<cd::Design> mixed;
+  for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+  return {same, mixed};
+}
 
 int main() {
   const cd::MachineParams m = gtx980_machine();
@@ -252,14 +267,7 @@ int main() {
   // sweep's order (nSM, then nV), then with nSM alternating and M_SM changing between
   // neighbours (every cache rebuilt), on 1 and 2 threads: pruned == plain, bit for bit.
   {
-    std::vector<cd::Design> same;
-    for (std::int64_t kb : {24, 48}) {
-      for (std::int64_t n_sm : {4, 6, 16}) {
-        for (std::int64_t n_v : {96, 128, 416, 1920}) same.push_back({n_sm, n_v, kb, 0.0});
-      }
-    }
-    std::vector<cd::Design> mixed;
-    for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+    const auto [same, mixed] = exact_design_lists();
     // The last two share the shape (sizes) of the first and the fourth with another C_iter:
     // the sweep then shares their bound tables (geometry, tails, group bounds).
     const std::vector<cd::Instance> exact_instances = {
@@ -315,14 +323,7 @@ int main() {
   // the same lists on one thread (warm starts in list order), plus designs of 240 and
   // 480 kB where many groups are pruned and the tail bounds stop tTs.
   {
-    std::vector<cd::Design> same;
-    for (std::int64_t kb : {24, 48}) {
-      for (std::int64_t n_sm : {4, 6, 16}) {
-        for (std::int64_t n_v : {96, 128, 416, 1920}) same.push_back({n_sm, n_v, kb, 0.0});
-      }
-    }
-    std::vector<cd::Design> mixed;
-    for (std::size_t q = 0; q < same.size(); ++q) mixed.push_back(same[(q * 7) % same.size()]);
+    const auto [same, mixed] = exact_design_lists();
     std::vector<cd::Design> big;
     for (std::int64_t kb : {240, 480}) {
       for (std::int64_t n_sm : {8, 16}) {
