@@ -2693,14 +2693,16 @@ def design(
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget}")
     replicates = _convert.boolean(replicates, "replicates")
-    # With replicates the choice costs about 4 ms per run (a greedy path of 4 budget runs
-    # and the exchange passes): 10^4 runs take under a minute.
-    if budget > (_MAX_REPLICATED_BUDGET if replicates else n_cand):
+    if not replicates and budget > n_cand:
         raise ValueError(
             f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
             "is chosen at most once (replicates=True allows more)"
-            if not replicates
-            else f"budget must be <= {_MAX_REPLICATED_BUDGET} with replicates, got {budget}"
+        )
+    # With replicates the choice costs about 4 ms per run (a greedy path of 4 budget runs
+    # and the exchange passes): 10^4 runs take under a minute.
+    if replicates and budget > _MAX_REPLICATED_BUDGET:
+        raise ValueError(
+            f"budget must be <= {_MAX_REPLICATED_BUDGET} with replicates, got {budget}"
         )
     sigma = _convert.real(noise_sigma, "noise_sigma")
     if not (math.isfinite(sigma) and 0 < sigma < 1):
