@@ -528,15 +528,28 @@ struct GroupBound {
 // bound of the last group it reached: if that does not prune, none before it does; if it
 // does, the first group of the chunk whose tail bound prunes is where the tT stops (issue
 // 15: about 30 instructions per group in the general loop, 20 in a loop testing both).
+// The chunks are the aligned blocks of kScanBlock groups (the first one cut at gi, the last
+// at end). A whole block's rounds bounds are first tested at once through `block_min`, the
+// elementwise minimum of its groups' s, a and b: lb(cq_nv) is monotone in each of them
+// (cq_nv >= 0, rounding is monotone), so the minimum's bound is at most every group's, bit
+// for bit, and when it prunes every group of the block does (the same outcome, without
+// reading the block's records).
+constexpr std::uint32_t kScanBlock = 16;
 inline std::uint32_t scan_groups(const GroupBound* rounds, const GroupBound* rest,
-                                 std::uint32_t gi, std::uint32_t end, double cq_nv,
-                                 double incumbent, bool* rest_pruned) {
-  constexpr std::uint32_t kChunk = 16;
+                                 const GroupBound* block_min, std::uint32_t gi,
+                                 std::uint32_t end, double cq_nv, double incumbent,
+                                 bool* rest_pruned) {
   auto rest_prunes = [&](std::uint32_t q) { return rest[q].lb(cq_nv) * kSafety > incumbent; };
   for (;;) {
-    const std::uint32_t chunk_end = end - gi > kChunk ? gi + kChunk : end;
+    const std::uint32_t block = gi / kScanBlock;
+    const std::uint32_t block_end = (block + 1) * kScanBlock;
+    const std::uint32_t chunk_end = end < block_end ? end : block_end;
     std::uint32_t q = gi;
-    while (q < chunk_end && rounds[q].lb(cq_nv) * kSafety > incumbent) ++q;
+    if (gi == block * kScanBlock && block_min[block].lb(cq_nv) * kSafety > incumbent) {
+      q = chunk_end;
+    } else {
+      while (q < chunk_end && rounds[q].lb(cq_nv) * kSafety > incumbent) ++q;
+    }
     if (rest_prunes(q < chunk_end ? q : chunk_end - 1)) {
       while (!rest_prunes(gi)) ++gi;  // ends at the group tested above at the latest
       *rest_pruned = true;
@@ -560,11 +573,13 @@ struct KWeights {
 struct RoundsCache {
   std::vector<GroupBound> rounds;
   std::vector<GroupBound> rest;
+  std::vector<GroupBound> block_min;  // per aligned block of kScanBlock groups (scan_groups)
   std::vector<char> weights;
   std::vector<KWeights> k;
   void clear() {
     rounds.clear();
     rest.clear();
+    block_min.clear();
     weights.clear();
     k.clear();
   }
@@ -683,6 +698,16 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       b.a = r.a;
       b.b = transfer_per_row * r.b;
     }
+    const std::size_t n_blocks = (ts.groups.size() + kScanBlock - 1) / kScanBlock;
+    const double inf = std::numeric_limits<double>::infinity();
+    rounds_cache->block_min.assign(n_blocks, GroupBound{inf, inf, inf});
+    for (std::uint32_t gi = 0; gi < ts.groups.size(); ++gi) {
+      GroupBound& m_b = rounds_cache->block_min[gi / kScanBlock];
+      const GroupBound& b = rounds_cache->rounds[gi];
+      m_b.s = std::min(m_b.s, b.s);
+      m_b.a = std::min(m_b.a, b.a);
+      m_b.b = std::min(m_b.b, b.b);
+    }
   }
   if (prune && steps_cache->size() != ts.inner.size()) steps_cache->assign(ts.inner.size(), -1.0);
   // The groups of one tT at a time: groups [tT_begin[row], tT_begin[row + 1]).
@@ -698,13 +723,15 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
    }
    const GroupBound* rounds = prune ? rounds_cache->rounds.data() : nullptr;
    const GroupBound* rest = prune ? rounds_cache->rest.data() : nullptr;
+   const GroupBound* block_min = prune ? rounds_cache->block_min.data() : nullptr;
    for (std::uint32_t gi = ts.tT_begin[row]; gi < row_end; ++gi) {
     if (prune && !auditing) {
       // The groups that their bounds prune, in a tight loop (scan_groups): two bounds
       // each; the group it stops at had one (its tail bound pruned the rest of the tT) or
       // two (it survives both, and is expanded below).
       bool rest_pruned = false;
-      const std::uint32_t stop = scan_groups(rounds, rest, gi, row_end, cq_nv, incumbent, &rest_pruned);
+      const std::uint32_t stop = scan_groups(rounds, rest, block_min, gi, row_end, cq_nv, incumbent,
+                                                   &rest_pruned);
       n_bounds += 2 * static_cast<i64>(stop - gi);
       gi = stop;
       if (rest_pruned) {
