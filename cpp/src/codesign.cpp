@@ -41,6 +41,28 @@ constexpr double kSafety = 1.0 - 1e-12;
 #else
 #define CODESIGN_LAMBDA_INLINE
 #endif
+// Two doubles computed lane by lane (search_exact's per-tile bound: the interior wavefronts
+// in lane 0, the first and last in lane 1). Each lane rounds as the scalar expression it
+// replaces (-ffp-contract=off; no FMA), so the bound is the same double.
+#if defined(__GNUC__)
+typedef double Lanes2 __attribute__((vector_size(16)));
+inline Lanes2 lanes_max(Lanes2 a, Lanes2 b) { return a < b ? b : a; }  // std::max per lane
+#else
+struct Lanes2 {
+  double v[2];
+  double operator[](int i) const { return v[i]; }
+};
+inline Lanes2 operator+(Lanes2 a, Lanes2 b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}}; }
+inline Lanes2 operator*(Lanes2 a, Lanes2 b) { return {{a.v[0] * b.v[0], a.v[1] * b.v[1]}}; }
+inline Lanes2 operator*(double a, Lanes2 b) { return {{a * b.v[0], a * b.v[1]}}; }
+inline Lanes2 operator*(Lanes2 a, double b) { return {{a.v[0] * b, a.v[1] * b}}; }
+inline Lanes2 operator+(double a, Lanes2 b) { return {{a + b.v[0], a + b.v[1]}}; }
+inline Lanes2 lanes_max(Lanes2 a, Lanes2 b) {
+  return {{std::max(a.v[0], b.v[0]), std::max(a.v[1], b.v[1])}};
+}
+#endif
+inline Lanes2 lanes_of(double a, double b) { return Lanes2{a, b}; }
+
 // Designs claimed at once by a worker thread.
 constexpr std::size_t kBlock = 16;
 
@@ -795,6 +817,12 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
     double weight_same = 0;       // weight_0 + weight_1
     double weight_ends = 0;       // sum_c ends_of_c R_c
     double sync_lb = 0;           // T_sync times the wavefronts bounded
+    // The lanes of the same-colors, end-wavefronts bound: (weight_same, weight_ends), the
+    // points and rows costs and the tau_sync terms of (interior, first and last).
+    Lanes2 weights2 = lanes_of(0.0, 0.0);
+    const Lanes2 points2 = lanes_of(points_cost[0], points_cost_half);
+    const Lanes2 rows2 = lanes_of(rows_cost[0], rows_cost_half);
+    const Lanes2 tau2 = lanes_of(tau_rows, tau_half_rows);
     if (prune) {
       double n_sync = 0;
       for (int c = 0; c < 2; ++c) {
@@ -822,6 +850,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             weight_c[1] = w.interior[1];
             weight_ends = w.ends;
             weight_same = weight_c[0] + weight_c[1];
+            if (same_colors && ends) weights2 = lanes_of(weight_same, weight_ends);
           }
           const TileAux& a = (*aux)[i];
           const double s_min = a.s_min;
@@ -849,6 +878,15 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           auto tile_time = [&](int c, double c_full) {
             return tile_time_of(points_cost[c], rows_cost[c], c_full);
           };
+          // With the same colors and the end wavefronts (most expanded groups), the two
+          // tile_time_of of a stage lane by lane: lane 0 tile_time(0, c_full), lane 1 the
+          // half rows' (the same operations per lane).
+          Lanes2 rest2 = lanes_of(0.0, 0.0);
+          double other_m = 0;
+          if (same_colors && ends) {
+            rest2 = lanes_max(points2 * other_points, rows2 * other_subtiles);
+            other_m = other_subtiles * t.m_prime;
+          }
           bool pruned = false;
           double tile_lb = group_lb;
           for (int stage = 0; stage < 2; ++stage) {
@@ -863,10 +901,30 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
               }
               steps_full = f;
             }
+            double lb = sync_lb;
+            if (same_colors && ends) {
+              // c_full and c_half = C_iter F / 2 + h tau_sync (below), then T_i per lane.
+              const Lanes2 c2 = C * lanes_of(steps_full, 0.5 * steps_full) + tau2;
+              Lanes2 t2;
+              if (t.k == 1) {
+                t2 = s_min * t.m_prime + n_full * c2 + rest2;
+              } else {
+                t2 = t.m_prime + kd * (n_full * lanes_max(lanes_of(t.m_prime, t.m_prime), c2) +
+                                       lanes_max(lanes_of(other_m, other_m), rest2));
+              }
+              const Lanes2 w2 = weights2 * t2;
+              lb += w2[0];
+              lb += w2[1];
+              tile_lb = std::max(tile_lb, lb);
+              if (prunes(lb)) {
+                pruned = true;
+                break;
+              }
+              continue;
+            }
             const double c_full = C * steps_full + tau_rows;
             // sum over the colors with tiles of count_c (R_c T_i + T_sync), R_c =
             // ceil(ceil(n/k)/nSM) exact integers in double, as weights (above).
-            double lb = sync_lb;
             if (same_colors) {
               lb += weight_same * tile_time(0, c_full);
             } else {
