@@ -610,24 +610,36 @@ class ExactModel {
       i64* pl = column(InnerDim::kLead);
       auto fill = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
         i64 at = 0, af = 0, al = 0;
-        auto row = [&](i64 r, i64 w) COSTMETRICS_LAMBDA_INLINE {
-          const std::size_t next = static_cast<std::size_t>(r) + 1;
-          at += ceil_div_n_v(w * trail_o);
-          af += ceil_div_n_v(w * tso);
-          al += ceil_div_n_v(w * (tso - mod_o));
-          pt[next] = at;
-          pf[next] = af;
-          pl[next] = al;
-          if (++mod_o == tso) mod_o = 0;
-          if (++trail_o == tso) trail_o = 0;
+        // The lead count tso - (r mod tso) (in [1, tso]) and the trail count
+        // (S + r) mod tso (trail_o) change by -1 and +1 per row and wrap (to tso, to 0)
+        // after the rows where they are 1 and tso - 1: the rows run in stretches without
+        // a wrap (no test per row; the same integers as testing each row).
+        i64 lead = tso - mod_o;
+        i64 r = 0;
+        i64 w = tS1_;
+        auto rows = [&](i64 r_end, i64 dw) COSTMETRICS_LAMBDA_INLINE {
+          while (r < r_end) {
+            const i64 n = std::min(std::min(r_end - r, tso - trail_o), lead);
+            const i64 stop = r + n;
+            for (; r < stop; ++r, w += dw, ++trail_o, --lead) {
+              const std::size_t next = static_cast<std::size_t>(r) + 1;
+              at += ceil_div_n_v(w * trail_o);
+              af += ceil_div_n_v(w * tso);
+              al += ceil_div_n_v(w * lead);
+              pt[next] = at;
+              pf[next] = af;
+              pl[next] = al;
+            }
+            if (trail_o == tso) trail_o = 0;
+            if (lead == 0) lead = tso;
+          }
         };
         // W(r) = tS1 + 2 e(r): e(r) = r for r < ceil(tT / 2), tT - 1 - r after, so the
         // width steps by +2 then by -2 (no min() per row).
         const i64 split = (tT_ + 1) / 2;
-        i64 w = tS1_;
-        for (i64 r = 0; r < split; ++r, w += 2) row(r, w);
+        rows(split, 2);
         w = tS1_ + 2 * (tT_ - 1 - split);
-        for (i64 r = split; r < tT_; ++r, w -= 2) row(r, w);
+        rows(tT_, -2);
       };
       // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
       // a multiplication and a shift where every numerator is below 2^31.
