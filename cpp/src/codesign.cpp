@@ -409,12 +409,17 @@ ExactGeometry exact_geometry(i64 S1, i64 T, i64 tS1, i64 tT) {
 // Also, for the bound's sub-tiles that are not full when whole rows fit (N_full = n_full):
 // their points per row Q - n_full area and their count s_min - n_full (else Q and s_min),
 // and the area as a double.
+// The tile's own k, k_slot and m' (Inner) are copied in, so that the per-tile bound reads
+// one 64-byte record per tile (the Inner only for a tile it does not prune).
 struct TileAux {
   double s_min = 1;
   double n_full = 1;
   double area = 1;
   double other_points = 0;
   double other_subtiles = 0;
+  double m_prime = 0;
+  i64 k = 0;
+  std::uint32_t k_slot = 0;
 };
 
 void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<TileAux>& out) {
@@ -436,6 +441,9 @@ void build_tile_aux(const TileSet& ts, const tm::ProblemSize& size, std::vector<
       a.area = static_cast<double>(t.area);
       a.other_points = Q - a.n_full * a.area;
       a.other_subtiles = a.s_min - a.n_full;
+      a.m_prime = t.m_prime;
+      a.k = t.k;
+      a.k_slot = t.k_slot;
       out[i] = a;
     }
   }
@@ -868,9 +876,9 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
       constexpr bool same_colors = decltype(same_c)::value;
       constexpr bool ends = decltype(ends_c)::value;
       for (std::uint32_t i = g.begin; i < g.end; ++i) {
-        const Inner& t = ts.inner[i];
         if (prune) {
           ++n_bounds;
+          const TileAux& t = (*aux)[i];  // the bound's fields of ts.inner[i]
           if (t.k != rounds_k) {
             rounds_k = t.k;
             const KWeights& w = rounds_cache->k[t.k_slot];
@@ -880,7 +888,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
             weight_same = weight_c[0] + weight_c[1];
             if (same_colors && ends) weights2 = lanes_of(weight_same, weight_ends);
           }
-          const TileAux& a = (*aux)[i];
+          const TileAux& a = t;
           const double s_min = a.s_min;
           // Sub-tiles full on every row of an interior wavefront, and the cost c_full of one:
           // C_iter F + tT tau_sync with F = sum_r ceil(W(r) area / nV), twice the paper's
@@ -925,7 +933,8 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
               double& f = (*steps_cache)[i];
               if (f < 0) {
                 f = static_cast<double>(
-                    2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, t.area, recip_nv));
+                    2 * costmetrics::detail::hexagon_row_steps(g.tS1, tT, ts.inner[i].area,
+                                                               recip_nv));
               }
               steps_full = f;
             }
@@ -976,6 +985,7 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
           if (pruned) continue;
           if (audit != nullptr) audit->bound = tile_lb;
         }
+        const Inner& t = ts.inner[i];
         const double v = exact_talg(gpu, in, tT, g.tS1, t);
         if (audit != nullptr) {
           ++audit->tiles;
