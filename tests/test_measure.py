@@ -716,7 +716,8 @@ def test_effective_l3_resident_capacity() -> None:
     # Three points past the reference, made from C = 10 MiB (SYNTHETIC): C comes back.
     made = {ref: ("L3", 1.0e-10)}
     for ws in (2 * _MIB, 4 * _MIB, 16 * _MIB, 32 * _MIB):
-        made[ws] = ("L3" if 4 * ws <= l3 else "DRAM", 1e-10 + 7e-10 * max(0, 1 - 10 / (4 * ws / _MIB)))
+        share = max(0.0, 1 - 10 / (4 * ws / _MIB))
+        made[ws] = ("L3" if 4 * ws <= l3 else "DRAM", 1e-10 + 7e-10 * share)
     got = mm.effective_l3_bytes(_copy_micro(made), l3, threads=1)
     assert got == pytest.approx(10 * _MIB, rel=2e-3)
     # Missing points, another thread count or segment, unknown L3: nothing to decide from.
