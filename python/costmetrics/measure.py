@@ -2550,6 +2550,8 @@ def measure(
     notes: Sequence[str] = (),
     progress: bool = False,
     powercap_root: str | Path = "/sys/class/powercap",
+    noise_target: float | None = None,
+    max_passes: int | None = None,
 ) -> Path:
     """Measure ``points`` into the table ``out`` with the protocol of repeated passes.
 
@@ -2601,6 +2603,17 @@ def measure(
         Show a progress bar on standard error.
     powercap_root : str or Path
         Where to look for RAPL counters.
+    noise_target : float, optional
+        Passes until the measurements repeat: after the ``passes`` passes, each group of
+        points (stencil, thread count, schedule, memory level) whose noise floor of the
+        median (``costmetrics.validate.noise_floor``) is above this fraction gets two
+        more passes (one even, one odd, so the floor's halves stay balanced) over its
+        points in a shuffled order, until every group is at or below it or ``max_passes``
+        is reached. The groups of a pair follow from the passes before it only, so a
+        resumed sweep continues the same pairs. Default: ``passes`` passes, no more.
+    max_passes : int, optional
+        At most this many passes with ``noise_target`` (default ``4 * passes``, at most
+        1000).
 
     Returns
     -------
@@ -2634,12 +2647,24 @@ def measure(
     n_warmup = _positive_int(warmup, "warmup", 0, 1000)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
     do_pin = _convert.boolean(pin, "pin")
+    target: float | None = None
+    n_max = n_passes
+    if noise_target is not None:
+        target = _convert.real(noise_target, "noise_target")
+        if not 0.0 < target < 1.0:
+            raise ValueError(f"noise_target: must be in (0, 1) (a fraction), got {target!r}")
+        n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
+        n_max = _positive_int(n_max, "max_passes", n_passes, 1000)
+    elif max_passes is not None:
+        raise ValueError("max_passes: only with noise_target (passes until the floor is low)")
     units, unit_tags = _units(items, counts, schedules)
     protocol = {
         "passes": n_passes, "warmup": n_warmup, "seed": seed_value, "pin": do_pin,
         "threads": list(counts), "schedule": list(schedules) or "stencil default",
         "points": len(units),
     }  # fmt: skip
+    if target is not None:
+        protocol.update(noise_target=target, max_passes=n_max)
     _prepare_out(path)
     counter = find_rapl_package(powercap_root)
     machine = machine_record()
@@ -2681,6 +2706,15 @@ def measure(
             f"timing: {n_passes} passes over all points in a shuffled order (seed "
             f"{seed_value}); per point and pass {n_warmup} warm-up run(s) then one timed "
             "run; a point's time is its median over passes; threads pinned where allowed",
+            *(
+                [
+                    f"adaptive: then pairs of passes over each group (stencil, threads, "
+                    f"schedule, memory level) whose noise floor of the median is above "
+                    f"{target:g}, up to {n_max} passes"
+                ]
+                if target is not None
+                else []
+            ),
             *notes,
         ]
         if load_is_high(load_now, cpus):
@@ -2703,41 +2737,59 @@ def measure(
     failures = []
     bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+
+    def measure_one(k: int, unit: _Unit, position: int) -> None:
+        stencil, sizes, tiles, n_threads, sched = unit
+        bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
+        r = run(
+            stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
+            pin=do_pin, check=True, energy=counter, schedule=sched,
+        )  # fmt: skip
+        _, s, t = _problem(stencil, sizes, tiles)
+        dims = space_dims(stencil)
+        ws = _working_set_bytes(stencil, s)
+        _fsync_append(
+            fd,
+            _csv_line(
+                [
+                    stencil, s[0], s[1] if dims >= 2 else "", s[2] if dims == 3 else "",
+                    s[3], t[0], t[1] if dims >= 2 else "", t[2] if dims == 3 else "", t[3],
+                    "+".join(unit_tags[unit]),
+                    n_threads, sched, k, position, repr(r.time_min_s),
+                    repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
+                    repr(r.energy_j) if math.isfinite(r.energy_j) else "",
+                    "true" if r.correct else "false", repr(r.max_abs_error),
+                    r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
+                    r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,
+                    _loadavg()[0],
+                    round(_dt.datetime.now(_dt.UTC).timestamp(), 3),
+                ]
+            ),
+        )  # fmt: skip
+        if not r.correct:
+            failures.append(unit)
+        bar.update(1)
+
     try:
         position = {(u, k): j for k in range(n_passes) for j, u in enumerate(
             units[int(i)] for i in pass_order(len(units), seed_value, k)
         )}  # fmt: skip
         for k, unit in todo:
-            stencil, sizes, tiles, n_threads, sched = unit
-            bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
-            r = run(
-                stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
-                pin=do_pin, check=True, energy=counter, schedule=sched,
-            )  # fmt: skip
-            _, s, t = _problem(stencil, sizes, tiles)
-            dims = space_dims(stencil)
-            ws = _working_set_bytes(stencil, s)
-            _fsync_append(
-                fd,
-                _csv_line(
-                    [
-                        stencil, s[0], s[1] if dims >= 2 else "", s[2] if dims == 3 else "",
-                        s[3], t[0], t[1] if dims >= 2 else "", t[2] if dims == 3 else "", t[3],
-                        "+".join(unit_tags[unit]),
-                        n_threads, sched, k, position[(unit, k)], repr(r.time_min_s),
-                        repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                        repr(r.energy_j) if math.isfinite(r.energy_j) else "",
-                        "true" if r.correct else "false", repr(r.max_abs_error),
-                        r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
-                        r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,
-                        _loadavg()[0],
-                        round(_dt.datetime.now(_dt.UTC).timestamp(), 3),
-                    ]
-                ),
-            )  # fmt: skip
-            if not r.correct:
-                failures.append(unit)
-            bar.update(1)
+            measure_one(k, unit, position[(unit, k)])
+        # Pairs of passes over the groups still above the noise target (noise_target).
+        k = n_passes
+        while target is not None and k + 2 <= n_max:
+            noisy = _noisy_units(read_table(path), units, k, target)
+            if not noisy:
+                break
+            for kk in (k, k + 1):
+                order = [noisy[int(i)] for i in pass_order(len(noisy), seed_value, kk)]
+                rest = [(j, u) for j, u in enumerate(order) if (u, kk) not in done]
+                bar.total += len(rest)
+                bar.refresh()
+                for j, u in rest:
+                    measure_one(kk, u, j)
+            k += 2
     finally:
         os.close(fd)
         bar.close()
@@ -2746,6 +2798,37 @@ def measure(
             f"{len(failures)} run(s) differ from the naive stencil, first: {failures[0]}"
         )
     return path
+
+
+def _noisy_units(table: Table, units: Sequence[_Unit], below: int, target: float) -> list[_Unit]:
+    """Units of the groups whose noise floor over the passes ``< below`` exceeds ``target``.
+
+    Groups: (stencil, threads, schedule, memory level); the floor is that of the median
+    (``costmetrics.validate.noise_floor``), NaN (fewer than two passes) counting as above.
+    Only rows of ``units`` and passes before ``below`` are used, so the answer for a pair
+    of passes does not change while the pair is measured (a resumed sweep continues it).
+    """
+    from costmetrics.validate import noise_floor  # validate imports this module
+
+    index = {u: i for i, u in enumerate(units)}
+    times = np.full((len(units), max(below, 1)), np.nan)
+    level: dict[int, str] = {}
+    for r in range(len(table)):
+        i = index.get(table.key_of(r))
+        p = int(table.pass_index[r])
+        if i is None or not 0 <= p < below:
+            continue
+        times[i, p] = table.time_s[r]
+        level[i] = table.memory_level[r]
+    groups: dict[tuple[str, int, str, str], list[int]] = {}
+    for u, i in index.items():
+        groups.setdefault((u[0], u[3], u[4], level.get(i, "")), []).append(i)
+    noisy: list[int] = []
+    for idx in groups.values():
+        floor = noise_floor(times[idx])
+        if not floor <= target:
+            noisy.extend(idx)
+    return [units[i] for i in sorted(noisy)]
 
 
 def _has_rows(path: Path) -> bool:
