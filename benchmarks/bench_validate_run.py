@@ -134,7 +134,7 @@ def _one_run(
     mm.measure(
         points, run_dir / "sweep.csv", threads=counts, passes=args.passes, seed=index,
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
-        progress=True,
+        progress=True, noise_target=args.noise_target, max_passes=args.max_passes,
     )  # fmt: skip
     reports = {}
     for stat in args.statistics:
@@ -281,6 +281,17 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--runs", type=int, default=2, help="independent runs (default 2)")
     parser.add_argument("--passes", type=int, default=9, help="shuffled passes (default 9)")
+    parser.add_argument(
+        "--noise-target",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="then pairs of passes over the groups whose noise floor of the "
+        "median is above FRACTION (costmetrics measure --noise-target)",
+    )
+    parser.add_argument(
+        "--max-passes", type=int, default=None, help="with --noise-target: at most this many passes"
+    )
     parser.add_argument("--sizes", choices=["default", "levels"], default="default",
                         help="the shipped problems, or L2-resident to past L2/L3")  # fmt: skip
     parser.add_argument("--statistics", default="median,min",
@@ -300,6 +311,16 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr
         )
+        return 2
+    if args.noise_target is not None and not 0 < args.noise_target < 1:
+        print(f"bench_validate_run: --noise-target: must be in (0, 1), got {args.noise_target}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if args.max_passes is not None and (
+        args.noise_target is None or not args.passes <= args.max_passes <= 1000
+    ):
+        print(f"bench_validate_run: --max-passes: needs --noise-target and must be in "
+              f"[--passes, 1000], got {args.max_passes}", file=sys.stderr)  # fmt: skip
         return 2
     if args.out is None and not args.quick:
         print("bench_validate_run: --out: required (the output folder)", file=sys.stderr)

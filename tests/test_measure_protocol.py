@@ -16,6 +16,7 @@ import sys
 import warnings
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -288,6 +289,115 @@ def test_duplicate_point_in_a_pass_is_an_error(tmp_path: Path, complete_table: b
     path.write_text("".join(lines) + lines[-1], encoding="utf-8")
     with pytest.raises(ValueError, match="already measured in pass"):
         mm.read_table(path)
+
+
+# --------------------------------------------------------------------------------------
+# Passes until the noise floor is low (noise_target)
+# --------------------------------------------------------------------------------------
+
+
+class _FakeRuns:
+    """SYNTHETIC run times (no harness): A (jacobi1d) takes 1 ms on every run; B (heat2d)
+    takes ``b_times[pass]``, the pass read from how often B was run. ``stop_after`` raises
+    after that many runs (a sweep killed between two rows)."""
+
+    def __init__(self, b_times: list[float], stop_after: int | None = None) -> None:
+        self.b_times, self.stop_after = b_times, stop_after
+        self.calls = 0
+        self.b_calls = 0
+
+    def __call__(self, stencil: str, *args: object, **kwargs: object) -> SimpleNamespace:
+        if self.stop_after is not None and self.calls >= self.stop_after:
+            raise KeyboardInterrupt
+        self.calls += 1
+        if stencil == "heat2d":
+            t = self.b_times[min(self.b_calls, len(self.b_times) - 1)]
+            self.b_calls += 1
+        else:
+            t = 1e-3
+        return SimpleNamespace(
+            time_min_s=t, cpu_time_s=t, energy_j=math.nan, correct=True, max_abs_error=0.0,
+            n_wavefronts=1, n_tiles=1, n_subtiles=1, words_loaded=1, words_stored=1,
+            pinned_threads=1,
+        )  # fmt: skip
+
+
+def _passes_of(table: mm.Table, stencil: str) -> list[int]:
+    rows = [i for i in range(len(table)) if table.stencil[i] == stencil]
+    return sorted(int(table.pass_index[i]) for i in rows)
+
+
+def test_noise_target_adds_pairs_of_passes_to_noisy_groups(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # B alternates 1 and 2 ms (even / odd passes): its floor |1 - 2| / 1.5 never falls, so
+    # pairs are added up to max_passes = 8: passes 3-4 and 5-6 (7-8 would pass 8).
+    monkeypatch.setattr(mm, "run", _FakeRuns([1e-3, 2e-3] * 10))
+    out = tmp_path / "t.csv"
+    _quiet_measure([A, B], out, threads=1, passes=3, noise_target=0.05, max_passes=8)
+    t = mm.read_table(out)
+    assert _passes_of(t, "jacobi1d") == [0, 1, 2]  # constant: floor 0, no extra pass
+    assert _passes_of(t, "heat2d") == list(range(7))
+    assert any(c.startswith("adaptive:") for c in t.comments)
+    assert json.loads(t.header_value("protocol") or "{}")["noise_target"] == 0.05
+    # B settles after its first two passes. Floors by hand: passes 0-2 (1, 2, 1.5 ms):
+    # even median 1.25, odd 2, all 1.5 -> 0.5; with 3-4 (1.5, 1.5): even 1.5, odd 1.75,
+    # all 1.5 -> 0.167; with 5-6: even 1.5, odd 1.5 -> 0: stop before max_passes.
+    monkeypatch.setattr(mm, "run", _FakeRuns([1e-3, 2e-3] + [1.5e-3] * 20))
+    out2 = tmp_path / "t2.csv"
+    _quiet_measure([A, B], out2, threads=1, passes=3, noise_target=0.05, max_passes=20)
+    assert _passes_of(mm.read_table(out2), "heat2d") == list(range(7))
+    # Above the target 0.2 only the first pair is needed (0.167 <= 0.2).
+    monkeypatch.setattr(mm, "run", _FakeRuns([1e-3, 2e-3] + [1.5e-3] * 20))
+    out3 = tmp_path / "t3.csv"
+    _quiet_measure([A, B], out3, threads=1, passes=3, noise_target=0.2, max_passes=20)
+    assert _passes_of(mm.read_table(out3), "heat2d") == list(range(5))
+    # Without a target: the passes asked for, nothing more.
+    monkeypatch.setattr(mm, "run", _FakeRuns([1e-3, 2e-3] * 10))
+    out4 = tmp_path / "t4.csv"
+    _quiet_measure([A, B], out4, threads=1, passes=3)
+    assert _passes_of(mm.read_table(out4), "heat2d") == [0, 1, 2]
+
+
+@pytest.mark.parametrize("stop_after", [4, 6, 7, 8, 9])
+def test_noise_target_sweep_killed_and_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop_after: int
+) -> None:
+    # 2 points x 3 passes = 6 runs, then B's pairs (3, 4) and (5, 6): killed after
+    # `stop_after` runs, resumed: the same (point, pass) rows as a sweep never killed.
+    times = [1e-3, 2e-3] * 10
+    whole = tmp_path / "whole.csv"
+    monkeypatch.setattr(mm, "run", _FakeRuns(times))
+    _quiet_measure([A, B], whole, threads=1, passes=3, noise_target=0.05, max_passes=8)
+    cut = tmp_path / "cut.csv"
+    monkeypatch.setattr(mm, "run", _FakeRuns(times, stop_after=stop_after))
+    with pytest.raises(KeyboardInterrupt):
+        _quiet_measure([A, B], cut, threads=1, passes=3, noise_target=0.05, max_passes=8)
+    done = mm.read_table(cut)
+    assert len(done) == stop_after
+    # The resumed runs of B continue its alternation where the killed sweep stopped.
+    b_done = sum(1 for s in done.stencil if s == "heat2d")
+    monkeypatch.setattr(mm, "run", _FakeRuns(times[b_done:]))
+    _quiet_measure([A, B], cut, threads=1, passes=3, noise_target=0.05, max_passes=8)
+    resumed, full = mm.read_table(cut), mm.read_table(whole)
+    assert _keys(resumed) == _keys(full)
+    assert sorted(resumed.time_s.tolist()) == sorted(full.time_s.tolist())
+
+
+def test_noise_target_bad_input(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    for bad in (0.0, 1.0, -0.1, math.nan, math.inf):
+        with pytest.raises(ValueError, match="noise_target"):
+            mm.measure([A], out, threads=1, noise_target=bad)
+    with pytest.raises(TypeError, match="noise_target"):
+        mm.measure([A], out, threads=1, noise_target="5%")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_passes"):
+        mm.measure([A], out, threads=1, max_passes=10)
+    with pytest.raises(ValueError, match="max_passes"):
+        mm.measure([A], out, threads=1, passes=5, noise_target=0.05, max_passes=4)
+    with pytest.raises(ValueError, match="max_passes"):
+        mm.measure([A], out, threads=1, noise_target=0.05, max_passes=1001)
+    assert not out.exists()  # refused before anything was written
 
 
 # --------------------------------------------------------------------------------------

@@ -279,6 +279,43 @@ def test_memory_level_follows_the_working_set() -> None:
     assert cm.time.memory_level("heat2d", "gtx980", (40, 40, 10)) == "DRAM"  # no cache sizes
 
 
+@campaign
+@given(
+    s=st.integers(1, 1 << 24), l3_mib=st.sampled_from([0, 1, 6, 32, 260]),
+    dl3=st.floats(-2e-11, 1e-9), dram=st.floats(-2e-11, 1e-8),
+)  # fmt: skip
+def test_dram_share_contract(s: int, l3_mib: int, dl3: float, dram: float) -> None:
+    """Arrays partly in L3: the share is 1 - L3 / B past the L3 (B = 8 (S1 + 2) bytes in
+    1D), 0 inside it, 1 without an L3; T_alg lies between the all-L3 and all-DRAM costs
+    and the design row still reproduces it."""
+    gpu = dataclasses.replace(
+        CPU, cache_l3_bytes=l3_mib << 20, l_level_s_per_word=(-2e-11, 0.0, dl3, dram)
+    )
+    sizes = (s, 16)
+    share = cm.time.dram_share(J1, gpu, sizes)
+    level = cm.time.memory_level(J1, gpu, sizes)
+    array_bytes = 8 * (s + 2)
+    if level != "DRAM":
+        assert share == 0.0
+    elif l3_mib == 0:
+        assert share == 1.0
+    else:
+        assert share == pytest.approx(1 - (l3_mib << 20) / array_bytes, rel=1e-12)
+        assert 0 < share < 1
+    tiles = (min(64, s), 8)
+    talg = cm.time.talg(J1, gpu, sizes, tiles, variant="machine")
+    rows = cm.time.design_rows(J1, gpu, sizes, [tiles], variant="machine")
+    assert float(rows.rows[0] @ rows.parameters) == pytest.approx(talg, rel=1e-9)
+    if 0 < share < 1:
+        # The blend lies between the two pure levels (forced by the L3 size).
+        all_l3 = cm.time.talg(J1, dataclasses.replace(gpu, cache_l3_bytes=(1 << 31) - 1), sizes,
+                              tiles, variant="machine")  # fmt: skip
+        all_dram = cm.time.talg(J1, dataclasses.replace(gpu, cache_l3_bytes=0), sizes, tiles,
+                                variant="machine")  # fmt: skip
+        lo, hi = sorted((all_l3, all_dram))
+        assert lo * (1 - 1e-12) <= talg <= hi * (1 + 1e-12)
+
+
 def test_fewer_threads_can_be_faster() -> None:
     sizes, tiles = (4096, 512), (4, 4)
     # A narrow tile spans 2 lines per time level, so 4 lines are shared per tile.

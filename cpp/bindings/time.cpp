@@ -105,6 +105,18 @@ void register_time(py::module_& m) {
       },
       py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"),
       "Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) of the problem's arrays.");
+  t.def(
+      "dram_share",
+      [](py::handle gpu, py::handle n_space_dims, py::handle size) {
+        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+        const int dims = from_python<int>(n_space_dims, "n_space_dims");
+        const auto p = from_python<tmod::ProblemSize>(size, "size");
+        g.validate();
+        p.validate();
+        return tmod::dram_share(g, dims, p);
+      },
+      py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"),
+      "Share of the problem's arrays streaming from DRAM (0 below DRAM).");
   t.def("design_parameter_names", &tmod::design_parameter_names,
         "Names of the calibrated parameters, in the order of design_row().");
   t.def(

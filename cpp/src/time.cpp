@@ -695,17 +695,33 @@ Breakdown evaluate_unchecked(const GpuParams& gpu, const StencilParams& stencil,
   return detail::evaluate_exact(gpu, stencil, size, tiles);
 }
 
-int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
-  require_dims(n_space_dims);
-  // Two time levels with a one-point halo (the harness' arrays), in bytes, in double.
+namespace {
+// Two time levels with a one-point halo (the harness' arrays), in bytes, in double.
+double array_bytes(int n_space_dims, const ProblemSize& size) {
   double bytes = 2.0 * 4.0;
   for (int d = 0; d < n_space_dims; ++d) bytes *= static_cast<double>(size.space[d]) + 2.0;
+  return bytes;
+}
+}  // namespace
+
+int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
+  require_dims(n_space_dims);
+  const double bytes = array_bytes(n_space_dims, size);
   const MachineTerms& m = gpu.machine;
   const double per_core = bytes / static_cast<double>(std::max(gpu.n_sm, 1));
   if (m.cache_l1_bytes > 0 && per_core <= m.cache_l1_bytes) return 0;
   if (m.cache_l2_bytes > 0 && per_core <= m.cache_l2_bytes) return 1;
   if (m.cache_l3_bytes > 0 && bytes <= m.cache_l3_bytes) return 2;
   return 3;
+}
+
+double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
+  if (memory_level(gpu, n_space_dims, size) < 3) return 0.0;
+  const double l3 = gpu.machine.cache_l3_bytes;
+  if (!(l3 > 0)) return 1.0;
+  // An array streamed cyclically through a cache that holds part of it: the share that
+  // fits stays resident between sweeps, the rest comes from DRAM (bytes > l3 here).
+  return 1.0 - l3 / array_bytes(n_space_dims, size);
 }
 
 std::vector<std::string> design_parameter_names() {

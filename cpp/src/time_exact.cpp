@@ -1380,6 +1380,15 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.m_io = m_io_words;
   transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
+  // Arrays larger than the L3 in effect: the share 1 - l3 / B streams from DRAM, the rest
+  // from L3 (dram_share; 1 without an L3, every GPU preset, where nothing changes).
+  const double dram = level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  const bool partly_l3 = level == 3 && dram < 1.0;
+  if (partly_l3) {
+    transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
+                                          dram * mt.l_level_s_per_word[3]);
+    transfer.gamma = (1.0 - dram) * mt.l_shared_s_per_word[2] + dram * mt.l_shared_s_per_word[3];
+  }
   transfer.dims = dims;
   transfer.tT = tT;
   transfer.h = h;
@@ -1512,9 +1521,16 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       r[2] += n;                                                          // T_sync
       r[3] += nc_p * w.counts[0];                                         // C_iter
       r[4] += nm * w.rows.seg;                                            // L_seg
-      r[5 + lv] += nm_p * w.rows.words;                                   // dL[level]
-      r[9 + lv] += nm_p * w.rows.words *
-                   (transfer.active(w.n_tiles) - static_cast<double>(ref));  // g[level]
+      const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
+      if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
+        r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
+        r[5 + 3] += dram * (nm_p * w.rows.words);
+        r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
+        r[9 + 3] += dram * (nm_p * w.rows.words * active);
+      } else {
+        r[5 + lv] += nm_p * w.rows.words;            // dL[level]
+        r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
+      }
       r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
       r[14] += n * barrier_threads;                                       // t_barrier
       if (blocks) {                                                       // t_share

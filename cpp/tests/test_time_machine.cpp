@@ -780,6 +780,48 @@ void test_memory_level() {
   CHECK(level(4000, 4000) == 3);  // 128 MB
 }
 
+// Arrays larger than the L3 in effect: the share 1 - L3 / B streams from DRAM, and the word
+// terms blend L3's and DRAM's by it. Checked against a machine without an L3 (everything
+// DRAM) whose DRAM terms are set to the blend by hand: the same T_alg, bit for bit.
+void test_dram_share() {
+  std::mt19937_64 rng(77);
+  tmod::GpuParams g = cpu_like_machine(rng, 2);
+  g.machine.cache_l3_bytes = 8 << 20;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 7e-10;
+  tmod::ProblemSize size;
+  size.time_steps = 64;
+  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // 8 (S1 + 2) = 16 MiB: half of it in L3
+  CHECK(tmod::memory_level(g, 1, size) == 3);
+  CHECK(tmod::dram_share(g, 1, size) == 0.5);
+  tmod::TileSizes t;
+  t.space = {{64, 0, 0}};
+  t.time = 16;
+  const auto blended = tmod::evaluate(g, st, size, t, tmod::Variant::machine);
+  tmod::GpuParams by_hand = g;
+  by_hand.machine.cache_l3_bytes = 0;  // no L3: all DRAM
+  auto& m = by_hand.machine;
+  m.l_level_s_per_word[3] = 0.5 * g.machine.l_level_s_per_word[2] +
+                            0.5 * g.machine.l_level_s_per_word[3];
+  m.l_shared_s_per_word[3] = 0.5 * g.machine.l_shared_s_per_word[2] +
+                             0.5 * g.machine.l_shared_s_per_word[3];
+  CHECK(tmod::dram_share(by_hand, 1, size) == 1.0);
+  const auto hand = tmod::evaluate(by_hand, st, size, t, tmod::Variant::machine);
+  CHECK(same(blended, hand));
+  // The design row splits the word coefficient between the L3 and DRAM columns.
+  const auto row = tmod::design_row(g, st, size, t, tmod::Variant::machine);
+  CHECK(row[7] > 0 && row[7] == row[8] && row[5] == 0 && row[6] == 0);
+  CHECK_CLOSE(row[7] + row[8], row[0], 1e-15);
+  CHECK_CLOSE(dot(row, tmod::design_parameters(g, st.c_iter_s)), blended.talg_s, 1e-12);
+  // A quarter of the arrays in L3 at 32 MiB; none below the L3 size; 1 without caches.
+  size.space = {{(i64{1} << 22) - 2, 0, 0}};
+  CHECK(tmod::dram_share(g, 1, size) == 0.75);
+  size.space = {{(i64{1} << 19) - 2, 0, 0}};
+  CHECK(tmod::memory_level(g, 1, size) == 2 && tmod::dram_share(g, 1, size) == 0.0);
+  CHECK(tmod::dram_share(gtx980(), 1, size) == 1.0);
+}
+
 // Threads: the model can say that fewer threads are faster (barrier and false sharing on a
 // small 1D problem), and the shared-bandwidth term grows with the cores streaming.
 void test_threads() {
@@ -895,6 +937,7 @@ int main() {
   test_critical_thread_fast_vs_general();
   test_line_cost_per_dimension();
   test_memory_level();
+  test_dram_share();
   test_schedules();
   test_threads();
   test_bad_inputs();

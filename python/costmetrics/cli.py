@@ -569,6 +569,20 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         default=None,
         help="measure only the first N points of the sweep (a quick partial sweep)",
     )
+    parser.add_argument(
+        "--noise-target",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="then pairs of passes over each group (stencil, threads, schedule, memory "
+        "level) whose noise floor of the median is above FRACTION (e.g. 0.05)",
+    )
+    parser.add_argument(
+        "--max-passes",
+        type=int,
+        default=None,
+        help="with --noise-target: at most this many passes (default 4 x --passes)",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -601,6 +615,8 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 command=command,
                 notes=notes,
                 progress=not args.json,
+                noise_target=args.noise_target,
+                max_passes=args.max_passes,
             )
         for w in caught:
             print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)

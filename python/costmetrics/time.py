@@ -49,6 +49,7 @@ __all__ = [
     "default_search_space",
     "describe_infeasibility",
     "design_rows",
+    "dram_share",
     "landscape",
     "max_hexagonal_face_tiles",
     "memory_level",
@@ -400,6 +401,29 @@ def memory_level(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -
     """
     s, _, core_gpu, _, core_size = _prepare(stencil, gpu, sizes)
     return MEMORY_LEVELS[int(_core_time.memory_level(core_gpu, s.n_space_dims, core_size))]
+
+
+def dram_share(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -> float:
+    """Share of the problem's arrays that the ``machine`` variant streams from DRAM.
+
+    0 below the DRAM level; at it ``1 - cache_l3_bytes / B`` (``B`` the arrays' bytes, as
+    in :func:`memory_level`) when the preset has an L3: the part of a cyclically swept
+    array that fits stays in L3 between sweeps, the rest comes from DRAM, and the word
+    cost blends the two levels' terms by it (``docs/time.md``, "Arrays partly in L3"); 1
+    without an L3 (every GPU preset).
+
+    Parameters
+    ----------
+    stencil, gpu, sizes
+        As in :func:`breakdown`.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
+    s, _, core_gpu, _, core_size = _prepare(stencil, gpu, sizes)
+    return float(_core_time.dram_share(core_gpu, s.n_space_dims, core_size))
 
 
 @record

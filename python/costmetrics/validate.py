@@ -763,7 +763,8 @@ def _machine_design(
 
     Each point is evaluated at its own thread count (``Gpu.with_threads``) and schedule
     (its ``schedule`` column); the copy-cost column goes to the column of the point's
-    memory level and C_iter to the column of its stencil.
+    memory level (split between L3 and DRAM by the arrays' DRAM share,
+    :func:`costmetrics.time.dram_share`) and C_iter to the column of its stencil.
     """
     n_lv = len(MEMORY_LEVELS)
     cols = np.zeros((len(t), len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL)))
@@ -775,10 +776,11 @@ def _machine_design(
         gpu = replace(frame.gpu.with_threads(threads), tile_schedule=schedule)
         stencil = frame.stencils[name]
         d = cm_time.design_rows(stencil, gpu, sizes, _tile_rows(t, rows), variant="machine")
-        lv = MEMORY_LEVELS.index(cm_time.memory_level(stencil, gpu, sizes))
         r = d.rows
         block = np.zeros((rows.size, cols.shape[1]))
-        block[:, lv] = r[:, 0]  # L + dL[level]: the same coefficient
+        # L + dL[level]: the coefficient of L split over the levels the arrays stream from
+        # (one level, or L3 and DRAM by cm_time.dram_share): the rows' dL columns.
+        block[:, :n_lv] = r[:, 5 : 5 + n_lv]
         block[:, n_lv] = r[:, 1]  # tau_sync
         block[:, n_lv + 1] = r[:, 2]  # T_sync
         block[:, n_lv + 2 + index[name]] = r[:, 3]  # C_iter of this stencil

@@ -268,6 +268,12 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
 // size is 0 is skipped.
 int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
 
+// Share of the problem's arrays that streams from DRAM, for the `machine` variant: 0 below
+// DRAM; at the DRAM level 1 - cache_l3_bytes / B (B the arrays' bytes, as memory_level)
+// when the machine has an L3 (the rest of the arrays stays in it, docs/time.md, "Arrays
+// partly in L3"), else 1.
+double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
+
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
 inline constexpr int kDesignParams = 18;
