@@ -613,6 +613,7 @@ inline std::uint32_t scan_groups(const GroupBound* rounds, const GroupBound* res
 struct KWeights {
   double interior[2] = {0, 0};
   double ends = 0;
+  double same = 0;  // interior[0] + interior[1] (the weight of same-colors groups)
 };
 // Per instance, valid for one (M_SM, nSM): per group its rounds bound and the tail bound
 // of the rest of its tT (GroupBound), KWeights per distinct k (computed for a group when
@@ -645,6 +646,7 @@ void k_weights(const TileSet& ts, const Group& g, const ExactGeometry& geo,
       w.interior[c] = static_cast<double>(geo.count[c]) * rounds;
       w.ends += geo.ends_of[c] * rounds;
     }
+    w.same = w.interior[0] + w.interior[1];
     weights[q] = w;
   }
 }
@@ -879,14 +881,18 @@ void search_exact(const TileSet& ts, const Instance& in, const MachineParams& m,
         if (prune) {
           ++n_bounds;
           const TileAux& t = (*aux)[i];  // the bound's fields of ts.inner[i]
-          if (t.k != rounds_k) {
+          if (same_colors && ends) {
+            // Both weights loaded for every tile: k changes at about every other tile, an
+            // unpredictable branch.
+            const KWeights& w = rounds_cache->k[t.k_slot];
+            weights2 = lanes_of(w.same, w.ends);
+          } else if (t.k != rounds_k) {
             rounds_k = t.k;
             const KWeights& w = rounds_cache->k[t.k_slot];
             weight_c[0] = w.interior[0];
             weight_c[1] = w.interior[1];
             weight_ends = w.ends;
-            weight_same = weight_c[0] + weight_c[1];
-            if (same_colors && ends) weights2 = lanes_of(weight_same, weight_ends);
+            weight_same = w.same;
           }
           const TileAux& a = t;
           const double s_min = a.s_min;
