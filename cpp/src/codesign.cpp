@@ -661,11 +661,15 @@ RoundsTerms rounds_terms(const TileSet& ts, const Group& g, const ExactGeometry&
     if (geo.n[c] == 0) continue;
     const double n_c = static_cast<double>(geo.n[c]);
     // k_values ascending, and ceil(n / (k nSM)) k >= k: no k >= the least so far lowers it.
+    // Nor does any k once the least is ceil(n / nSM) (the k = 1 value): ceil(n / (k nSM)) k
+    // >= n / nSM is an integer (issue 15, sixth round).
+    const double least = rounds_of(n_c, 1);
     double rk = std::numeric_limits<double>::infinity();
     for (std::uint32_t q = g.k_begin; q < g.k_end; ++q) {
       const i64 k = ts.k_values[q];
       if (static_cast<double>(k) >= rk) break;
       rk = std::min(rk, rounds_of(n_c, k) * static_cast<double>(k));
+      if (rk <= least) break;
     }
     const double count = static_cast<double>(geo.count[c]);
     r.a += rk * (count * geo.sum_w[c] + geo.ends_of[c] * geo.sum_w_half);
