@@ -1,13 +1,14 @@
 // Micro benchmark of the codesign sweep's core (codesign::sweep, `paper` and `exact`), no
 // Python: a slice of designs (nSM, nV, M_SM) x the 2D workload of Sec. C.3.1 (4 stencils x
-// 16 sizes, GTX 980 machine parameters), one thread by default. Reports wall time, tile
+// 16 sizes, GTX 980 machine parameters; with --workload 3d the 3D one, 2 stencils x 12
+// sizes), one thread by default. Reports wall time, tile
 // evaluations and bounds. Meant for instruction counts under valgrind --tool=callgrind
 // (repeatable on a loaded machine) and for quick checks; the issue-15 sweep target is
 // measured by benchmarks/bench_codesign.py --exact (both workloads, 200-650 mm^2).
 //
 // Built by CMake with -DCOSTMETRICS_BUILD_BENCHMARKS=ON (target bench_codesign_core).
 // Run: build/dev/bench_codesign_core [--quick] [--variant paper|exact] [--threads N]
-//      [--smem KB[,KB...]] [--designs FILE]
+//      [--smem KB[,KB...]] [--designs FILE] [--workload 2d|3d]
 // (--quick: 4 designs instead of 24; --smem: the M_SM values, default 24,96; the full
 // sweep's time goes mostly to large M_SM, e.g. --smem 480, whose tile sets are ~30x larger;
 // --designs: the designs from a file instead, one "nSM nV M_SM_kB" per line, e.g. those of
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   int threads = 1;
   std::vector<std::int64_t> smem_kb = {24, 96};
   std::string designs_file;
+  std::string workload = "2d";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -56,14 +58,21 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--designs" && i + 1 < argc) {
       designs_file = argv[++i];
+    } else if (a == "--workload" && i + 1 < argc) {
+      workload = argv[++i];
     } else {
       std::fprintf(stderr, "usage: bench_codesign_core [--quick] [--variant paper|exact] "
-                           "[--threads N] [--smem KB[,KB...]] [--designs FILE]\n");
+                           "[--threads N] [--smem KB[,KB...]] [--designs FILE] "
+                           "[--workload 2d|3d]\n");
       return 2;
     }
   }
   if (variant != "paper" && variant != "exact") {
     std::fprintf(stderr, "--variant must be paper or exact, got %s\n", variant.c_str());
+    return 2;
+  }
+  if (workload != "2d" && workload != "3d") {
+    std::fprintf(stderr, "--workload must be 2d or 3d, got %s\n", workload.c_str());
     return 2;
   }
   cd::MachineParams m;  // GTX 980 (data/gpus/gtx980.yaml)
@@ -72,17 +81,34 @@ int main(int argc, char** argv) {
   m.t_sync_s = 9.24e-7;
   m.max_blocks_per_sm = 32;
   std::vector<cd::Instance> instances;
-  // Jacobi2D, Heat2D, Laplacian2D, Gradient2D on the GTX 980 (data/stencils/*.yaml).
-  for (double c_iter : {3.39e-8, 3.68e-8, 3.11e-8, 6.09e-8}) {
-    for (std::int64_t s : {4096, 8192, 12288, 16384}) {
-      for (std::int64_t t : {1024, 2048, 4096, 8192, 16384}) {
-        if (t > s) continue;
-        cd::Instance in;
-        in.stencil.n_space_dims = 2;
-        in.stencil.c_iter_s = c_iter;
-        in.size.space = {{s, s, 0}};
-        in.size.time_steps = t;
-        instances.push_back(in);
+  if (workload == "2d") {
+    // Jacobi2D, Heat2D, Laplacian2D, Gradient2D on the GTX 980 (data/stencils/*.yaml).
+    for (double c_iter : {3.39e-8, 3.68e-8, 3.11e-8, 6.09e-8}) {
+      for (std::int64_t s : {4096, 8192, 12288, 16384}) {
+        for (std::int64_t t : {1024, 2048, 4096, 8192, 16384}) {
+          if (t > s) continue;
+          cd::Instance in;
+          in.stencil.n_space_dims = 2;
+          in.stencil.c_iter_s = c_iter;
+          in.size.space = {{s, s, 0}};
+          in.size.time_steps = t;
+          instances.push_back(in);
+        }
+      }
+    }
+  } else {
+    // Heat3D, Laplacian3D on the GTX 980 (codesign.workload("3d"), data/stencils/*.yaml).
+    for (double c_iter : {1.55e-7, 1.36e-7}) {
+      for (std::int64_t s : {384, 512, 640}) {
+        for (std::int64_t t : {128, 256, 384, 512, 640}) {
+          if (t > s) continue;
+          cd::Instance in;
+          in.stencil.n_space_dims = 3;
+          in.stencil.c_iter_s = c_iter;
+          in.size.space = {{s, s, s}};
+          in.size.time_steps = t;
+          instances.push_back(in);
+        }
       }
     }
   }
