@@ -1382,7 +1382,10 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
   // Arrays larger than the L3 in effect: the share 1 - l3 / B streams from DRAM, the rest
   // from L3 (dram_share; 1 without an L3, every GPU preset, where nothing changes).
-  const double dram = level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
+  // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
+  // 50 instructions per `exact` evaluation in the codesign sweep).
+  const double dram = Extras && level == 3 ? dram_share(gpu, dims, size) : 0.0;
   const bool partly_l3 = level == 3 && dram < 1.0;
   if (partly_l3) {
     transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
