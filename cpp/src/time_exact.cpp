@@ -15,7 +15,6 @@
 #include "time_exact.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -202,10 +201,6 @@ struct Scratch {
   std::vector<i64> kind_table;     // prefix sums of vector steps per pair of row kinds
   std::vector<double> kind_lines;  // machine variant, 3D: prefix sums of W(r) n_s2 per kind
   std::vector<std::pair<i64, double>> deficit;  // machine variant: clipped tiles' deficits
-  // Per class of the tabulated dimension in one wavefront (kind tables, 3D): its rows with
-  // points and their three kinds (ExactModel::wavefront).
-  std::vector<Rows> table_rows;
-  std::vector<std::array<Rows, 3>> table_kinds;
 };
 
 Scratch& thread_scratch() {
@@ -723,29 +718,6 @@ class ExactModel {
     tables_ready_ = true;
   }
 
-  // kind_steps with the table sub-tile's kinds given over its own rows with points (a
-  // superset of `rows`, the rows of both sub-tiles): an outer kind's rows lie in `rows`, so
-  // their intersection with a table kind is the same over either (issue 15, sixth round:
-  // the table kinds computed once per table class and wavefront, not per outer class).
-  __attribute__((always_inline)) double kind_steps_of(i64 b_outer, const Rows st[3],
-                                                      Rows rows) const {
-    Rows so[3];
-    outer_dim_.segments(b_outer, rows.lo, rows.hi, so);
-    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
-    const i64* table = scratch_.kind_table.data();
-    i64 sum = 0;
-    for (int ko = 0; ko < 3; ++ko) {
-      if (so[ko].empty()) continue;
-      for (int kt = 0; kt < 3; ++kt) {
-        const Rows x = intersect(so[ko], st[kt]);
-        if (x.empty()) continue;
-        const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
-        sum += pre[x.hi + 1] - pre[x.lo];
-      }
-    }
-    return static_cast<double>(sum);
-  }
-
   // Vector steps of sub-tile (b_outer, b_table) over its rows [rows.lo, rows.hi] with points
   // (kinds_ tables).
   __attribute__((always_inline)) double kind_steps(i64 b_outer, i64 b_table, Rows rows) const {
@@ -1160,27 +1132,6 @@ class ExactModel {
                        static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * kind_stride;
       }
     }
-    // 3D on the kind tables: the rows with points of each table class and their kinds,
-    // once per wavefront (kind_steps_of).
-    const bool table_kinds = wide_s1_ && kinds_ && table_dim_.skewed;
-    const Rows* tab_rows = nullptr;
-    const std::array<Rows, 3>* tab_kinds = nullptr;
-    if (table_kinds) {
-      auto& tr = scratch_.table_rows;
-      auto& tk = scratch_.table_kinds;
-      tr.clear();
-      tk.clear();
-      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64, std::size_t)
-                                                     COSTMETRICS_LAMBDA_INLINE {
-        const Rows nz = table_dim_.nonzero_rows(tb, ra, rb);
-        std::array<Rows, 3> kinds{};
-        if (!nz.empty()) table_dim_.segments(tb, nz.lo, nz.hi, kinds.data());
-        tr.push_back(nz);
-        tk.push_back(kinds);
-      });
-      tab_rows = tr.data();
-      tab_kinds = tk.data();
-    }
     for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
                                                    COSTMETRICS_LAMBDA_INLINE {
       if (!Extras && kinds_ && !table_dim_.skewed) {
@@ -1209,16 +1160,12 @@ class ExactModel {
       for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
                                                      COSTMETRICS_LAMBDA_INLINE {
         const SubtileClass tc{tb, tmult};
-        const Rows nz_table = table_kinds ? tab_rows[q] : table_dim_.nonzero_rows(tc.b, ra, rb);
+        const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
         const Rows rows = intersect(nz_outer, nz_table);
         if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
         double steps = 0;
         if (wide_s1_) {
-          if (table_kinds) {
-            steps = kind_steps_of(oc.b, tab_kinds[q].data(), rows);
-          } else {
-            steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
-          }
+          steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
         } else {
           const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
           i64 sum = 0;
