@@ -1579,7 +1579,7 @@ def load_calibration(path: str | Path) -> Calibration:
         gpu=replace(
             gpu, cache_l3_bytes=again.cache_l3_bytes, l_seg_s=again.l_seg_s,
             l_level_s_per_word=again.l_level_s_per_word,
-            l_shared_s_per_word=again.l_shared_s_per_word,
+            l_shared_s_per_word=again.l_shared_s_per_word, source=again.source,
         ),
     )  # fmt: skip
 
