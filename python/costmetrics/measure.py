@@ -1210,7 +1210,8 @@ def _derive_calibration(
         "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
         "count; tau_line_s = fixed cost of one 2D line, tau_line_3d_s of one 3D line (Heat "
         "3D's row benchmark); t_share_line_s = one cache-line "
-        "transfer between cores; threads_ref = n_sm."
+        "transfer between cores; threads_ref = n_sm; innermost_multiple = 1 (Eq. A.32's "
+        "warp multiple is the GPU's)."
     )
     gpu = Gpu(
         name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
@@ -1237,6 +1238,7 @@ def _derive_calibration(
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
+        innermost_multiple=1,  # no warp on a CPU: any innermost tile (Eq. A.32 is the GPU's)
         # The harness' default schedule (every stencil's, docs/validate.md).
         tile_schedule=DEFAULT_SCHEDULES[1],  # the same in every dimension
     )
@@ -1580,6 +1582,7 @@ def load_calibration(path: str | Path) -> Calibration:
             gpu, cache_l3_bytes=again.cache_l3_bytes, l_seg_s=again.l_seg_s,
             l_level_s_per_word=again.l_level_s_per_word,
             l_shared_s_per_word=again.l_shared_s_per_word, source=again.source,
+            innermost_multiple=again.innermost_multiple,
         ),
     )  # fmt: skip
 
