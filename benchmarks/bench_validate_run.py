@@ -136,6 +136,17 @@ def _one_run(
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True, noise_target=args.noise_target, max_passes=args.max_passes,
     )  # fmt: skip
+    if args.noise_target is not None:
+        med = mm.read_table(run_dir / "sweep.csv").medians()
+        groups: dict[tuple[str, int, str], list[int]] = {}
+        for i in range(len(med)):
+            key = (med.stencil[i], int(med.threads[i]), med.memory_level[i])
+            groups.setdefault(key, []).append(i)
+        for (stencil, n, level), rows in sorted(groups.items()):
+            p = med.pass_times_s[rows] if med.pass_times_s is not None else np.zeros((0, 0))
+            floor = cv.noise_floor(p)
+            _say(t0, f"run {index}: {stencil} x{n} {level}: {int(np.isfinite(p).sum(1).max())} "
+                     f"passes, noise floor of the median {100 * floor:.1f}%")  # fmt: skip
     reports = {}
     for stat in args.statistics:
         _say(t0, f"run {index}: validate ({stat} over passes)")

@@ -739,6 +739,21 @@ def test_effective_l3_resident_capacity() -> None:
     assert mm.effective_l3_bytes(bad, l3, threads=1) == mm.effective_l3_bytes(knee, l3, threads=1)
 
 
+def test_l3_curve_points() -> None:
+    caches = (32768, 1 << 20, 32 * _MIB)
+    args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])
+    new = mm._calibration_points(*args)
+    old = mm._calibration_points(*args, l3_curve=False)
+    added = {k: (p.ws_words, p.level, p.threads) for k, p in new.items() if k not in old}
+    # A quarter of L3 (8 MiB, L3) and twice L3 (64 MiB, DRAM) at each thread count.
+    assert sorted(added.values()) == [(2 * _MIB, 2, 1), (2 * _MIB, 2, 2), (16 * _MIB, 3, 1),
+                                      (16 * _MIB, 3, 2)]  # fmt: skip
+    assert set(old) < set(new)
+    # Past the harness limit or without an L3: none.
+    assert mm._l3_curve_working_sets(1, caches, 4 * _MIB) == [(2, 2 * _MIB)]
+    assert mm._l3_curve_working_sets(1, (32768, 1 << 20, 0), 2**25) == []
+
+
 @pytest.mark.parametrize("table", ["quiet_run_2026-11-25_levels", "quiet_run_2026-11-25_9passes"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_shipped_calibrations_put_16_mib_partly_in_dram(table: str, threads: int) -> None:

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _support import ANY_INT, SPECIAL_FLOATS, WRONG, campaign, contract
 from costmetrics import measure as mm
 from costmetrics import validate as cv
 from costmetrics.experiments import validate as exp_validate
@@ -382,6 +383,42 @@ def test_noise_target_sweep_killed_and_resumed(
     resumed, full = mm.read_table(cut), mm.read_table(whole)
     assert _keys(resumed) == _keys(full)
     assert sorted(resumed.time_s.tolist()) == sorted(full.time_s.tolist())
+
+
+@campaign
+@given(
+    target=st.one_of(SPECIAL_FLOATS, WRONG, st.floats(-1, 2)),
+    max_passes=st.one_of(st.none(), ANY_INT, st.integers(1, 12)),
+    passes=st.integers(1, 4),
+)
+def test_noise_target_contract(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    target: object,
+    max_passes: object,
+    passes: int,
+) -> None:
+    """Any noise_target / max_passes: a table with whole pairs of extra passes up to
+    max_passes, or a clear error before anything is written (SYNTHETIC run times)."""
+    monkeypatch.setattr(mm, "run", _FakeRuns([1e-3, 2e-3] * 1000))
+    out = tmp_path_factory.mktemp("contract") / "t.csv"
+    done = contract(
+        lambda: _quiet_measure(
+            [A, B], out, threads=1, passes=passes, noise_target=target, max_passes=max_passes
+        )
+    )
+    if done is None:
+        assert not out.exists()
+        return
+    t = mm.read_table(out)
+    n_b = len(_passes_of(t, "heat2d"))
+    # A's constant times settle as soon as it has two passes (one pass: no floor yet).
+    n_a = len(_passes_of(t, "jacobi1d"))
+    assert n_a == passes or (passes == 1 and n_a == 3)
+    assert n_b >= passes and (n_b - passes) % 2 == 0
+    given_max = isinstance(max_passes, (int, np.integer)) and not isinstance(max_passes, bool)
+    limit = int(max_passes) if given_max else 4 * passes  # type: ignore[call-overload]
+    assert n_b <= max(passes, limit)
 
 
 def test_noise_target_bad_input(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ namespace time {
 
 namespace {
 
-constexpr std::int64_t kWarpSize = 32;
 
 using detail::ceil_div;
 
@@ -77,7 +76,8 @@ std::string describe_infeasibility(std::uint32_t reasons) {
   add(kNonPositiveTile, "tile sizes must be positive integers");
   add(kOddTimeTile, "tT must be even (hexagonal tiling, Eq. A.32)");
   add(kInnermostNotWarpMultiple,
-      "innermost space tile (tS2 in 2D, tS3 in 3D) must be a multiple of 32 (Eq. A.32)");
+      "innermost space tile (tS2 in 2D, tS3 in 3D) must be a multiple of 32 (Eq. A.32; of "
+      "machine.innermost_multiple where set)");
   add(kExceedsBlockSharedMemory,
       "M_tile exceeds the shared memory per thread block (Eq. A.32)");
   add(kExceedsSmSharedMemory, "M_tile exceeds the shared memory per SM, so k = 0 (Eq. A.32)");
@@ -109,6 +109,7 @@ void MachineTerms::validate() const {
   require_in_range(l_buffer_s_per_word, 0.0, kMaxTimeParameterS, "machine.l_buffer_s_per_word",
                    " s");
   require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
+  require_in_range(innermost_multiple, 0, 1024, "machine.innermost_multiple");
 }
 
 bool MachineTerms::all_zero() const {
@@ -239,7 +240,8 @@ std::uint32_t feasibility(const GpuParams& gpu, int n_space_dims, const TileSize
   for (int d = 0; d < n_space_dims; ++d) positive = positive && tiles.space[d] > 0;
   if (!positive) return kNonPositiveTile;
   if (tiles.time % 2 != 0) reasons |= kOddTimeTile;
-  if (n_space_dims >= 2 && tiles.space[n_space_dims - 1] % kWarpSize != 0) {
+  if (n_space_dims >= 2 &&
+      tiles.space[n_space_dims - 1] % gpu.machine.innermost_multiple_in_effect() != 0) {
     reasons |= kInnermostNotWarpMultiple;
   }
   // M_tile in double (m_tile_words) cannot overflow; a feasible tile has M_tile <= 2^22
@@ -577,6 +579,12 @@ class PaperBatchKernel {
     constexpr std::size_t stride = Dims + 1;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double smem_block = gpu_.smem_per_block_words, smem_sm = gpu_.smem_per_sm_words;
+    // Eq. A.32's multiple (32 on every GPU preset: a mask, no division per tile).
+    const std::int64_t multiple = gpu_.machine.innermost_multiple_in_effect();
+    const bool multiple_pow2 = (multiple & (multiple - 1)) == 0;
+    auto off_multiple = [&](std::int64_t inner) {
+      return multiple_pow2 ? (inner & (multiple - 1)) != 0 : inner % multiple != 0;
+    };
     PaperBatchBlock block;
     for (std::size_t start = begin; start < end; start += PaperBatchBlock::kCapacity) {
       const std::size_t stop = std::min(end, start + PaperBatchBlock::kCapacity);
@@ -601,7 +609,7 @@ class PaperBatchKernel {
         const bool positive = (tS1 > 0) & (tS2 > 0) & (tS3 > 0) & (tT > 0);
         const std::uint32_t reasons =
             positive ? ((tT & 1) != 0 ? kOddTimeTile : 0u) |
-                           ((inner & (kWarpSize - 1)) != 0 ? kInnermostNotWarpMultiple : 0u) |
+                           (off_multiple(inner) ? kInnermostNotWarpMultiple : 0u) |
                            (m_tile > smem_block ? kExceedsBlockSharedMemory : 0u) |
                            (m_tile > smem_sm ? kExceedsSmSharedMemory : 0u)
                      : kNonPositiveTile;

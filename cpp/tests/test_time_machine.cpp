@@ -780,6 +780,65 @@ void test_memory_level() {
   CHECK(level(4000, 4000) == 3);  // 128 MB
 }
 
+// Eq. A.32's multiple of the innermost tile: 32 by default (0), the preset's where set; the
+// batch kernels (paper: the AVX2 mask, exact/machine: feasibility()) agree with feasibility().
+void test_innermost_multiple() {
+  std::mt19937_64 rng(31);
+  tmod::StencilParams st;
+  st.c_iter_s = 1e-9;
+  int checked = 0;
+  for (int multiple : {0, 1, 3, 16, 32, 48}) {
+    for (int dims = 2; dims <= 3; ++dims) {
+      tmod::GpuParams g = cpu_like_machine(rng, 2);
+      g.machine.innermost_multiple = multiple;
+      st.n_space_dims = dims;
+      tmod::ProblemSize size;
+      size.space = {{500, 300, dims == 3 ? 200 : 0}};
+      size.time_steps = 64;
+      std::vector<std::int64_t> tiles;
+      for (int i = 0; i < 3000; ++i) {
+        tiles.push_back(1 + static_cast<std::int64_t>(rng() % 40));
+        tiles.push_back(1 + static_cast<std::int64_t>(rng() % 100));
+        if (dims == 3) tiles.push_back(1 + static_cast<std::int64_t>(rng() % 100));
+        tiles.push_back(2 * (1 + static_cast<std::int64_t>(rng() % 16)));
+      }
+      const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+      const std::size_t n = tiles.size() / stride;
+      for (auto variant : {tmod::Variant::paper, tmod::Variant::exact, tmod::Variant::machine}) {
+        std::vector<double> talg(n);
+        std::vector<std::uint32_t> reasons(n);
+        tmod::BatchOutputs out;
+        out.talg_s = talg.data();
+        out.reasons = reasons.data();
+        tmod::evaluate_batch(g, st, size, tiles.data(), n, variant, out, 1);
+        for (std::size_t i = 0; i < n; ++i) {
+          tmod::TileSizes t;
+          for (std::size_t d = 0; d < static_cast<std::size_t>(dims); ++d) {
+            t.space[d] = tiles[i * stride + d];
+          }
+          t.time = tiles[i * stride + static_cast<std::size_t>(dims)];
+          const std::uint32_t want = tmod::feasibility(g, dims, t);
+          const std::int64_t inner = t.space[static_cast<std::size_t>(dims - 1)];
+          const int in_effect = multiple > 0 ? multiple : 32;
+          CHECK(reasons[i] == want);
+          CHECK(((want & tmod::kInnermostNotWarpMultiple) != 0) == (inner % in_effect != 0));
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 6 * 2 * 3 * 3000);
+  tmod::GpuParams bad = gtx980();
+  bad.machine.innermost_multiple = -1;
+  bool refused = false;
+  try {
+    bad.validate();
+  } catch (const std::invalid_argument& e) {
+    refused = std::string(e.what()).find("machine.innermost_multiple") != std::string::npos;
+  }
+  CHECK(refused);
+}
+
 // Arrays larger than the L3 in effect: the share 1 - L3 / B streams from DRAM, and the word
 // terms blend L3's and DRAM's by it. Checked against a machine without an L3 (everything
 // DRAM) whose DRAM terms are set to the blend by hand: the same T_alg, bit for bit.
@@ -938,6 +997,7 @@ int main() {
   test_line_cost_per_dimension();
   test_memory_level();
   test_dram_share();
+  test_innermost_multiple();
   test_schedules();
   test_threads();
   test_bad_inputs();

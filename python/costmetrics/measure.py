@@ -754,7 +754,7 @@ class Calibration:
             points = _calibration_points(
                 thread_list, int(st["working_set_words"]), int(st["segment_words"]),
                 [int(v) for v in st["segments"]], int(st["max_working_set_words"]), caches,
-                list(self.stencils),
+                list(self.stencils), bool(st.get("l3_curve", False)),
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
@@ -826,6 +826,25 @@ def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict
         if ws >= 4 * 256 * threads and _copy_level(ws, threads, caches) == level:
             out[level] = ws
     return out
+
+
+def _l3_curve_working_sets(
+    threads: int, caches: Sequence[int], limit: int
+) -> list[tuple[int, int]]:
+    """Return (level, working set in floats) of the copy points that shape the L3 curve.
+
+    A quarter of L3 and twice L3, beside the per-level points (half of L3, four times L3),
+    so that :func:`effective_l3_bytes` fits its two unknowns to four points past the
+    smallest L3 one rather than two; at most ``limit``, each at the level its size gives.
+    """
+    l3 = caches[2]
+    if l3 <= 0:
+        return []
+    out = []
+    for ws in (l3 // 16, l3 // 2):  # floats: 4 bytes each
+        if 4 * 256 * threads <= ws <= limit:
+            out.append((_copy_level(ws, threads, caches), ws))
+    return [(lv, ws) for lv, ws in out if lv >= 2]
 
 
 def effective_l3_bytes(
@@ -1009,8 +1028,13 @@ def _calibration_points(
     ws_limit: int,
     caches: Sequence[int],
     names: Sequence[str],
+    l3_curve: bool = True,
 ) -> dict[str, _MicroPoint]:
-    """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name."""
+    """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name.
+
+    ``l3_curve``: also the copy points between L3 and DRAM of :func:`_l3_curve_working_sets`
+    (calibrations written before 2026-11-25 10:30 UTC lack them).
+    """
     n_threads = thread_list[-1]
     points: dict[str, _MicroPoint] = {}
 
@@ -1026,6 +1050,10 @@ def _calibration_points(
                 add(_MicroPoint(f"copy_seg{s}_{a}t", "copy", a, ws, s, level=ref_level))
         for level, level_ws in _level_working_sets(a, caches, ws_limit).items():
             add(_MicroPoint(f"copy_{_LEVELS[level]}_{a}t", "copy", a, level_ws, seg, level=level))
+        if l3_curve:
+            for level, curve_ws in _l3_curve_working_sets(a, caches, ws_limit):
+                key = f"copy_{_LEVELS[level]}_{curve_ws}w_{a}t"
+                add(_MicroPoint(key, "copy", a, curve_ws, seg, level=level))
         add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
     if n_threads >= 2:
         add(_MicroPoint("share_line", "share", n_threads))
@@ -1176,12 +1204,14 @@ def _derive_calibration(
         "max_blocks_per_sm = 1 (k = 1); registers_per_sm and shared_memory_banks are not "
         "used by the model (16 vector registers x lanes; 1). tau_sync = fixed cost of one "
         "tile row (no synchronization inside a CPU tile). Machine-variant terms: cache "
-        "sizes from sysfs (L3: the copy-cost knee where measured below it); l_seg_s, "
+        "sizes from sysfs (L3: the capacity in effect fitted to the copy curve, arrays "
+        "past it partly in DRAM); l_seg_s, "
         "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
         "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
         "count; tau_line_s = fixed cost of one 2D line, tau_line_3d_s of one 3D line (Heat "
         "3D's row benchmark); t_share_line_s = one cache-line "
-        "transfer between cores; threads_ref = n_sm."
+        "transfer between cores; threads_ref = n_sm; innermost_multiple = 1 (Eq. A.32's "
+        "warp multiple is the GPU's)."
     )
     gpu = Gpu(
         name=f"CPU {machine['cpu_model']} ({n_threads} threads)",
@@ -1208,6 +1238,7 @@ def _derive_calibration(
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
         threads_ref=n_threads,
+        innermost_multiple=1,  # no warp on a CPU: any innermost tile (Eq. A.32 is the GPU's)
         # The harness' default schedule (every stencil's, docs/validate.md).
         tile_schedule=DEFAULT_SCHEDULES[1],  # the same in every dimension
     )
@@ -1412,6 +1443,7 @@ def calibrate(
         "seed": seed_value,
         "pin": do_pin,
         "statistic": stat,
+        "l3_curve": True,  # the copy points of _l3_curve_working_sets were measured
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     settings["measured_at"] = when  # kept for with_statistic, which derives it again
@@ -1549,7 +1581,8 @@ def load_calibration(path: str | Path) -> Calibration:
         gpu=replace(
             gpu, cache_l3_bytes=again.cache_l3_bytes, l_seg_s=again.l_seg_s,
             l_level_s_per_word=again.l_level_s_per_word,
-            l_shared_s_per_word=again.l_shared_s_per_word,
+            l_shared_s_per_word=again.l_shared_s_per_word, source=again.source,
+            innermost_multiple=again.innermost_multiple,
         ),
     )  # fmt: skip
 

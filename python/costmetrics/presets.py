@@ -227,6 +227,10 @@ class Gpu:
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
+    innermost_multiple : int, optional
+        The innermost space tile (``tS2`` in 2D, ``tS3`` in 3D) must be a multiple of this
+        (Eq. A.32, the GPU's warp); 0 (default): 32, the paper's rule. A CPU preset from
+        ``costmetrics calibrate`` has 1 (no warp; its vector steps are counted by ``n_v``).
     tile_schedule : {"round-robin", "block"}, optional
         How the harness deals a wavefront's tiles to the threads; decides which tiles
         write cache lines that another thread writes (default ``"round-robin"``).
@@ -265,6 +269,7 @@ class Gpu:
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
+    innermost_multiple: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
         if self.tau_line_3d_s is None:
@@ -348,6 +353,7 @@ class Gpu:
             l_buffer_s_per_word=self.l_buffer_s_per_word,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
+            innermost_multiple=self.innermost_multiple,
         )
         return _core.time.GpuParams(
             n_sm=self.n_sm,
@@ -478,7 +484,9 @@ _GPU_INT_FIELDS = (
 _GPU_FLOAT_FIELDS = ("l_s_per_gb", "tau_sync_s", "t_sync_s")
 _GPU_FIELDS = ("key", "name", "source", *_GPU_INT_FIELDS, *_GPU_FLOAT_FIELDS)
 #: Fields of the ``machine`` variant (optional in preset files, default 0).
-_MACHINE_INT_FIELDS = ("cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref")
+_MACHINE_INT_FIELDS = (
+    "cache_l1_bytes", "cache_l2_bytes", "cache_l3_bytes", "threads_ref", "innermost_multiple"
+)  # fmt: skip
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
     "tau_line_3d_s",

@@ -66,6 +66,14 @@ struct MachineTerms {
   // it (0: the GPU's own n_sm, so that they vanish).
   int threads_ref = 0;
   TileSchedule schedule = TileSchedule::round_robin;  // the harness' tile schedule
+  // The innermost space tile (tS2 in 2D, tS3 in 3D) must be a multiple of this (Eq. A.32:
+  // the GPU's warp of 32 threads, so that a row's loads coalesce). 0: 32, the paper's rule;
+  // a CPU preset has no warp (its vector steps are counted by nV) and takes 1.
+  int innermost_multiple = 0;
+  // The multiple in effect.
+  int innermost_multiple_in_effect() const {
+    return innermost_multiple > 0 ? innermost_multiple : 32;
+  }
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -87,7 +95,9 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, threads_ref,
                           "threads L and T_sync were measured with (0: n_sm)"),
         COSTMETRICS_FIELD(MachineTerms, schedule,
-                          "tile schedule of the harness: 'round-robin' or 'block'"));
+                          "tile schedule of the harness: 'round-robin' or 'block'"),
+        COSTMETRICS_FIELD(MachineTerms, innermost_multiple,
+                          "innermost space tile must be a multiple of this (0: 32, Eq. A.32)"));
   }
   // Ranges (docs/time.md); throws std::invalid_argument naming the field.
   void validate() const;
@@ -174,6 +184,7 @@ enum InfeasibleReason : std::uint32_t {
   kNonPositiveTile = 1u << 0,        // a tile size <= 0
   kOddTimeTile = 1u << 1,            // tT must be even (hexagonal tiling)
   kInnermostNotWarpMultiple = 1u << 2,  // innermost space tile (tS2 in 2D, tS3 in 3D) % 32 != 0
+  //                                       (% machine.innermost_multiple where set)
   kExceedsBlockSharedMemory = 1u << 3,  // M_tile > shared memory per thread block
   kExceedsSmSharedMemory = 1u << 4,     // M_tile > M_SM, so k would be 0
 };

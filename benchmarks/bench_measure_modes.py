@@ -1,0 +1,122 @@
+"""Where the two modes of 2-thread run times come from (issue 21, docs/validate.md).
+
+The 2-thread runs of the protocol tables fall in two modes: most within 5% of their
+point's minimum, a share (4-36% per table) at 1.3-2x of it. This script measures, in
+interleaved shuffled passes (the protocol of ``costmetrics measure``), the run-to-run
+distribution of:
+
+- ``compute 1t`` / ``compute 2t``: the compute micro-benchmark of ``calibrate`` (Heat 2D
+  on a buffer in L1, no copies, no barrier inside a timed run) on one and on two threads;
+- ``harness 1t`` / ``harness 2t``: one tiled Heat 2D run of the harness (254 x 254 x 64,
+  tile (8, 64, 8), the block schedule);
+- ``compute 1t + spinner``: the one-thread compute benchmark on CPU 0 while a process
+  spins on CPU 1 (no memory traffic): whether a busy sibling core alone slows a thread.
+
+For each kind it prints the share of runs within 5% of the kind's minimum, between 5%
+and 30%, at 1.3-2x, above 2x, and the median over the minimum. If compute-only runs show
+the slow mode at 2 threads, the cause is not the harness's copies or barriers but how the
+host runs the two virtual CPUs at once.
+
+Run: ``python benchmarks/bench_measure_modes.py [--passes N] [--seed S]`` (default 60
+passes, about 1-2 minutes; ``--quick``: 3 passes). Nothing is written. Needs 2 CPUs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from costmetrics import _core
+from costmetrics import measure as mm
+
+
+def _kinds() -> dict[str, Callable[[], float]]:
+    def compute(threads: int) -> Callable[[], float]:
+        return lambda: float(_core.measure.bench_compute("heat2d", threads, 4, 1, 0, True).value_s)
+
+    def harness(threads: int) -> Callable[[], float]:
+        return lambda: float(
+            mm.run(
+                "heat2d",
+                (254, 254, 64),
+                (8, 64, 8),
+                threads=threads,
+                repeats=1,
+                warmup=1,
+                pin=True,
+                check=False,
+                schedule="block",
+            ).time_min_s
+        )
+
+    return {
+        "compute 1t": compute(1),
+        "compute 2t": compute(2),
+        "harness 1t": harness(1),
+        "harness 2t": harness(2),
+        "compute 1t + spinner": compute(1),
+    }
+
+
+def _spinner() -> subprocess.Popen[bytes]:
+    """A process spinning on the second allowed CPU (no memory traffic)."""
+    cpu = sorted(os.sched_getaffinity(0))[1]
+    code = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--passes", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="3 passes (smoke run)")
+    args = parser.parse_args(argv)
+    passes = 3 if args.quick else args.passes
+    if not 3 <= passes <= 10_000:
+        print(f"bench_measure_modes: --passes: must be in [3, 10000], got {passes}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if len(os.sched_getaffinity(0)) < 2:
+        print("bench_measure_modes: needs 2 CPUs", file=sys.stderr)
+        return 2
+    kinds = _kinds()
+    names = list(kinds)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    rng = np.random.default_rng(args.seed)
+    load = os.getloadavg()[0]
+    start = time.monotonic()
+    for _ in range(passes):
+        for i in rng.permutation(len(names)):
+            name = names[int(i)]
+            spin = _spinner() if name.endswith("spinner") else None
+            try:
+                if spin is not None:
+                    time.sleep(0.05)  # let it start spinning
+                times[name].append(kinds[name]())
+            finally:
+                if spin is not None:
+                    spin.kill()
+                    spin.wait()
+    cpu = mm.machine_record()["cpu_model"]
+    print(f"{passes} shuffled passes, {time.monotonic() - start:.0f} s, load average at the "
+          f"start {load:.2f}, now {os.getloadavg()[0]:.2f}; {cpu}")  # fmt: skip
+    print("| kind | runs | within 5% | 5-30% | 1.3-2x | over 2x | median / min |")
+    print("|---|---|---|---|---|---|---|")
+    for name in names:
+        t = np.asarray(times[name])
+        r = t / t.min()
+        shares = [np.mean(r <= 1.05), np.mean((r > 1.05) & (r <= 1.3)),
+                  np.mean((r > 1.3) & (r <= 2)), np.mean(r > 2)]  # fmt: skip
+        cells = " | ".join(f"{100 * x:.0f}%" for x in shares)
+        print(f"| {name} | {len(t)} | {cells} | {np.median(r):.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
