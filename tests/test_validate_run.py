@@ -66,3 +66,12 @@ def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
     done = _run("--passes", "2", "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and "--passes" in done.stderr
     assert not (tmp_path / "o" / "run0").exists()
+    for args, name in [
+        (("--noise-target", "0"), "--noise-target"),
+        (("--noise-target", "1.5"), "--noise-target"),
+        (("--max-passes", "20"), "--max-passes"),
+        (("--noise-target", "0.05", "--max-passes", "3"), "--max-passes"),
+    ]:
+        done = _run(*args, "--out", str(tmp_path / "o"))
+        assert done.returncode == 2 and name in done.stderr, (args, done.stderr)
+    assert not (tmp_path / "o" / "run0").exists()

@@ -93,30 +93,24 @@ void register_time(py::module_& m) {
   t.attr("MEMORY_LEVELS") = py::make_tuple("L1", "L2", "L3", "DRAM");
   t.attr("CACHE_LINE_WORDS") = tmod::kCacheLineWords;
 
-  t.def(
-      "memory_level",
-      [](py::handle gpu, py::handle n_space_dims, py::handle size) {
-        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
-        const int dims = from_python<int>(n_space_dims, "n_space_dims");
-        const auto p = from_python<tmod::ProblemSize>(size, "size");
-        g.validate();
-        p.validate();
-        return tmod::memory_level(g, dims, p);
-      },
-      py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"),
-      "Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) of the problem's arrays.");
-  t.def(
-      "dram_share",
-      [](py::handle gpu, py::handle n_space_dims, py::handle size) {
-        const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
-        const int dims = from_python<int>(n_space_dims, "n_space_dims");
-        const auto p = from_python<tmod::ProblemSize>(size, "size");
-        g.validate();
-        p.validate();
-        return tmod::dram_share(g, dims, p);
-      },
-      py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"),
-      "Share of the problem's arrays streaming from DRAM (0 below DRAM).");
+  // Where the problem's arrays live (machine variant): the same arguments and checks.
+  auto def_level_query = [&t](const char* name, auto fn, const char* doc) {
+    t.def(
+        name,
+        [fn](py::handle gpu, py::handle n_space_dims, py::handle size) {
+          const auto g = from_python<tmod::GpuParams>(gpu, "gpu");
+          const int dims = from_python<int>(n_space_dims, "n_space_dims");
+          const auto p = from_python<tmod::ProblemSize>(size, "size");
+          g.validate();
+          p.validate();
+          return fn(g, dims, p);
+        },
+        py::arg("gpu"), py::arg("n_space_dims"), py::arg("size"), doc);
+  };
+  def_level_query("memory_level", &tmod::memory_level,
+                  "Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) of the problem's arrays.");
+  def_level_query("dram_share", &tmod::dram_share,
+                  "Share of the problem's arrays streaming from DRAM (0 below DRAM).");
   t.def("design_parameter_names", &tmod::design_parameter_names,
         "Names of the calibrated parameters, in the order of design_row().");
   t.def(

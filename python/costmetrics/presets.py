@@ -311,7 +311,8 @@ class Gpu:
         ``paper`` and ``exact`` do not read these fields, so their predictions are
         unchanged; fitting those variants' parameters (``validate.fit``) scales L, and a
         calibrated machine's per-level terms, which are relative to L, could otherwise
-        leave the valid range although no prediction uses them.
+        leave the valid range although no prediction uses them. ``innermost_multiple`` is
+        kept: it is Eq. A.32's feasibility rule, which every variant reads.
 
         Returns
         -------
@@ -320,7 +321,8 @@ class Gpu:
         """
         from dataclasses import replace
 
-        return replace(self, **_MACHINE_DEFAULTS)
+        kept = ("innermost_multiple",)
+        return replace(self, **{k: v for k, v in _MACHINE_DEFAULTS.items() if k not in kept})
 
     @property
     def l_s_per_word(self) -> float:
