@@ -10,10 +10,15 @@ distribution of:
 - ``harness 1t`` / ``harness 2t``: one tiled Heat 2D run of the harness (254 x 254 x 64,
   tile (8, 64, 8), the block schedule);
 - ``compute 1t + spinner``: the one-thread compute benchmark on CPU 0 while a process
-  spins on CPU 1 (no memory traffic): whether a busy sibling core alone slows a thread.
+  spins on CPU 1 (no memory traffic): whether a busy sibling core alone slows a thread;
+- ``compute 1t on CPU 1``: the one-thread compute benchmark alone on the second allowed
+  CPU (the process's affinity narrowed to it for the run): whether that CPU is slower by
+  itself, or only when both run.
 
 For each kind it prints the share of runs within 5% of the kind's minimum, between 5%
-and 30%, at 1.3-2x, above 2x, and the median over the minimum. If compute-only runs show
+and 30%, at 1.3-2x, above 2x, the median over the minimum, and the median itself (ns per
+vector for the compute kinds, ms per run for the harness), so that kinds can be compared
+with each other: the compute kinds do the same work per thread. If compute-only runs show
 the slow mode at 2 threads, the cause is not the harness's copies or barriers but how the
 host runs the two virtual CPUs at once.
 
@@ -55,12 +60,21 @@ def _kinds() -> dict[str, Callable[[], float]]:
             ).time_min_s
         )
 
+    def compute_on_second_cpu() -> float:
+        saved = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {sorted(saved)[1]})
+        try:
+            return float(_core.measure.bench_compute("heat2d", 1, 4, 1, 0, False).value_s)
+        finally:
+            os.sched_setaffinity(0, saved)
+
     return {
         "compute 1t": compute(1),
         "compute 2t": compute(2),
         "harness 1t": harness(1),
         "harness 2t": harness(2),
         "compute 1t + spinner": compute(1),
+        "compute 1t on CPU 1": compute_on_second_cpu,
     }
 
 
@@ -106,15 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     cpu = mm.machine_record()["cpu_model"]
     print(f"{passes} shuffled passes, {time.monotonic() - start:.0f} s, load average at the "
           f"start {load:.2f}, now {os.getloadavg()[0]:.2f}; {cpu}")  # fmt: skip
-    print("| kind | runs | within 5% | 5-30% | 1.3-2x | over 2x | median / min |")
-    print("|---|---|---|---|---|---|---|")
+    print("| kind | runs | within 5% | 5-30% | 1.3-2x | over 2x | median / min | median |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in names:
         t = np.asarray(times[name])
         r = t / t.min()
         shares = [np.mean(r <= 1.05), np.mean((r > 1.05) & (r <= 1.3)),
                   np.mean((r > 1.3) & (r <= 2)), np.mean(r > 2)]  # fmt: skip
         cells = " | ".join(f"{100 * x:.0f}%" for x in shares)
-        print(f"| {name} | {len(t)} | {cells} | {np.median(r):.3f} |")
+        unit, scale = ("ms", 1e3) if name.startswith("harness") else ("ns/vector", 1e9)
+        median = f"{scale * float(np.median(t)):.3f} {unit}"
+        print(f"| {name} | {len(t)} | {cells} | {np.median(r):.3f} | {median} |")
     return 0
 
 

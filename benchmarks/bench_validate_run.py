@@ -135,6 +135,7 @@ def _one_run(
         points, run_dir / "sweep.csv", threads=counts, passes=args.passes, seed=index,
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True, noise_target=args.noise_target, max_passes=args.max_passes,
+        cpu_probe=True,
     )  # fmt: skip
     if args.noise_target is not None:
         med = mm.read_table(run_dir / "sweep.csv").medians()

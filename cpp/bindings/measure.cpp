@@ -37,6 +37,8 @@ void register_measure(py::module_& m) {
   cmb::bind_record<cmm::RunConfig>(sub, "RunConfig", "One measured configuration.");
   cmb::bind_record<cmm::RunResult>(sub, "RunResult", "Timings and counters of one run.");
   cmb::bind_record<cmm::MicroResult>(sub, "MicroResult", "Result of one micro-benchmark.");
+  cmb::bind_record<cmm::CpuProbe>(sub, "CpuProbe",
+                                 "How the allowed CPUs run alone and side by side.");
 
   sub.def("kernel_names", &cmm::kernel_names, "Names of the harness stencils.");
   costmetrics::bindings::def_function(
@@ -97,4 +99,8 @@ void register_measure(py::module_& m) {
           py::arg("repeats"), py::arg("pin"),           "Micro-benchmark of the fixed cost of one tile row (s per row of one vector).");
   cmb::def_function_nogil(sub, "bench_share", &cmm::bench_share, py::arg("threads"), py::arg("repeats"),
           py::arg("pin"),           "Seconds per write of a cache line written by the threads in turn.");
+  cmb::def_function_nogil(sub, "probe_cpus", &cmm::probe_cpus, py::arg("threads"),
+                          py::arg("repeats"), py::arg("spin_s"),
+                          "A fixed kernel alone on each CPU and on all at once; gaps while "
+                          "all spin.");
 }

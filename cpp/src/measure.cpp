@@ -1637,3 +1637,139 @@ MicroResult bench_share(int threads, int repeats, bool pin) {
 
 }  // namespace measure
 }  // namespace costmetrics
+
+// ---- the CPUs side by side (issue 21) -------------------------------------------------------
+
+namespace costmetrics {
+namespace measure {
+
+namespace {
+
+int allowed_cpus() {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) return CPU_COUNT(&allowed);
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// Throughput-bound work with no memory traffic: 32 independent float sums over a 16 KiB
+// buffer (L1), which the compiler keeps in vector registers; about 1 ms on a 2020s core.
+// Latency-bound code would hide a core shared with another (it leaves the ports idle).
+constexpr std::int64_t kProbeFloats = 4096;
+constexpr int kProbeSweeps = 6144;
+
+double probe_kernel_s(const float* buf) {
+  float acc[32] = {};
+  const Clock::time_point start = Clock::now();
+  for (int s = 0; s < kProbeSweeps; ++s) {
+    for (std::int64_t i = 0; i < kProbeFloats; i += 32) {
+      for (int j = 0; j < 32; ++j) acc[j] += buf[i + j];
+    }
+  }
+  const Clock::time_point stop = Clock::now();
+  float sum = 0.0f;
+  for (float a : acc) sum += a;
+  g_sink = sum;
+  return std::chrono::duration<double>(stop - start).count();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
+  const int cpus = allowed_cpus();
+  if (threads < 1 || threads > cpus) {
+    throw std::invalid_argument("threads: must be in [1, " + std::to_string(cpus) +
+                                "] (the CPUs this process may use), got " +
+                                std::to_string(threads));
+  }
+  if (repeats < 1 || repeats > kMaxRepeats) {
+    throw std::invalid_argument("repeats: must be in [1, " + std::to_string(kMaxRepeats) +
+                                "], got " + std::to_string(repeats));
+  }
+  if (!std::isfinite(spin_s) || spin_s < 0.0 || spin_s > 10.0) {
+    throw std::invalid_argument("spin_s: must be in [0, 10] seconds, got " +
+                                std::to_string(spin_s));
+  }
+  const auto n = static_cast<std::size_t>(threads);
+  std::vector<std::vector<float>> bufs(n, std::vector<float>(kProbeFloats, 1.0f));
+  std::vector<std::vector<double>> alone(n), together(n);
+  std::atomic<int> pinned{0};
+  auto run_alone = [&](int cpu, bool keep) {
+    double s = 0;
+    std::thread worker([&] {
+      (void)pin_to_cpu(cpu);
+      s = probe_kernel_s(bufs[static_cast<std::size_t>(cpu)].data());
+    });
+    worker.join();
+    if (keep) alone[static_cast<std::size_t>(cpu)].push_back(s);
+  };
+  auto run_together = [&](bool keep) {
+    Barrier barrier(threads);
+    std::vector<double> s(n, 0.0);
+    run_threads(threads, true, [&](int id) {
+      barrier.wait();
+      s[static_cast<std::size_t>(id)] = probe_kernel_s(bufs[static_cast<std::size_t>(id)].data());
+    });
+    if (keep) {
+      for (std::size_t i = 0; i < n; ++i) together[i].push_back(s[i]);
+    }
+  };
+  // Phases in rounds, each round starting one phase later, so that no phase always follows
+  // the same one (back-to-back runs share the machine's momentary state). Round -1 warms up.
+  const int phases = threads + 1;  // alone on each CPU, then all together
+  for (int rep = -1; rep < repeats; ++rep) {
+    for (int k = 0; k < phases; ++k) {
+      const int phase = (k + std::max(rep, 0)) % phases;
+      if (phase < threads) {
+        run_alone(phase, rep >= 0);
+      } else {
+        run_together(rep >= 0);
+      }
+    }
+  }
+  CpuProbe r;
+  r.repeats = repeats;
+  r.stall_share.assign(n, 0.0);
+  r.longest_stall_s.assign(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    r.alone_s.push_back(median_of(alone[i]));
+    r.together_s.push_back(median_of(together[i]));
+  }
+  // Every CPU spins on the clock at once; a gap longer than any clock read is time the
+  // virtual CPU was not running (the host ran something else on that core).
+  const double gap_s = 50e-6;
+  Barrier barrier(threads);
+  run_threads(threads, true, [&](int id) {
+    if (pin_to_cpu(id)) pinned.fetch_add(1, std::memory_order_relaxed);
+    barrier.wait();
+    const Clock::time_point start = Clock::now();
+    Clock::time_point last = start;
+    double lost = 0, longest = 0;
+    while (std::chrono::duration<double>(last - start).count() < spin_s) {
+      const Clock::time_point now = Clock::now();
+      const double d = std::chrono::duration<double>(now - last).count();
+      if (d > gap_s) {
+        lost += d;
+        longest = std::max(longest, d);
+      }
+      last = now;
+    }
+    const auto i = static_cast<std::size_t>(id);
+    r.stall_share[i] = spin_s > 0 ? std::min(1.0, lost / spin_s) : 0.0;
+    r.longest_stall_s[i] = longest;
+  });
+  r.pinned_cpus = pinned.load();
+  return r;
+}
+
+}  // namespace measure
+}  // namespace costmetrics

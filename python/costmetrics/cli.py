@@ -583,6 +583,12 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         default=None,
         help="with --noise-target: at most this many passes (default 4 x --passes)",
     )
+    parser.add_argument(
+        "--probe-cpus",
+        action="store_true",
+        help="before a new table, check how the CPUs run alone and side by side (about 1 s; "
+        "written to the header, warns where they slow each other down or stall)",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -617,6 +623,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 progress=not args.json,
                 noise_target=args.noise_target,
                 max_passes=args.max_passes,
+                cpu_probe=args.probe_cpus,
             )
         for w in caught:
             print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)

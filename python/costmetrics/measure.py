@@ -57,12 +57,16 @@ __all__ = [
     "DEFAULT_SCHEDULES",
     "ENERGY_CSV_COLUMNS",
     "HARNESS_VERSION",
+    "INTERFERENCE_LIMIT",
     "MACHINE_IDENTITY",
     "MEMORY_LEVELS",
     "SCHEDULES",
+    "STALL_LIMIT",
     "STATISTICS",
     "STENCILS",
     "Calibration",
+    "CpuInterferenceWarning",
+    "CpuProbe",
     "LoadWarning",
     "MicroResult",
     "Point",
@@ -87,6 +91,8 @@ __all__ = [
     "naive",
     "pass_order",
     "point_statistic",
+    "probe_cpus",
+    "probe_notes",
     "read_table",
     "run",
     "save_calibration",
@@ -99,6 +105,7 @@ __all__ = [
 _cm = _core.measure
 RunResult = _cm.RunResult
 MicroResult = _cm.MicroResult
+CpuProbe = _cm.CpuProbe
 
 #: Stencils of the harness (Jacobi 1D, the four 2D stencils of Table A.4 and Heat 3D).
 STENCILS: tuple[str, ...] = tuple(_cm.kernel_names())
@@ -2389,6 +2396,93 @@ def load_is_high(loadavg_1m: float, cpus: int) -> bool:
     return math.isfinite(loadavg_1m) and loadavg_1m > 0.5 * cpus
 
 
+class CpuInterferenceWarning(UserWarning):
+    """The CPUs slow each other down, or stall, while measuring (see :func:`probe_cpus`)."""
+
+
+#: A CPU whose probe kernel runs this much slower beside the others than alone, or that
+#: loses this share of its time in stalls, makes all-core run times bimodal (issue 21).
+INTERFERENCE_LIMIT = 0.05
+STALL_LIMIT = 0.01
+
+
+def probe_cpus(*, threads: int | None = None, repeats: int = 21, spin_s: float = 0.5) -> CpuProbe:
+    """Check how the CPUs run alone and side by side before measuring on all of them.
+
+    A fixed throughput-bound kernel (vector adds in L1, no memory traffic, no barrier
+    while timed, about 1 ms) runs ``repeats`` times alone on each CPU and while every CPU
+    runs it, in interleaved rounds; then every CPU spins on the clock for ``spin_s``
+    seconds and each gap above 50 us counts as a stall (the virtual CPU did not run).
+    On a machine whose CPUs are independent the kernel takes the same time alone and
+    together and nothing stalls; on a virtual machine whose host shares a physical core
+    between the guest's CPUs, or runs other work on them, the time together is longer
+    (docs/validate.md, "Where the two modes of 2-thread times come from"). Runs about
+    ``(threads + 1) * repeats`` ms plus ``spin_s``.
+
+    Parameters
+    ----------
+    threads : int, optional
+        CPUs to probe, the first ``threads`` this process may use (default: all).
+    repeats : int
+        Timed runs per CPU and phase, in [1, 1000].
+    spin_s : float
+        Seconds of the stall check, in [0, 10].
+
+    Returns
+    -------
+    CpuProbe
+        Per CPU: median kernel time alone and together (s), stall share and longest stall.
+
+    Raises
+    ------
+    ValueError
+        If ``threads`` exceeds the CPUs this process may use, or a value is out of range.
+    TypeError
+        If an argument has the wrong type.
+    """
+    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    reps = _positive_int(repeats, "repeats", 1, 1 << 20)
+    spin = _convert.real(spin_s, "spin_s")
+    return _cm.probe_cpus(n, reps, spin)
+
+
+def probe_notes(probe: CpuProbe) -> list[str]:
+    """Sentences that say where a :func:`probe_cpus` result shows interference.
+
+    Parameters
+    ----------
+    probe : CpuProbe
+        The probe.
+
+    Returns
+    -------
+    list of str
+        One sentence per CPU that runs more than ``INTERFERENCE_LIMIT`` slower beside the
+        others than alone, or loses more than ``STALL_LIMIT`` of its time in stalls; empty
+        when the CPUs are independent.
+    """
+    if not isinstance(probe, CpuProbe):
+        raise TypeError(f"probe: expected a CpuProbe, got {type(probe).__name__}")
+    notes = []
+    for cpu, (alone, together) in enumerate(zip(probe.alone_s, probe.together_s, strict=True)):
+        slower = together / alone - 1.0 if alone > 0 else 0.0
+        if len(probe.alone_s) > 1 and slower > INTERFERENCE_LIMIT:
+            notes.append(
+                f"CPU {cpu} runs {100 * slower:.0f}% slower while every CPU works than alone "
+                f"(median {1e3 * together:.3f} ms against {1e3 * alone:.3f} ms): all-core "
+                "run times will be slower and bimodal on this machine"
+            )
+    for cpu, (share, longest) in enumerate(
+        zip(probe.stall_share, probe.longest_stall_s, strict=True)
+    ):
+        if share > STALL_LIMIT:
+            notes.append(
+                f"CPU {cpu} stalled {100 * share:.1f}% of the time while every CPU spun "
+                f"(longest {1e3 * longest:.1f} ms): another process, or the host, ran on it"
+            )
+    return notes
+
+
 def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> tuple[int, ...]:
     cpus = default_threads()
     if threads is None:
@@ -2585,6 +2679,7 @@ def measure(
     powercap_root: str | Path = "/sys/class/powercap",
     noise_target: float | None = None,
     max_passes: int | None = None,
+    cpu_probe: bool = False,
 ) -> Path:
     """Measure ``points`` into the table ``out`` with the protocol of repeated passes.
 
@@ -2648,6 +2743,12 @@ def measure(
         At most this many passes with ``noise_target`` (default ``4 * passes``, at most
         1000).
 
+    cpu_probe : bool
+        Before a new table's first pass, run :func:`probe_cpus` on the most threads
+        measured, write its result as the header line ``cpus:`` and warn
+        (:class:`CpuInterferenceWarning`, and a ``warning:`` header line) where the CPUs
+        slow each other down or stall: all-core times are then bimodal (about 1 s).
+
     Returns
     -------
     Path
@@ -2710,6 +2811,7 @@ def measure(
             LoadWarning,
             stacklevel=2,
         )
+    do_probe = _convert.boolean(cpu_probe, "cpu_probe")
     done: set[tuple[_Unit, int]] = set()
     fresh = not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path)
     if not fresh:
@@ -2752,6 +2854,12 @@ def measure(
         ]
         if load_is_high(load_now, cpus):
             header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")
+        if do_probe:
+            probe = probe_cpus(threads=min(max(counts), cpus))
+            header.append(f"cpus: {json.dumps(probe._asdict())}")
+            for text in probe_notes(probe):
+                header.append(f"warning: {text}")
+                warnings.warn(text, CpuInterferenceWarning, stacklevel=2)
         text = "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS)
         tmp = path.with_name(path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)

@@ -187,5 +187,35 @@ MicroResult bench_row(const std::string& stencil, int threads, int repeats, bool
 MicroResult bench_share(int threads, int repeats, bool pin);
 // Every micro-benchmark runs one untimed warm-up repeat before its timed repeats.
 
+// How the CPUs this process may use run side by side (issue 21: the two modes of the
+// 2-thread run times). Not a model parameter: a check of the machine before measuring.
+// Each of the first `threads` allowed CPUs runs a fixed throughput-bound kernel (vector
+// adds from an L1-resident buffer, no memory traffic, no barrier while timed) alone and
+// while every other one runs it too, `repeats` times each in interleaved rounds; then all
+// spin reading the clock for `spin_s` seconds, and every gap above 50 us counts as time
+// the virtual CPU did not run.
+struct CpuProbe {
+  std::vector<double> alone_s;     // per CPU: median time of the kernel run alone on it, s
+  std::vector<double> together_s;  // per CPU: median time while every CPU runs it, s
+  std::vector<double> stall_share;       // per CPU: share of spin_s lost in gaps > 50 us
+  std::vector<double> longest_stall_s;   // per CPU: the longest such gap, s
+  std::int64_t repeats = 0;
+  std::int64_t pinned_cpus = 0;  // CPUs the threads were pinned to (0: pinning not possible)
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(CpuProbe, alone_s, "per CPU: median kernel time alone on it, s"),
+        COSTMETRICS_FIELD(CpuProbe, together_s,
+                          "per CPU: median kernel time while every CPU runs it, s"),
+        COSTMETRICS_FIELD(CpuProbe, stall_share,
+                          "per CPU: share of the spin time lost in gaps above 50 us"),
+        COSTMETRICS_FIELD(CpuProbe, longest_stall_s, "per CPU: longest gap while spinning, s"),
+        COSTMETRICS_FIELD(CpuProbe, repeats, "timed runs per CPU and phase"),
+        COSTMETRICS_FIELD(CpuProbe, pinned_cpus, "CPUs the threads were pinned to"));
+  }
+};
+// `threads` in [1, CPUs this process may use], `repeats` in [1, 1000], `spin_s` in [0, 10].
+CpuProbe probe_cpus(int threads, int repeats, double spin_s);
+
 }  // namespace measure
 }  // namespace costmetrics
