@@ -22,6 +22,9 @@ with each other: the compute kinds do the same work per thread. If compute-only 
 the slow mode at 2 threads, the cause is not the harness's copies or barriers but how the
 host runs the two virtual CPUs at once.
 
+Then :func:`costmetrics.measure.probe_cpus`: a throughput-bound kernel alone on each CPU
+and on both at once, and the stalls of each CPU while both spin.
+
 Run: ``python benchmarks/bench_measure_modes.py [--passes N] [--seed S]`` (default 60
 passes, about 1-2 minutes; ``--quick``: 3 passes). Nothing is written. Needs 2 CPUs.
 """
@@ -131,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         unit, scale = ("ms", 1e3) if name.startswith("harness") else ("ns/vector", 1e9)
         median = f"{scale * float(np.median(t)):.3f} {unit}"
         print(f"| {name} | {len(t)} | {cells} | {np.median(r):.3f} | {median} |")
+    probe = mm.probe_cpus()
+    print("\n`costmetrics.measure.probe_cpus()` (a throughput-bound L1 kernel, 21 interleaved "
+          "rounds; stalls over 0.5 s of spinning on every CPU):")  # fmt: skip
+    print("| CPU | alone (median) | while every CPU runs | slower | stalled | longest stall |")
+    print("|---|---|---|---|---|---|")
+    for cpu, (a, b, share, longest) in enumerate(
+        zip(probe.alone_s, probe.together_s, probe.stall_share, probe.longest_stall_s,
+            strict=True)
+    ):  # fmt: skip
+        print(f"| {cpu} | {1e3 * a:.3f} ms | {1e3 * b:.3f} ms | {100 * (b / a - 1):+.1f}% | "
+              f"{100 * share:.2f}% | {1e3 * longest:.2f} ms |")  # fmt: skip
+    for note in mm.probe_notes(probe):
+        print(f"note: {note}")
     return 0
 
 
