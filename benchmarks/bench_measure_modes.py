@@ -93,10 +93,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="3 passes (smoke run)")
+    parser.add_argument(
+        "--correlate",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then N rounds of (the probe kernel on every CPU at once, one harness run on "
+        "every CPU, the compute benchmark on every CPU) back to back: their correlation",
+    )
     args = parser.parse_args(argv)
     passes = 3 if args.quick else args.passes
     if not 3 <= passes <= 10_000:
         print(f"bench_measure_modes: --passes: must be in [3, 10000], got {passes}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if not 0 <= args.correlate <= 100_000:
+        print(f"bench_measure_modes: --correlate: must be in [0, 100000], got {args.correlate}",
               file=sys.stderr)  # fmt: skip
         return 2
     if len(os.sched_getaffinity(0)) < 2:
@@ -147,7 +159,38 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * share:.2f}% | {1e3 * longest:.2f} ms |")  # fmt: skip
     for note in mm.probe_notes(probe):
         print(f"note: {note}")
+    if args.correlate:
+        _correlate(args.correlate, kinds)
     return 0
+
+
+def _correlate(rounds: int, kinds: dict[str, Callable[[], float]]) -> None:
+    """Whether the machine's momentary speed, seen by the probe kernel, moves the runs."""
+    n = mm.default_threads()
+    probe, harness, compute = [], [], []
+    for _ in range(rounds):
+        # The probe's time on every CPU at once: the slowest CPU, as a barrier would wait.
+        probe.append(max(mm.probe_cpus(threads=n, repeats=1, spin_s=0.0).together_s))
+        harness.append(kinds["harness 2t"]())
+        compute.append(kinds["compute 2t"]())
+    series = {"probe": np.asarray(probe), "harness 2t": np.asarray(harness),
+              "compute 2t": np.asarray(compute)}  # fmt: skip
+    print(f"\n{rounds} rounds back to back (probe, harness 2t, compute 2t):")
+    print("| series | median / min | share over 1.3x min | corr. with probe | "
+          "corr. with harness 2t |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for name, t in series.items():
+        r = t / t.min()
+        c_probe = np.corrcoef(t, series["probe"])[0, 1]
+        c_harness = np.corrcoef(t, series["harness 2t"])[0, 1]
+        print(f"| {name} | {np.median(r):.3f} | {100 * np.mean(r > 1.3):.0f}% | "
+              f"{c_probe:.2f} | {c_harness:.2f} |")  # fmt: skip
+    print("first 120 rounds, each run against its series' minimum (. within 5%, o 5-30%, "
+          "X over 30%):")  # fmt: skip
+    for name, t in series.items():
+        r = t / t.min()
+        marks = "".join("." if x <= 1.05 else "o" if x <= 1.3 else "X" for x in r[:120])
+        print(f"{name:>11}: {marks}")
 
 
 if __name__ == "__main__":
