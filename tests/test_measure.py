@@ -882,7 +882,20 @@ def test_measure_writes_the_cpu_probe(tmp_path: Path) -> None:
     assert len(lines) == 1
     probe = json.loads(lines[0][len("# cpus: ") :])
     assert len(probe["alone_s"]) == 1 and probe["repeats"] == 21
-    assert len(mm.read_table(out)) == 1
+    table = mm.read_table(out)
+    assert len(table) == 1
+    kept = mm.table_cpu_probe(table)
+    assert kept is not None and kept._asdict() == probe
+    # A table without the line has no probe; a broken line is named.
+    plain = tmp_path / "plain.csv"
+    mm.measure([a], plain, threads=1, passes=1, warmup=0)
+    assert mm.table_cpu_probe(mm.read_table(plain)) is None
+    broken = tmp_path / "broken.csv"
+    broken.write_text(out.read_text().replace("# cpus: {", "# cpus: {oops"))
+    with pytest.raises(ValueError, match=r"broken\.csv: the header line 'cpus:'"):
+        mm.table_cpu_probe(mm.read_table(broken))
+    with pytest.raises(TypeError, match="table"):
+        mm.table_cpu_probe(str(out))  # type: ignore[arg-type]
 
 
 @campaign

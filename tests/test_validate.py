@@ -363,6 +363,7 @@ def test_cli_validate_json() -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert set(out["scores"]) == set(cv.VARIANTS)
+    assert out["cpu_probe"] is None  # the shipped table predates measure --probe-cpus
 
 
 def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:

@@ -699,6 +699,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
+        from costmetrics import measure as cm_measure
         from costmetrics import validate as cm_validate
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
@@ -709,8 +710,11 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         )
         if args.plot is not None:
             plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
+        probe = cm_measure.table_cpu_probe(cm_measure.read_table(args.table))
         if args.json:
-            print_json(report.to_dict())
+            out = report.to_dict()
+            out["cpu_probe"] = None if probe is None else probe._asdict()
+            print_json(out)
             return 0
         header = [
             "variant", "stencil", "level", "threads", "n", "RMSE all", "95% CI", "n top",
@@ -744,6 +748,16 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             "noise: RMSE <= noise floor."
         )
         print("(fitted-*: parameters fitted leave-one-problem-out, scored on the held-out problem)")
+        if probe is not None:
+            slower = ", ".join(
+                f"CPU {i} {100 * (b / a - 1):+.1f}%"
+                for i, (a, b) in enumerate(zip(probe.alone_s, probe.together_s, strict=True))
+            )
+            stalled = max(probe.stall_share)
+            print(f"CPUs at the start of the sweep (probe_cpus): side by side vs alone {slower}; "
+                  f"stalled up to {100 * stalled:.2f}% of the time")  # fmt: skip
+            for note in cm_measure.probe_notes(probe):
+                print(f"note: {note}")
         for v, err in report.fit_errors.items():
             print(f"fitted-{v}: not fitted: {err}")
         for n, m in report.calibration_threads.items():

@@ -97,6 +97,7 @@ __all__ = [
     "run",
     "save_calibration",
     "space_dims",
+    "table_cpu_probe",
     "tiled",
     "tune",
     "write_energy_csv",
@@ -2481,6 +2482,36 @@ def probe_notes(probe: CpuProbe) -> list[str]:
                 f"(longest {1e3 * longest:.1f} ms): another process, or the host, ran on it"
             )
     return notes
+
+
+def table_cpu_probe(table: Table) -> CpuProbe | None:
+    """Return the :func:`probe_cpus` result kept in a table's header (``cpu_probe=True``).
+
+    Parameters
+    ----------
+    table : Table
+        A table read by :func:`read_table`.
+
+    Returns
+    -------
+    CpuProbe or None
+        The probe of the header's ``cpus:`` line, None when the table has none.
+
+    Raises
+    ------
+    ValueError
+        If the ``cpus:`` line is not a probe (names the table).
+    """
+    if not isinstance(table, Table):
+        raise TypeError(f"table: expected a Table, got {type(table).__name__}")
+    line = _header_value(table.comments, "cpus")
+    if line is None:
+        return None
+    try:
+        fields = json.loads(line)
+        return CpuProbe(**fields)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{table.source}: the header line 'cpus:' is not a probe ({exc})") from exc
 
 
 def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> tuple[int, ...]:
