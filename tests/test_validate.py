@@ -369,14 +369,14 @@ def test_cli_validate_json() -> None:
 def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
     out = tmp_path / "m.csv"
     done = _cli("measure", "--out", str(out), "--stencils", "jacobi1d", "--limit", "2",
-                "--passes", "2", "--threads", "1", "--warmup", "0", "--json")  # fmt: skip
+                "--passes", "2", "--threads", "1", "--warmup", "0", "--no-probe-cpus",
+                "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["rows"] == 4
     assert "# cpus: " not in out.read_text()
     probed = tmp_path / "p.csv"
     done = _cli("measure", "--out", str(probed), "--stencils", "jacobi1d", "--limit", "1",
-                "--passes", "1", "--threads", "1", "--warmup", "0", "--probe-cpus",
-                "--json")  # fmt: skip
+                "--passes", "1", "--threads", "1", "--warmup", "0", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sum(ln.startswith("# cpus: {") for ln in probed.read_text().splitlines()) == 1
     done = _cli("calibrate", "--out", str(tmp_path / "cal"), "--repeats", "1", "--configs", "2",

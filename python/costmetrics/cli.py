@@ -585,9 +585,10 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--probe-cpus",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=True,
         help="before a new table, check how the CPUs run alone and side by side (about 1 s; "
-        "written to the header, warns where they slow each other down or stall)",
+        "written to the header, warns where they slow each other down or stall; default on)",
     )
     add_json_flag(parser)
 
