@@ -4,6 +4,7 @@
 // tT), in 1D, 2D and 3D.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -251,6 +252,20 @@ int main() {
     CHECK(c3.value_s > 0 && c3.units > 0);
     const auto row3 = cm::bench_row("heat3d", 1, 1, false);
     CHECK(row3.value_s > 0);
+  }
+  // The CPU probe: one entry per CPU, positive times, shares in [0, 1]; bad input named.
+  {
+    const auto p = cm::probe_cpus(1, 2, 0.01);
+    CHECK(p.alone_s.size() == 1 && p.together_s.size() == 1 && p.stall_share.size() == 1 &&
+          p.longest_stall_s.size() == 1);
+    CHECK(p.alone_s[0] > 0 && p.together_s[0] > 0 && p.repeats == 2);
+    CHECK(p.stall_share[0] >= 0 && p.stall_share[0] <= 1 && p.longest_stall_s[0] >= 0);
+    CHECK_THROWS(cm::probe_cpus(0, 1, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_cpus(1 << 20, 1, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_cpus(1, 0, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_cpus(1, 1, -1.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_cpus(1, 1, std::numeric_limits<double>::infinity()),
+                 std::invalid_argument);
   }
   CHECK(cm::simd_lanes_float() >= 1);
   return cm_test::report("measure");
