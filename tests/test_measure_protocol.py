@@ -595,6 +595,8 @@ def test_tune_smoke(tmp_path: Path) -> None:
     assert len(table) == 6 and table.has_tag("tune").all()
     json.dumps(result._asdict())
     assert result.statistic == "median"
+    shares = [c.fastest_share for c in result.candidates]
+    assert all(0 <= x <= 1 for x in shares) and math.isclose(sum(shares), 1.0)
     # The same table judged by the minimum over passes (resumed: nothing is measured again).
     low = mm.tune("jacobi1d", cal, (512, 8), k=3, threads=1, passes=2, warmup=0,
                   out=tmp_path / "tune.csv", statistic="min")  # fmt: skip
@@ -670,3 +672,35 @@ def test_table_is_a_record() -> None:
     assert a != mm.read_table(data_dir() / "measurements" / "cpu_sweep.csv")
     assert "Table(" in repr(a) and len(repr(a)) < 5000
     assert a._asdict().keys() == set(a._fields)
+
+
+def test_fastest_shares() -> None:
+    clear = [[1.0, 1.1, 1.0, 1.05], [2.0, 2.1, 2.2, 2.0], [3.0, np.nan, 3.1, 3.0]]
+    for stat in ("median", "min"):
+        assert mm.fastest_shares(clear, stat).tolist() == [1.0, 0.0, 0.0]
+    # Two candidates with one and the same pass: the earlier row wins every tie.
+    assert mm.fastest_shares([[1.0, np.nan], [1.0, 1.0]]).tolist() == [1.0, 0.0]
+    # The same passes, resampled independently: the wins are split (the earlier row takes
+    # the resamples whose medians tie, a third of them here: 0.67 / 0.33).
+    even = mm.fastest_shares([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], resamples=4000)
+    assert 0.25 < even[1] < 0.45 and math.isclose(even.sum(), 1.0)
+    # Two modes, interleaved: the wins are split, and the same seed gives the same split.
+    rng = np.random.default_rng(5)
+    modes = np.where(rng.random((2, 9)) < 0.5, 1.0, 1.6) * np.array([[1.0], [1.01]])
+    split = mm.fastest_shares(modes, resamples=2000, seed=3)
+    assert 0.05 < split[0] < 0.95 and math.isclose(split.sum(), 1.0)
+    assert mm.fastest_shares(modes, resamples=2000, seed=3).tolist() == split.tolist()
+    with pytest.raises(ValueError, match="pass_times_s"):
+        mm.fastest_shares([1.0, 2.0])
+    with pytest.raises(ValueError, match="pass_times_s"):
+        mm.fastest_shares(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="candidate 1"):
+        mm.fastest_shares([[1.0], [np.nan]])
+    with pytest.raises(ValueError, match="candidate 0"):
+        mm.fastest_shares([[-1.0], [1.0]])
+    with pytest.raises(ValueError, match="resamples"):
+        mm.fastest_shares([[1.0]], resamples=0)
+    with pytest.raises(ValueError, match="statistic"):
+        mm.fastest_shares([[1.0]], "mean")
+    with pytest.raises(TypeError, match="seed"):
+        mm.fastest_shares([[1.0]], seed="1")  # type: ignore[arg-type]

@@ -817,13 +817,13 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             print_json(result._asdict())
             return 0
         measured = f"measured {result.statistic}"
-        rows = [["rank", "tiles", "threads", "predicted", measured, "min-max"]]
+        rows = [["rank", "tiles", "threads", "predicted", measured, "min-max", "fastest in"]]
         for c in result.candidates:
             rows.append(
                 [
                     str(c.rank), "x".join(map(str, c.tiles)), str(c.threads),
                     f"{c.predicted_s:.4g} s", f"{c.time_s:.4g} s",
-                    f"{c.time_min_s:.4g}-{c.time_max_s:.4g} s",
+                    f"{c.time_min_s:.4g}-{c.time_max_s:.4g} s", f"{100 * c.fastest_share:.0f}%",
                 ]
             )  # fmt: skip
         print(_table(rows))
@@ -836,6 +836,13 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             f"best: tiles {'x'.join(map(str, result.tiles))}, {result.threads} thread(s), "
             f"{result.time_s:.4g} s ({result.statistic} of {len(result.runs)} passes); "
             f"runs in {result.table}"
+        )
+        share = next(c.fastest_share for c in result.candidates if c.tiles == result.tiles
+                     and c.threads == result.threads)  # fmt: skip
+        print(
+            f"the best is the fastest in {100 * share:.0f}% of 1000 bootstrap resamples of the "
+            "passes (fastest in: the same for every candidate)"
+            + ("; the candidates cannot be told apart on this machine" if share < 0.9 else "")
         )
         return 0
 

@@ -82,6 +82,7 @@ __all__ = [
     "default_schedule",
     "effective_l3_bytes",
     "energy_status",
+    "fastest_shares",
     "find_rapl_package",
     "load_calibration",
     "load_is_high",
@@ -3089,6 +3090,11 @@ class TuneCandidate(Record):
         Measured time: the tune's statistic over passes (median or minimum).
     time_min_s, time_max_s : float
         Spread over passes.
+    fastest_share : float
+        Share of the bootstrap resamples of the passes (each candidate's passes drawn with
+        replacement, the statistic taken again) in which this candidate is the fastest:
+        near 1 for the best when the pick stands out from the noise, split among the
+        candidates when they cannot be told apart on this machine.
     """
 
     rank: int
@@ -3098,6 +3104,7 @@ class TuneCandidate(Record):
     time_s: float
     time_min_s: float
     time_max_s: float
+    fastest_share: float
 
     def _asdict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -3162,6 +3169,57 @@ class TuneResult(Record):
             "loadavg_1m": self.runs.loadavg_1m.tolist(),
         }
         return d
+
+
+def fastest_shares(
+    pass_times_s: npt.ArrayLike, statistic: str = "median", *, resamples: int = 1000, seed: int = 0
+) -> npt.NDArray[np.float64]:
+    """Return how often each candidate is the fastest when its passes are resampled.
+
+    Each candidate's passes (its row, NaN where a pass lacks it) are drawn with replacement
+    ``resamples`` times and the statistic (:func:`point_statistic`) taken again; a resample's
+    fastest candidate is the one with the least statistic (the earlier row on ties). On a
+    machine whose run times have two modes (``docs/validate.md``), candidates within the
+    noise share the wins: this says whether a measured "best" is one.
+
+    Parameters
+    ----------
+    pass_times_s : array_like
+        Shape (candidates, passes), seconds, NaN where a pass lacks a candidate.
+    statistic : {"median", "min"}
+        The per-candidate statistic over passes.
+    resamples : int
+        Bootstrap resamples, in [1, 10^6].
+    seed : int
+        Seed of the resampling (``numpy.random.default_rng``), in [0, 2^63).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per candidate, the share of resamples in which it is the fastest (they sum to 1).
+
+    Raises
+    ------
+    ValueError
+        If the array is not 2-D with at least one candidate, a candidate has no finite
+        positive pass, or an argument is out of range.
+    """
+    stat = _statistic_name(statistic)
+    n_b = _positive_int(resamples, "resamples", 1, 10**6)
+    seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
+    t = np.asarray(pass_times_s, dtype=np.float64)
+    if t.ndim != 2 or t.shape[0] == 0:
+        raise ValueError(f"pass_times_s: must be 2-D (candidates, passes), got shape {t.shape}")
+    rng = np.random.default_rng([seed_value, 21])
+    stats = np.empty((t.shape[0], n_b))
+    for i, row in enumerate(t):
+        passes = row[np.isfinite(row)]
+        if passes.size == 0 or (passes <= 0).any():
+            raise ValueError(f"pass_times_s: candidate {i} has no finite positive passes")
+        drawn = passes[rng.integers(0, passes.size, size=(n_b, passes.size))]
+        stats[i] = np.median(drawn, axis=1) if stat == "median" else drawn.min(axis=1)
+    wins = np.bincount(np.argmin(stats, axis=0), minlength=t.shape[0])
+    return np.asarray(wins / n_b, dtype=np.float64)
 
 
 def tune(
@@ -3277,8 +3335,17 @@ def tune(
             TuneCandidate(
                 rank, tiles, n, pred, float(med.time_s[j]),
                 float(med.columns["time_min_s"][j]), float(med.columns["time_max_s"][j]),
+                math.nan,
             )
         )  # fmt: skip
+    keys = [(name, size_args, c.tiles, c.threads, sched) for c in candidates]
+    passes_s = med.pass_times_s
+    if passes_s is None:  # per_point() keeps the passes; a guard, not a case
+        raise RuntimeError(f"{path}: the table of points lost its passes")
+    shares = fastest_shares(passes_s[[index[key] for key in keys]], stat, seed=seed)
+    candidates = [
+        replace(c, fastest_share=float(x)) for c, x in zip(candidates, shares, strict=True)
+    ]
     best = min(candidates, key=lambda c: (c.time_s, c.rank))
     key = (name, size_args, best.tiles, best.threads, sched)
     runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
