@@ -748,6 +748,59 @@ class ExactModel {
     return static_cast<double>(sum);
   }
 
+  // 3D `exact` on the kind tables: c of every pair (outer class ob, table class) of one
+  // wavefront, accumulated as the class loop of wavefront() does. Row r of a dimension's
+  // sub-tile b is of kind trail for r < (b+1) tS - S, full up to r = b tS, lead after
+  // (InnerDim::segments; the two switches are in this order as tS <= S), so the pair's
+  // rows split into at most five runs of one (outer kind, table kind), each one range sum
+  // of that pair's kind table: the same integer as kind_steps' nine intersections.
+  __attribute__((always_inline)) void pair_loop_3d(i64 ob, i64 omult, Rows nz_o,
+                                                   const SubtileRange& tr, double m_prime,
+                                                   double c_iter, double tau, double& sum_c,
+                                                   double& sum_max, i64& n_sub) const {
+    const i64 tso = outer_dim_.tS, tst = table_dim_.tS, St = table_dim_.S;
+    const i64 xa = (ob + 1) * tso - outer_dim_.S;  // outer: first full row
+    const i64 xb = ob * tso + 1;                    // outer: first lead row
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    const i64* table = scratch_.kind_table.data();
+    auto pair = [&](i64 tb, i64 tmult) COSTMETRICS_LAMBDA_INLINE {
+      // Rows with points of both sub-tiles (nonzero_rows of each, intersected).
+      const i64 lo = std::max(nz_o.lo, tb * tst - St + 1);
+      const i64 hi = std::min(nz_o.hi, (tb + 1) * tst - 1);
+      if (lo > hi) return;  // no point in this wavefront: the sub-tile is skipped
+      const i64 ya = (tb + 1) * tst - St;  // table: first full row
+      const i64 yb = tb * tst + 1;         // table: first lead row
+      const i64 end = hi + 1;
+      i64 r = lo;
+      i64 sum = 0;
+      for (;;) {
+        const int ko = (r >= xa ? 1 : 0) + (r >= xb ? 1 : 0);
+        const int kt = (r >= ya ? 1 : 0) + (r >= yb ? 1 : 0);
+        const i64 next_o = ko == 0 ? xa : ko == 1 ? xb : end;
+        const i64 next_t = kt == 0 ? ya : kt == 1 ? yb : end;
+        const i64 stop = std::min(std::min(next_o, next_t), end);
+        const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
+        sum += pre[stop] - pre[r];
+        if (stop == end) break;
+        r = stop;
+      }
+      // Rule 6 (exact Eqs. A.10/A.16/A.28), as in wavefront().
+      const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+      const i64 mult = omult * tmult;
+      sum_c += static_cast<double>(mult) * c;
+      sum_max += static_cast<double>(mult) * std::max(m_prime, c);
+      n_sub += mult;
+    };
+    // for_each_subtile_class(table_dim_, ra, rb) with the range computed once per wavefront.
+    if (tr.full_lo <= tr.full_hi) {
+      for (i64 b = tr.b_min; b < tr.full_lo; ++b) pair(b, i64{1});
+      pair(tr.full_lo, tr.full_hi - tr.full_lo + 1);
+      for (i64 b = tr.full_hi + 1; b <= tr.b_max; ++b) pair(b, i64{1});
+    } else {
+      for (i64 b = tr.b_min; b <= tr.b_max; ++b) pair(b, i64{1});
+    }
+  }
+
   // Lines of sub-tile (b_outer, b_table) over its rows with points (kinds_ tables): 2D the
   // sum of W(r), 3D of W(r) n_s2(b, r) by the kinds of the s2 dimension.
   double kind_lines(i64 b_outer, i64 b_table, Rows rows) const {
@@ -1132,8 +1185,22 @@ class ExactModel {
                        static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * kind_stride;
       }
     }
+    // 3D `exact` on the kind tables: the table dimension's sub-tile range once per
+    // wavefront (it does not depend on the outer class), not once per outer class.
+    const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
+    SubtileRange table_range;
+    if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
     for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
                                                    COSTMETRICS_LAMBDA_INLINE {
+      if (kinds_3d) {
+        // The loop below for 3D `exact` on the kind tables, its pairs written out: the same
+        // classes in the same order (for_each_subtile_class), the same rows, the same
+        // integer steps, and the same floating-point operations in the same order.
+        const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
+        if (nz_o.empty()) return;  // every pair of this outer class is empty
+        pair_loop_3d(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c, sum_max, n_sub);
+        return;
+      }
       if (!Extras && kinds_ && !table_dim_.skewed) {
         // 1D/2D `exact` on the kind tables: the loop below with its one-class inner
         // dimension written out (rows = nz_outer, kind_steps' 1D/2D branch): the same
