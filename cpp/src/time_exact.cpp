@@ -698,8 +698,47 @@ class ExactModel {
         if (++trail_t == tst) trail_t = 0;
       }
     };
+    // 3D `exact` (both inner dimensions skewed, no lines): the nine pairs of kinds written
+    // out (kind pair p = ko * 3 + kt, as kinds[] holds them here): per row three products
+    // W(r) n_outer, then nine divisions, with no look-up of the pair's kinds (the integers
+    // of generic_rows, in the same tables).
+    auto fill3 = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
+      i64* const base = table.data();
+      i64 a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+      for (i64 r = 0; r < tT_; ++r) {
+        const i64 w = tS1_ + 2 * e(r);
+        const i64 wo[3] = {w * trail_o, w * tso, w * (tso - mod_o)};
+        const i64 nt[3] = {trail_t, tst, tst - mod_t};
+        i64* const row = base + static_cast<std::size_t>(r) + 1;
+        for (int ko = 0; ko < 3; ++ko) {
+          for (int kt = 0; kt < 3; ++kt) {
+            a[ko * 3 + kt] += ceil_div_n_v(wo[ko] * nt[kt]);
+            row[static_cast<std::size_t>(ko * 3 + kt) * stride] = a[ko * 3 + kt];
+          }
+        }
+        if (++mod_o == tso) mod_o = 0;
+        if (++trail_o == tso) trail_o = 0;
+        if (++mod_t == tst) mod_t = 0;
+        if (++trail_t == tst) trail_t = 0;
+      }
+    };
     if (lines3) {
       generic_rows(std::true_type{});
+    } else if (outer_dim_.skewed && table_dim_.skewed) {
+      if (n_v_shift_ >= 0) {
+        const int shift = n_v_shift_;
+        const i64 round_up = (i64{1} << shift) - 1;
+        fill3([shift, round_up](i64 x) { return (x + round_up) >> shift; });
+      } else if (magic_ok) {
+        const std::uint64_t magic = n_v_magic_;
+        const int shift = n_v_magic_shift_;
+        const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
+        fill3([magic, shift, round_up](i64 x) {
+          return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
+        });
+      } else {
+        fill3([this](i64 x) { return ceil_n_v(x); });
+      }
     } else if (!(outer_dim_.skewed && !table_dim_.skewed)) {
       generic_rows(std::false_type{});
     }
