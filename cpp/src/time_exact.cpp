@@ -411,13 +411,11 @@ class ExactModel {
     }
     outer_dim_ = inner[0];
     table_dim_ = inner[1];
-    w_.resize(static_cast<std::size_t>(tT_));
     n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
     // log2(nV) when nV is a power of two (the kind tables then divide by a shift), else -1.
     n_v_shift_ = -1;
     if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0) {
-      n_v_shift_ = 0;
-      while ((i64{1} << n_v_shift_) < gpu.n_v) ++n_v_shift_;
+      n_v_shift_ = __builtin_ctzll(static_cast<unsigned long long>(gpu.n_v));
     }
     // Other nV below 2^22: floor(y / nV) = (y M) >> k for 0 <= y < 2^31, with
     // k = 31 + ceil(log2 nV) and M = ceil(2^k / nV). With y = q nV + r (0 <= r < nV) and
@@ -426,8 +424,8 @@ class ExactModel {
     // so y M < 2^64: the product is exact in 64 unsigned bits.
     n_v_magic_shift_ = -1;
     if (n_v_shift_ < 0 && gpu.n_v > 0 && gpu.n_v < (1 << 22)) {
-      int log2_ceil = 0;
-      while ((i64{1} << log2_ceil) < gpu.n_v) ++log2_ceil;
+      // ceil(log2 nV) for nV >= 3 (not a power of two): the bit length of nV - 1.
+      const int log2_ceil = 64 - __builtin_clzll(static_cast<unsigned long long>(gpu.n_v - 1));
       n_v_magic_shift_ = kMagicBits + log2_ceil;  // <= 53
       const std::uint64_t two_k = std::uint64_t{1} << n_v_magic_shift_;
       const std::uint64_t d = static_cast<std::uint64_t>(gpu.n_v);
@@ -435,6 +433,8 @@ class ExactModel {
     }
     path_ = path;
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
+    // W(r) per row, read only where rows do not fit whole (the tables hold it otherwise).
+    if (!wide_s1_) w_.resize(static_cast<std::size_t>(tT_));
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
   }
@@ -1405,10 +1405,14 @@ class ExactModel {
 
 namespace {
 
-template <bool Extras>
+// TalgOnly (issue 15, seventh round): the callers that read T_alg alone (the batch, the
+// codesign search) skip the Breakdown's other terms (c_s, m'_s of a whole tile, the
+// sub-tile count, T_ideal); T_alg and k are computed as with them.
+template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
                               bool machine, DesignRow* row) {
+  static_assert(!(Extras && TalgOnly), "T_alg alone is the exact variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
@@ -1421,7 +1425,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
   b.pitch = static_cast<double>(model.pitch());
-  b.m_tile_words = m_tile_words(dims, tiles);
+  b.m_tile_words = m_tile_words_positive(dims, tiles);  // tiles feasible: no checks
   b.k = detail::k_factor(gpu, b.m_tile_words);
 
   // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
@@ -1535,15 +1539,17 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
       machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
-  // With every core streaming, every row of the tile.
-  b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
+  if constexpr (!TalgOnly) {
+    // With every core streaming, every row of the tile.
+    b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
 
-  // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
-  b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) {
-    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
+    b.n_subtiles = 1;
+    for (int d = 1; d < dims; ++d) {
+      b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    }
+    b.c_s = model.full_subtile_c();
   }
-  b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
@@ -1657,11 +1663,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     add(j, 1, 3 + static_cast<int>(j - n_interior - 1));
   }
 
+  b.talg_s = talg;
+  if constexpr (TalgOnly) return b;
   b.n_wavefronts = n_wavefronts;
   b.tiles_per_wavefront = max_tiles;
   b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
   b.t_sync_total_s = static_cast<double>(n_wavefronts) * t_sync;
-  b.talg_s = talg;
   b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
 }
@@ -1679,6 +1686,13 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
     return evaluate_exact_impl<true>(gpu, stencil, size, tiles, path, machine, row);
   }
   return evaluate_exact_impl<false>(gpu, stencil, size, tiles, path, false, nullptr);
+}
+
+double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
+                           const ProblemSize& size, const TileSizes& tiles) {
+  return evaluate_exact_impl<false, true>(gpu, stencil, size, tiles, ExactPath::fast, false,
+                                          nullptr)
+      .talg_s;
 }
 
 }  // namespace detail
