@@ -793,6 +793,9 @@ class ExactModel {
   // (InnerDim::segments; the two switches are in this order as tS <= S), so the pair's
   // rows split into at most five runs of one (outer kind, table kind), each one range sum
   // of that pair's kind table: the same integer as kind_steps' nine intersections.
+  // KOne (k = 1): tile_time_s reads n_sub and sum c only, else sum max(m', c) only, so only
+  // those are accumulated (the same operations on them, in the same order).
+  template <bool KOne>
   __attribute__((always_inline)) void pair_loop_3d(i64 ob, i64 omult, Rows nz_o,
                                                    const SubtileRange& tr, double m_prime,
                                                    double c_iter, double tau, double& sum_c,
@@ -802,7 +805,8 @@ class ExactModel {
     const i64 xb = ob * tso + 1;                    // outer: first lead row
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     const i64* table = scratch_.kind_table.data();
-    auto pair = [&](i64 tb, i64 tmult) COSTMETRICS_LAMBDA_INLINE {
+    // Pair (ob, tb) standing for `mult` sub-tiles (mult_d = double(mult)).
+    auto pair = [&](i64 tb, i64 mult, double mult_d) COSTMETRICS_LAMBDA_INLINE {
       // Rows with points of both sub-tiles (nonzero_rows of each, intersected).
       const i64 lo = std::max(nz_o.lo, tb * tst - St + 1);
       const i64 hi = std::min(nz_o.hi, (tb + 1) * tst - 1);
@@ -810,6 +814,8 @@ class ExactModel {
       const i64 ya = (tb + 1) * tst - St;  // table: first full row
       const i64 yb = tb * tst + 1;         // table: first lead row
       const i64 end = hi + 1;
+      // The kinds at row lo, then run by run (xa < xb and ya < yb: one switch at a time
+      // per dimension).
       i64 r = lo;
       i64 sum = 0;
       for (;;) {
@@ -825,18 +831,23 @@ class ExactModel {
       }
       // Rule 6 (exact Eqs. A.10/A.16/A.28), as in wavefront().
       const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
-      const i64 mult = omult * tmult;
-      sum_c += static_cast<double>(mult) * c;
-      sum_max += static_cast<double>(mult) * std::max(m_prime, c);
-      n_sub += mult;
+      if constexpr (KOne) {
+        sum_c += mult_d * c;
+        n_sub += mult;
+      } else {
+        sum_max += mult_d * std::max(m_prime, c);
+      }
     };
-    // for_each_subtile_class(table_dim_, ra, rb) with the range computed once per wavefront.
+    // for_each_subtile_class(table_dim_, ra, rb) with the range computed once per wavefront;
+    // a boundary class stands for omult x 1 sub-tiles.
+    const double omult_d = static_cast<double>(omult);
     if (tr.full_lo <= tr.full_hi) {
-      for (i64 b = tr.b_min; b < tr.full_lo; ++b) pair(b, i64{1});
-      pair(tr.full_lo, tr.full_hi - tr.full_lo + 1);
-      for (i64 b = tr.full_hi + 1; b <= tr.b_max; ++b) pair(b, i64{1});
+      for (i64 b = tr.b_min; b < tr.full_lo; ++b) pair(b, omult, omult_d);
+      const i64 full_mult = omult * (tr.full_hi - tr.full_lo + 1);
+      pair(tr.full_lo, full_mult, static_cast<double>(full_mult));
+      for (i64 b = tr.full_hi + 1; b <= tr.b_max; ++b) pair(b, omult, omult_d);
     } else {
-      for (i64 b = tr.b_min; b <= tr.b_max; ++b) pair(b, i64{1});
+      for (i64 b = tr.b_min; b <= tr.b_max; ++b) pair(b, omult, omult_d);
     }
   }
 
@@ -1237,7 +1248,13 @@ class ExactModel {
         // integer steps, and the same floating-point operations in the same order.
         const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
         if (nz_o.empty()) return;  // every pair of this outer class is empty
-        pair_loop_3d(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c, sum_max, n_sub);
+        if (k == 1) {
+          pair_loop_3d<true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c, sum_max,
+                             n_sub);
+        } else {
+          pair_loop_3d<false>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
+                              sum_max, n_sub);
+        }
         return;
       }
       if (!Extras && kinds_ && !table_dim_.skewed) {
