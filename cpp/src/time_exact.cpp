@@ -1263,13 +1263,19 @@ class ExactModel {
         // integers and the same floating-point operations in the same order.
         const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
         if (rows.empty()) return;
-        Rows so[3];
-        outer_dim_.segments(ob, rows.lo, rows.hi, so);
+        // The three kind segments of InnerDim::segments as the runs [lo, a), [a, b),
+        // [b, end): a and b are the first full and the first lead row clamped into the rows
+        // (a <= b as tS <= S); an empty run adds pre[x] - pre[x] = 0. No branch per kind.
+        const i64 end = rows.hi + 1;
         i64 sum = 0;
-        for (int ko = 0; ko < 3; ++ko) {
-          if (so[ko].empty()) continue;
-          const i64* pre = kind_pre[ko];
-          sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
+        if (outer_dim_.skewed) {
+          const i64 a = std::min(std::max((ob + 1) * outer_dim_.tS - outer_dim_.S, rows.lo), end);
+          const i64 b = std::min(std::max(ob * outer_dim_.tS + 1, a), end);
+          sum = (kind_pre[InnerDim::kTrail][a] - kind_pre[InnerDim::kTrail][rows.lo]) +
+                (kind_pre[InnerDim::kFull][b] - kind_pre[InnerDim::kFull][a]) +
+                (kind_pre[InnerDim::kLead][end] - kind_pre[InnerDim::kLead][b]);
+        } else {  // 1D: the placeholder's rows are all kFull
+          sum = kind_pre[InnerDim::kFull][end] - kind_pre[InnerDim::kFull][rows.lo];
         }
         const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
         sum_c += static_cast<double>(omult) * c;
