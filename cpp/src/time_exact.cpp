@@ -1428,14 +1428,10 @@ class ExactModel {
 
 namespace {
 
-// TalgOnly (issue 15, seventh round): the callers that read T_alg alone (the batch, the
-// codesign search) skip the Breakdown's other terms (c_s, m'_s of a whole tile, the
-// sub-tile count, T_ideal); T_alg and k are computed as with them.
-template <bool Extras, bool TalgOnly = false>
+template <bool Extras>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
                               bool machine, DesignRow* row) {
-  static_assert(!(Extras && TalgOnly), "T_alg alone is the exact variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
@@ -1562,17 +1558,15 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
       machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
-  if constexpr (!TalgOnly) {
-    // With every core streaming, every row of the tile.
-    b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
+  // With every core streaming, every row of the tile.
+  b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
 
-    // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
-    b.n_subtiles = 1;
-    for (int d = 1; d < dims; ++d) {
-      b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
-    }
-    b.c_s = model.full_subtile_c();
+  // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
+  b.n_subtiles = 1;
+  for (int d = 1; d < dims; ++d) {
+    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
   }
+  b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
@@ -1686,12 +1680,11 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     add(j, 1, 3 + static_cast<int>(j - n_interior - 1));
   }
 
-  b.talg_s = talg;
-  if constexpr (TalgOnly) return b;
   b.n_wavefronts = n_wavefronts;
   b.tiles_per_wavefront = max_tiles;
   b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
   b.t_sync_total_s = static_cast<double>(n_wavefronts) * t_sync;
+  b.talg_s = talg;
   b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
 }
@@ -1711,11 +1704,39 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
   return evaluate_exact_impl<false>(gpu, stencil, size, tiles, path, false, nullptr);
 }
 
+// T_alg alone (issue 15, seventh round): the wavefront classes of evaluate_exact_impl<false>
+// without the Breakdown's other terms (c_s, m' of a whole tile, the sub-tile count, T_ideal)
+// and without the machine variant's transfer terms, which `exact` does not read (it takes
+// m'_exact). There a class costs rounds T_i - (rounds - share) t_points + T_sync with
+// share = rounds and t_points = 0, i.e. (rounds T_i - 0.0) + T_sync, the same double as
+// rounds T_i + T_sync. The classes are evaluated in the same order (the reuse of the
+// interior wavefront depends on it), so T_alg is the same bit for bit.
 double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
                            const ProblemSize& size, const TileSizes& tiles) {
-  return evaluate_exact_impl<false, true>(gpu, stencil, size, tiles, ExactPath::fast, false,
-                                          nullptr)
-      .talg_s;
+  const int dims = stencil.n_space_dims;
+  const i64 T = size.time_steps;
+  const i64 h = tiles.time / 2;
+  ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false);
+  const i64 k = detail::k_factor(gpu, m_tile_words_positive(dims, tiles));
+  TransferTerms transfer;
+  transfer.m_prime_exact = detail::transfer(gpu, dims, tiles).m_prime_s;
+  const double t_sync = gpu.t_sync_s;
+  const i64 k_n_sm = k * static_cast<i64>(gpu.n_sm);
+  const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
+  const i64 j_last = div_floor(T - 1, h) + 1;
+  double talg = 0;
+  auto add = [&](i64 j, i64 count) COSTMETRICS_LAMBDA_INLINE {
+    const WavefrontCost w = model.wavefront(j, k, transfer);
+    if (!w.nonempty) return;
+    // Eq. A.2 with the exact n_i, as in evaluate_exact_impl.
+    const double rounds = static_cast<double>(div_ceil(w.n_tiles, k_n_sm));
+    talg += static_cast<double>(count) * (rounds * w.t_tile_s + t_sync);
+  };
+  add(0, 1);                                          // first, partial B wavefront
+  if (n_interior >= 1) add(1, (n_interior + 1) / 2);  // interior A (odd j)
+  if (n_interior >= 2) add(2, n_interior / 2);        // interior B (even j)
+  for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
+  return talg;
 }
 
 }  // namespace detail
