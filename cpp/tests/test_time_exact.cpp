@@ -183,6 +183,8 @@ void compare_case(const tmod::GpuParams& gpu, int dims, const tmod::ProblemSize&
       tmod::detail::evaluate_exact(gpu, st, size, tiles, tmod::detail::ExactPath::general);
   CHECK(b.talg_s == general.talg_s);
   CHECK(b.c_s == general.c_s);
+  // T_alg alone (the batch's and the codesign search's path), bit for bit.
+  CHECK(tmod::detail::evaluate_exact_talg(gpu, st, size, tiles) == general.talg_s);
   ++g_cases;
   CHECK(ref.bad_points == 0);
   CHECK_CLOSE(b.talg_s, ref.talg, 1e-12);
@@ -404,6 +406,7 @@ void test_fast_path_matches_general() {
         tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
     ++compared;
     CHECK(fast.talg_s == general.talg_s);
+    CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
     CHECK(fast.c_s == general.c_s);
     CHECK(fast.t_tile_s == general.t_tile_s);
     CHECK(fast.n_wavefronts == general.n_wavefronts);
@@ -502,6 +505,7 @@ void test_kind_tables_match_general() {
         g, st, size, tiles, tmod::detail::ExactPath::general, machine);
     ++compared;
     CHECK(same_breakdown("kinds", dims, size, tiles, g.n_v, machine, fast, general));
+    if (!machine) CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
     if (machine) {
       // And the design rows (coefficients) of both walks.
       tmod::detail::DesignRow rf{}, rg{};
@@ -565,6 +569,7 @@ void test_kind_tables_n_v_division() {
     ++compared;
     pow2 += (g.n_v & (g.n_v - 1)) == 0 ? 1 : 0;
     CHECK(same_breakdown("nV division", dims, size, tiles, g.n_v, false, fast, general));
+    CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
   }
   std::printf("  kind tables' nV division vs general path: %d cases (%d with nV a power of 2)\n",
               compared, pow2);
