@@ -233,6 +233,17 @@ struct WavefrontCost {
   RowCounts rows;                // machine variant: the counts of m' in this wavefront
 };
 
+// What `exact` reads of a wavefront (WavefrontCost holds the machine variant's terms too):
+// smaller, so that the fast path does not zero and copy the rest per wavefront.
+struct WavefrontCostExact {
+  bool nonempty = false;
+  i64 n_tiles = 0;
+  double t_tile_s = 0;
+  double m_prime_s = 0;
+};
+template <bool Extras>
+using WavefrontCostOf = std::conditional_t<Extras, WavefrontCost, WavefrontCostExact>;
+
 // The transfer time m' of one (sub)tile (Eqs. A.9/A.15/A.26). For `exact` a constant; for
 // `machine` it depends on the cores streaming at once, min(n_i, nSM), and on the tile rows
 // [r_lo, r_hi) the wavefront holds (docs/time.md):
@@ -1126,8 +1137,8 @@ class ExactModel {
   }
 
   // n_i, and T_i of rule 8, for wavefront j.
-  WavefrontCost wavefront(i64 j, i64 k, const TransferTerms& transfer) {
-    WavefrontCost out;
+  WavefrontCostOf<Extras> wavefront(i64 j, i64 k, const TransferTerms& transfer) {
+    WavefrontCostOf<Extras> out;
     const i64 t0 = (j - 1) * h_;
     const i64 r_lo = std::max<i64>(0, -t0);
     const i64 r_hi = std::min(tT_, T_ - t0);  // rows [r_lo, r_hi) lie in [0, T)
@@ -1329,7 +1340,8 @@ class ExactModel {
         sum_max += static_cast<double>(mult) * std::max(m_prime, c);
         n_sub += mult;
         if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
-        if (Extras && want_coef_) {
+        if constexpr (Extras) {
+          if (!want_coef_) return;
           const double md = static_cast<double>(mult);
           const double v[3] = {steps, static_cast<double>(rows.size()), lines};
           const bool c_wins = m_prime < c;
@@ -1345,23 +1357,25 @@ class ExactModel {
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
         detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
-    if (Extras && want_coef_) {
-      // The same branches as tile_time_s (time_detail.hpp).
-      const double kd = static_cast<double>(k);
-      double fc = 1;
-      const double* counts = cnt_all;
-      if (dims_ == 1) {
-        const bool c_wins = m_prime < sum_c;
-        out.coef_m = c_wins ? 1.0 : kd;
-        fc = c_wins ? kd : 1.0;
-      } else if (k == 1) {
-        out.coef_m = static_cast<double>(n_sub);
-      } else {
-        out.coef_m = 1.0 + kd * n_m_wins;
-        fc = kd;
-        counts = cnt_c_wins;
+    if constexpr (Extras) {
+      if (want_coef_) {
+        // The same branches as tile_time_s (time_detail.hpp).
+        const double kd = static_cast<double>(k);
+        double fc = 1;
+        const double* counts = cnt_all;
+        if (dims_ == 1) {
+          const bool c_wins = m_prime < sum_c;
+          out.coef_m = c_wins ? 1.0 : kd;
+          fc = c_wins ? kd : 1.0;
+        } else if (k == 1) {
+          out.coef_m = static_cast<double>(n_sub);
+        } else {
+          out.coef_m = 1.0 + kd * n_m_wins;
+          fc = kd;
+          counts = cnt_c_wins;
+        }
+        for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
       }
-      for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
     }
     if constexpr (Extras) {
       out.steps_all = steps_all;
@@ -1409,7 +1423,7 @@ class ExactModel {
   // The last wavefront's rows and cost, reused by the next one with the same rows and m'.
   bool reuse_valid_ = false;
   i64 reuse_lo_ = 0, reuse_hi_ = 0;
-  WavefrontCost reuse_;
+  WavefrontCostOf<Extras> reuse_;
   bool machine_ = false;     // add the MachineTerms
   bool want_coef_ = false;   // track the coefficients of T_alg
   bool need_lines_ = false;  // count lines (machine_ or want_coef_)
@@ -1607,7 +1621,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     }
   }
   auto add = [&](i64 j, i64 count, int slot) {
-    const WavefrontCost w = model.wavefront(j, b.k, transfer);
+    const auto w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
@@ -1618,59 +1632,65 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     // per row, segment or line for its tiles (clipped_rounds); otherwise Eq. A.2.
     double share = rounds;
     double t_points_s = 0;  // the part of T_i that scales with the tile's s1 points
-    if (clipped_terms) {
-      const ClippedRounds& clipped = clipped_at[slot];
-      rounds = clipped.tiles;
-      share = clipped.share;
-      const double l_word =
-          transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
-                                              static_cast<double>(ref));
-      // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
-      const double coef_m = dims == 1 ? 1.0 : w.n_sub;
-      t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
-                   w.steps_all * stencil.c_iter_s;
+    if constexpr (Extras) {  // (the machine variant's terms: not in `exact`'s wavefront)
+      if (clipped_terms) {
+        const ClippedRounds& clipped = clipped_at[slot];
+        rounds = clipped.tiles;
+        share = clipped.share;
+        const double l_word =
+            transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
+                                                static_cast<double>(ref));
+        // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
+        const double coef_m = dims == 1 ? 1.0 : w.n_sub;
+        t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
+                     w.steps_all * stencil.c_iter_s;
+      }
     }
     double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
-    const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
-    if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
+    if constexpr (Extras) {
+      const bool shared_ends = machine && blocks && std::min(w.n_tiles, n_sm) > 1;
+      if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
+    }
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
     t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
     if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
-    if (Extras && row != nullptr) {
-      // d T_alg / d theta for this wavefront class (design_parameter_names() order).
-      DesignRow& r = *row;
-      const double n = static_cast<double>(count);
-      const double nm = n * rounds * w.coef_m;  // times m'
-      const double nc = n * rounds;             // times the counts
-      const double nm_p = n * share * w.coef_m;  // the same for the per-point terms
-      const double nc_p = n * share;
-      const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm_p * w.rows.words;                                        // L
-      r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
-      r[2] += n;                                                          // T_sync
-      r[3] += nc_p * w.counts[0];                                         // C_iter
-      r[4] += nm * w.rows.seg;                                            // L_seg
-      const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
-      if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
-        r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
-        r[5 + 3] += dram * (nm_p * w.rows.words);
-        r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
-        r[9 + 3] += dram * (nm_p * w.rows.words * active);
-      } else {
-        r[5 + lv] += nm_p * w.rows.words;            // dL[level]
-        r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
+    if constexpr (Extras) {
+      if (row != nullptr) {
+        // d T_alg / d theta for this wavefront class (design_parameter_names() order).
+        DesignRow& r = *row;
+        const double n = static_cast<double>(count);
+        const double nm = n * rounds * w.coef_m;  // times m'
+        const double nc = n * rounds;             // times the counts
+        const double nm_p = n * share * w.coef_m;  // the same for the per-point terms
+        const double nc_p = n * share;
+        const std::size_t lv = static_cast<std::size_t>(level);
+        r[0] += nm_p * w.rows.words;                                        // L
+        r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
+        r[2] += n;                                                          // T_sync
+        r[3] += nc_p * w.counts[0];                                         // C_iter
+        r[4] += nm * w.rows.seg;                                            // L_seg
+        const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
+        if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
+          r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
+          r[5 + 3] += dram * (nm_p * w.rows.words);
+          r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
+          r[9 + 3] += dram * (nm_p * w.rows.words * active);
+        } else {
+          r[5 + lv] += nm_p * w.rows.words;            // dL[level]
+          r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
+        }
+        r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
+        r[14] += n * barrier_threads;                                       // t_barrier
+        if (blocks) {                                                       // t_share
+          r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
+        } else {
+          r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
+        }
+        r[16] += nm_p * w.rows.buf;                                         // l_buffer
       }
-      r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
-      r[14] += n * barrier_threads;                                       // t_barrier
-      if (blocks) {                                                       // t_share
-        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
-      } else {
-        r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
-      }
-      r[16] += nm_p * w.rows.buf;                                         // l_buffer
     }
   };
   add(0, 1, 0);                                          // first, partial B wavefront
@@ -1726,7 +1746,7 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
   const i64 j_last = div_floor(T - 1, h) + 1;
   double talg = 0;
   auto add = [&](i64 j, i64 count) COSTMETRICS_LAMBDA_INLINE {
-    const WavefrontCost w = model.wavefront(j, k, transfer);
+    const auto w = model.wavefront(j, k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i, as in evaluate_exact_impl.
     const double rounds = static_cast<double>(div_ceil(w.n_tiles, k_n_sm));
