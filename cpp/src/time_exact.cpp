@@ -23,6 +23,17 @@
 #include "floor_sum.hpp"
 #include "time_detail.hpp"
 
+// The 2D kind tables have an AVX2 fill, chosen at run time (the build stays for the baseline
+// ISA), as the paper variant's batch kernel (time.cpp); -DCOSTMETRICS_NO_SIMD builds the
+// scalar fill alone.
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(COSTMETRICS_NO_SIMD)
+#define COSTMETRICS_EXACT_AVX2 1
+#include <immintrin.h>
+#else
+#define COSTMETRICS_EXACT_AVX2 0
+#endif
+
 namespace costmetrics {
 namespace time {
 namespace detail {
@@ -393,6 +404,79 @@ ClippedCache& clipped_cache() {
   return cache;
 }
 
+#if COSTMETRICS_EXACT_AVX2
+#define COSTMETRICS_EXACT_TARGET_AVX2 __attribute__((target("avx2")))
+#define COSTMETRICS_EXACT_TARGET_AVX2_INLINE inline __attribute__((target("avx2"), always_inline))
+
+bool exact_cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") != 0;
+  return has;
+}
+
+// The state of the AVX2 2D fill: the row, W(r), the trail and lead counts, the prefix sums.
+struct Fill2dState {
+  std::int64_t r = 0, w = 0, trail = 0, lead = 0;
+  __m256i acc;
+};
+
+// Rows [s.r, r_end) of the AVX2 2D fill with W(r) stepping by dw, in the stretches between
+// the wraps of the trail count (to 0 after tS - 1) and the lead count (to tS after 1), as
+// the scalar fill runs them.
+COSTMETRICS_EXACT_TARGET_AVX2_INLINE void fill_2d_stretches_avx2(
+    Fill2dState& s, std::int64_t* t4, std::int64_t r_end, std::int64_t dw, std::int64_t tso,
+    __m256i round_up, __m128i count) {
+  const __m256i step = _mm256_set_epi64x(0, -1, 0, 1);  // per row: trail + 1, lead - 1
+  const __m256i dwv = _mm256_set1_epi64x(dw);
+  __m256i wv = _mm256_set1_epi64x(s.w);
+  __m256i acc = s.acc;
+  while (s.r < r_end) {
+    const std::int64_t n = std::min(std::min(r_end - s.r, tso - s.trail), s.lead);
+    __m256i nv = _mm256_set_epi64x(0, s.lead, tso, s.trail);
+    std::int64_t* out = t4 + 4 * (s.r + 1);
+    for (std::int64_t i = 0; i < n; ++i, out += 4) {
+      const __m256i x = _mm256_add_epi64(_mm256_mul_epu32(wv, nv), round_up);
+      acc = _mm256_add_epi64(acc, _mm256_srl_epi64(x, count));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc);
+      nv = _mm256_add_epi64(nv, step);
+      wv = _mm256_add_epi64(wv, dwv);
+    }
+    s.r += n;
+    s.w += n * dw;
+    s.trail += n;
+    s.lead -= n;
+    if (s.trail == tso) s.trail = 0;
+    if (s.lead == 0) s.lead = tso;
+  }
+  s.acc = acc;
+}
+
+// The 2D kind tables (ExactModel::build_kind_tables, by row) for nV = 2^shift, one row per
+// vector: the lanes trail, full, lead (and a pad) hold the points per row of each kind
+// n = (S + r) mod tS, tS, tS - (r mod tS), multiplied by W(r) = tS1 + 2 e(r) and divided by
+// ceil(x / 2^shift) = (x + 2^shift - 1) >> shift, the integers of the scalar fill (lane by
+// lane: W(r) and n are below 2^22 for a feasible tile, so _mm256_mul_epu32's 32 x 32 -> 64
+// bit product is exact). Row 0 (zeros) is the caller's.
+COSTMETRICS_EXACT_TARGET_AVX2 void fill_2d_rows_avx2(std::int64_t* t4, std::int64_t tT,
+                                                     std::int64_t tS1, std::int64_t tso,
+                                                     std::int64_t trail, std::int64_t lead,
+                                                     int shift) {
+  const __m256i round_up = _mm256_set1_epi64x((std::int64_t{1} << shift) - 1);
+  const __m128i count = _mm_cvtsi32_si128(shift);
+  Fill2dState s;
+  s.w = tS1;
+  s.trail = trail;
+  s.lead = lead;
+  s.acc = _mm256_setzero_si256();
+  // W(r) = tS1 + 2 e(r): +2 per row up to ceil(tT / 2), then -2 (as the scalar fill).
+  const std::int64_t split = (tT + 1) / 2;
+  fill_2d_stretches_avx2(s, t4, split, 2, tso, round_up, count);
+  s.w = tS1 + 2 * (tT - 1 - split);
+  fill_2d_stretches_avx2(s, t4, tT, -2, tso, round_up, count);
+}
+#undef COSTMETRICS_EXACT_TARGET_AVX2_INLINE
+#undef COSTMETRICS_EXACT_TARGET_AVX2
+#endif  // COSTMETRICS_EXACT_AVX2
+
 // Extras: the machine variant's terms or the design row are wanted. Templated so that the
 // `exact` variant compiles without their branches (its cost stays what it was).
 template <bool Extras>
@@ -579,23 +663,27 @@ class ExactModel {
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     auto& table = scratch_.kind_table;
     if (table.size() < 9 * stride) table.resize(9 * stride);  // grow only: no refill
-    const int n_outer = outer_dim_.skewed ? 3 : 1;  // kinds present (a placeholder: kFull)
-    const int n_table = table_dim_.skewed ? 3 : 1;
+    // The pairs of kinds present (a placeholder dimension: kFull) and their columns, for
+    // generic_rows (the 2D and 3D `exact` fills below write their own tables).
     int kinds[9];
     int n_pairs = 0;
-    for (int a = 0; a < n_outer; ++a) {
-      for (int c = 0; c < n_table; ++c) {
-        const int ko = outer_dim_.skewed ? a : InnerDim::kFull;
-        const int kt = table_dim_.skewed ? c : InnerDim::kFull;
-        kinds[n_pairs++] = ko * 3 + kt;
-      }
-    }
     i64 acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     i64* pre[9];
-    for (int p = 0; p < n_pairs; ++p) {
-      pre[p] = table.data() + static_cast<std::size_t>(kinds[p]) * stride;
-      pre[p][0] = 0;
-    }
+    auto prepare_generic = [&] {
+      const int n_outer = outer_dim_.skewed ? 3 : 1;
+      const int n_table = table_dim_.skewed ? 3 : 1;
+      for (int a = 0; a < n_outer; ++a) {
+        for (int c = 0; c < n_table; ++c) {
+          const int ko = outer_dim_.skewed ? a : InnerDim::kFull;
+          const int kt = table_dim_.skewed ? c : InnerDim::kFull;
+          kinds[n_pairs++] = ko * 3 + kt;
+        }
+      }
+      for (int p = 0; p < n_pairs; ++p) {
+        pre[p] = table.data() + static_cast<std::size_t>(kinds[p]) * stride;
+        pre[p][0] = 0;
+      }
+    };
     // r mod tS and (S + r) mod tS, advanced row by row.
     const i64 tso = outer_dim_.tS, tst = table_dim_.tS;
     auto mod = [](i64 a, i64 b) { return a - div_floor(a, b) * b; };
@@ -612,13 +700,18 @@ class ExactModel {
       }
     }
     if (outer_dim_.skewed && !table_dim_.skewed && !lines3) {
-      // 2D: the three kinds of the s2 dimension, unrolled.
-      auto column = [&](int ko) {
-        return table.data() + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
-      };
-      i64* pt = column(InnerDim::kTrail);
-      i64* pf = column(InnerDim::kFull);
-      i64* pl = column(InnerDim::kLead);
+      // 2D: the three kinds of the s2 dimension, unrolled, stored by row (row r's prefix
+      // sums of the kinds trail, full, lead at 4 r, 4 r + 1, 4 r + 2; kind_table_2d()), so
+      // that a row is one vector store in the AVX2 fill.
+      i64* const t4 = table.data();
+      t4[0] = t4[1] = t4[2] = t4[3] = 0;
+      bool filled = false;
+#if COSTMETRICS_EXACT_AVX2
+      if (n_v_shift_ >= 0 && exact_cpu_has_avx2()) {
+        fill_2d_rows_avx2(t4, tT_, tS1_, tso, trail_o, tso - mod_o, n_v_shift_);
+        filled = true;
+      }
+#endif
       auto fill = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
         i64 at = 0, af = 0, al = 0;
         // The lead count tso - (r mod tso) (in [1, tso]) and the trail count
@@ -637,9 +730,10 @@ class ExactModel {
               at += ceil_div_n_v(w * trail_o);
               af += ceil_div_n_v(w * tso);
               al += ceil_div_n_v(w * lead);
-              pt[next] = at;
-              pf[next] = af;
-              pl[next] = al;
+              i64* const row = t4 + 4 * next;
+              row[InnerDim::kTrail] = at;
+              row[InnerDim::kFull] = af;
+              row[InnerDim::kLead] = al;
             }
             if (trail_o == tso) trail_o = 0;
             if (lead == 0) lead = tso;
@@ -654,7 +748,8 @@ class ExactModel {
       };
       // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
       // a multiplication and a shift where every numerator is below 2^31.
-      if (n_v_shift_ >= 0) {
+      if (filled) {
+      } else if (n_v_shift_ >= 0) {
         const int shift = n_v_shift_;
         const i64 round_up = (i64{1} << shift) - 1;
         fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
@@ -715,6 +810,7 @@ class ExactModel {
     // of generic_rows, in the same tables).
     auto fill3 = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
       i64* const base = table.data();
+      for (std::size_t p = 0; p < 9; ++p) base[p * stride] = 0;  // row 0 of each pair
       i64 a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
       for (i64 r = 0; r < tT_; ++r) {
         const i64 w = tS1_ + 2 * e(r);
@@ -734,6 +830,7 @@ class ExactModel {
       }
     };
     if (lines3) {
+      prepare_generic();
       generic_rows(std::true_type{});
     } else if (outer_dim_.skewed && table_dim_.skewed) {
       if (n_v_shift_ >= 0) {
@@ -751,6 +848,7 @@ class ExactModel {
         fill3([this](i64 x) { return ceil_n_v(x); });
       }
     } else if (!(outer_dim_.skewed && !table_dim_.skewed)) {
+      prepare_generic();
       generic_rows(std::false_type{});
     }
     if constexpr (Extras) {
@@ -781,6 +879,12 @@ class ExactModel {
     if (!table_dim_.skewed) {  // 1D, 2D: the placeholder's rows are all kFull
       for (int ko = 0; ko < 3; ++ko) {
         if (so[ko].empty()) continue;
+        if (outer_dim_.skewed) {  // 2D: by row
+          const i64* t4 = kind_table_2d();
+          sum += t4[4 * static_cast<std::size_t>(so[ko].hi + 1) + static_cast<std::size_t>(ko)] -
+                 t4[4 * static_cast<std::size_t>(so[ko].lo) + static_cast<std::size_t>(ko)];
+          continue;
+        }
         const i64* pre = table + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
         sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
       }
@@ -892,6 +996,10 @@ class ExactModel {
     const double* pre = scratch_.row_table.data() + pair * stride;
     return pre[hi + 1] - pre[lo];
   }
+
+  // The 2D kind tables, by row: the prefix sums of the kinds trail, full, lead over the rows
+  // [0, r) at 4 r + kind (build_kind_tables).
+  const i64* kind_table_2d() const { return scratch_.kind_table.data(); }
 
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
@@ -1119,9 +1227,11 @@ class ExactModel {
       // The (full, full) kind table over the rows [0, tT): the same sum of
       // ceil(W(r) area / nV), row by row, as twice the half-hexagon sum below.
       if (!tables_ready_) build_kind_tables();
-      steps = scratch_.kind_table[static_cast<std::size_t>(InnerDim::kFull * 3 + InnerDim::kFull) *
-                                      (static_cast<std::size_t>(tT_) + 1) +
-                                  static_cast<std::size_t>(tT_)];
+      steps = dims_ == 2 ? kind_table_2d()[4 * static_cast<std::size_t>(tT_) + InnerDim::kFull]
+                         : scratch_.kind_table[static_cast<std::size_t>(InnerDim::kFull * 3 +
+                                                                        InnerDim::kFull) *
+                                                   (static_cast<std::size_t>(tT_) + 1) +
+                                               static_cast<std::size_t>(tT_)];
     } else if (wide_s1_) {
       // W(r) = tS1 + 2 e(r): rows r and tT - 1 - r are alike, each half is the paper's sum.
       steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, gpu_.n_v);
@@ -1282,9 +1392,10 @@ class ExactModel {
         if (outer_dim_.skewed) {
           const i64 a = std::min(std::max((ob + 1) * outer_dim_.tS - outer_dim_.S, rows.lo), end);
           const i64 b = std::min(std::max(ob * outer_dim_.tS + 1, a), end);
-          sum = (kind_pre[InnerDim::kTrail][a] - kind_pre[InnerDim::kTrail][rows.lo]) +
-                (kind_pre[InnerDim::kFull][b] - kind_pre[InnerDim::kFull][a]) +
-                (kind_pre[InnerDim::kLead][end] - kind_pre[InnerDim::kLead][b]);
+          const i64* t4 = kind_table_2d();  // by row: kinds trail, full, lead at 4 r + kind
+          sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * rows.lo + InnerDim::kTrail]) +
+                (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
+                (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
         } else {  // 1D: the placeholder's rows are all kFull
           sum = kind_pre[InnerDim::kFull][end] - kind_pre[InnerDim::kFull][rows.lo];
         }
