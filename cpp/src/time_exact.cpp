@@ -1361,12 +1361,13 @@ class ExactModel {
     const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
     SubtileRange table_range;
     if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
-    for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
-                                                   COSTMETRICS_LAMBDA_INLINE {
-      if (kinds_3d) {
-        // The loop below for 3D `exact` on the kind tables, its pairs written out: the same
-        // classes in the same order (for_each_subtile_class), the same rows, the same
-        // integer steps, and the same floating-point operations in the same order.
+    // One class loop per case (no test of the case per class).
+    if (kinds_3d) {
+      // The loop below for 3D `exact` on the kind tables, its pairs written out: the same
+      // classes in the same order (for_each_subtile_class), the same rows, the same
+      // integer steps, and the same floating-point operations in the same order.
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
         const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
         if (nz_o.empty()) return;  // every pair of this outer class is empty
         if (k == 1) {
@@ -1376,94 +1377,109 @@ class ExactModel {
           pair_loop_3d<false>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
                               sum_max, n_sub);
         }
-        return;
-      }
-      if (!Extras && kinds_ && !table_dim_.skewed) {
-        // 1D/2D `exact` on the kind tables: the loop below with its one-class inner
-        // dimension written out (rows = nz_outer, kind_steps' 1D/2D branch): the same
-        // integers and the same floating-point operations in the same order.
+      });
+    } else if (!Extras && kinds_ && outer_dim_.skewed) {
+      // 2D `exact` on the kind tables: the loop below with its one-class inner dimension
+      // written out (rows = nz_outer, kind_steps' 1D/2D branch): the same integers and the
+      // same floating-point operations in the same order. The three kind segments of
+      // InnerDim::segments are the runs [lo, a), [a, b), [b, end): a and b are the first full
+      // and the first lead row clamped into the rows (a <= b as tS <= S); an empty run adds
+      // t4[x] - t4[x] = 0, so there is no branch per kind.
+      const i64* const t4 = kind_table_2d();  // by row: kinds trail, full, lead at 4 r + kind
+      const i64 tS = outer_dim_.tS, S = outer_dim_.S;
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
+        // nonzero_rows(ob, ra, rb)
+        const i64 lo = std::max(ra, ob * tS - S + 1);
+        const i64 end = std::min(rb, (ob + 1) * tS);
+        if (lo >= end) return;
+        const i64 a = std::min(std::max((ob + 1) * tS - S, lo), end);
+        const i64 b = std::min(std::max(ob * tS + 1, a), end);
+        const i64 sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * lo + InnerDim::kTrail]) +
+                        (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
+                        (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
+        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+        sum_c += static_cast<double>(omult) * c;
+        sum_max += static_cast<double>(omult) * std::max(m_prime, c);
+        n_sub += omult;
+      });
+    } else if (!Extras && kinds_) {
+      // 1D `exact` on the kind tables: the placeholder's rows are all kFull.
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
         const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
         if (rows.empty()) return;
-        // The three kind segments of InnerDim::segments as the runs [lo, a), [a, b),
-        // [b, end): a and b are the first full and the first lead row clamped into the rows
-        // (a <= b as tS <= S); an empty run adds pre[x] - pre[x] = 0. No branch per kind.
-        const i64 end = rows.hi + 1;
-        i64 sum = 0;
-        if (outer_dim_.skewed) {
-          const i64 a = std::min(std::max((ob + 1) * outer_dim_.tS - outer_dim_.S, rows.lo), end);
-          const i64 b = std::min(std::max(ob * outer_dim_.tS + 1, a), end);
-          const i64* t4 = kind_table_2d();  // by row: kinds trail, full, lead at 4 r + kind
-          sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * rows.lo + InnerDim::kTrail]) +
-                (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
-                (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
-        } else {  // 1D: the placeholder's rows are all kFull
-          sum = kind_pre[InnerDim::kFull][end] - kind_pre[InnerDim::kFull][rows.lo];
-        }
+        const i64 sum =
+            kind_pre[InnerDim::kFull][rows.hi + 1] - kind_pre[InnerDim::kFull][rows.lo];
         const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
         sum_c += static_cast<double>(omult) * c;
         sum_max += static_cast<double>(omult) * std::max(m_prime, c);
         n_sub += omult;
-        return;
-      }
-      const SubtileClass oc{ob, omult};
-      const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
-      // Inlined into the class loop (a call per sub-tile class cost as much as its work).
-      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
-                                                     COSTMETRICS_LAMBDA_INLINE {
-        const SubtileClass tc{tb, tmult};
-        const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
-        const Rows rows = intersect(nz_outer, nz_table);
-        if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
-        double steps = 0;
-        if (wide_s1_) {
-          steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
-        } else {
-          const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
-          i64 sum = 0;
-          auto explicit_rows = [&](i64 lo, i64 hi) {
-            for (i64 r = lo; r <= hi; ++r) {
-              const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
-              sum += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
-            }
-          };
-          if (full.empty()) {
-            explicit_rows(rows.lo, rows.hi);
-          } else {
-            const i64* pre = &prefix_[q * stride];
-            sum += pre[full.hi - ra + 1] - pre[full.lo - ra];
-            explicit_rows(rows.lo, full.lo - 1);
-            explicit_rows(full.hi + 1, rows.hi);
-          }
-          steps = static_cast<double>(sum);
-        }
-        // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
-        double c = c_iter * steps + tau * static_cast<double>(rows.size());
-        // Lines beyond the first of each row (the first is tau_sync's row cost).
-        double lines = 0;
-        if constexpr (Extras) {
-          if (need_lines_) {
-            lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
-          }
-          if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
-        }
-        const i64 mult = oc.mult * tc.mult;
-        sum_c += static_cast<double>(mult) * c;
-        sum_max += static_cast<double>(mult) * std::max(m_prime, c);
-        n_sub += mult;
-        if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
-        if constexpr (Extras) {
-          if (!want_coef_) return;
-          const double md = static_cast<double>(mult);
-          const double v[3] = {steps, static_cast<double>(rows.size()), lines};
-          const bool c_wins = m_prime < c;
-          for (int p = 0; p < 3; ++p) {
-            cnt_all[p] += md * v[p];
-            if (c_wins) cnt_c_wins[p] += md * v[p];
-          }
-          if (!c_wins) n_m_wins += md;
-        }
       });
-    });
+    } else {
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
+        const SubtileClass oc{ob, omult};
+        const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
+        // Inlined into the class loop (a call per sub-tile class cost as much as its work).
+        for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
+                                                       COSTMETRICS_LAMBDA_INLINE {
+          const SubtileClass tc{tb, tmult};
+          const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
+          const Rows rows = intersect(nz_outer, nz_table);
+          if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
+          double steps = 0;
+          if (wide_s1_) {
+            steps = kinds_ ? kind_steps(oc.b, tc.b, rows)
+                           : table_steps(oc.b, tc.b, rows.lo, rows.hi);
+          } else {
+            const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
+            i64 sum = 0;
+            auto explicit_rows = [&](i64 lo, i64 hi) {
+              for (i64 r = lo; r <= hi; ++r) {
+                const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
+                sum += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
+              }
+            };
+            if (full.empty()) {
+              explicit_rows(rows.lo, rows.hi);
+            } else {
+              const i64* pre = &prefix_[q * stride];
+              sum += pre[full.hi - ra + 1] - pre[full.lo - ra];
+              explicit_rows(rows.lo, full.lo - 1);
+              explicit_rows(full.hi + 1, rows.hi);
+            }
+            steps = static_cast<double>(sum);
+          }
+          // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
+          double c = c_iter * steps + tau * static_cast<double>(rows.size());
+          // Lines beyond the first of each row (the first is tau_sync's row cost).
+          double lines = 0;
+          if constexpr (Extras) {
+            if (need_lines_) {
+              lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
+            }
+            if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
+          }
+          const i64 mult = oc.mult * tc.mult;
+          sum_c += static_cast<double>(mult) * c;
+          sum_max += static_cast<double>(mult) * std::max(m_prime, c);
+          n_sub += mult;
+          if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
+          if constexpr (Extras) {
+            if (!want_coef_) return;
+            const double md = static_cast<double>(mult);
+            const double v[3] = {steps, static_cast<double>(rows.size()), lines};
+            const bool c_wins = m_prime < c;
+            for (int p = 0; p < 3; ++p) {
+              cnt_all[p] += md * v[p];
+              if (c_wins) cnt_c_wins[p] += md * v[p];
+            }
+            if (!c_wins) n_m_wins += md;
+          }
+        });
+      });
+    }
 
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
