@@ -810,7 +810,9 @@ class ExactModel {
     // of generic_rows, in the same tables).
     auto fill3 = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
       i64* const base = table.data();
-      for (std::size_t p = 0; p < 9; ++p) base[p * stride] = 0;  // row 0 of each pair
+      // Row 0 of each pair's column (prefix sums start at 0).
+      base[0] = base[stride] = base[2 * stride] = base[3 * stride] = base[4 * stride] = 0;
+      base[5 * stride] = base[6 * stride] = base[7 * stride] = base[8 * stride] = 0;
       i64 a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
       for (i64 r = 0; r < tT_; ++r) {
         const i64 w = tS1_ + 2 * e(r);
@@ -1361,24 +1363,8 @@ class ExactModel {
     const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
     SubtileRange table_range;
     if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
-    // One class loop per case (no test of the case per class).
-    if (kinds_3d) {
-      // The loop below for 3D `exact` on the kind tables, its pairs written out: the same
-      // classes in the same order (for_each_subtile_class), the same rows, the same
-      // integer steps, and the same floating-point operations in the same order.
-      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
-                                                     COSTMETRICS_LAMBDA_INLINE {
-        const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
-        if (nz_o.empty()) return;  // every pair of this outer class is empty
-        if (k == 1) {
-          pair_loop_3d<true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c, sum_max,
-                             n_sub);
-        } else {
-          pair_loop_3d<false>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
-                              sum_max, n_sub);
-        }
-      });
-    } else if (!Extras && kinds_ && outer_dim_.skewed) {
+    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class).
+    if (!Extras && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
       // 2D `exact` on the kind tables: the loop below with its one-class inner dimension
       // written out (rows = nz_outer, kind_steps' 1D/2D branch): the same integers and the
       // same floating-point operations in the same order. The three kind segments of
@@ -1403,22 +1389,37 @@ class ExactModel {
         sum_max += static_cast<double>(omult) * std::max(m_prime, c);
         n_sub += omult;
       });
-    } else if (!Extras && kinds_) {
-      // 1D `exact` on the kind tables: the placeholder's rows are all kFull.
-      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
-                                                     COSTMETRICS_LAMBDA_INLINE {
-        const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
-        if (rows.empty()) return;
-        const i64 sum =
-            kind_pre[InnerDim::kFull][rows.hi + 1] - kind_pre[InnerDim::kFull][rows.lo];
-        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
-        sum_c += static_cast<double>(omult) * c;
-        sum_max += static_cast<double>(omult) * std::max(m_prime, c);
-        n_sub += omult;
-      });
     } else {
       for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
                                                      COSTMETRICS_LAMBDA_INLINE {
+        if (kinds_3d) {
+          // The loop below for 3D `exact` on the kind tables, its pairs written out: the
+          // same classes in the same order (for_each_subtile_class), the same rows, the same
+          // integer steps, and the same floating-point operations in the same order.
+          const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
+          if (nz_o.empty()) return;  // every pair of this outer class is empty
+          if (k == 1) {
+            pair_loop_3d<true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
+                               sum_max, n_sub);
+          } else {
+            pair_loop_3d<false>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
+                                sum_max, n_sub);
+          }
+          return;
+        }
+        if (!Extras && kinds_) {
+          // 1D `exact` on the kind tables: the placeholder's rows are all kFull.
+          const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
+          if (rows.empty()) return;
+          const i64 sum =
+              kind_pre[InnerDim::kFull][rows.hi + 1] - kind_pre[InnerDim::kFull][rows.lo];
+          const double c =
+              c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
+          sum_c += static_cast<double>(omult) * c;
+          sum_max += static_cast<double>(omult) * std::max(m_prime, c);
+          n_sub += omult;
+          return;
+        }
         const SubtileClass oc{ob, omult};
         const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
         // Inlined into the class loop (a call per sub-tile class cost as much as its work).
