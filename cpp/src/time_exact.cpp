@@ -454,24 +454,24 @@ COSTMETRICS_EXACT_TARGET_AVX2_INLINE void fill_2d_stretches_avx2(
 // vector: the lanes trail, full, lead (and a pad) hold the points per row of each kind
 // n = (S + r) mod tS, tS, tS - (r mod tS), multiplied by W(r) = tS1 + 2 e(r) and divided by
 // ceil(x / 2^shift) = (x + 2^shift - 1) >> shift, the integers of the scalar fill (lane by
-// lane: W(r) and n are below 2^22 for a feasible tile, so _mm256_mul_epu32's 32 x 32 -> 64
-// bit product is exact). Row 0 (zeros) is the caller's.
+// lane: W(r) unit and n are below 2^31, so _mm256_mul_epu32's 32 x 32 -> 64 bit product is
+// exact; unit is S of a flattened dimension, else 1). Row 0 (zeros) is the caller's.
 COSTMETRICS_EXACT_TARGET_AVX2 void fill_2d_rows_avx2(std::int64_t* t4, std::int64_t tT,
-                                                     std::int64_t tS1, std::int64_t tso,
-                                                     std::int64_t trail, std::int64_t lead,
-                                                     int shift) {
+                                                     std::int64_t tS1, std::int64_t unit,
+                                                     std::int64_t tso, std::int64_t trail,
+                                                     std::int64_t lead, int shift) {
   const __m256i round_up = _mm256_set1_epi64x((std::int64_t{1} << shift) - 1);
   const __m128i count = _mm_cvtsi32_si128(shift);
   Fill2dState s;
-  s.w = tS1;
+  s.w = tS1 * unit;
   s.trail = trail;
   s.lead = lead;
   s.acc = _mm256_setzero_si256();
   // W(r) = tS1 + 2 e(r): +2 per row up to ceil(tT / 2), then -2 (as the scalar fill).
   const std::int64_t split = (tT + 1) / 2;
-  fill_2d_stretches_avx2(s, t4, split, 2, tso, round_up, count);
-  s.w = tS1 + 2 * (tT - 1 - split);
-  fill_2d_stretches_avx2(s, t4, tT, -2, tso, round_up, count);
+  fill_2d_stretches_avx2(s, t4, split, 2 * unit, tso, round_up, count);
+  s.w = (tS1 + 2 * (tT - 1 - split)) * unit;
+  fill_2d_stretches_avx2(s, t4, tT, -2 * unit, tso, round_up, count);
 }
 #undef COSTMETRICS_EXACT_TARGET_AVX2_INLINE
 #undef COSTMETRICS_EXACT_TARGET_AVX2
@@ -482,8 +482,11 @@ COSTMETRICS_EXACT_TARGET_AVX2 void fill_2d_rows_avx2(std::int64_t* t4, std::int6
 template <bool Extras>
 class ExactModel {
  public:
+  // talg_only: the caller reads T_alg alone (evaluate_exact_talg), so the tabulated
+  // dimension may be flattened (below), which changes c_s but not T_alg.
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
-             const TileSizes& tiles, ExactPath path, bool machine, bool want_coef)
+             const TileSizes& tiles, ExactPath path, bool machine, bool want_coef,
+             bool talg_only = false)
       : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
         want_coef_(Extras && want_coef) {
     need_lines_ = Extras && (machine || want_coef);
@@ -530,6 +533,22 @@ class ExactModel {
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
     // W(r) per row, read only where rows do not fit whole (the tables hold it otherwise).
     if (!wide_s1_) w_.resize(static_cast<std::size_t>(tT_));
+    // 3D `exact`, T_alg alone: a tabulated dimension with tS >= S + tT - 1 has one sub-tile,
+    // b = 0, with n(0, r) = min(tS - r, S) - max(-r, 0) = S points on every row of [0, tT)
+    // (and no point of b = 1 there: b tS - S >= tT - 1). Every sub-tile pair of a wavefront
+    // is then (outer class, b = 0), with the outer class's rows and S times its points per
+    // row, so the 2D kind tables with W(r) S in place of W(r) give the same integers and
+    // the same classes in the same order as the per-class row tables (test_time_exact
+    // compares evaluate_exact_talg with the row walk on such tiles). Where the products
+    // (tS1 + tT) S tS_outer stay below 2^31, every division of the tables is exact.
+    if (!Extras && talg_only && wide_s1_ && dims_ == 3 && outer_dim_.tS <= outer_dim_.S &&
+        table_dim_.tS >= table_dim_.S + tT_ - 1 &&
+        static_cast<double>(tS1_ + tT_) * static_cast<double>(table_dim_.S) *
+                static_cast<double>(outer_dim_.tS) <
+            static_cast<double>(i64{1} << kMagicBits)) {
+      flat_points_ = table_dim_.S;
+      table_dim_ = InnerDim{};  // a placeholder: one class, every row full
+    }
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
   }
@@ -708,7 +727,7 @@ class ExactModel {
       bool filled = false;
 #if COSTMETRICS_EXACT_AVX2
       if (n_v_shift_ >= 0 && exact_cpu_has_avx2()) {
-        fill_2d_rows_avx2(t4, tT_, tS1_, tso, trail_o, tso - mod_o, n_v_shift_);
+        fill_2d_rows_avx2(t4, tT_, tS1_, flat_points_, tso, trail_o, tso - mod_o, n_v_shift_);
         filled = true;
       }
 #endif
@@ -720,7 +739,7 @@ class ExactModel {
         // a wrap (no test per row; the same integers as testing each row).
         i64 lead = tso - mod_o;
         i64 r = 0;
-        i64 w = tS1_;
+        i64 w = tS1_ * flat_points_;  // W(r), times S of a flattened dimension
         auto rows = [&](i64 r_end, i64 dw) COSTMETRICS_LAMBDA_INLINE {
           while (r < r_end) {
             const i64 n = std::min(std::min(r_end - r, tso - trail_o), lead);
@@ -742,9 +761,9 @@ class ExactModel {
         // W(r) = tS1 + 2 e(r): e(r) = r for r < ceil(tT / 2), tT - 1 - r after, so the
         // width steps by +2 then by -2 (no min() per row).
         const i64 split = (tT_ + 1) / 2;
-        rows(split, 2);
-        w = tS1_ + 2 * (tT_ - 1 - split);
-        rows(tT_, -2);
+        rows(split, 2 * flat_points_);
+        w = (tS1_ + 2 * (tT_ - 1 - split)) * flat_points_;
+        rows(tT_, -2 * flat_points_);
       };
       // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
       // a multiplication and a shift where every numerator is below 2^31.
@@ -753,7 +772,7 @@ class ExactModel {
         const int shift = n_v_shift_;
         const i64 round_up = (i64{1} << shift) - 1;
         fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
-      } else if (magic_fits(tso)) {
+      } else if (magic_fits(tso * flat_points_)) {
         const std::uint64_t magic = n_v_magic_;
         const int shift = n_v_magic_shift_;
         const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
@@ -1545,6 +1564,8 @@ class ExactModel {
   ExactPath path_ = ExactPath::fast;
   bool wide_s1_ = false;
   bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
+  // Points per row of the flattened tabulated dimension (constructor, talg_only), else 1.
+  i64 flat_points_ = 1;
   bool tables_ready_ = false;
   RowClasses outer_rows_;
   RowClasses table_rows_;
@@ -1864,7 +1885,7 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
   const int dims = stencil.n_space_dims;
   const i64 T = size.time_steps;
   const i64 h = tiles.time / 2;
-  ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false);
+  ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
   const i64 k = detail::k_factor(gpu, m_tile_words_positive(dims, tiles));
   TransferTerms transfer;
   transfer.m_prime_exact = detail::transfer(gpu, dims, tiles).m_prime_s;
