@@ -498,6 +498,7 @@ class ExactModel {
     tT_ = tiles.time;
     h_ = tT_ / 2;
     pitch_ = 2 * tS1_ + tT_ - 2;
+    half_pitch_ = pitch_ / 2;
     // Iterate explicitly over the dimension with the smaller tile (its boundary sub-tiles
     // have at most 2 (tS - 1) partial rows each) and tabulate the other one per row.
     InnerDim inner[2];
@@ -1026,7 +1027,7 @@ class ExactModel {
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
 
   // Base column of the tiles p = 0 of wavefront j (rule 2).
-  i64 offset(i64 j) const { return j % 2 == 1 ? 0 : pitch_ / 2; }
+  i64 offset(i64 j) const { return (j & 1) != 0 ? 0 : half_pitch_; }  // j >= 0
 
   // The machine variant on the CPU harness: the rounds of wavefront j weighted by the
   // share of the s1 points each tile holds (docs/time.md, "Tiles clipped at the ends of
@@ -1280,7 +1281,8 @@ class ExactModel {
     // its widest valid row does: c0 - e_max < S1 and c0 + tS1 + e_max > 0.
     const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
                                e(std::clamp(h_, r_lo, r_hi - 1)));
-    const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
+    // floor(-(tS1 + e_max + off) / P) + 1 with a negative numerator (tS1 >= 1).
+    const i64 p_min = 1 - div_ceil(tS1_ + e_max + off, pitch_);
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
     double m_prime = transfer.m_prime_exact;
@@ -1546,7 +1548,7 @@ class ExactModel {
   // ceil(x / nV) of a row's points x, by the reciprocal of nV.
   i64 ceil_n_v(i64 x) const { return n_v_.ceil(x); }
 
-  i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
+  i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0, half_pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
   int n_v_shift_ = -1;  // log2(nV) for a power-of-two nV (kind tables), else -1
   // Other nV (kind tables): ceil(y / nV) = ((y + nV - 1) M) >> k for y + nV - 1 < 2^31.
