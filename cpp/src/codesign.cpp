@@ -261,7 +261,7 @@ double exact_talg(tm::GpuParams gpu, const Instance& in, i64 tT, i64 tS1, const 
   tm::TileSizes tile;
   tile.space = {{tS1, t.s2, t.s3}};
   tile.time = tT;
-  return tm::detail::evaluate_exact(gpu, in.stencil, in.size, tile).talg_s;
+  return tm::detail::evaluate_exact_talg(gpu, in.stencil, in.size, tile);
 }
 
 i64 n_wavefronts_paper(i64 T, i64 tT) {

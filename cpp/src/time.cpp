@@ -62,6 +62,16 @@ void require_finite_result(const Breakdown& b) {
   }
 }
 
+// The same guard where T_alg alone is computed (the `exact` batch): T_alg is a sum of
+// nonnegative terms rounds x T_tile + T_sync with rounds >= 1 per wavefront, so a finite
+// T_alg has a finite T_tile; T_ideal depends on the machine, stencil and size only.
+void require_finite_talg(double talg_s, double t_ideal_s) {
+  if (!std::isfinite(talg_s) || !std::isfinite(t_ideal_s)) {
+    throw std::overflow_error("T_alg: not finite (" + format_value(talg_s) +
+                              "); the inputs exceed the model's range");
+  }
+}
+
 }  // namespace
 
 std::string describe_infeasibility(std::uint32_t reasons) {
@@ -202,16 +212,7 @@ namespace {
 
 // M_tile of positive tiles (m_tile_words without its checks; feasibility() has made them).
 inline double m_tile_of_positive(int n_space_dims, const TileSizes& tiles) {
-  // In double: the tile sizes may be as large as int64 allows; the result is only compared
-  // with the shared-memory limits (<= 2^22 words), where it is exact.
-  const double tT = static_cast<double>(tiles.time);
-  if (n_space_dims == 1) {
-    return 2.0 * (static_cast<double>(tiles.space[0]) + tT);  // Sec. A.4.1
-  }
-  // Eq. A.20; for 3D extended by the factor (tS3 + tT + 1) (docs/time.md).
-  double m = 2.0;
-  for (int d = 0; d < n_space_dims; ++d) m *= static_cast<double>(tiles.space[d]) + tT + 1.0;
-  return m;
+  return detail::m_tile_words_positive(n_space_dims, tiles);
 }
 
 }  // namespace
@@ -913,6 +914,30 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
           kernel.run(tiles, begin, end, out.talg_s, out.reasons);
         },
         n_threads, 4096);
+    return;
+  }
+  if (talg_only && variant == Variant::exact) {
+    // T_alg only (issue 15, seventh round): no Breakdown assembled, T_ideal once per batch
+    // (it depends on the machine, stencil and size only); the same T_alg as evaluate().
+    const double t_ideal = t_ideal_s(gpu, stencil, size);
+    parallel_for_chunks(
+        n_tiles,
+        [&](std::size_t begin, std::size_t end, std::size_t) {
+          for (std::size_t i = begin; i < end; ++i) {
+            TileSizes t;
+            for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+            t.time = tiles[i * stride + dims];
+            const std::uint32_t reasons = feasibility(gpu, dims, t);
+            out.reasons[i] = reasons;
+            double talg = nan;
+            if (reasons == kFeasible) {
+              talg = detail::evaluate_exact_talg(gpu, stencil, size, t);
+              require_finite_talg(talg, t_ideal);
+            }
+            out.talg_s[i] = talg;
+          }
+        },
+        n_threads, 1024);
     return;
   }
   parallel_for_chunks(

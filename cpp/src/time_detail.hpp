@@ -35,6 +35,18 @@ inline std::int64_t inner_cross_section(int n_space_dims, const TileSizes& tiles
   return area;
 }
 
+// M_tile in words of positive tiles (Sec. A.4.1; Eq. A.20, for 3D extended by the factor
+// (tS3 + tT + 1), docs/time.md), without the checks of time::m_tile_words (feasibility()
+// has made them). In double: the tile sizes may be as large as int64 allows; the result is
+// only compared with the shared-memory limits (<= 2^22 words), where it is exact.
+inline double m_tile_words_positive(int n_space_dims, const TileSizes& tiles) {
+  const double tT = static_cast<double>(tiles.time);
+  if (n_space_dims == 1) return 2.0 * (static_cast<double>(tiles.space[0]) + tT);
+  double m = 2.0;
+  for (int d = 0; d < n_space_dims; ++d) m *= static_cast<double>(tiles.space[d]) + tT + 1.0;
+  return m;
+}
+
 struct Transfer {
   double m_io_words = 0;  // m_i + m_o per (sub)tile
   double m_prime_s = 0;   // m'

@@ -23,6 +23,17 @@
 #include "floor_sum.hpp"
 #include "time_detail.hpp"
 
+// The 2D kind tables have an AVX2 fill, chosen at run time (the build stays for the baseline
+// ISA), as the paper variant's batch kernel (time.cpp); -DCOSTMETRICS_NO_SIMD builds the
+// scalar fill alone.
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(COSTMETRICS_NO_SIMD)
+#define COSTMETRICS_EXACT_AVX2 1
+#include <immintrin.h>
+#else
+#define COSTMETRICS_EXACT_AVX2 0
+#endif
+
 namespace costmetrics {
 namespace time {
 namespace detail {
@@ -233,6 +244,17 @@ struct WavefrontCost {
   RowCounts rows;                // machine variant: the counts of m' in this wavefront
 };
 
+// What `exact` reads of a wavefront (WavefrontCost holds the machine variant's terms too):
+// smaller, so that the fast path does not zero and copy the rest per wavefront.
+struct WavefrontCostExact {
+  bool nonempty = false;
+  i64 n_tiles = 0;
+  double t_tile_s = 0;
+  double m_prime_s = 0;
+};
+template <bool Extras>
+using WavefrontCostOf = std::conditional_t<Extras, WavefrontCost, WavefrontCostExact>;
+
 // The transfer time m' of one (sub)tile (Eqs. A.9/A.15/A.26). For `exact` a constant; for
 // `machine` it depends on the cores streaming at once, min(n_i, nSM), and on the tile rows
 // [r_lo, r_hi) the wavefront holds (docs/time.md):
@@ -382,13 +404,89 @@ ClippedCache& clipped_cache() {
   return cache;
 }
 
+#if COSTMETRICS_EXACT_AVX2
+#define COSTMETRICS_EXACT_TARGET_AVX2 __attribute__((target("avx2")))
+#define COSTMETRICS_EXACT_TARGET_AVX2_INLINE inline __attribute__((target("avx2"), always_inline))
+
+bool exact_cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") != 0;
+  return has;
+}
+
+// The state of the AVX2 2D fill: the row, W(r), the trail and lead counts, the prefix sums.
+struct Fill2dState {
+  std::int64_t r = 0, w = 0, trail = 0, lead = 0;
+  __m256i acc;
+};
+
+// Rows [s.r, r_end) of the AVX2 2D fill with W(r) stepping by dw, in the stretches between
+// the wraps of the trail count (to 0 after tS - 1) and the lead count (to tS after 1), as
+// the scalar fill runs them.
+COSTMETRICS_EXACT_TARGET_AVX2_INLINE void fill_2d_stretches_avx2(
+    Fill2dState& s, std::int64_t* t4, std::int64_t r_end, std::int64_t dw, std::int64_t tso,
+    __m256i round_up, __m128i count) {
+  const __m256i step = _mm256_set_epi64x(0, -1, 0, 1);  // per row: trail + 1, lead - 1
+  const __m256i dwv = _mm256_set1_epi64x(dw);
+  __m256i wv = _mm256_set1_epi64x(s.w);
+  __m256i acc = s.acc;
+  while (s.r < r_end) {
+    const std::int64_t n = std::min(std::min(r_end - s.r, tso - s.trail), s.lead);
+    __m256i nv = _mm256_set_epi64x(0, s.lead, tso, s.trail);
+    std::int64_t* out = t4 + 4 * (s.r + 1);
+    for (std::int64_t i = 0; i < n; ++i, out += 4) {
+      const __m256i x = _mm256_add_epi64(_mm256_mul_epu32(wv, nv), round_up);
+      acc = _mm256_add_epi64(acc, _mm256_srl_epi64(x, count));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc);
+      nv = _mm256_add_epi64(nv, step);
+      wv = _mm256_add_epi64(wv, dwv);
+    }
+    s.r += n;
+    s.w += n * dw;
+    s.trail += n;
+    s.lead -= n;
+    if (s.trail == tso) s.trail = 0;
+    if (s.lead == 0) s.lead = tso;
+  }
+  s.acc = acc;
+}
+
+// The 2D kind tables (ExactModel::build_kind_tables, by row) for nV = 2^shift, one row per
+// vector: the lanes trail, full, lead (and a pad) hold the points per row of each kind
+// n = (S + r) mod tS, tS, tS - (r mod tS), multiplied by W(r) = tS1 + 2 e(r) and divided by
+// ceil(x / 2^shift) = (x + 2^shift - 1) >> shift, the integers of the scalar fill (lane by
+// lane: W(r) unit and n are below 2^31, so _mm256_mul_epu32's 32 x 32 -> 64 bit product is
+// exact; unit is S of a flattened dimension, else 1). Row 0 (zeros) is the caller's.
+COSTMETRICS_EXACT_TARGET_AVX2 void fill_2d_rows_avx2(std::int64_t* t4, std::int64_t tT,
+                                                     std::int64_t tS1, std::int64_t unit,
+                                                     std::int64_t tso, std::int64_t trail,
+                                                     std::int64_t lead, int shift) {
+  const __m256i round_up = _mm256_set1_epi64x((std::int64_t{1} << shift) - 1);
+  const __m128i count = _mm_cvtsi32_si128(shift);
+  Fill2dState s;
+  s.w = tS1 * unit;
+  s.trail = trail;
+  s.lead = lead;
+  s.acc = _mm256_setzero_si256();
+  // W(r) = tS1 + 2 e(r): +2 per row up to ceil(tT / 2), then -2 (as the scalar fill).
+  const std::int64_t split = (tT + 1) / 2;
+  fill_2d_stretches_avx2(s, t4, split, 2 * unit, tso, round_up, count);
+  s.w = (tS1 + 2 * (tT - 1 - split)) * unit;
+  fill_2d_stretches_avx2(s, t4, tT, -2 * unit, tso, round_up, count);
+}
+#undef COSTMETRICS_EXACT_TARGET_AVX2_INLINE
+#undef COSTMETRICS_EXACT_TARGET_AVX2
+#endif  // COSTMETRICS_EXACT_AVX2
+
 // Extras: the machine variant's terms or the design row are wanted. Templated so that the
 // `exact` variant compiles without their branches (its cost stays what it was).
 template <bool Extras>
 class ExactModel {
  public:
+  // talg_only: the caller reads T_alg alone (evaluate_exact_talg), so the tabulated
+  // dimension may be flattened (below), which changes c_s but not T_alg.
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
-             const TileSizes& tiles, ExactPath path, bool machine, bool want_coef)
+             const TileSizes& tiles, ExactPath path, bool machine, bool want_coef,
+             bool talg_only = false)
       : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
         want_coef_(Extras && want_coef) {
     need_lines_ = Extras && (machine || want_coef);
@@ -400,6 +498,7 @@ class ExactModel {
     tT_ = tiles.time;
     h_ = tT_ / 2;
     pitch_ = 2 * tS1_ + tT_ - 2;
+    half_pitch_ = pitch_ / 2;
     // Iterate explicitly over the dimension with the smaller tile (its boundary sub-tiles
     // have at most 2 (tS - 1) partial rows each) and tabulate the other one per row.
     InnerDim inner[2];
@@ -411,13 +510,11 @@ class ExactModel {
     }
     outer_dim_ = inner[0];
     table_dim_ = inner[1];
-    w_.resize(static_cast<std::size_t>(tT_));
     n_v_ = ::costmetrics::detail::Reciprocal(gpu.n_v);
     // log2(nV) when nV is a power of two (the kind tables then divide by a shift), else -1.
     n_v_shift_ = -1;
     if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0) {
-      n_v_shift_ = 0;
-      while ((i64{1} << n_v_shift_) < gpu.n_v) ++n_v_shift_;
+      n_v_shift_ = __builtin_ctzll(static_cast<unsigned long long>(gpu.n_v));
     }
     // Other nV below 2^22: floor(y / nV) = (y M) >> k for 0 <= y < 2^31, with
     // k = 31 + ceil(log2 nV) and M = ceil(2^k / nV). With y = q nV + r (0 <= r < nV) and
@@ -426,8 +523,8 @@ class ExactModel {
     // so y M < 2^64: the product is exact in 64 unsigned bits.
     n_v_magic_shift_ = -1;
     if (n_v_shift_ < 0 && gpu.n_v > 0 && gpu.n_v < (1 << 22)) {
-      int log2_ceil = 0;
-      while ((i64{1} << log2_ceil) < gpu.n_v) ++log2_ceil;
+      // ceil(log2 nV) for nV >= 3 (not a power of two): the bit length of nV - 1.
+      const int log2_ceil = 64 - __builtin_clzll(static_cast<unsigned long long>(gpu.n_v - 1));
       n_v_magic_shift_ = kMagicBits + log2_ceil;  // <= 53
       const std::uint64_t two_k = std::uint64_t{1} << n_v_magic_shift_;
       const std::uint64_t d = static_cast<std::uint64_t>(gpu.n_v);
@@ -435,6 +532,24 @@ class ExactModel {
     }
     path_ = path;
     wide_s1_ = path == ExactPath::fast && whole_rows_fit(S1_, tS1_, tT_);
+    // W(r) per row, read only where rows do not fit whole (the tables hold it otherwise).
+    if (!wide_s1_) w_.resize(static_cast<std::size_t>(tT_));
+    // 3D `exact`, T_alg alone: a tabulated dimension with tS >= S + tT - 1 has one sub-tile,
+    // b = 0, with n(0, r) = min(tS - r, S) - max(-r, 0) = S points on every row of [0, tT)
+    // (and no point of b = 1 there: b tS - S >= tT - 1). Every sub-tile pair of a wavefront
+    // is then (outer class, b = 0), with the outer class's rows and S times its points per
+    // row, so the 2D kind tables with W(r) S in place of W(r) give the same integers and
+    // the same classes in the same order as the per-class row tables (test_time_exact
+    // compares evaluate_exact_talg with the row walk on such tiles). Where the products
+    // (tS1 + tT) S tS_outer stay below 2^31, every division of the tables is exact.
+    if (!Extras && talg_only && wide_s1_ && dims_ == 3 && outer_dim_.tS <= outer_dim_.S &&
+        table_dim_.tS >= table_dim_.S + tT_ - 1 &&
+        static_cast<double>(tS1_ + tT_) * static_cast<double>(table_dim_.S) *
+                static_cast<double>(outer_dim_.tS) <
+            static_cast<double>(i64{1} << kMagicBits)) {
+      flat_points_ = table_dim_.S;
+      table_dim_ = InnerDim{};  // a placeholder: one class, every row full
+    }
     kinds_ = wide_s1_ && (!outer_dim_.skewed || outer_dim_.tS <= outer_dim_.S) &&
              (!table_dim_.skewed || table_dim_.tS <= table_dim_.S);
   }
@@ -568,23 +683,27 @@ class ExactModel {
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     auto& table = scratch_.kind_table;
     if (table.size() < 9 * stride) table.resize(9 * stride);  // grow only: no refill
-    const int n_outer = outer_dim_.skewed ? 3 : 1;  // kinds present (a placeholder: kFull)
-    const int n_table = table_dim_.skewed ? 3 : 1;
+    // The pairs of kinds present (a placeholder dimension: kFull) and their columns, for
+    // generic_rows (the 2D and 3D `exact` fills below write their own tables).
     int kinds[9];
     int n_pairs = 0;
-    for (int a = 0; a < n_outer; ++a) {
-      for (int c = 0; c < n_table; ++c) {
-        const int ko = outer_dim_.skewed ? a : InnerDim::kFull;
-        const int kt = table_dim_.skewed ? c : InnerDim::kFull;
-        kinds[n_pairs++] = ko * 3 + kt;
-      }
-    }
     i64 acc[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     i64* pre[9];
-    for (int p = 0; p < n_pairs; ++p) {
-      pre[p] = table.data() + static_cast<std::size_t>(kinds[p]) * stride;
-      pre[p][0] = 0;
-    }
+    auto prepare_generic = [&] {
+      const int n_outer = outer_dim_.skewed ? 3 : 1;
+      const int n_table = table_dim_.skewed ? 3 : 1;
+      for (int a = 0; a < n_outer; ++a) {
+        for (int c = 0; c < n_table; ++c) {
+          const int ko = outer_dim_.skewed ? a : InnerDim::kFull;
+          const int kt = table_dim_.skewed ? c : InnerDim::kFull;
+          kinds[n_pairs++] = ko * 3 + kt;
+        }
+      }
+      for (int p = 0; p < n_pairs; ++p) {
+        pre[p] = table.data() + static_cast<std::size_t>(kinds[p]) * stride;
+        pre[p][0] = 0;
+      }
+    };
     // r mod tS and (S + r) mod tS, advanced row by row.
     const i64 tso = outer_dim_.tS, tst = table_dim_.tS;
     auto mod = [](i64 a, i64 b) { return a - div_floor(a, b) * b; };
@@ -601,13 +720,18 @@ class ExactModel {
       }
     }
     if (outer_dim_.skewed && !table_dim_.skewed && !lines3) {
-      // 2D: the three kinds of the s2 dimension, unrolled.
-      auto column = [&](int ko) {
-        return table.data() + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
-      };
-      i64* pt = column(InnerDim::kTrail);
-      i64* pf = column(InnerDim::kFull);
-      i64* pl = column(InnerDim::kLead);
+      // 2D: the three kinds of the s2 dimension, unrolled, stored by row (row r's prefix
+      // sums of the kinds trail, full, lead at 4 r, 4 r + 1, 4 r + 2; kind_table_2d()), so
+      // that a row is one vector store in the AVX2 fill.
+      i64* const t4 = table.data();
+      t4[0] = t4[1] = t4[2] = t4[3] = 0;
+      bool filled = false;
+#if COSTMETRICS_EXACT_AVX2
+      if (n_v_shift_ >= 0 && exact_cpu_has_avx2()) {
+        fill_2d_rows_avx2(t4, tT_, tS1_, flat_points_, tso, trail_o, tso - mod_o, n_v_shift_);
+        filled = true;
+      }
+#endif
       auto fill = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
         i64 at = 0, af = 0, al = 0;
         // The lead count tso - (r mod tso) (in [1, tso]) and the trail count
@@ -616,7 +740,7 @@ class ExactModel {
         // a wrap (no test per row; the same integers as testing each row).
         i64 lead = tso - mod_o;
         i64 r = 0;
-        i64 w = tS1_;
+        i64 w = tS1_ * flat_points_;  // W(r), times S of a flattened dimension
         auto rows = [&](i64 r_end, i64 dw) COSTMETRICS_LAMBDA_INLINE {
           while (r < r_end) {
             const i64 n = std::min(std::min(r_end - r, tso - trail_o), lead);
@@ -626,9 +750,10 @@ class ExactModel {
               at += ceil_div_n_v(w * trail_o);
               af += ceil_div_n_v(w * tso);
               al += ceil_div_n_v(w * lead);
-              pt[next] = at;
-              pf[next] = af;
-              pl[next] = al;
+              i64* const row = t4 + 4 * next;
+              row[InnerDim::kTrail] = at;
+              row[InnerDim::kFull] = af;
+              row[InnerDim::kLead] = al;
             }
             if (trail_o == tso) trail_o = 0;
             if (lead == 0) lead = tso;
@@ -637,17 +762,18 @@ class ExactModel {
         // W(r) = tS1 + 2 e(r): e(r) = r for r < ceil(tT / 2), tT - 1 - r after, so the
         // width steps by +2 then by -2 (no min() per row).
         const i64 split = (tT_ + 1) / 2;
-        rows(split, 2);
-        w = tS1_ + 2 * (tT_ - 1 - split);
-        rows(tT_, -2);
+        rows(split, 2 * flat_points_);
+        w = (tS1_ + 2 * (tT_ - 1 - split)) * flat_points_;
+        rows(tT_, -2 * flat_points_);
       };
       // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
       // a multiplication and a shift where every numerator is below 2^31.
-      if (n_v_shift_ >= 0) {
+      if (filled) {
+      } else if (n_v_shift_ >= 0) {
         const int shift = n_v_shift_;
         const i64 round_up = (i64{1} << shift) - 1;
         fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
-      } else if (magic_fits(tso)) {
+      } else if (magic_fits(tso * flat_points_)) {
         const std::uint64_t magic = n_v_magic_;
         const int shift = n_v_magic_shift_;
         const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
@@ -698,9 +824,53 @@ class ExactModel {
         if (++trail_t == tst) trail_t = 0;
       }
     };
+    // 3D `exact` (both inner dimensions skewed, no lines): the nine pairs of kinds written
+    // out (kind pair p = ko * 3 + kt, as kinds[] holds them here): per row three products
+    // W(r) n_outer, then nine divisions, with no look-up of the pair's kinds (the integers
+    // of generic_rows, in the same tables).
+    auto fill3 = [&](auto ceil_div_n_v) COSTMETRICS_LAMBDA_INLINE {
+      i64* const base = table.data();
+      // Row 0 of each pair's column (prefix sums start at 0).
+      base[0] = base[stride] = base[2 * stride] = base[3 * stride] = base[4 * stride] = 0;
+      base[5 * stride] = base[6 * stride] = base[7 * stride] = base[8 * stride] = 0;
+      i64 a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+      for (i64 r = 0; r < tT_; ++r) {
+        const i64 w = tS1_ + 2 * e(r);
+        const i64 wo[3] = {w * trail_o, w * tso, w * (tso - mod_o)};
+        const i64 nt[3] = {trail_t, tst, tst - mod_t};
+        i64* const row = base + static_cast<std::size_t>(r) + 1;
+        for (int ko = 0; ko < 3; ++ko) {
+          for (int kt = 0; kt < 3; ++kt) {
+            a[ko * 3 + kt] += ceil_div_n_v(wo[ko] * nt[kt]);
+            row[static_cast<std::size_t>(ko * 3 + kt) * stride] = a[ko * 3 + kt];
+          }
+        }
+        if (++mod_o == tso) mod_o = 0;
+        if (++trail_o == tso) trail_o = 0;
+        if (++mod_t == tst) mod_t = 0;
+        if (++trail_t == tst) trail_t = 0;
+      }
+    };
     if (lines3) {
+      prepare_generic();
       generic_rows(std::true_type{});
+    } else if (outer_dim_.skewed && table_dim_.skewed) {
+      if (n_v_shift_ >= 0) {
+        const int shift = n_v_shift_;
+        const i64 round_up = (i64{1} << shift) - 1;
+        fill3([shift, round_up](i64 x) { return (x + round_up) >> shift; });
+      } else if (magic_ok) {
+        const std::uint64_t magic = n_v_magic_;
+        const int shift = n_v_magic_shift_;
+        const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
+        fill3([magic, shift, round_up](i64 x) {
+          return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
+        });
+      } else {
+        fill3([this](i64 x) { return ceil_n_v(x); });
+      }
     } else if (!(outer_dim_.skewed && !table_dim_.skewed)) {
+      prepare_generic();
       generic_rows(std::false_type{});
     }
     if constexpr (Extras) {
@@ -731,6 +901,12 @@ class ExactModel {
     if (!table_dim_.skewed) {  // 1D, 2D: the placeholder's rows are all kFull
       for (int ko = 0; ko < 3; ++ko) {
         if (so[ko].empty()) continue;
+        if (outer_dim_.skewed) {  // 2D: by row
+          const i64* t4 = kind_table_2d();
+          sum += t4[4 * static_cast<std::size_t>(so[ko].hi + 1) + static_cast<std::size_t>(ko)] -
+                 t4[4 * static_cast<std::size_t>(so[ko].lo) + static_cast<std::size_t>(ko)];
+          continue;
+        }
         const i64* pre = table + static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * stride;
         sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
       }
@@ -746,6 +922,70 @@ class ExactModel {
       }
     }
     return static_cast<double>(sum);
+  }
+
+  // 3D `exact` on the kind tables: c of every pair (outer class ob, table class) of one
+  // wavefront, accumulated as the class loop of wavefront() does. Row r of a dimension's
+  // sub-tile b is of kind trail for r < (b+1) tS - S, full up to r = b tS, lead after
+  // (InnerDim::segments; the two switches are in this order as tS <= S), so the pair's
+  // rows split into at most five runs of one (outer kind, table kind), each one range sum
+  // of that pair's kind table: the same integer as kind_steps' nine intersections.
+  // KOne (k = 1): tile_time_s reads n_sub and sum c only, else sum max(m', c) only, so only
+  // those are accumulated (the same operations on them, in the same order).
+  template <bool KOne>
+  __attribute__((always_inline)) void pair_loop_3d(i64 ob, i64 omult, Rows nz_o,
+                                                   const SubtileRange& tr, double m_prime,
+                                                   double c_iter, double tau, double& sum_c,
+                                                   double& sum_max, i64& n_sub) const {
+    const i64 tso = outer_dim_.tS, tst = table_dim_.tS, St = table_dim_.S;
+    const i64 xa = (ob + 1) * tso - outer_dim_.S;  // outer: first full row
+    const i64 xb = ob * tso + 1;                    // outer: first lead row
+    const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
+    const i64* table = scratch_.kind_table.data();
+    // Pair (ob, tb) standing for `mult` sub-tiles (mult_d = double(mult)).
+    auto pair = [&](i64 tb, i64 mult, double mult_d) COSTMETRICS_LAMBDA_INLINE {
+      // Rows with points of both sub-tiles (nonzero_rows of each, intersected).
+      const i64 lo = std::max(nz_o.lo, tb * tst - St + 1);
+      const i64 hi = std::min(nz_o.hi, (tb + 1) * tst - 1);
+      if (lo > hi) return;  // no point in this wavefront: the sub-tile is skipped
+      const i64 ya = (tb + 1) * tst - St;  // table: first full row
+      const i64 yb = tb * tst + 1;         // table: first lead row
+      const i64 end = hi + 1;
+      // The kinds at row lo, then run by run (xa < xb and ya < yb: one switch at a time
+      // per dimension).
+      i64 r = lo;
+      i64 sum = 0;
+      for (;;) {
+        const int ko = (r >= xa ? 1 : 0) + (r >= xb ? 1 : 0);
+        const int kt = (r >= ya ? 1 : 0) + (r >= yb ? 1 : 0);
+        const i64 next_o = ko == 0 ? xa : ko == 1 ? xb : end;
+        const i64 next_t = kt == 0 ? ya : kt == 1 ? yb : end;
+        const i64 stop = std::min(std::min(next_o, next_t), end);
+        const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
+        sum += pre[stop] - pre[r];
+        if (stop == end) break;
+        r = stop;
+      }
+      // Rule 6 (exact Eqs. A.10/A.16/A.28), as in wavefront().
+      const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+      if constexpr (KOne) {
+        sum_c += mult_d * c;
+        n_sub += mult;
+      } else {
+        sum_max += mult_d * std::max(m_prime, c);
+      }
+    };
+    // for_each_subtile_class(table_dim_, ra, rb) with the range computed once per wavefront;
+    // a boundary class stands for omult x 1 sub-tiles.
+    const double omult_d = static_cast<double>(omult);
+    if (tr.full_lo <= tr.full_hi) {
+      for (i64 b = tr.b_min; b < tr.full_lo; ++b) pair(b, omult, omult_d);
+      const i64 full_mult = omult * (tr.full_hi - tr.full_lo + 1);
+      pair(tr.full_lo, full_mult, static_cast<double>(full_mult));
+      for (i64 b = tr.full_hi + 1; b <= tr.b_max; ++b) pair(b, omult, omult_d);
+    } else {
+      for (i64 b = tr.b_min; b <= tr.b_max; ++b) pair(b, omult, omult_d);
+    }
   }
 
   // Lines of sub-tile (b_outer, b_table) over its rows with points (kinds_ tables): 2D the
@@ -779,11 +1019,15 @@ class ExactModel {
     return pre[hi + 1] - pre[lo];
   }
 
+  // The 2D kind tables, by row: the prefix sums of the kinds trail, full, lead over the rows
+  // [0, r) at 4 r + kind (build_kind_tables).
+  const i64* kind_table_2d() const { return scratch_.kind_table.data(); }
+
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
 
   // Base column of the tiles p = 0 of wavefront j (rule 2).
-  i64 offset(i64 j) const { return j % 2 == 1 ? 0 : pitch_ / 2; }
+  i64 offset(i64 j) const { return (j & 1) != 0 ? 0 : half_pitch_; }  // j >= 0
 
   // The machine variant on the CPU harness: the rounds of wavefront j weighted by the
   // share of the s1 points each tile holds (docs/time.md, "Tiles clipped at the ends of
@@ -1005,9 +1249,11 @@ class ExactModel {
       // The (full, full) kind table over the rows [0, tT): the same sum of
       // ceil(W(r) area / nV), row by row, as twice the half-hexagon sum below.
       if (!tables_ready_) build_kind_tables();
-      steps = scratch_.kind_table[static_cast<std::size_t>(InnerDim::kFull * 3 + InnerDim::kFull) *
-                                      (static_cast<std::size_t>(tT_) + 1) +
-                                  static_cast<std::size_t>(tT_)];
+      steps = dims_ == 2 ? kind_table_2d()[4 * static_cast<std::size_t>(tT_) + InnerDim::kFull]
+                         : scratch_.kind_table[static_cast<std::size_t>(InnerDim::kFull * 3 +
+                                                                        InnerDim::kFull) *
+                                                   (static_cast<std::size_t>(tT_) + 1) +
+                                               static_cast<std::size_t>(tT_)];
     } else if (wide_s1_) {
       // W(r) = tS1 + 2 e(r): rows r and tT - 1 - r are alike, each half is the paper's sum.
       steps = 2 * ::costmetrics::detail::hexagon_row_steps(tS1_, tT_, area, gpu_.n_v);
@@ -1023,8 +1269,8 @@ class ExactModel {
   }
 
   // n_i, and T_i of rule 8, for wavefront j.
-  WavefrontCost wavefront(i64 j, i64 k, const TransferTerms& transfer) {
-    WavefrontCost out;
+  WavefrontCostOf<Extras> wavefront(i64 j, i64 k, const TransferTerms& transfer) {
+    WavefrontCostOf<Extras> out;
     const i64 t0 = (j - 1) * h_;
     const i64 r_lo = std::max<i64>(0, -t0);
     const i64 r_hi = std::min(tT_, T_ - t0);  // rows [r_lo, r_hi) lie in [0, T)
@@ -1035,7 +1281,8 @@ class ExactModel {
     // its widest valid row does: c0 - e_max < S1 and c0 + tS1 + e_max > 0.
     const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
                                e(std::clamp(h_, r_lo, r_hi - 1)));
-    const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
+    // floor(-(tS1 + e_max + off) / P) + 1 with a negative numerator (tS1 >= 1).
+    const i64 p_min = 1 - div_ceil(tS1_ + e_max + off, pitch_);
     const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
     double m_prime = transfer.m_prime_exact;
@@ -1132,107 +1379,152 @@ class ExactModel {
                        static_cast<std::size_t>(ko * 3 + InnerDim::kFull) * kind_stride;
       }
     }
-    for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
-                                                   COSTMETRICS_LAMBDA_INLINE {
-      if (!Extras && kinds_ && !table_dim_.skewed) {
-        // 1D/2D `exact` on the kind tables: the loop below with its one-class inner
-        // dimension written out (rows = nz_outer, kind_steps' 1D/2D branch): the same
-        // integers and the same floating-point operations in the same order.
-        const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
-        if (rows.empty()) return;
-        Rows so[3];
-        outer_dim_.segments(ob, rows.lo, rows.hi, so);
-        i64 sum = 0;
-        for (int ko = 0; ko < 3; ++ko) {
-          if (so[ko].empty()) continue;
-          const i64* pre = kind_pre[ko];
-          sum += pre[so[ko].hi + 1] - pre[so[ko].lo];
-        }
-        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
+    // 3D `exact` on the kind tables: the table dimension's sub-tile range once per
+    // wavefront (it does not depend on the outer class), not once per outer class.
+    const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
+    SubtileRange table_range;
+    if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
+    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class).
+    if (!Extras && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
+      // 2D `exact` on the kind tables: the loop below with its one-class inner dimension
+      // written out (rows = nz_outer, kind_steps' 1D/2D branch): the same integers and the
+      // same floating-point operations in the same order. The three kind segments of
+      // InnerDim::segments are the runs [lo, a), [a, b), [b, end): a and b are the first full
+      // and the first lead row clamped into the rows (a <= b as tS <= S); an empty run adds
+      // t4[x] - t4[x] = 0, so there is no branch per kind.
+      const i64* const t4 = kind_table_2d();  // by row: kinds trail, full, lead at 4 r + kind
+      const i64 tS = outer_dim_.tS, S = outer_dim_.S;
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
+        // nonzero_rows(ob, ra, rb)
+        const i64 lo = std::max(ra, ob * tS - S + 1);
+        const i64 end = std::min(rb, (ob + 1) * tS);
+        if (lo >= end) return;
+        const i64 a = std::min(std::max((ob + 1) * tS - S, lo), end);
+        const i64 b = std::min(std::max(ob * tS + 1, a), end);
+        const i64 sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * lo + InnerDim::kTrail]) +
+                        (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
+                        (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
+        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
         sum_c += static_cast<double>(omult) * c;
         sum_max += static_cast<double>(omult) * std::max(m_prime, c);
         n_sub += omult;
-        return;
-      }
-      const SubtileClass oc{ob, omult};
-      const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
-      // Inlined into the class loop (a call per sub-tile class cost as much as its work).
-      for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
-                                                     COSTMETRICS_LAMBDA_INLINE {
-        const SubtileClass tc{tb, tmult};
-        const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
-        const Rows rows = intersect(nz_outer, nz_table);
-        if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
-        double steps = 0;
-        if (wide_s1_) {
-          steps = kinds_ ? kind_steps(oc.b, tc.b, rows) : table_steps(oc.b, tc.b, rows.lo, rows.hi);
-        } else {
-          const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
-          i64 sum = 0;
-          auto explicit_rows = [&](i64 lo, i64 hi) {
-            for (i64 r = lo; r <= hi; ++r) {
-              const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
-              sum += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
-            }
-          };
-          if (full.empty()) {
-            explicit_rows(rows.lo, rows.hi);
-          } else {
-            const i64* pre = &prefix_[q * stride];
-            sum += pre[full.hi - ra + 1] - pre[full.lo - ra];
-            explicit_rows(rows.lo, full.lo - 1);
-            explicit_rows(full.hi + 1, rows.hi);
-          }
-          steps = static_cast<double>(sum);
-        }
-        // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
-        double c = c_iter * steps + tau * static_cast<double>(rows.size());
-        // Lines beyond the first of each row (the first is tau_sync's row cost).
-        double lines = 0;
-        if constexpr (Extras) {
-          if (need_lines_) {
-            lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
-          }
-          if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
-        }
-        const i64 mult = oc.mult * tc.mult;
-        sum_c += static_cast<double>(mult) * c;
-        sum_max += static_cast<double>(mult) * std::max(m_prime, c);
-        n_sub += mult;
-        if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
-        if (Extras && want_coef_) {
-          const double md = static_cast<double>(mult);
-          const double v[3] = {steps, static_cast<double>(rows.size()), lines};
-          const bool c_wins = m_prime < c;
-          for (int p = 0; p < 3; ++p) {
-            cnt_all[p] += md * v[p];
-            if (c_wins) cnt_c_wins[p] += md * v[p];
-          }
-          if (!c_wins) n_m_wins += md;
-        }
       });
-    });
+    } else {
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+                                                     COSTMETRICS_LAMBDA_INLINE {
+        if (kinds_3d) {
+          // The loop below for 3D `exact` on the kind tables, its pairs written out: the
+          // same classes in the same order (for_each_subtile_class), the same rows, the same
+          // integer steps, and the same floating-point operations in the same order.
+          const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
+          if (nz_o.empty()) return;  // every pair of this outer class is empty
+          if (k == 1) {
+            pair_loop_3d<true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
+                               sum_max, n_sub);
+          } else {
+            pair_loop_3d<false>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
+                                sum_max, n_sub);
+          }
+          return;
+        }
+        if (!Extras && kinds_) {
+          // 1D `exact` on the kind tables: the placeholder's rows are all kFull.
+          const Rows rows = outer_dim_.nonzero_rows(ob, ra, rb);
+          if (rows.empty()) return;
+          const i64 sum =
+              kind_pre[InnerDim::kFull][rows.hi + 1] - kind_pre[InnerDim::kFull][rows.lo];
+          const double c =
+              c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
+          sum_c += static_cast<double>(omult) * c;
+          sum_max += static_cast<double>(omult) * std::max(m_prime, c);
+          n_sub += omult;
+          return;
+        }
+        const SubtileClass oc{ob, omult};
+        const Rows nz_outer = outer_dim_.nonzero_rows(oc.b, ra, rb);
+        // Inlined into the class loop (a call per sub-tile class cost as much as its work).
+        for_each_subtile_class(table_dim_, ra, rb, [&](i64 tb, i64 tmult, std::size_t q)
+                                                       COSTMETRICS_LAMBDA_INLINE {
+          const SubtileClass tc{tb, tmult};
+          const Rows nz_table = table_dim_.nonzero_rows(tc.b, ra, rb);
+          const Rows rows = intersect(nz_outer, nz_table);
+          if (rows.empty()) return;  // no point in this wavefront: the sub-tile is skipped
+          double steps = 0;
+          if (wide_s1_) {
+            steps = kinds_ ? kind_steps(oc.b, tc.b, rows)
+                           : table_steps(oc.b, tc.b, rows.lo, rows.hi);
+          } else {
+            const Rows full = intersect(outer_dim_.full_rows(oc.b, ra, rb), nz_table);
+            i64 sum = 0;
+            auto explicit_rows = [&](i64 lo, i64 hi) {
+              for (i64 r = lo; r <= hi; ++r) {
+                const i64 n = outer_dim_.count(oc.b, r) * table_dim_.count(tc.b, r);
+                sum += ceil_n_v(w_[static_cast<std::size_t>(r)] * n);
+              }
+            };
+            if (full.empty()) {
+              explicit_rows(rows.lo, rows.hi);
+            } else {
+              const i64* pre = &prefix_[q * stride];
+              sum += pre[full.hi - ra + 1] - pre[full.lo - ra];
+              explicit_rows(rows.lo, full.lo - 1);
+              explicit_rows(full.hi + 1, rows.hi);
+            }
+            steps = static_cast<double>(sum);
+          }
+          // Rule 6 (exact Eqs. A.10/A.16/A.28): one __syncthreads per row with points.
+          double c = c_iter * steps + tau * static_cast<double>(rows.size());
+          // Lines beyond the first of each row (the first is tau_sync's row cost).
+          double lines = 0;
+          if constexpr (Extras) {
+            if (need_lines_) {
+              lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
+            }
+            if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
+          }
+          const i64 mult = oc.mult * tc.mult;
+          sum_c += static_cast<double>(mult) * c;
+          sum_max += static_cast<double>(mult) * std::max(m_prime, c);
+          n_sub += mult;
+          if constexpr (Extras) steps_all += static_cast<double>(mult) * steps;
+          if constexpr (Extras) {
+            if (!want_coef_) return;
+            const double md = static_cast<double>(mult);
+            const double v[3] = {steps, static_cast<double>(rows.size()), lines};
+            const bool c_wins = m_prime < c;
+            for (int p = 0; p < 3; ++p) {
+              cnt_all[p] += md * v[p];
+              if (c_wins) cnt_c_wins[p] += md * v[p];
+            }
+            if (!c_wins) n_m_wins += md;
+          }
+        });
+      });
+    }
 
     // Eqs. A.13 / A.17 / A.29-A.30, with max(m', c) taken per sub-tile.
     out.t_tile_s =
         detail::tile_time_s(dims_, k, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
-    if (Extras && want_coef_) {
-      // The same branches as tile_time_s (time_detail.hpp).
-      const double kd = static_cast<double>(k);
-      double fc = 1;
-      const double* counts = cnt_all;
-      if (dims_ == 1) {
-        const bool c_wins = m_prime < sum_c;
-        out.coef_m = c_wins ? 1.0 : kd;
-        fc = c_wins ? kd : 1.0;
-      } else if (k == 1) {
-        out.coef_m = static_cast<double>(n_sub);
-      } else {
-        out.coef_m = 1.0 + kd * n_m_wins;
-        fc = kd;
-        counts = cnt_c_wins;
+    if constexpr (Extras) {
+      if (want_coef_) {
+        // The same branches as tile_time_s (time_detail.hpp).
+        const double kd = static_cast<double>(k);
+        double fc = 1;
+        const double* counts = cnt_all;
+        if (dims_ == 1) {
+          const bool c_wins = m_prime < sum_c;
+          out.coef_m = c_wins ? 1.0 : kd;
+          fc = c_wins ? kd : 1.0;
+        } else if (k == 1) {
+          out.coef_m = static_cast<double>(n_sub);
+        } else {
+          out.coef_m = 1.0 + kd * n_m_wins;
+          fc = kd;
+          counts = cnt_c_wins;
+        }
+        for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
       }
-      for (int p = 0; p < 3; ++p) out.counts[p] = fc * counts[p];
     }
     if constexpr (Extras) {
       out.steps_all = steps_all;
@@ -1256,7 +1548,7 @@ class ExactModel {
   // ceil(x / nV) of a row's points x, by the reciprocal of nV.
   i64 ceil_n_v(i64 x) const { return n_v_.ceil(x); }
 
-  i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0;
+  i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0, half_pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
   int n_v_shift_ = -1;  // log2(nV) for a power-of-two nV (kind tables), else -1
   // Other nV (kind tables): ceil(y / nV) = ((y + nV - 1) M) >> k for y + nV - 1 < 2^31.
@@ -1274,13 +1566,15 @@ class ExactModel {
   ExactPath path_ = ExactPath::fast;
   bool wide_s1_ = false;
   bool kinds_ = false;  // wide_s1_ and tS <= S in every inner dimension: kind tables
+  // Points per row of the flattened tabulated dimension (constructor, talg_only), else 1.
+  i64 flat_points_ = 1;
   bool tables_ready_ = false;
   RowClasses outer_rows_;
   RowClasses table_rows_;
   // The last wavefront's rows and cost, reused by the next one with the same rows and m'.
   bool reuse_valid_ = false;
   i64 reuse_lo_ = 0, reuse_hi_ = 0;
-  WavefrontCost reuse_;
+  WavefrontCostOf<Extras> reuse_;
   bool machine_ = false;     // add the MachineTerms
   bool want_coef_ = false;   // track the coefficients of T_alg
   bool need_lines_ = false;  // count lines (machine_ or want_coef_)
@@ -1315,7 +1609,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
   b.pitch = static_cast<double>(model.pitch());
-  b.m_tile_words = m_tile_words(dims, tiles);
+  b.m_tile_words = m_tile_words_positive(dims, tiles);  // tiles feasible: no checks
   b.k = detail::k_factor(gpu, b.m_tile_words);
 
   // Rule 7: the data footprints stay the paper's (Eqs. A.8/A.14/A.25, A.9/A.15/A.26).
@@ -1478,7 +1772,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     }
   }
   auto add = [&](i64 j, i64 count, int slot) {
-    const WavefrontCost w = model.wavefront(j, b.k, transfer);
+    const auto w = model.wavefront(j, b.k, transfer);
     if (!w.nonempty) return;
     // Eq. A.2 with the exact n_i: ceil(ceil(n_i / k) / nSM) rounds of k tiles per SM.
     // = detail::rounds(n_i, k, nSM) = ceil(ceil(n_i / k) / nSM), one exact double division.
@@ -1489,59 +1783,65 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     // per row, segment or line for its tiles (clipped_rounds); otherwise Eq. A.2.
     double share = rounds;
     double t_points_s = 0;  // the part of T_i that scales with the tile's s1 points
-    if (clipped_terms) {
-      const ClippedRounds& clipped = clipped_at[slot];
-      rounds = clipped.tiles;
-      share = clipped.share;
-      const double l_word =
-          transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
-                                              static_cast<double>(ref));
-      // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
-      const double coef_m = dims == 1 ? 1.0 : w.n_sub;
-      t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
-                   w.steps_all * stencil.c_iter_s;
+    if constexpr (Extras) {  // (the machine variant's terms: not in `exact`'s wavefront)
+      if (clipped_terms) {
+        const ClippedRounds& clipped = clipped_at[slot];
+        rounds = clipped.tiles;
+        share = clipped.share;
+        const double l_word =
+            transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
+                                                static_cast<double>(ref));
+        // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
+        const double coef_m = dims == 1 ? 1.0 : w.n_sub;
+        t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
+                     w.steps_all * stencil.c_iter_s;
+      }
     }
     double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
     // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
-    const bool shared_ends = Extras && machine && blocks && std::min(w.n_tiles, n_sm) > 1;
-    if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
+    if constexpr (Extras) {
+      const bool shared_ends = machine && blocks && std::min(w.n_tiles, n_sm) > 1;
+      if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
+    }
     talg += static_cast<double>(count) * wavefront_s;
     n_wavefronts += count;
     max_tiles = std::max(max_tiles, w.n_tiles);
     t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
     if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
-    if (Extras && row != nullptr) {
-      // d T_alg / d theta for this wavefront class (design_parameter_names() order).
-      DesignRow& r = *row;
-      const double n = static_cast<double>(count);
-      const double nm = n * rounds * w.coef_m;  // times m'
-      const double nc = n * rounds;             // times the counts
-      const double nm_p = n * share * w.coef_m;  // the same for the per-point terms
-      const double nc_p = n * share;
-      const std::size_t lv = static_cast<std::size_t>(level);
-      r[0] += nm_p * w.rows.words;                                        // L
-      r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
-      r[2] += n;                                                          // T_sync
-      r[3] += nc_p * w.counts[0];                                         // C_iter
-      r[4] += nm * w.rows.seg;                                            // L_seg
-      const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
-      if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
-        r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
-        r[5 + 3] += dram * (nm_p * w.rows.words);
-        r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
-        r[9 + 3] += dram * (nm_p * w.rows.words * active);
-      } else {
-        r[5 + lv] += nm_p * w.rows.words;            // dL[level]
-        r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
+    if constexpr (Extras) {
+      if (row != nullptr) {
+        // d T_alg / d theta for this wavefront class (design_parameter_names() order).
+        DesignRow& r = *row;
+        const double n = static_cast<double>(count);
+        const double nm = n * rounds * w.coef_m;  // times m'
+        const double nc = n * rounds;             // times the counts
+        const double nm_p = n * share * w.coef_m;  // the same for the per-point terms
+        const double nc_p = n * share;
+        const std::size_t lv = static_cast<std::size_t>(level);
+        r[0] += nm_p * w.rows.words;                                        // L
+        r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
+        r[2] += n;                                                          // T_sync
+        r[3] += nc_p * w.counts[0];                                         // C_iter
+        r[4] += nm * w.rows.seg;                                            // L_seg
+        const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
+        if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
+          r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
+          r[5 + 3] += dram * (nm_p * w.rows.words);
+          r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
+          r[9 + 3] += dram * (nm_p * w.rows.words * active);
+        } else {
+          r[5 + lv] += nm_p * w.rows.words;            // dL[level]
+          r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
+        }
+        r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
+        r[14] += n * barrier_threads;                                       // t_barrier
+        if (blocks) {                                                       // t_share
+          r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
+        } else {
+          r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
+        }
+        r[16] += nm_p * w.rows.buf;                                         // l_buffer
       }
-      r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
-      r[14] += n * barrier_threads;                                       // t_barrier
-      if (blocks) {                                                       // t_share
-        r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
-      } else {
-        r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
-      }
-      r[16] += nm_p * w.rows.buf;                                         // l_buffer
     }
   };
   add(0, 1, 0);                                          // first, partial B wavefront
@@ -1573,6 +1873,41 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
     return evaluate_exact_impl<true>(gpu, stencil, size, tiles, path, machine, row);
   }
   return evaluate_exact_impl<false>(gpu, stencil, size, tiles, path, false, nullptr);
+}
+
+// T_alg alone (issue 15, seventh round): the wavefront classes of evaluate_exact_impl<false>
+// without the Breakdown's other terms (c_s, m' of a whole tile, the sub-tile count, T_ideal)
+// and without the machine variant's transfer terms, which `exact` does not read (it takes
+// m'_exact). There a class costs rounds T_i - (rounds - share) t_points + T_sync with
+// share = rounds and t_points = 0, i.e. (rounds T_i - 0.0) + T_sync, the same double as
+// rounds T_i + T_sync. The classes are evaluated in the same order (the reuse of the
+// interior wavefront depends on it), so T_alg is the same bit for bit.
+double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
+                           const ProblemSize& size, const TileSizes& tiles) {
+  const int dims = stencil.n_space_dims;
+  const i64 T = size.time_steps;
+  const i64 h = tiles.time / 2;
+  ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
+  const i64 k = detail::k_factor(gpu, m_tile_words_positive(dims, tiles));
+  TransferTerms transfer;
+  transfer.m_prime_exact = detail::transfer(gpu, dims, tiles).m_prime_s;
+  const double t_sync = gpu.t_sync_s;
+  const i64 k_n_sm = k * static_cast<i64>(gpu.n_sm);
+  const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
+  const i64 j_last = div_floor(T - 1, h) + 1;
+  double talg = 0;
+  auto add = [&](i64 j, i64 count) COSTMETRICS_LAMBDA_INLINE {
+    const auto w = model.wavefront(j, k, transfer);
+    if (!w.nonempty) return;
+    // Eq. A.2 with the exact n_i, as in evaluate_exact_impl.
+    const double rounds = static_cast<double>(div_ceil(w.n_tiles, k_n_sm));
+    talg += static_cast<double>(count) * (rounds * w.t_tile_s + t_sync);
+  };
+  add(0, 1);                                          // first, partial B wavefront
+  if (n_interior >= 1) add(1, (n_interior + 1) / 2);  // interior A (odd j)
+  if (n_interior >= 2) add(2, n_interior / 2);        // interior B (even j)
+  for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
+  return talg;
 }
 
 }  // namespace detail

@@ -62,6 +62,12 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
                          ExactPath path = ExactPath::fast, bool machine = false,
                          DesignRow* row = nullptr);
 
+// T_alg of evaluate_exact(gpu, stencil, size, tiles) (the fast path, `exact`), bit for bit,
+// without the Breakdown's other terms (for the callers that read T_alg alone: the batch's
+// T_alg-only path, the codesign search). Preconditions: those of evaluate_exact.
+double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
+                           const ProblemSize& size, const TileSizes& tiles);
+
 // Test hooks: the fast path's per-thread cache of the machine variant's clipped-tile counts
 // per (tS1, tT) (time_exact.cpp, ClippedCache), turned off or on (on by default) in the
 // calling thread, and how many evaluations of the calling thread it has served.

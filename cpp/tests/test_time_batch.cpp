@@ -40,7 +40,7 @@ std::int64_t random_extent(std::mt19937_64& rng, std::int64_t typical, bool warp
   return v;
 }
 
-// T_alg-only `paper` batch vs evaluate() bit for bit, and its reasons vs feasibility(), on
+// T_alg-only `paper` and `exact` batches vs evaluate() bit for bit, and its reasons vs feasibility(), on
 // random tiles of every kind; batch sizes that are no multiple of any vector width.
 void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
                                   const tmod::ProblemSize& size, std::int64_t typical_space,
@@ -66,13 +66,16 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
       if (make_even) t.time += t.time % 2;  // mostly even
       tiles[i * stride + stride - 1] = t.time;
     }
-    for (int threads : {1, 3}) {
+    for (int run = 0; run < 3; ++run) {
+      // `paper` at 1 and 3 threads, then `exact` (its T_alg-only path) at 3 threads.
+      const int threads = run == 0 ? 1 : 3;
+      const tmod::Variant variant = run < 2 ? tmod::Variant::paper : tmod::Variant::exact;
       std::vector<double> talg(n);
       std::vector<std::uint32_t> reasons(n);
       tmod::BatchOutputs out;
       out.talg_s = talg.data();
       out.reasons = reasons.data();
-      tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, tmod::Variant::paper, out, threads);
+      tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, variant, out, threads);
       std::size_t mismatches = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t expected = tmod::feasibility(gpu, dims, points[i]);
@@ -86,8 +89,7 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
         }
         ++n_feasible;
         if (points[i].time > 256) ++n_long;  // the scalar closed form of the batch
-        const double ref =
-            tmod::evaluate(gpu, stencil, size, points[i], tmod::Variant::paper).talg_s;
+        const double ref = tmod::evaluate(gpu, stencil, size, points[i], variant).talg_s;
         if (bits(talg[i]) != bits(ref)) {
           if (mismatches == 0) {
             std::fprintf(stderr,

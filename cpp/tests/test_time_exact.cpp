@@ -183,6 +183,8 @@ void compare_case(const tmod::GpuParams& gpu, int dims, const tmod::ProblemSize&
       tmod::detail::evaluate_exact(gpu, st, size, tiles, tmod::detail::ExactPath::general);
   CHECK(b.talg_s == general.talg_s);
   CHECK(b.c_s == general.c_s);
+  // T_alg alone (the batch's and the codesign search's path), bit for bit.
+  CHECK(tmod::detail::evaluate_exact_talg(gpu, st, size, tiles) == general.talg_s);
   ++g_cases;
   CHECK(ref.bad_points == 0);
   CHECK_CLOSE(b.talg_s, ref.talg, 1e-12);
@@ -404,6 +406,7 @@ void test_fast_path_matches_general() {
         tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
     ++compared;
     CHECK(fast.talg_s == general.talg_s);
+    CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
     CHECK(fast.c_s == general.c_s);
     CHECK(fast.t_tile_s == general.t_tile_s);
     CHECK(fast.n_wavefronts == general.n_wavefronts);
@@ -502,6 +505,7 @@ void test_kind_tables_match_general() {
         g, st, size, tiles, tmod::detail::ExactPath::general, machine);
     ++compared;
     CHECK(same_breakdown("kinds", dims, size, tiles, g.n_v, machine, fast, general));
+    if (!machine) CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
     if (machine) {
       // And the design rows (coefficients) of both walks.
       tmod::detail::DesignRow rf{}, rg{};
@@ -565,11 +569,63 @@ void test_kind_tables_n_v_division() {
     ++compared;
     pow2 += (g.n_v & (g.n_v - 1)) == 0 ? 1 : 0;
     CHECK(same_breakdown("nV division", dims, size, tiles, g.n_v, false, fast, general));
+    CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
   }
   std::printf("  kind tables' nV division vs general path: %d cases (%d with nV a power of 2)\n",
               compared, pow2);
   CHECK(compared > 3000);
   CHECK(pow2 > 1000);
+}
+
+// evaluate_exact_talg with a flattened tabulated dimension (3D, the larger inner tile
+// tS >= S + tT - 1: one sub-tile with S points per row; time_exact.cpp, the ExactModel
+// constructor) against the row-by-row walk, bit for bit: at and next to the threshold,
+// either inner dimension the larger one, nV powers of two and not, k = 1 and k > 1, and
+// products (tS1 + tT) S tS_outer on both sides of the 2^31 limit.
+void test_flat_dimension_talg() {
+  std::mt19937_64 rng(15);
+  const int n_v[] = {1, 3, 32, 96, 128, 160, 1000, 2048};
+  int compared = 0, flat = 0;
+  for (int c = 0; c < 12000; ++c) {
+    tmod::GpuParams g = gtx980();
+    g.n_v = n_v[rng() % 8];
+    g.n_sm = 1 + static_cast<int>(rng() % 32);
+    g.max_blocks_per_sm = 1 + static_cast<int>(rng() % 32);
+    g.smem_per_sm_words = 1 << 22;
+    g.smem_per_block_words = 1 << 22;
+    tmod::TileSizes tiles;
+    tiles.time = rng() % 2 ? 2 : 2 * (1 + static_cast<i64>(rng() % 12));
+    tiles.space[0] = 1 + static_cast<i64>(rng() % 64);
+    const i64 P = 2 * tiles.space[0] + tiles.time - 2;
+    tmod::ProblemSize size;
+    size.space[0] = 2 * P - 1 + static_cast<i64>(rng() % 3000);
+    size.time_steps = 1 + static_cast<i64>(rng() % 700);
+    // One inner dimension flat (tS >= S + tT - 1, at or near the threshold), the other not.
+    const int wide = 1 + static_cast<int>(rng() % 2);
+    const int other = 3 - wide;
+    size.space[wide] = 1 + static_cast<i64>(rng() % (rng() % 2 ? 40 : 700));
+    size.space[other] = 1 + static_cast<i64>(rng() % 700);
+    const i64 extra = static_cast<i64>(rng() % 4) - 1;  // threshold - 1 ... + 2
+    tiles.space[wide] = std::max<i64>(1, size.space[wide] + tiles.time - 1 + extra);
+    tiles.space[other] = 1 + static_cast<i64>(rng() % std::max<i64>(1, size.space[other]));
+    if (tiles.space[other] > tiles.space[wide]) continue;
+    if (tmod::feasibility(g, 3, tiles) != tmod::kFeasible) {
+      // Make the innermost a multiple of the warp (32) where the shared memory allows it.
+      tiles.space[2] = 32 * ((tiles.space[2] + 31) / 32);
+      if (tiles.space[other] > tiles.space[wide]) continue;
+      if (tmod::feasibility(g, 3, tiles) != tmod::kFeasible) continue;
+    }
+    tmod::StencilParams st = heat(3);
+    const tmod::Breakdown general =
+        tmod::detail::evaluate_exact(g, st, size, tiles, tmod::detail::ExactPath::general);
+    ++compared;
+    flat += tiles.space[wide] >= size.space[wide] + tiles.time - 1 ? 1 : 0;
+    CHECK(tmod::detail::evaluate_exact_talg(g, st, size, tiles) == general.talg_s);
+  }
+  std::printf("  T_alg alone with a flat inner dimension vs general path: %d cases (%d flat)\n",
+              compared, flat);
+  CHECK(compared > 2000);
+  CHECK(flat > 1000);
 }
 
 int main() {
@@ -585,5 +641,6 @@ int main() {
   test_fast_path_matches_general();
   test_kind_tables_match_general();
   test_kind_tables_n_v_division();
+  test_flat_dimension_talg();
   return cm_test::report("time_exact");
 }
