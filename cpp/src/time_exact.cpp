@@ -1593,17 +1593,24 @@ class ExactModel {
 
 namespace {
 
-template <bool Extras>
+// TalgOnly (the machine variant's T_alg alone, evaluate_machine_talg): `setup` holds what
+// depends on (gpu, dims, size) alone, and the Breakdown's terms other than T_alg (m' of a
+// whole tile, c_s, the sub-tile count, T_ideal) are not computed; T_alg's arithmetic is
+// the same.
+template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
-                              bool machine, DesignRow* row) {
+                              bool machine, DesignRow* row,
+                              const MachineSetup* setup = nullptr) {
+  static_assert(!TalgOnly || Extras, "T_alg alone through this path is the machine variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
   // On presets that describe the CPU harness (below, clipped_rounds).
-  const bool clip_s1 = Extras && machine && !gpu.machine.all_zero();
+  const bool has_terms = TalgOnly ? setup->terms : !gpu.machine.all_zero();
+  const bool clip_s1 = Extras && machine && has_terms;
   ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
   Breakdown b;
 
@@ -1619,7 +1626,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // The machine variant's terms (docs/time.md, "Machine variant"); each adds +0.0
   // when its parameter is 0, so that the result is then bit-identical to `exact`.
   const MachineTerms& mt = gpu.machine;
-  const int level = machine || row != nullptr ? memory_level(gpu, dims, size) : 3;
+  const int level = TalgOnly                     ? setup->level
+                    : machine || row != nullptr ? memory_level(gpu, dims, size)
+                                                : 3;
   const i64 n_sm = gpu.n_sm;
   const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
   // Counts of m' (TransferTerms::counts, per wavefront: they follow the tile rows
@@ -1659,7 +1668,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
   // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
   double words_clip = 1.0, lines_clip = 1.0;
-  const bool harness_counts = machine && !mt.all_zero();
+  const bool harness_counts = machine && has_terms;
   if (harness_counts) {
     for (int d = 1; d < dims; ++d) {
       const i64 s_d = size.space[d], ts_d = tiles.space[d];
@@ -1679,7 +1688,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
   // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
   // 50 instructions per `exact` evaluation in the codesign sweep).
-  const double dram = Extras && level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  const double dram = TalgOnly                  ? setup->dram
+                       : Extras && level == 3 ? dram_share(gpu, dims, size)
+                                              : 0.0;
   const bool partly_l3 = level == 3 && dram < 1.0;
   if (partly_l3) {
     transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
@@ -1723,15 +1734,17 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
       machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
-  // With every core streaming, every row of the tile.
-  b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
+  if constexpr (!TalgOnly) {
+    // With every core streaming, every row of the tile.
+    b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
 
-  // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
-  b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) {
-    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
+    b.n_subtiles = 1;
+    for (int d = 1; d < dims; ++d) {
+      b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    }
+    b.c_s = model.full_subtile_c();
   }
-  b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
@@ -1856,7 +1869,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
   b.t_sync_total_s = static_cast<double>(n_wavefronts) * t_sync;
   b.talg_s = talg;
-  b.t_ideal_s = t_ideal_s(gpu, stencil, size);
+  if constexpr (!TalgOnly) b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
 }
 
@@ -1908,6 +1921,24 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
   if (n_interior >= 2) add(2, n_interior / 2);        // interior B (even j)
   for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
   return talg;
+}
+
+// What the machine variant reads of (gpu, dims, size) alone (evaluate_exact_impl computes
+// the same per evaluation).
+MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size) {
+  MachineSetup s;
+  s.terms = !gpu.machine.all_zero();
+  s.level = memory_level(gpu, dims, size);
+  s.dram = s.level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  return s;
+}
+
+double evaluate_machine_talg(const GpuParams& gpu, const StencilParams& stencil,
+                             const ProblemSize& size, const TileSizes& tiles,
+                             const MachineSetup& setup) {
+  return evaluate_exact_impl<true, true>(gpu, stencil, size, tiles, ExactPath::fast, true,
+                                         nullptr, &setup)
+      .talg_s;
 }
 
 }  // namespace detail
