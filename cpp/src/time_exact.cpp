@@ -1384,8 +1384,9 @@ class ExactModel {
     const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
     SubtileRange table_range;
     if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
-    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class).
-    if (!Extras && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
+    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class);
+    // also `machine` where no coefficient is tracked (its lines and steps_all added below).
+    if ((!Extras || !want_coef_) && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
       // 2D `exact` on the kind tables: the loop below with its one-class inner dimension
       // written out (rows = nz_outer, kind_steps' 1D/2D branch): the same integers and the
       // same floating-point operations in the same order. The three kind segments of
@@ -1405,10 +1406,20 @@ class ExactModel {
         const i64 sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * lo + InnerDim::kTrail]) +
                         (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
                         (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
-        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+        double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+        if constexpr (Extras) {
+          // The loop below's lines (subtile_lines: kind_lines' 2D sum of W(r)) and
+          // per-line overhead, the same operations in the same order.
+          if (need_lines_) {
+            const double* const wp = scratch_.width_prefix.data();
+            const double lines = (wp[end] - wp[lo]) - static_cast<double>(end - lo);
+            if (machine_) c += tau_line_ * lines;
+          }
+        }
         sum_c += static_cast<double>(omult) * c;
         sum_max += static_cast<double>(omult) * std::max(m_prime, c);
         n_sub += omult;
+        if constexpr (Extras) steps_all += static_cast<double>(omult) * static_cast<double>(sum);
       });
     } else {
       for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
