@@ -874,8 +874,10 @@ class ExactModel {
       generic_rows(std::false_type{});
     }
     if constexpr (Extras) {
-      // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables).
-      if (need_lines_ && dims_ == 2) {
+      // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables),
+      // read only by the class loop that tracks coefficients (the other one sums W(r) in
+      // closed form).
+      if (want_coef_ && dims_ == 2) {
         auto& wp = scratch_.width_prefix;
         if (wp.size() < stride) wp.resize(stride);
         wp[0] = 0;
@@ -1025,6 +1027,13 @@ class ExactModel {
 
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
+  // sum_{r < n} e(r) for 0 <= n <= tT: n (n - 1) / 2 on the rising rows, mirrored after.
+  __attribute__((always_inline)) i64 e_prefix(i64 n) const {
+    const i64 rising = tT_ - h_;  // rows with e(r) = r: r < ceil(tT / 2)
+    if (n <= rising) return n * (n - 1) / 2;
+    const i64 m = tT_ - n;
+    return h_ * ((tT_ - 1) / 2) - m * (m - 1) / 2;
+  }
 
   // Base column of the tiles p = 0 of wavefront j (rule 2).
   i64 offset(i64 j) const { return (j & 1) != 0 ? 0 : half_pitch_; }  // j >= 0
@@ -1410,9 +1419,12 @@ class ExactModel {
         if constexpr (Extras) {
           // The loop below's lines (subtile_lines: kind_lines' 2D sum of W(r)) and
           // per-line overhead, the same operations in the same order.
+          // (wp[end] - wp[lo]) - (end - lo) with wp the prefix sums of W(r) = tS1 + 2 e(r),
+          // in closed form: every term is an integer below 2^53, so the double is this
+          // integer exactly (no width_prefix to fill).
           if (need_lines_) {
-            const double* const wp = scratch_.width_prefix.data();
-            const double lines = (wp[end] - wp[lo]) - static_cast<double>(end - lo);
+            const double lines = static_cast<double>((tS1_ - 1) * (end - lo) +
+                                                     2 * (e_prefix(end) - e_prefix(lo)));
             if (machine_) c += tau_line_ * lines;
           }
         }
