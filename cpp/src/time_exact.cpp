@@ -1840,10 +1840,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
     }
     talg += static_cast<double>(count) * wavefront_s;
-    n_wavefronts += count;
-    max_tiles = std::max(max_tiles, w.n_tiles);
-    t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
-    if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    if constexpr (!TalgOnly) {  // the Breakdown's counts and T_tile, not read by T_alg alone
+      n_wavefronts += count;
+      max_tiles = std::max(max_tiles, w.n_tiles);
+      t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
+      if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    }
     if constexpr (Extras) {
       if (row != nullptr) {
         // d T_alg / d theta for this wavefront class (design_parameter_names() order).
