@@ -1296,7 +1296,11 @@ class ExactModel {
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
     double m_prime = transfer.m_prime_exact;
     if constexpr (Extras) {
-      out.rows = transfer.counts(r_lo, r_hi);
+      // The counts depend on the rows alone (transfer is fixed per evaluation): the
+      // interior B wavefront takes interior A's.
+      out.rows = reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi
+                     ? reuse_.rows
+                     : transfer.counts(r_lo, r_hi);
       m_prime = transfer.m_prime(out.n_tiles, out.rows);
     }
     out.m_prime_s = m_prime;
