@@ -916,10 +916,36 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
         n_threads, 4096);
     return;
   }
-  if (talg_only && variant == Variant::exact) {
+  // `machine` without machine terms (every GPU preset) is `exact` bit for bit (docs/time.md,
+  // "Machine variant"; test_time_machine), so it takes exact's T_alg-only path; with them,
+  // the machine variant's T_alg alone, its per-batch set-up hoisted (issue 15).
+  const bool machine_terms = variant == Variant::machine && !gpu.machine.all_zero();
+  if (talg_only && (variant == Variant::exact || variant == Variant::machine)) {
     // T_alg only (issue 15, seventh round): no Breakdown assembled, T_ideal once per batch
     // (it depends on the machine, stencil and size only); the same T_alg as evaluate().
     const double t_ideal = t_ideal_s(gpu, stencil, size);
+    if (machine_terms) {
+      const detail::MachineSetup setup = detail::machine_setup(gpu, dims, size);
+      parallel_for_chunks(
+          n_tiles,
+          [&](std::size_t begin, std::size_t end, std::size_t) {
+            for (std::size_t i = begin; i < end; ++i) {
+              TileSizes t;
+              for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+              t.time = tiles[i * stride + dims];
+              const std::uint32_t reasons = feasibility(gpu, dims, t);
+              out.reasons[i] = reasons;
+              double talg = nan;
+              if (reasons == kFeasible) {
+                talg = detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
+                require_finite_talg(talg, t_ideal);
+              }
+              out.talg_s[i] = talg;
+            }
+          },
+          n_threads, 1024);
+      return;
+    }
     parallel_for_chunks(
         n_tiles,
         [&](std::size_t begin, std::size_t end, std::size_t) {

@@ -874,8 +874,10 @@ class ExactModel {
       generic_rows(std::false_type{});
     }
     if constexpr (Extras) {
-      // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables).
-      if (need_lines_ && dims_ == 2) {
+      // 2D lines: prefix sums of W(r) (kind_lines; 1D counts rows, 3D the lines3 tables),
+      // read only by the class loop that tracks coefficients (the other one sums W(r) in
+      // closed form).
+      if (want_coef_ && dims_ == 2) {
         auto& wp = scratch_.width_prefix;
         if (wp.size() < stride) wp.resize(stride);
         wp[0] = 0;
@@ -1025,6 +1027,13 @@ class ExactModel {
 
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
+  // sum_{r < n} e(r) for 0 <= n <= tT: n (n - 1) / 2 on the rising rows, mirrored after.
+  __attribute__((always_inline)) i64 e_prefix(i64 n) const {
+    const i64 rising = tT_ - h_;  // rows with e(r) = r: r < ceil(tT / 2)
+    if (n <= rising) return n * (n - 1) / 2;
+    const i64 m = tT_ - n;
+    return h_ * ((tT_ - 1) / 2) - m * (m - 1) / 2;
+  }
 
   // Base column of the tiles p = 0 of wavefront j (rule 2).
   i64 offset(i64 j) const { return (j & 1) != 0 ? 0 : half_pitch_; }  // j >= 0
@@ -1287,7 +1296,11 @@ class ExactModel {
     out.n_tiles = std::max<i64>(0, p_max - p_min + 1);
     double m_prime = transfer.m_prime_exact;
     if constexpr (Extras) {
-      out.rows = transfer.counts(r_lo, r_hi);
+      // The counts depend on the rows alone (transfer is fixed per evaluation): the
+      // interior B wavefront takes interior A's.
+      out.rows = reuse_valid_ && reuse_lo_ == r_lo && reuse_hi_ == r_hi
+                     ? reuse_.rows
+                     : transfer.counts(r_lo, r_hi);
       m_prime = transfer.m_prime(out.n_tiles, out.rows);
     }
     out.m_prime_s = m_prime;
@@ -1384,8 +1397,9 @@ class ExactModel {
     const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
     SubtileRange table_range;
     if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
-    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class).
-    if (!Extras && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
+    // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class);
+    // also `machine` where no coefficient is tracked (its lines and steps_all added below).
+    if ((!Extras || !want_coef_) && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
       // 2D `exact` on the kind tables: the loop below with its one-class inner dimension
       // written out (rows = nz_outer, kind_steps' 1D/2D branch): the same integers and the
       // same floating-point operations in the same order. The three kind segments of
@@ -1405,10 +1419,23 @@ class ExactModel {
         const i64 sum = (t4[4 * a + InnerDim::kTrail] - t4[4 * lo + InnerDim::kTrail]) +
                         (t4[4 * b + InnerDim::kFull] - t4[4 * a + InnerDim::kFull]) +
                         (t4[4 * end + InnerDim::kLead] - t4[4 * b + InnerDim::kLead]);
-        const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+        double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
+        if constexpr (Extras) {
+          // The loop below's lines (subtile_lines: kind_lines' 2D sum of W(r)) and
+          // per-line overhead, the same operations in the same order.
+          // (wp[end] - wp[lo]) - (end - lo) with wp the prefix sums of W(r) = tS1 + 2 e(r),
+          // in closed form: every term is an integer below 2^53, so the double is this
+          // integer exactly (no width_prefix to fill).
+          if (need_lines_) {
+            const double lines = static_cast<double>((tS1_ - 1) * (end - lo) +
+                                                     2 * (e_prefix(end) - e_prefix(lo)));
+            if (machine_) c += tau_line_ * lines;
+          }
+        }
         sum_c += static_cast<double>(omult) * c;
         sum_max += static_cast<double>(omult) * std::max(m_prime, c);
         n_sub += omult;
+        if constexpr (Extras) steps_all += static_cast<double>(omult) * static_cast<double>(sum);
       });
     } else {
       for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
@@ -1593,17 +1620,24 @@ class ExactModel {
 
 namespace {
 
-template <bool Extras>
+// TalgOnly (the machine variant's T_alg alone, evaluate_machine_talg): `setup` holds what
+// depends on (gpu, dims, size) alone, and the Breakdown's terms other than T_alg (m' of a
+// whole tile, c_s, the sub-tile count, T_ideal) are not computed; T_alg's arithmetic is
+// the same.
+template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
-                              bool machine, DesignRow* row) {
+                              bool machine, DesignRow* row,
+                              const MachineSetup* setup = nullptr) {
+  static_assert(!TalgOnly || Extras, "T_alg alone through this path is the machine variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
   const i64 tT = tiles.time;
   const i64 T = size.time_steps;
   const i64 h = tT / 2;
   // On presets that describe the CPU harness (below, clipped_rounds).
-  const bool clip_s1 = Extras && machine && !gpu.machine.all_zero();
+  const bool has_terms = TalgOnly ? setup->terms : !gpu.machine.all_zero();
+  const bool clip_s1 = Extras && machine && has_terms;
   ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
   Breakdown b;
 
@@ -1619,7 +1653,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // The machine variant's terms (docs/time.md, "Machine variant"); each adds +0.0
   // when its parameter is 0, so that the result is then bit-identical to `exact`.
   const MachineTerms& mt = gpu.machine;
-  const int level = machine || row != nullptr ? memory_level(gpu, dims, size) : 3;
+  const int level = TalgOnly                     ? setup->level
+                    : machine || row != nullptr ? memory_level(gpu, dims, size)
+                                                : 3;
   const i64 n_sm = gpu.n_sm;
   const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
   // Counts of m' (TransferTerms::counts, per wavefront: they follow the tile rows
@@ -1659,7 +1695,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
   // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
   double words_clip = 1.0, lines_clip = 1.0;
-  const bool harness_counts = machine && !mt.all_zero();
+  const bool harness_counts = machine && has_terms;
   if (harness_counts) {
     for (int d = 1; d < dims; ++d) {
       const i64 s_d = size.space[d], ts_d = tiles.space[d];
@@ -1679,7 +1715,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
   // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
   // 50 instructions per `exact` evaluation in the codesign sweep).
-  const double dram = Extras && level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  const double dram = TalgOnly                  ? setup->dram
+                       : Extras && level == 3 ? dram_share(gpu, dims, size)
+                                              : 0.0;
   const bool partly_l3 = level == 3 && dram < 1.0;
   if (partly_l3) {
     transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
@@ -1723,15 +1761,17 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
       machine ? gpu.t_sync_s + mt.t_barrier_per_thread_s * barrier_threads : gpu.t_sync_s;
-  // With every core streaming, every row of the tile.
-  b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
+  if constexpr (!TalgOnly) {
+    // With every core streaming, every row of the tile.
+    b.m_prime_s = transfer.m_prime(n_sm, transfer.counts(0, tT));
 
-  // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
-  b.n_subtiles = 1;
-  for (int d = 1; d < dims; ++d) {
-    b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    // Nonempty sub-tiles of a tile whose rows 0..tT-1 all lie in [0, T) (rule 5).
+    b.n_subtiles = 1;
+    for (int d = 1; d < dims; ++d) {
+      b.n_subtiles *= div_floor(size.space[d] + tT - 2, tiles.space[d]) + 1;
+    }
+    b.c_s = model.full_subtile_c();
   }
-  b.c_s = model.full_subtile_c();
 
   // Wavefront classes (rule 10). Wavefront j has rows [(j-1) h, (j+1) h); it is interior
   // (all rows in [0, T)) for 1 <= j <= T/h - 1, and the interior ones of one color are
@@ -1804,10 +1844,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
     }
     talg += static_cast<double>(count) * wavefront_s;
-    n_wavefronts += count;
-    max_tiles = std::max(max_tiles, w.n_tiles);
-    t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
-    if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    if constexpr (!TalgOnly) {  // the Breakdown's counts and T_tile, not read by T_alg alone
+      n_wavefronts += count;
+      max_tiles = std::max(max_tiles, w.n_tiles);
+      t_tile_largest = std::max(t_tile_largest, w.t_tile_s);
+      if (j == 1 && n_interior >= 1) t_tile_interior_a = w.t_tile_s;
+    }
     if constexpr (Extras) {
       if (row != nullptr) {
         // d T_alg / d theta for this wavefront class (design_parameter_names() order).
@@ -1856,7 +1898,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   b.t_tile_s = t_tile_interior_a >= 0 ? t_tile_interior_a : t_tile_largest;
   b.t_sync_total_s = static_cast<double>(n_wavefronts) * t_sync;
   b.talg_s = talg;
-  b.t_ideal_s = t_ideal_s(gpu, stencil, size);
+  if constexpr (!TalgOnly) b.t_ideal_s = t_ideal_s(gpu, stencil, size);
   return b;
 }
 
@@ -1908,6 +1950,24 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
   if (n_interior >= 2) add(2, n_interior / 2);        // interior B (even j)
   for (i64 j = n_interior + 1; j <= j_last; ++j) add(j, 1);  // last one or two, partial
   return talg;
+}
+
+// What the machine variant reads of (gpu, dims, size) alone (evaluate_exact_impl computes
+// the same per evaluation).
+MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size) {
+  MachineSetup s;
+  s.terms = !gpu.machine.all_zero();
+  s.level = memory_level(gpu, dims, size);
+  s.dram = s.level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  return s;
+}
+
+double evaluate_machine_talg(const GpuParams& gpu, const StencilParams& stencil,
+                             const ProblemSize& size, const TileSizes& tiles,
+                             const MachineSetup& setup) {
+  return evaluate_exact_impl<true, true>(gpu, stencil, size, tiles, ExactPath::fast, true,
+                                         nullptr, &setup)
+      .talg_s;
 }
 
 }  // namespace detail

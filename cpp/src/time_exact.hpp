@@ -68,6 +68,24 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
 double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
                            const ProblemSize& size, const TileSizes& tiles);
 
+// What the machine variant reads of (gpu, dims, size) alone, once per batch: whether the
+// preset has machine terms (MachineTerms::all_zero false), the arrays' memory level and,
+// at the DRAM level, their DRAM share (memory_level, dram_share).
+struct MachineSetup {
+  bool terms = false;
+  int level = 3;
+  double dram = 0.0;
+};
+MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size);
+
+// T_alg of evaluate_exact(gpu, stencil, size, tiles, ExactPath::fast, true) (`machine`), bit
+// for bit, without the Breakdown's other terms (c_s, m' of a whole tile, the sub-tile
+// count, T_ideal) and with `setup` = machine_setup(gpu, dims, size) computed by the caller
+// (the batch's T_alg-only path). Preconditions: those of evaluate_exact.
+double evaluate_machine_talg(const GpuParams& gpu, const StencilParams& stencil,
+                             const ProblemSize& size, const TileSizes& tiles,
+                             const MachineSetup& setup);
+
 // Test hooks: the fast path's per-thread cache of the machine variant's clipped-tile counts
 // per (tS1, tT) (time_exact.cpp, ClippedCache), turned off or on (on by default) in the
 // calling thread, and how many evaluations of the calling thread it has served.

@@ -987,8 +987,51 @@ void test_bad_inputs() {
 
 }  // namespace
 
+// The machine variant's T_alg alone (evaluate_machine_talg, with the per-batch set-up, and
+// evaluate_batch's T_alg-only `machine` path) against evaluate_exact's Breakdown, bit for
+// bit: random 1D-3D cases with and without machine terms, CPU-like machines whose arrays
+// fall in every memory level (the DRAM share included).
+void test_talg_alone_bit_identical() {
+  std::mt19937_64 rng(1515);
+  int compared = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const int dims = 1 + i % 3;
+    Case c = random_case(rng, dims);
+    if (i % 3 == 1) set_machine_terms(rng, c.gpu);
+    if (i % 3 == 2) {
+      c.gpu = cpu_like_machine(rng, 1 + static_cast<int>(rng() % 8));
+      c.gpu.machine.cache_l3_bytes = static_cast<double>(1 + rng() % (64 << 20));
+    }
+    if (!feasible(c)) continue;
+    const tmod::detail::MachineSetup setup =
+        tmod::detail::machine_setup(c.gpu, dims, c.size);
+    const double alone = tmod::detail::evaluate_machine_talg(c.gpu, c.stencil, c.size,
+                                                             c.tiles, setup);
+    const auto b = tmod::detail::evaluate_exact(c.gpu, c.stencil, c.size, c.tiles,
+                                                tmod::detail::ExactPath::fast, true);
+    CHECK(alone == b.talg_s);
+    // The batch (T_alg only) against evaluate(), one tile per call.
+    double talg = 0;
+    std::uint32_t reasons = 0;
+    tmod::BatchOutputs out;
+    out.talg_s = &talg;
+    out.reasons = &reasons;
+    std::vector<std::int64_t> flat;
+    for (int d = 0; d < dims; ++d) flat.push_back(c.tiles.space[d]);
+    flat.push_back(c.tiles.time);
+    tmod::evaluate_batch(c.gpu, c.stencil, c.size, flat.data(), 1, tmod::Variant::machine, out,
+                         1);
+    CHECK(reasons == tmod::kFeasible);
+    CHECK(talg == tmod::evaluate(c.gpu, c.stencil, c.size, c.tiles, tmod::Variant::machine).talg_s);
+    ++compared;
+  }
+  std::printf("  machine T_alg alone compared bit for bit: %d\n", compared);
+  CHECK(compared > 3000);
+}
+
 int main() {
   test_zero_terms_bit_identical();
+  test_talg_alone_bit_identical();
   test_linearity();
   test_terms_by_hand();
   test_clipped_shares_brute_force();
