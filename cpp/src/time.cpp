@@ -924,8 +924,8 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
     // T_alg only (issue 15, seventh round): no Breakdown assembled, T_ideal once per batch
     // (it depends on the machine, stencil and size only); the same T_alg as evaluate().
     const double t_ideal = t_ideal_s(gpu, stencil, size);
-    if (machine_terms) {
-      const detail::MachineSetup setup = detail::machine_setup(gpu, dims, size);
+    // One loop for both evaluators: feasibility, T_alg where feasible, NaN elsewhere.
+    const auto talg_loop = [&](const auto& talg_of) {
       parallel_for_chunks(
           n_tiles,
           [&](std::size_t begin, std::size_t end, std::size_t) {
@@ -937,33 +937,23 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
               out.reasons[i] = reasons;
               double talg = nan;
               if (reasons == kFeasible) {
-                talg = detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
+                talg = talg_of(t);
                 require_finite_talg(talg, t_ideal);
               }
               out.talg_s[i] = talg;
             }
           },
           n_threads, 1024);
-      return;
+    };
+    if (machine_terms) {
+      const detail::MachineSetup setup = detail::machine_setup(gpu, dims, size);
+      talg_loop([&](const TileSizes& t) {
+        return detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
+      });
+    } else {
+      talg_loop(
+          [&](const TileSizes& t) { return detail::evaluate_exact_talg(gpu, stencil, size, t); });
     }
-    parallel_for_chunks(
-        n_tiles,
-        [&](std::size_t begin, std::size_t end, std::size_t) {
-          for (std::size_t i = begin; i < end; ++i) {
-            TileSizes t;
-            for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
-            t.time = tiles[i * stride + dims];
-            const std::uint32_t reasons = feasibility(gpu, dims, t);
-            out.reasons[i] = reasons;
-            double talg = nan;
-            if (reasons == kFeasible) {
-              talg = detail::evaluate_exact_talg(gpu, stencil, size, t);
-              require_finite_talg(talg, t_ideal);
-            }
-            out.talg_s[i] = talg;
-          }
-        },
-        n_threads, 1024);
     return;
   }
   parallel_for_chunks(
