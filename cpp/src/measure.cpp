@@ -183,6 +183,12 @@ bool pin_to_cpu(int index) {
 #endif
 }
 
+// The median of a sorted, non-empty sample (the mean of the middle two for an even count).
+double median_of_sorted(const std::vector<double>& v) {
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 // Runs body(thread_index) on `threads` threads (the caller is thread 0), optionally pinned.
 // Returns how many were pinned. Exceptions in workers are rethrown in the caller.
 template <typename Body>
@@ -1262,8 +1268,7 @@ RunResult run(const RunConfig& cfg) {
   std::sort(times.begin(), times.end());
   res.time_min_s = times.front();
   res.time_max_s = times.back();
-  const std::size_t n = times.size();
-  res.time_median_s = n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  res.time_median_s = median_of_sorted(times);
   res.n_wavefronts = static_cast<std::int64_t>(p.wavefronts.size());
   res.n_tiles = p.n_tiles;
   res.points = cfg.size_s1 * (dims >= 2 ? cfg.size_s2 : 1) * (dims == 3 ? cfg.size_s3 : 1) *
@@ -1307,9 +1312,8 @@ MicroResult summarize(std::vector<double> per_unit, std::int64_t units) {
   MicroResult r;
   r.value_s = per_unit.front();
   r.max_s = per_unit.back();
-  const std::size_t n = per_unit.size();
-  r.median_s = n % 2 == 1 ? per_unit[n / 2] : 0.5 * (per_unit[n / 2 - 1] + per_unit[n / 2]);
-  r.repeats = static_cast<std::int64_t>(n);
+  r.median_s = median_of_sorted(per_unit);
+  r.repeats = static_cast<std::int64_t>(per_unit.size());
   r.units = units;
   return r;
 }
@@ -1542,10 +1546,9 @@ MicroResult bench_compute(const std::string& stencil, int threads, int n_configs
       vectors_of_shape = vectors[0];
     }
     std::sort(times.begin(), times.end());
-    const std::size_t n = times.size();
     sum_min += times.front();
     sum_max += times.back();
-    sum_median += n % 2 == 1 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    sum_median += median_of_sorted(times);
     total_vectors += vectors_of_shape;
   }
   MicroResult r;
@@ -1678,8 +1681,7 @@ double probe_kernel_s(const float* buf) {
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return median_of_sorted(v);
 }
 
 }  // namespace
@@ -1702,7 +1704,6 @@ CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
   const auto n = static_cast<std::size_t>(threads);
   std::vector<std::vector<float>> bufs(n, std::vector<float>(kProbeFloats, 1.0f));
   std::vector<std::vector<double>> alone(n), together(n);
-  std::atomic<int> pinned{0};
   auto run_alone = [&](int cpu, bool keep) {
     double s = 0;
     std::thread worker([&] {
@@ -1748,8 +1749,7 @@ CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
   // virtual CPU was not running (the host ran something else on that core).
   const double gap_s = 50e-6;
   Barrier barrier(threads);
-  run_threads(threads, true, [&](int id) {
-    if (pin_to_cpu(id)) pinned.fetch_add(1, std::memory_order_relaxed);
+  r.pinned_cpus = run_threads(threads, true, [&](int id) {
     barrier.wait();
     const Clock::time_point start = Clock::now();
     Clock::time_point last = start;
@@ -1767,7 +1767,6 @@ CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
     r.stall_share[i] = spin_s > 0 ? std::min(1.0, lost / spin_s) : 0.0;
     r.longest_stall_s[i] = longest;
   });
-  r.pinned_cpus = pinned.load();
   return r;
 }
 
