@@ -706,12 +706,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
         if args.plot is not None and not args.plot.parent.is_dir():
             raise ValueError(f"--plot: no folder {args.plot.parent}")
+        table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
-            args.table, args.calibration, time=args.time, statistic=args.statistic
+            table, args.calibration, time=args.time, statistic=args.statistic
         )
         if args.plot is not None:
             plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
-        probe = cm_measure.table_cpu_probe(cm_measure.read_table(args.table))
+        probe = cm_measure.table_cpu_probe(table)
         if args.json:
             out = report.to_dict()
             out["cpu_probe"] = None if probe is None else probe._asdict()

@@ -3328,24 +3328,19 @@ def tune(
     raw = read_table(path)
     med = raw.per_point(stat)
     index = {med.key_of(i): i for i in range(len(med))}
-    candidates = []
-    for rank, (pred, n, tiles) in enumerate(top):
-        j = index[(name, size_args, tiles, n, sched)]
-        candidates.append(
-            TuneCandidate(
-                rank, tiles, n, pred, float(med.time_s[j]),
-                float(med.columns["time_min_s"][j]), float(med.columns["time_max_s"][j]),
-                math.nan,
-            )
-        )  # fmt: skip
-    keys = [(name, size_args, c.tiles, c.threads, sched) for c in candidates]
+    rows = [index[(name, size_args, tiles, n, sched)] for _, n, tiles in top]
     passes_s = med.pass_times_s
     if passes_s is None:  # per_point() keeps the passes; a guard, not a case
         raise RuntimeError(f"{path}: the table of points lost its passes")
-    shares = fastest_shares(passes_s[[index[key] for key in keys]], stat, seed=seed)
+    shares = fastest_shares(passes_s[rows], stat, seed=seed)
     candidates = [
-        replace(c, fastest_share=float(x)) for c, x in zip(candidates, shares, strict=True)
-    ]
+        TuneCandidate(
+            rank, tiles, n, pred, float(med.time_s[j]),
+            float(med.columns["time_min_s"][j]), float(med.columns["time_max_s"][j]),
+            float(share),
+        )
+        for rank, ((pred, n, tiles), j, share) in enumerate(zip(top, rows, shares, strict=True))
+    ]  # fmt: skip
     best = min(candidates, key=lambda c: (c.time_s, c.rank))
     key = (name, size_args, best.tiles, best.threads, sched)
     runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
