@@ -262,6 +262,15 @@ double t_ideal_s(const GpuParams& gpu, const StencilParams& stencil, const Probl
 
 namespace {
 
+// Tile i of a batch: `dims` space sizes then tT per row of the row-major `tiles` array.
+inline TileSizes batch_tile(const std::int64_t* tiles, std::size_t i, int dims) {
+  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+  TileSizes t;
+  for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
+  t.time = tiles[i * stride + dims];
+  return t;
+}
+
 Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
                          const ProblemSize& size, const TileSizes& tiles) {
   const int dims = stencil.n_space_dims;
@@ -515,7 +524,6 @@ class PaperBatchKernel {
   // T_alg and the reasons of tiles [begin, end) of `tiles` (rows tS1, ..., tT).
   void run(const std::int64_t* tiles, std::size_t begin, std::size_t end, double* talg_out,
            std::uint32_t* reasons_out) const {
-    const std::size_t stride = static_cast<std::size_t>(dims_) + 1;
     const double nan = std::numeric_limits<double>::quiet_NaN();
 #if COSTMETRICS_BATCH_AVX2
     if (use_avx2_) {
@@ -526,9 +534,7 @@ class PaperBatchKernel {
     }
 #endif
     for (std::size_t i = begin; i < end; ++i) {
-      TileSizes t;
-      for (int d = 0; d < dims_; ++d) t.space[d] = tiles[i * stride + d];
-      t.time = tiles[i * stride + dims_];
+      const TileSizes t = batch_tile(tiles, i, dims_);
       const std::uint32_t reasons = feasibility(gpu_, dims_, t);
       reasons_out[i] = reasons;
       talg_out[i] = reasons == kFeasible ? talg(t, m_tile_words(dims_, t)) : nan;
@@ -853,15 +859,12 @@ void design_rows(const GpuParams& gpu, const StencilParams& stencil, const Probl
     throw std::invalid_argument("design_rows: rows and reasons outputs are required");
   }
   const int dims = stencil.n_space_dims;
-  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   parallel_for_chunks(
       n_tiles,
       [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; ++i) {
-          TileSizes t;
-          for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
-          t.time = tiles[i * stride + dims];
+          const TileSizes t = batch_tile(tiles, i, dims);
           reasons[i] = feasibility(gpu, dims, t);
           double* out = rows + i * kDesignParams;
           if (reasons[i] != kFeasible) {
@@ -896,7 +899,6 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
     throw std::invalid_argument("evaluate_batch: talg_s and reasons outputs are required");
   }
   const int dims = stencil.n_space_dims;
-  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto put = [](double* array, std::size_t i, double value) {
     if (array != nullptr) array[i] = value;
@@ -930,9 +932,7 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
           n_tiles,
           [&](std::size_t begin, std::size_t end, std::size_t) {
             for (std::size_t i = begin; i < end; ++i) {
-              TileSizes t;
-              for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
-              t.time = tiles[i * stride + dims];
+              const TileSizes t = batch_tile(tiles, i, dims);
               const std::uint32_t reasons = feasibility(gpu, dims, t);
               out.reasons[i] = reasons;
               double talg = nan;
@@ -960,9 +960,7 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
       n_tiles,
       [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; ++i) {
-          TileSizes t;
-          for (int d = 0; d < dims; ++d) t.space[d] = tiles[i * stride + d];
-          t.time = tiles[i * stride + dims];
+          const TileSizes t = batch_tile(tiles, i, dims);
           const std::uint32_t reasons = feasibility(gpu, dims, t);
           out.reasons[i] = reasons;
           Breakdown b;
