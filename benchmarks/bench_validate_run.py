@@ -19,11 +19,20 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    once per per-point statistic of ``--statistics`` (default both: the median over the
    passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs.
 
+A quiet-host gate (``--quiet-host``, default 0.10; 0 turns it off): before each
+calibration and each pass, :func:`costmetrics.measure.wait_for_quiet_host` probes the host
+for 1 s and waits (up to ``--quiet-wait`` seconds) while more than that share of the probe
+rounds run slow. On a virtual machine whose host runs the CPUs slower in stretches, in
+periods of minutes, this measures in the host's quiet periods; each pass's ``# host:``
+line in the table records the probe and the wait (docs/validate.md).
+
 Then the cost of the ``machine`` variant's batch evaluation against ``exact``, and a table
-with every target of issue 21 marked met / not met per variant, the noise floor beside
-it. Everything is written under ``--out``: ``run<i>/cal_<n>t/`` (calibrations),
-``run<i>/sweep.csv`` (the tables), ``run<i>/validate.json`` (median; ``validate_min.json``
-for the minimum), ``targets.json`` and ``targets.md``.
+with every target of issue 21 marked met / not met per variant and per run (each run
+judged on its own scores; the runs' agreement once), the noise floor beside it, headed by
+the count of targets met on every run. Everything is written under ``--out``:
+``run<i>/cal_<n>t/`` (calibrations), ``run<i>/sweep.csv`` (the tables),
+``run<i>/validate.json`` (median; ``validate_min.json`` for the minimum), ``targets.json``
+and ``targets.md``.
 
 Resumable: kill it at any moment and rerun the same command; a calibration is written to
 a temporary folder and renamed when complete (a complete one is reused), the sweep
@@ -126,6 +135,10 @@ def _one_run(
     stencils = ("jacobi1d", "heat2d") if args.quick else mm.STENCILS
     cals = []
     for n in counts:
+        if args.quiet_host:
+            wait = mm.wait_for_quiet_host(limit=args.quiet_host, wait_s=args.quiet_wait)
+            _say(t0, f"run {index}: host before calibration: {100 * wait.speed.slow_share:.1f}% "
+                     f"slow probe rounds after {wait.waited_s:.0f} s")  # fmt: skip
         _say(t0, f"run {index}: calibration at {n} thread(s)")
         cals.append(_calibration(run_dir / f"cal_{n}t", n, args.quick, stencils))
     points = _points(args.quick, args.sizes, cals[-1])
@@ -135,7 +148,7 @@ def _one_run(
         points, run_dir / "sweep.csv", threads=counts, passes=args.passes, seed=index,
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True, noise_target=args.noise_target, max_passes=args.max_passes,
-        cpu_probe=True,
+        cpu_probe=True, quiet_host=args.quiet_host or None, quiet_wait_s=args.quiet_wait,
     )  # fmt: skip
     if args.noise_target is not None:
         med = mm.read_table(run_dir / "sweep.csv").medians()
@@ -213,56 +226,77 @@ def _batch_cost(quick: bool) -> float:
 
 
 def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None) -> Any:
+    """Every target judged on every run (the runs' agreement once, as run "all")."""
     rows: list[dict[str, Any]] = []
-    first, table = reports[0], tables[0]
-    stat = first.statistic
-    most = int(np.max(first.threads))
-    scores = _scores(first)
+    stat = reports[0].statistic
 
-    def add(target: str, variant: str, value: float, limit: float, noise: float = np.nan,
-            lower_is_met: bool = True) -> None:  # fmt: skip
-        met = bool(value < limit) if lower_is_met else bool(value > limit)
-        rows.append({"target": target, "variant": variant, "statistic": stat, "value": value,
-                     "limit": limit, "met": met and bool(np.isfinite(value)),
+    def add(run: str, target: str, variant: str, value: float, limit: float,
+            noise: float = np.nan) -> None:  # fmt: skip
+        rows.append({"run": run, "target": target, "variant": variant, "statistic": stat,
+                     "value": value, "limit": limit,
+                     "met": bool(value < limit) and bool(np.isfinite(value)),
                      "noise_floor": noise})  # fmt: skip
 
     for v in VARIANTS:
-        if v not in scores:
-            continue
-        s = scores[v]
-        g = s.group(threads=most)
-        add(f"{most} threads: RMSE top 20%", v, g.rmse_top, ALL_CORES_TOP, g.noise_floor)
-        add(f"{most} threads: RMSE all points", v, g.rmse_all, ALL_CORES_ALL, g.noise_floor)
-        per = [x for x in s.groups if x.threads == most and x.stencil != "all"
-               and x.memory_level == "all"]  # fmt: skip
-        if per:
-            worst_top = max(per, key=lambda x: x.rmse_top if np.isfinite(x.rmse_top) else -1)
-            worst_all = max(per, key=lambda x: x.rmse_all)
-            add(f"{most} threads: worst stencil top 20% ({worst_top.stencil})", v,
-                worst_top.rmse_top, ALL_CORES_TOP_STENCIL, worst_top.noise_floor)  # fmt: skip
-            add(f"{most} threads: worst stencil all points ({worst_all.stencil})", v,
-                worst_all.rmse_all, ALL_CORES_ALL_STENCIL, worst_all.noise_floor)  # fmt: skip
-        if most != 1:
-            g1 = s.group(threads=1)
-            add("1 thread: RMSE top 20%", v, g1.rmse_top, ONE_THREAD_TOP, g1.noise_floor)
-            add("1 thread: RMSE all points", v, g1.rmse_all, ONE_THREAD_ALL, g1.noise_floor)
-        sel = _selection(first, v, table)
-        add("predicted optimum (tile, threads) vs best: mean", v, sel["mean"], OPT_MEAN)
-        add("predicted optimum (tile, threads) vs best: worst problem", v, sel["max"], OPT_MAX)
-        add(f"predicted optimum vs largest-tile {most}-thread baseline (mean, < 0 is faster)",
-            v, sel["vs_baseline"], 0.0)  # fmt: skip
-        curve = first.tuner.get(v)
-        if curve is not None and curve.problems and TUNE_K in curve.ks:
-            d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
-            add(f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN)
-        if len(reports) > 1 and v in _scores(reports[1]):
-            other = _scores(reports[1])[v]
-            gap = max(abs(s.rmse_all - other.rmse_all), abs(s.rmse_top - other.rmse_top))
-            add("two runs agree (RMSE all and top 20%, largest difference)", v, gap, RUNS_AGREE,
-                s.overall.noise_floor)  # fmt: skip
+        for i, (report, table) in enumerate(zip(reports, tables, strict=True)):
+            scores = _scores(report)
+            if v not in scores:
+                continue
+            most = int(np.max(report.threads))
+            s = scores[v]
+            g = s.group(threads=most)
+            run = str(i)
+            add(run, f"{most} threads: RMSE top 20%", v, g.rmse_top, ALL_CORES_TOP,
+                g.noise_floor)  # fmt: skip
+            add(run, f"{most} threads: RMSE all points", v, g.rmse_all, ALL_CORES_ALL,
+                g.noise_floor)  # fmt: skip
+            per = [x for x in s.groups if x.threads == most and x.stencil != "all"
+                   and x.memory_level == "all"]  # fmt: skip
+            if per:
+                worst_top = max(per, key=lambda x: x.rmse_top if np.isfinite(x.rmse_top) else -1)
+                worst_all = max(per, key=lambda x: x.rmse_all)
+                add(run, f"{most} threads: worst stencil top 20% ({worst_top.stencil})", v,
+                    worst_top.rmse_top, ALL_CORES_TOP_STENCIL, worst_top.noise_floor)  # fmt: skip
+                add(run, f"{most} threads: worst stencil all points ({worst_all.stencil})", v,
+                    worst_all.rmse_all, ALL_CORES_ALL_STENCIL, worst_all.noise_floor)  # fmt: skip
+            if most != 1:
+                g1 = s.group(threads=1)
+                add(run, "1 thread: RMSE top 20%", v, g1.rmse_top, ONE_THREAD_TOP,
+                    g1.noise_floor)  # fmt: skip
+                add(run, "1 thread: RMSE all points", v, g1.rmse_all, ONE_THREAD_ALL,
+                    g1.noise_floor)  # fmt: skip
+            sel = _selection(report, v, table)
+            add(run, "predicted optimum (tile, threads) vs best: mean", v, sel["mean"], OPT_MEAN)
+            add(run, "predicted optimum (tile, threads) vs best: worst problem", v, sel["max"],
+                OPT_MAX)  # fmt: skip
+            add(run, f"predicted optimum vs largest-tile {most}-thread baseline (mean, < 0 is "
+                     "faster)", v, sel["vs_baseline"], 0.0)  # fmt: skip
+            curve = report.tuner.get(v)
+            if curve is not None and curve.problems and TUNE_K in curve.ks:
+                d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
+                add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN)
+        if len(reports) > 1 and all(v in _scores(r) for r in reports):
+            runs = [_scores(r)[v] for r in reports]
+            gap = max(max(abs(a.rmse_all - b.rmse_all), abs(a.rmse_top - b.rmse_top))
+                      for a in runs for b in runs)  # fmt: skip
+            add("all", "runs agree (RMSE all and top 20%, largest difference)", v, gap,
+                RUNS_AGREE, max(r.overall.noise_floor for r in runs))  # fmt: skip
     if cost is not None:
-        add("machine variant batch cost / exact", "machine", cost, MACHINE_COST)
+        add("all", "machine variant batch cost / exact", "machine", cost, MACHINE_COST)
     return rows
+
+
+def _every_run(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per (variant, statistic): the targets met on every run."""
+    groups: dict[tuple[str, str], dict[str, bool]] = {}
+    for r in rows:
+        target = r["target"].split(" (")[0] if "worst stencil" in r["target"] else r["target"]
+        met = groups.setdefault((r["variant"], r["statistic"]), {})
+        met[target] = met.get(target, True) and bool(r["met"])
+    return [f"- {v}, {stat}: {sum(m.values())} of {len(m)} targets met on every run"
+            + ("" if all(m.values()) else " (not: " + "; ".join(t for t, ok in m.items()
+                                                                if not ok) + ")")
+            for (v, stat), m in groups.items()]  # fmt: skip
 
 
 def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) -> str:
@@ -272,16 +306,22 @@ def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) ->
         f"{machine.get('allowed_cpus')} CPUs; load average (min, median, max over the "
         f"rows of run 0) {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}.",
         "",
-        "| target | variant | statistic | value | limit | met | noise floor |",
-        "|---|---|---|---|---|---|---|",
+        "Every target on every run; a run's rows are its own scores, the runs' agreement is",
+        'judged once (run "all").',
+        "",
+        *_every_run(rows),
+        "",
+        "| run | target | variant | statistic | value | limit | met | noise floor |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         pct = not r["target"].startswith("machine variant batch cost")
         value = f"{100 * r['value']:.1f}%" if pct else f"{r['value']:.2f}x"
         limit = f"{100 * r['limit']:.0f}%" if pct else f"{r['limit']:.1f}x"
         noise = "" if not np.isfinite(r["noise_floor"]) else f"{100 * r['noise_floor']:.1f}%"
-        lines.append(f"| {r['target']} | {r['variant']} | {r['statistic']} | {value} | {limit} | "
-                     f"{'met' if r['met'] else 'NOT met'} | {noise} |")  # fmt: skip
+        met = "met" if r["met"] else "NOT met"
+        lines.append(f"| {r['run']} | {r['target']} | {r['variant']} | {r['statistic']} | "
+                     f"{value} | {limit} | {met} | {noise} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -309,8 +349,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--statistics", default="median,min",
                         help="per-point statistics to score, comma-separated (default "
                              "median,min)")  # fmt: skip
+    parser.add_argument(
+        "--quiet-host", type=float, default=None, metavar="FRACTION",
+        help="before each calibration and pass, wait while more than FRACTION of 1 s of probe "
+        f"rounds run slow (default {mm.HOST_SLOW_LIMIT:g}; 0: no gate; off with --quick)",
+    )  # fmt: skip
+    parser.add_argument("--quiet-wait", type=float, default=600.0, metavar="SECONDS",
+                        help="the longest wait of one gate (default 600)")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
+    if args.quiet_host is None:
+        args.quiet_host = 0.0 if args.quick else mm.HOST_SLOW_LIMIT
+    if not 0 <= args.quiet_host < 1 or not 0 <= args.quiet_wait <= 86400:
+        print(f"bench_validate_run: --quiet-host / --quiet-wait: must be in [0, 1) and "
+              f"[0, 86400], got {args.quiet_host}, {args.quiet_wait}", file=sys.stderr)  # fmt: skip
+        return 2
     args.statistics = [v.strip() for v in str(args.statistics).split(",") if v.strip()]
     if not args.statistics or any(v not in mm.STATISTICS for v in args.statistics):
         print(f"bench_validate_run: --statistics: must be a list of {list(mm.STATISTICS)}, "

@@ -915,3 +915,156 @@ def test_probe_cpus_contract(threads: Any, repeats: Any, spin_s: Any) -> None:
         assert all(math.isfinite(v) and v > 0 for v in [*p.alone_s, *p.together_s])
         assert all(0 <= v <= 1 for v in p.stall_share)
         assert not mm.probe_notes(p) or all(n.startswith("CPU ") for n in mm.probe_notes(p))
+
+
+# --------------------------------------------------------------------------------------
+# The host's speed right now, and the quiet-host gate (issue 21)
+# --------------------------------------------------------------------------------------
+
+
+def test_probe_host_shape_and_ranges() -> None:
+    n = mm.default_threads()
+    s = mm.probe_host(duration_s=0.05)
+    assert isinstance(s, mm.HostSpeed)
+    assert s.rounds >= 1 and 0 <= s.pinned_cpus <= n
+    assert 0.0 <= s.slow_share < 1.0  # the fastest round is never slow
+    assert s.median_over_reference >= 1.0
+    assert 1e-5 < s.reference_s == s.fastest_round_s < 1.0
+    # A reference faster than every round: the rounds are judged against it, so all of
+    # them are slow when it is 1/10 of the fastest.
+    fast = mm.probe_host(threads=1, duration_s=0.02, reference_s=s.fastest_round_s / 10)
+    assert fast.reference_s == pytest.approx(s.fastest_round_s / 10)
+    assert fast.slow_share == 1.0 and fast.median_over_reference > 5
+    # A slower reference does not replace the window's fastest round.
+    slow = mm.probe_host(threads=1, duration_s=0.02, reference_s=10.0)
+    assert slow.reference_s == slow.fastest_round_s < 10.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "names"),
+    [
+        ({"threads": 0}, ValueError, "threads"),
+        ({"threads": 10**6}, ValueError, "threads"),
+        ({"threads": 1.0}, TypeError, "threads"),
+        ({"duration_s": 0.0}, ValueError, "duration_s"),
+        ({"duration_s": 61.0}, ValueError, "duration_s"),
+        ({"duration_s": math.inf}, ValueError, "duration_s"),
+        ({"duration_s": "1"}, TypeError, "duration_s"),
+        ({"reference_s": 0.0}, ValueError, "reference_s"),
+        ({"reference_s": -1e-3}, ValueError, "reference_s"),
+        ({"reference_s": math.nan}, ValueError, "reference_s"),
+        ({"reference_s": math.inf}, ValueError, "reference_s"),
+    ],
+)
+def test_probe_host_bad_input(kwargs: dict[str, Any], error: type[Exception], names: str) -> None:
+    with pytest.raises(error, match=names):
+        mm.probe_host(**{"duration_s": 0.01, **kwargs})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "names"),
+    [
+        ({"limit": 0.0}, ValueError, "limit"),
+        ({"limit": 1.0}, ValueError, "limit"),
+        ({"limit": "0.1"}, TypeError, "limit"),
+        ({"wait_s": -1.0}, ValueError, "wait_s"),
+        ({"wait_s": math.nan}, ValueError, "wait_s"),
+        ({"wait_s": 1e9}, ValueError, "wait_s"),
+        ({"threads": 0}, ValueError, "threads"),
+    ],
+)
+def test_wait_for_quiet_host_bad_input(
+    kwargs: dict[str, Any], error: type[Exception], names: str
+) -> None:
+    with pytest.raises(error, match=names):
+        mm.wait_for_quiet_host(**kwargs)
+
+
+def test_wait_for_quiet_host_waits_and_gives_up() -> None:
+    # A reference far below any round makes every probe slow: the wait probes, calls
+    # on_wait, sleeps, and gives up once wait_s has passed (bounded: no hang).
+    seen: list[float] = []
+    start = time.monotonic()
+    wait = mm.wait_for_quiet_host(
+        limit=0.5, wait_s=1.5, threads=1, reference_s=1e-9,
+        on_wait=lambda sp: seen.append(sp.slow_share),
+    )  # fmt: skip
+    assert isinstance(wait, mm.QuietWait) and not wait.quiet
+    assert wait.speed.slow_share == 1.0 and wait.waited_s >= 1.5
+    assert seen and all(v == 1.0 for v in seen)
+    assert time.monotonic() - start < 10
+    # wait_s = 0: one probe, no wait.
+    once = mm.wait_for_quiet_host(limit=0.5, wait_s=0.0, threads=1, reference_s=1e-9)
+    assert once.waited_s < 5 and once.speed.rounds >= 1 and not once.quiet
+    assert set(once._asdict()) == {"speed", "waited_s", "quiet"}
+
+
+def test_measure_quiet_host_gate_writes_a_line_per_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "sweep.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    b = mm.Point("jacobi1d", (96, 8), (4, 2))
+    bad_values: list[tuple[Any, type[Exception]]] = [
+        (0.0, ValueError), (1.0, ValueError), ("x", TypeError),
+    ]  # fmt: skip
+    for bad, error in bad_values:
+        with pytest.raises(error, match="quiet_host"):
+            mm.measure([a], out, threads=1, passes=1, quiet_host=bad)
+    with pytest.raises(ValueError, match="quiet_wait_s"):
+        mm.measure([a], out, threads=1, passes=1, quiet_host=0.1, quiet_wait_s=-1.0)
+    assert not out.exists()
+    # The host as the gate sees it: slow for the first two probes, then quiet.
+    probes: list[float] = []
+
+    def fake_probe(**kwargs: Any) -> mm.HostSpeed:
+        probes.append(float(kwargs.get("reference_s") or 0.0))
+        share = 0.4 if len(probes) <= 2 else 0.01
+        return mm.HostSpeed(slow_share=share, median_over_reference=1.0 + share,
+                            fastest_round_s=1e-3, reference_s=1e-3, rounds=1000,
+                            pinned_cpus=1)  # fmt: skip
+
+    monkeypatch.setattr(mm, "probe_host", fake_probe)
+    monkeypatch.setattr("costmetrics.measure._clock.sleep", lambda s: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        mm.measure([a, b], out, threads=1, passes=3, warmup=0, quiet_host=0.1, quiet_wait_s=60)
+    text = out.read_text()
+    hosts = [ln for ln in text.splitlines() if ln.startswith("# host: ")]
+    assert len(hosts) == 3  # one gate per pass
+    assert "pass 0: 1.0% of 1000 probe rounds slow (limit 10%)" in hosts[0]
+    assert all("not quiet" not in h for h in hosts)
+    assert probes[0] == 0.0 and all(r == 1e-3 for r in probes[1:])  # reference carried
+    assert '"quiet_host": 0.1' in text
+    table = mm.read_table(out)
+    assert len(table) == 6 and table.n_passes == 3
+    # A host that never gets quiet: the pass runs anyway, said in the line and a warning.
+    monkeypatch.setattr(mm, "probe_host", lambda **kw: mm.HostSpeed(
+        slow_share=0.5, median_over_reference=1.4, fastest_round_s=1e-3, reference_s=1e-3,
+        rounds=900, pinned_cpus=1))  # fmt: skip
+    slow = tmp_path / "slow.csv"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mm.measure([a], slow, threads=1, passes=1, warmup=0, quiet_host=0.1, quiet_wait_s=0)
+    assert any(issubclass(w.category, mm.CpuInterferenceWarning) for w in caught)
+    assert "not quiet after 0 s, measured anyway" in slow.read_text()
+    assert len(mm.read_table(slow)) == 1
+
+
+@campaign
+@given(
+    threads=st.one_of(st.none(), st.integers(-2, 4), st.sampled_from([2**31, 2**63]), WRONG),
+    duration_s=st.one_of(SPECIAL_FLOATS, st.sampled_from([-1.0, 0.001, 61.0, 1e300]), WRONG),
+    reference_s=st.one_of(st.none(), SPECIAL_FLOATS, st.sampled_from([1e-300, 1e-3, 1e300]), WRONG),
+)
+def test_probe_host_contract(threads: Any, duration_s: Any, reference_s: Any) -> None:
+    # Either a result whose every value is in range, or a clear error; never a hang
+    # (durations above 60 s are refused; valid draws above 5 ms are skipped for speed).
+    if isinstance(duration_s, float) and 0.005 < duration_s <= 60:
+        return
+    s = contract(lambda: mm.probe_host(threads=threads, duration_s=duration_s,
+                                       reference_s=reference_s))  # fmt: skip
+    if s is not None:
+        assert s.rounds >= 1 and 0.0 <= s.slow_share <= 1.0
+        assert math.isfinite(s.median_over_reference) and s.median_over_reference >= 1.0
+        assert 0 < s.reference_s <= s.fastest_round_s

@@ -379,6 +379,12 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
                 "--passes", "1", "--threads", "1", "--warmup", "0", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sum(ln.startswith("# cpus: {") for ln in probed.read_text().splitlines()) == 1
+    gated = tmp_path / "g.csv"
+    done = _cli("measure", "--out", str(gated), "--stencils", "jacobi1d", "--limit", "1",
+                "--passes", "2", "--threads", "1", "--warmup", "0", "--no-probe-cpus",
+                "--quiet-host", "0.5", "--quiet-wait", "0", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert sum(ln.startswith("# host: ") for ln in gated.read_text().splitlines()) == 2
     done = _cli("calibrate", "--out", str(tmp_path / "cal"), "--repeats", "1", "--configs", "2",
                 "--working-set-words", "65536", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -394,6 +400,8 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
         ["measure", "--out", "x.csv", "--threads", "999"],
         ["measure", "--out", "x.csv", "--passes", "0"],
         ["measure", "--out", "x.csv", "--schedule", "zigzag"],
+        ["measure", "--out", "x.csv", "--quiet-host", "1.5"],
+        ["measure", "--out", "x.csv", "--quiet-host", "0.1", "--quiet-wait", "-1"],
         ["tune", "nope", "10", "2", "--calibration", "missing"],
         ["calibrate", "--out", "x", "--configs", "0"],
     ],

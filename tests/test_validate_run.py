@@ -35,7 +35,9 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     assert any(n.startswith("tuner k = 5") for n in names)
     assert any(n.startswith("machine variant batch cost") for n in names)
     assert all(isinstance(t["met"], bool) for t in targets)
-    assert "| target | variant |" in done.stdout
+    assert "| run | target | variant |" in done.stdout
+    assert "targets met on every run" in done.stdout
+    assert {t["run"] for t in targets} == {"0", "all"}  # every target on the run; agreement once
     sweep = out / "run0" / "sweep.csv"
     before = mm.read_table(sweep)
     # Cut the table inside its last row (a kill while writing) and rerun: the row is set
@@ -71,6 +73,9 @@ def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
         (("--noise-target", "1.5"), "--noise-target"),
         (("--max-passes", "20"), "--max-passes"),
         (("--noise-target", "0.05", "--max-passes", "3"), "--max-passes"),
+        (("--quiet-host", "1.5"), "--quiet-host"),
+        (("--quiet-host", "-0.1"), "--quiet-host"),
+        (("--quiet-wait", "-1"), "--quiet-wait"),
     ]:
         done = _run(*args, "--out", str(tmp_path / "o"))
         assert done.returncode == 2 and name in done.stderr, (args, done.stderr)

@@ -39,6 +39,8 @@ void register_measure(py::module_& m) {
   cmb::bind_record<cmm::MicroResult>(sub, "MicroResult", "Result of one micro-benchmark.");
   cmb::bind_record<cmm::CpuProbe>(sub, "CpuProbe",
                                  "How the allowed CPUs run alone and side by side.");
+  cmb::bind_record<cmm::HostSpeed>(sub, "HostSpeed",
+                                  "Whether the host runs the CPUs at full speed now.");
 
   sub.def("kernel_names", &cmm::kernel_names, "Names of the harness stencils.");
   costmetrics::bindings::def_function(
@@ -103,4 +105,8 @@ void register_measure(py::module_& m) {
                           py::arg("repeats"), py::arg("spin_s"),
                           "A fixed kernel alone on each CPU and on all at once; gaps while "
                           "all spin.");
+  cmb::def_function_nogil(sub, "probe_host", &cmm::probe_host, py::arg("threads"),
+                          py::arg("duration_s"), py::arg("reference_s"),
+                          "The probe kernel on every CPU at once, round after round: the "
+                          "share of slow rounds.");
 }

@@ -1770,5 +1770,60 @@ CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
   return r;
 }
 
+HostSpeed probe_host(int threads, double duration_s, double reference_s) {
+  const int cpus = allowed_cpus();
+  if (threads < 1 || threads > cpus) {
+    throw std::invalid_argument("threads: must be in [1, " + std::to_string(cpus) +
+                                "] (the CPUs this process may use), got " +
+                                std::to_string(threads));
+  }
+  if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > 60.0) {
+    throw std::invalid_argument("duration_s: must be in (0, 60] seconds, got " +
+                                std::to_string(duration_s));
+  }
+  if (!std::isfinite(reference_s) || reference_s < 0.0) {
+    throw std::invalid_argument("reference_s: must be 0 (none) or a positive time, got " +
+                                std::to_string(reference_s));
+  }
+  const auto n = static_cast<std::size_t>(threads);
+  std::vector<std::vector<float>> bufs(n, std::vector<float>(kProbeFloats, 1.0f));
+  std::vector<double> rounds;
+  std::vector<double> s(n, 0.0);
+  Barrier start(threads);
+  Barrier done(threads);
+  // One team of threads for the whole window (no thread start per round); thread 0
+  // decides when the window is over, and every thread reads the decision after the barrier.
+  bool stop = false;
+  HostSpeed r;
+  const Clock::time_point t0 = Clock::now();
+  r.pinned_cpus = run_threads(threads, true, [&](int id) {
+    const auto i = static_cast<std::size_t>(id);
+    for (int round = -1;; ++round) {  // round -1 warms up
+      start.wait();
+      if (stop) break;
+      s[i] = probe_kernel_s(bufs[i].data());
+      done.wait();
+      if (id == 0) {
+        if (round >= 0) rounds.push_back(*std::max_element(s.begin(), s.end()));
+        // At least one timed round, however short the window.
+        stop = !rounds.empty() &&
+               (std::chrono::duration<double>(Clock::now() - t0).count() >= duration_s ||
+                rounds.size() >= 1000000);
+      }
+    }
+  });
+  r.rounds = static_cast<std::int64_t>(rounds.size());
+  if (rounds.empty()) throw std::runtime_error("probe_host: no round was timed");
+  std::sort(rounds.begin(), rounds.end());
+  r.fastest_round_s = rounds.front();
+  r.reference_s = reference_s > 0.0 ? std::min(reference_s, r.fastest_round_s)
+                                    : r.fastest_round_s;
+  const double slow_above = HostSpeed::kSlowRound * r.reference_s;
+  const auto fast = std::upper_bound(rounds.begin(), rounds.end(), slow_above) - rounds.begin();
+  r.slow_share = 1.0 - static_cast<double>(fast) / static_cast<double>(rounds.size());
+  r.median_over_reference = median_of_sorted(rounds) / r.reference_s;
+  return r;
+}
+
 }  // namespace measure
 }  // namespace costmetrics

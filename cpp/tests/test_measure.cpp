@@ -267,6 +267,25 @@ int main() {
     CHECK_THROWS(cm::probe_cpus(1, 1, std::numeric_limits<double>::infinity()),
                  std::invalid_argument);
   }
+  // The host probe: at least one round however short the window, the fastest round never
+  // slow, a reference below every round makes every round slow; bad input named.
+  {
+    const auto h = cm::probe_host(1, 1e-9, 0.0);
+    CHECK(h.rounds >= 1 && h.fastest_round_s > 0 && h.reference_s == h.fastest_round_s);
+    CHECK(h.slow_share >= 0 && h.slow_share < 1 && h.median_over_reference >= 1);
+    const auto fast = cm::probe_host(1, 0.01, h.fastest_round_s / 10);
+    CHECK(fast.slow_share == 1.0 && fast.reference_s == h.fastest_round_s / 10);
+    const auto slow = cm::probe_host(1, 0.01, 10.0);
+    CHECK(slow.reference_s == slow.fastest_round_s && slow.slow_share < 1);
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK_THROWS(cm::probe_host(0, 0.01, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1 << 20, 0.01, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1, 0.0, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1, 61.0, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1, inf, 0.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1, 0.01, -1.0), std::invalid_argument);
+    CHECK_THROWS(cm::probe_host(1, 0.01, inf), std::invalid_argument);
+  }
   CHECK(cm::simd_lanes_float() >= 1);
   return cm_test::report("measure");
 }

@@ -590,6 +590,21 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         help="before a new table, check how the CPUs run alone and side by side (about 1 s; "
         "written to the header, warns where they slow each other down or stall; default on)",
     )
+    parser.add_argument(
+        "--quiet-host",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="before each pass, probe the host for 1 s and wait while more than FRACTION of "
+        "the probe rounds run slow (e.g. 0.1; a '# host:' line per pass records it)",
+    )
+    parser.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="with --quiet-host: the longest wait before a pass (default 600)",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -625,6 +640,8 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 noise_target=args.noise_target,
                 max_passes=args.max_passes,
                 cpu_probe=args.probe_cpus,
+                quiet_host=args.quiet_host,
+                quiet_wait_s=args.quiet_wait,
             )
         for w in caught:
             print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)

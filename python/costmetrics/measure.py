@@ -29,8 +29,9 @@ import math
 import os
 import platform
 import sys
+import time as _clock
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ __all__ = [
     "DEFAULT_SCHEDULES",
     "ENERGY_CSV_COLUMNS",
     "HARNESS_VERSION",
+    "HOST_SLOW_LIMIT",
     "INTERFERENCE_LIMIT",
     "MACHINE_IDENTITY",
     "MEMORY_LEVELS",
@@ -67,9 +69,11 @@ __all__ = [
     "Calibration",
     "CpuInterferenceWarning",
     "CpuProbe",
+    "HostSpeed",
     "LoadWarning",
     "MicroResult",
     "Point",
+    "QuietWait",
     "RaplCounter",
     "RunResult",
     "Table",
@@ -93,6 +97,7 @@ __all__ = [
     "pass_order",
     "point_statistic",
     "probe_cpus",
+    "probe_host",
     "probe_notes",
     "read_table",
     "run",
@@ -101,6 +106,7 @@ __all__ = [
     "table_cpu_probe",
     "tiled",
     "tune",
+    "wait_for_quiet_host",
     "write_energy_csv",
 ]
 
@@ -108,6 +114,7 @@ _cm = _core.measure
 RunResult = _cm.RunResult
 MicroResult = _cm.MicroResult
 CpuProbe = _cm.CpuProbe
+HostSpeed = _cm.HostSpeed
 
 #: Stencils of the harness (Jacobi 1D, the four 2D stencils of Table A.4 and Heat 3D).
 STENCILS: tuple[str, ...] = tuple(_cm.kernel_names())
@@ -2448,6 +2455,137 @@ def probe_cpus(*, threads: int | None = None, repeats: int = 21, spin_s: float =
     return _cm.probe_cpus(n, reps, spin)
 
 
+#: Where the share of slow probe rounds (:func:`probe_host`) is above this, the host is in
+#: one of its slow stretches: a quiet-host gate (``measure(quiet_host=...)``) waits.
+HOST_SLOW_LIMIT = 0.10
+
+
+def probe_host(
+    *, threads: int | None = None, duration_s: float = 1.0, reference_s: float | None = None
+) -> HostSpeed:
+    """Check whether the host runs this machine's CPUs at full speed right now.
+
+    On some virtual machines the host runs the guest's CPUs 1.3-1.5x slower in stretches
+    of 0.2-1 s, pure L1 compute included, and in some periods (minutes) half the runs
+    fall in such stretches (docs/validate.md, "Where the two modes of the run times come
+    from"). This runs the fixed kernel of :func:`probe_cpus` (vector adds in L1, about
+    1 ms) on every CPU at once, round after round, for ``duration_s`` seconds, and counts
+    the rounds slower than 1.3x the reference: the fastest round, or ``reference_s`` when
+    that is faster (pass the ``reference_s`` of an earlier call so that a window spent
+    wholly in a slow stretch is seen as slow). A quiet host has under 5% slow rounds; a
+    host in a slow period 30-50%.
+
+    Parameters
+    ----------
+    threads : int, optional
+        CPUs to run on, the first ``threads`` this process may use (default: all).
+    duration_s : float
+        Seconds of rounds, in (0, 60].
+    reference_s : float, optional
+        The fastest round seen before (s), a positive time; default: this window's.
+
+    Returns
+    -------
+    HostSpeed
+        The share of slow rounds, the median round over the reference, the fastest round,
+        the reference, the round count and the CPUs pinned.
+
+    Raises
+    ------
+    ValueError
+        If ``threads`` exceeds the CPUs this process may use, or a value is out of range.
+    TypeError
+        If an argument has the wrong type.
+    """
+    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    duration = _convert.real(duration_s, "duration_s")
+    reference = 0.0
+    if reference_s is not None:
+        reference = _convert.real(reference_s, "reference_s")
+        if not reference > 0.0:
+            raise ValueError(f"reference_s: must be a positive time (s), got {reference_s!r}")
+    return _cm.probe_host(n, duration, reference)
+
+
+@record
+class QuietWait(Record):
+    """What :func:`wait_for_quiet_host` saw: its last probe and how long it waited.
+
+    Attributes
+    ----------
+    speed : HostSpeed
+        The last probe.
+    waited_s : float
+        Seconds from the first probe to the end of the last.
+    quiet : bool
+        Whether the last probe's share of slow rounds is at or below the limit.
+    """
+
+    speed: HostSpeed
+    waited_s: float
+    quiet: bool
+
+    def _asdict(self) -> dict[str, Any]:
+        return {"speed": self.speed._asdict(), "waited_s": self.waited_s, "quiet": self.quiet}
+
+
+def wait_for_quiet_host(
+    *,
+    limit: float = HOST_SLOW_LIMIT,
+    wait_s: float = 600.0,
+    threads: int | None = None,
+    reference_s: float | None = None,
+    on_wait: Callable[[HostSpeed], object] | None = None,
+) -> QuietWait:
+    """Probe the host (:func:`probe_host`, 1 s) until its share of slow rounds is low.
+
+    Probes, and while the share of slow rounds is above ``limit`` sleeps 4 s and probes
+    again, until it is at or below ``limit`` or ``wait_s`` seconds have passed (the last
+    probe may end up to 1 s after that).
+
+    Parameters
+    ----------
+    limit : float
+        The share of slow probe rounds that counts as quiet, in (0, 1).
+    wait_s : float
+        The longest wait, seconds in [0, 86400] (0: probe once).
+    threads : int, optional
+        CPUs to probe (default: all this process may use).
+    reference_s : float, optional
+        The fastest round seen before (s), carried from an earlier probe.
+    on_wait : callable, optional
+        Called with each probe that was not quiet, before sleeping (e.g. a progress note).
+
+    Returns
+    -------
+    QuietWait
+        The last probe, the seconds waited, and whether the host was quiet at the end.
+
+    Raises
+    ------
+    ValueError
+        If a value is out of range.
+    TypeError
+        If an argument has the wrong type.
+    """
+    share = _convert.real(limit, "limit")
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"limit: must be in (0, 1) (a share of slow probe rounds), got {limit!r}")
+    longest = _convert.real(wait_s, "wait_s")
+    if not 0.0 <= longest <= 86400.0:
+        raise ValueError(f"wait_s: must be in [0, 86400] seconds, got {wait_s!r}")
+    start = _clock.monotonic()
+    while True:
+        speed = probe_host(threads=threads, duration_s=1.0, reference_s=reference_s)
+        reference_s = speed.reference_s
+        waited = _clock.monotonic() - start
+        if speed.slow_share <= share or waited >= longest:
+            return QuietWait(speed=speed, waited_s=waited, quiet=speed.slow_share <= share)
+        if on_wait is not None:
+            on_wait(speed)
+        _clock.sleep(min(4.0, longest - waited))
+
+
 def probe_notes(probe: CpuProbe) -> list[str]:
     """Sentences that say where a :func:`probe_cpus` result shows interference.
 
@@ -2712,6 +2850,8 @@ def measure(
     noise_target: float | None = None,
     max_passes: int | None = None,
     cpu_probe: bool = False,
+    quiet_host: float | None = None,
+    quiet_wait_s: float = 600.0,
 ) -> Path:
     """Measure ``points`` into the table ``out`` with the protocol of repeated passes.
 
@@ -2780,6 +2920,17 @@ def measure(
         measured, write its result as the header line ``cpus:`` and warn
         (:class:`CpuInterferenceWarning`, and a ``warning:`` header line) where the CPUs
         slow each other down or stall: all-core times are then bimodal (about 1 s).
+    quiet_host : float, optional
+        A quiet-host gate: before each pass, :func:`probe_host` (1 s) measures the share
+        of slow probe rounds; while it is above this fraction (e.g. ``HOST_SLOW_LIMIT``)
+        the pass waits (:func:`wait_for_quiet_host`, a probe every 5 s) for up to
+        ``quiet_wait_s`` seconds, and then runs (quiet or not). Each gate writes a
+        ``# host:`` line into the table (the slow share, the wait, and whether the host
+        was quiet); a pass run on a host still slow gives a
+        :class:`CpuInterferenceWarning`. The gate is part of the protocol line.
+        Default: no gate.
+    quiet_wait_s : float
+        The longest wait of one gate, seconds in [0, 86400].
 
     Returns
     -------
@@ -2823,6 +2974,16 @@ def measure(
         n_max = _positive_int(n_max, "max_passes", n_passes, 1000)
     elif max_passes is not None:
         raise ValueError("max_passes: only with noise_target (passes until the floor is low)")
+    slow_limit: float | None = None
+    wait_limit_s = _convert.real(quiet_wait_s, "quiet_wait_s")
+    if not 0.0 <= wait_limit_s <= 86400.0:
+        raise ValueError(f"quiet_wait_s: must be in [0, 86400] seconds, got {quiet_wait_s!r}")
+    if quiet_host is not None:
+        slow_limit = _convert.real(quiet_host, "quiet_host")
+        if not 0.0 < slow_limit < 1.0:
+            raise ValueError(
+                f"quiet_host: must be in (0, 1) (a share of slow probe rounds), got {quiet_host!r}"
+            )
     units, unit_tags = _units(items, counts, schedules)
     protocol = {
         "passes": n_passes, "warmup": n_warmup, "seed": seed_value, "pin": do_pin,
@@ -2831,6 +2992,8 @@ def measure(
     }  # fmt: skip
     if target is not None:
         protocol.update(noise_target=target, max_passes=n_max)
+    if slow_limit is not None:
+        protocol.update(quiet_host=slow_limit, quiet_wait_s=wait_limit_s)
     _prepare_out(path)
     counter = find_rapl_package(powercap_root)
     machine = machine_record()
@@ -2910,6 +3073,36 @@ def measure(
     failures = []
     bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fastest_round_s = 0.0  # the quiet-host gate's reference, carried from gate to gate
+
+    def gate(k: int) -> None:
+        nonlocal fastest_round_s
+        if slow_limit is None:
+            return
+        wait = wait_for_quiet_host(
+            limit=slow_limit, wait_s=wait_limit_s, threads=min(max(counts), cpus),
+            reference_s=fastest_round_s or None,
+            on_wait=lambda sp: bar.set_description(
+                f"pass {k}: waiting for a quiet host ({100 * sp.slow_share:.0f}% slow rounds)"
+            ),
+        )  # fmt: skip
+        speed, waited, quiet = wait.speed, wait.waited_s, wait.quiet
+        fastest_round_s = speed.reference_s
+        text = (
+            f"host: {_now()} pass {k}: {100 * speed.slow_share:.1f}% of {speed.rounds} probe "
+            f"rounds slow (limit {100 * slow_limit:g}%), median round "
+            f"{speed.median_over_reference:.3f}x the fastest ({1e3 * speed.reference_s:.4f} "
+            f"ms), waited {waited:.0f} s"
+        )
+        if not quiet:
+            text += f"; not quiet after {wait_limit_s:g} s, measured anyway"
+            warnings.warn(
+                f"pass {k}: the host still runs slow ({100 * speed.slow_share:.0f}% of the "
+                f"probe rounds) after {waited:.0f} s; measuring anyway",
+                CpuInterferenceWarning,
+                stacklevel=3,
+            )
+        _fsync_append(fd, f"# {text}\n")
 
     def measure_one(k: int, unit: _Unit, position: int) -> None:
         stencil, sizes, tiles, n_threads, sched = unit
@@ -2947,7 +3140,9 @@ def measure(
         position = {(u, k): j for k in range(n_passes) for j, u in enumerate(
             units[int(i)] for i in pass_order(len(units), seed_value, k)
         )}  # fmt: skip
-        for k, unit in todo:
+        for j, (k, unit) in enumerate(todo):
+            if j == 0 or todo[j - 1][0] != k:
+                gate(k)
             measure_one(k, unit, position[(unit, k)])
         # Pairs of passes over the groups still above the noise target (noise_target).
         k = n_passes
@@ -2960,6 +3155,8 @@ def measure(
                 rest = [(j, u) for j, u in enumerate(order) if (u, kk) not in done]
                 bar.total += len(rest)
                 bar.refresh()
+                if rest:
+                    gate(kk)
                 for j, u in rest:
                     measure_one(kk, u, j)
             k += 2

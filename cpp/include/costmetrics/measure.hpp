@@ -217,5 +217,38 @@ struct CpuProbe {
 // `threads` in [1, CPUs this process may use], `repeats` in [1, 1000], `spin_s` in [0, 10].
 CpuProbe probe_cpus(int threads, int repeats, double spin_s);
 
+// Whether the host runs this guest's CPUs at full speed right now (issue 21: the host's
+// slow stretches of 0.2-1 s slow even pure-L1 compute 1.3-1.5x on every virtual CPU).
+// The probe kernel of probe_cpus runs on the first `threads` allowed CPUs at once, round
+// after round, for `duration_s` seconds; a round's time is its slowest CPU's (as a barrier
+// would wait). A round is slow when it takes more than kSlowRound times the reference:
+// the fastest round of this window, or `reference_s` when that is faster (a caller that
+// probes again passes the fastest round seen so far, so that a window spent wholly in a
+// slow stretch is still seen as slow).
+struct HostSpeed {
+  double slow_share = 0;      // share of the rounds above kSlowRound x the reference
+  double median_over_reference = 0;  // median round over the reference
+  double fastest_round_s = 0;  // the fastest round of this window, s
+  double reference_s = 0;      // the reference the rounds were judged against, s
+  std::int64_t rounds = 0;
+  std::int64_t pinned_cpus = 0;  // CPUs the threads were pinned to (0: pinning not possible)
+
+  static constexpr double kSlowRound = 1.3;
+
+  static constexpr auto fields() {
+    return std::make_tuple(
+        COSTMETRICS_FIELD(HostSpeed, slow_share,
+                          "share of rounds over 1.3x the reference (the host ran slow)"),
+        COSTMETRICS_FIELD(HostSpeed, median_over_reference, "median round over the reference"),
+        COSTMETRICS_FIELD(HostSpeed, fastest_round_s, "fastest round of this window, s"),
+        COSTMETRICS_FIELD(HostSpeed, reference_s, "the reference round time, s"),
+        COSTMETRICS_FIELD(HostSpeed, rounds, "rounds timed"),
+        COSTMETRICS_FIELD(HostSpeed, pinned_cpus, "CPUs the threads were pinned to"));
+  }
+};
+// `threads` in [1, CPUs this process may use], `duration_s` in (0, 60], `reference_s`
+// 0 (none) or a positive finite time.
+HostSpeed probe_host(int threads, double duration_s, double reference_s);
+
 }  // namespace measure
 }  // namespace costmetrics
