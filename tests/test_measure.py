@@ -1032,8 +1032,10 @@ def test_measure_quiet_host_gate_writes_a_line_per_pass(
     text = out.read_text()
     hosts = [ln for ln in text.splitlines() if ln.startswith("# host: ")]
     assert len(hosts) == 3  # one gate per pass
-    assert "pass 0: 1.0% of 1000 probe rounds slow (limit 10%)" in hosts[0]
-    assert all("not quiet" not in h for h in hosts)
+    gates = mm.table_host_gates(mm.read_table(out))
+    assert [g.pass_index for g in gates] == [0, 1, 2]
+    assert all(g.quiet and g.slow_share == 0.01 and g.limit == 0.1 for g in gates)
+    assert gates[0].rounds == 1000 and gates[0].reference_s == 1e-3
     assert probes[0] == 0.0 and all(r == 1e-3 for r in probes[1:])  # reference carried
     assert '"quiet_host": 0.1' in text
     table = mm.read_table(out)
@@ -1047,8 +1049,19 @@ def test_measure_quiet_host_gate_writes_a_line_per_pass(
         warnings.simplefilter("always")
         mm.measure([a], slow, threads=1, passes=1, warmup=0, quiet_host=0.1, quiet_wait_s=0)
     assert any(issubclass(w.category, mm.CpuInterferenceWarning) for w in caught)
-    assert "not quiet after 0 s, measured anyway" in slow.read_text()
+    (gate,) = mm.table_host_gates(mm.read_table(slow))
+    assert not gate.quiet and gate.slow_share == 0.5 and gate.waited_s < 5
     assert len(mm.read_table(slow)) == 1
+    # A table without a gate has none; a broken line is named.
+    plain = tmp_path / "plain.csv"
+    mm.measure([a], plain, threads=1, passes=1, warmup=0)
+    assert mm.table_host_gates(mm.read_table(plain)) == []
+    broken = tmp_path / "broken.csv"
+    broken.write_text(slow.read_text().replace('# host: {"pass_index"', '# host: {"pass"'))
+    with pytest.raises(ValueError, match=r"broken\.csv: a header line 'host:'"):
+        mm.table_host_gates(mm.read_table(broken))
+    with pytest.raises(TypeError, match="table"):
+        mm.table_host_gates(str(out))  # type: ignore[arg-type]
 
 
 @campaign

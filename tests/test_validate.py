@@ -385,6 +385,7 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
                 "--quiet-host", "0.5", "--quiet-wait", "0", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert sum(ln.startswith("# host: ") for ln in gated.read_text().splitlines()) == 2
+    assert len(mm.table_host_gates(mm.read_table(gated))) == 2
     done = _cli("calibrate", "--out", str(tmp_path / "cal"), "--repeats", "1", "--configs", "2",
                 "--working-set-words", "65536", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -730,9 +730,11 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         if args.plot is not None:
             plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
+        gates = cm_measure.table_host_gates(table)
         if args.json:
             out = report.to_dict()
             out["cpu_probe"] = None if probe is None else probe._asdict()
+            out["host_gates"] = [g._asdict() for g in gates]
             print_json(out)
             return 0
         header = [
@@ -777,6 +779,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                   f"stalled up to {100 * stalled:.2f}% of the time")  # fmt: skip
             for note in cm_measure.probe_notes(probe):
                 print(f"note: {note}")
+        if gates:
+            quiet = sum(g.quiet for g in gates)
+            shares = sorted(g.slow_share for g in gates)
+            print(f"quiet-host gate: {len(gates)} pass(es), {quiet} started on a quiet host "
+                  f"(slow probe rounds at most {100 * gates[0].limit:g}%), median "
+                  f"{100 * shares[len(shares) // 2]:.1f}% slow, waited "
+                  f"{sum(g.waited_s for g in gates):.0f} s in all")  # fmt: skip
         for v, err in report.fit_errors.items():
             print(f"fitted-{v}: not fitted: {err}")
         for n, m in report.calibration_threads.items():

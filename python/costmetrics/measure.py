@@ -69,6 +69,7 @@ __all__ = [
     "Calibration",
     "CpuInterferenceWarning",
     "CpuProbe",
+    "HostGate",
     "HostSpeed",
     "LoadWarning",
     "MicroResult",
@@ -104,6 +105,7 @@ __all__ = [
     "save_calibration",
     "space_dims",
     "table_cpu_probe",
+    "table_host_gates",
     "tiled",
     "tune",
     "wait_for_quiet_host",
@@ -2623,6 +2625,80 @@ def probe_notes(probe: CpuProbe) -> list[str]:
     return notes
 
 
+@record
+class HostGate(Record):
+    """One quiet-host gate of :func:`measure` (``quiet_host``), as its table records it.
+
+    Attributes
+    ----------
+    pass_index : int
+        The pass it preceded.
+    time : str
+        When it ended (UTC, ISO 8601).
+    slow_share : float
+        Share of the last probe's rounds above 1.3x the reference (:func:`probe_host`).
+    median_over_reference : float
+        The last probe's median round over the reference.
+    reference_s : float
+        The reference round time, s.
+    rounds : int
+        Rounds of the last probe.
+    waited_s : float
+        Seconds the gate waited.
+    quiet : bool
+        Whether the pass started on a quiet host (``slow_share <= limit``).
+    limit : float
+        The gate's limit (``quiet_host``).
+    """
+
+    pass_index: int
+    time: str
+    slow_share: float
+    median_over_reference: float
+    reference_s: float
+    rounds: int
+    waited_s: float
+    quiet: bool
+    limit: float
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def table_host_gates(table: Table) -> list[HostGate]:
+    """Return the quiet-host gates a table records (``measure(quiet_host=...)``), in order.
+
+    Parameters
+    ----------
+    table : Table
+        A table read by :func:`read_table`.
+
+    Returns
+    -------
+    list of HostGate
+        One per gated pass (a resumed sweep may gate a pass twice); empty for a table
+        measured without the gate.
+
+    Raises
+    ------
+    ValueError
+        If a ``host:`` line is not a gate record (names the table).
+    """
+    if not isinstance(table, Table):
+        raise TypeError(f"table: expected a Table, got {type(table).__name__}")
+    gates = []
+    for line in table.comments:
+        if not line.startswith("host: "):
+            continue
+        try:
+            gates.append(HostGate(**json.loads(line[len("host: ") :])))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"{table.source}: a header line 'host:' is not a gate record ({exc})"
+            ) from exc
+    return gates
+
+
 def table_cpu_probe(table: Table) -> CpuProbe | None:
     """Return the :func:`probe_cpus` result kept in a table's header (``cpu_probe=True``).
 
@@ -3088,21 +3164,19 @@ def measure(
         )  # fmt: skip
         speed, waited, quiet = wait.speed, wait.waited_s, wait.quiet
         fastest_round_s = speed.reference_s
-        text = (
-            f"host: {_now()} pass {k}: {100 * speed.slow_share:.1f}% of {speed.rounds} probe "
-            f"rounds slow (limit {100 * slow_limit:g}%), median round "
-            f"{speed.median_over_reference:.3f}x the fastest ({1e3 * speed.reference_s:.4f} "
-            f"ms), waited {waited:.0f} s"
-        )
+        gate_record = HostGate(
+            pass_index=k, time=_now(), slow_share=speed.slow_share,
+            median_over_reference=speed.median_over_reference, reference_s=speed.reference_s,
+            rounds=speed.rounds, waited_s=round(waited, 3), quiet=quiet, limit=slow_limit,
+        )  # fmt: skip
         if not quiet:
-            text += f"; not quiet after {wait_limit_s:g} s, measured anyway"
             warnings.warn(
                 f"pass {k}: the host still runs slow ({100 * speed.slow_share:.0f}% of the "
                 f"probe rounds) after {waited:.0f} s; measuring anyway",
                 CpuInterferenceWarning,
                 stacklevel=3,
             )
-        _fsync_append(fd, f"# {text}\n")
+        _fsync_append(fd, f"# host: {json.dumps(gate_record._asdict())}\n")
 
     def measure_one(k: int, unit: _Unit, position: int) -> None:
         stencil, sizes, tiles, n_threads, sched = unit
