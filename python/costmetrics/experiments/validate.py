@@ -1,12 +1,10 @@
 """Validation of the execution-time model on measured CPU runs (thesis 000, A.5-A.6).
 
 Reads the shipped protocol sweep
-``data/measurements/quiet_run_2026-11-25_h5_blend/sweep.csv`` (9 shuffled passes, then
-pairs of passes up to 27 over the groups whose noise floor stayed above 5%, 1 and 2
-threads, harness version 5, a quiet 2-core machine, measured after the model's last
-change: run 0 of ``benchmarks/bench_validate_run.py --noise-target 0.05``) and its fresh
-micro-benchmark
-calibrations ``calibration_1t/`` and ``calibration_2t/`` in the same folder (one per thread
+``data/measurements/quiet_run_2026-11-28/sweep.csv`` (9 shuffled passes, 1 and 2 threads,
+harness version 5, a 2-core machine in a quiet period of its host: run 0 of
+``benchmarks/bench_validate_run.py``, 2026-11-28 00:36-00:38 UTC) and its fresh
+micro-benchmark calibrations ``calibration_1t/`` and ``calibration_2t/`` in the same folder (one per thread
 count; all produced by ``costmetrics calibrate`` and ``costmetrics measure``, see
 ``docs/validate.md``). The older tables of ``data/measurements/`` (harness 3 and 4, and
 the unsound sequential ``cpu_sweep.csv``) are not used here. Writes:
@@ -42,7 +40,7 @@ SOURCE = "000 App. A"
 
 def shipped_paths() -> tuple[Path, tuple[Path, ...]]:
     """Return the shipped protocol sweep and its calibration folders (1 and 2 threads)."""
-    root = data_dir() / "measurements" / "quiet_run_2026-11-25_h5_blend"
+    root = data_dir() / "measurements" / "quiet_run_2026-11-28"
     return (
         root / "sweep.csv",
         (root / "calibration_1t", root / "calibration_2t"),
