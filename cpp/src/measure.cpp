@@ -1686,13 +1686,20 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
-CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
+namespace {
+// The probes run one thread per CPU: at most the CPUs this process may use.
+void require_probe_threads(int threads) {
   const int cpus = allowed_cpus();
   if (threads < 1 || threads > cpus) {
     throw std::invalid_argument("threads: must be in [1, " + std::to_string(cpus) +
                                 "] (the CPUs this process may use), got " +
                                 std::to_string(threads));
   }
+}
+}  // namespace
+
+CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
+  require_probe_threads(threads);
   if (repeats < 1 || repeats > kMaxRepeats) {
     throw std::invalid_argument("repeats: must be in [1, " + std::to_string(kMaxRepeats) +
                                 "], got " + std::to_string(repeats));
@@ -1771,12 +1778,7 @@ CpuProbe probe_cpus(int threads, int repeats, double spin_s) {
 }
 
 HostSpeed probe_host(int threads, double duration_s, double reference_s) {
-  const int cpus = allowed_cpus();
-  if (threads < 1 || threads > cpus) {
-    throw std::invalid_argument("threads: must be in [1, " + std::to_string(cpus) +
-                                "] (the CPUs this process may use), got " +
-                                std::to_string(threads));
-  }
+  require_probe_threads(threads);
   if (!std::isfinite(duration_s) || duration_s <= 0.0 || duration_s > 60.0) {
     throw std::invalid_argument("duration_s: must be in (0, 60] seconds, got " +
                                 std::to_string(duration_s));
