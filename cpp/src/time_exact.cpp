@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -2021,6 +2022,7 @@ struct ExactTalgBatch::Impl {
     i64 tS2 = -1, tT = -1;
     int start[kMaxWavefronts + 1];  // classes of range q: [start[q], start[q + 1])
     i64 n_sub[kMaxWavefronts];      // sum of the multiplicities of range q
+    i64 trail = 0;                  // S2 mod tS2: the trail count at row 0 (kind tables)
     std::vector<ClassRun> runs;
   };
   static constexpr std::size_t kTimeSlots = 64, kLatticeSlots = 4096, kClassSlots = 1024;
@@ -2031,9 +2033,20 @@ struct ExactTalgBatch::Impl {
   std::vector<TimePlan> time_plans;
   std::vector<LatticePlan> lattice_plans;
   std::vector<ClassPlan> class_plans;
+  // nV = 2^shift with AVX2 (every GPU preset on x86-64): the 2D kind tables are filled here
+  // by fill_2d_rows_avx2, as ExactModel::build_kind_tables fills them, without an ExactModel
+  // per tile; else -1 (an ExactModel fills them).
+  int avx2_shift = -1;
+  std::vector<i64> kind_table;
 
   Impl(const GpuParams& g, const StencilParams& st, const ProblemSize& sz)
       : gpu(g), stencil(st), size(sz) {
+#if COSTMETRICS_EXACT_AVX2
+    // ExactModel's n_v_shift_ and its test for the AVX2 fill.
+    if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0 && exact_cpu_has_avx2()) {
+      avx2_shift = __builtin_ctzll(static_cast<unsigned long long>(gpu.n_v));
+    }
+#endif
     if (stencil.n_space_dims == 2) {
       time_plans.resize(kTimeSlots);
       lattice_plans.resize(kLatticeSlots);
@@ -2139,6 +2152,7 @@ struct ExactTalgBatch::Impl {
       p.n_sub[q] = n_sub;
     }
     p.start[tp.n_ranges] = static_cast<int>(p.runs.size());
+    p.trail = S - div_floor(S, tS2) * tS2;  // build_kind_tables' mod(S, tS)
     p.tS2 = tS2;
     p.tT = tp.tT;
   }
@@ -2165,10 +2179,27 @@ struct ExactTalgBatch::Impl {
       for (int w = 0; w < tp.n; ++w) lp.rounds[w] = static_cast<double>(div_ceil(lp.n_tiles[w], k_n_sm));
       lp.k = k;
     }
-    // The kind tables of this tile (ExactModel::build_kind_tables, the 2D fill).
-    ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
-    model.build_kind_tables();
-    const i64* const t4 = model.kind_table_2d();
+    // The kind tables of this tile (ExactModel::build_kind_tables, the 2D fill: row 0 zero,
+    // then W(r) = tS1 + 2 e(r) times the counts trail (S2 + r) mod tS2, full tS2, lead
+    // tS2 - (r mod tS2), starting at trail = S2 mod tS2 and lead = tS2).
+    const i64* t4 = nullptr;
+#if COSTMETRICS_EXACT_AVX2
+    if (avx2_shift >= 0) {
+      const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
+      if (kind_table.size() < need) kind_table.resize(need);
+      i64* const out = kind_table.data();
+      out[0] = out[1] = out[2] = out[3] = 0;
+      fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
+      t4 = out;
+    }
+#endif
+    // Other nV (or no AVX2): an ExactModel's own fill.
+    std::optional<ExactModel<false>> model;
+    if (t4 == nullptr) {
+      model.emplace(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
+      model->build_kind_tables();
+      t4 = model->kind_table_2d();
+    }
     const double c_iter = stencil.c_iter_s;
     const double tau = gpu.tau_sync_s;
     // T_j per row range: the 2D class loop of ExactModel::wavefront (exact Eq. A.16 per
