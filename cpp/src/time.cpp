@@ -955,10 +955,13 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
           return detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
         };
       });
-    } else if (dims == 2) {
+    } else if (dims == 2 && gpu.machine.all_zero()) {
       // 2D `exact` (issue 15, eighth round): a thread with many tiles shares the work that
       // depends on tT, (tS1, tT) or (tS2, tT) alone between its tiles (ExactTalgBatch, the
-      // same T_alg bit for bit); a few tiles do not repay its caches' set-up.
+      // same T_alg bit for bit); a few tiles do not repay its caches' set-up. Only on
+      // presets without machine terms (every GPU preset, where `machine` takes this path
+      // too): on a preset with them `machine` has no grouped path, and `exact` grouped
+      // there made `machine` about 3.9x `exact` (target <= 2x).
       const std::size_t group_min = detail::exact_batch_group_min();
       talg_loop([&](std::size_t begin, std::size_t end) {
         std::unique_ptr<detail::ExactTalgBatch> batch;
