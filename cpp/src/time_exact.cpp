@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -2193,13 +2192,23 @@ struct ExactTalgBatch::Impl {
       t4 = out;
     }
 #endif
-    // Other nV (or no AVX2): an ExactModel's own fill.
-    std::optional<ExactModel<false>> model;
-    if (t4 == nullptr) {
-      model.emplace(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
-      model->build_kind_tables();
-      t4 = model->kind_table_2d();
-    }
+    // Other nV (or no AVX2): an ExactModel's own fill (out of line: an ExactModel on this
+    // path's frame cost about 50 instructions per tile even where unused).
+    if (t4 == nullptr) return talg_with_model(tiles, tp, lp, cp, k, m_prime);
+    return talg_of_tables(tp, lp, cp, t4, k, m_prime);
+  }
+
+  __attribute__((noinline)) double talg_with_model(const TileSizes& tiles, const TimePlan& tp,
+                                                   const LatticePlan& lp, const ClassPlan& cp,
+                                                   i64 k, double m_prime) const {
+    ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
+    model.build_kind_tables();
+    return talg_of_tables(tp, lp, cp, model.kind_table_2d(), k, m_prime);
+  }
+
+  // T_alg from the tile's 2D kind tables t4 (by row) and its group plans.
+  double talg_of_tables(const TimePlan& tp, const LatticePlan& lp, const ClassPlan& cp,
+                        const i64* t4, i64 k, double m_prime) const {
     const double c_iter = stencil.c_iter_s;
     const double tau = gpu.tau_sync_s;
     // T_j per row range: the 2D class loop of ExactModel::wavefront (exact Eq. A.16 per
