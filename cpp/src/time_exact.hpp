@@ -92,7 +92,7 @@ class ExactTalgBatch {
 };
 
 // The fewest tiles of one thread's share of a T_alg-only `exact` batch for which
-// evaluate_batch uses ExactTalgBatch (its caches cost a few hundred kB to set up); tests
+// evaluate_batch uses ExactTalgBatch (its caches cost about 390 kB to set up); tests
 // lower it to run the grouped path on small batches. Not thread-safe (set it before).
 std::size_t exact_batch_group_min();
 void set_exact_batch_group_min(std::size_t n);
