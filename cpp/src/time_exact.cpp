@@ -1970,6 +1970,293 @@ double evaluate_machine_talg(const GpuParams& gpu, const StencilParams& stencil,
       .talg_s;
 }
 
+// ExactTalgBatch (issue 15, eighth round): the 2D `exact` T_alg of evaluate_exact_talg on
+// the kind tables (S1 >= 2P - 1, tS2 <= S2), with the work that does not depend on the
+// whole tile shared between the tiles of a batch. evaluate_exact_talg computes, for
+// wavefront j of the list below, T_alg += count (rounds_j T_j + T_sync) (Eq. A.2 with the
+// exact n_j), T_j = tile_time_s(2, k, m', n_sub, sum_c, sum_max) (Eqs. A.13/A.17) over the
+// sub-tile classes of its rows [r_lo, r_hi) (exact Eq. A.16 per class:
+// c = C_iter steps + tau_sync rows). Of these:
+// - the list (j, count, rows) depends on tT (and T) alone;
+// - n_j (the tile lattice of rule 2/4) on (tS1, tT) (and S1, T), rounds_j on k too;
+// - the classes of a row range (InnerDim::segments' runs [lo, a), [a, b), [b, end) and the
+//   class multiplicity) on (tS2, tT) (and S2);
+// - the steps (kind tables: W(r) depends on tS1, the counts on tS2) on the whole tile.
+// Each group's part is computed once and cached (direct-mapped, keyed by the group; a
+// collision recomputes); the per-tile part runs the same integer and floating-point
+// operations in the same order as evaluate_exact_talg, so T_alg is the same bit for bit
+// (test_time_batch compares the batch with evaluate()).
+namespace {
+// The floor_div of ExactModel (this file's, not time_detail.hpp's), for ExactTalgBatch.
+inline i64 exact_floor_div(i64 a, i64 b) { return floor_div(a, b); }
+}  // namespace
+
+struct ExactTalgBatch::Impl {
+  static constexpr int kMaxWavefronts = 6;  // 1 + 2 + at most 2 (evaluate_exact_talg)
+  // Wavefronts of one tT (T fixed): those with rows in [0, T), in evaluate_exact_talg's order.
+  struct TimePlan {
+    i64 tT = -1;
+    int n = 0;        // wavefronts with rows
+    int n_ranges = 0;  // distinct row ranges among them
+    i64 j[kMaxWavefronts];
+    i64 count[kMaxWavefronts];
+    int range[kMaxWavefronts];  // index into lo/hi
+    i64 lo[kMaxWavefronts], hi[kMaxWavefronts];  // distinct rows [lo, hi)
+  };
+  // n_j of one (tS1, tT), and its rounds for k.
+  struct LatticePlan {
+    i64 tS1 = -1, tT = -1;
+    i64 n_tiles[kMaxWavefronts];
+    i64 k = -1;
+    double rounds[kMaxWavefronts];
+  };
+  // One sub-tile class of a row range: t4 offsets of its run bounds and its multiplicity.
+  struct ClassRun {
+    std::size_t lo, a, b, end;  // 4 x row
+    double rows;                // end - lo, rows with points
+    double mult;                // omult
+  };
+  // The classes of every row range of one (tS2, tT).
+  struct ClassPlan {
+    i64 tS2 = -1, tT = -1;
+    int start[kMaxWavefronts + 1];  // classes of range q: [start[q], start[q + 1])
+    i64 n_sub[kMaxWavefronts];      // sum of the multiplicities of range q
+    i64 trail = 0;                  // S2 mod tS2: the trail count at row 0 (kind tables)
+    std::vector<ClassRun> runs;
+  };
+  static constexpr std::size_t kTimeSlots = 64, kLatticeSlots = 2048, kClassSlots = 1024;
+
+  const GpuParams& gpu;
+  const StencilParams& stencil;
+  const ProblemSize& size;
+  std::vector<TimePlan> time_plans;
+  std::vector<LatticePlan> lattice_plans;
+  std::vector<ClassPlan> class_plans;
+  // nV = 2^shift with AVX2 (every GPU preset on x86-64): the 2D kind tables are filled here
+  // by fill_2d_rows_avx2, as ExactModel::build_kind_tables fills them, without an ExactModel
+  // per tile; else -1 (an ExactModel fills them).
+  int avx2_shift = -1;
+  std::vector<i64> kind_table;
+
+  Impl(const GpuParams& g, const StencilParams& st, const ProblemSize& sz)
+      : gpu(g), stencil(st), size(sz) {
+#if COSTMETRICS_EXACT_AVX2
+    // ExactModel's n_v_shift_ and its test for the AVX2 fill.
+    if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0 && exact_cpu_has_avx2()) {
+      avx2_shift = __builtin_ctzll(static_cast<unsigned long long>(gpu.n_v));
+    }
+#endif
+    if (stencil.n_space_dims == 2) {
+      time_plans.resize(kTimeSlots);
+      lattice_plans.resize(kLatticeSlots);
+      class_plans.resize(kClassSlots);
+    }
+  }
+
+  static std::size_t time_slot(i64 tT) { return static_cast<std::size_t>(tT >> 1) & (kTimeSlots - 1); }
+  static std::size_t lattice_slot(i64 tS1, i64 tT) {
+    return ((static_cast<std::size_t>(tT >> 1) & 31) << 6) | (static_cast<std::size_t>(tS1) & 63);
+  }
+  static std::size_t class_slot(i64 tS2, i64 tT) {
+    const std::size_t s = static_cast<std::size_t>(tS2);
+    return ((static_cast<std::size_t>(tT >> 1) & 31) << 5) | (((s >> 5) ^ s) & 31);
+  }
+
+  // The wavefront list of evaluate_exact_talg (tT even, so h >= 1); false if it has more
+  // than kMaxWavefronts entries (not reached: at most 5).
+  bool plan_time(TimePlan& p, i64 tT) const {
+    const i64 T = size.time_steps;
+    const i64 h = tT / 2;
+    p.tT = -1;
+    p.n = 0;
+    p.n_ranges = 0;
+    const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
+    const i64 j_last = div_floor(T - 1, h) + 1;
+    auto add = [&](i64 j, i64 count) {
+      const i64 t0 = (j - 1) * h;
+      const i64 r_lo = std::max<i64>(0, -t0);
+      const i64 r_hi = std::min(tT, T - t0);
+      if (r_lo >= r_hi) return true;  // not nonempty: evaluate_exact_talg skips it
+      if (p.n == kMaxWavefronts) return false;
+      int q = 0;
+      while (q < p.n_ranges && !(p.lo[q] == r_lo && p.hi[q] == r_hi)) ++q;
+      if (q == p.n_ranges) {
+        p.lo[q] = r_lo;
+        p.hi[q] = r_hi;
+        ++p.n_ranges;
+      }
+      p.j[p.n] = j;
+      p.count[p.n] = count;
+      p.range[p.n] = q;
+      ++p.n;
+      return true;
+    };
+    bool ok = add(0, 1);
+    if (n_interior >= 1) ok = ok && add(1, (n_interior + 1) / 2);
+    if (n_interior >= 2) ok = ok && add(2, n_interior / 2);
+    for (i64 j = n_interior + 1; ok && j <= j_last; ++j) ok = add(j, 1);
+    if (ok) p.tT = tT;
+    return ok;
+  }
+
+  // n_j of each wavefront of `tp` for tS1 (ExactModel::wavefront, rules 2 and 4).
+  void plan_lattice(LatticePlan& p, const TimePlan& tp, i64 tS1) const {
+    const i64 tT = tp.tT;
+    const i64 h = tT / 2;
+    const i64 S1 = size.space[0];
+    const i64 pitch = 2 * tS1 + tT - 2;
+    const i64 half_pitch = pitch / 2;
+    auto e = [tT](i64 r) { return std::min(r, tT - 1 - r); };
+    for (int w = 0; w < tp.n; ++w) {
+      const i64 j = tp.j[w];
+      const i64 r_lo = tp.lo[tp.range[w]], r_hi = tp.hi[tp.range[w]];
+      const i64 off = (j & 1) != 0 ? 0 : half_pitch;
+      const i64 e_max = std::max(e(std::clamp(h - 1, r_lo, r_hi - 1)),
+                                 e(std::clamp(h, r_lo, r_hi - 1)));
+      const i64 p_min = 1 - div_ceil(tS1 + e_max + off, pitch);
+      const i64 p_max = exact_floor_div(S1 + e_max - off - 1, pitch);
+      p.n_tiles[w] = std::max<i64>(0, p_max - p_min + 1);
+    }
+    p.tS1 = tS1;
+    p.tT = tT;
+    p.k = -1;
+  }
+
+  // The sub-tile classes of each row range of `tp` for tS2 (ExactModel::wavefront's 2D
+  // class loop on the kind tables: for_each_subtile_class's order, empty classes dropped).
+  void plan_classes(ClassPlan& p, const TimePlan& tp, i64 tS2) const {
+    const i64 S = size.space[1];
+    const InnerDim d{true, S, tS2};
+    p.runs.clear();
+    for (int q = 0; q < tp.n_ranges; ++q) {
+      const i64 ra = tp.lo[q], rb = tp.hi[q];
+      p.start[q] = static_cast<int>(p.runs.size());
+      i64 n_sub = 0;
+      for_each_subtile_class(d, ra, rb, [&](i64 ob, i64 omult, std::size_t) {
+        const i64 lo = std::max(ra, ob * tS2 - S + 1);
+        const i64 end = std::min(rb, (ob + 1) * tS2);
+        if (lo >= end) return;
+        const i64 a = std::min(std::max((ob + 1) * tS2 - S, lo), end);
+        const i64 b = std::min(std::max(ob * tS2 + 1, a), end);
+        ClassRun c;
+        c.lo = 4 * static_cast<std::size_t>(lo);
+        c.a = 4 * static_cast<std::size_t>(a);
+        c.b = 4 * static_cast<std::size_t>(b);
+        c.end = 4 * static_cast<std::size_t>(end);
+        c.rows = static_cast<double>(end - lo);
+        c.mult = static_cast<double>(omult);
+        p.runs.push_back(c);
+        n_sub += omult;
+      });
+      p.n_sub[q] = n_sub;
+    }
+    p.start[tp.n_ranges] = static_cast<int>(p.runs.size());
+    p.trail = S - div_floor(S, tS2) * tS2;  // build_kind_tables' mod(S, tS)
+    p.tS2 = tS2;
+    p.tT = tp.tT;
+  }
+
+  double talg(const TileSizes& tiles) {
+    const i64 tS1 = tiles.space[0], tT = tiles.time;
+    const i64 tS2 = stencil.n_space_dims == 2 ? tiles.space[1] : 0;
+    if (stencil.n_space_dims != 2 || !whole_rows_fit(size.space[0], tS1, tT) ||
+        tS2 > size.space[1]) {
+      return evaluate_exact_talg(gpu, stencil, size, tiles);
+    }
+    TimePlan& tp = time_plans[time_slot(tT)];
+    if (tp.tT != tT && !plan_time(tp, tT)) return evaluate_exact_talg(gpu, stencil, size, tiles);
+    LatticePlan& lp = lattice_plans[lattice_slot(tS1, tT)];
+    if (lp.tS1 != tS1 || lp.tT != tT) plan_lattice(lp, tp, tS1);
+    ClassPlan& cp = class_plans[class_slot(tS2, tT)];
+    if (cp.tS2 != tS2 || cp.tT != tT) plan_classes(cp, tp, tS2);
+
+    // Per tile, as evaluate_exact_talg: k (Eq. A.12), m' (Eq. A.15), the rounds of Eq. A.2.
+    const i64 k = detail::k_factor(gpu, m_tile_words_positive(2, tiles));
+    const double m_prime = detail::transfer(gpu, 2, tiles).m_prime_s;
+    if (lp.k != k) {
+      const i64 k_n_sm = k * static_cast<i64>(gpu.n_sm);
+      for (int w = 0; w < tp.n; ++w) lp.rounds[w] = static_cast<double>(div_ceil(lp.n_tiles[w], k_n_sm));
+      lp.k = k;
+    }
+    // The kind tables of this tile (ExactModel::build_kind_tables, the 2D fill: row 0 zero,
+    // then W(r) = tS1 + 2 e(r) times the counts trail (S2 + r) mod tS2, full tS2, lead
+    // tS2 - (r mod tS2), starting at trail = S2 mod tS2 and lead = tS2).
+    const i64* t4 = nullptr;
+#if COSTMETRICS_EXACT_AVX2
+    if (avx2_shift >= 0) {
+      const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
+      if (kind_table.size() < need) kind_table.resize(need);
+      i64* const out = kind_table.data();
+      out[0] = out[1] = out[2] = out[3] = 0;
+      fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
+      t4 = out;
+    }
+#endif
+    // Other nV (or no AVX2): an ExactModel's own fill (out of line: an ExactModel on this
+    // path's frame cost about 50 instructions per tile even where unused).
+    if (t4 == nullptr) return talg_with_model(tiles, tp, lp, cp, k, m_prime);
+    return talg_of_tables(tp, lp, cp, t4, k, m_prime);
+  }
+
+  __attribute__((noinline)) double talg_with_model(const TileSizes& tiles, const TimePlan& tp,
+                                                   const LatticePlan& lp, const ClassPlan& cp,
+                                                   i64 k, double m_prime) const {
+    ExactModel<false> model(gpu, stencil, size, tiles, ExactPath::fast, false, false, true);
+    model.build_kind_tables();
+    return talg_of_tables(tp, lp, cp, model.kind_table_2d(), k, m_prime);
+  }
+
+  // T_alg from the tile's 2D kind tables t4 (by row) and its group plans.
+  double talg_of_tables(const TimePlan& tp, const LatticePlan& lp, const ClassPlan& cp,
+                        const i64* t4, i64 k, double m_prime) const {
+    const double c_iter = stencil.c_iter_s;
+    const double tau = gpu.tau_sync_s;
+    // T_j per row range: the 2D class loop of ExactModel::wavefront (exact Eq. A.16 per
+    // class; Eqs. A.13/A.17 for the tile), the same operations in the same order.
+    double t_tile[kMaxWavefronts];
+    for (int q = 0; q < tp.n_ranges; ++q) {
+      double sum_c = 0;
+      double sum_max = 0;
+      const ClassRun* run = cp.runs.data() + cp.start[q];
+      const ClassRun* const last = cp.runs.data() + cp.start[q + 1];
+      for (; run != last; ++run) {
+        const i64 sum = (t4[run->a + InnerDim::kTrail] - t4[run->lo + InnerDim::kTrail]) +
+                        (t4[run->b + InnerDim::kFull] - t4[run->a + InnerDim::kFull]) +
+                        (t4[run->end + InnerDim::kLead] - t4[run->b + InnerDim::kLead]);
+        const double c = c_iter * static_cast<double>(sum) + tau * run->rows;
+        sum_c += run->mult * c;
+        sum_max += run->mult * std::max(m_prime, c);
+      }
+      t_tile[q] = detail::tile_time_s(2, k, m_prime, static_cast<double>(cp.n_sub[q]), sum_c,
+                                      sum_max);
+    }
+    // Eq. A.2 with the exact n_j, in evaluate_exact_talg's order.
+    const double t_sync = gpu.t_sync_s;
+    double talg = 0;
+    for (int w = 0; w < tp.n; ++w) {
+      talg += static_cast<double>(tp.count[w]) * (lp.rounds[w] * t_tile[tp.range[w]] + t_sync);
+    }
+    return talg;
+  }
+};
+
+ExactTalgBatch::ExactTalgBatch(const GpuParams& gpu, const StencilParams& stencil,
+                               const ProblemSize& size)
+    : impl_(std::make_unique<Impl>(gpu, stencil, size)) {}
+ExactTalgBatch::~ExactTalgBatch() = default;
+double ExactTalgBatch::talg(const TileSizes& tiles) { return impl_->talg(tiles); }
+
+namespace {
+// Under about 300 tiles the caches' set-up (about 390 kB zeroed) costs more instructions
+// than the groups save (callgrind, bench_time_batch's random default-space tiles, 1 thread:
+// 2,647.8 against 2,586.6 per tile at 300 tiles, 2,102.2 against 2,551.6 at 600, 1,512.2
+// against 2,554.1 at 2,000); 2048 leaves a margin for what callgrind does not count (the
+// pages' first-touch faults, the caches' misses).
+std::size_t g_exact_batch_group_min = 2048;
+}  // namespace
+std::size_t exact_batch_group_min() { return g_exact_batch_group_min; }
+void set_exact_batch_group_min(std::size_t n) { g_exact_batch_group_min = n; }
+
 }  // namespace detail
 }  // namespace time
 }  // namespace costmetrics

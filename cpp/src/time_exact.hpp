@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "costmetrics/time.hpp"
 #include "floor_sum.hpp"
@@ -67,6 +69,33 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
 // T_alg-only path, the codesign search). Preconditions: those of evaluate_exact.
 double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
                            const ProblemSize& size, const TileSizes& tiles);
+
+// evaluate_exact_talg for the tiles of one batch (gpu, stencil and size fixed), bit for bit,
+// with work shared between tiles (issue 15, eighth round): in 2D on the kind tables, what
+// depends on tT alone (the wavefronts evaluated, their counts and rows), on (tS1, tT) (each
+// wavefront's tile count n_i, and its rounds for the last k) and on (tS2, tT) (each row
+// range's sub-tile classes and their kind runs) is computed once per group and kept in
+// direct-mapped caches; per tile remain k, m', the kind tables and the class sums. Other
+// tiles (1D, 3D, S1 < 2P - 1, tS2 > S2) take evaluate_exact_talg. Not thread-safe: one
+// per thread. Preconditions: those of evaluate_exact_talg, for every tile passed.
+class ExactTalgBatch {
+ public:
+  ExactTalgBatch(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size);
+  ~ExactTalgBatch();
+  ExactTalgBatch(const ExactTalgBatch&) = delete;
+  ExactTalgBatch& operator=(const ExactTalgBatch&) = delete;
+  double talg(const TileSizes& tiles);
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The fewest tiles of one thread's share of a T_alg-only `exact` batch for which
+// evaluate_batch uses ExactTalgBatch (its caches cost about 390 kB to set up); tests
+// lower it to run the grouped path on small batches. Not thread-safe (set it before).
+std::size_t exact_batch_group_min();
+void set_exact_batch_group_min(std::size_t n);
 
 // What the machine variant reads of (gpu, dims, size) alone, once per batch: whether the
 // preset has machine terms (MachineTerms::all_zero false), the arrays' memory level and,

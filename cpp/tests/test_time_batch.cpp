@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../src/floor_sum.hpp"
+#include "../src/time_exact.hpp"
 #include "check.hpp"
 #include "costmetrics/time.hpp"
 #include "gpu_fixtures.hpp"
@@ -105,6 +106,91 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
       CHECK(mismatches == 0);
     }
   }
+}
+
+// The 2D `exact` T_alg-only batch's grouped path (detail::ExactTalgBatch, issue 15 eighth
+// round) vs evaluate() bit for bit: tiles drawn from small pools of tS1, tS2 and tT, so that
+// many tiles share (tS1, tT), (tS2, tT) or tT, and duplicates; shuffled (no order), with
+// infeasible tiles mixed in (odd tT, tS2 off the warp multiple, too much shared memory);
+// pool values 64 and 128 apart so that different groups share a cache slot; sizes with
+// S1 near 2P - 1 and tS2 > S2 (the tiles that fall back to evaluate_exact_talg), T
+// from 1 to 8192. 1 and 3 threads, the grouped path forced (group_min 1) and by size.
+// Returns the feasible tiles compared.
+std::size_t check_grouped_exact(const tmod::GpuParams& gpu, const tmod::ProblemSize& size,
+                                std::size_t n, std::size_t group_min, std::mt19937_64& rng) {
+  tmod::StencilParams stencil;
+  stencil.n_space_dims = 2;
+  stencil.c_iter_s = 1e-9 * static_cast<double>(1 + rng() % 50) / 7.0;
+  std::vector<std::int64_t> pool_s1, pool_s2, pool_t;
+  for (int i = 0; i < 6; ++i) {
+    const std::int64_t a = 1 + static_cast<std::int64_t>(rng() % 70);
+    pool_s1.push_back(a);
+    pool_s1.push_back(a + 64);  // the same lattice cache slot as a
+  }
+  for (int i = 0; i < 5; ++i) {
+    const std::int64_t a = 32 * (1 + static_cast<std::int64_t>(rng() % 40));
+    pool_s2.push_back(a);
+    pool_s2.push_back(a + 32 * 32);  // the same class cache slot as a (often)
+  }
+  pool_s2.push_back(1 + static_cast<std::int64_t>(rng() % 100));  // off the warp multiple
+  for (int i = 0; i < 5; ++i) {
+    const std::int64_t a = 2 * (1 + static_cast<std::int64_t>(rng() % 40));
+    pool_t.push_back(a);
+    pool_t.push_back(a + 128);  // the same time cache slot as a
+  }
+  pool_t.push_back(3 + 2 * static_cast<std::int64_t>(rng() % 20));  // odd: infeasible
+  std::vector<std::int64_t> tiles(3 * n);
+  std::vector<tmod::TileSizes> points(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    tmod::TileSizes& t = points[i];
+    t.space[0] = pool_s1[rng() % pool_s1.size()];
+    t.space[1] = pool_s2[rng() % pool_s2.size()];
+    t.time = pool_t[rng() % pool_t.size()];
+    tiles[3 * i] = t.space[0];
+    tiles[3 * i + 1] = t.space[1];
+    tiles[3 * i + 2] = t.time;
+  }
+  const std::size_t saved = tmod::detail::exact_batch_group_min();
+  tmod::detail::set_exact_batch_group_min(group_min);
+  std::size_t n_feasible = 0;
+  for (int threads : {1, 3}) {
+    std::vector<double> talg(n);
+    std::vector<std::uint32_t> reasons(n);
+    tmod::BatchOutputs out;
+    out.talg_s = talg.data();
+    out.reasons = reasons.data();
+    tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, tmod::Variant::exact, out, threads);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t expected = tmod::feasibility(gpu, 2, points[i]);
+      if (reasons[i] != expected) {
+        ++mismatches;
+        continue;
+      }
+      if (expected != tmod::kFeasible) {
+        if (!std::isnan(talg[i])) ++mismatches;
+        continue;
+      }
+      ++n_feasible;
+      const double ref =
+          tmod::evaluate(gpu, stencil, size, points[i], tmod::Variant::exact).talg_s;
+      if (bits(talg[i]) != bits(ref)) {
+        if (mismatches == 0) {
+          std::fprintf(stderr, "grouped: nV %d nSM %d S (%lld %lld) T %lld tile (%lld %lld; %lld): %.17g != %.17g\n",
+                       gpu.n_v, gpu.n_sm, static_cast<long long>(size.space[0]),
+                       static_cast<long long>(size.space[1]),
+                       static_cast<long long>(size.time_steps),
+                       static_cast<long long>(points[i].space[0]),
+                       static_cast<long long>(points[i].space[1]),
+                       static_cast<long long>(points[i].time), talg[i], ref);
+        }
+        ++mismatches;
+      }
+    }
+    CHECK(mismatches == 0);
+  }
+  tmod::detail::set_exact_batch_group_min(saved);
+  return n_feasible;
 }
 
 }  // namespace
@@ -242,6 +328,37 @@ int main() {
     check_batch_against_evaluate(g, 1, s1, 500, 3000, rng, n_feasible, n_long);
   }
   std::printf("random batches: %zu feasible tiles, %zu with tT > 256\n", n_feasible, n_long);
+  // The grouped 2D `exact` path (ExactTalgBatch) on the same machines.
+  std::size_t n_grouped = 0;
+  for (const Machine& m : machines) {
+    tmod::GpuParams g = gpu;
+    g.n_v = m.n_v;
+    g.n_sm = m.n_sm;
+    g.max_blocks_per_sm = m.mtb;
+    g.smem_per_sm_words = m.smem_sm;
+    g.smem_per_block_words = m.smem_block;
+    g.l_s_per_word = 1e-10 * static_cast<double>(1 + rng() % 100) / 3.0;
+    g.tau_sync_s = 1e-9 * static_cast<double>(rng() % 20) / 3.0;
+    g.t_sync_s = 1e-6 * static_cast<double>(rng() % 20) / 7.0;
+    for (std::int64_t T : {1, 5, 77, 1023, 8192}) {
+      tmod::ProblemSize s;
+      s.space = {{8192, 8192, 0}};
+      s.time_steps = T;
+      n_grouped += check_grouped_exact(g, s, 3001, 1, rng);
+      s.space = {{300 + static_cast<std::int64_t>(rng() % 200), 700, 0}};  // S1 near 2P - 1
+      n_grouped += check_grouped_exact(g, s, 2003, 1, rng);
+    }
+  }
+  {
+    // By size: a batch whose threads' shares reach the default group_min.
+    tmod::ProblemSize s;
+    s.space = {{8192, 8192, 0}};
+    s.time_steps = 8192;
+    n_grouped += check_grouped_exact(gpu, s, 3 * tmod::detail::exact_batch_group_min() + 5,
+                                     tmod::detail::exact_batch_group_min(), rng);
+  }
+  std::printf("grouped exact batches: %zu feasible tiles\n", n_grouped);
+  CHECK(n_grouped > 40000);
   CHECK(n_feasible > 100000);
   CHECK(n_long > 10000);
   return cm_test::report("time_batch");
