@@ -149,6 +149,7 @@ def _one_run(
         command=f"python benchmarks/bench_validate_run.py --out {out} (run {index})",
         progress=True, noise_target=args.noise_target, max_passes=args.max_passes,
         cpu_probe=True, quiet_host=args.quiet_host or None, quiet_wait_s=args.quiet_wait,
+        quiet_every_s=args.quiet_every, quiet_probe_s=args.quiet_probe,
     )  # fmt: skip
     if args.noise_target is not None:
         med = mm.read_table(run_dir / "sweep.csv").medians()
@@ -356,10 +357,23 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--quiet-wait", type=float, default=600.0, metavar="SECONDS",
                         help="the longest wait of one gate (default 600)")  # fmt: skip
+    parser.add_argument("--quiet-every", type=float, default=None, metavar="SECONDS",
+                        help="gate again inside a pass every SECONDS (costmetrics measure "
+                             "--quiet-every; default: at each pass's start only)")  # fmt: skip
+    parser.add_argument("--quiet-probe", type=float, default=1.0, metavar="SECONDS",
+                        help="seconds of each gate's probe (default 1)")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
     if args.quiet_host is None:
         args.quiet_host = 0.0 if args.quick else mm.HOST_SLOW_LIMIT
+    if args.quiet_every is not None and not 1 <= args.quiet_every <= 86400:
+        print(f"bench_validate_run: --quiet-every: must be in [1, 86400], got "
+              f"{args.quiet_every}", file=sys.stderr)  # fmt: skip
+        return 2
+    if not 0.05 <= args.quiet_probe <= 60:
+        print(f"bench_validate_run: --quiet-probe: must be in [0.05, 60], got "
+              f"{args.quiet_probe}", file=sys.stderr)  # fmt: skip
+        return 2
     if not 0 <= args.quiet_host < 1 or not 0 <= args.quiet_wait <= 86400:
         print(f"bench_validate_run: --quiet-host / --quiet-wait: must be in [0, 1) and "
               f"[0, 86400], got {args.quiet_host}, {args.quiet_wait}", file=sys.stderr)  # fmt: skip

@@ -971,6 +971,9 @@ def test_probe_host_bad_input(kwargs: dict[str, Any], error: type[Exception], na
         ({"wait_s": math.nan}, ValueError, "wait_s"),
         ({"wait_s": 1e9}, ValueError, "wait_s"),
         ({"threads": 0}, ValueError, "threads"),
+        ({"probe_s": 0.0}, ValueError, "probe_s"),
+        ({"probe_s": 61.0}, ValueError, "probe_s"),
+        ({"probe_s": "1"}, TypeError, "probe_s"),
     ],
 )
 def test_wait_for_quiet_host_bad_input(
@@ -1013,6 +1016,11 @@ def test_measure_quiet_host_gate_writes_a_line_per_pass(
             mm.measure([a], out, threads=1, passes=1, quiet_host=bad)
     with pytest.raises(ValueError, match="quiet_wait_s"):
         mm.measure([a], out, threads=1, passes=1, quiet_host=0.1, quiet_wait_s=-1.0)
+    for name, value in (("quiet_every_s", 0.5), ("quiet_every_s", math.nan),
+                        ("quiet_probe_s", 0.0), ("quiet_probe_s", 61.0)):  # fmt: skip
+        kwargs: dict[str, Any] = {name: value}
+        with pytest.raises(ValueError, match=name):
+            mm.measure([a], out, threads=1, passes=1, quiet_host=0.1, **kwargs)
     assert not out.exists()
     # The host as the gate sees it: slow for the first two probes, then quiet.
     probes: list[float] = []
@@ -1034,12 +1042,26 @@ def test_measure_quiet_host_gate_writes_a_line_per_pass(
     assert len(hosts) == 3  # one gate per pass
     gates = mm.table_host_gates(mm.read_table(out))
     assert [g.pass_index for g in gates] == [0, 1, 2]
+    assert all(g.position == 0 for g in gates)
     assert all(g.quiet and g.slow_share == 0.01 and g.limit == 0.1 for g in gates)
     assert gates[0].rounds == 1000 and gates[0].reference_s == 1e-3
     assert probes[0] == 0.0 and all(r == 1e-3 for r in probes[1:])  # reference carried
     assert '"quiet_host": 0.1' in text
     table = mm.read_table(out)
     assert len(table) == 6 and table.n_passes == 3
+    # A gate inside the passes: with the clock moved 10 s per reading, every run is due one
+    # (quiet_every_s = 5), at its position in the pass.
+    ticks = iter(range(0, 10**6, 10))
+    monkeypatch.setattr("costmetrics.measure._clock.monotonic", lambda: float(next(ticks)))
+    inner = tmp_path / "inner.csv"
+    mm.measure([a, b], inner, threads=1, passes=2, warmup=0, quiet_host=0.1, quiet_wait_s=60,
+               quiet_every_s=5, quiet_probe_s=0.1)  # fmt: skip
+    gates = mm.table_host_gates(mm.read_table(inner))
+    assert sorted((g.pass_index, g.position) for g in gates) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert '"quiet_every_s": 5.0' in inner.read_text()
+    monkeypatch.undo()
+    monkeypatch.setattr(mm, "probe_host", fake_probe)
+    monkeypatch.setattr("costmetrics.measure._clock.sleep", lambda s: None)
     # A host that never gets quiet: the pass runs anyway, said in the line and a warning.
     monkeypatch.setattr(mm, "probe_host", lambda **kw: mm.HostSpeed(
         slow_share=0.5, median_over_reference=1.4, fastest_round_s=1e-3, reference_s=1e-3,

@@ -76,6 +76,8 @@ def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
         (("--quiet-host", "1.5"), "--quiet-host"),
         (("--quiet-host", "-0.1"), "--quiet-host"),
         (("--quiet-wait", "-1"), "--quiet-wait"),
+        (("--quiet-every", "0.5"), "--quiet-every"),
+        (("--quiet-probe", "0"), "--quiet-probe"),
     ]:
         done = _run(*args, "--out", str(tmp_path / "o"))
         assert done.returncode == 2 and name in done.stderr, (args, done.stderr)

@@ -605,6 +605,21 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         metavar="SECONDS",
         help="with --quiet-host: the longest wait before a pass (default 600)",
     )
+    parser.add_argument(
+        "--quiet-every",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --quiet-host: gate again inside a pass once SECONDS have passed since the "
+        "last gate (default: at the start of each pass only)",
+    )
+    parser.add_argument(
+        "--quiet-probe",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --quiet-host: seconds of each gate's probe (default 1)",
+    )
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -642,6 +657,8 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 cpu_probe=args.probe_cpus,
                 quiet_host=args.quiet_host,
                 quiet_wait_s=args.quiet_wait,
+                quiet_every_s=args.quiet_every,
+                quiet_probe_s=args.quiet_probe,
             )
         for w in caught:
             print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)

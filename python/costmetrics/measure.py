@@ -2538,8 +2538,9 @@ def wait_for_quiet_host(
     threads: int | None = None,
     reference_s: float | None = None,
     on_wait: Callable[[HostSpeed], object] | None = None,
+    probe_s: float = 1.0,
 ) -> QuietWait:
-    """Probe the host (:func:`probe_host`, 1 s) until its share of slow rounds is low.
+    """Probe the host (:func:`probe_host`, ``probe_s``) until its share of slow rounds is low.
 
     Probes, and while the share of slow rounds is above ``limit`` sleeps 4 s and probes
     again, until it is at or below ``limit`` or ``wait_s`` seconds have passed (the last
@@ -2557,6 +2558,8 @@ def wait_for_quiet_host(
         The fastest round seen before (s), carried from an earlier probe.
     on_wait : callable, optional
         Called with each probe that was not quiet, before sleeping (e.g. a progress note).
+    probe_s : float
+        Seconds of each probe, in (0, 60].
 
     Returns
     -------
@@ -2576,9 +2579,12 @@ def wait_for_quiet_host(
     longest = _convert.real(wait_s, "wait_s")
     if not 0.0 <= longest <= 86400.0:
         raise ValueError(f"wait_s: must be in [0, 86400] seconds, got {wait_s!r}")
+    probe = _convert.real(probe_s, "probe_s")
+    if not 0.0 < probe <= 60.0:
+        raise ValueError(f"probe_s: must be in (0, 60] seconds, got {probe_s!r}")
     start = _clock.monotonic()
     while True:
-        speed = probe_host(threads=threads, duration_s=1.0, reference_s=reference_s)
+        speed = probe_host(threads=threads, duration_s=probe, reference_s=reference_s)
         reference_s = speed.reference_s
         waited = _clock.monotonic() - start
         if speed.slow_share <= share or waited >= longest:
@@ -2632,7 +2638,10 @@ class HostGate(Record):
     Attributes
     ----------
     pass_index : int
-        The pass it preceded.
+        The pass of the run it preceded.
+    position : int
+        That run's position in its pass (0: the gate at the pass's start; more with
+        ``quiet_every_s``, a gate inside the pass).
     time : str
         When it ended (UTC, ISO 8601).
     slow_share : float
@@ -2652,6 +2661,7 @@ class HostGate(Record):
     """
 
     pass_index: int
+    position: int
     time: str
     slow_share: float
     median_over_reference: float
@@ -2928,6 +2938,8 @@ def measure(
     cpu_probe: bool = False,
     quiet_host: float | None = None,
     quiet_wait_s: float = 600.0,
+    quiet_every_s: float | None = None,
+    quiet_probe_s: float = 1.0,
 ) -> Path:
     """Measure ``points`` into the table ``out`` with the protocol of repeated passes.
 
@@ -2997,7 +3009,8 @@ def measure(
         (:class:`CpuInterferenceWarning`, and a ``warning:`` header line) where the CPUs
         slow each other down or stall: all-core times are then bimodal (about 1 s).
     quiet_host : float, optional
-        A quiet-host gate: before each pass, :func:`probe_host` (1 s) measures the share
+        A quiet-host gate: before each pass, :func:`probe_host` (``quiet_probe_s``, and
+        inside a pass every ``quiet_every_s``) measures the share
         of slow probe rounds; while it is above this fraction (e.g. ``HOST_SLOW_LIMIT``)
         the pass waits (:func:`wait_for_quiet_host`, a probe every 5 s) for up to
         ``quiet_wait_s`` seconds, and then runs (quiet or not). Each gate writes a
@@ -3007,6 +3020,12 @@ def measure(
         Default: no gate.
     quiet_wait_s : float
         The longest wait of one gate, seconds in [0, 86400].
+    quiet_every_s : float, optional
+        With ``quiet_host``: gate again inside a pass, before the next run, once this many
+        seconds (in [1, 86400]) have passed since the last gate; the host's slow
+        stretches come and go within a pass. Default: at the start of each pass only.
+    quiet_probe_s : float
+        With ``quiet_host``: seconds of each gate's probe, in [0.05, 60].
 
     Returns
     -------
@@ -3054,6 +3073,14 @@ def measure(
     wait_limit_s = _convert.real(quiet_wait_s, "quiet_wait_s")
     if not 0.0 <= wait_limit_s <= 86400.0:
         raise ValueError(f"quiet_wait_s: must be in [0, 86400] seconds, got {quiet_wait_s!r}")
+    every_s: float | None = None
+    if quiet_every_s is not None:
+        every_s = _convert.real(quiet_every_s, "quiet_every_s")
+        if not 1.0 <= every_s <= 86400.0:
+            raise ValueError(f"quiet_every_s: must be in [1, 86400] seconds, got {quiet_every_s!r}")
+    gate_probe_s = _convert.real(quiet_probe_s, "quiet_probe_s")
+    if not 0.05 <= gate_probe_s <= 60.0:
+        raise ValueError(f"quiet_probe_s: must be in [0.05, 60] seconds, got {quiet_probe_s!r}")
     if quiet_host is not None:
         slow_limit = _convert.real(quiet_host, "quiet_host")
         if not 0.0 < slow_limit < 1.0:
@@ -3069,7 +3096,10 @@ def measure(
     if target is not None:
         protocol.update(noise_target=target, max_passes=n_max)
     if slow_limit is not None:
-        protocol.update(quiet_host=slow_limit, quiet_wait_s=wait_limit_s)
+        protocol.update(quiet_host=slow_limit, quiet_wait_s=wait_limit_s,
+                        quiet_probe_s=gate_probe_s)  # fmt: skip
+        if every_s is not None:
+            protocol.update(quiet_every_s=every_s)
     _prepare_out(path)
     counter = find_rapl_package(powercap_root)
     machine = machine_record()
@@ -3150,22 +3180,27 @@ def measure(
     bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     fastest_round_s = 0.0  # the quiet-host gate's reference, carried from gate to gate
+    last_gate = -math.inf  # when the last gate ended (monotonic clock)
 
-    def gate(k: int) -> None:
-        nonlocal fastest_round_s
+    def gate(k: int, position: int = 0, *, due: bool = True) -> None:
+        # due=False: a gate inside a pass, taken only once quiet_every_s have passed.
+        nonlocal fastest_round_s, last_gate
         if slow_limit is None:
+            return
+        if not due and (every_s is None or _clock.monotonic() - last_gate < every_s):
             return
         wait = wait_for_quiet_host(
             limit=slow_limit, wait_s=wait_limit_s, threads=min(max(counts), cpus),
-            reference_s=fastest_round_s or None,
+            reference_s=fastest_round_s or None, probe_s=gate_probe_s,
             on_wait=lambda sp: bar.set_description(
                 f"pass {k}: waiting for a quiet host ({100 * sp.slow_share:.0f}% slow rounds)"
             ),
         )  # fmt: skip
         speed, waited, quiet = wait.speed, wait.waited_s, wait.quiet
         fastest_round_s = speed.reference_s
+        last_gate = _clock.monotonic()
         gate_record = HostGate(
-            pass_index=k, time=_now(), slow_share=speed.slow_share,
+            pass_index=k, position=position, time=_now(), slow_share=speed.slow_share,
             median_over_reference=speed.median_over_reference, reference_s=speed.reference_s,
             rounds=speed.rounds, waited_s=round(waited, 3), quiet=quiet, limit=slow_limit,
         )  # fmt: skip
@@ -3215,8 +3250,7 @@ def measure(
             units[int(i)] for i in pass_order(len(units), seed_value, k)
         )}  # fmt: skip
         for j, (k, unit) in enumerate(todo):
-            if j == 0 or todo[j - 1][0] != k:
-                gate(k)
+            gate(k, position[(unit, k)], due=j == 0 or todo[j - 1][0] != k)
             measure_one(k, unit, position[(unit, k)])
         # Pairs of passes over the groups still above the noise target (noise_target).
         k = n_passes
@@ -3229,9 +3263,8 @@ def measure(
                 rest = [(j, u) for j, u in enumerate(order) if (u, kk) not in done]
                 bar.total += len(rest)
                 bar.refresh()
-                if rest:
-                    gate(kk)
-                for j, u in rest:
+                for n_done, (j, u) in enumerate(rest):
+                    gate(kk, j, due=n_done == 0)
                     measure_one(kk, u, j)
             k += 2
     finally:

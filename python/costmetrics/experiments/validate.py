@@ -1,13 +1,13 @@
 """Validation of the execution-time model on measured CPU runs (thesis 000, A.5-A.6).
 
-Reads the shipped protocol sweep
-``data/measurements/quiet_run_2026-11-28/sweep.csv`` (9 shuffled passes, 1 and 2 threads,
-harness version 5, a 2-core machine in a quiet period of its host: run 0 of
-``benchmarks/bench_validate_run.py``, 2026-11-28 00:36-00:38 UTC) and its fresh
-micro-benchmark calibrations ``calibration_1t/`` and ``calibration_2t/`` in the same folder (one per thread
-count; all produced by ``costmetrics calibrate`` and ``costmetrics measure``, see
-``docs/validate.md``). The older tables of ``data/measurements/`` (harness 3 and 4, and
-the unsound sequential ``cpu_sweep.csv``) are not used here. Writes:
+Reads the shipped protocol sweep ``data/measurements/quiet_run_2026-11-28/sweep.csv``
+(9 shuffled passes, 1 and 2 threads, harness version 5, a 2-core machine in a quiet
+period of its host: run 0 of ``benchmarks/bench_validate_run.py``, 2026-11-28
+00:36-00:38 UTC) and its fresh micro-benchmark calibrations ``calibration_1t/`` and
+``calibration_2t/`` in the same folder (one per thread count; all produced by
+``costmetrics calibrate`` and ``costmetrics measure``, see ``docs/validate.md``). The
+older tables of ``data/measurements/`` (harness 3 and 4, and the unsound sequential
+``cpu_sweep.csv``) are not used here. Writes:
 
 - Fig. A.4 on the CPU: predicted vs measured time, every variant;
 - Fig. A.7 on the CPU: the tile-selection strategies per problem;
