@@ -1089,9 +1089,25 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   check_space(space, stencil.n_space_dims);
   require_in_range(within, 0.0, 1e6, "within");
   const int dims = stencil.n_space_dims;
-  auto found = search::exhaustive_search(
+  // `exact` (and `machine` without machine terms, the same bit for bit) reads T_alg alone
+  // (evaluate_exact_talg, the same double as the Breakdown's); in 2D a thread with many
+  // tiles shares work between them (ExactTalgBatch, issue 15), as evaluate_batch does.
+  const bool exact_like = variant == Variant::exact ||
+                          (variant == Variant::machine && gpu.machine.all_zero());
+  const bool grouped = exact_like && dims == 2 && gpu.machine.all_zero();
+  auto found = search::exhaustive_search_per_chunk(
       space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
-      [&](const TileSizes& t) { return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s; },
+      [&](std::size_t begin, std::size_t end) {
+        std::unique_ptr<detail::ExactTalgBatch> batch;
+        if (grouped && end - begin >= detail::exact_batch_group_min()) {
+          batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size);
+        }
+        return [&, batch = std::move(batch)](const TileSizes& t) {
+          if (batch) return batch->talg(t);
+          if (exact_like) return detail::evaluate_exact_talg(gpu, stencil, size, t);
+          return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s;
+        };
+      },
       within, n_threads, 512);
   SearchResult r;
   r.best = found.best;

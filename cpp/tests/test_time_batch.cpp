@@ -283,6 +283,30 @@ int main() {
       }
       CHECK(same);
       CHECK(n_feasible > 100);
+      // The search (issue 15, eighth round: `exact` reads T_alg alone, grouped in 2D):
+      // with `within` large, every feasible point comes back with its value; each must be
+      // evaluate()'s bit for bit, with the grouped path at its default minimum and forced
+      // on every chunk, at 1 and 2 threads, and for `machine` on this GPU (no terms).
+      const std::size_t saved_min = tmod::detail::exact_batch_group_min();
+      for (std::size_t group_min : {saved_min, std::size_t{1}}) {
+        tmod::detail::set_exact_batch_group_min(group_min);
+        for (int threads : {1, 2}) {
+          const auto search_variant =
+              (threads == 2 && variant == tmod::Variant::exact) ? tmod::Variant::machine : variant;
+          const tmod::SearchResult found =
+              tmod::search(gpu, stencil, c.size, space, 1e6, search_variant, threads);
+          bool search_same = found.near_optimal.size() == n_feasible &&
+                             found.n_feasible == n_feasible;
+          for (std::size_t j = 0; j < found.near_optimal.size() && search_same; ++j) {
+            const double ref =
+                tmod::evaluate(gpu, stencil, c.size, found.near_optimal[j], variant).talg_s;
+            search_same = bits(found.near_optimal_talg_s[j]) == bits(ref);
+          }
+          search_same = search_same && bits(found.talg_min_s) == bits(found.near_optimal_talg_s[0]);
+          CHECK(search_same);
+        }
+      }
+      tmod::detail::set_exact_batch_group_min(saved_min);
     }
   }
   // Random tiles on several machines (nV = 1 ... 2048, nSM = 1 ... 32, a fractional M_SM,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -52,9 +53,15 @@ struct Outcome {
 // minimum resolve to the lowest index. Throws std::invalid_argument when `within` is not
 // a finite fraction >= 0, when no point is feasible, or when the objective returns a
 // negative or non-finite value.
-template <typename Space, typename Feasible, typename Objective>
-auto exhaustive_search(const Space& space, Feasible&& feasible, Objective&& objective,
-                       double within, int n_threads = 0, std::size_t min_per_thread = 512)
+//
+// exhaustive_search_per_chunk is the same search with `make_objective(begin, end)` called
+// once per chunk of the feasible points (one thread's share, `end - begin` points) to give
+// that chunk's objective: an objective that keeps state between points (caches shared by
+// neighbouring tiles) gets one instance per thread.
+template <typename Space, typename Feasible, typename MakeObjective>
+auto exhaustive_search_per_chunk(const Space& space, Feasible&& feasible,
+                                 MakeObjective&& make_objective, double within,
+                                 int n_threads = 0, std::size_t min_per_thread = 512)
     -> Outcome<std::decay_t<decltype(space.point(std::size_t{0}))>> {
   using Point = std::decay_t<decltype(space.point(std::size_t{0}))>;
   if (!(within >= 0) || !std::isfinite(within)) {
@@ -82,6 +89,7 @@ auto exhaustive_search(const Space& space, Feasible&& feasible, Objective&& obje
   parallel_for_chunks(
       indices.size(),
       [&](std::size_t begin, std::size_t end, std::size_t) {
+        auto objective = make_objective(begin, end);
         for (std::size_t j = begin; j < end; ++j) values[j] = objective(space.point(indices[j]));
       },
       n_threads, min_per_thread);
@@ -109,6 +117,17 @@ auto exhaustive_search(const Space& space, Feasible&& feasible, Objective&& obje
     r.near_optimal_values.push_back(values[j]);
   }
   return r;
+}
+
+// One objective for every point, stateless or safe to call from several threads.
+template <typename Space, typename Feasible, typename Objective>
+auto exhaustive_search(const Space& space, Feasible&& feasible, Objective&& objective,
+                       double within, int n_threads = 0, std::size_t min_per_thread = 512)
+    -> Outcome<std::decay_t<decltype(space.point(std::size_t{0}))>> {
+  return exhaustive_search_per_chunk(
+      space, std::forward<Feasible>(feasible),
+      [&objective](std::size_t, std::size_t) { return std::ref(objective); }, within,
+      n_threads, min_per_thread);
 }
 
 }  // namespace search
