@@ -193,6 +193,26 @@ std::size_t check_grouped_exact(const tmod::GpuParams& gpu, const tmod::ProblemS
   return n_feasible;
 }
 
+// A machine of the random batches: its shape, and random transfer and sync costs.
+struct Machine {
+  int n_v, n_sm, mtb;
+  double smem_sm, smem_block;
+};
+
+tmod::GpuParams with_machine(const tmod::GpuParams& base, const Machine& m,
+                             std::mt19937_64& rng) {
+  tmod::GpuParams g = base;
+  g.n_v = m.n_v;
+  g.n_sm = m.n_sm;
+  g.max_blocks_per_sm = m.mtb;
+  g.smem_per_sm_words = m.smem_sm;
+  g.smem_per_block_words = m.smem_block;
+  g.l_s_per_word = 1e-10 * static_cast<double>(1 + rng() % 100) / 3.0;
+  g.tau_sync_s = 1e-9 * static_cast<double>(rng() % 20) / 3.0;
+  g.t_sync_s = 1e-6 * static_cast<double>(rng() % 20) / 7.0;
+  return g;
+}
+
 }  // namespace
 
 // detail::Reciprocal against integer division: divisors up to 2^40 (k nSM, nV), numerators
@@ -314,23 +334,11 @@ int main() {
   // and sizes (tiny T, T < tT, odd extents, S1 T close to 2^53).
   std::mt19937_64 rng(20240611);
   std::size_t n_feasible = 0, n_long = 0;
-  struct Machine {
-    int n_v, n_sm, mtb;
-    double smem_sm, smem_block;
-  };
   const Machine machines[] = {{128, 16, 32, 24576, 12288},   {1, 1, 1, 4096, 4096},
                               {32, 7, 2, 65536.5, 49152},    {100, 32, 16, 4194304, 4194304},
                               {2048, 3, 32, 98304, 98304},   {127, 13, 65536, 1000.25, 999.75}};
   for (const Machine& m : machines) {
-    tmod::GpuParams g = gpu;
-    g.n_v = m.n_v;
-    g.n_sm = m.n_sm;
-    g.max_blocks_per_sm = m.mtb;
-    g.smem_per_sm_words = m.smem_sm;
-    g.smem_per_block_words = m.smem_block;
-    g.l_s_per_word = 1e-10 * static_cast<double>(1 + rng() % 100) / 3.0;
-    g.tau_sync_s = 1e-9 * static_cast<double>(rng() % 20) / 3.0;
-    g.t_sync_s = 1e-6 * static_cast<double>(rng() % 20) / 7.0;
+    const tmod::GpuParams g = with_machine(gpu, m, rng);
     tmod::ProblemSize s1, s2, s3;
     for (std::int64_t T : {1, 5, 1023, 8192}) {
       s1.space = {{8191, 0, 0}};
@@ -355,15 +363,7 @@ int main() {
   // The grouped 2D `exact` path (ExactTalgBatch) on the same machines.
   std::size_t n_grouped = 0;
   for (const Machine& m : machines) {
-    tmod::GpuParams g = gpu;
-    g.n_v = m.n_v;
-    g.n_sm = m.n_sm;
-    g.max_blocks_per_sm = m.mtb;
-    g.smem_per_sm_words = m.smem_sm;
-    g.smem_per_block_words = m.smem_block;
-    g.l_s_per_word = 1e-10 * static_cast<double>(1 + rng() % 100) / 3.0;
-    g.tau_sync_s = 1e-9 * static_cast<double>(rng() % 20) / 3.0;
-    g.t_sync_s = 1e-6 * static_cast<double>(rng() % 20) / 7.0;
+    const tmod::GpuParams g = with_machine(gpu, m, rng);
     for (std::int64_t T : {1, 5, 77, 1023, 8192}) {
       tmod::ProblemSize s;
       s.space = {{8192, 8192, 0}};
