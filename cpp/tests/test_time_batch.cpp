@@ -41,6 +41,56 @@ std::int64_t random_extent(std::mt19937_64& rng, std::int64_t typical, bool warp
   return v;
 }
 
+// The T_alg-only batch of `tiles` (the same tiles as `points`) against evaluate() bit for
+// bit and its reasons against feasibility() (the first mismatch printed); returns the
+// feasible tiles compared and adds those with tT > 256 (the batch's scalar closed form) to
+// *n_long.
+std::size_t check_batch(const tmod::GpuParams& gpu, const tmod::StencilParams& stencil,
+                        const tmod::ProblemSize& size, const std::vector<std::int64_t>& tiles,
+                        const std::vector<tmod::TileSizes>& points, tmod::Variant variant,
+                        int threads, std::size_t* n_long = nullptr) {
+  const std::size_t n = points.size();
+  std::vector<double> talg(n);
+  std::vector<std::uint32_t> reasons(n);
+  tmod::BatchOutputs out;
+  out.talg_s = talg.data();
+  out.reasons = reasons.data();
+  tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, variant, out, threads);
+  std::size_t mismatches = 0, n_feasible = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t expected = tmod::feasibility(gpu, stencil.n_space_dims, points[i]);
+    if (reasons[i] != expected) {
+      ++mismatches;
+      continue;
+    }
+    if (expected != tmod::kFeasible) {
+      if (!std::isnan(talg[i])) ++mismatches;
+      continue;
+    }
+    ++n_feasible;
+    if (n_long != nullptr && points[i].time > 256) ++*n_long;
+    const double ref = tmod::evaluate(gpu, stencil, size, points[i], variant).talg_s;
+    if (bits(talg[i]) != bits(ref)) {
+      if (mismatches == 0) {
+        std::fprintf(stderr,
+                     "dims %d nV %d nSM %d S (%lld %lld %lld) T %lld tile (%lld %lld %lld; %lld): "
+                     "%.17g != %.17g\n",
+                     stencil.n_space_dims, gpu.n_v, gpu.n_sm,
+                     static_cast<long long>(size.space[0]), static_cast<long long>(size.space[1]),
+                     static_cast<long long>(size.space[2]),
+                     static_cast<long long>(size.time_steps),
+                     static_cast<long long>(points[i].space[0]),
+                     static_cast<long long>(points[i].space[1]),
+                     static_cast<long long>(points[i].space[2]),
+                     static_cast<long long>(points[i].time), talg[i], ref);
+      }
+      ++mismatches;
+    }
+  }
+  CHECK(mismatches == 0);
+  return n_feasible;
+}
+
 // T_alg-only `paper` and `exact` batches vs evaluate() bit for bit, and its reasons vs feasibility(), on
 // random tiles of every kind; batch sizes that are no multiple of any vector width.
 void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
@@ -71,39 +121,7 @@ void check_batch_against_evaluate(const tmod::GpuParams& gpu, int dims,
       // `paper` at 1 and 3 threads, then `exact` (its T_alg-only path) at 3 threads.
       const int threads = run == 0 ? 1 : 3;
       const tmod::Variant variant = run < 2 ? tmod::Variant::paper : tmod::Variant::exact;
-      std::vector<double> talg(n);
-      std::vector<std::uint32_t> reasons(n);
-      tmod::BatchOutputs out;
-      out.talg_s = talg.data();
-      out.reasons = reasons.data();
-      tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, variant, out, threads);
-      std::size_t mismatches = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t expected = tmod::feasibility(gpu, dims, points[i]);
-        if (reasons[i] != expected) {
-          ++mismatches;
-          continue;
-        }
-        if (expected != tmod::kFeasible) {
-          if (!std::isnan(talg[i])) ++mismatches;
-          continue;
-        }
-        ++n_feasible;
-        if (points[i].time > 256) ++n_long;  // the scalar closed form of the batch
-        const double ref = tmod::evaluate(gpu, stencil, size, points[i], variant).talg_s;
-        if (bits(talg[i]) != bits(ref)) {
-          if (mismatches == 0) {
-            std::fprintf(stderr,
-                         "dims %d nV %d nSM %d tile (%lld %lld %lld; %lld): %.17g != %.17g\n", dims,
-                         gpu.n_v, gpu.n_sm, static_cast<long long>(points[i].space[0]),
-                         static_cast<long long>(points[i].space[1]),
-                         static_cast<long long>(points[i].space[2]),
-                         static_cast<long long>(points[i].time), talg[i], ref);
-          }
-          ++mismatches;
-        }
-      }
-      CHECK(mismatches == 0);
+      n_feasible += check_batch(gpu, stencil, size, tiles, points, variant, threads, &n_long);
     }
   }
 }
@@ -154,40 +172,7 @@ std::size_t check_grouped_exact(const tmod::GpuParams& gpu, const tmod::ProblemS
   tmod::detail::set_exact_batch_group_min(group_min);
   std::size_t n_feasible = 0;
   for (int threads : {1, 3}) {
-    std::vector<double> talg(n);
-    std::vector<std::uint32_t> reasons(n);
-    tmod::BatchOutputs out;
-    out.talg_s = talg.data();
-    out.reasons = reasons.data();
-    tmod::evaluate_batch(gpu, stencil, size, tiles.data(), n, tmod::Variant::exact, out, threads);
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t expected = tmod::feasibility(gpu, 2, points[i]);
-      if (reasons[i] != expected) {
-        ++mismatches;
-        continue;
-      }
-      if (expected != tmod::kFeasible) {
-        if (!std::isnan(talg[i])) ++mismatches;
-        continue;
-      }
-      ++n_feasible;
-      const double ref =
-          tmod::evaluate(gpu, stencil, size, points[i], tmod::Variant::exact).talg_s;
-      if (bits(talg[i]) != bits(ref)) {
-        if (mismatches == 0) {
-          std::fprintf(stderr, "grouped: nV %d nSM %d S (%lld %lld) T %lld tile (%lld %lld; %lld): %.17g != %.17g\n",
-                       gpu.n_v, gpu.n_sm, static_cast<long long>(size.space[0]),
-                       static_cast<long long>(size.space[1]),
-                       static_cast<long long>(size.time_steps),
-                       static_cast<long long>(points[i].space[0]),
-                       static_cast<long long>(points[i].space[1]),
-                       static_cast<long long>(points[i].time), talg[i], ref);
-        }
-        ++mismatches;
-      }
-    }
-    CHECK(mismatches == 0);
+    n_feasible += check_batch(gpu, stencil, size, tiles, points, tmod::Variant::exact, threads);
   }
   tmod::detail::set_exact_batch_group_min(saved);
   return n_feasible;
