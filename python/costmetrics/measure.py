@@ -2527,9 +2527,6 @@ class QuietWait(Record):
     waited_s: float
     quiet: bool
 
-    def _asdict(self) -> dict[str, Any]:
-        return {"speed": self.speed._asdict(), "waited_s": self.waited_s, "quiet": self.quiet}
-
 
 def wait_for_quiet_host(
     *,
@@ -2670,9 +2667,6 @@ class HostGate(Record):
     waited_s: float
     quiet: bool
     limit: float
-
-    def _asdict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def table_host_gates(table: Table) -> list[HostGate]:
@@ -3409,9 +3403,6 @@ class TuneCandidate(Record):
     time_min_s: float
     time_max_s: float
     fastest_share: float
-
-    def _asdict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 @record
