@@ -766,23 +766,7 @@ class ExactModel {
         w = (tS1_ + 2 * (tT_ - 1 - split)) * flat_points_;
         rows(tT_, -2 * flat_points_);
       };
-      // nV a power of two (every GPU preset): the ceiling is an add and a shift; other nV
-      // a multiplication and a shift where every numerator is below 2^31.
-      if (filled) {
-      } else if (n_v_shift_ >= 0) {
-        const int shift = n_v_shift_;
-        const i64 round_up = (i64{1} << shift) - 1;
-        fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
-      } else if (magic_fits(tso * flat_points_)) {
-        const std::uint64_t magic = n_v_magic_;
-        const int shift = n_v_magic_shift_;
-        const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
-        fill([magic, shift, round_up](i64 x) {
-          return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
-        });
-      } else {
-        fill([this](i64 x) { return ceil_n_v(x); });
-      }
+      if (!filled) with_ceil_n_v(magic_fits(tso * flat_points_), fill);
     }
     // The multiply-and-shift division (n_v_magic_) where every numerator is below 2^31.
     const bool magic_ok = magic_fits(outer_dim_.full_count() * table_dim_.full_count());
@@ -855,20 +839,7 @@ class ExactModel {
       prepare_generic();
       generic_rows(std::true_type{});
     } else if (outer_dim_.skewed && table_dim_.skewed) {
-      if (n_v_shift_ >= 0) {
-        const int shift = n_v_shift_;
-        const i64 round_up = (i64{1} << shift) - 1;
-        fill3([shift, round_up](i64 x) { return (x + round_up) >> shift; });
-      } else if (magic_ok) {
-        const std::uint64_t magic = n_v_magic_;
-        const int shift = n_v_magic_shift_;
-        const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
-        fill3([magic, shift, round_up](i64 x) {
-          return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
-        });
-      } else {
-        fill3([this](i64 x) { return ceil_n_v(x); });
-      }
+      with_ceil_n_v(magic_ok, fill3);
     } else if (!(outer_dim_.skewed && !table_dim_.skewed)) {
       prepare_generic();
       generic_rows(std::false_type{});
@@ -1574,6 +1545,27 @@ class ExactModel {
   int dims_ = 1;
   // ceil(x / nV) of a row's points x, by the reciprocal of nV.
   i64 ceil_n_v(i64 x) const { return n_v_.ceil(x); }
+  // Calls fill(ceil_div) with the cheapest exact ceil(x / nV) for the kind tables: for nV a
+  // power of two (every GPU preset) an add and a shift; otherwise, where `magic_ok` (every
+  // numerator below 2^31), a multiplication and a shift; else the reciprocal. The same
+  // integers in every case.
+  template <typename Fill>
+  COSTMETRICS_LAMBDA_INLINE void with_ceil_n_v(bool magic_ok, Fill& fill) const {
+    if (n_v_shift_ >= 0) {
+      const int shift = n_v_shift_;
+      const i64 round_up = (i64{1} << shift) - 1;
+      fill([shift, round_up](i64 x) { return (x + round_up) >> shift; });
+    } else if (magic_ok) {
+      const std::uint64_t magic = n_v_magic_;
+      const int shift = n_v_magic_shift_;
+      const i64 round_up = static_cast<i64>(gpu_.n_v) - 1;
+      fill([magic, shift, round_up](i64 x) {
+        return static_cast<i64>((static_cast<std::uint64_t>(x + round_up) * magic) >> shift);
+      });
+    } else {
+      fill([this](i64 x) { return ceil_n_v(x); });
+    }
+  }
 
   i64 S1_ = 0, T_ = 0, tS1_ = 0, tT_ = 0, h_ = 0, pitch_ = 0, half_pitch_ = 0;
   ::costmetrics::detail::Reciprocal n_v_;
