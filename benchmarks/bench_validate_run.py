@@ -232,17 +232,21 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
     """Every target judged on every run (the runs' agreement once, as run "all")."""
     rows: list[dict[str, Any]] = []
     stat = reports[0].statistic
+    scores_by_run = [_scores(r) for r in reports]
 
     def add(run: str, target: str, variant: str, value: float, limit: float,
-            noise: float = np.nan) -> None:  # fmt: skip
-        rows.append({"run": run, "target": target, "variant": variant, "statistic": stat,
+            noise: float = np.nan, worst: str = "") -> None:  # fmt: skip
+        # `worst`: the stencil a worst-stencil target names (the same target on every run).
+        rows.append({"run": run, "target": f"{target} ({worst})" if worst else target,
+                     "goal": target, "variant": variant, "statistic": stat,
                      "value": value, "limit": limit,
                      "met": bool(value < limit) and bool(np.isfinite(value)),
                      "noise_floor": noise})  # fmt: skip
 
     for v in VARIANTS:
-        for i, (report, table) in enumerate(zip(reports, tables, strict=True)):
-            scores = _scores(report)
+        for i, (report, table, scores) in enumerate(
+            zip(reports, tables, scores_by_run, strict=True)
+        ):
             if v not in scores:
                 continue
             most = int(np.max(report.threads))
@@ -258,10 +262,10 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
             if per:
                 worst_top = max(per, key=lambda x: x.rmse_top if np.isfinite(x.rmse_top) else -1)
                 worst_all = max(per, key=lambda x: x.rmse_all)
-                add(run, f"{most} threads: worst stencil top 20% ({worst_top.stencil})", v,
-                    worst_top.rmse_top, ALL_CORES_TOP_STENCIL, worst_top.noise_floor)  # fmt: skip
-                add(run, f"{most} threads: worst stencil all points ({worst_all.stencil})", v,
-                    worst_all.rmse_all, ALL_CORES_ALL_STENCIL, worst_all.noise_floor)  # fmt: skip
+                add(run, f"{most} threads: worst stencil top 20%", v, worst_top.rmse_top,
+                    ALL_CORES_TOP_STENCIL, worst_top.noise_floor, worst_top.stencil)  # fmt: skip
+                add(run, f"{most} threads: worst stencil all points", v, worst_all.rmse_all,
+                    ALL_CORES_ALL_STENCIL, worst_all.noise_floor, worst_all.stencil)  # fmt: skip
             if most != 1:
                 g1 = s.group(threads=1)
                 add(run, "1 thread: RMSE top 20%", v, g1.rmse_top, ONE_THREAD_TOP,
@@ -278,8 +282,8 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
             if curve is not None and curve.problems and TUNE_K in curve.ks:
                 d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
                 add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN)
-        if len(reports) > 1 and all(v in _scores(r) for r in reports):
-            runs = [_scores(r)[v] for r in reports]
+        if len(reports) > 1 and all(v in scores for scores in scores_by_run):
+            runs = [scores[v] for scores in scores_by_run]
             gap = max(max(abs(a.rmse_all - b.rmse_all), abs(a.rmse_top - b.rmse_top))
                       for a in runs for b in runs)  # fmt: skip
             add("all", "runs agree (RMSE all and top 20%, largest difference)", v, gap,
@@ -293,9 +297,8 @@ def _every_run(rows: list[dict[str, Any]]) -> list[str]:
     """One line per (variant, statistic): the targets met on every run."""
     groups: dict[tuple[str, str], dict[str, bool]] = {}
     for r in rows:
-        target = r["target"].split(" (")[0] if "worst stencil" in r["target"] else r["target"]
         met = groups.setdefault((r["variant"], r["statistic"]), {})
-        met[target] = met.get(target, True) and bool(r["met"])
+        met[r["goal"]] = met.get(r["goal"], True) and bool(r["met"])
     return [f"- {v}, {stat}: {sum(m.values())} of {len(m)} targets met on every run"
             + ("" if all(m.values()) else " (not: " + "; ".join(t for t, ok in m.items()
                                                                 if not ok) + ")")
