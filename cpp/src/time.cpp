@@ -264,6 +264,25 @@ double t_ideal_s(const GpuParams& gpu, const StencilParams& stencil, const Probl
 namespace {
 
 // Tile i of a batch: `dims` space sizes then tT per row of the row-major `tiles` array.
+// `exact` T_alg for one thread's chunk of `n_tiles` tiles (T_alg alone, the same double as
+// evaluate()'s). In 2D on a preset without machine terms (every GPU preset, where `machine`
+// is `exact` too) a chunk of at least exact_batch_group_min() tiles shares the work that
+// depends on tT, (tS1, tT) or (tS2, tT) alone between its tiles (ExactTalgBatch, issue 15,
+// eighth round); fewer tiles do not repay its caches' set-up. Not on a preset with machine
+// terms: there `machine` has no grouped path, and `exact` grouped made `machine` about
+// 3.9x `exact` (target <= 2x).
+auto exact_talg_of_chunk(const GpuParams& gpu, const StencilParams& stencil,
+                         const ProblemSize& size, std::size_t n_tiles) {
+  std::unique_ptr<detail::ExactTalgBatch> batch;
+  if (stencil.n_space_dims == 2 && gpu.machine.all_zero() &&
+      n_tiles >= detail::exact_batch_group_min()) {
+    batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size);
+  }
+  return [&gpu, &stencil, &size, batch = std::move(batch)](const TileSizes& t) {
+    return batch ? batch->talg(t) : detail::evaluate_exact_talg(gpu, stencil, size, t);
+  };
+}
+
 inline TileSizes batch_tile(const std::int64_t* tiles, std::size_t i, int dims) {
   const std::size_t stride = static_cast<std::size_t>(dims) + 1;
   TileSizes t;
@@ -955,28 +974,9 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
           return detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
         };
       });
-    } else if (dims == 2 && gpu.machine.all_zero()) {
-      // 2D `exact` (issue 15, eighth round): a thread with many tiles shares the work that
-      // depends on tT, (tS1, tT) or (tS2, tT) alone between its tiles (ExactTalgBatch, the
-      // same T_alg bit for bit); a few tiles do not repay its caches' set-up. Only on
-      // presets without machine terms (every GPU preset, where `machine` takes this path
-      // too): on a preset with them `machine` has no grouped path, and `exact` grouped
-      // there made `machine` about 3.9x `exact` (target <= 2x).
-      const std::size_t group_min = detail::exact_batch_group_min();
-      talg_loop([&](std::size_t begin, std::size_t end) {
-        std::unique_ptr<detail::ExactTalgBatch> batch;
-        if (end - begin >= group_min) {
-          batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size);
-        }
-        return [&, batch = std::move(batch)](const TileSizes& t) {
-          return batch ? batch->talg(t) : detail::evaluate_exact_talg(gpu, stencil, size, t);
-        };
-      });
     } else {
-      talg_loop([&](std::size_t, std::size_t) {
-        return [&](const TileSizes& t) {
-          return detail::evaluate_exact_talg(gpu, stencil, size, t);
-        };
+      talg_loop([&](std::size_t begin, std::size_t end) {
+        return exact_talg_of_chunk(gpu, stencil, size, end - begin);
       });
     }
     return;
@@ -1094,18 +1094,13 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   // tiles shares work between them (ExactTalgBatch, issue 15), as evaluate_batch does.
   const bool exact_like = variant == Variant::exact ||
                           (variant == Variant::machine && gpu.machine.all_zero());
-  const bool grouped = exact_like && dims == 2 && gpu.machine.all_zero();
   auto found = search::exhaustive_search_per_chunk(
       space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
       [&](std::size_t begin, std::size_t end) {
-        std::unique_ptr<detail::ExactTalgBatch> batch;
-        if (grouped && end - begin >= detail::exact_batch_group_min()) {
-          batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size);
-        }
-        return [&, batch = std::move(batch)](const TileSizes& t) {
-          if (batch) return batch->talg(t);
-          if (exact_like) return detail::evaluate_exact_talg(gpu, stencil, size, t);
-          return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s;
+        // Only `exact`'s evaluator is built (no caches for the other variants).
+        auto exact = exact_talg_of_chunk(gpu, stencil, size, exact_like ? end - begin : 0);
+        return [&, exact = std::move(exact)](const TileSizes& t) {
+          return exact_like ? exact(t) : evaluate_unchecked(gpu, stencil, size, t, variant).talg_s;
         };
       },
       within, n_threads, 512);
