@@ -16,6 +16,14 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   move between the cores' private caches. The question: is this why Heat 3D 30^3 (whose
   arrays fit in one core's L2) is slower at 2 threads than predicted?
 
+- ``seg1d``: Jacobi 1D's copy segments (its rows' edge runs of one or two words and the
+  spans of its first and last rows) cost ``l_seg_1d`` of their own instead of ``l_seg_s``.
+- ``transfer1d``: one factor on the whole calibrated transfer of the 1D rows (words at
+  every level, shared bandwidth, segments, shared lines), fitted. The question of both:
+  does a 1D tile's copy run in the shadow of its compute (a tile's measured time close
+  to its compute term alone, docs/validate.md, "Open")?
+- ``no-transfer1d``: the same factor held at 0 (the 1D copies free), nothing fitted.
+
 History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
 own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
 line cost, checked on a fresh run"). A term chosen this way on a table is not validated by
@@ -47,13 +55,18 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level", "xthread")
+CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d")
 
 
 def _solve(
-    a: np.ndarray, measured: np.ndarray, *, start: np.ndarray, lower: np.ndarray
+    a: np.ndarray,
+    measured: np.ndarray,
+    *,
+    start: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
 ) -> np.ndarray:
-    return cv._solve_bounded(a, measured, start, lower)
+    return cv._solve_bounded(a, measured, start, lower, upper)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
@@ -73,10 +86,8 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     start = cv._machine_start(cals, frame, names)
     cols, ok = cv._machine_design(t, frame, names)
     n_lv = len(mm.MEMORY_LEVELS)
-    lower = np.zeros(start.size)  # the bounds of validate's own fit
-    lower[n_lv : n_lv + 2 + len(names)] = cv._POSITIVE_FLOOR_S
+    lower, upper = cv._machine_bounds(start, names)  # the bounds of validate's own fit
     j = len(cv._MACHINE_FIT_HEAD) + len(names)  # l_seg_s
-    lower[j] = cv._L_SEG_FLOOR_S
     is3 = np.asarray([s == "heat3d" for s in t.stencil])
     # The level the model charges (as _machine_design: the frame at the row's threads).
     level = np.asarray([
@@ -97,16 +108,31 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         for s in (t.sizes[i] for i in range(len(t)))
     ])  # fmt: skip
     xthread = np.column_stack([cols, cols[:, n_lv + 1] * lines_xs * (t.threads - 1)])
+    # The 1D rows' transfer columns: words per level, L_seg, shared bandwidth, shared lines.
+    is1 = np.asarray([s == "jacobi1d" for s in t.stencil])
+    transfer = [*range(n_lv), j, *range(j + 1, j + 1 + n_lv), j + 3 + n_lv]
+    seg1d = np.column_stack([cols, np.where(is1, cols[:, j], 0.0)])
+    seg1d[is1, j] = 0.0
+    moved = cols[:, transfer] @ start[transfer]
+    transfer1d = np.column_stack([cols, np.where(is1, moved, 0.0)])
+    transfer1d[np.ix_(is1, transfer)] = 0.0
+    free1d = transfer1d[:, :-1]
     top = cv.top_mask(t)
-    problems = sorted({t.sizes_of(i) for i in range(len(t)) if is3[i]})
+    problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
     lines = []
-    for label, c, s, lo in (
-        ("as shipped", cols, start, lower),
+    for label, c, s, lo, up in (
+        ("as shipped", cols, start, lower, upper),
         ("seg3d-level", split, np.append(start, [start[j]] * n_lv),
-         np.append(lower, [cv._L_SEG_FLOOR_S] * n_lv)),
-        ("xthread", xthread, np.append(start, 1e-8), np.append(lower, 0.0)),
+         np.append(lower, [cv._L_SEG_FLOOR_S] * n_lv), np.append(upper, [np.inf] * n_lv)),
+        ("xthread", xthread, np.append(start, 1e-8), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
+        ("seg1d", seg1d, np.append(start, start[j]), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
+        ("transfer1d", transfer1d, np.append(start, 1.0), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
+        ("no-transfer1d", free1d, start, lower, upper),
     ):  # fmt: skip
-        solve = functools.partial(_solve, start=s, lower=lo)
+        solve = functools.partial(_solve, start=s, lower=lo, upper=up)
         oos, _ = cv._leave_problem_out(t, c, ok, solve)
         lines.append(f"  {label}:")
         for n in sorted({int(x) for x in t.threads}):
@@ -114,17 +140,30 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
             mt = m & top
             text = [f"all {100 * cv.relative_rmse(t.time_s[m], oos[m]):.1f}",
                     f"top {100 * cv.relative_rmse(t.time_s[mt], oos[mt]):.1f}"]  # fmt: skip
-            for sizes in problems:
-                h = m & is3 & np.asarray([t.sizes_of(i) == sizes for i in range(len(t))])
+            for stencil, sizes in problems:
+                h = m & np.asarray(
+                    [t.stencil[i] == stencil and t.sizes_of(i) == sizes for i in range(len(t))]
+                )
+                if not h.any():
+                    continue
                 lv = mm.MEMORY_LEVELS[int(level[int(np.flatnonzero(h)[0])])]
-                text.append(f"heat3d {sizes[0]}^3 {lv} "
-                            f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}")  # fmt: skip
+                ratio = float(np.median(oos[h] / t.time_s[h]))
+                text.append(f"{stencil} {'x'.join(map(str, sizes))} {lv} "
+                            f"{100 * cv.relative_rmse(t.time_s[h], oos[h]):.1f}"
+                            f" (x{ratio:.2f})")  # fmt: skip
             lines.append(f"    {n} thr: " + ", ".join(text))
+        if label == "as shipped" or label == "no-transfer1d":
+            continue
+        theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo, up)
         if label == "xthread":
-            theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per line")
-        elif label != "as shipped":
-            theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo)
+        elif label == "seg1d":
+            lines.append(f"    fitted on every problem: l_seg_1d {theta[-1]:.3g} s, "
+                         f"l_seg_s of the others {theta[j]:.3g} s")  # fmt: skip
+        elif label == "transfer1d":
+            lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
+                         "rows' calibrated transfer")  # fmt: skip
+        else:
             values = ", ".join(
                 f"{lv} {theta[-n_lv + k]:.3g}" for k, lv in enumerate(mm.MEMORY_LEVELS)
             )

@@ -856,30 +856,61 @@ def _solve_bounded(
     measured: npt.NDArray[np.float64],
     start: npt.NDArray[np.float64],
     lower: npt.NDArray[np.float64],
+    upper: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Bounded least squares of the relative error for absolute parameter values.
 
     Columns are scaled by the calibrated values (``start``, or 1e-9 where that is 0) so
     that the solver sees numbers of order 1; a column no training point depends on keeps
-    its calibrated value.
+    its calibrated value, and so does one whose bounds leave no room (``upper <= lower``).
+    ``upper`` defaults to no upper bound.
     """
     from scipy.optimize import lsq_linear
 
+    if upper is None:
+        upper = np.full(start.size, np.inf)
     scale = np.where(start > 0, start, 1e-9)
-    free = np.linalg.norm(columns, axis=0) > 0
-    out = start.copy()
+    free = (np.linalg.norm(columns, axis=0) > 0) & (upper > lower)
+    out = np.where(upper > lower, start, np.clip(start, lower, upper))
     if not free.any():
         return out
     fixed = columns[:, ~free] @ out[~free]
     w = 1.0 / measured
     a = columns[:, free] * scale[free] * w[:, None]
     res = lsq_linear(
-        a, (measured - fixed) * w, bounds=(lower[free] / scale[free], np.inf), method="bvls"
-    )
+        a, (measured - fixed) * w, bounds=(lower[free] / scale[free], upper[free] / scale[free]),
+        method="bvls",
+    )  # fmt: skip
     # BVLS keeps the bounds up to rounding (a value of -1e-24 was seen for a bound of 0);
     # the presets refuse any negative time, so the result is clamped to the bounds.
-    out[free] = np.maximum(np.asarray(res.x) * scale[free], lower[free])
+    out[free] = np.clip(np.asarray(res.x) * scale[free], lower[free], upper[free])
     return out
+
+
+def _machine_bounds(
+    start: npt.NDArray[np.float64], names: Sequence[str]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Physical bounds of the fitted ``machine`` parameters (order of :func:`_machine_start`).
+
+    Every cost is >= 0; tau_sync, T_sync and C_iter > 0 (the presets require it); L_seg
+    stays above its floor (see ``_L_SEG_FLOOR_S``). The cost of a cache line written by two
+    threads is at most its calibrated value: the micro-benchmark has the threads write the
+    line strictly in turn, with nothing to overlap, the worst case of a line shared at a
+    tile boundary. Without this bound the fit traded it against the per-wavefront barrier
+    (both count once per wavefront in 1D) and took it to 27x the measured cost when the
+    one Jacobi 1D problem with many rows per wavefront was held out (docs/validate.md,
+    "The shared-line bound").
+    """
+    n_lv = len(MEMORY_LEVELS)
+    lower = np.zeros(start.size)
+    lower[n_lv : n_lv + 2 + len(names)] = _POSITIVE_FLOOR_S
+    tail = len(_MACHINE_FIT_HEAD) + len(names)
+    lower[tail] = _L_SEG_FLOOR_S
+    upper = np.full(start.size, np.inf)
+    upper[tail + _MACHINE_FIT_TAIL.index("t_share_line_s")] = start[
+        tail + _MACHINE_FIT_TAIL.index("t_share_line_s")
+    ]
+    return lower, upper
 
 
 def _fit_machine(
@@ -896,16 +927,11 @@ def _fit_machine(
     ok = usable & np.isfinite(base)
     if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
         raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
-    # Physical bounds: every cost >= 0; the presets require tau_sync, T_sync and C_iter
-    # > 0, and L_seg stays above its floor (see _L_SEG_FLOOR_S).
-    lower = np.zeros(start.size)
-    n_lv = len(MEMORY_LEVELS)
-    lower[n_lv : n_lv + 2 + len(names)] = _POSITIVE_FLOOR_S
-    lower[len(_MACHINE_FIT_HEAD) + len(names)] = _L_SEG_FLOOR_S
+    lower, upper = _machine_bounds(start, names)
     out_of_sample, n_problems = _leave_problem_out(
-        t, columns, ok, lambda a, measured: _solve_bounded(a, measured, start, lower)
+        t, columns, ok, lambda a, measured: _solve_bounded(a, measured, start, lower, upper)
     )
-    theta = _solve_bounded(columns[ok], t.time_s[ok], start, lower)
+    theta = _solve_bounded(columns[ok], t.time_s[ok], start, lower, upper)
     fitted_cal = _machine_calibration(frame, names, theta)
     keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
     params = {k: float(x) for k, x in zip(keys, theta, strict=True)}
@@ -942,7 +968,9 @@ def fit(
     columns of that linear map come from the C++ model itself (one evaluation per
     parameter, doubling it), and SciPy's bounded linear least squares minimizes the
     relative error (weights 1 / measured median). A C_iter whose stencil has no training
-    point keeps its calibrated value.
+    point keeps its calibrated value. For ``variant="machine"`` every parameter of the
+    variant is fitted as an absolute value within physical bounds (every cost >= 0, the
+    cost of a line written by two threads at most its calibrated worst case).
 
     Parameters
     ----------
