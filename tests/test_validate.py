@@ -336,9 +336,17 @@ def test_fit_machine_keeps_the_shared_line_at_most_its_calibrated_cost(
     times = cv.predict(mm.read_table(path), truth, variant="machine")
     for row, t in zip(rows, times, strict=True):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
-    result = cv.fit(mm.read_table(_write(tmp_path / "t.csv", rows)), start, variant="machine",
-                    n_boot=10)  # fmt: skip
+    table = mm.read_table(_write(tmp_path / "t.csv", rows))
+    result = cv.fit(table, start, variant="machine", n_boot=10)
     assert result.parameters["t_share_line_s"] == 2e-8
+    # Without a measured shared line (0: no calibration at two threads) there is no bound.
+    names = ["jacobi1d"]
+    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index("t_share_line_s")
+    values = np.ones(len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL))
+    values[k] = 2e-8
+    assert cv._machine_bounds(values, names)[1][k] == 2e-8
+    values[k] = 0.0
+    assert cv._machine_bounds(values, names)[1][k] == np.inf
 
 
 def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up() -> None:

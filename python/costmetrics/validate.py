@@ -894,7 +894,8 @@ def _machine_bounds(
 
     Every cost is >= 0; tau_sync, T_sync and C_iter > 0 (the presets require it); L_seg
     stays above its floor (see ``_L_SEG_FLOOR_S``). The cost of a cache line written by two
-    threads is at most its calibrated value: the micro-benchmark has the threads write the
+    threads is at most its calibrated value where one was measured (the calibrations at
+    more than one thread): the micro-benchmark has the threads write the
     line strictly in turn, with nothing to overlap, the worst case of a line shared at a
     tile boundary. Without this bound the fit traded it against the per-wavefront barrier
     (both count once per wavefront in 1D) and took it to 27x the measured cost when the
@@ -907,9 +908,9 @@ def _machine_bounds(
     tail = len(_MACHINE_FIT_HEAD) + len(names)
     lower[tail] = _L_SEG_FLOOR_S
     upper = np.full(start.size, np.inf)
-    upper[tail + _MACHINE_FIT_TAIL.index("t_share_line_s")] = start[
-        tail + _MACHINE_FIT_TAIL.index("t_share_line_s")
-    ]
+    share = tail + _MACHINE_FIT_TAIL.index("t_share_line_s")
+    if start[share] > 0:  # measured (a calibration at one thread has no shared line)
+        upper[share] = start[share]
     return lower, upper
 
 
