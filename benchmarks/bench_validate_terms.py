@@ -65,8 +65,12 @@ def _solve(
     start: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
+    n_names: int,
 ) -> np.ndarray:
-    return cv._solve_bounded(a, measured, start, lower, upper)
+    # As validate's own fit: a level no training point streams from keeps its costs.
+    return cv._solve_bounded(
+        a, measured, start, *cv._with_levels_held(a, start, lower, upper, n_names)
+    )
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
@@ -132,7 +136,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
          np.append(upper, np.inf)),
         ("no-transfer1d", free1d, start, lower, upper),
     ):  # fmt: skip
-        solve = functools.partial(_solve, start=s, lower=lo, upper=up)
+        solve = functools.partial(_solve, start=s, lower=lo, upper=up, n_names=len(names))
         oos, _ = cv._leave_problem_out(t, c, ok, solve)
         lines.append(f"  {label}:")
         for n in sorted({int(x) for x in t.threads}):
@@ -154,7 +158,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
             lines.append(f"    {n} thr: " + ", ".join(text))
         if label == "as shipped" or label == "no-transfer1d":
             continue
-        theta = cv._solve_bounded(c[ok], t.time_s[ok], s, lo, up)
+        theta = solve(c[ok], t.time_s[ok])
         if label == "xthread":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per line")
         elif label == "seg1d":

@@ -366,6 +366,26 @@ def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up
     assert cv.relative_rmse(table.time_s[ok], pred[ok]) < 0.35
 
 
+def test_fit_machine_holds_a_level_no_training_point_streams_from() -> None:
+    # MEASURED (2026-11-28 04:12, the levels run) with the L3 in effect set to 16 MiB: the
+    # two problems of 16.8 MB then stream 0.02% of their words from DRAM, and Heat 3D
+    # 254^3 is the only problem in DRAM. Held out, the fit on the others used to take the
+    # DRAM cost per word to 9.5e-5 s (1e5x its measured value) and predict it 64,000x;
+    # the level is now held at its calibrated cost.
+    folder = SHIPPED / "quiet_run_2026-11-28_levels_c"
+    table = mm.read_table(folder / "sweep.csv").per_point("median")
+    cals = [
+        dataclasses.replace(c, gpu=dataclasses.replace(c.gpu, cache_l3_bytes=16 * 2**20))
+        for c in (mm.load_calibration(folder / f"calibration_{n}t") for n in (1, 2))
+    ]
+    result = cv.fit(table, cals, variant="machine", n_boot=10)
+    big = np.asarray([s == "heat3d" for s in table.stencil]) & (table.sizes[:, 0] == 254)
+    ok = big & np.isfinite(result.predicted_s)
+    assert ok.sum() >= 80
+    assert cv.relative_rmse(table.time_s[ok], result.predicted_s[ok]) < 0.5
+    assert result.test_score.rmse_all < 0.3
+
+
 # --------------------------------------------------------------------------------------
 # The shipped measured dataset
 # --------------------------------------------------------------------------------------

@@ -914,6 +914,42 @@ def _machine_bounds(
     return lower, upper
 
 
+#: Smallest share of a point's words streamed from a memory level for that point to
+#: inform the level's per-word and shared-bandwidth costs (see :func:`_with_levels_held`).
+_LEVEL_WORD_SHARE_MIN = 0.01
+
+
+def _with_levels_held(
+    columns: npt.NDArray[np.float64],
+    start: npt.NDArray[np.float64],
+    lower: npt.NDArray[np.float64],
+    upper: npt.NDArray[np.float64],
+    n_names: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Return bounds that hold the costs of the memory levels the points barely stream from.
+
+    A level's per-word and shared-bandwidth costs keep their calibrated values when no
+    point of ``columns`` streams at least ``_LEVEL_WORD_SHARE_MIN`` of its words from it.
+    A problem whose arrays lie just past the L3 in effect streams a tiny share of its words
+    from DRAM (``dram_share``); fitted on such points alone, the DRAM cost per word is
+    unconstrained (it went to 1e5x its measured value when the arrays' DRAM shares were
+    all 0.0002, ``bench_validate_terms.py --l3-bytes 16777216``) and a held-out problem
+    in DRAM inherits it. Held, the level keeps the copy benchmark's cost.
+    """
+    n_lv = len(MEMORY_LEVELS)
+    words = columns[:, :n_lv].sum(axis=1)
+    share = np.divide(
+        columns[:, :n_lv], words[:, None], out=np.zeros((columns.shape[0], n_lv)),
+        where=words[:, None] > 0,
+    )  # fmt: skip
+    weak = share.max(axis=0, initial=0.0) < _LEVEL_WORD_SHARE_MIN
+    held = np.zeros(start.size, dtype=bool)
+    held[:n_lv] = weak
+    tail = len(_MACHINE_FIT_HEAD) + n_names
+    held[tail + 1 : tail + 1 + n_lv] = weak  # l_shared_s_per_word of the same levels
+    return np.where(held, start, lower), np.where(held, start, upper)
+
+
 def _fit_machine(
     t: Table, cals: dict[int, Calibration], within: float, n_boot: int, seed: int
 ) -> FitResult:
@@ -929,10 +965,14 @@ def _fit_machine(
     if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
         raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
     lower, upper = _machine_bounds(start, names)
-    out_of_sample, n_problems = _leave_problem_out(
-        t, columns, ok, lambda a, measured: _solve_bounded(a, measured, start, lower, upper)
-    )
-    theta = _solve_bounded(columns[ok], t.time_s[ok], start, lower, upper)
+
+    def solve(a: npt.NDArray[np.float64], measured: npt.NDArray[np.float64]) -> Any:
+        return _solve_bounded(
+            a, measured, start, *_with_levels_held(a, start, lower, upper, len(names))
+        )
+
+    out_of_sample, n_problems = _leave_problem_out(t, columns, ok, solve)
+    theta = solve(columns[ok], t.time_s[ok])
     fitted_cal = _machine_calibration(frame, names, theta)
     keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
     params = {k: float(x) for k, x in zip(keys, theta, strict=True)}
