@@ -23,6 +23,11 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   does a 1D tile's copy run in the shadow of its compute (a tile's measured time close
   to its compute term alone, docs/validate.md, "Open")?
 - ``no-transfer1d``: the same factor held at 0 (the 1D copies free), nothing fitted.
+- ``blend-curve``: a per-word cost times ``f (1 - f)`` (``f`` the arrays' DRAM share,
+  ``costmetrics.time.dram_share``), of either sign: a bend in the straight line by which
+  the model blends the L3 and DRAM costs. The question: does the cost rise with the DRAM
+  share more slowly than the line, so that Heat 3D 254^3 (``f`` 0.96) is under-charged by
+  a fit that matches the problems with ``f`` near 0.3-0.7?
 
 History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
 own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
@@ -55,7 +60,7 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d")
+CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve")
 
 
 def _solve(
@@ -113,6 +118,13 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     ])  # fmt: skip
     xthread = np.column_stack([cols, cols[:, n_lv + 1] * lines_xs * (t.threads - 1)])
     # The 1D rows' transfer columns: words per level, L_seg, shared bandwidth, shared lines.
+    shares: dict[tuple[str, tuple[int, ...]], float] = {}
+    for i in range(len(t)):
+        key = (t.stencil[i], t.sizes_of(i))
+        if key not in shares:
+            shares[key] = cm_time.dram_share(frame.stencils[key[0]], frame.gpu, key[1])
+    f = np.asarray([shares[(t.stencil[i], t.sizes_of(i))] for i in range(len(t))])
+    bend = np.column_stack([cols, cols[:, :n_lv].sum(axis=1) * f * (1.0 - f)])
     is1 = np.asarray([s == "jacobi1d" for s in t.stencil])
     transfer = [*range(n_lv), j, *range(j + 1, j + 1 + n_lv), j + 3 + n_lv]
     seg1d = np.column_stack([cols, np.where(is1, cols[:, j], 0.0)])
@@ -135,6 +147,8 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("transfer1d", transfer1d, np.append(start, 1.0), np.append(lower, 0.0),
          np.append(upper, np.inf)),
         ("no-transfer1d", free1d, start, lower, upper),
+        ("blend-curve", bend, np.append(start, start[n_lv - 1]),
+         np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
     ):  # fmt: skip
         solve = functools.partial(_solve, start=s, lower=lo, upper=up, n_names=len(names))
         oos, _ = cv._leave_problem_out(t, c, ok, solve)
@@ -164,6 +178,8 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         elif label == "seg1d":
             lines.append(f"    fitted on every problem: l_seg_1d {theta[-1]:.3g} s, "
                          f"l_seg_s of the others {theta[j]:.3g} s")  # fmt: skip
+        elif label == "blend-curve":
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per word x f (1 - f)")
         elif label == "transfer1d":
             lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
                          "rows' calibrated transfer")  # fmt: skip
