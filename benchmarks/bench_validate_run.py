@@ -42,9 +42,10 @@ recomputed in seconds. The output folder is checked to be writable before anythi
 
 Duration: about 4-5 minutes on a quiet 2-core machine with ``--sizes default`` (each run:
 two calibrations of 4-6 s and a sweep of about 90 s, measured 2026-11-24 for the shipped
-sweep; validation about 10 s); ``--sizes levels`` adds problems up to 128 MiB and, by the
-model's estimate of the runs, about 1.5 minutes more per run. ``--quick`` is a smoke run
-of a few seconds whose numbers mean nothing.
+sweep; validation about 10 s; 2026-11-28: about 2.5 minutes per run, 9 passes); ``--sizes
+levels`` adds problems up to 128 MiB: about 9 minutes per run (2026-11-28, 03:26 and
+04:12), 14.5 with the second DRAM problems of Jacobi 1D and Heat 3D (05:01). ``--quick``
+is a smoke run of a few seconds whose numbers mean nothing.
 """
 
 from __future__ import annotations
