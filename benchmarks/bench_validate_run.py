@@ -44,7 +44,8 @@ Duration: about 4-5 minutes on a quiet 2-core machine with ``--sizes default`` (
 two calibrations of 4-6 s and a sweep of about 90 s, measured 2026-11-24 for the shipped
 sweep; validation about 10 s; 2026-11-28: about 2.5 minutes per run, 9 passes); ``--sizes
 levels`` adds problems up to 128 MiB: about 9 minutes per run (2026-11-28, 03:26 and
-04:12), 14.5 with the second DRAM problems of Jacobi 1D and Heat 3D (05:01). ``--quick``
+04:12), 14.5 with the second DRAM problems of Jacobi 1D and Heat 3D (05:01), 23 with
+a 2D problem in DRAM too (16:48, a noisy period). ``--quick``
 is a smoke run of a few seconds whose numbers mean nothing.
 """
 
