@@ -14,7 +14,7 @@ thread count whose noise floor is lowest). Prints per problem and tile: the pitc
 tiles, the words loaded, the median time and its ratio to the problem's widest tile, and
 the spread between the passes (the largest over the median).
 
-Run: ``python benchmarks/bench_tile_pitch.py --out DIR`` (about a minute on 2 cores);
+Run: ``python benchmarks/bench_measure_pitch.py --out DIR`` (about a minute on 2 cores);
 ``--quick`` is a smoke run of small problems whose numbers mean nothing.
 """
 
@@ -51,7 +51,7 @@ def sweep(
     ]  # fmt: skip
     path = mm.measure(
         points, out / "pitch.csv", threads=threads, passes=passes, warmup=1,
-        command="python benchmarks/bench_tile_pitch.py", progress=True,
+        command="python benchmarks/bench_measure_pitch.py", progress=True,
     )  # fmt: skip
     table = mm.read_table(path)
     per_point = table.per_point("median")
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         out = mm.check_writable(args.out, "out")
         print(sweep(out, PROBLEMS, args.passes, args.threads, tuple(args.tile_s)))
     except (OSError, ValueError) as exc:
-        print(f"bench_tile_pitch: {exc}", file=sys.stderr)
+        print(f"bench_measure_pitch: {exc}", file=sys.stderr)
         return 2
     return 0
 
