@@ -32,7 +32,8 @@ from costmetrics import measure as mm
 #: Tile widths (tT = 8): pitches 2 tS + 6 = 38 ... 2054 points.
 TILE_S = (16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 256, 512, 1024)
 TILE_T = 8
-#: Problems: 16 MiB of arrays (L3 on a 32 MiB L3) and 64 MiB (DRAM), T = 4 (two wavefronts).
+#: Problems: 16 MiB of arrays (L3 on a 32 MiB L3) and 64 MiB (DRAM), T = 4 (two wavefronts;
+#: ``--steps`` sets another T).
 PROBLEMS = ((2097152, 4), (8388606, 4))
 QUICK_PROBLEMS = ((65536, 4),)
 
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tile-s", type=int, nargs="+", default=list(TILE_S), help="tile widths tS"
     )  # fmt: skip
+    parser.add_argument("--steps", type=int, default=4, help="time steps T of both problems")
     parser.add_argument("--quick", action="store_true", help="smoke run, small problems")
     args = parser.parse_args(argv)
     if args.passes < 1:
@@ -96,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is None:
             parser.error("--out is required (or --quick)")
         out = mm.check_writable(args.out, "out")
-        print(sweep(out, PROBLEMS, args.passes, args.threads, tuple(args.tile_s)))
+        problems = tuple((size, args.steps) for size, _ in PROBLEMS)
+        print(sweep(out, problems, args.passes, args.threads, tuple(args.tile_s)))
     except (OSError, ValueError) as exc:
         print(f"bench_measure_pitch: {exc}", file=sys.stderr)
         return 2
