@@ -3,10 +3,11 @@
 A wavefront of the hexagonal tiling runs tiles ``2 tS + tT - 2`` points apart (the pitch);
 with ``T <= tT`` a problem has two wavefronts, each touching runs of about half the pitch
 with gaps of the other half. This sweep holds ``tT`` and ``T`` and varies ``tS``, so that
-the words loaded stay within a few percent while the pitch goes from 38 to 2054 points,
+the pitch goes from 38 to 2054 points while the words loaded fall by 1.4x at most (T = 4),
 for a problem whose arrays live in L3 and one whose arrays live in DRAM (on a 32 MiB L3).
 It answers: does the time per point depend on the pitch beyond what the words and tiles
-explain, and only in DRAM? (docs/validate.md, "Jacobi 1D in DRAM: the tile pitch").
+explain, and only in DRAM? (docs/validate.md, "A DRAM problem for every stencil, and
+Jacobi 1D's tile pitch").
 
 Protocol of ``costmetrics measure``: ``--passes`` shuffled passes, one warm-up and one
 timed run per point and pass, the median per point, at ``--threads`` (default 1: the
@@ -32,9 +33,9 @@ from costmetrics import measure as mm
 #: Tile widths (tT = 8): pitches 2 tS + 6 = 38 ... 2054 points.
 TILE_S = (16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 256, 512, 1024)
 TILE_T = 8
-#: Problems: 16 MiB of arrays (L3 on a 32 MiB L3) and 64 MiB (DRAM), T = 4 (two wavefronts;
-#: ``--steps`` sets another T).
-PROBLEMS = ((2097152, 4), (8388606, 4))
+#: Problem sizes S: 16 MiB of arrays (L3 on a 32 MiB L3) and 64 MiB (DRAM); their T is
+#: ``--steps`` (default 4: two wavefronts).
+PROBLEM_S = (2097152, 8388606)
 QUICK_PROBLEMS = ((65536, 4),)
 
 
@@ -59,13 +60,13 @@ def sweep(
     lines = [f"{path}: jacobi1d, tT = {TILE_T}, {threads} thread(s), median of {passes} passes"]
     for sizes in problems:
         rows = [i for i in range(len(per_point)) if per_point.sizes_of(i) == sizes]
-        rows.sort(key=lambda i: int(per_point.tiles[i][0]))
+        rows.sort(key=per_point.tiles_of)
         level = per_point.memory_level[rows[0]]
         widest = float(per_point.time_s[rows[-1]])
         lines.append(f"S = {sizes[0]}, T = {sizes[1]} ({level}):")
         lines.append("  tS pitch tiles words_loaded median_ms vs_widest spread")
         for i in rows:
-            ts = int(per_point.tiles[i][0])
+            ts = per_point.tiles_of(i)[0]
             t_s = float(per_point.time_s[i])
             passes_s = per_point.pass_times_s[i] if per_point.pass_times_s is not None else None
             spread = float(np.nanmax(passes_s) / t_s - 1.0) if passes_s is not None else 0.0
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is None:
             parser.error("--out is required (or --quick)")
         out = mm.check_writable(args.out, "out")
-        problems = tuple((size, args.steps) for size, _ in PROBLEMS)
+        problems = tuple((size, args.steps) for size in PROBLEM_S)
         print(sweep(out, problems, args.passes, args.threads, tuple(args.tile_s)))
     except (OSError, ValueError) as exc:
         print(f"bench_measure_pitch: {exc}", file=sys.stderr)

@@ -9,10 +9,10 @@ the ratio predicted / measured of the ``machine`` variant, calibrated and fitted
 (leave-one-problem-out, as ``costmetrics validate``: this problem's points predicted by a
 fit on the others). A closing line gives the median ratios per pitch class.
 
-Found with it on 2026-11-28 (docs/validate.md, "Jacobi 1D in DRAM: the tile pitch"): on
-Jacobi 1D 8388606 x 4 (64 MiB, in DRAM) the tiles whose pitch is 128-638 points run
-2-3x the time of the pitch-2000 tiles with the same words loaded, and the fit predicts
-them at 0.4-0.5x; the same tiles in L3 (2097152 x 8) are within 0.8-1.2x.
+Found with it on 2026-11-28 (docs/validate.md, "A DRAM problem for every stencil, and
+Jacobi 1D's tile pitch"): on Jacobi 1D 8388606 x 4 (64 MiB, in DRAM) the fit predicts the
+tiles of pitch 64-1023 at 0.45-0.58x of their measured times (pitch < 64: 1.01-1.17x,
+>= 1024: 0.81-0.95x; three runs); on 2097152 x 8 (16 MiB, in L3) the classes are 0.85-1.07x.
 
 Run: ``python benchmarks/bench_validate_tiles.py FOLDER STENCIL S1 [S2 S3] T
 [--statistic min]``; ``--quick`` runs it on the shipped folder of that finding.
@@ -52,8 +52,8 @@ def report(folder: Path, stencil: str, sizes: tuple[int, ...], statistic: str) -
     measured = np.asarray(points.time_s)
     lines = ["threads tile pitch measured_ms tiles words_loaded calibrated/meas fitted/meas"]
     classes: dict[tuple[int, int], list[float]] = {}
-    for i in sorted(rows, key=lambda i: (int(points.threads[i]), tuple(points.tiles[i]))):
-        tile = [int(v) for v in points.tiles[i] if v]
+    for i in sorted(rows, key=lambda i: (int(points.threads[i]), points.tiles_of(i))):
+        tile = points.tiles_of(i)
         pitch = 2 * tile[0] + tile[-1] - 2
         n = int(points.threads[i])
         lines.append(
