@@ -7,7 +7,8 @@ over passes), the harness' counters (tiles, words loaded), the hexagon's pitch a
 that a wavefront touches runs of about half the pitch with gaps of the other half), and
 the ratio predicted / measured of the ``machine`` variant, calibrated and fitted
 (leave-one-problem-out, as ``costmetrics validate``: this problem's points predicted by a
-fit on the others). A closing line gives the median ratios per pitch class.
+fit on the others). Closing lines give the median ratio per pitch class and, per thread
+count, the median ratio and the RMSE of the whole problem.
 
 Found with it on 2026-11-28 (docs/validate.md, "A DRAM problem for every stencil, and
 Jacobi 1D's tile pitch"): on Jacobi 1D 8388606 x 4 (64 MiB, in DRAM) the fit predicts the
@@ -70,6 +71,16 @@ def report(folder: Path, stencil: str, sizes: tuple[int, ...], statistic: str) -
         lines.append(
             f"{n} thread(s), pitch >= {lows[k]}{upper}: fitted/measured median "
             f"{np.median(ratios):.2f} over {len(ratios)} tiles"
+        )
+    scored = np.zeros(len(points), dtype=bool)
+    scored[rows] = True
+    scored &= np.isfinite(fitted)
+    for n in sorted({int(points.threads[i]) for i in rows}):
+        m = scored & (points.threads == n)
+        lines.append(
+            f"{n} thread(s), the whole problem: fitted/measured median "
+            f"{np.median(fitted[m] / measured[m]):.2f}, RMSE "
+            f"{100 * cv.relative_rmse(measured[m], fitted[m]):.1f}% over {int(m.sum())} tiles"
         )
     return lines
 
