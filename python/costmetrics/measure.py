@@ -854,15 +854,32 @@ def _l3_curve_working_sets(
     A quarter of L3 and twice L3, beside the per-level points (half of L3, four times L3),
     so that :func:`effective_l3_bytes` fits its two unknowns to four points past the
     smallest L3 one rather than two; at most ``limit``, each at the level its size gives.
+
+    Where the harness cannot reach past the L3 (no DRAM point: sysfs's L3 is more than a
+    quarter of ``limit``), those points all lie near the harness limit, where on a shared
+    virtual machine the copy cost can be DRAM's (2026-11-28, an Intel Xeon guest with 480
+    MiB of L3 by sysfs: the cost per word rose 7.5x from 2 to 128 MiB). The copy fit then
+    had the L3 cost of 128 MiB arrays at 2 threads and of the 2 MiB reference at 1 thread,
+    and read the difference as a shared cost per word 7x the copy cost (the unfitted
+    machine variant 83-87% off at 2 threads, docs/validate.md, "A second machine"). So the
+    curve also has points from twice the L2 of the working cores up, 4x apart: the L3
+    costs are fitted across the sizes the problems use.
     """
-    l3 = caches[2]
+    l2, l3 = caches[1], caches[2]
     if l3 <= 0:
         return []
+    sizes = [l3 // 16, l3 // 2]  # floats: 4 bytes each
+    per_level = _level_working_sets(threads, caches, limit)
+    if 3 not in per_level and l2 > 0:
+        ws = 2 * threads * l2 // BYTES_PER_WORD
+        while ws <= limit and BYTES_PER_WORD * ws < l3:
+            sizes.append(ws)
+            ws *= 4
     out = []
-    for ws in (l3 // 16, l3 // 2):  # floats: 4 bytes each
-        if 4 * 256 * threads <= ws <= limit:
-            out.append((_copy_level(ws, threads, caches), ws))
-    return [(lv, ws) for lv, ws in out if lv >= 2]
+    for ws in sizes:
+        if 4 * 256 * threads <= ws <= limit and ws not in out and ws not in per_level.values():
+            out.append(ws)
+    return [(lv, ws) for lv, ws in ((_copy_level(w, threads, caches), w) for w in out) if lv >= 2]
 
 
 def effective_l3_bytes(
