@@ -772,6 +772,24 @@ def test_l3_curve_points() -> None:
     assert mm._l3_curve_working_sets(2, big, 2**25) == two
 
 
+def test_xeon_calibrations_with_and_without_the_l3_climb() -> None:
+    # The Intel Xeon guest (480 MiB of L3 by sysfs, no copy point past it). Without the climb
+    # the copy fit read the 2 MiB reference at 1 thread against the 128 MiB points at 2 as a
+    # shared cost per word of 6e-10 s; with it, the L3 costs come from 4-128 MiB at both
+    # thread counts (docs/validate.md, "A second machine"). Both kinds derive again.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    old = mm.load_calibration(root / "quiet_run_2026-11-28_xeon_levels" / "calibration_2t")
+    new = mm.load_calibration(root / "quiet_run_2026-11-28_xeon_levels_curve" / "calibration_2t")
+    assert not old.settings.get("l3_climb") and new.settings["l3_climb"] is True
+    assert not any("1048576w" in k for k in old.micro)
+    assert {"copy_L3_1048576w_1t", "copy_L3_2097152w_2t"} <= set(new.micro)
+    for cal in (old, new):
+        again = cal.with_statistic("min")
+        assert again.gpu.cache_l3_bytes == 480 * _MIB  # no DRAM point: sysfs's size kept
+    assert old.gpu.l_shared_s_per_word[2] > 5e-10
+    assert new.gpu.l_shared_s_per_word[2] < old.gpu.l_shared_s_per_word[2] / 2
+
+
 @pytest.mark.parametrize("table", ["quiet_run_2026-11-25_levels", "quiet_run_2026-11-25_9passes"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_shipped_calibrations_put_16_mib_partly_in_dram(table: str, threads: int) -> None:

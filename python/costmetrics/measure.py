@@ -773,6 +773,7 @@ class Calibration:
                 thread_list, int(st["working_set_words"]), int(st["segment_words"]),
                 [int(v) for v in st["segments"]], int(st["max_working_set_words"]), caches,
                 list(self.stencils), bool(st.get("l3_curve", False)),
+                bool(st.get("l3_climb", False)),
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
@@ -847,7 +848,7 @@ def _level_working_sets(threads: int, caches: Sequence[int], limit: int) -> dict
 
 
 def _l3_curve_working_sets(
-    threads: int, caches: Sequence[int], limit: int
+    threads: int, caches: Sequence[int], limit: int, climb: bool = True
 ) -> list[tuple[int, int]]:
     """Return (level, working set in floats) of the copy points that shape the L3 curve.
 
@@ -863,14 +864,15 @@ def _l3_curve_working_sets(
     and read the difference as a shared cost per word 7x the copy cost (the unfitted
     machine variant 83-87% off at 2 threads, docs/validate.md, "A second machine"). So the
     curve also has points from twice the L2 of the working cores up, 4x apart: the L3
-    costs are fitted across the sizes the problems use.
+    costs are fitted across the sizes the problems use. ``climb=False`` leaves them out
+    (calibrations written before 2026-11-28 23:30 UTC lack them).
     """
     l2, l3 = caches[1], caches[2]
     if l3 <= 0:
         return []
     sizes = [l3 // 16, l3 // 2]  # floats: 4 bytes each
     per_level = _level_working_sets(threads, caches, limit)
-    if 3 not in per_level and l2 > 0:
+    if climb and 3 not in per_level and l2 > 0:
         ws = 2 * threads * l2 // BYTES_PER_WORD
         while ws <= limit and BYTES_PER_WORD * ws < l3:
             sizes.append(ws)
@@ -1064,11 +1066,13 @@ def _calibration_points(
     caches: Sequence[int],
     names: Sequence[str],
     l3_curve: bool = True,
+    l3_climb: bool = True,
 ) -> dict[str, _MicroPoint]:
     """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name.
 
     ``l3_curve``: also the copy points between L3 and DRAM of :func:`_l3_curve_working_sets`
-    (calibrations written before 2026-11-25 10:30 UTC lack them).
+    (calibrations written before 2026-11-25 10:30 UTC lack them); ``l3_climb``: with its
+    points inside an L3 the harness cannot reach past (before 2026-11-28 23:30 UTC: none).
     """
     n_threads = thread_list[-1]
     points: dict[str, _MicroPoint] = {}
@@ -1086,7 +1090,7 @@ def _calibration_points(
         for level, level_ws in _level_working_sets(a, caches, ws_limit).items():
             add(_MicroPoint(f"copy_{_LEVELS[level]}_{a}t", "copy", a, level_ws, seg, level=level))
         if l3_curve:
-            for level, curve_ws in _l3_curve_working_sets(a, caches, ws_limit):
+            for level, curve_ws in _l3_curve_working_sets(a, caches, ws_limit, l3_climb):
                 key = f"copy_{_LEVELS[level]}_{curve_ws}w_{a}t"
                 add(_MicroPoint(key, "copy", a, curve_ws, seg, level=level))
         add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
@@ -1479,6 +1483,7 @@ def calibrate(
         "pin": do_pin,
         "statistic": stat,
         "l3_curve": True,  # the copy points of _l3_curve_working_sets were measured
+        "l3_climb": True,  # with the climb inside an L3 the harness cannot reach past
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     settings["measured_at"] = when  # kept for with_statistic, which derives it again
