@@ -873,7 +873,7 @@ def _l3_curve_working_sets(
     sizes = [l3 // 16, l3 // 2]  # floats: 4 bytes each
     per_level = _level_working_sets(threads, caches, limit)
     if climb and 3 not in per_level and l2 > 0:
-        ws = 2 * threads * l2 // BYTES_PER_WORD
+        ws = max(2 * threads * l2 // BYTES_PER_WORD, 1)  # > 0: the loop grows it 4x
         while ws <= limit and BYTES_PER_WORD * ws < l3:
             sizes.append(ws)
             ws *= 4
