@@ -771,7 +771,8 @@ def test_l3_curve_points() -> None:
     two = [(2, 30 * _MIB), (2, 2 * _MIB), (2, 8 * _MIB)]
     assert mm._l3_curve_working_sets(2, big, 2**25) == two
     # A degenerate L2 size (1 byte) still ends: the climb starts at one float.
-    assert all(lv >= 2 for lv, _ in mm._l3_curve_working_sets(1, (0, 1, 480 * _MIB), 2**25))
+    tiny_l2 = mm._l3_curve_working_sets(1, (0, 1, 480 * _MIB), 2**25)
+    assert tiny_l2 and all(lv >= 2 for lv, _ in tiny_l2)
 
 
 def test_xeon_calibrations_with_and_without_the_l3_climb() -> None:

@@ -870,17 +870,17 @@ def _l3_curve_working_sets(
     l2, l3 = caches[1], caches[2]
     if l3 <= 0:
         return []
-    sizes = [l3 // 16, l3 // 2]  # floats: 4 bytes each
-    per_level = _level_working_sets(threads, caches, limit)
-    if climb and 3 not in per_level and l2 > 0:
+    smallest = 4 * 256 * threads
+    out = [ws for ws in (l3 // 16, l3 // 2) if smallest <= ws <= limit]  # floats: 4 bytes
+    per_level = _level_working_sets(threads, caches, limit) if climb and l2 > 0 else {}
+    if per_level and 3 not in per_level:
         ws = max(2 * threads * l2 // BYTES_PER_WORD, 1)  # > 0: the loop grows it 4x
         while ws <= limit and BYTES_PER_WORD * ws < l3:
-            sizes.append(ws)
+            # A size measured already (another curve point, a per-level point) is not
+            # measured twice under a second name.
+            if ws >= smallest and ws not in out and ws not in per_level.values():
+                out.append(ws)
             ws *= 4
-    out = []
-    for ws in sizes:
-        if 4 * 256 * threads <= ws <= limit and ws not in out and ws not in per_level.values():
-            out.append(ws)
     return [(lv, ws) for lv, ws in ((_copy_level(w, threads, caches), w) for w in out) if lv >= 2]
 
 
