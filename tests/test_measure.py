@@ -793,6 +793,22 @@ def test_xeon_calibrations_with_and_without_the_l3_climb() -> None:
     assert new.gpu.l_shared_s_per_word[2] < old.gpu.l_shared_s_per_word[2] / 2
 
 
+@pytest.mark.parametrize("table", ["quiet_run_2026-11-28_xeon_h3d", "quiet_run_2026-11-28"])
+def test_older_calibrations_take_the_cross_row_cost_from_the_shared_line(table: str) -> None:
+    # Calibrations written before t_cross_row_s existed measured its benchmark (one cache
+    # line moved between cores) as `share_line`; loading derives the term from it. A
+    # 1-thread calibration has no other core: no such cost.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements" / table
+    two = mm.load_calibration(root / "calibration_2t")
+    preset = cm.load_gpu(next((root / "calibration_2t" / "gpus").glob("*.yaml")))
+    assert preset.t_cross_row_s == 0.0  # not in the file
+    share = float(two.micro["share_line"]["value_s"])
+    assert 1e-9 < share < 1e-6
+    assert two.gpu.t_cross_row_s == pytest.approx(share, rel=1e-12)
+    assert two.gpu.t_share_line_s == pytest.approx(share, rel=1e-12)
+    assert mm.load_calibration(root / "calibration_1t").gpu.t_cross_row_s == 0.0
+
+
 @pytest.mark.parametrize("table", ["quiet_run_2026-11-25_levels", "quiet_run_2026-11-25_9passes"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_shipped_calibrations_put_16_mib_partly_in_dram(table: str, threads: int) -> None:

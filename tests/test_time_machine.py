@@ -35,6 +35,7 @@ CPU = cm.Gpu(
     l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
     l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9, tau_line_3d_s=5e-9,
     t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11, threads_ref=2,
+    t_cross_row_s=4e-8,
 )  # fmt: skip
 J1 = cm.Stencil(name="J1 test", key="j1test", n_space_dims=1, c_iter_s={"testcpu": 7e-10})
 H2 = cm.Stencil(name="H2 test", key="h2test", n_space_dims=2, c_iter_s={"testcpu": 1.4e-9})
@@ -95,7 +96,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
         "tau_sync_s": "tau_sync_s", "t_sync_s": "t_sync_s", "l_seg_s": "l_seg_s",
         "tau_line_s": "tau_line_s", "t_barrier_per_thread_s": "t_barrier_per_thread_s",
         "t_share_line_s": "t_share_line_s", "l_buffer_s_per_word": "l_buffer_s_per_word",
-        "tau_line_3d_s": "tau_line_3d_s",
+        "tau_line_3d_s": "tau_line_3d_s", "t_cross_row_s": "t_cross_row_s",
     }  # fmt: skip
     idx = np.flatnonzero(ok)[:40]
     for j, name in enumerate(rows.names):

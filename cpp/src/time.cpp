@@ -119,6 +119,7 @@ void MachineTerms::validate() const {
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
   require_in_range(l_buffer_s_per_word, 0.0, kMaxTimeParameterS, "machine.l_buffer_s_per_word",
                    " s");
+  require_in_range(t_cross_row_s, 0.0, kMaxTimeParameterS, "machine.t_cross_row_s", " s");
   require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
   require_in_range(innermost_multiple, 0, 1024, "machine.innermost_multiple");
 }
@@ -126,7 +127,7 @@ void MachineTerms::validate() const {
 bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 &&
               t_barrier_per_thread_s == 0 &&
-              t_share_line_s == 0 && l_buffer_s_per_word == 0;
+              t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
            l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
@@ -768,7 +769,7 @@ std::vector<std::string> design_parameter_names() {
   }
   names.insert(names.end(),
                {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-                "tau_line_3d_s"});
+                "tau_line_3d_s", "t_cross_row_s"});
   return names;
 }
 
@@ -789,6 +790,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[15] = m.t_share_line_s;
   p[16] = m.l_buffer_s_per_word;
   p[17] = m.tau_line_3d_s;
+  p[18] = m.t_cross_row_s;
   return p;
 }
 
@@ -836,6 +838,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.tau_line_3d_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
+  m.t_cross_row_s = 0;
   m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};

@@ -56,6 +56,7 @@ using ::costmetrics::detail::div_floor;
 // floor(a / b) for |a| < 2^52, 1 <= b < 2^52 and either sign of a (lattice coordinates), by
 // exact double divisions (floor_sum.hpp) instead of 64-bit integer divisions.
 inline i64 floor_div(i64 a, i64 b) { return a >= 0 ? div_floor(a, b) : -div_ceil(-a, b); }
+inline i64 floor_mod(i64 a, i64 b) { return a - floor_div(a, b) * b; }  // in [0, b)
 
 // Closed interval of relative rows; empty when lo > hi.
 struct Rows {
@@ -339,6 +340,7 @@ struct TransferTerms {
 struct ClippedRounds {
   double tiles = 0;  // tiles of the critical thread (the rounds)
   double share = 0;  // the sum of their shares of s1 points
+  double cross = 0;  // s1 columns the busiest thread loads that another stored (cross_columns)
 };
 
 // clipped_rounds of the wavefront classes of one evaluation (at most five: j = 0, 1, 2 and
@@ -357,7 +359,7 @@ struct ClippedGroup {
 
 class ClippedCache {
  public:
-  static constexpr int kSlotBits = 12;  // 4096 (tS1, tT) groups of 96 bytes: 384 KiB a thread
+  static constexpr int kSlotBits = 12;  // 4096 (tS1, tT) groups of 136 bytes: 544 KiB a thread
 
   // The group of (tS1, tT) under (S1, T, threads, blocks), with `fresh` true where the
   // caller must fill it; nullptr where the cache is off or the sizes do not fit the key.
@@ -1131,6 +1133,111 @@ class ExactModel {
     return most;
   }
 
+  // First tile index p and tile count of wavefront j, as clipped_rounds and the harness'
+  // make_wavefronts count them (empty: {0, 0}).
+  std::pair<i64, i64> tile_range(i64 j) const {
+    const i64 t0 = (j - 1) * h_;
+    const i64 r_lo = std::max<i64>(0, -t0);
+    const i64 r_hi = std::min(tT_, T_ - t0);
+    if (r_lo >= r_hi) return {0, 0};
+    const i64 off = offset(j);
+    const i64 e_max = std::max(e(std::clamp(h_ - 1, r_lo, r_hi - 1)),
+                               e(std::clamp(h_, r_lo, r_hi - 1)));
+    const i64 p_min = floor_div(-tS1_ - e_max - off, pitch_) + 1;
+    const i64 p_max = floor_div(S1_ + e_max - off - 1, pitch_);
+    return {p_min, std::max<i64>(0, p_max - p_min + 1)};
+  }
+
+  // s1 columns of the previous time levels that a tile of wavefront j loads from the arrays
+  // and that its left (or right) neighbour in wavefront j - 1, or the tile below it in
+  // j - 2, computed and stored: the
+  // harness' plane fill (tile_1d/2d/3d: every column of the first row's halo, then the
+  // columns a row adds to the previous one) and stores (the points a later tile reads, and
+  // the last row) replayed on one tile away from the ends of [0, S1), O(tT). An even tT
+  // gives 2h = tT per side; an odd tT 2h on one side and h or h + 1 on the other.
+  enum class Writer { left, right, below };
+  double cross_side(i64 j, Writer writer) const {
+    const i64 t0 = (j - 1) * h_, t0n = t0 - (writer == Writer::below ? 2 * h_ : h_);
+    const i64 r_lo = std::max<i64>(0, -t0), r_hi = std::min(tT_, T_ - t0);
+    const i64 n_lo = std::max<i64>(0, -t0n), n_hi = std::min(tT_, T_ - t0n);
+    // The writer's base column relative to the tile's (offset(j) - offset(j - 1); the
+    // tile below, in j - 2, has the same base).
+    const i64 c_left = (j & 1) == 0 ? -half_pitch_ : half_pitch_ - pitch_;
+    const i64 cn = writer == Writer::below ? 0 : writer == Writer::left ? c_left : c_left + pitch_;
+    auto overlap = [](i64 a0, i64 a1, i64 b0, i64 b1) {
+      return std::max<i64>(0, std::min(a1, b1) - std::max(a0, b0));
+    };
+    i64 count = 0;
+    for (i64 r = r_lo; r < r_hi; ++r) {
+      const i64 rho = r - 1 + (t0 - t0n);  // the writer's row that computed this level
+      if (rho < n_lo || rho >= n_hi) continue;
+      // Loaded: [lo - 1, hi + 1) less the previous row's [lo', hi') (none on the first).
+      const i64 lo = -e(r), hi = tS1_ + e(r);
+      const i64 skip_lo = r > r_lo ? -e(r - 1) : 0, skip_hi = r > r_lo ? tS1_ + e(r - 1) : 0;
+      // Stored by the neighbour: its row rho less the points only its next row reads.
+      const i64 a = cn - e(rho), b = cn + tS1_ + e(rho);
+      const i64 in_lo = rho + 1 < n_hi ? cn - e(rho + 1) + 1 : 0;
+      const i64 in_hi = rho + 1 < n_hi ? cn + tS1_ + e(rho + 1) - 1 : 0;
+      // |L ∩ S| with L = [lo-1, hi+1) \ [skip), S = [a, b) \ [in): inclusion-exclusion.
+      auto stored = [&](i64 x0, i64 x1) {
+        return overlap(x0, x1, a, b) - overlap(std::max(x0, a), std::min(x1, b), in_lo, in_hi);
+      };
+      const i64 loaded_all = stored(lo - 1, hi + 1);
+      const i64 loaded_skip =
+          skip_lo < skip_hi ? stored(std::max(lo - 1, skip_lo), std::min(hi + 1, skip_hi)) : 0;
+      count += loaded_all - loaded_skip;
+    }
+    return static_cast<double>(count);
+  }
+
+  // Of thread t's tiles of a wavefront of n tiles, those whose neighbour (index k + d in
+  // the previous wavefront of m tiles) exists and belongs to another thread.
+  static double foreign_tiles(i64 t, i64 n, i64 m, i64 d, i64 threads, bool blocks) {
+    const i64 a = std::max<i64>(0, -d), b = std::min(n, m - d);  // k with a neighbour
+    if (blocks) {
+      const i64 lo = t * n / threads, hi = (t + 1) * n / threads;
+      const i64 v0 = std::max(lo, a), v1 = std::min(hi, b);
+      if (v0 >= v1) return 0;
+      const i64 s0 = std::max(v0, t * m / threads - d), s1 = std::min(v1, (t + 1) * m / threads - d);
+      return static_cast<double>((v1 - v0) - std::max<i64>(0, s1 - s0));
+    }
+    if (floor_mod(d, threads) == 0 || a >= b) return 0;  // the same residue: the same thread
+    auto upto = [&](i64 x) { return x > t ? (x - 1 - t) / threads + 1 : i64{0}; };
+    return static_cast<double>(upto(b) - upto(a));
+  }
+
+  // The machine variant's cache-to-cache moves in wavefront j (docs/time.md, "Rows another
+  // thread stored"): the largest, over the threads, of the s1 columns its tiles load that a
+  // tile on another thread stored: a neighbour in wavefront j - 1, or the tile below in
+  // j - 2 (another thread's where the two wavefronts' tile counts, hence blocks, differ:
+  // the partial last wavefronts). cross_side per writer, foreign_tiles per thread; the
+  // tiles clipped at the ends of [0, S1) count as whole ones, older writers not at all.
+  // O(threads + tT).
+  double cross_columns(i64 j, i64 threads, bool blocks) const {
+    if (j < 1 || threads < 2) return 0;
+    const auto [p0, n] = tile_range(j);
+    const auto [q0, m] = tile_range(j - 1);
+    if (n == 0) return 0;
+    // Tile k's left neighbour has index k + d_left in wavefront j - 1 (offset(j) above or
+    // below offset(j - 1) by half a pitch), its right one k + d_left + 1; the tile below
+    // has index k + d_below in j - 2.
+    const i64 d_left = ((j & 1) == 0 ? p0 : p0 - 1) - q0;
+    const auto [q2, m2] = j >= 2 ? tile_range(j - 2) : std::pair<i64, i64>{0, 0};
+    const i64 d_below = p0 - q2;
+    const double side_l = m > 0 ? cross_side(j, Writer::left) : 0.0;
+    const double side_r = m > 0 ? cross_side(j, Writer::right) : 0.0;
+    const double side_b = m2 > 0 ? cross_side(j, Writer::below) : 0.0;
+    double most = 0;
+    for (i64 t = 0; t < threads; ++t) {
+      double x = 0;
+      if (side_l > 0) x += side_l * foreign_tiles(t, n, m, d_left, threads, blocks);
+      if (side_r > 0) x += side_r * foreign_tiles(t, n, m, d_left + 1, threads, blocks);
+      if (side_b > 0) x += side_b * foreign_tiles(t, n, m2, d_below, threads, blocks);
+      most = std::max(most, x);
+    }
+    return most;
+  }
+
   // The critical thread of clipped_rounds in O(clipped tiles) instead of O(threads x
   // clipped tiles) (issue 15: with 64 threads the loop over every thread made a 1D machine
   // evaluation cost 3.7x exact): the threads that hold a clipped tile one by one, with
@@ -1780,16 +1887,32 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // j = 0, 1, 2 and 3, 4 for the last ones, j = n_interior + 1 and + 2 (at most two, as
   // j_last <= n_interior + 2); computed only for the classes that are evaluated below.
   const bool clipped_terms = Extras && clip_s1 && b.k == 1;
+  // Rows of the cross-section per s1 column that another thread stored (cross_columns):
+  // 3D, the S2 + 2 lines of s3 points of a column's plane; 2D, the column's one row; 1D,
+  // none (its one word per row is t_share_line_s's shared line).
+  const double rows_per_column = dims == 3   ? static_cast<double>(size.space[1] + 2)
+                                 : dims == 2 ? 1.0
+                                             : 0.0;
   ClippedRounds clipped_at[5];
   if (clipped_terms) {
     auto fill = [&](ClippedRounds* out) {
       std::fill(out, out + 5, ClippedRounds{});
-      out[0] = model.clipped_rounds(0, n_sm, blocks);
-      if (n_interior >= 1) out[1] = model.clipped_rounds(1, n_sm, blocks);
-      if (n_interior >= 2) out[2] = model.clipped_rounds(2, n_sm, blocks);
-      for (i64 j = n_interior + 1; j <= j_last; ++j) {
-        out[3 + (j - n_interior - 1)] = model.clipped_rounds(j, n_sm, blocks);
+      auto at = [&](i64 j) {
+        ClippedRounds c = model.clipped_rounds(j, n_sm, blocks);
+        c.cross = model.cross_columns(j, n_sm, blocks);
+        return c;
+      };
+      out[0] = at(0);
+      if (n_interior >= 1) out[1] = at(1);
+      // Class 1 stands for every odd interior wavefront, but only j = 1 loads from the
+      // partial j = 0 (rows below 0 are nobody's): the others load as j = 3 does. The
+      // class's mean keeps the sum over its wavefronts.
+      if (n_interior >= 3) {
+        const double count = static_cast<double>((n_interior + 1) / 2);
+        out[1].cross = (out[1].cross + (count - 1.0) * model.cross_columns(3, n_sm, blocks)) / count;
       }
+      if (n_interior >= 2) out[2] = at(2);
+      for (i64 j = n_interior + 1; j <= j_last; ++j) out[3 + (j - n_interior - 1)] = at(j);
     };
     bool fresh = true;
     ClippedGroup* group =
@@ -1814,12 +1937,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     // are charged for the share of the points the critical thread's tiles hold, the ones
     // per row, segment or line for its tiles (clipped_rounds); otherwise Eq. A.2.
     double share = rounds;
+    double cross_rows = 0;  // rows another thread stored that the busiest thread loads
     double t_points_s = 0;  // the part of T_i that scales with the tile's s1 points
     if constexpr (Extras) {  // (the machine variant's terms: not in `exact`'s wavefront)
       if (clipped_terms) {
         const ClippedRounds& clipped = clipped_at[slot];
         rounds = clipped.tiles;
         share = clipped.share;
+        cross_rows = clipped.cross * rows_per_column;
         const double l_word =
             transfer.l_word + transfer.gamma * (transfer.active(w.n_tiles) -
                                                 static_cast<double>(ref));
@@ -1834,6 +1959,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
     if constexpr (Extras) {
       const bool shared_ends = machine && blocks && std::min(w.n_tiles, n_sm) > 1;
       if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
+      if (machine) wavefront_s += cross_rows * mt.t_cross_row_s;
     }
     talg += static_cast<double>(count) * wavefront_s;
     if constexpr (!TalgOnly) {  // the Breakdown's counts and T_tile, not read by T_alg alone
@@ -1875,6 +2001,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
           r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
         }
         r[16] += nm_p * w.rows.buf;                                         // l_buffer
+        r[18] += n * cross_rows;                                            // t_cross_row
       }
     }
   };

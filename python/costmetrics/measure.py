@@ -1249,7 +1249,8 @@ def _derive_calibration(
         "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
         "count; tau_line_s = fixed cost of one 2D line, tau_line_3d_s of one 3D line (Heat "
         "3D's row benchmark); t_share_line_s = one cache-line "
-        "transfer between cores; threads_ref = n_sm; innermost_multiple = 1 (Eq. A.32's "
+        "transfer between cores, and t_cross_row_s the same per row another thread "
+        "stored; threads_ref = n_sm; innermost_multiple = 1 (Eq. A.32's "
         "warp multiple is the GPU's)."
     )
     gpu = Gpu(
@@ -1276,6 +1277,9 @@ def _derive_calibration(
         tau_line_3d_s=tau_line_3d,
         t_barrier_per_thread_s=beta,
         t_share_line_s=share,
+        # A row another thread stored starts with a line that moves from that core's
+        # cache: the same benchmark (docs/time.md, "Rows another thread stored").
+        t_cross_row_s=share,
         threads_ref=n_threads,
         innermost_multiple=1,  # no warp on a CPU: any innermost tile (Eq. A.32 is the GPU's)
         # The harness' default schedule (every stencil's, docs/validate.md).
@@ -1375,6 +1379,8 @@ def calibrate(
       benchmark), the largest over the 2D stencils; ``tau_line_3d_s`` the same for the
       3D stencils (``tau_line_s`` when none is measured);
     - ``t_share_line_s``: one write of a cache line that the N threads write in turn;
+    - ``t_cross_row_s``: the same, charged per row of a tile's input that a tile of the
+      previous wavefront on another thread stored (2D and 3D);
     - ``threads_ref = N``, the thread count the ``exact`` parameters were measured with.
 
     Parameters
@@ -1608,7 +1614,9 @@ def load_calibration(path: str | Path) -> Calibration:
     cal = Calibration(gpu, stencils, dict(meta.get("machine", {})), micro, settings)
     # The L3 in effect and the copy terms follow this version's rule (effective_l3_bytes,
     # the DRAM share of arrays partly in L3), derived again from the stored passes where
-    # the calibration keeps them; the sysfs size stays in the machine record.
+    # the calibration keeps them; the sysfs size stays in the machine record. So does the
+    # cost of a row another thread stored (the shared-line benchmark: calibrations older
+    # than the term have it measured, not in their preset).
     try:
         again = cal._derived_again(cal.statistic).gpu
     except ValueError:
@@ -1622,7 +1630,7 @@ def load_calibration(path: str | Path) -> Calibration:
             gpu, cache_l3_bytes=again.cache_l3_bytes, l_seg_s=again.l_seg_s,
             l_level_s_per_word=again.l_level_s_per_word,
             l_shared_s_per_word=again.l_shared_s_per_word, source=again.source,
-            innermost_multiple=again.innermost_multiple,
+            innermost_multiple=again.innermost_multiple, t_cross_row_s=again.t_cross_row_s,
         ),
     )  # fmt: skip
 

@@ -224,6 +224,11 @@ class Gpu:
     l_buffer_s_per_word : float, optional
         ``machine`` variant: seconds per word copied within a thread's tile buffer (2D/3D:
         the faces a sub-tile keeps for the next sub-tile and that one reads back).
+    t_cross_row_s : float, optional
+        ``machine`` variant: seconds per row of the cross-section (2D: a column's row; 3D:
+        a line of ``s3`` points) that a tile loads after a tile of the previous wavefront
+        on another thread stored it, on each wavefront's busiest thread (a cache-to-cache
+        move per row; ``docs/time.md``, "Rows another thread stored").
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
@@ -267,6 +272,7 @@ class Gpu:
     t_barrier_per_thread_s: float = field(default=0.0, repr=False)
     t_share_line_s: float = field(default=0.0, repr=False)
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
+    t_cross_row_s: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
     innermost_multiple: int = field(default=0, repr=False)
@@ -353,6 +359,7 @@ class Gpu:
             t_barrier_per_thread_s=self.t_barrier_per_thread_s,
             t_share_line_s=self.t_share_line_s,
             l_buffer_s_per_word=self.l_buffer_s_per_word,
+            t_cross_row_s=self.t_cross_row_s,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
             innermost_multiple=self.innermost_multiple,
@@ -491,7 +498,7 @@ _MACHINE_INT_FIELDS = (
 )  # fmt: skip
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-    "tau_line_3d_s",
+    "tau_line_3d_s", "t_cross_row_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 _MACHINE_FIELDS = (

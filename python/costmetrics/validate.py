@@ -720,6 +720,7 @@ _MACHINE_FIT_HEAD = (
 _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
     "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word", "tau_line_3d_s",
+    "t_cross_row_s",
 )  # fmt: skip
 #: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
 #: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
@@ -752,6 +753,7 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
     tail = [
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
         max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word, g.tau_line_3d_s,
+        max(x.t_cross_row_s for x in gs),
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
@@ -787,8 +789,8 @@ def _machine_design(
         tail = n_lv + 2 + len(names)
         block[:, tail] = r[:, 4]  # L_seg
         block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
-        # tau_line, t_barrier, t_share, l_buffer, tau_line_3d
-        block[:, tail + 1 + n_lv :] = r[:, 13:18]
+        # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row
+        block[:, tail + 1 + n_lv :] = r[:, 13:19]
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -812,6 +814,7 @@ def _machine_calibration(
         t_share_line_s=float(theta[tail + 3 + n_lv]),
         l_buffer_s_per_word=float(theta[tail + 4 + n_lv]),
         tau_line_3d_s=float(theta[tail + 5 + n_lv]),
+        t_cross_row_s=float(theta[tail + 6 + n_lv]),
     )
     cal = replace(frame, gpu=gpu)
     return cal.with_parameters(

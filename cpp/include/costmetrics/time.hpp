@@ -59,6 +59,10 @@ struct MachineTerms {
   double tau_line_3d_s = 0;
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
+  // Per row of the cross-section (2D: a column's row; 3D: a line of s3 points) that a tile
+  // loads after a tile of the previous wavefront on another thread stored it, on the
+  // busiest thread of each wavefront: a cache-to-cache move per row, s (docs/time.md).
+  double t_cross_row_s = 0;
   // Per word copied within a thread's tile buffer (2D/3D: the faces a sub-tile keeps for
   // the next sub-tile and the next one reads back), s/word.
   double l_buffer_s_per_word = 0;
@@ -90,6 +94,8 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
+        COSTMETRICS_FIELD(MachineTerms, t_cross_row_s,
+                          "per row a tile loads that another thread stored, 2D/3D, s"),
         COSTMETRICS_FIELD(MachineTerms, l_buffer_s_per_word,
                           "per word copied within the tile buffer (kept faces), s/word"),
         COSTMETRICS_FIELD(MachineTerms, threads_ref,
@@ -287,7 +293,7 @@ double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& siz
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 18;
+inline constexpr int kDesignParams = 19;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
