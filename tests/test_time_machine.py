@@ -317,6 +317,40 @@ def test_dram_share_contract(s: int, l3_mib: int, dl3: float, dram: float) -> No
         assert lo * (1 - 1e-12) <= talg <= hi * (1 + 1e-12)
 
 
+@campaign
+@given(
+    dims=st.sampled_from([2, 3]), s1=st.integers(4, 300), s2=st.integers(1, 60),
+    steps=st.integers(2, 64), ts1=st.integers(1, 40), tt=st.integers(2, 24),
+    threads=st.integers(1, 8), schedule=st.sampled_from(["block", "round-robin"]),
+)  # fmt: skip
+def test_cross_rows_contract(
+    dims: int, s1: int, s2: int, steps: int, ts1: int, tt: int, threads: int, schedule: str
+) -> None:
+    """Rows another thread stored (t_cross_row_s): a count >= 0, 0 at one thread, at most
+    every tile of every wavefront loading its whole input from another thread, and T_alg
+    linear in the cost with that count as its slope."""
+    gpu = dataclasses.replace(CPU, tile_schedule=schedule).with_threads(threads)
+    stencil, sizes, tiles = (
+        (H2, (s1, s2, steps), (ts1, 32, tt)) if dims == 2
+        else (H3, (s1, s2, s2, steps), (ts1, 32, 32, tt))
+    )  # fmt: skip
+    rows = cm.time.design_rows(stencil, gpu, sizes, [tiles], variant="machine")
+    if not rows.feasible[0]:
+        return
+    count = float(rows.rows[0, list(rows.names).index("t_cross_row_s")])
+    assert math.isfinite(count) and count >= 0
+    if threads == 1:
+        assert count == 0
+    b = cm.time.breakdown(stencil, gpu, sizes, tiles, variant="machine")
+    per_column = s2 + 2 if dims == 3 else 1
+    bound = b.n_wavefronts * b.tiles_per_wavefront * (ts1 + 4 * tt + 2) * per_column
+    assert count <= bound
+    t1 = cm.time.talg(stencil, gpu, sizes, tiles, variant="machine")
+    more = dataclasses.replace(gpu, t_cross_row_s=gpu.t_cross_row_s + 1e-7)
+    t2 = cm.time.talg(stencil, more, sizes, tiles, variant="machine")
+    assert t2 - t1 == pytest.approx(1e-7 * count, rel=1e-6, abs=1e-12 * t2)
+
+
 def test_fewer_threads_can_be_faster() -> None:
     sizes, tiles = (4096, 512), (4, 4)
     # A narrow tile spans 2 lines per time level, so 4 lines are shared per tile.
@@ -359,6 +393,9 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
         ({"tau_line_3d_s": math.inf}, ValueError, r"tau_line_3d_s: must be finite"),
         ({"tau_line_3d_s": "slow"}, TypeError, r"tau_line_3d_s: expected a number"),
         ({"l_buffer_s_per_word": -1e-12}, ValueError, r"machine.l_buffer_s_per_word: must be in"),
+        ({"t_cross_row_s": -1e-9}, ValueError, r"machine.t_cross_row_s: must be in"),
+        ({"t_cross_row_s": math.nan}, ValueError, r"t_cross_row_s: must be finite"),
+        ({"t_cross_row_s": "slow"}, TypeError, r"t_cross_row_s: expected a number"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),

@@ -953,6 +953,7 @@ void test_bad_inputs() {
   refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
   refuses([](tmod::MachineTerms& m) { m.tau_line_3d_s = -1e-12; }, "machine.tau_line_3d_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
+  refuses([](tmod::MachineTerms& m) { m.t_cross_row_s = -1e-9; }, "machine.t_cross_row_s");
   refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
           "machine.l_buffer_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
