@@ -793,6 +793,27 @@ def test_xeon_calibrations_with_and_without_the_l3_climb() -> None:
     assert new.gpu.l_shared_s_per_word[2] < old.gpu.l_shared_s_per_word[2] / 2
 
 
+def test_the_climb_top_stands_for_dram_only_when_asked() -> None:
+    # The Xeon guest's copy points stay inside sysfs's 480 MiB L3 (no DRAM-level point):
+    # the calibration keeps sysfs's size; with the largest array taken for DRAM (the fitted
+    # machine variant's reading) the capacity fitted to the climb lies inside it.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    cal = mm.load_calibration(root / "quiet_run_2026-11-29_xeon_xrow_levels" / "calibration_1t")
+    sysfs = int(cal.machine["l3_bytes"])
+    assert sysfs == 480 * _MIB and cal.gpu.cache_l3_bytes == sysfs
+    plain = mm.effective_l3_bytes(cal.micro, sysfs, threads=1, segment_words=64)
+    climb = mm.effective_l3_bytes(cal.micro, sysfs, threads=1, segment_words=64,
+                                  climb_top_as_dram=True)  # fmt: skip
+    assert plain == sysfs
+    assert 2 * _MIB < climb < 128 * _MIB
+    # With a DRAM-level point (the AMD guest) the flag changes nothing.
+    amd = mm.load_calibration(root / "quiet_run_2026-11-28" / "calibration_1t")
+    amd_sysfs = int(amd.machine["l3_bytes"])
+    assert mm.effective_l3_bytes(
+        amd.micro, amd_sysfs, threads=1, segment_words=64, climb_top_as_dram=True
+    ) == mm.effective_l3_bytes(amd.micro, amd_sysfs, threads=1, segment_words=64)
+
+
 @pytest.mark.parametrize("table", ["quiet_run_2026-11-28_xeon_h3d", "quiet_run_2026-11-28"])
 def test_older_calibrations_take_the_cross_row_cost_from_the_shared_line(table: str) -> None:
     # Calibrations written before t_cross_row_s existed measured its benchmark (one cache

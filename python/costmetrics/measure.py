@@ -885,7 +885,12 @@ def _l3_curve_working_sets(
 
 
 def effective_l3_bytes(
-    micro: dict[str, Any], l3_bytes: int, *, threads: int, segment_words: int = 64
+    micro: dict[str, Any],
+    l3_bytes: int,
+    *,
+    threads: int,
+    segment_words: int = 64,
+    climb_top_as_dram: bool = False,
 ) -> int:
     """L3 capacity in effect: how much of a larger array stays in L3, from the copy curve.
 
@@ -911,6 +916,12 @@ def effective_l3_bytes(
         Thread count whose copy points decide.
     segment_words : int
         Segment length of the per-level copy points.
+    climb_top_as_dram : bool
+        Where no copy point reaches past sysfs's L3 (a large L3, the calibration's climb,
+        ``_l3_curve_working_sets``), take the largest working set for the DRAM point.
+        The fitted ``machine`` variant uses this (``costmetrics.validate``); a calibration
+        does not, because the copy benchmark's cost there is not what the stencils pay
+        (``docs/validate.md``, "A second machine").
 
     Returns
     -------
@@ -940,7 +951,9 @@ def effective_l3_bytes(
     top = max(c for _, c, _ in pts)
     kept = sorted((b, c / top, dram) for b, c, dram in pts if c / top > 1e-9)
     if not any(dram for _, _, dram in kept):
-        return l3_bytes
+        if not climb_top_as_dram or len(kept) < 3:
+            return l3_bytes
+        kept[-1] = (kept[-1][0], kept[-1][1], True)
     b0, c0, _ = kept[0]
     past = [(b, c) for b, c, _ in kept if b > b0]
     # The largest array must cost more than the L3 point (a rise to fit).

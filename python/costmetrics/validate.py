@@ -39,6 +39,7 @@ from costmetrics.measure import (
     Table,
     _statistic_name,
     check_same_machine,
+    effective_l3_bytes,
     load_calibration,
     point_statistic,
     read_table,
@@ -739,8 +740,37 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     """
     cal = cals[min(cals)]
     g = cal.gpu
-    g = replace(g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S))
+    g = replace(
+        g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
+        cache_l3_bytes=_fitted_l3_bytes(cal),
+    )  # fmt: skip
     return replace(cal, gpu=g)
+
+
+def _fitted_l3_bytes(cal: Calibration) -> int:
+    """L3 capacity in effect for the fitted ``machine`` variant's split of L3 and DRAM.
+
+    The calibration's own (``effective_l3_bytes``), except where its copy points stay
+    inside sysfs's L3 (no DRAM-level point: a large L3 and the copy curve's climb): there
+    the largest copy array stands for DRAM, and the capacity is fitted to the climb. The
+    fit then learns the L3 and DRAM costs per word from the stencils, so arrays of
+    different sizes inside a large L3 get different costs; the calibrated variant keeps
+    sysfs's size, since the copy benchmark's cost at the top of the climb is not what the
+    stencils pay (``docs/validate.md``, "A second machine" and "The L3 in effect of the
+    fitted variant").
+    """
+    g = cal.gpu
+    seg = cal.settings.get("segment_words", 64)
+    seg = seg if isinstance(seg, int) else 64
+    sysfs = cal.machine.get("l3_bytes", g.cache_l3_bytes)
+    sysfs = int(sysfs) if isinstance(sysfs, (int, float)) and sysfs > 0 else int(g.cache_l3_bytes)
+    return min(
+        int(g.cache_l3_bytes),
+        effective_l3_bytes(
+            dict(cal.micro), sysfs, threads=int(g.n_sm), segment_words=seg,
+            climb_top_as_dram=True,
+        ),
+    )  # fmt: skip
 
 
 def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequence[str]) -> Any:
