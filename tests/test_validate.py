@@ -851,10 +851,10 @@ def test_the_fitted_machine_variant_splits_a_large_l3_at_the_climb() -> None:
     # calibration's capacity (docs/validate.md, "The L3 in effect of the fitted variant").
     root = Path(__file__).resolve().parents[1] / "data" / "measurements"
     xeon = root / "quiet_run_2026-11-29_xeon_xrow_levels"
-    cals = {n: cv.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
+    cals = {n: mm.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
     frame = cv._machine_frame(cals)
     assert cals[1].gpu.cache_l3_bytes == 480 << 20
     assert (2 << 20) < frame.gpu.cache_l3_bytes < (128 << 20)
     amd = root / "quiet_run_2026-11-28"
-    cals = {n: cv.load_calibration(amd / f"calibration_{n}t") for n in (1, 2)}
+    cals = {n: mm.load_calibration(amd / f"calibration_{n}t") for n in (1, 2)}
     assert cv._machine_frame(cals).gpu.cache_l3_bytes == cals[1].gpu.cache_l3_bytes
