@@ -648,7 +648,9 @@ class FitResult(Record):
         The time-model variant whose parameters were fitted.
     calibration : Calibration
         Parameters fitted on every problem (for use on new problems), at the thread count
-        of the first calibration.
+        of the first calibration. For the ``machine`` variant its ``cache_l3_bytes`` is the
+        capacity the fit split L3 and DRAM at (on a machine whose copy points stay inside
+        sysfs's L3, the one fitted to the copy climb; ``docs/validate.md``).
     parameters : dict of str to float
         The fitted values there: ``l_s_per_word``, ``tau_sync_s``, ``t_sync_s``,
         ``c_iter_s[<stencil>]``.
