@@ -56,7 +56,6 @@ using ::costmetrics::detail::div_floor;
 // floor(a / b) for |a| < 2^52, 1 <= b < 2^52 and either sign of a (lattice coordinates), by
 // exact double divisions (floor_sum.hpp) instead of 64-bit integer divisions.
 inline i64 floor_div(i64 a, i64 b) { return a >= 0 ? div_floor(a, b) : -div_ceil(-a, b); }
-inline i64 floor_mod(i64 a, i64 b) { return a - floor_div(a, b) * b; }  // in [0, b)
 
 // Closed interval of relative rows; empty when lo > hi.
 struct Rows {
@@ -1211,7 +1210,7 @@ class ExactModel {
       const i64 s0 = std::max(v0, t * m / threads - d), s1 = std::min(v1, (t + 1) * m / threads - d);
       return static_cast<double>((v1 - v0) - std::max<i64>(0, s1 - s0));
     }
-    if (floor_mod(d, threads) == 0 || a >= b) return 0;  // the same residue: the same thread
+    if (d % threads == 0 || a >= b) return 0;  // the same residue: the same thread
     auto upto = [&](i64 x) { return x > t ? (x - 1 - t) / threads + 1 : i64{0}; };
     return static_cast<double>(upto(b) - upto(a));
   }
@@ -1234,23 +1233,23 @@ class ExactModel {
     const i64 d_left = ((j & 1) == 0 ? p0 : p0 - 1) - q0;
     const auto [q2, m2] = j >= 2 ? tile_range(j - 2) : std::pair<i64, i64>{0, 0};
     const i64 d_below = p0 - q2;
-    // A side's count (O(tT)) only where some thread has a tile whose writer is foreign.
-    bool any_l = false, any_r = false, any_b = false;
-    for (i64 t = 0; t < threads && !(any_l && any_r && any_b); ++t) {
-      any_l = any_l || (m > 0 && foreign_tiles(t, n, m, d_left, threads, blocks) > 0);
-      any_r = any_r || (m > 0 && foreign_tiles(t, n, m, d_left + 1, threads, blocks) > 0);
-      any_b = any_b || (m2 > 0 && foreign_tiles(t, n, m2, d_below, threads, blocks) > 0);
-    }
-    if (!(any_l || any_r || any_b)) return 0;
-    const double side_l = any_l ? cross_side(j, Writer::left) : 0.0;
-    const double side_r = any_r ? cross_side(j, Writer::right) : 0.0;
-    const double side_b = any_b ? cross_side(j, Writer::below) : 0.0;
+    // A side's count (O(tT)) is replayed once, when the first thread loads from a foreign
+    // writer on that side (-1: not yet).
+    double side[3] = {-1, -1, -1};
+    auto add = [&](double& x, i64 t, Writer w, i64 m_w, i64 d) {
+      if (m_w == 0) return;
+      const double f = foreign_tiles(t, n, m_w, d, threads, blocks);
+      if (f == 0) return;
+      double& s = side[static_cast<int>(w)];
+      if (s < 0) s = cross_side(j, w);
+      x += s * f;
+    };
     double most = 0;
     for (i64 t = 0; t < threads; ++t) {
       double x = 0;
-      if (side_l > 0) x += side_l * foreign_tiles(t, n, m, d_left, threads, blocks);
-      if (side_r > 0) x += side_r * foreign_tiles(t, n, m, d_left + 1, threads, blocks);
-      if (side_b > 0) x += side_b * foreign_tiles(t, n, m2, d_below, threads, blocks);
+      add(x, t, Writer::left, m, d_left);
+      add(x, t, Writer::right, m, d_left + 1);
+      add(x, t, Writer::below, m2, d_below);
       most = std::max(most, x);
     }
     return most;

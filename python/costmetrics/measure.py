@@ -992,6 +992,21 @@ def effective_l3_bytes(
     return int(min(l3_bytes, max(b0, round(capacity))))
 
 
+def _l3_in_effect(
+    micro: dict[str, Any],
+    settings: dict[str, Any],
+    l3_bytes: int,
+    *,
+    threads: int,
+    climb_top_as_dram: bool = False,
+) -> int:
+    """:func:`effective_l3_bytes` at a stored calibration's segment length (64 if unset)."""
+    seg = settings.get("segment_words", 64)
+    seg = seg if isinstance(seg, int) else 64
+    return effective_l3_bytes(micro, l3_bytes, threads=threads, segment_words=seg,
+                              climb_top_as_dram=climb_top_as_dram)  # fmt: skip
+
+
 def check_writable(out_dir: str | Path, name: str = "out") -> Path:
     """Check, before long work starts, that ``out_dir`` can be created and written.
 
@@ -1633,9 +1648,7 @@ def load_calibration(path: str | Path) -> Calibration:
     try:
         again = cal._derived_again(cal.statistic).gpu
     except ValueError:
-        seg = settings.get("segment_words", 64)
-        seg = seg if isinstance(seg, int) else 64
-        l3 = effective_l3_bytes(micro, gpu.cache_l3_bytes, threads=gpu.n_sm, segment_words=seg)
+        l3 = _l3_in_effect(micro, settings, gpu.cache_l3_bytes, threads=gpu.n_sm)
         return replace(cal, gpu=replace(gpu, cache_l3_bytes=l3))
     return replace(
         cal,

@@ -37,9 +37,9 @@ from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
     Table,
+    _l3_in_effect,
     _statistic_name,
     check_same_machine,
-    effective_l3_bytes,
     load_calibration,
     point_statistic,
     read_table,
@@ -762,17 +762,11 @@ def _fitted_l3_bytes(cal: Calibration) -> int:
     fitted variant").
     """
     g = cal.gpu
-    seg = cal.settings.get("segment_words", 64)
-    seg = seg if isinstance(seg, int) else 64
     sysfs = cal.machine.get("l3_bytes", g.cache_l3_bytes)
     sysfs = int(sysfs) if isinstance(sysfs, (int, float)) and sysfs > 0 else int(g.cache_l3_bytes)
-    return min(
-        int(g.cache_l3_bytes),
-        effective_l3_bytes(
-            dict(cal.micro), sysfs, threads=int(g.n_sm), segment_words=seg,
-            climb_top_as_dram=True,
-        ),
-    )  # fmt: skip
+    climb = _l3_in_effect(cal.micro, cal.settings, sysfs, threads=int(g.n_sm),
+                          climb_top_as_dram=True)  # fmt: skip
+    return min(int(g.cache_l3_bytes), climb)
 
 
 def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequence[str]) -> Any:
