@@ -292,6 +292,54 @@ inline TileSizes batch_tile(const std::int64_t* tiles, std::size_t i, int dims) 
   return t;
 }
 
+// The machine variant's batch in 2D/3D: an order of the tiles that puts the tiles of one
+// (tS1, tT) next to each other (a stable counting sort), and each tile's rank in it; both
+// empty where it does not pay. The machine variant keeps the critical-thread counts of a
+// (tS1, tT) in a per-thread group cache (time_exact.cpp, ClippedCache); in a random order
+// most tiles missed it (default 2D space: 2,048 groups, and a direct-mapped table where
+// they collide), and `machine` cost 2.6x `exact` on random tiles against 1.8x on the grid's
+// own order (benchmarks/bench_validate_run.py's batch cost, issue 21). 1D has no key shared
+// between tiles (tS1 and tT are the whole tile), so it keeps the given order; so do batches
+// with keys spread wider than the batch (the counts would cost more than the groups save).
+struct GroupOrder {
+  std::vector<std::uint32_t> order;  // order[p]: the tile evaluated p-th
+  std::vector<std::uint32_t> rank;   // rank[order[p]] = p
+};
+
+GroupOrder machine_group_order(const std::int64_t* tiles, std::size_t n_tiles, int dims) {
+  GroupOrder g;
+  if (dims < 2 || n_tiles < 2048 || n_tiles > std::numeric_limits<std::uint32_t>::max()) {
+    return g;
+  }
+  const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+  std::int64_t max_s1 = 0, max_t = 0;
+  for (std::size_t i = 0; i < n_tiles; ++i) {
+    max_s1 = std::max(max_s1, tiles[i * stride]);
+    max_t = std::max(max_t, tiles[i * stride + static_cast<std::size_t>(dims)]);
+  }
+  // Keys 1 + (tS1 - 1) max_t + (tT - 1) for tS1, tT >= 1; key 0 for the rest (infeasible:
+  // they cost a check). At most 4 buckets a tile, so the counts cost O(n).
+  const double buckets = static_cast<double>(max_s1) * static_cast<double>(max_t) + 1.0;
+  if (max_s1 < 1 || max_t < 1 || buckets > 4.0 * static_cast<double>(n_tiles)) return g;
+  auto key = [&](std::size_t i) -> std::size_t {
+    const std::int64_t s1 = tiles[i * stride];
+    const std::int64_t t = tiles[i * stride + static_cast<std::size_t>(dims)];
+    if (s1 < 1 || t < 1) return 0;
+    return 1 + static_cast<std::size_t>((s1 - 1) * max_t + (t - 1));
+  };
+  std::vector<std::uint32_t> start(static_cast<std::size_t>(buckets) + 1, 0);
+  for (std::size_t i = 0; i < n_tiles; ++i) ++start[key(i) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  g.order.resize(n_tiles);
+  g.rank.resize(n_tiles);
+  for (std::size_t i = 0; i < n_tiles; ++i) {
+    const std::uint32_t p = start[key(i)]++;
+    g.order[p] = static_cast<std::uint32_t>(i);
+    g.rank[i] = p;
+  }
+  return g;
+}
+
 Breakdown evaluate_paper(const GpuParams& gpu, const StencilParams& stencil,
                          const ProblemSize& size, const TileSizes& tiles) {
   const int dims = stencil.n_space_dims;
@@ -951,27 +999,54 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
     const double t_ideal = t_ideal_s(gpu, stencil, size);
     // One loop for both evaluators: feasibility, T_alg where feasible, NaN elsewhere.
     // make_talg(begin, end) gives the evaluator of one thread's tiles [begin, end).
+    // Where `group.order` is not empty, the tiles are evaluated in that order and their
+    // results stored in it (each thread writes a contiguous run: in the batch's order the
+    // threads' writes would share cache lines), then gathered to the tiles' positions.
+    GroupOrder group;
+    std::vector<double> talg_in_order;
+    std::vector<std::uint32_t> reasons_in_order;
     const auto talg_loop = [&](const auto& make_talg) {
+      const bool grouped = !group.order.empty();
+      double* const talg_out = grouped ? talg_in_order.data() : out.talg_s;
+      std::uint32_t* const reasons_out = grouped ? reasons_in_order.data() : out.reasons;
       parallel_for_chunks(
           n_tiles,
           [&](std::size_t begin, std::size_t end, std::size_t) {
             auto talg_of = make_talg(begin, end);
-            for (std::size_t i = begin; i < end; ++i) {
-              const TileSizes t = batch_tile(tiles, i, dims);
+            for (std::size_t p = begin; p < end; ++p) {
+              const TileSizes t = batch_tile(tiles, grouped ? group.order[p] : p, dims);
               const std::uint32_t reasons = feasibility(gpu, dims, t);
-              out.reasons[i] = reasons;
+              reasons_out[p] = reasons;
               double talg = nan;
               if (reasons == kFeasible) {
                 talg = talg_of(t);
                 require_finite_talg(talg, t_ideal);
               }
-              out.talg_s[i] = talg;
+              talg_out[p] = talg;
             }
           },
           n_threads, 1024);
+      if (!grouped) return;
+      parallel_for_chunks(
+          n_tiles,
+          [&](std::size_t begin, std::size_t end, std::size_t) {
+            for (std::size_t i = begin; i < end; ++i) {
+              out.talg_s[i] = talg_in_order[group.rank[i]];
+              out.reasons[i] = reasons_in_order[group.rank[i]];
+            }
+          },
+          n_threads, 16384);
     };
     if (machine_terms) {
       const detail::MachineSetup setup = detail::machine_setup(gpu, dims, size);
+      // The tiles of one (tS1, tT) in a row, each thread a contiguous run of the order:
+      // the same value per tile as in the given order (the group cache returns what the
+      // computation stored), written to the tile's own position.
+      group = machine_group_order(tiles, n_tiles, dims);
+      if (!group.order.empty()) {
+        talg_in_order.resize(n_tiles);
+        reasons_in_order.resize(n_tiles);
+      }
       talg_loop([&](std::size_t, std::size_t) {
         return [&](const TileSizes& t) {
           return detail::evaluate_machine_talg(gpu, stencil, size, t, setup);

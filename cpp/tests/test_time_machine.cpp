@@ -617,6 +617,72 @@ void test_clipped_cache_bit_identical() {
   }
 }
 
+// evaluate_batch's machine path in 2D/3D evaluates a batch of at least 2,048 tiles grouped
+// by (tS1, tT) (time.cpp, machine_group_order) and gathers the results back: against one
+// evaluate() per tile, bit for bit, reasons too, with tiles of many groups in a shuffled
+// order, infeasible and nonpositive tiles among them (key 0 and odd tT), on 1 and 2
+// threads; and a batch whose keys spread too wide for the counts (the given order).
+void test_grouped_batch_order() {
+  std::mt19937_64 rng(2190);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  int compared = 0, infeasible = 0;
+  for (int dims = 1; dims <= 3; ++dims) {
+    for (int wide_key = 0; wide_key < 2; ++wide_key) {
+      tmod::GpuParams g = cpu_like_machine(rng, 2);
+      tmod::StencilParams st;
+      st.n_space_dims = dims;
+      st.c_iter_s = 2e-9;
+      tmod::ProblemSize size;
+      size.space[0] = dims == 1 ? 20000 : dims == 2 ? 400 : 50;
+      for (int d = 1; d < dims; ++d) size.space[d] = dims == 2 ? 300 : 40;
+      size.time_steps = dims == 1 ? 300 : 60;
+      const std::size_t n = 5000;
+      const std::size_t stride = static_cast<std::size_t>(dims) + 1;
+      std::vector<std::int64_t> flat;
+      for (std::size_t i = 0; i < n; ++i) {
+        tmod::TileSizes t;
+        t.space[0] = pick(1, dims == 1 ? 300 : 40);
+        for (int d = 1; d < dims; ++d) t.space[d] = d == dims - 1 ? 32 * pick(1, 12) : pick(1, 20);
+        t.time = 2 * pick(1, 16);
+        const int kind = static_cast<int>(rng() % 20);
+        if (kind == 0) t.space[0] = -pick(0, 5);  // nonpositive: key 0
+        if (kind == 1) t.time = 2 * pick(1, 16) - 1;  // odd tT
+        if (kind == 2) t.time = 0;
+        for (int d = 0; d < dims; ++d) flat.push_back(t.space[d]);
+        flat.push_back(t.time);
+      }
+      if (wide_key == 1) flat[0] = 10000000;  // buckets > 4 n: the given order
+      for (int threads = 1; threads <= 2; ++threads) {
+        std::vector<double> talg(n);
+        std::vector<std::uint32_t> reasons(n);
+        tmod::BatchOutputs out;
+        out.talg_s = talg.data();
+        out.reasons = reasons.data();
+        tmod::evaluate_batch(g, st, size, flat.data(), n, tmod::Variant::machine, out, threads);
+        bool equal = true;
+        for (std::size_t i = 0; i < n; ++i) {
+          tmod::TileSizes t;
+          for (int d = 0; d < dims; ++d) t.space[d] = flat[i * stride + static_cast<std::size_t>(d)];
+          t.time = flat[i * stride + static_cast<std::size_t>(dims)];
+          const std::uint32_t r = tmod::feasibility(g, dims, t);
+          equal = equal && reasons[i] == r;
+          if (r == tmod::kFeasible) {
+            equal = equal && talg[i] == tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+          } else {
+            equal = equal && std::isnan(talg[i]);
+            ++infeasible;
+          }
+          ++compared;
+        }
+        CHECK(equal);
+      }
+    }
+  }
+  std::printf("  grouped batch tiles compared bit for bit: %d (%d infeasible)\n", compared,
+              infeasible);
+  CHECK(infeasible > 1000);
+}
+
 // The fast path's critical thread (ExactModel::critical_thread, O(clipped tiles)) against
 // the general path's loop over every thread (the reference), bit for bit, breakdowns and
 // design rows: 1D/2D/3D, both schedules, 1 to 100 threads, S1 from less than a tile to
@@ -1179,6 +1245,7 @@ int main() {
   test_clipped_shares_brute_force();
   test_cross_rows_replayed();
   test_clipped_cache_bit_identical();
+  test_grouped_batch_order();
   test_critical_thread_fast_vs_general();
   test_line_cost_per_dimension();
   test_memory_level();
