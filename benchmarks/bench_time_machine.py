@@ -38,6 +38,7 @@ CPU = cm.Gpu(
     l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
     l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9,
     t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11, threads_ref=2,
+    t_cross_row_s=5e-8,
 )  # fmt: skip
 STENCILS = {
     1: cm.Stencil(name="bench j1d", key="benchj1d", n_space_dims=1, c_iter_s={"benchcpu": 7e-10}),

@@ -910,11 +910,15 @@ class ExactModel {
   // of that pair's kind table: the same integer as kind_steps' nine intersections.
   // KOne (k = 1): tile_time_s reads n_sub and sum c only, else sum max(m', c) only, so only
   // those are accumulated (the same operations on them, in the same order).
-  template <bool KOne>
+  // Machine: the machine variant without coefficients (issue 21: its generic pair loop made
+  // a 3D DRAM-sized batch 2.7x `exact`): the generic loop's c with its per-line overhead
+  // (kind_lines, tau_line), and every sum it keeps, steps_all included, in its order.
+  template <bool KOne, bool Machine = false>
   __attribute__((always_inline)) void pair_loop_3d(i64 ob, i64 omult, Rows nz_o,
                                                    const SubtileRange& tr, double m_prime,
                                                    double c_iter, double tau, double& sum_c,
-                                                   double& sum_max, i64& n_sub) const {
+                                                   double& sum_max, i64& n_sub,
+                                                   double* steps_all = nullptr) const {
     const i64 tso = outer_dim_.tS, tst = table_dim_.tS, St = table_dim_.S;
     const i64 xa = (ob + 1) * tso - outer_dim_.S;  // outer: first full row
     const i64 xb = ob * tso + 1;                    // outer: first lead row
@@ -945,6 +949,17 @@ class ExactModel {
         r = stop;
       }
       // Rule 6 (exact Eqs. A.10/A.16/A.28), as in wavefront().
+      if constexpr (Machine) {
+        const double steps = static_cast<double>(sum);
+        double c = c_iter * steps + tau * static_cast<double>(end - lo);
+        const double lines = kind_lines(ob, tb, Rows{lo, hi}) - static_cast<double>(end - lo);
+        c += tau_line_ * lines;
+        sum_c += mult_d * c;
+        sum_max += mult_d * std::max(m_prime, c);
+        n_sub += mult;
+        *steps_all += mult_d * steps;
+        return;
+      }
       const double c = c_iter * static_cast<double>(sum) + tau * static_cast<double>(end - lo);
       if constexpr (KOne) {
         sum_c += mult_d * c;
@@ -1177,9 +1192,12 @@ class ExactModel {
       return std::max<i64>(0, std::min(a1, b1) - std::max(a0, b0));
     };
     i64 count = 0;
-    for (i64 r = r_lo; r < r_hi; ++r) {
-      const i64 rho = r - 1 + (t0 - t0n);  // the writer's row that computed this level
-      if (rho < n_lo || rho >= n_hi) continue;
+    // Only the rows whose level the writer computed, rho in [n_lo, n_hi): for the tile
+    // below (rows 2h above) in an interior wavefront, the first row alone.
+    const i64 dt = t0 - t0n;
+    const i64 r_begin = std::max(r_lo, n_lo + 1 - dt), r_end = std::min(r_hi, n_hi + 1 - dt);
+    for (i64 r = r_begin; r < r_end; ++r) {
+      const i64 rho = r - 1 + dt;  // the writer's row that computed this level
       // Loaded: [lo - 1, hi + 1) less the previous row's [lo', hi') (none on the first).
       const i64 lo = -e(r), hi = tS1_ + e(r);
       const i64 skip_lo = r > r_lo ? -e(r - 1) : 0, skip_hi = r > r_lo ? tS1_ + e(r - 1) : 0;
@@ -1490,8 +1508,10 @@ class ExactModel {
     // 3D `exact` on the kind tables: the table dimension's sub-tile range once per
     // wavefront (it does not depend on the outer class), not once per outer class.
     const bool kinds_3d = !Extras && kinds_ && table_dim_.skewed;
+    // The same for the machine variant without coefficients (pair_loop_3d<.., true>).
+    const bool machine_3d = Extras && !want_coef_ && machine_ && kinds_ && table_dim_.skewed;
     SubtileRange table_range;
-    if (kinds_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
+    if (kinds_3d || machine_3d) table_range = subtile_range(table_dim_.S, table_dim_.tS, ra, rb);
     // 2D `exact` on the kind tables in a class loop of its own (no test of the case per class);
     // also `machine` where no coefficient is tracked (its lines and steps_all added below).
     if ((!Extras || !want_coef_) && kinds_ && outer_dim_.skewed && !table_dim_.skewed) {
@@ -1535,13 +1555,16 @@ class ExactModel {
     } else {
       for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
                                                      COSTMETRICS_LAMBDA_INLINE {
-        if (kinds_3d) {
+        if (kinds_3d || machine_3d) {
           // The loop below for 3D `exact` on the kind tables, its pairs written out: the
           // same classes in the same order (for_each_subtile_class), the same rows, the same
           // integer steps, and the same floating-point operations in the same order.
           const Rows nz_o = outer_dim_.nonzero_rows(ob, ra, rb);
           if (nz_o.empty()) return;  // every pair of this outer class is empty
-          if (k == 1) {
+          if (machine_3d) {
+            pair_loop_3d<false, true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau,
+                                      sum_c, sum_max, n_sub, &steps_all);
+          } else if (k == 1) {
             pair_loop_3d<true>(ob, omult, nz_o, table_range, m_prime, c_iter, tau, sum_c,
                                sum_max, n_sub);
           } else {
