@@ -314,6 +314,56 @@ int main() {
       tmod::detail::set_exact_batch_group_min(saved_min);
     }
   }
+  // The grouped 2D `exact` batch on a preset with machine terms (a CPU calibration's:
+  // `exact` reads none of them): evaluate()'s values bit for bit, grouped at the default
+  // minimum and on every chunk, 1 and 2 threads.
+  {
+    tmod::GpuParams g = gpu;
+    g.machine.l_seg_s = 3e-9;
+    g.machine.tau_line_s = 2e-9;
+    g.machine.t_cross_row_s = 5e-8;
+    g.machine.t_share_line_s = 5e-8;
+    CHECK(!g.machine.all_zero());
+    tmod::StencilParams stencil;
+    stencil.n_space_dims = 2;
+    stencil.c_iter_s = 1e-9;
+    tmod::ProblemSize size;
+    size.space = {{8192, 8192, 0}};
+    size.time_steps = 512;
+    const tmod::SearchSpace space = tmod::default_search_space(2);
+    std::vector<std::int64_t> tiles;
+    for (std::size_t i = 0; i < space.size(); i += 3) {
+      const tmod::TileSizes t = space.point(i);
+      tiles.insert(tiles.end(), {t.space[0], t.space[1], t.time});
+    }
+    const std::size_t n = tiles.size() / 3;
+    const std::size_t saved_min = tmod::detail::exact_batch_group_min();
+    std::size_t compared = 0;
+    for (std::size_t group_min : {saved_min, std::size_t{1}}) {
+      tmod::detail::set_exact_batch_group_min(group_min);
+      for (int threads : {1, 2}) {
+        std::vector<double> talg(n);
+        std::vector<std::uint32_t> reasons(n);
+        tmod::BatchOutputs out;
+        out.talg_s = talg.data();
+        out.reasons = reasons.data();
+        tmod::evaluate_batch(g, stencil, size, tiles.data(), n, tmod::Variant::exact, out,
+                             threads);
+        bool same = true;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (reasons[i] != tmod::kFeasible) continue;
+          const tmod::TileSizes t{{{tiles[3 * i], tiles[3 * i + 1], 0}}, tiles[3 * i + 2]};
+          same = same && bits(talg[i]) ==
+                             bits(tmod::evaluate(g, stencil, size, t, tmod::Variant::exact).talg_s);
+          ++compared;
+        }
+        CHECK(same);
+      }
+    }
+    tmod::detail::set_exact_batch_group_min(saved_min);
+    std::printf("  grouped exact batch with machine terms: %zu tiles compared\n", compared);
+    CHECK(compared > 4000);
+  }
   // Random tiles on several machines (nV = 1 ... 2048, nSM = 1 ... 32, a fractional M_SM,
   // shared memory up to 2^22 words so that large tT are feasible and take the long sums)
   // and sizes (tiny T, T < tT, odd extents, S1 T close to 2^53).
