@@ -284,6 +284,22 @@ auto exact_talg_of_chunk(const GpuParams& gpu, const StencilParams& stencil,
   };
 }
 
+// The machine variant's T_alg for one thread's chunk (with machine terms; the same double
+// as evaluate()'s): in 2D, from exact_batch_group_min() tiles, grouped as `exact` is
+// (ExactTalgBatch in its machine mode: the per-group plans and the critical-thread counts
+// of the group cache), else one evaluation per tile.
+auto machine_talg_of_chunk(const GpuParams& gpu, const StencilParams& stencil,
+                           const ProblemSize& size, const detail::MachineSetup& setup,
+                           std::size_t n_tiles) {
+  std::unique_ptr<detail::ExactTalgBatch> batch;
+  if (stencil.n_space_dims == 2 && n_tiles >= detail::exact_batch_group_min()) {
+    batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size, &setup);
+  }
+  return [&gpu, &stencil, &size, &setup, batch = std::move(batch)](const TileSizes& t) {
+    return batch ? batch->talg(t) : detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
+  };
+}
+
 inline TileSizes batch_tile(const std::int64_t* tiles, std::size_t i, int dims) {
   const std::size_t stride = static_cast<std::size_t>(dims) + 1;
   TileSizes t;
@@ -1059,10 +1075,8 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
         talg_in_order.resize(n_tiles);
         reasons_in_order.resize(n_tiles);
       }
-      talg_loop([&](std::size_t, std::size_t) {
-        return [&](const TileSizes& t) {
-          return detail::evaluate_machine_talg(gpu, stencil, size, t, setup);
-        };
+      talg_loop([&](std::size_t begin, std::size_t end) {
+        return machine_talg_of_chunk(gpu, stencil, size, setup, end - begin);
       });
     } else {
       talg_loop([&](std::size_t begin, std::size_t end) {

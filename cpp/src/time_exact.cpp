@@ -377,12 +377,8 @@ class ClippedCache {
       ++gen_;  // every stored group is now stale
     }
     if (slots_.empty()) slots_.resize(std::size_t{1} << kSlotBits);
-    const std::uint64_t key =
-        static_cast<std::uint64_t>(tS1) << 32 | static_cast<std::uint64_t>(tT);
-    // Fibonacci hashing: the top bits of key x 2^64 / golden ratio.
-    const std::size_t slot =
-        static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits));
-    ClippedGroup& g = slots_[slot];
+    const std::uint64_t key = key_of(tS1, tT);
+    ClippedGroup& g = slots_[slot_of(key)];
     fresh = g.gen != gen_ || g.key != key;
     if (fresh) {
       g.key = key;
@@ -393,10 +389,34 @@ class ClippedCache {
     return &g;
   }
 
+  // The group of (tS1, tT) under (S1, T, threads, blocks, cross) where it is stored and
+  // valid, else nullptr; changes nothing (the grouped machine batch reads the groups that
+  // evaluate_exact_impl stored).
+  const ClippedGroup* peek(std::int64_t S1, std::int64_t T, std::int64_t threads, bool blocks,
+                           bool cross, std::int64_t tS1, std::int64_t tT) const {
+    constexpr std::int64_t kKeyMax = std::int64_t{1} << 31;
+    if (!enabled || slots_.empty() || tS1 < 1 || tT < 1 || tS1 >= kKeyMax || tT >= kKeyMax) {
+      return nullptr;
+    }
+    if (S1 != S1_ || T != T_ || threads != threads_ || blocks != blocks_ || cross != cross_) {
+      return nullptr;
+    }
+    const std::uint64_t key = key_of(tS1, tT);
+    const ClippedGroup& g = slots_[slot_of(key)];
+    return g.gen == gen_ && g.key == key ? &g : nullptr;
+  }
+
   bool enabled = true;
   std::uint64_t hits = 0;
 
  private:
+  static std::uint64_t key_of(std::int64_t tS1, std::int64_t tT) {
+    return static_cast<std::uint64_t>(tS1) << 32 | static_cast<std::uint64_t>(tT);
+  }
+  // Fibonacci hashing: the top bits of key x 2^64 / golden ratio.
+  static std::size_t slot_of(std::uint64_t key) {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits));
+  }
   std::int64_t S1_ = -1, T_ = -1, threads_ = -1;
   bool blocks_ = false;
   bool cross_ = false;
@@ -1193,9 +1213,12 @@ class ExactModel {
     };
     i64 count = 0;
     // Only the rows whose level the writer computed, rho in [n_lo, n_hi): for the tile
-    // below (rows 2h above) in an interior wavefront, the first row alone.
+    // below (rows 2h above) in an interior wavefront, the first row alone. And only rows
+    // that load: past the first, a row r >= h + 1 has e(r) = e(r - 1) - 1, so its span with
+    // the halo is the previous row's span and it loads nothing.
     const i64 dt = t0 - t0n;
-    const i64 r_begin = std::max(r_lo, n_lo + 1 - dt), r_end = std::min(r_hi, n_hi + 1 - dt);
+    const i64 r_begin = std::max(r_lo, n_lo + 1 - dt);
+    const i64 r_end = std::min({r_hi, n_hi + 1 - dt, std::max(h_ + 1, r_lo + 1)});
     for (i64 r = r_begin; r < r_end; ++r) {
       const i64 rho = r - 1 + dt;  // the writer's row that computed this level
       // Loaded: [lo - 1, hi + 1) less the previous row's [lo', hi') (none on the first).
@@ -1763,6 +1786,93 @@ namespace {
 // depends on (gpu, dims, size) alone, and the Breakdown's terms other than T_alg (m' of a
 // whole tile, c_s, the sub-tile count, T_ideal) are not computed; T_alg's arithmetic is
 // the same.
+// The transfer terms m' reads for one tile (TransferTerms; docs/time.md, "Machine
+// variant"): evaluate_exact_impl's set-up, shared with the grouped machine batch
+// (ExactTalgBatch) so that both compute the same doubles. `level` and `dram` are the
+// arrays' memory level and DRAM share (machine_setup).
+TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& size,
+                             const TileSizes& tiles, const detail::Transfer& io, bool machine,
+                             bool has_terms, int level, double dram) {
+  const MachineTerms& mt = gpu.machine;
+  const i64 tS1 = tiles.space[0];
+  const i64 tT = tiles.time;
+  const i64 h = tT / 2;
+  const i64 n_sm = gpu.n_sm;
+  const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
+  const bool blocks = mt.schedule == TileSchedule::block;
+  TransferTerms transfer;
+  transfer.machine = machine;
+  transfer.m_prime_exact = io.m_prime_s;
+  // Words and lines a (sub)tile copies. The paper's footprint (Eqs. A.14/A.25) counts the
+  // whole tS2 (x tS3) cross-section of every sub-tile; the harness copies only what lies
+  // in the problem: per inner dimension d the n_b sub-tiles of a tile span n_b tS_d values
+  // of u_d of which S_d + 2 (the halo included) hold points. A preset with machine terms
+  // describes the CPU harness, so there the counts are clipped by
+  // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
+  // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
+  double words_clip = 1.0, lines_clip = 1.0;
+  const bool harness_counts = machine && has_terms;
+  if (harness_counts) {
+    for (int d = 1; d < dims; ++d) {
+      const i64 s_d = size.space[d], ts_d = tiles.space[d];
+      const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
+                          static_cast<double>(ts_d);
+      const double clip = std::min(1.0, static_cast<double>(s_d + 2) / span);
+      words_clip *= clip;
+      if (d < dims - 1) lines_clip *= clip;
+    }
+  }
+  const double m_io_words = io.m_io_words * words_clip;
+  transfer.m_io = m_io_words;
+  transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
+  transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
+  // Arrays larger than the L3 in effect: the share 1 - l3 / B streams from DRAM, the rest
+  // from L3 (dram_share; 1 without an L3, every GPU preset, where nothing changes).
+  // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
+  // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
+  // 50 instructions per `exact` evaluation in the codesign sweep).
+  const bool partly_l3 = level == 3 && dram < 1.0;
+  if (partly_l3) {
+    transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
+                                          dram * mt.l_level_s_per_word[3]);
+    transfer.gamma = (1.0 - dram) * mt.l_shared_s_per_word[2] + dram * mt.l_shared_s_per_word[3];
+  }
+  transfer.dims = dims;
+  transfer.tT = tT;
+  transfer.h = h;
+  transfer.share_lines = dims == 1 && n_sm > 1;
+  // The words of the rows each wavefront holds (as the segments), on the same presets.
+  transfer.row_words = harness_counts;
+  transfer.tS1 = static_cast<double>(tS1);
+  if (dims >= 2) {
+    transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]) * lines_clip;
+    transfer.tS1_halo = static_cast<double>(tS1 + 2);
+    if (dims == 2) {
+      transfer.buf_per_row = 4.0;
+    } else {
+      // The harness clips a sub-slab to the skewed extent S_d + tT (make_plan, harness 5).
+      const i64 w2 = std::min(tiles.space[1], size.space[1] + tT) + 2;
+      const i64 w3 = std::min(tiles.space[2], size.space[2] + tT) + 2;
+      const i64 face =
+          w2 + w3 + std::min(w3, size.space[2] + 2) + std::min(w2, size.space[1] + 2);
+      transfer.buf_per_row = 2.0 * static_cast<double>(face);
+    }
+  }
+  // The transfer's 2 tau_sync (Eqs. A.9/A.15/A.26: a GPU tile's synchronizations around
+  // its copy) is, on a CPU, the fixed cost of the copy calls; the machine variant charges
+  // that per segment (L_seg), so with L_seg > 0 it replaces the 2 tau_sync rather than
+  // adding to it (docs/time.md, "the Jacobi 1D over-charge").
+  const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
+  const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
+  transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
+  transfer.l_seg = mt.l_seg_s;
+  transfer.l_buf = mt.l_buffer_s_per_word;
+  transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
+  transfer.n_sm = n_sm;
+  transfer.ref = ref;
+  return transfer;
+}
+
 template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
@@ -1823,79 +1933,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // over the rows, sum_r (W(r) + 2) = rows (tS1 + 2) + 2 sum_r e(r). The paper's model
   // keeps these faces in shared memory for free; on a CPU they are copies in L1.
   const bool blocks = mt.schedule == TileSchedule::block;
-  TransferTerms transfer;
-  transfer.machine = machine;
-  transfer.m_prime_exact = io.m_prime_s;
-  // Words and lines a (sub)tile copies. The paper's footprint (Eqs. A.14/A.25) counts the
-  // whole tS2 (x tS3) cross-section of every sub-tile; the harness copies only what lies
-  // in the problem: per inner dimension d the n_b sub-tiles of a tile span n_b tS_d values
-  // of u_d of which S_d + 2 (the halo included) hold points. A preset with machine terms
-  // describes the CPU harness, so there the counts are clipped by
-  // min(1, (S_d + 2) / (n_b tS_d)) per inner dimension (the words of every dimension, the
-  // lines of the outer one in 3D); without them (every GPU preset) machine stays exact.
-  double words_clip = 1.0, lines_clip = 1.0;
-  const bool harness_counts = machine && has_terms;
-  if (harness_counts) {
-    for (int d = 1; d < dims; ++d) {
-      const i64 s_d = size.space[d], ts_d = tiles.space[d];
-      const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
-                          static_cast<double>(ts_d);
-      const double clip = std::min(1.0, static_cast<double>(s_d + 2) / span);
-      words_clip *= clip;
-      if (d < dims - 1) lines_clip *= clip;
-    }
-  }
-  const double m_io_words = io.m_io_words * words_clip;
-  transfer.m_io = m_io_words;
-  transfer.l_word = gpu.l_s_per_word + mt.l_level_s_per_word[static_cast<std::size_t>(level)];
-  transfer.gamma = mt.l_shared_s_per_word[static_cast<std::size_t>(level)];
-  // Arrays larger than the L3 in effect: the share 1 - l3 / B streams from DRAM, the rest
-  // from L3 (dram_share; 1 without an L3, every GPU preset, where nothing changes).
-  // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
-  // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
-  // 50 instructions per `exact` evaluation in the codesign sweep).
   const double dram = TalgOnly                  ? setup->dram
                        : Extras && level == 3 ? dram_share(gpu, dims, size)
                                               : 0.0;
+  const TransferTerms transfer =
+      transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
+  // (Read by the design rows below: transfer_terms' choices, the same expressions.)
   const bool partly_l3 = level == 3 && dram < 1.0;
-  if (partly_l3) {
-    transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
-                                          dram * mt.l_level_s_per_word[3]);
-    transfer.gamma = (1.0 - dram) * mt.l_shared_s_per_word[2] + dram * mt.l_shared_s_per_word[3];
-  }
-  transfer.dims = dims;
-  transfer.tT = tT;
-  transfer.h = h;
-  transfer.share_lines = dims == 1 && n_sm > 1;
-  // The words of the rows each wavefront holds (as the segments), on the same presets.
-  transfer.row_words = harness_counts;
-  transfer.tS1 = static_cast<double>(tS1);
-  if (dims >= 2) {
-    transfer.seg_2d = io.m_io_words / static_cast<double>(tiles.space[dims - 1]) * lines_clip;
-    transfer.tS1_halo = static_cast<double>(tS1 + 2);
-    if (dims == 2) {
-      transfer.buf_per_row = 4.0;
-    } else {
-      // The harness clips a sub-slab to the skewed extent S_d + tT (make_plan, harness 5).
-      const i64 w2 = std::min(tiles.space[1], size.space[1] + tT) + 2;
-      const i64 w3 = std::min(tiles.space[2], size.space[2] + tT) + 2;
-      const i64 face =
-          w2 + w3 + std::min(w3, size.space[2] + 2) + std::min(w2, size.space[1] + 2);
-      transfer.buf_per_row = 2.0 * static_cast<double>(face);
-    }
-  }
-  // The transfer's 2 tau_sync (Eqs. A.9/A.15/A.26: a GPU tile's synchronizations around
-  // its copy) is, on a CPU, the fixed cost of the copy calls; the machine variant charges
-  // that per segment (L_seg), so with L_seg > 0 it replaces the 2 tau_sync rather than
-  // adding to it (docs/time.md, "the Jacobi 1D over-charge").
-  const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
-  const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
-  transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
-  transfer.l_seg = mt.l_seg_s;
-  transfer.l_buf = mt.l_buffer_s_per_word;
-  transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
-  transfer.n_sm = n_sm;
-  transfer.ref = ref;
+  const double tau_per_transfer = machine && mt.l_seg_s > 0.0 ? 0.0 : 2.0;
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
@@ -2162,6 +2207,7 @@ struct ExactTalgBatch::Impl {
     i64 j[kMaxWavefronts];
     i64 count[kMaxWavefronts];
     int range[kMaxWavefronts];  // index into lo/hi
+    int slot[kMaxWavefronts];   // the machine variant's ClippedGroup::rounds entry
     i64 lo[kMaxWavefronts], hi[kMaxWavefronts];  // distinct rows [lo, hi)
   };
   // n_j of one (tS1, tT), and its rounds for k.
@@ -2176,6 +2222,8 @@ struct ExactTalgBatch::Impl {
     std::size_t lo, a, b, end;  // 4 x row
     double rows;                // end - lo, rows with points
     double mult;                // omult
+    i64 n_rows;                 // end - lo (the machine variant's lines)
+    i64 e_sum;                  // sum of e(r) over the rows [lo, end) (the same)
   };
   // The classes of every row range of one (tS2, tT).
   struct ClassPlan {
@@ -2199,8 +2247,12 @@ struct ExactTalgBatch::Impl {
   int avx2_shift = -1;
   std::vector<i64> kind_table;
 
-  Impl(const GpuParams& g, const StencilParams& st, const ProblemSize& sz)
-      : gpu(g), stencil(st), size(sz) {
+  // The machine variant (with machine terms), else null: `exact`.
+  const MachineSetup* machine = nullptr;
+
+  Impl(const GpuParams& g, const StencilParams& st, const ProblemSize& sz,
+       const MachineSetup* machine_setup = nullptr)
+      : gpu(g), stencil(st), size(sz), machine(machine_setup) {
 #if COSTMETRICS_EXACT_AVX2
     // ExactModel's n_v_shift_ and its test for the AVX2 fill.
     if (gpu.n_v > 0 && (gpu.n_v & (gpu.n_v - 1)) == 0 && exact_cpu_has_avx2()) {
@@ -2223,6 +2275,14 @@ struct ExactTalgBatch::Impl {
     return ((static_cast<std::size_t>(tT >> 1) & 31) << 5) | (((s >> 5) ^ s) & 31);
   }
 
+  // sum_{r < n} e(r), e(r) = min(r, tT - 1 - r), for 0 <= n <= tT (ExactModel::e_prefix).
+  static i64 e_prefix_of(i64 tT, i64 n) {
+    const i64 h = tT / 2;
+    if (n <= tT - h) return n * (n - 1) / 2;
+    const i64 m = tT - n;
+    return h * ((tT - 1) / 2) - m * (m - 1) / 2;
+  }
+
   // The wavefront list of evaluate_exact_talg (tT even, so h >= 1); false if it has more
   // than kMaxWavefronts entries (not reached: at most 5).
   bool plan_time(TimePlan& p, i64 tT) const {
@@ -2233,12 +2293,13 @@ struct ExactTalgBatch::Impl {
     p.n_ranges = 0;
     const i64 n_interior = std::max<i64>(0, div_floor(T, h) - 1);
     const i64 j_last = div_floor(T - 1, h) + 1;
-    auto add = [&](i64 j, i64 count) {
+    auto add = [&](i64 j, i64 count, int slot) {
       const i64 t0 = (j - 1) * h;
       const i64 r_lo = std::max<i64>(0, -t0);
       const i64 r_hi = std::min(tT, T - t0);
       if (r_lo >= r_hi) return true;  // not nonempty: evaluate_exact_talg skips it
       if (p.n == kMaxWavefronts) return false;
+      p.slot[p.n] = slot;
       int q = 0;
       while (q < p.n_ranges && !(p.lo[q] == r_lo && p.hi[q] == r_hi)) ++q;
       if (q == p.n_ranges) {
@@ -2252,10 +2313,13 @@ struct ExactTalgBatch::Impl {
       ++p.n;
       return true;
     };
-    bool ok = add(0, 1);
-    if (n_interior >= 1) ok = ok && add(1, (n_interior + 1) / 2);
-    if (n_interior >= 2) ok = ok && add(2, n_interior / 2);
-    for (i64 j = n_interior + 1; ok && j <= j_last; ++j) ok = add(j, 1);
+    // (the slots of evaluate_exact_impl's clipped_at)
+    bool ok = add(0, 1, 0);
+    if (n_interior >= 1) ok = ok && add(1, (n_interior + 1) / 2, 1);
+    if (n_interior >= 2) ok = ok && add(2, n_interior / 2, 2);
+    for (i64 j = n_interior + 1; ok && j <= j_last; ++j) {
+      ok = add(j, 1, 3 + static_cast<int>(j - n_interior - 1));
+    }
     if (ok) p.tT = tT;
     return ok;
   }
@@ -2306,6 +2370,8 @@ struct ExactTalgBatch::Impl {
         c.end = 4 * static_cast<std::size_t>(end);
         c.rows = static_cast<double>(end - lo);
         c.mult = static_cast<double>(omult);
+        c.n_rows = end - lo;
+        c.e_sum = e_prefix_of(tp.tT, end) - e_prefix_of(tp.tT, lo);
         p.runs.push_back(c);
         n_sub += omult;
       });
@@ -2318,6 +2384,7 @@ struct ExactTalgBatch::Impl {
   }
 
   double talg(const TileSizes& tiles) {
+    if (machine != nullptr) return machine_talg(tiles);
     const i64 tS1 = tiles.space[0], tT = tiles.time;
     const i64 tS2 = stencil.n_space_dims == 2 ? tiles.space[1] : 0;
     if (stencil.n_space_dims != 2 || !whole_rows_fit(size.space[0], tS1, tT) ||
@@ -2357,6 +2424,95 @@ struct ExactTalgBatch::Impl {
     // path's frame cost about 50 instructions per tile even where unused).
     if (t4 == nullptr) return talg_with_model(tiles, tp, lp, cp, k, m_prime);
     return talg_of_tables(tp, lp, cp, t4, k, m_prime);
+  }
+
+  // The machine variant's T_alg (evaluate_machine_talg) of a 2D tile on the kind tables,
+  // bit for bit, with the group plans above: evaluate_exact_impl's wavefront classes in
+  // its order, each as ExactModel::wavefront's 2D kind loop (its c with the per-line
+  // overhead, its sums) and as its add() (the critical thread's rounds, share and
+  // cross-row count of the group, from the ClippedCache that evaluate_exact_impl fills).
+  // Tiles it does not cover (k > 1, rows that do not fit whole, tS2 > S2, no AVX2 fill,
+  // a group not in the cache yet) take evaluate_machine_talg, which also stores the group.
+  double machine_talg(const TileSizes& tiles) {
+    const i64 tS1 = tiles.space[0], tS2 = tiles.space[1], tT = tiles.time;
+    const i64 S1 = size.space[0], T = size.time_steps;
+    auto one_tile = [&] { return evaluate_machine_talg(gpu, stencil, size, tiles, *machine); };
+    const MachineTerms& mt = gpu.machine;
+    const i64 n_sm = gpu.n_sm;
+    const bool blocks = mt.schedule == TileSchedule::block;
+    if (stencil.n_space_dims != 2 || !machine->terms || avx2_shift < 0 ||
+        !whole_rows_fit(S1, tS1, tT) || tS2 > size.space[1] ||
+        detail::k_factor(gpu, m_tile_words_positive(2, tiles)) != 1) {
+      return one_tile();
+    }
+    const ClippedGroup* group = clipped_cache().peek(S1, T, n_sm, blocks, n_sm > 1, tS1, tT);
+    if (group == nullptr) return one_tile();
+    TimePlan& tp = time_plans[time_slot(tT)];
+    if (tp.tT != tT && !plan_time(tp, tT)) return one_tile();
+    LatticePlan& lp = lattice_plans[lattice_slot(tS1, tT)];
+    if (lp.tS1 != tS1 || lp.tT != tT) plan_lattice(lp, tp, tS1);
+    ClassPlan& cp = class_plans[class_slot(tS2, tT)];
+    if (cp.tS2 != tS2 || cp.tT != tT) plan_classes(cp, tp, tS2);
+    const i64* t4 = nullptr;
+#if COSTMETRICS_EXACT_AVX2
+    const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
+    if (kind_table.size() < need) kind_table.resize(need);
+    i64* const out = kind_table.data();
+    out[0] = out[1] = out[2] = out[3] = 0;
+    fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
+    t4 = out;
+#endif
+    if (t4 == nullptr) return one_tile();
+    const TransferTerms transfer =
+        transfer_terms(gpu, 2, size, tiles, detail::transfer(gpu, 2, tiles), true, true,
+                       machine->level, machine->dram);
+    const i64 ref = transfer.ref;
+    const double c_iter = stencil.c_iter_s;
+    const double tau = gpu.tau_sync_s;
+    const double tau_line = mt.tau_line_s;
+    const double t_sync =
+        gpu.t_sync_s + mt.t_barrier_per_thread_s * static_cast<double>(n_sm - ref);
+    RowCounts counts[kMaxWavefronts];
+    for (int q = 0; q < tp.n_ranges; ++q) counts[q] = transfer.counts(tp.lo[q], tp.hi[q]);
+    double talg = 0;
+    for (int w = 0; w < tp.n; ++w) {
+      const int q = tp.range[w];
+      const i64 n_tiles = lp.n_tiles[w];
+      const RowCounts& rows = counts[q];
+      const double m_prime = transfer.m_prime(n_tiles, rows);
+      double sum_c = 0;
+      double sum_max = 0;
+      i64 n_sub = 0;
+      double steps_all = 0;
+      const ClassRun* run = cp.runs.data() + cp.start[q];
+      const ClassRun* const last = cp.runs.data() + cp.start[q + 1];
+      for (; run != last; ++run) {
+        const i64 sum = (t4[run->a + InnerDim::kTrail] - t4[run->lo + InnerDim::kTrail]) +
+                        (t4[run->b + InnerDim::kFull] - t4[run->a + InnerDim::kFull]) +
+                        (t4[run->end + InnerDim::kLead] - t4[run->b + InnerDim::kLead]);
+        double c = c_iter * static_cast<double>(sum) + tau * run->rows;
+        const double lines = static_cast<double>((tS1 - 1) * run->n_rows + 2 * run->e_sum);
+        c += tau_line * lines;
+        sum_c += run->mult * c;
+        sum_max += run->mult * std::max(m_prime, c);
+        n_sub += static_cast<i64>(run->mult);
+        steps_all += run->mult * static_cast<double>(sum);
+      }
+      const double t_tile =
+          detail::tile_time_s(2, 1, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
+      const ClippedRounds& clipped = group->rounds[tp.slot[w]];
+      const double l_word =
+          transfer.l_word + transfer.gamma * (transfer.active(n_tiles) - static_cast<double>(ref));
+      const double t_points =
+          static_cast<double>(n_sub) * (rows.words * l_word + rows.buf * transfer.l_buf) +
+          steps_all * c_iter;
+      double wavefront_s =
+          clipped.tiles * t_tile - (clipped.tiles - clipped.share) * t_points + t_sync;
+      if (blocks && std::min(n_tiles, n_sm) > 1) wavefront_s += rows.share * mt.t_share_line_s;
+      wavefront_s += clipped.cross * 1.0 * mt.t_cross_row_s;
+      talg += static_cast<double>(tp.count[w]) * wavefront_s;
+    }
+    return talg;
   }
 
   __attribute__((noinline)) double talg_with_model(const TileSizes& tiles, const TimePlan& tp,
@@ -2402,8 +2558,8 @@ struct ExactTalgBatch::Impl {
 };
 
 ExactTalgBatch::ExactTalgBatch(const GpuParams& gpu, const StencilParams& stencil,
-                               const ProblemSize& size)
-    : impl_(std::make_unique<Impl>(gpu, stencil, size)) {}
+                               const ProblemSize& size, const MachineSetup* machine)
+    : impl_(std::make_unique<Impl>(gpu, stencil, size, machine)) {}
 ExactTalgBatch::~ExactTalgBatch() = default;
 double ExactTalgBatch::talg(const TileSizes& tiles) { return impl_->talg(tiles); }
 

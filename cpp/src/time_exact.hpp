@@ -70,6 +70,16 @@ Breakdown evaluate_exact(const GpuParams& gpu, const StencilParams& stencil,
 double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
                            const ProblemSize& size, const TileSizes& tiles);
 
+// What the machine variant reads of (gpu, dims, size) alone, once per batch: whether the
+// preset has machine terms (MachineTerms::all_zero false), the arrays' memory level and,
+// at the DRAM level, their DRAM share (memory_level, dram_share).
+struct MachineSetup {
+  bool terms = false;
+  int level = 3;
+  double dram = 0.0;
+};
+MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size);
+
 // evaluate_exact_talg for the tiles of one batch (gpu, stencil and size fixed), bit for bit,
 // with work shared between tiles (issue 15, eighth round): in 2D on the kind tables, what
 // depends on tT alone (the wavefronts evaluated, their counts and rows), on (tS1, tT) (each
@@ -80,7 +90,10 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
 // per thread. Preconditions: those of evaluate_exact_talg, for every tile passed.
 class ExactTalgBatch {
  public:
-  ExactTalgBatch(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size);
+  // `machine` (machine_setup(), kept by the caller): the machine variant's T_alg instead,
+  // evaluate_machine_talg's bit for bit (on a preset with machine terms).
+  ExactTalgBatch(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
+                 const MachineSetup* machine = nullptr);
   ~ExactTalgBatch();
   ExactTalgBatch(const ExactTalgBatch&) = delete;
   ExactTalgBatch& operator=(const ExactTalgBatch&) = delete;
@@ -96,16 +109,6 @@ class ExactTalgBatch {
 // lower it to run the grouped path on small batches. Not thread-safe (set it before).
 std::size_t exact_batch_group_min();
 void set_exact_batch_group_min(std::size_t n);
-
-// What the machine variant reads of (gpu, dims, size) alone, once per batch: whether the
-// preset has machine terms (MachineTerms::all_zero false), the arrays' memory level and,
-// at the DRAM level, their DRAM share (memory_level, dram_share).
-struct MachineSetup {
-  bool terms = false;
-  int level = 3;
-  double dram = 0.0;
-};
-MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size);
 
 // T_alg of evaluate_exact(gpu, stencil, size, tiles, ExactPath::fast, true) (`machine`), bit
 // for bit, without the Breakdown's other terms (c_s, m' of a whole tile, the sub-tile
