@@ -389,23 +389,6 @@ class ClippedCache {
     return &g;
   }
 
-  // The group of (tS1, tT) under (S1, T, threads, blocks, cross) where it is stored and
-  // valid, else nullptr; changes nothing (the grouped machine batch reads the groups that
-  // evaluate_exact_impl stored).
-  const ClippedGroup* peek(std::int64_t S1, std::int64_t T, std::int64_t threads, bool blocks,
-                           bool cross, std::int64_t tS1, std::int64_t tT) const {
-    constexpr std::int64_t kKeyMax = std::int64_t{1} << 31;
-    if (!enabled || slots_.empty() || tS1 < 1 || tT < 1 || tS1 >= kKeyMax || tT >= kKeyMax) {
-      return nullptr;
-    }
-    if (S1 != S1_ || T != T_ || threads != threads_ || blocks != blocks_ || cross != cross_) {
-      return nullptr;
-    }
-    const std::uint64_t key = key_of(tS1, tT);
-    const ClippedGroup& g = slots_[slot_of(key)];
-    return g.gen == gen_ && g.key == key ? &g : nullptr;
-  }
-
   bool enabled = true;
   std::uint64_t hits = 0;
 
@@ -1786,6 +1769,31 @@ namespace {
 // depends on (gpu, dims, size) alone, and the Breakdown's terms other than T_alg (m' of a
 // whole tile, c_s, the sub-tile count, T_ideal) are not computed; T_alg's arithmetic is
 // the same.
+// The critical thread's counts of the wavefront classes of one evaluation, by slot: 0, 1, 2
+// for j = 0, 1, 2 and 3, 4 for the last ones, j = n_interior + 1 and + 2 (evaluate_exact_impl's
+// clipped_at; what a ClippedCache group holds).
+template <bool Extras>
+void fill_clipped(const ExactModel<Extras>& model, i64 n_sm, bool blocks, bool cross_terms,
+                  i64 n_interior, i64 j_last, ClippedRounds* out) {
+  std::fill(out, out + 5, ClippedRounds{});
+  auto at = [&](i64 j) {
+    ClippedRounds c = model.clipped_rounds(j, n_sm, blocks);
+    if (cross_terms) c.cross = model.cross_columns(j, n_sm, blocks);
+    return c;
+  };
+  out[0] = at(0);
+  if (n_interior >= 1) out[1] = at(1);
+  // Class 1 stands for every odd interior wavefront, but only j = 1 loads from the
+  // partial j = 0 (rows below 0 are nobody's): the others load as j = 3 does. The
+  // class's mean keeps the sum over its wavefronts.
+  if (cross_terms && n_interior >= 3) {
+    const double count = static_cast<double>((n_interior + 1) / 2);
+    out[1].cross = (out[1].cross + (count - 1.0) * model.cross_columns(3, n_sm, blocks)) / count;
+  }
+  if (n_interior >= 2) out[2] = at(2);
+  for (i64 j = n_interior + 1; j <= j_last; ++j) out[3 + (j - n_interior - 1)] = at(j);
+}
+
 // The transfer terms m' reads for one tile (TransferTerms; docs/time.md, "Machine
 // variant"): evaluate_exact_impl's set-up, shared with the grouped machine batch
 // (ExactTalgBatch) so that both compute the same doubles. `level` and `dram` are the
@@ -1983,23 +1991,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   ClippedRounds clipped_at[5];
   if (clipped_terms) {
     auto fill = [&](ClippedRounds* out) {
-      std::fill(out, out + 5, ClippedRounds{});
-      auto at = [&](i64 j) {
-        ClippedRounds c = model.clipped_rounds(j, n_sm, blocks);
-        if (cross_terms) c.cross = model.cross_columns(j, n_sm, blocks);
-        return c;
-      };
-      out[0] = at(0);
-      if (n_interior >= 1) out[1] = at(1);
-      // Class 1 stands for every odd interior wavefront, but only j = 1 loads from the
-      // partial j = 0 (rows below 0 are nobody's): the others load as j = 3 does. The
-      // class's mean keeps the sum over its wavefronts.
-      if (cross_terms && n_interior >= 3) {
-        const double count = static_cast<double>((n_interior + 1) / 2);
-        out[1].cross = (out[1].cross + (count - 1.0) * model.cross_columns(3, n_sm, blocks)) / count;
-      }
-      if (n_interior >= 2) out[2] = at(2);
-      for (i64 j = n_interior + 1; j <= j_last; ++j) out[3 + (j - n_interior - 1)] = at(j);
+      fill_clipped(model, n_sm, blocks, cross_terms, n_interior, j_last, out);
     };
     bool fresh = true;
     ClippedGroup* group =
@@ -2430,9 +2422,9 @@ struct ExactTalgBatch::Impl {
   // bit for bit, with the group plans above: evaluate_exact_impl's wavefront classes in
   // its order, each as ExactModel::wavefront's 2D kind loop (its c with the per-line
   // overhead, its sums) and as its add() (the critical thread's rounds, share and
-  // cross-row count of the group, from the ClippedCache that evaluate_exact_impl fills).
-  // Tiles it does not cover (k > 1, rows that do not fit whole, tS2 > S2, no AVX2 fill,
-  // a group not in the cache yet) take evaluate_machine_talg, which also stores the group.
+  // cross-row count of the group, from the ClippedCache, filled by fill_clipped as
+  // evaluate_exact_impl fills it). Tiles it does not cover (k > 1, rows that do not fit
+  // whole, tS2 > S2, no AVX2 fill, the cache off) take evaluate_machine_talg.
   double machine_talg(const TileSizes& tiles) {
     const i64 tS1 = tiles.space[0], tS2 = tiles.space[1], tT = tiles.time;
     const i64 S1 = size.space[0], T = size.time_steps;
@@ -2445,8 +2437,18 @@ struct ExactTalgBatch::Impl {
         detail::k_factor(gpu, m_tile_words_positive(2, tiles)) != 1) {
       return one_tile();
     }
-    const ClippedGroup* group = clipped_cache().peek(S1, T, n_sm, blocks, n_sm > 1, tS1, tT);
-    if (group == nullptr) return one_tile();
+    // The group's critical-thread counts, computed as evaluate_exact_impl computes them
+    // where the cache does not hold them yet.
+    bool fresh = true;
+    ClippedGroup* group =
+        clipped_cache().find(S1, T, n_sm, blocks, n_sm > 1, tS1, tT, fresh);
+    if (group == nullptr) return one_tile();  // the cache is off
+    if (fresh) {
+      const i64 h = tT / 2;
+      const ExactModel<true> model(gpu, stencil, size, tiles, ExactPath::fast, true, false);
+      fill_clipped(model, n_sm, blocks, n_sm > 1, std::max<i64>(0, div_floor(T, h) - 1),
+                   div_floor(T - 1, h) + 1, group->rounds);
+    }
     TimePlan& tp = time_plans[time_slot(tT)];
     if (tp.tT != tT && !plan_time(tp, tT)) return one_tile();
     LatticePlan& lp = lattice_plans[lattice_slot(tS1, tT)];
