@@ -1196,15 +1196,24 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
   // `exact` (and `machine` without machine terms, the same bit for bit) reads T_alg alone
   // (evaluate_exact_talg, the same double as the Breakdown's); in 2D a thread with many
   // tiles shares work between them (ExactTalgBatch, issue 15), as evaluate_batch does.
+  // `machine` with machine terms reads its T_alg alone too (evaluate_machine_talg, grouped
+  // in 2D as the batch is: machine_talg_of_chunk).
   const bool exact_like = variant == Variant::exact ||
                           (variant == Variant::machine && gpu.machine.all_zero());
+  const bool machine_terms = variant == Variant::machine && !exact_like;
+  const detail::MachineSetup setup =
+      machine_terms ? detail::machine_setup(gpu, dims, size) : detail::MachineSetup{};
   auto found = search::exhaustive_search_per_chunk(
       space, [&](const TileSizes& t) { return feasibility(gpu, dims, t) == kFeasible; },
       [&](std::size_t begin, std::size_t end) {
-        // Only `exact`'s evaluator is built (no caches for the other variants).
+        // Only the variant's own evaluator is built (no caches for the others).
         auto exact = exact_talg_of_chunk(gpu, stencil, size, exact_like ? end - begin : 0);
-        return [&, exact = std::move(exact)](const TileSizes& t) {
-          return exact_like ? exact(t) : evaluate_unchecked(gpu, stencil, size, t, variant).talg_s;
+        auto machine =
+            machine_talg_of_chunk(gpu, stencil, size, setup, machine_terms ? end - begin : 0);
+        return [&, exact = std::move(exact), machine = std::move(machine)](const TileSizes& t) {
+          if (exact_like) return exact(t);
+          if (machine_terms) return machine(t);
+          return evaluate_unchecked(gpu, stencil, size, t, variant).talg_s;
         };
       },
       within, n_threads, 512);

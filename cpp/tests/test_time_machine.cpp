@@ -733,6 +733,44 @@ void test_grouped_batch_order() {
   tmod::detail::set_exact_batch_group_min(saved_min);
   std::printf("  grouped 2D machine batch: %d feasible tiles compared bit for bit\n", grouped);
   CHECK(grouped > 50000);
+
+  // The machine search with machine terms (machine_talg_of_chunk: grouped in 2D): with
+  // `within` large every feasible point comes back with evaluate()'s value, bit for bit;
+  // 1D-3D, 1 and 2 threads.
+  int searched = 0;
+  for (int dims = 1; dims <= 3; ++dims) {
+    tmod::GpuParams g = cpu_like_machine(rng, 2);
+    tmod::StencilParams st;
+    st.n_space_dims = dims;
+    st.c_iter_s = 2e-9;
+    tmod::ProblemSize size;
+    size.space[0] = dims == 1 ? 30000 : dims == 2 ? 700 : 60;
+    for (int d = 1; d < dims; ++d) size.space[d] = dims == 2 ? 600 : 50;
+    size.time_steps = dims == 1 ? 500 : 90;
+    tmod::SearchSpace space;
+    for (int d = 0; d < dims; ++d) {
+      std::vector<std::int64_t> values;
+      for (std::int64_t v = 1; v <= (d == dims - 1 && dims > 1 ? 8 : 30); ++v) {
+        values.push_back(d == dims - 1 && dims > 1 ? 32 * v : v);
+      }
+      space.space.push_back(values);
+    }
+    for (std::int64_t v = 2; v <= 30; v += 2) space.time.push_back(v);
+    for (int threads : {1, 2}) {
+      const tmod::SearchResult found =
+          tmod::search(g, st, size, space, 1e6, tmod::Variant::machine, threads);
+      bool same_values = found.near_optimal.size() == found.n_feasible && found.n_feasible > 0;
+      for (std::size_t k = 0; k < found.near_optimal.size() && same_values; ++k) {
+        same_values = found.near_optimal_talg_s[k] ==
+                      tmod::evaluate(g, st, size, found.near_optimal[k], tmod::Variant::machine)
+                          .talg_s;
+        ++searched;
+      }
+      CHECK(same_values);
+    }
+  }
+  std::printf("  machine search values compared bit for bit: %d\n", searched);
+  CHECK(searched > 10000);
 }
 
 // The fast path's critical thread (ExactModel::critical_thread, O(clipped tiles)) against
