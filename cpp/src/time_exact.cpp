@@ -2267,6 +2267,14 @@ struct ExactTalgBatch::Impl {
     return ((static_cast<std::size_t>(tT >> 1) & 31) << 5) | (((s >> 5) ^ s) & 31);
   }
 
+  // The vector steps of one class run from the 2D kind tables t4 (by row: kinds trail,
+  // full, lead at 4 r + kind): its three kind segments [lo, a), [a, b), [b, end).
+  static i64 run_steps(const i64* t4, const ClassRun& run) {
+    return (t4[run.a + InnerDim::kTrail] - t4[run.lo + InnerDim::kTrail]) +
+           (t4[run.b + InnerDim::kFull] - t4[run.a + InnerDim::kFull]) +
+           (t4[run.end + InnerDim::kLead] - t4[run.b + InnerDim::kLead]);
+  }
+
   // sum_{r < n} e(r), e(r) = min(r, tT - 1 - r), for 0 <= n <= tT (ExactModel::e_prefix).
   static i64 e_prefix_of(i64 tT, i64 n) {
     const i64 h = tT / 2;
@@ -2375,6 +2383,24 @@ struct ExactTalgBatch::Impl {
     p.tT = tp.tT;
   }
 
+  // The 2D kind tables of tile (tS1, tS2, tT) by the AVX2 fill (nV a power of two), in
+  // kind_table; nullptr without AVX2.
+  const i64* kind_tables_avx2(i64 tS1, i64 tS2, i64 tT, const ClassPlan& cp) {
+#if COSTMETRICS_EXACT_AVX2
+    if (avx2_shift >= 0) {
+      const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
+      if (kind_table.size() < need) kind_table.resize(need);
+      i64* const out = kind_table.data();
+      out[0] = out[1] = out[2] = out[3] = 0;
+      fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
+      return out;
+    }
+#else
+    (void)tS1, (void)tS2, (void)tT, (void)cp;
+#endif
+    return nullptr;
+  }
+
   double talg(const TileSizes& tiles) {
     if (machine != nullptr) return machine_talg(tiles);
     const i64 tS1 = tiles.space[0], tT = tiles.time;
@@ -2401,17 +2427,7 @@ struct ExactTalgBatch::Impl {
     // The kind tables of this tile (ExactModel::build_kind_tables, the 2D fill: row 0 zero,
     // then W(r) = tS1 + 2 e(r) times the counts trail (S2 + r) mod tS2, full tS2, lead
     // tS2 - (r mod tS2), starting at trail = S2 mod tS2 and lead = tS2).
-    const i64* t4 = nullptr;
-#if COSTMETRICS_EXACT_AVX2
-    if (avx2_shift >= 0) {
-      const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
-      if (kind_table.size() < need) kind_table.resize(need);
-      i64* const out = kind_table.data();
-      out[0] = out[1] = out[2] = out[3] = 0;
-      fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
-      t4 = out;
-    }
-#endif
+    const i64* t4 = kind_tables_avx2(tS1, tS2, tT, cp);
     // Other nV (or no AVX2): an ExactModel's own fill (out of line: an ExactModel on this
     // path's frame cost about 50 instructions per tile even where unused).
     if (t4 == nullptr) return talg_with_model(tiles, tp, lp, cp, k, m_prime);
@@ -2455,15 +2471,7 @@ struct ExactTalgBatch::Impl {
     if (lp.tS1 != tS1 || lp.tT != tT) plan_lattice(lp, tp, tS1);
     ClassPlan& cp = class_plans[class_slot(tS2, tT)];
     if (cp.tS2 != tS2 || cp.tT != tT) plan_classes(cp, tp, tS2);
-    const i64* t4 = nullptr;
-#if COSTMETRICS_EXACT_AVX2
-    const std::size_t need = 4 * (static_cast<std::size_t>(tT) + 1);
-    if (kind_table.size() < need) kind_table.resize(need);
-    i64* const out = kind_table.data();
-    out[0] = out[1] = out[2] = out[3] = 0;
-    fill_2d_rows_avx2(out, tT, tS1, 1, tS2, cp.trail, tS2, avx2_shift);
-    t4 = out;
-#endif
+    const i64* t4 = kind_tables_avx2(tS1, tS2, tT, cp);
     if (t4 == nullptr) return one_tile();
     const TransferTerms transfer =
         transfer_terms(gpu, 2, size, tiles, detail::transfer(gpu, 2, tiles), true, true,
@@ -2489,9 +2497,7 @@ struct ExactTalgBatch::Impl {
       const ClassRun* run = cp.runs.data() + cp.start[q];
       const ClassRun* const last = cp.runs.data() + cp.start[q + 1];
       for (; run != last; ++run) {
-        const i64 sum = (t4[run->a + InnerDim::kTrail] - t4[run->lo + InnerDim::kTrail]) +
-                        (t4[run->b + InnerDim::kFull] - t4[run->a + InnerDim::kFull]) +
-                        (t4[run->end + InnerDim::kLead] - t4[run->b + InnerDim::kLead]);
+        const i64 sum = run_steps(t4, *run);
         double c = c_iter * static_cast<double>(sum) + tau * run->rows;
         const double lines = static_cast<double>((tS1 - 1) * run->n_rows + 2 * run->e_sum);
         c += tau_line * lines;
@@ -2539,9 +2545,7 @@ struct ExactTalgBatch::Impl {
       const ClassRun* run = cp.runs.data() + cp.start[q];
       const ClassRun* const last = cp.runs.data() + cp.start[q + 1];
       for (; run != last; ++run) {
-        const i64 sum = (t4[run->a + InnerDim::kTrail] - t4[run->lo + InnerDim::kTrail]) +
-                        (t4[run->b + InnerDim::kFull] - t4[run->a + InnerDim::kFull]) +
-                        (t4[run->end + InnerDim::kLead] - t4[run->b + InnerDim::kLead]);
+        const i64 sum = run_steps(t4, *run);
         const double c = c_iter * static_cast<double>(sum) + tau * run->rows;
         sum_c += run->mult * c;
         sum_max += run->mult * std::max(m_prime, c);

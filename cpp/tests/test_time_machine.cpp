@@ -626,16 +626,41 @@ void test_grouped_batch_order() {
   std::mt19937_64 rng(2190);
   auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
   int compared = 0, infeasible = 0;
+  // A 2-thread CPU-like problem of `dims` dimensions: S1 = s1[dims - 1], the inner sizes
+  // inner[dims - 1], T = t[dims - 1].
+  struct MachineProblem {
+    tmod::GpuParams gpu;
+    tmod::StencilParams stencil;
+    tmod::ProblemSize size;
+  };
+  auto machine_problem = [&](int dims, std::array<i64, 3> s1, std::array<i64, 3> inner,
+                             std::array<i64, 3> t) {
+    MachineProblem p{cpu_like_machine(rng, 2), {}, {}};
+    p.stencil.n_space_dims = dims;
+    p.stencil.c_iter_s = 2e-9;
+    const std::size_t k = static_cast<std::size_t>(dims) - 1;
+    p.size.space[0] = s1[k];
+    for (int d = 1; d < dims; ++d) p.size.space[d] = inner[k];
+    p.size.time_steps = t[k];
+    return p;
+  };
+  // The machine variant's T_alg and reasons of a batch (`flat`: rows of tiles).
+  auto machine_batch = [](const tmod::GpuParams& g, const tmod::StencilParams& st,
+                          const tmod::ProblemSize& size, const std::vector<std::int64_t>& flat,
+                          int threads) {
+    const std::size_t n = flat.size() / (static_cast<std::size_t>(st.n_space_dims) + 1);
+    std::pair<std::vector<double>, std::vector<std::uint32_t>> r{std::vector<double>(n),
+                                                                 std::vector<std::uint32_t>(n)};
+    tmod::BatchOutputs out;
+    out.talg_s = r.first.data();
+    out.reasons = r.second.data();
+    tmod::evaluate_batch(g, st, size, flat.data(), n, tmod::Variant::machine, out, threads);
+    return r;
+  };
   for (int dims = 1; dims <= 3; ++dims) {
     for (int wide_key = 0; wide_key < 2; ++wide_key) {
-      tmod::GpuParams g = cpu_like_machine(rng, 2);
-      tmod::StencilParams st;
-      st.n_space_dims = dims;
-      st.c_iter_s = 2e-9;
-      tmod::ProblemSize size;
-      size.space[0] = dims == 1 ? 20000 : dims == 2 ? 400 : 50;
-      for (int d = 1; d < dims; ++d) size.space[d] = dims == 2 ? 300 : 40;
-      size.time_steps = dims == 1 ? 300 : 60;
+      const auto [g, st, size] =
+          machine_problem(dims, {20000, 400, 50}, {0, 300, 40}, {300, 60, 60});
       const std::size_t n = 5000;
       const std::size_t stride = static_cast<std::size_t>(dims) + 1;
       std::vector<std::int64_t> flat;
@@ -653,21 +678,19 @@ void test_grouped_batch_order() {
       }
       if (wide_key == 1) flat[0] = 10000000;  // buckets > 4 n: the given order
       for (int threads = 1; threads <= 2; ++threads) {
-        std::vector<double> talg(n);
-        std::vector<std::uint32_t> reasons(n);
-        tmod::BatchOutputs out;
-        out.talg_s = talg.data();
-        out.reasons = reasons.data();
-        tmod::evaluate_batch(g, st, size, flat.data(), n, tmod::Variant::machine, out, threads);
+        const auto [talg, reasons] = machine_batch(g, st, size, flat, threads);
         bool equal = true;
         for (std::size_t i = 0; i < n; ++i) {
           tmod::TileSizes t;
-          for (int d = 0; d < dims; ++d) t.space[d] = flat[i * stride + static_cast<std::size_t>(d)];
+          for (int d = 0; d < dims; ++d) {
+            t.space[d] = flat[i * stride + static_cast<std::size_t>(d)];
+          }
           t.time = flat[i * stride + static_cast<std::size_t>(dims)];
           const std::uint32_t r = tmod::feasibility(g, dims, t);
           equal = equal && reasons[i] == r;
           if (r == tmod::kFeasible) {
-            equal = equal && talg[i] == tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+            const double ref = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+            equal = equal && talg[i] == ref;
           } else {
             equal = equal && std::isnan(talg[i]);
             ++infeasible;
@@ -711,12 +734,7 @@ void test_grouped_batch_order() {
     }
     const std::size_t n = flat.size() / 3;
     for (int threads : {1, 3}) {
-      std::vector<double> talg(n);
-      std::vector<std::uint32_t> reasons(n);
-      tmod::BatchOutputs out;
-      out.talg_s = talg.data();
-      out.reasons = reasons.data();
-      tmod::evaluate_batch(g, st, size, flat.data(), n, tmod::Variant::machine, out, threads);
+      const auto [talg, reasons] = machine_batch(g, st, size, flat, threads);
       bool equal = true;
       for (std::size_t k = 0; k < n; ++k) {
         const tmod::TileSizes t{{{flat[3 * k], flat[3 * k + 1], 0}}, flat[3 * k + 2]};
@@ -739,14 +757,8 @@ void test_grouped_batch_order() {
   // 1D-3D, 1 and 2 threads.
   int searched = 0;
   for (int dims = 1; dims <= 3; ++dims) {
-    tmod::GpuParams g = cpu_like_machine(rng, 2);
-    tmod::StencilParams st;
-    st.n_space_dims = dims;
-    st.c_iter_s = 2e-9;
-    tmod::ProblemSize size;
-    size.space[0] = dims == 1 ? 30000 : dims == 2 ? 700 : 60;
-    for (int d = 1; d < dims; ++d) size.space[d] = dims == 2 ? 600 : 50;
-    size.time_steps = dims == 1 ? 500 : 90;
+    const auto [g, st, size] =
+        machine_problem(dims, {30000, 700, 60}, {0, 600, 50}, {500, 90, 90});
     tmod::SearchSpace space;
     for (int d = 0; d < dims; ++d) {
       std::vector<std::int64_t> values;
