@@ -219,6 +219,16 @@ Scratch& thread_scratch() {
   return scratch;
 }
 
+// sum_{r < n} e(r), e(r) = min(r, tT - 1 - r) (the hexagon's half-widening at relative
+// row r), for 0 <= n <= tT: n (n - 1) / 2 on the rising rows r < ceil(tT / 2), mirrored
+// after.
+inline __attribute__((always_inline)) i64 e_prefix_of(i64 tT, i64 n) {
+  const i64 h = tT / 2;
+  if (n <= tT - h) return n * (n - 1) / 2;
+  const i64 m = tT - n;
+  return h * ((tT - 1) / 2) - m * (m - 1) / 2;
+}
+
 // The machine variant's per-(sub)tile counts that depend on which rows of the tile a
 // wavefront holds (docs/time.md, "Machine variant").
 struct RowCounts {
@@ -267,6 +277,10 @@ struct TransferTerms {
   double l_seg = 0, l_buf = 0;
   double t_share = 0;  // t_share per line in m' (round-robin; 0 with blocks)
   i64 n_sm = 1, ref = 1;
+  // The set-up's choices the design rows read: the arrays split between L3 and DRAM, and
+  // the tau_sync per transfer (2, or 0 where L_seg replaces it).
+  bool partly_l3 = false;
+  double tau_per_transfer = 2.0;
   // Count rules (set in evaluate_exact_impl).
   int dims = 1;
   i64 tT = 2, h = 1;
@@ -277,14 +291,7 @@ struct TransferTerms {
   double tS1_halo = 0;     // tS1 + 2: the plane's s1 values on a row with e(r) = 0
   bool share_lines = false;  // 1D with more than one thread
 
-  // sum_{r < n} e(r), e(r) = min(r, tT - 1 - r): r(r-1)/2 on the rising half, mirrored.
-  double e_prefix(i64 n) const {
-    const i64 rising = tT - tT / 2;  // rows with e(r) = r: r < ceil(tT / 2)
-    if (n <= rising) return static_cast<double>(n * (n - 1) / 2);
-    const i64 total = (tT / 2) * ((tT - 1) / 2);
-    const i64 m = tT - n;
-    return static_cast<double>(total - m * (m - 1) / 2);
-  }
+  double e_prefix(i64 n) const { return static_cast<double>(e_prefix_of(tT, n)); }
   // Words (1D), or lines of the cross-section (2D/3D), that the harness copies for the
   // tile rows [a, b) (tile_1d/2d/3d, counted by hand; replayed in tests): the first row
   // loads its span and its halo (W(a) + 2), each later row loads its new edge runs (2 + 2
@@ -1021,13 +1028,7 @@ class ExactModel {
 
   // e(r) = min(r, tT - 1 - r): the hexagon's half-widening at relative row r.
   i64 e(i64 r) const { return std::min(r, tT_ - 1 - r); }
-  // sum_{r < n} e(r) for 0 <= n <= tT: n (n - 1) / 2 on the rising rows, mirrored after.
-  __attribute__((always_inline)) i64 e_prefix(i64 n) const {
-    const i64 rising = tT_ - h_;  // rows with e(r) = r: r < ceil(tT / 2)
-    if (n <= rising) return n * (n - 1) / 2;
-    const i64 m = tT_ - n;
-    return h_ * ((tT_ - 1) / 2) - m * (m - 1) / 2;
-  }
+  __attribute__((always_inline)) i64 e_prefix(i64 n) const { return e_prefix_of(tT_, n); }
 
   // Base column of the tiles p = 0 of wavefront j (rule 2).
   i64 offset(i64 j) const { return (j & 1) != 0 ? 0 : half_pitch_; }  // j >= 0
@@ -1827,6 +1828,31 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   const i64 n_sm = gpu.n_sm;
   const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
   const bool blocks = mt.schedule == TileSchedule::block;
+  // Counts of m' (TransferTerms::counts, per wavefront: they follow the tile rows
+  // [r_lo, r_hi) that lie in [0, T), so the first and last, partial wavefronts and tiles
+  // taller than the problem (tT > T) pay for the rows they hold, as the harness does).
+  // Segments (contiguous runs) copied per (sub)tile: 1D 2 rows + 2 (one run per side and
+  // row of the oblique faces, as the harness copies them, plus 2 for the two widest rows);
+  // 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
+  // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
+  // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
+  // which lie in the cache lines its neighbours (on other cores, computing at the same
+  // time) load and store in their rows too: one line moves between the cores per row and
+  // shared boundary, i.e. one line per row of a tile (two boundaries, each shared by two
+  // tiles). Fitted on the shipped protocol sweep this count beats the faces' span
+  // 4 (1 + ceil(tT / 32)) (docs/time.md, the Jacobi 1D over-charge). Round-robin: every
+  // tile's neighbours run on other threads, so every tile pays them (in m'); blocks: only
+  // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
+  // wavefront (below). Only in wavefronts where more than one thread works.
+  // Words copied within the thread's tile buffer per (sub)tile (2D/3D), counted from the
+  // harness (cpp/src/measure.cpp, tile_2d/tile_3d): on each of its rows a sub-tile keeps
+  // the last two columns of its plane (s1 in [lo-1, hi+1), W(r) + 2 values) for the next
+  // sub-tile and reads the previous sub-tile's two back. 2D: 2 + 2 words per s1 value.
+  // 3D: the face in u3 is 2 words per plane line (tS2 + 2 lines, kept; read back over
+  // the lines that lie in the problem, at most S2 + 2), the face in u2 2 lines of the
+  // plane (tS3 + 2 words, kept by memcpy; read back over at most S3 + 2 words); summed
+  // over the rows, sum_r (W(r) + 2) = rows (tS1 + 2) + 2 sum_r e(r). The paper's model
+  // keeps these faces in shared memory for free; on a CPU they are copies in L1.
   TransferTerms transfer;
   transfer.machine = machine;
   transfer.m_prime_exact = io.m_prime_s;
@@ -1858,8 +1884,8 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   // Only the machine variant and the design rows (Extras) read l_word and gamma (`exact`
   // takes m'_exact): without them the share is not computed (issue 15, sixth round: about
   // 50 instructions per `exact` evaluation in the codesign sweep).
-  const bool partly_l3 = level == 3 && dram < 1.0;
-  if (partly_l3) {
+  transfer.partly_l3 = level == 3 && dram < 1.0;
+  if (transfer.partly_l3) {
     transfer.l_word = gpu.l_s_per_word + ((1.0 - dram) * mt.l_level_s_per_word[2] +
                                           dram * mt.l_level_s_per_word[3]);
     transfer.gamma = (1.0 - dram) * mt.l_shared_s_per_word[2] + dram * mt.l_shared_s_per_word[3];
@@ -1890,8 +1916,8 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   // that per segment (L_seg), so with L_seg > 0 it replaces the 2 tau_sync rather than
   // adding to it (docs/time.md, "the Jacobi 1D over-charge").
   const bool seg_replaces_tau = machine && mt.l_seg_s > 0.0;
-  const double tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
-  transfer.two_tau = tau_per_transfer * gpu.tau_sync_s;
+  transfer.tau_per_transfer = seg_replaces_tau ? 0.0 : 2.0;
+  transfer.two_tau = transfer.tau_per_transfer * gpu.tau_sync_s;
   transfer.l_seg = mt.l_seg_s;
   transfer.l_buf = mt.l_buffer_s_per_word;
   transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
@@ -1934,40 +1960,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
                                                 : 3;
   const i64 n_sm = gpu.n_sm;
   const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
-  // Counts of m' (TransferTerms::counts, per wavefront: they follow the tile rows
-  // [r_lo, r_hi) that lie in [0, T), so the first and last, partial wavefronts and tiles
-  // taller than the problem (tT > T) pay for the rows they hold, as the harness does).
-  // Segments (contiguous runs) copied per (sub)tile: 1D 2 rows + 2 (one run per side and
-  // row of the oblique faces, as the harness copies them, plus 2 for the two widest rows);
-  // 2D/3D m_io / (innermost tile): lines of tS2 (2D) or tS3 (3D) words.
-  // Cache lines written by two threads (1D only: 2D/3D neighbours in s1 write other rows
-  // of the arrays). Every row of a 1D tile loads and stores the points at its two edges,
-  // which lie in the cache lines its neighbours (on other cores, computing at the same
-  // time) load and store in their rows too: one line moves between the cores per row and
-  // shared boundary, i.e. one line per row of a tile (two boundaries, each shared by two
-  // tiles). Fitted on the shipped protocol sweep this count beats the faces' span
-  // 4 (1 + ceil(tT / 32)) (docs/time.md, the Jacobi 1D over-charge). Round-robin: every
-  // tile's neighbours run on other threads, so every tile pays them (in m'); blocks: only
-  // the tiles at the ends of the threads' blocks do, i.e. the same lines once per
-  // wavefront (below). Only in wavefronts where more than one thread works.
-  // Words copied within the thread's tile buffer per (sub)tile (2D/3D), counted from the
-  // harness (cpp/src/measure.cpp, tile_2d/tile_3d): on each of its rows a sub-tile keeps
-  // the last two columns of its plane (s1 in [lo-1, hi+1), W(r) + 2 values) for the next
-  // sub-tile and reads the previous sub-tile's two back. 2D: 2 + 2 words per s1 value.
-  // 3D: the face in u3 is 2 words per plane line (tS2 + 2 lines, kept; read back over
-  // the lines that lie in the problem, at most S2 + 2), the face in u2 2 lines of the
-  // plane (tS3 + 2 words, kept by memcpy; read back over at most S3 + 2 words); summed
-  // over the rows, sum_r (W(r) + 2) = rows (tS1 + 2) + 2 sum_r e(r). The paper's model
-  // keeps these faces in shared memory for free; on a CPU they are copies in L1.
   const bool blocks = mt.schedule == TileSchedule::block;
   const double dram = TalgOnly                  ? setup->dram
                        : Extras && level == 3 ? dram_share(gpu, dims, size)
                                               : 0.0;
   const TransferTerms transfer =
       transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
-  // (Read by the design rows below: transfer_terms' choices, the same expressions.)
-  const bool partly_l3 = level == 3 && dram < 1.0;
-  const double tau_per_transfer = machine && mt.l_seg_s > 0.0 ? 0.0 : 2.0;
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
@@ -2077,12 +2075,12 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         const double nc_p = n * share;
         const std::size_t lv = static_cast<std::size_t>(level);
         r[0] += nm_p * w.rows.words;                                        // L
-        r[1] += nm * tau_per_transfer + nc * w.counts[1];                   // tau_sync
+        r[1] += nm * transfer.tau_per_transfer + nc * w.counts[1];                   // tau_sync
         r[2] += n;                                                          // T_sync
         r[3] += nc_p * w.counts[0];                                         // C_iter
         r[4] += nm * w.rows.seg;                                            // L_seg
         const double active = transfer.active(w.n_tiles) - static_cast<double>(ref);
-        if (partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
+        if (transfer.partly_l3) {  // dL and g of L3 and DRAM, by the arrays' DRAM share
           r[5 + 2] += (1.0 - dram) * (nm_p * w.rows.words);
           r[5 + 3] += dram * (nm_p * w.rows.words);
           r[9 + 2] += (1.0 - dram) * (nm_p * w.rows.words * active);
@@ -2292,14 +2290,6 @@ struct ExactTalgBatch::Impl {
     return (t4[run.a + InnerDim::kTrail] - t4[run.lo + InnerDim::kTrail]) +
            (t4[run.b + InnerDim::kFull] - t4[run.a + InnerDim::kFull]) +
            (t4[run.end + InnerDim::kLead] - t4[run.b + InnerDim::kLead]);
-  }
-
-  // sum_{r < n} e(r), e(r) = min(r, tT - 1 - r), for 0 <= n <= tT (ExactModel::e_prefix).
-  static i64 e_prefix_of(i64 tT, i64 n) {
-    const i64 h = tT / 2;
-    if (n <= tT - h) return n * (n - 1) / 2;
-    const i64 m = tT - n;
-    return h * ((tT - 1) / 2) - m * (m - 1) / 2;
   }
 
   // The wavefront list of evaluate_exact_talg (tT even, so h >= 1); false if it has more
