@@ -72,19 +72,19 @@ def feasible_tiles(stencil: object, gpu: object, sizes: tuple[int, ...], n: int)
     return ok[rng.integers(0, len(ok), n)]
 
 
-def evict_group_cache(stencil: object, gpu: object, sizes: tuple[int, ...]) -> None:
+def evict_group_cache(
+    stencil: object, gpu: object, sizes: tuple[int, ...], tiles: np.ndarray
+) -> None:
     """Leave the calling thread's machine group cache cold for the next timed call.
 
     The machine variant keeps per-(tS1, tT) counts in a per-thread cache valid for one
     problem (``time_exact.cpp``, ``ClippedCache``). A batch on one thread runs on the
     calling thread, whose cache would still hold the previous repeat's groups, while
-    worker threads start empty: one tile of another problem (``S1 + 1``) resets it, so
+    worker threads start empty: one tile on another problem (``S1 + 1``) resets it, so
     that every timed call pays for its groups as a single call does.
     """
-    dims = len(sizes) - 1
     other = (sizes[0] + 1, *sizes[1:])
-    tile = np.array([[1] * (dims - 1) + [32] + [2] if dims > 1 else [1, 2]], dtype=np.int64)
-    cm_time.talg_batch(stencil, gpu, other, tile, variant="machine", threads=1, terms=False)  # type: ignore[arg-type]
+    cm_time.talg_batch(stencil, gpu, other, tiles[:1], variant="machine", threads=1, terms=False)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         results = {}
         for _ in range(repeat):
             for variant in ("exact", "machine"):  # alternate: both see the same load
-                evict_group_cache(stencil, gpu, sizes)
+                evict_group_cache(stencil, gpu, sizes, tiles)
                 t0, c0 = time.perf_counter(), time.process_time()
                 r = cm_time.talg_batch(
                     stencil,
