@@ -309,14 +309,34 @@ struct TransferTerms {
     return w(a) + 2.0 + w(b - 1) + static_cast<double>(4 * (loads4 + stores4) +
                                                        2 * (loads2 + stores2));
   }
-  RowCounts counts(i64 r_lo, i64 r_hi) const {
-    RowCounts c;
-    if (r_lo >= r_hi) return c;
-    const double rows = static_cast<double>(r_hi - r_lo);
+  // What counts() reads of the rows [r_lo, r_hi) that depends on tS1 and tT alone (the
+  // grouped machine batch keeps it per (tS1, tT): computed per tile it was a tenth of the
+  // batch's time).
+  struct RowShape {
+    double held = 1.0;       // the share of m_io the rows copy (row_words)
+    double halo_rows = 0.0;  // 2D/3D: sum over the rows of W(r) + 2
+  };
+  RowShape row_shape(i64 r_lo, i64 r_hi) const {
+    RowShape s;
     // m_io (Eqs. A.8/A.14/A.25) holds 2 (tS1 + 2 tT) of these per cross-section.
-    const double held = row_words ? row_profile(r_lo, r_hi) /
-                                        (2.0 * (tS1 + 2.0 * static_cast<double>(tT)))
-                                  : 1.0;
+    if (row_words) {
+      s.held = row_profile(r_lo, r_hi) / (2.0 * (tS1 + 2.0 * static_cast<double>(tT)));
+    }
+    if (dims != 1) {
+      s.halo_rows = static_cast<double>(r_hi - r_lo) * tS1_halo +
+                    2.0 * (e_prefix(r_hi) - e_prefix(r_lo));  // sum (W(r) + 2)
+    }
+    return s;
+  }
+  RowCounts counts(i64 r_lo, i64 r_hi) const {
+    if (r_lo >= r_hi) return {};
+    return counts(r_lo, r_hi, row_shape(r_lo, r_hi));
+  }
+  // The same, with the rows' shape given (r_lo < r_hi).
+  RowCounts counts(i64 r_lo, i64 r_hi, const RowShape& shape) const {
+    RowCounts c;
+    const double rows = static_cast<double>(r_hi - r_lo);
+    const double held = shape.held;
     c.words = row_words ? m_io * held : m_io;
     if (dims == 1) {
       // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
@@ -327,9 +347,7 @@ struct TransferTerms {
       c.share = share_lines ? rows : 0.0;
     } else {
       c.seg = row_words ? seg_2d * held : seg_2d;
-      const double halo_rows =
-          rows * tS1_halo + 2.0 * (e_prefix(r_hi) - e_prefix(r_lo));  // sum (W(r) + 2)
-      c.buf = buf_per_row * halo_rows;
+      c.buf = buf_per_row * shape.halo_rows;
     }
     return c;
   }
@@ -2225,6 +2243,9 @@ struct ExactTalgBatch::Impl {
     i64 n_tiles[kMaxWavefronts];
     i64 k = -1;
     double rounds[kMaxWavefronts];
+    // The machine variant: the shape of each row range of the time plan (rows_shaped).
+    bool rows_shaped = false;
+    TransferTerms::RowShape rows[kMaxWavefronts];
   };
   // One sub-tile class of a row range: t4 offsets of its run bounds and its multiplicity.
   struct ClassRun {
@@ -2354,6 +2375,7 @@ struct ExactTalgBatch::Impl {
     p.tS1 = tS1;
     p.tT = tT;
     p.k = -1;
+    p.rows_shaped = false;
   }
 
   // The sub-tile classes of each row range of `tp` for tS2 (ExactModel::wavefront's 2D
@@ -2492,7 +2514,11 @@ struct ExactTalgBatch::Impl {
     const double t_sync =
         gpu.t_sync_s + mt.t_barrier_per_thread_s * static_cast<double>(n_sm - ref);
     RowCounts counts[kMaxWavefronts];
-    for (int q = 0; q < tp.n_ranges; ++q) counts[q] = transfer.counts(tp.lo[q], tp.hi[q]);
+    if (!lp.rows_shaped) {
+      for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
+      lp.rows_shaped = true;
+    }
+    for (int q = 0; q < tp.n_ranges; ++q) counts[q] = transfer.counts(tp.lo[q], tp.hi[q], lp.rows[q]);
     double talg = 0;
     for (int w = 0; w < tp.n; ++w) {
       const int q = tp.range[w];
