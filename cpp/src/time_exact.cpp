@@ -1242,17 +1242,19 @@ class ExactModel {
     return static_cast<double>(count);
   }
 
-  // Of thread t's tiles of a wavefront of n tiles, those whose neighbour (index k + d in
-  // the previous wavefront of m tiles) exists and belongs to another thread.
-  static double foreign_tiles(i64 t, i64 n, i64 m, i64 d, i64 threads, bool blocks) {
+  // Of a thread's tiles of a wavefront of n tiles, those whose neighbour (index k + d in
+  // the previous wavefront of m tiles) exists and belongs to another thread. Blocks: the
+  // thread's tiles are [lo, hi) and its tiles of the previous wavefront [w_lo, w_hi).
+  static double foreign_tiles_block(i64 lo, i64 hi, i64 n, i64 m, i64 d, i64 w_lo, i64 w_hi) {
     const i64 a = std::max<i64>(0, -d), b = std::min(n, m - d);  // k with a neighbour
-    if (blocks) {
-      const i64 lo = t * n / threads, hi = (t + 1) * n / threads;
-      const i64 v0 = std::max(lo, a), v1 = std::min(hi, b);
-      if (v0 >= v1) return 0;
-      const i64 s0 = std::max(v0, t * m / threads - d), s1 = std::min(v1, (t + 1) * m / threads - d);
-      return static_cast<double>((v1 - v0) - std::max<i64>(0, s1 - s0));
-    }
+    const i64 v0 = std::max(lo, a), v1 = std::min(hi, b);
+    if (v0 >= v1) return 0;
+    const i64 s0 = std::max(v0, w_lo - d), s1 = std::min(v1, w_hi - d);
+    return static_cast<double>((v1 - v0) - std::max<i64>(0, s1 - s0));
+  }
+  // Round-robin: thread t's tiles are those with k mod threads = t.
+  static double foreign_tiles_round_robin(i64 t, i64 n, i64 m, i64 d, i64 threads) {
+    const i64 a = std::max<i64>(0, -d), b = std::min(n, m - d);  // k with a neighbour
     if (d % threads == 0 || a >= b) return 0;  // the same residue: the same thread
     auto upto = [&](i64 x) { return x > t ? (x - 1 - t) / threads + 1 : i64{0}; };
     return static_cast<double>(upto(b) - upto(a));
@@ -1262,7 +1264,7 @@ class ExactModel {
   // thread stored"): the largest, over the threads, of the s1 columns its tiles load that a
   // tile on another thread stored: a neighbour in wavefront j - 1, or the tile below in
   // j - 2 (another thread's where the two wavefronts' tile counts, hence blocks, differ:
-  // the partial last wavefronts). cross_side per writer, foreign_tiles per thread; the
+  // the partial last wavefronts). cross_side per writer, foreign_tiles_* per thread; the
   // tiles clipped at the ends of [0, S1) count as whole ones, older writers not at all.
   // O(threads + tT).
   double cross_columns(i64 j, i64 threads, bool blocks) const {
@@ -1279,21 +1281,33 @@ class ExactModel {
     // A side's count (O(tT)) is replayed once, when the first thread loads from a foreign
     // writer on that side (-1: not yet).
     double side[3] = {-1, -1, -1};
-    auto add = [&](double& x, i64 t, Writer w, i64 m_w, i64 d) {
-      if (m_w == 0) return;
-      const double f = foreign_tiles(t, n, m_w, d, threads, blocks);
-      if (f == 0) return;
-      double& s = side[static_cast<int>(w)];
-      if (s < 0) s = cross_side(j, w);
-      x += s * f;
-    };
+    // Blocks: thread t's tiles [t n / threads, (t+1) n / threads) in wavefront j, and the
+    // same of m and m2 in j - 1 and j - 2; each bound is computed once, carried from one
+    // thread to the next (issue 21: recomputed per writer, these divisions were a third
+    // of this function's time).
+    i64 n_lo = 0, m_lo = 0, m2_lo = 0;
     double most = 0;
     for (i64 t = 0; t < threads; ++t) {
+      const i64 n_hi = blocks ? (t + 1) * n / threads : 0;
+      const i64 m_hi = blocks ? (t + 1) * m / threads : 0;
+      const i64 m2_hi = blocks ? (t + 1) * m2 / threads : 0;
       double x = 0;
-      add(x, t, Writer::left, m, d_left);
-      add(x, t, Writer::right, m, d_left + 1);
-      add(x, t, Writer::below, m2, d_below);
+      auto add = [&](Writer w, i64 m_w, i64 d, i64 w_lo, i64 w_hi) {
+        if (m_w == 0) return;
+        const double f = blocks ? foreign_tiles_block(n_lo, n_hi, n, m_w, d, w_lo, w_hi)
+                                : foreign_tiles_round_robin(t, n, m_w, d, threads);
+        if (f == 0) return;
+        double& s = side[static_cast<int>(w)];
+        if (s < 0) s = cross_side(j, w);
+        x += s * f;
+      };
+      add(Writer::left, m, d_left, m_lo, m_hi);
+      add(Writer::right, m, d_left + 1, m_lo, m_hi);
+      add(Writer::below, m2, d_below, m2_lo, m2_hi);
       most = std::max(most, x);
+      n_lo = n_hi;
+      m_lo = m_hi;
+      m2_lo = m2_hi;
     }
     return most;
   }
