@@ -15,6 +15,7 @@
 #include "time_exact.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -506,6 +507,80 @@ COSTMETRICS_EXACT_TARGET_AVX2 void fill_2d_rows_avx2(std::int64_t* t4, std::int6
   s.w = (tS1 + 2 * (tT - 1 - split)) * unit;
   fill_2d_stretches_avx2(s, t4, tT, -2 * unit, tso, round_up, count);
 }
+// ExactModel::cross_side's row walk, eight rows a vector (int32 lanes: the caller checks
+// that every column and the sum fit), the same integers as the scalar walk: per row r in
+// [r_begin, r_end), with e(x) = min(x, tT - 1 - x) and rho = r - 1 + dt, the columns
+// [lo - 1, hi + 1) = [-e(r) - 1, tS1 + e(r) + 1) less the previous row's [-e(r - 1),
+// tS1 + e(r - 1)) (none on row r_lo: an empty [0, 0) gives the same 0), each counted where
+// it lies in the writer's [cn - e(rho), cn + tS1 + e(rho)) and not in the writer's next row's
+// interior [cn - e(rho + 1) + 1, cn + tS1 + e(rho + 1) - 1) (none where rho + 1 >= n_hi).
+// Cross_side's scalar walk was most of the machine batch's per-group work (issue 21).
+COSTMETRICS_EXACT_TARGET_AVX2_INLINE __m256i cross_e(__m256i x, __m256i last_row) {
+  return _mm256_min_epi32(x, _mm256_sub_epi32(last_row, x));
+}
+COSTMETRICS_EXACT_TARGET_AVX2_INLINE __m256i cross_overlap(__m256i a0, __m256i a1, __m256i b0,
+                                                           __m256i b1) {
+  return _mm256_max_epi32(_mm256_setzero_si256(),
+                          _mm256_sub_epi32(_mm256_min_epi32(a1, b1), _mm256_max_epi32(a0, b0)));
+}
+// |[x0, x1) ∩ [a, b)| less |[x0, x1) ∩ [a, b) ∩ [in_lo, in_hi)| (cross_side's `stored`).
+COSTMETRICS_EXACT_TARGET_AVX2_INLINE __m256i cross_stored(__m256i x0, __m256i x1, __m256i a,
+                                                          __m256i b, __m256i in_lo,
+                                                          __m256i in_hi) {
+  return _mm256_sub_epi32(cross_overlap(x0, x1, a, b),
+                          cross_overlap(_mm256_max_epi32(x0, a), _mm256_min_epi32(x1, b), in_lo,
+                                        in_hi));
+}
+COSTMETRICS_EXACT_TARGET_AVX2 std::int64_t cross_rows_avx2(std::int32_t tT, std::int32_t tS1,
+                                                           std::int32_t r_lo, std::int32_t dt,
+                                                           std::int32_t n_hi, std::int32_t cn,
+                                                           std::int32_t r_begin,
+                                                           std::int32_t r_end) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i last_row = _mm256_set1_epi32(tT - 1);
+  const __m256i width = _mm256_set1_epi32(tS1);
+  const __m256i base = _mm256_set1_epi32(cn);
+  const __m256i first_row = _mm256_set1_epi32(r_lo);
+  const __m256i writer_end = _mm256_set1_epi32(n_hi);
+  const __m256i end = _mm256_set1_epi32(r_end);
+  const __m256i dt_less_one = _mm256_set1_epi32(dt - 1);
+  __m256i acc = zero;
+  __m256i r = _mm256_add_epi32(_mm256_set1_epi32(r_begin), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i eight = _mm256_set1_epi32(8);
+  for (std::int32_t r0 = r_begin; r0 < r_end; r0 += 8, r = _mm256_add_epi32(r, eight)) {
+    const __m256i e_r = cross_e(r, last_row);
+    const __m256i rho = _mm256_add_epi32(r, dt_less_one);
+    const __m256i e_rho = cross_e(rho, last_row);
+    const __m256i e_next = cross_e(_mm256_add_epi32(rho, one), last_row);
+    const __m256i lo = _mm256_sub_epi32(_mm256_sub_epi32(zero, e_r), one);  // lo - 1
+    const __m256i hi = _mm256_add_epi32(_mm256_add_epi32(width, e_r), one);  // hi + 1
+    const __m256i first = _mm256_cmpeq_epi32(r, first_row);
+    const __m256i e_prev = cross_e(_mm256_sub_epi32(r, one), last_row);
+    const __m256i skip_lo = _mm256_andnot_si256(first, _mm256_sub_epi32(zero, e_prev));
+    const __m256i skip_hi = _mm256_andnot_si256(first, _mm256_add_epi32(width, e_prev));
+    const __m256i a = _mm256_sub_epi32(base, e_rho);
+    const __m256i b = _mm256_add_epi32(_mm256_add_epi32(base, width), e_rho);
+    const __m256i has_in = _mm256_cmpgt_epi32(writer_end, _mm256_add_epi32(rho, one));
+    const __m256i in_lo = _mm256_and_si256(has_in, _mm256_add_epi32(_mm256_sub_epi32(base, e_next), one));
+    const __m256i in_hi = _mm256_and_si256(
+        has_in, _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(base, width), e_next), one));
+    const __m256i loaded_all = cross_stored(lo, hi, a, b, in_lo, in_hi);
+    const __m256i loaded_skip = cross_stored(_mm256_max_epi32(lo, skip_lo),
+                                             _mm256_min_epi32(hi, skip_hi), a, b, in_lo, in_hi);
+    const __m256i valid = _mm256_cmpgt_epi32(end, r);
+    acc = _mm256_add_epi32(acc, _mm256_and_si256(valid, _mm256_sub_epi32(loaded_all, loaded_skip)));
+  }
+  alignas(32) std::int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  std::int64_t sum = 0;
+  for (const std::int32_t x : lanes) sum += x;
+  return sum;
+}
+
+// Whether cross_side's rows may take cross_rows_avx2 (set_cross_rows_simd).
+std::atomic<bool> g_cross_rows_simd{true};
+
 #undef COSTMETRICS_EXACT_TARGET_AVX2_INLINE
 #undef COSTMETRICS_EXACT_TARGET_AVX2
 #endif  // COSTMETRICS_EXACT_AVX2
@@ -1221,6 +1296,20 @@ class ExactModel {
     const i64 dt = t0 - t0n;
     const i64 r_begin = std::max(r_lo, n_lo + 1 - dt);
     const i64 r_end = std::min({r_hi, n_hi + 1 - dt, std::max(h_ + 1, r_lo + 1)});
+#if COSTMETRICS_EXACT_AVX2
+    // In int32 lanes where every column (within |cn| + tS1 + 2 tT) and every lane's sum (at
+    // most (tS1 + 2 tT + 2) per row) fits.
+    constexpr i64 kLane = i64{1} << 30;
+    if (r_begin < r_end && g_cross_rows_simd.load(std::memory_order_relaxed) &&
+        exact_cpu_has_avx2() && (cn < 0 ? -cn : cn) + tS1_ + 2 * tT_ + 4 < kLane &&
+        (tS1_ + 2 * tT_ + 4) * (r_end - r_begin) < kLane) {
+      return static_cast<double>(cross_rows_avx2(
+          static_cast<std::int32_t>(tT_), static_cast<std::int32_t>(tS1_),
+          static_cast<std::int32_t>(r_lo), static_cast<std::int32_t>(dt),
+          static_cast<std::int32_t>(n_hi), static_cast<std::int32_t>(cn),
+          static_cast<std::int32_t>(r_begin), static_cast<std::int32_t>(r_end)));
+    }
+#endif
     for (i64 r = r_begin; r < r_end; ++r) {
       const i64 rho = r - 1 + dt;  // the writer's row that computed this level
       // Loaded: [lo - 1, hi + 1) less the previous row's [lo', hi') (none on the first).
@@ -2152,6 +2241,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 }  // namespace
 
 void set_clipped_cache_enabled(bool enabled) { clipped_cache().enabled = enabled; }
+
+void set_cross_rows_simd(bool enabled) {
+#if COSTMETRICS_EXACT_AVX2
+  g_cross_rows_simd.store(enabled, std::memory_order_relaxed);
+#else
+  (void)enabled;
+#endif
+}
 
 std::uint64_t clipped_cache_hits() { return clipped_cache().hits; }
 

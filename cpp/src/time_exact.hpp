@@ -123,6 +123,10 @@ double evaluate_machine_talg(const GpuParams& gpu, const StencilParams& stencil,
 // calling thread, and how many evaluations of the calling thread it has served.
 void set_clipped_cache_enabled(bool enabled);
 std::uint64_t clipped_cache_hits();
+// Test hook: whether the machine variant's cross-row walk (ExactModel::cross_side) may use
+// its AVX2 form (on by default, in every thread), so that tests compare it with the scalar
+// walk.
+void set_cross_rows_simd(bool enabled);
 
 }  // namespace detail
 }  // namespace time

@@ -1339,6 +1339,49 @@ void test_cross_rows_replayed() {
   CHECK(sum_rel / std::max(random, 1) < 0.03);
 }
 
+// The AVX2 form of the cross-row walk (time_exact.cpp, cross_rows_avx2) against the scalar
+// walk: the cross-row column of the design row and T_alg, bit for bit, on tiles whose walks
+// run from one row to past three vectors (tT up to 80), odd and even tT, the first and the
+// partial last wavefronts, 2-4 threads, both schedules, 2D and 3D.
+void test_cross_rows_simd_vs_scalar() {
+  std::mt19937_64 rng(4471);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  int compared = 0, nonzero = 0;
+  tmod::detail::set_clipped_cache_enabled(false);  // each call walks its rows
+  for (int i = 0; i < 3000; ++i) {
+    const int threads = static_cast<int>(pick(2, 4));
+    tmod::GpuParams g = cpu_like_machine(rng, threads);
+    g.machine.schedule =
+        rng() % 2 == 0 ? tmod::TileSchedule::block : tmod::TileSchedule::round_robin;
+    g.machine.t_cross_row_s = 5e-8;
+    tmod::StencilParams st;
+    st.n_space_dims = static_cast<int>(pick(2, 3));
+    st.c_iter_s = 1e-9;
+    tmod::ProblemSize size;
+    const i64 S2 = pick(4, 40);
+    size.space = {{pick(10, 600), S2, st.n_space_dims == 3 ? S2 : 0}};
+    size.time_steps = pick(3, 200);
+    tmod::TileSizes t;
+    t.space = {{pick(1, 40), 32, st.n_space_dims == 3 ? 32 : 0}};
+    t.time = pick(2, 80);
+    if (tmod::feasibility(g, st.n_space_dims, t) != tmod::kFeasible) continue;
+    tmod::detail::set_cross_rows_simd(false);
+    const double scalar_col = tmod::design_row(g, st, size, t, tmod::Variant::machine)[18];
+    const double scalar_talg = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+    tmod::detail::set_cross_rows_simd(true);
+    const double simd_col = tmod::design_row(g, st, size, t, tmod::Variant::machine)[18];
+    const double simd_talg = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+    CHECK(simd_col == scalar_col);
+    CHECK(simd_talg == scalar_talg);
+    ++compared;
+    if (scalar_col > 0) ++nonzero;
+  }
+  tmod::detail::set_clipped_cache_enabled(true);
+  std::printf("  cross-row walk, AVX2 vs scalar: %d tiles (%d with cross rows)\n", compared,
+              nonzero);
+  CHECK(compared > 1000 && nonzero > 500);
+}
+
 int main() {
   test_zero_terms_bit_identical();
   test_talg_alone_bit_identical();
@@ -1346,6 +1389,7 @@ int main() {
   test_terms_by_hand();
   test_clipped_shares_brute_force();
   test_cross_rows_replayed();
+  test_cross_rows_simd_vs_scalar();
   test_clipped_cache_bit_identical();
   test_grouped_batch_order();
   test_critical_thread_fast_vs_general();
