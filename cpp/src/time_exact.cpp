@@ -1027,6 +1027,7 @@ class ExactModel {
     const i64 xb = ob * tso + 1;                    // outer: first lead row
     const std::size_t stride = static_cast<std::size_t>(tT_) + 1;
     const i64* table = scratch_.kind_table.data();
+    const double* line_table = Machine ? scratch_.kind_lines.data() : nullptr;
     // Pair (ob, tb) standing for `mult` sub-tiles (mult_d = double(mult)).
     auto pair = [&](i64 tb, i64 mult, double mult_d) COSTMETRICS_LAMBDA_INLINE {
       // Rows with points of both sub-tiles (nonzero_rows of each, intersected).
@@ -1040,6 +1041,11 @@ class ExactModel {
       // per dimension).
       i64 r = lo;
       i64 sum = 0;
+      // Machine: the lines, sum of W(r) n_s2(r) (kind_lines), run by run, the s2 dimension's
+      // kind being constant on a run. The same integer as kind_lines' sum over its kinds'
+      // segments (prefix sums of integers, exact in a double), without the segments (issue
+      // 21: a sixth of the 3D machine batch).
+      double lines_all = 0;
       for (;;) {
         const int ko = (r >= xa ? 1 : 0) + (r >= xb ? 1 : 0);
         const int kt = (r >= ya ? 1 : 0) + (r >= yb ? 1 : 0);
@@ -1048,6 +1054,10 @@ class ExactModel {
         const i64 stop = std::min(std::min(next_o, next_t), end);
         const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
         sum += pre[stop] - pre[r];
+        if constexpr (Machine) {
+          const double* lpre = line_table + static_cast<std::size_t>(s2_is_outer_ ? ko : kt) * stride;
+          lines_all += lpre[stop] - lpre[r];
+        }
         if (stop == end) break;
         r = stop;
       }
@@ -1055,7 +1065,7 @@ class ExactModel {
       if constexpr (Machine) {
         const double steps = static_cast<double>(sum);
         double c = c_iter * steps + tau * static_cast<double>(end - lo);
-        const double lines = kind_lines(ob, tb, Rows{lo, hi}) - static_cast<double>(end - lo);
+        const double lines = lines_all - static_cast<double>(end - lo);
         c += tau_line_ * lines;
         sum_c += mult_d * c;
         sum_max += mult_d * std::max(m_prime, c);

@@ -1382,6 +1382,40 @@ void test_cross_rows_simd_vs_scalar() {
   CHECK(compared > 1000 && nonzero > 500);
 }
 
+// 3D machine T_alg on the kind tables (pair_loop_3d with the per-line term) against the
+// general row walk, bit for bit, with s2 the outer dimension (tS2 <= tS3) and the tabulated
+// one (tS3 < tS2): the lines are summed per run of both dimensions' kinds, by the s2 kind.
+void test_machine_3d_lines_both_orders() {
+  std::mt19937_64 rng(5003);
+  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
+  int compared[2] = {0, 0};
+  for (int i = 0; i < 4000; ++i) {
+    tmod::GpuParams g = cpu_like_machine(rng, static_cast<int>(pick(1, 4)));
+    g.machine.tau_line_3d_s = 3e-9 * static_cast<double>(pick(1, 5));
+    tmod::StencilParams st;
+    st.n_space_dims = 3;
+    st.c_iter_s = 1e-9 * static_cast<double>(pick(1, 9));
+    tmod::ProblemSize size;
+    // Mostly tiles the kind tables take (rows whole in s1, tS2 <= S2, tS3 <= S3; tS3 a
+    // multiple of the preset's 32).
+    size.space = {{pick(60, 300), pick(40, 120), pick(40, 120)}};
+    size.time_steps = pick(2, 60);
+    tmod::TileSizes t;
+    t.space = {{pick(1, 12), pick(1, 96), 32 * pick(1, 2)}};
+    t.time = 2 * pick(1, 10);
+    if (tmod::feasibility(g, 3, t) != tmod::kFeasible) continue;
+    const double fast = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+    const double general = tmod::detail::evaluate_exact(g, st, size, t,
+                                                        tmod::detail::ExactPath::general, true)
+                               .talg_s;
+    CHECK(fast == general);
+    ++compared[t.space[1] <= t.space[2] ? 0 : 1];
+  }
+  std::printf("  3D machine lines, kind tables vs general walk: %d with s2 outer, %d tabulated\n",
+              compared[0], compared[1]);
+  CHECK(compared[0] > 500 && compared[1] > 500);
+}
+
 int main() {
   test_zero_terms_bit_identical();
   test_talg_alone_bit_identical();
@@ -1390,6 +1424,7 @@ int main() {
   test_clipped_shares_brute_force();
   test_cross_rows_replayed();
   test_cross_rows_simd_vs_scalar();
+  test_machine_3d_lines_both_orders();
   test_clipped_cache_bit_identical();
   test_grouped_batch_order();
   test_critical_thread_fast_vs_general();
