@@ -1434,6 +1434,46 @@ class ExactModel {
         most = {tiles_d, share};
       }
     };
+    // Blocks with every clipped tile in the first or the last block (the usual case: they
+    // lie at the two ends): those blocks' bounds answer every owner, and each share is its
+    // tile count less its deficits in the list's order, as below; the others' counts follow
+    // from n mod threads. The same doubles as the general search that follows (issue 21:
+    // this search was a quarter of the 1D machine variant's clipped_rounds).
+    if (blocks && threads >= 2) {
+      const i64 first_end = n / threads;                   // block 0 is [0, first_end)
+      const i64 last_begin = (threads - 1) * n / threads;  // the last is [last_begin, n)
+      bool at_ends = true;
+      bool in_first = false, in_last = false;
+      double share_first = static_cast<double>(first_end);
+      double share_last = static_cast<double>(n - last_begin);
+      for (const auto& [i, d] : deficit) {
+        if (i < first_end) {
+          share_first -= d;
+          in_first = true;
+        } else if (i >= last_begin) {
+          share_last -= d;
+          in_last = true;
+        } else {
+          at_ends = false;
+          break;
+        }
+      }
+      if (at_ends) {
+        const i64 n_big = n - threads * first_end;  // threads with first_end + 1 tiles
+        i64 big_owners = 0;
+        if (in_first) consider(first_end, share_first);  // block 0: n / threads tiles, never more
+        if (in_last) {
+          consider(n - last_begin, share_last);
+          if (n_big != 0 && n - last_begin == first_end + 1) ++big_owners;
+        }
+        const i64 n_owners = (in_first ? 1 : 0) + (in_last ? 1 : 0);
+        if (n_owners < threads) {
+          const i64 tiles = first_end + (n_big > big_owners ? 1 : 0);
+          consider(tiles, static_cast<double>(tiles));
+        }
+        return most;
+      }
+    }
     // The threads holding a clipped tile (few: at most one clipped tile per end).
     constexpr std::size_t kFew = 8;
     i64 owners[kFew];
