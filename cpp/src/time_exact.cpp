@@ -1421,10 +1421,23 @@ class ExactModel {
   static ClippedRounds critical_thread(i64 n, i64 threads, bool blocks,
                                        const std::vector<std::pair<i64, double>>& deficit) {
     // Blocks: tile i is thread t's iff t n / threads <= i < (t+1) n / threads (integer
-    // quotients), i.e. t = ceil((i + 1) threads / n) - 1.
-    auto owner = [&](i64 i) { return blocks ? ((i + 1) * threads + n - 1) / n - 1 : i % threads; };
+    // quotients), i.e. t = ceil((i + 1) threads / n) - 1. The clipped tiles lie at the two
+    // ends, in the first block [0, first_end) or the last [last_begin, n), whose bounds
+    // answer their owners and tile counts without a division.
+    const i64 first_end = blocks ? n / threads : 0;
+    const i64 last_begin = blocks ? (threads - 1) * n / threads : 0;
+    auto owner = [&](i64 i) {
+      if (!blocks) return i % threads;
+      if (i < first_end) return i64{0};
+      if (i >= last_begin) return threads - 1;
+      return ((i + 1) * threads + n - 1) / n - 1;
+    };
     auto tiles_of = [&](i64 t) {
-      if (blocks) return (t + 1) * n / threads - t * n / threads;
+      if (blocks) {
+        if (t == 0) return first_end;
+        if (t == threads - 1) return n - last_begin;
+        return (t + 1) * n / threads - t * n / threads;
+      }
       return t < n ? (n - 1 - t) / threads + 1 : i64{0};
     };
     ClippedRounds most;
@@ -1434,84 +1447,51 @@ class ExactModel {
         most = {tiles_d, share};
       }
     };
-    // Blocks with every clipped tile in the first or the last block (the usual case: they
-    // lie at the two ends): those blocks' bounds answer every owner, and each share is its
-    // tile count less its deficits in the list's order, as below; the others' counts follow
-    // from n mod threads. The same doubles as the general search that follows (issue 21:
-    // this search was a quarter of the 1D machine variant's clipped_rounds).
-    if (blocks && threads >= 2) {
-      const i64 first_end = n / threads;                   // block 0 is [0, first_end)
-      const i64 last_begin = (threads - 1) * n / threads;  // the last is [last_begin, n)
-      bool at_ends = true;
-      bool in_first = false, in_last = false;
-      double share_first = static_cast<double>(first_end);
-      double share_last = static_cast<double>(n - last_begin);
-      for (const auto& [i, d] : deficit) {
-        if (i < first_end) {
-          share_first -= d;
-          in_first = true;
-        } else if (i >= last_begin) {
-          share_last -= d;
-          in_last = true;
-        } else {
-          at_ends = false;
-          break;
-        }
-      }
-      if (at_ends) {
-        const i64 n_big = n - threads * first_end;  // threads with first_end + 1 tiles
-        i64 big_owners = 0;
-        if (in_first) consider(first_end, share_first);  // block 0: n / threads tiles, never more
-        if (in_last) {
-          consider(n - last_begin, share_last);
-          if (n_big != 0 && n - last_begin == first_end + 1) ++big_owners;
-        }
-        const i64 n_owners = (in_first ? 1 : 0) + (in_last ? 1 : 0);
-        if (n_owners < threads) {
-          const i64 tiles = first_end + (n_big > big_owners ? 1 : 0);
-          consider(tiles, static_cast<double>(tiles));
-        }
-        return most;
-      }
-    }
-    // The threads holding a clipped tile (few: at most one clipped tile per end).
+    // The threads holding a clipped tile (few: at most two clipped tiles per end), each
+    // with its share: its tile count less its deficits, subtracted in the list's order as
+    // the loop over every thread subtracts them. Each tile's owner is found once (issue
+    // 21: found again per owner, with a division each, this was a quarter of the 1D
+    // machine variant's clipped_rounds).
     constexpr std::size_t kFew = 8;
     i64 owners[kFew];
+    i64 owner_tiles[kFew];
+    double owner_share[kFew];
     std::size_t n_owners = 0;
-    for (const auto& entry : deficit) {
-      const i64 t = owner(entry.first);
-      if (std::find(owners, owners + n_owners, t) != owners + n_owners) continue;
-      if (n_owners == kFew) {  // not reached (kept correct anyway): the loop of the general path
-        most = {};
-        for (i64 u = 0; u < threads; ++u) {
-          double share = static_cast<double>(tiles_of(u));
-          for (const auto& [i, d] : deficit) {
-            if (owner(i) == u) share -= d;
+    for (const auto& [i, d] : deficit) {
+      const i64 t = owner(i);
+      std::size_t k = 0;
+      while (k < n_owners && owners[k] != t) ++k;
+      if (k == n_owners) {
+        if (n_owners == kFew) {  // not reached (kept correct anyway): the loop over every thread
+          most = {};
+          for (i64 u = 0; u < threads; ++u) {
+            double share = static_cast<double>(tiles_of(u));
+            for (const auto& [i2, d2] : deficit) {
+              if (owner(i2) == u) share -= d2;
+            }
+            consider(tiles_of(u), share);
           }
-          consider(tiles_of(u), share);
+          return most;
         }
-        return most;
+        owners[k] = t;
+        owner_tiles[k] = tiles_of(t);
+        owner_share[k] = static_cast<double>(owner_tiles[k]);
+        ++n_owners;
       }
-      owners[n_owners++] = t;
+      owner_share[k] -= d;
     }
     i64 big_owners = 0;  // owners with ceil(n / threads) tiles (blocks)
+    const i64 n_big = blocks ? n - threads * first_end : 0;  // blocks: n mod threads
     for (std::size_t k = 0; k < n_owners; ++k) {
-      const i64 t = owners[k];
-      const i64 tiles = tiles_of(t);
-      double share = static_cast<double>(tiles);
-      for (const auto& [i, d] : deficit) {
-        if (owner(i) == t) share -= d;
-      }
-      consider(tiles, share);
-      if (blocks && n % threads != 0 && tiles == n / threads + 1) ++big_owners;
+      consider(owner_tiles[k], owner_share[k]);
+      if (blocks && n_big != 0 && owner_tiles[k] == first_end + 1) ++big_owners;
     }
     // The other threads: share = tiles, so the one with the most tiles.
     if (static_cast<i64>(n_owners) < threads) {
       i64 tiles = 0;
       if (blocks) {
         // n mod threads of the threads hold n / threads + 1 tiles, the others n / threads.
-        const i64 n_big = n % threads;
-        tiles = n / threads + (n_big > big_owners ? 1 : 0);
+        tiles = first_end + (n_big > big_owners ? 1 : 0);
       } else {
         // Round-robin: the counts fall with t, so the first thread without a clipped tile.
         i64 t = 0;
@@ -1522,6 +1502,7 @@ class ExactModel {
     }
     return most;
   }
+
 
   // W(r) of rule 6: the most s1 points in [0, S1) that one tile of the wavefront with base
   // offset `off` has at relative row r. The overlap of [x, x + w) with [0, S1) is unimodal
