@@ -546,7 +546,8 @@ COSTMETRICS_EXACT_TARGET_AVX2 std::int64_t cross_rows_avx2(std::int32_t tT, std:
   const __m256i end = _mm256_set1_epi32(r_end);
   const __m256i dt_less_one = _mm256_set1_epi32(dt - 1);
   __m256i acc = zero;
-  __m256i r = _mm256_add_epi32(_mm256_set1_epi32(r_begin), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i r =
+      _mm256_add_epi32(_mm256_set1_epi32(r_begin), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i eight = _mm256_set1_epi32(8);
   for (std::int32_t r0 = r_begin; r0 < r_end; r0 += 8, r = _mm256_add_epi32(r, eight)) {
     const __m256i e_r = cross_e(r, last_row);
@@ -562,7 +563,8 @@ COSTMETRICS_EXACT_TARGET_AVX2 std::int64_t cross_rows_avx2(std::int32_t tT, std:
     const __m256i a = _mm256_sub_epi32(base, e_rho);
     const __m256i b = _mm256_add_epi32(_mm256_add_epi32(base, width), e_rho);
     const __m256i has_in = _mm256_cmpgt_epi32(writer_end, _mm256_add_epi32(rho, one));
-    const __m256i in_lo = _mm256_and_si256(has_in, _mm256_add_epi32(_mm256_sub_epi32(base, e_next), one));
+    const __m256i in_lo =
+        _mm256_and_si256(has_in, _mm256_add_epi32(_mm256_sub_epi32(base, e_next), one));
     const __m256i in_hi = _mm256_and_si256(
         has_in, _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(base, width), e_next), one));
     const __m256i loaded_all = cross_stored(lo, hi, a, b, in_lo, in_hi);
@@ -1055,7 +1057,8 @@ class ExactModel {
         const i64* pre = table + static_cast<std::size_t>(ko * 3 + kt) * stride;
         sum += pre[stop] - pre[r];
         if constexpr (Machine) {
-          const double* lpre = line_table + static_cast<std::size_t>(s2_is_outer_ ? ko : kt) * stride;
+          const double* lpre =
+              line_table + static_cast<std::size_t>(s2_is_outer_ ? ko : kt) * stride;
           lines_all += lpre[stop] - lpre[r];
         }
         if (stop == end) break;
@@ -1502,7 +1505,6 @@ class ExactModel {
     }
     return most;
   }
-
 
   // W(r) of rule 6: the most s1 points in [0, S1) that one tile of the wavefront with base
   // offset `off` has at relative row r. The overlap of [x, x + w) with [0, S1) is unimodal
@@ -2660,7 +2662,9 @@ struct ExactTalgBatch::Impl {
       for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
       lp.rows_shaped = true;
     }
-    for (int q = 0; q < tp.n_ranges; ++q) counts[q] = transfer.counts(tp.lo[q], tp.hi[q], lp.rows[q]);
+    for (int q = 0; q < tp.n_ranges; ++q) {
+      counts[q] = transfer.counts(tp.lo[q], tp.hi[q], lp.rows[q]);
+    }
     double talg = 0;
     for (int w = 0; w < tp.n; ++w) {
       const int q = tp.range[w];
