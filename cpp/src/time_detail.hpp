@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <numeric>
 
 #include "costmetrics/checked.hpp"
 #include "costmetrics/time.hpp"
@@ -23,6 +25,19 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 // Floor of a / b for b > 0 and any sign of a (lattice coordinates can be negative).
 inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return a >= 0 ? a / b : -ceil_div(-a, b);
+}
+
+// The step of the machine batch's group order (time.cpp, machine_group_order): buckets
+// q * step mod n_buckets for q = 0, 1, ... visit every bucket once (gcd(step, n_buckets) =
+// 1), and with step near the golden-ratio share of n_buckets any prefix of them spreads
+// evenly over [0, n_buckets), so that threads taking contiguous runs get like shares of
+// the keys (test_time_batch checks the halves for every n_buckets up to 20,000).
+inline std::size_t group_scramble_step(std::size_t n_buckets) {
+  if (n_buckets < 2) return 1;
+  std::size_t step = std::max<std::size_t>(
+      1, static_cast<std::size_t>(static_cast<double>(n_buckets) * 0.6180339887498949));
+  while (std::gcd(step, n_buckets) != 1) ++step;
+  return step;
 }
 
 // Points of one (sub)tile row per hexagon column: 1 in 1D, tS2 in 2D, tS2*tS3 in 3D.

@@ -1,15 +1,18 @@
 // The fast evaluation paths of the time model give the same numbers as the reference ones:
 // the closed-form hexagon row steps equal the explicit sum of Eqs. A.10/A.16/A.28, and the
 // T_alg-only batch path equals evaluate() bit for bit on every point of the default spaces.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <vector>
 
 #include "../src/floor_sum.hpp"
+#include "../src/time_detail.hpp"
 #include "../src/time_exact.hpp"
 #include "check.hpp"
 #include "costmetrics/time.hpp"
@@ -220,8 +223,33 @@ void check_reciprocal() {
   std::printf("  reciprocal divisions checked: %d\n", checked);
 }
 
+// The machine batch's group order (time.cpp, machine_group_order): with the step of
+// group_scramble_step, buckets q * step mod B (q = 0, 1, ...) visit every bucket once, and
+// the first half of them holds about half of the buckets below B / 2, so that two threads
+// taking one half each get like shares of small and large tiles. Knuth's 2654435761 mod B,
+// the step before, is 1 for B = 961 and kept the keys' order (issue 21).
+void check_group_scramble() {
+  int checked = 0;
+  double worst = 0;
+  for (std::size_t b = 2; b <= 20000; ++b) {
+    const std::size_t step = tmod::detail::group_scramble_step(b);
+    CHECK(step >= 1 && step < b && std::gcd(step, b) == 1);
+    std::size_t low = 0;
+    for (std::size_t q = 0, v = 0; q < b / 2; ++q, v = (v + step) % b) low += 2 * v < b ? 1 : 0;
+    const double share = static_cast<double>(low) / static_cast<double>(b / 2);
+    if (b >= 100) {
+      CHECK(share > 0.45 && share < 0.55);
+      worst = std::max(worst, std::fabs(share - 0.5));
+    }
+    ++checked;
+  }
+  CHECK(tmod::detail::group_scramble_step(961) != 1);
+  std::printf("  group order steps checked: %d (worst half share off by %.3f)\n", checked, worst);
+}
+
 int main() {
   check_reciprocal();
+  check_group_scramble();
   // Closed form vs the loop sum_{x = tS1, tS1+2, ..., tS1+tT-2} ceil(x area / nV).
   for (std::int64_t n_v : {1, 7, 32, 128, 1000, 2048}) {
     for (std::int64_t tS1 = 1; tS1 <= 40; tS1 += 3) {
