@@ -1717,8 +1717,9 @@ class ExactModel {
       // 1D `machine` without coefficients on the kind table: the class loop below for
       // its one class (the placeholder dimensions: rows [ra, rb), all kFull), with exact's
       // c (its lines beyond the first of each row are none in 1D: subtile_lines counts
-      // one per row) and steps_all; the same operations in the same order. A branch of
-      // its own, outside the loop's lambda (issue 21: inside it, the 3D loop ran 5% slower).
+      // one per row) and steps_all; the same values in the same order (the class's
+      // multiplicity is 1, and 1.0 x is x). A branch of its own, outside the loop's lambda
+      // (issue 21: inside it, the 3D loop ran 5% slower).
       const std::size_t kind_stride = static_cast<std::size_t>(tT_) + 1;
       const i64* full = scratch_.kind_table.data() +
                         static_cast<std::size_t>(InnerDim::kFull * 3 + InnerDim::kFull) * kind_stride;
@@ -1727,10 +1728,10 @@ class ExactModel {
         const i64 sum = full[rows.hi + 1] - full[rows.lo];
         const double c =
             c_iter * static_cast<double>(sum) + tau * static_cast<double>(rows.size());
-        sum_c += 1.0 * c;
-        sum_max += 1.0 * std::max(m_prime, c);
+        sum_c += c;
+        sum_max += std::max(m_prime, c);
         n_sub += 1;
-        steps_all += 1.0 * static_cast<double>(sum);
+        steps_all += static_cast<double>(sum);
       }
     } else {
       for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
@@ -2113,13 +2114,13 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
                     : machine || row != nullptr ? memory_level(gpu, dims, size)
                                                 : 3;
   const i64 n_sm = gpu.n_sm;
-  const i64 ref = mt.threads_ref > 0 ? mt.threads_ref : n_sm;
   const bool blocks = mt.schedule == TileSchedule::block;
   const double dram = TalgOnly                  ? setup->dram
                        : Extras && level == 3 ? dram_share(gpu, dims, size)
                                               : 0.0;
   const TransferTerms transfer =
       transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
+  const i64 ref = transfer.ref;  // threads_ref, or every thread where unset
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
   const double t_sync =
@@ -2229,7 +2230,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         const double nc_p = n * share;
         const std::size_t lv = static_cast<std::size_t>(level);
         r[0] += nm_p * w.rows.words;                                        // L
-        r[1] += nm * transfer.tau_per_transfer + nc * w.counts[1];                   // tau_sync
+        r[1] += nm * transfer.tau_per_transfer + nc * w.counts[1];          // tau_sync
         r[2] += n;                                                          // T_sync
         r[3] += nc_p * w.counts[0];                                         // C_iter
         r[4] += nm * w.rows.seg;                                            // L_seg
@@ -2698,7 +2699,7 @@ struct ExactTalgBatch::Impl {
       double wavefront_s =
           clipped.tiles * t_tile - (clipped.tiles - clipped.share) * t_points + t_sync;
       if (blocks && std::min(n_tiles, n_sm) > 1) wavefront_s += rows.share * mt.t_share_line_s;
-      wavefront_s += clipped.cross * 1.0 * mt.t_cross_row_s;
+      wavefront_s += clipped.cross * mt.t_cross_row_s;  // 2D: one row per s1 column
       talg += static_cast<double>(tp.count[w]) * wavefront_s;
     }
     return talg;

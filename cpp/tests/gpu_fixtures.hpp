@@ -1,6 +1,10 @@
 // GPU parameters shared by the time-model tests.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "costmetrics/codesign.hpp"
 #include "costmetrics/time.hpp"
 
@@ -31,6 +35,19 @@ inline costmetrics::codesign::MachineParams gtx980_machine() {
   m.t_sync_s = g.t_sync_s;
   m.max_blocks_per_sm = g.max_blocks_per_sm;
   return m;
+}
+
+// Every `every`-th point of `space` (dims space sizes, then tT) as the row-major tile array
+// of evaluate_batch.
+inline std::vector<std::int64_t> space_tiles(const costmetrics::time::SearchSpace& space,
+                                             int dims, std::size_t every = 1) {
+  std::vector<std::int64_t> tiles;
+  for (std::size_t i = 0; i < space.size(); i += every) {
+    const costmetrics::time::TileSizes t = space.point(i);
+    for (int d = 0; d < dims; ++d) tiles.push_back(t.space[static_cast<std::size_t>(d)]);
+    tiles.push_back(t.time);
+  }
+  return tiles;
 }
 
 }  // namespace cm_test

@@ -285,13 +285,7 @@ int main() {
     stencil.c_iter_s = 3.68e-8;
     const tmod::SearchSpace space = tmod::default_search_space(c.dims);
     const std::size_t n = space.size();
-    const std::size_t stride = static_cast<std::size_t>(c.dims) + 1;
-    std::vector<std::int64_t> tiles(n * stride);
-    for (std::size_t i = 0; i < n; ++i) {
-      const tmod::TileSizes t = space.point(i);
-      for (int d = 0; d < c.dims; ++d) tiles[i * stride + static_cast<std::size_t>(d)] = t.space[static_cast<std::size_t>(d)];
-      tiles[i * stride + static_cast<std::size_t>(c.dims)] = t.time;
-    }
+    const std::vector<std::int64_t> tiles = cm_test::space_tiles(space, c.dims);
     for (auto variant : {tmod::Variant::paper, tmod::Variant::exact}) {
       if (variant == tmod::Variant::exact && c.dims == 1) continue;  // keep the test quick
       std::vector<double> fast(n), full(n), m_prime(n);
@@ -358,12 +352,8 @@ int main() {
     tmod::ProblemSize size;
     size.space = {{8192, 8192, 0}};
     size.time_steps = 512;
-    const tmod::SearchSpace space = tmod::default_search_space(2);
-    std::vector<std::int64_t> tiles;
-    for (std::size_t i = 0; i < space.size(); i += 3) {
-      const tmod::TileSizes t = space.point(i);
-      tiles.insert(tiles.end(), {t.space[0], t.space[1], t.time});
-    }
+    const std::vector<std::int64_t> tiles =
+        cm_test::space_tiles(tmod::default_search_space(2), 2, 3);
     const std::size_t n = tiles.size() / 3;
     const std::size_t saved_min = tmod::detail::exact_batch_group_min();
     std::size_t compared = 0;

@@ -154,11 +154,7 @@ void test_zero_terms_bit_identical() {
   size.space = {{8192, 8192, 0}};
   size.time_steps = 8192;
   const tmod::SearchSpace space = tmod::default_search_space(2);
-  std::vector<std::int64_t> tiles;
-  for (std::size_t i = 0; i < space.size(); i += 7) {
-    const tmod::TileSizes t = space.point(i);
-    tiles.insert(tiles.end(), {t.space[0], t.space[1], t.time});
-  }
+  const std::vector<std::int64_t> tiles = cm_test::space_tiles(space, 2, 7);
   const std::size_t n = tiles.size() / 3;
   std::vector<double> a(n), b(n);
   std::vector<std::uint32_t> ra(n), rb(n);
