@@ -15,7 +15,7 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    passes, each stencil with its default schedule (block in 1D);
 3. ``costmetrics validate`` per variant (paper, exact, machine and their fitted twins,
    leave-one-problem-out) with bootstrap intervals and the noise floor, and the tuner's
-   k-curve (the best of the first k points the model ranks, against the grid's best),
+   k-curve (the best of the first k runs the model ranks, against the grid's best run),
    once per per-point statistic of ``--statistics`` (default both: the median over the
    passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs.
 

@@ -60,6 +60,7 @@ RETURN_EXCEPTIONS = {
     ("energy", "table_b2"): "the parsed seed file (data loader)",
     ("spu", "load_seed"): "the parsed seed file (data loader)",
     ("measure", "machine_record"): "a free-form description written into file headers",
+    ("measure", "harness_tiles"): "tiles, in the layout of the tiles it is given",
     ("exasat", "stencil_points"): "a stencil's points: a tuple of (x, y, z) offsets",
     ("energy", "model_rmse_pct"): "one number per kernel name",
     ("validate", "selection_summary"): "one number per statistic name (JSON-ready)",

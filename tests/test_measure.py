@@ -592,15 +592,52 @@ def test_default_points_grid_without_calibration() -> None:
     assert len({p.key for p in pts}) == len(pts)
 
 
+def _grid_runs(g: dict[str, tuple[int, ...]], sizes: tuple[int, ...]) -> int:
+    """Distinct runs of a 3D grid: a sub-tile wider than S + tT runs as S + tT (harness 5)."""
+    s2, s3 = sizes[1], sizes[2]
+    return len({
+        (a, min(b, s2 + t), min(c, s3 + t), t)
+        for a in g["tS1"] for b in g["tS2"] for c in g["tS3"] for t in g["tT"]
+    })  # fmt: skip
+
+
 def test_default_points_heat3d() -> None:
     pts = mm.default_points(("heat3d",))
     g = mm.GRID_3D
+    assert len(pts) == sum(_grid_runs(g, sz) for sz in mm.DEFAULT_SIZES["heat3d"])
+    # 30^3: tS3 = 64 and 128 both run as 30 + tT, one point for both (fewer than the grid).
     n3 = len(g["tS1"]) * len(g["tS2"]) * len(g["tS3"]) * len(g["tT"])
-    assert len(pts) == len(mm.DEFAULT_SIZES["heat3d"]) * n3
+    assert _grid_runs(g, (30, 30, 30, 32)) < n3 == _grid_runs(g, (30, 30, 94, 32))
     assert all(len(p.sizes) == 4 and len(p.tiles) == 4 for p in pts)
+    runs = [(p.sizes, mm.harness_tiles("heat3d", p.sizes, p.tiles)) for p in pts]
+    assert len(set(runs)) == len(runs)
     coarse = mm.default_points(("heat3d",), sizes={"heat3d": [(8, 8, 8, 4)]}, grid="coarse")
-    c = mm.COARSE_GRID_3D
-    assert len(coarse) == len(c["tS1"]) * len(c["tS2"]) * len(c["tS3"]) * len(c["tT"])
+    assert len(coarse) == _grid_runs(mm.COARSE_GRID_3D, (8, 8, 8, 4))
+    # The first name of each run is kept: the grid's order, narrowest first.
+    assert (1, 4, 32, 2) in {p.tiles for p in coarse} and (1, 4, 128, 2) not in {
+        p.tiles for p in coarse
+    }
+
+
+def test_harness_tiles() -> None:
+    # 2D: tS2 at least S2 + tT runs as S2 + tT; narrower, as given.
+    assert mm.harness_tiles("laplacian2d", (256, 256, 128), (58, 480, 18)) == (58, 274, 18)
+    assert mm.harness_tiles("laplacian2d", (256, 256, 128), (58, 274, 18)) == (58, 274, 18)
+    assert mm.harness_tiles("laplacian2d", (256, 256, 128), (58, 273, 18)) == (58, 273, 18)
+    # 3D: tS2 and tS3 alike; 1D: never clipped (a hexagon wider than S is another tile).
+    assert mm.harness_tiles("heat3d", (30, 30, 30, 32), (6, 31, 64, 6)) == (6, 31, 36, 6)
+    assert mm.harness_tiles("heat3d", (30, 20, 30, 32), (6, 31, 64, 6)) == (6, 26, 36, 6)
+    assert mm.harness_tiles("jacobi1d", (1000, 8), (4000, 4)) == (4000, 4)
+    # The same runs: bitwise the same result (the C++ test also compares the copies).
+    wide = mm.tiled("heat2d", (20, 24, 6), (4, 200, 4), threads=2, schedule="block")
+    clip = mm.tiled("heat2d", (20, 24, 6), (4, 28, 4), threads=2, schedule="block")
+    assert np.array_equal(wide, clip)
+    with pytest.raises(ValueError, match="tile_t"):
+        mm.harness_tiles("heat2d", (256, 256, 128), (58, 480, 3))
+    with pytest.raises(ValueError, match="stencil"):
+        mm.harness_tiles("heat4d", (256, 256, 128), (58, 480, 4))
+    with pytest.raises(ValueError, match="tiles"):
+        mm.harness_tiles("heat2d", (256, 256, 128), (58, 4))
     # Every LEVEL_SIZES problem and every grid tile is accepted by the harness.
     for sizes in mm.LEVEL_SIZES["heat3d"]:
         for p in mm.default_points(("heat3d",), sizes={"heat3d": [sizes]}):

@@ -573,6 +573,90 @@ def test_tuner_curve_hand_computed(tmp_path: Path) -> None:
         cv.tuner_curve(probe, cal, variant="exact", ks=(0,))
 
 
+def _grid_2d(tmp_path: Path, rows: dict[tuple[int, int, int], float], harness: str = "") -> Path:
+    """A synthetic schema-3 table: Laplacian 2D 256^2 x 128 at 2 threads, given times."""
+    lines = ["# synthetic table for a test (not a measurement)"]
+    lines += [f"# harness: {harness}"] if harness else []
+    lines.append(",".join(mm.CSV_COLUMNS))
+    for (ts1, ts2, tt), t in rows.items():
+        lines.append(
+            f"laplacian2d,256,256,,128,{ts1},{ts2},,{tt},grid,2,block,0,0,{t!r},,,true,0.0,"
+            "1,1,1,1,1,1024,L2,0,0.5,0.0"
+        )
+    path = tmp_path / f"grid2d{harness}.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_tuner_curve_one_run_under_several_names(tmp_path: Path) -> None:
+    # (58, 480, 18) and (58, 288, 18) are one run (S2 + tT = 274, harness 5): its two rows
+    # are timed by their median, 1.10 ms; the best run is (58, 200, 18) at 1.05 ms.
+    rows = {(58, 480, 18): 1.20e-3, (58, 288, 18): 1.00e-3, (58, 200, 18): 1.05e-3,
+            (16, 128, 8): 1.30e-3}  # fmt: skip
+    pred = np.asarray([1.0e-3, 1.0e-3, 1.01e-3, 1.5e-3])  # the two names tie
+    table = mm.read_table(_grid_2d(tmp_path, rows)).medians()
+    curve = cv.tuner_curve_of(table, pred, label="synthetic", ks=(1, 2, 3))
+    assert curve.n_points.tolist() == [3]
+    assert curve.distance[0].tolist() == pytest.approx([1.10 / 1.05 - 1, 0.0, 0.0])
+    # Counted apart, as before: k = 1 ranks (58, 480, 18) against the least of the run's
+    # two samples, and k = 2 spends its second measurement on the same run.
+    old = mm.read_table(_grid_2d(tmp_path, rows, harness="4")).medians()
+    apart = cv.tuner_curve_of(old, pred, label="synthetic", ks=(1, 2, 3))
+    assert apart.n_points.tolist() == [4]
+    assert apart.distance[0].tolist() == pytest.approx([0.20, 0.0, 0.0])
+
+
+def test_default_points_one_point_per_run() -> None:
+    # The model's near-optimal tiles on Laplacian 2D 256^2 x 128 include two names of one
+    # run ((55, 288, 26) and (55, 320, 26): S2 + tT = 282): the sweep measures it once and
+    # takes the next distinct tile into the near set instead.
+    cal = mm.load_calibration(CALIBRATION)
+    sz = (256, 256, 128)
+    from costmetrics import time as cm_time
+
+    best = cm_time.best_tiles(cal.stencils["laplacian2d"], cal.gpu, sz, within=0.1,
+                              variant="exact")  # fmt: skip
+    near = [tuple(int(v) for v in r) for r in best.near_optimal[:7]]
+    runs = [mm.harness_tiles("laplacian2d", sz, t) for t in near]
+    assert len(set(runs)) < len(runs)  # the case this test is about
+    pts = mm.default_points(("laplacian2d",), cal, sizes={"laplacian2d": [sz]})
+    keys = [mm.harness_tiles("laplacian2d", sz, p.tiles) for p in pts]
+    assert len(set(keys)) == len(keys)
+    for v in ("exact", "machine"):
+        tagged = [p for p in pts if f"{v}_opt" in p.tags or f"{v}_near" in p.tags]
+        assert len(tagged) == 1 + 6  # the optimum and max_near distinct runs
+        assert len({mm.harness_tiles("laplacian2d", sz, p.tiles) for p in tagged}) == 7
+
+
+def test_tune_measures_each_run_once(tmp_path: Path) -> None:
+    # On Laplacian 2D 128^2 x 64 the machine variant clips tS2 at S2 + tT as the harness
+    # does, so the widths past it tie: the model's top 8 are all names of (49, 192, 64).
+    cal = mm.load_calibration(
+        data_dir() / "measurements" / "quiet_run_2026-11-29_xeon_batch_d" / "calibration_1t"
+    )
+    cal = mm.Calibration(cal.gpu, cal.stencils, mm.machine_record(), cal.micro, cal.settings)
+    from costmetrics import time as cm_time
+
+    grid = cm_time.default_search_space(2).grid()
+    batch = cm_time.talg_batch(cal.stencils["laplacian2d"], cal.gpu.with_threads(1), (128, 128, 64),
+                               grid, variant="machine")  # fmt: skip
+    ok = np.flatnonzero(batch.feasible)
+    order = ok[np.lexsort((grid[ok, 2], grid[ok, 1], grid[ok, 0], batch.talg_s[ok]))]
+    raw = [mm.harness_tiles("laplacian2d", (128, 128, 64), tuple(int(x) for x in grid[i]))
+           for i in order[:6]]  # fmt: skip
+    assert len(set(raw)) < 6  # the case this test is about: ties of one run's names
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        result = mm.tune("laplacian2d", cal, (128, 128, 64), variant="machine", k=6, threads=1,
+                         passes=1, warmup=0, out=tmp_path / "tune.csv")  # fmt: skip
+    assert len(result.candidates) == 6
+    runs = {mm.harness_tiles("laplacian2d", (128, 128, 64), c.tiles) for c in result.candidates}
+    assert len(runs) == 6
+    # Each run under its first name in the ranking's order (narrowest tS2 first on ties).
+    assert result.candidates[0].tiles == (49, 192, 64)
+    assert len(mm.read_table(tmp_path / "tune.csv")) == 6
+
+
 def test_tune_smoke(tmp_path: Path) -> None:
     # The shipped calibration with this machine's record: a stand-in for a calibration
     # of this machine (fast; the ranking is what is tested, not the times).

@@ -64,6 +64,9 @@ void register_measure(py::module_& m) {
       },
       py::arg("config"), "Run a tiled stencil (warm-up, repeats, check).");
   costmetrics::bindings::def_function(
+      sub, "as_run", &cmm::as_run, py::arg("config"),
+      "The configuration as the harness runs it (sub-tiles wider than S + tT clipped).");
+  costmetrics::bindings::def_function(
       sub, "tiled",
       +[](const cmm::RunConfig& cfg) {
         cfg.validate();

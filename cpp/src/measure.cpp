@@ -1092,6 +1092,14 @@ std::string compiler_description() {
   return out.str();
 }
 
+RunConfig as_run(const RunConfig& cfg) {
+  cfg.validate();
+  RunConfig out = cfg;
+  out.tile_s2 = clipped_sub_tile(cfg.tile_s2, cfg.size_s2, cfg.tile_t);
+  out.tile_s3 = clipped_sub_tile(cfg.tile_s3, cfg.size_s3, cfg.tile_t);
+  return out;
+}
+
 void RunConfig::validate() const {
   validate_problem(stencil, size_s1, size_s2, size_s3, size_t);
   const int dims = kernel_space_dims(parse_kernel(stencil));

@@ -165,6 +165,17 @@ int main() {
     cfg3.tile_s2 = cfg3.tile_s3 = std::int64_t{1} << 16;
     const auto widest = cm::run(cfg3);
     CHECK(widest.correct && widest.buffer_words == clipped3.buffer_words);
+    // as_run names the run: the clipped widths, everything else as given.
+    const auto named = cm::as_run(cfg3);
+    CHECK(named.tile_s2 == 12 + 4 && named.tile_s3 == 9 + 4);
+    CHECK(named.tile_s1 == cfg3.tile_s1 && named.tile_t == cfg3.tile_t &&
+          named.size_s3 == cfg3.size_s3 && named.threads == cfg3.threads);
+    cfg3.tile_s2 = 3;  // narrower than S2 + tT: kept
+    CHECK(cm::as_run(cfg3).tile_s2 == 3 && cm::as_run(cfg3).tile_s3 == 9 + 4);
+    const auto one_d = cm::as_run(config("jacobi1d", 50, 0, 8, 400, 0, 4, 1));
+    CHECK(one_d.tile_s1 == 400 && one_d.tile_s2 == 0 && one_d.tile_s3 == 0);  // 1D: as given
+    cfg3.tile_t = 3;  // odd: refused like run()
+    CHECK_THROWS(cm::as_run(cfg3), std::invalid_argument);
   }
   // The names the Python side shows and checks.
   CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));

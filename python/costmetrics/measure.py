@@ -89,6 +89,7 @@ __all__ = [
     "energy_status",
     "fastest_shares",
     "find_rapl_package",
+    "harness_tiles",
     "load_calibration",
     "load_is_high",
     "machine_record",
@@ -574,6 +575,48 @@ def tiled(
         energy=None, schedule=schedule,
     )  # fmt: skip
     return _cm.tiled(cfg)
+
+
+def harness_tiles(stencil: str, sizes: Sequence[int], tiles: Sequence[int]) -> tuple[int, ...]:
+    """Return the tiles as the harness runs them: sub-tiles wider than ``S + tT`` clipped.
+
+    A sub-tile at least ``S + tT`` wide (``tS2`` in 2D, ``tS2`` and ``tS3`` in 3D) holds the
+    whole skewed extent of its dimension; the harness clips it to ``S + tT`` (harness 5),
+    so every such width runs the same points, copies, sub-tiles and buffers: one run under
+    several names. :func:`tune` and the sweep's model choices (:func:`default_points`)
+    measure it once, and :func:`costmetrics.validate.tuner_curve_of` counts it as one
+    configuration (``docs/validate.md``, "Harness 5" and "One run under several names").
+
+    Parameters
+    ----------
+    stencil, sizes, tiles
+        As in :func:`run`.
+
+    Returns
+    -------
+    tuple of int
+        The tiles in the layout of ``tiles``.
+
+    Raises
+    ------
+    ValueError
+        For a configuration the harness cannot run (as :func:`run`).
+    """
+    cfg = _config(
+        stencil, sizes, tiles, threads=1, repeats=1, warmup=0, pin=False, check=False,
+        energy=None,
+    )  # fmt: skip
+    return _tiles_of_config(_cm.as_run(cfg))
+
+
+def _tiles_of_config(cfg: Any) -> tuple[int, ...]:
+    """Return the tiles of a RunConfig in the layout of ``tiles`` ((tS, tT), ...)."""
+    dims = space_dims(cfg.stencil)
+    if dims == 1:
+        return (int(cfg.tile_s1), int(cfg.tile_t))
+    if dims == 2:
+        return (int(cfg.tile_s1), int(cfg.tile_s2), int(cfg.tile_t))
+    return (int(cfg.tile_s1), int(cfg.tile_s2), int(cfg.tile_s3), int(cfg.tile_t))
 
 
 # --------------------------------------------------------------------------------------
@@ -1760,7 +1803,10 @@ def default_points(
     the default search space with the largest M_tile; ties: largest tS1 + tT/2, then tT)
     and, for each time-model variant, its predicted optimum and up to ``max_near`` more
     points within ``within`` of the predicted minimum (A.6.2-A.6.3), from
-    :func:`costmetrics.time.best_tiles` over the default search space.
+    :func:`costmetrics.time.best_tiles` over the default search space. Tiles the harness
+    runs alike (:func:`harness_tiles`: sub-tiles wider than ``S + tT``) are one point,
+    named as first added, with every tag; the near-optimal points are ``max_near`` distinct
+    runs.
 
     Parameters
     ----------
@@ -1773,7 +1819,7 @@ def default_points(
     within : float
         Near-optimal fraction (the seed uses 10%).
     max_near : int
-        Cap on near-optimal points per variant (closest to the minimum first).
+        Cap on near-optimal runs per variant (closest to the minimum first).
     grid : {"full", "coarse"}
         The tile grid: ``GRID_1D`` / ``GRID_2D`` / ``GRID_3D`` or their ``COARSE_``
         versions.
@@ -1781,7 +1827,7 @@ def default_points(
     Returns
     -------
     list of Point
-        Unique configurations, tags merged, in a stable order.
+        One per run (tags merged), in a stable order.
     """
     from costmetrics import time as cm_time
 
@@ -1792,9 +1838,21 @@ def default_points(
     grid_2d = GRID_2D if grid == "full" else COARSE_GRID_2D
     grid_3d = GRID_3D if grid == "full" else COARSE_GRID_3D
     points: dict[tuple[str, tuple[int, ...], tuple[int, ...]], list[str]] = {}
+    # One point per run: a tile the harness runs like one already added (harness_tiles)
+    # takes its tags onto that point, which keeps the first name it was added under.
+    named: dict[tuple[str, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+    def key_of(
+        stencil: str, sz: tuple[int, ...], tl: tuple[int, ...]
+    ) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+        try:
+            as_run = harness_tiles(stencil, sz, tl)
+        except ValueError:
+            as_run = tl  # a tile the harness refuses: measure() names it, as before
+        return (stencil, sz, named.setdefault((stencil, sz, as_run), tl))
 
     def add(stencil: str, sz: tuple[int, ...], tl: tuple[int, ...], tag: str) -> None:
-        tags = points.setdefault((stencil, sz, tl), [])
+        tags = points.setdefault(key_of(stencil, sz, tl), [])
         if tag not in tags:
             tags.append(tag)
 
@@ -1837,8 +1895,18 @@ def default_points(
                     stencil_preset, calibration.gpu, sz, within=within, variant=variant
                 )
                 add(name, sz, best.tiles, f"{variant}_opt")
-                for row in best.near_optimal[1 : 1 + max_near]:
-                    add(name, sz, tuple(int(v) for v in row), f"{variant}_near")
+                # Up to max_near more runs, closest first; a near tile that runs like the
+                # optimum or an earlier near tile is the same run and not counted.
+                added = 0
+                for row in best.near_optimal[1:]:
+                    if added == max_near:
+                        break
+                    tl = tuple(int(v) for v in row)
+                    tags = points.get(key_of(name, sz, tl), [])
+                    if f"{variant}_opt" in tags or f"{variant}_near" in tags:
+                        continue
+                    add(name, sz, tl, f"{variant}_near")
+                    added += 1
     return [Point(s, sz, tl, tuple(tags)) for (s, sz, tl), tags in points.items()]
 
 
@@ -3605,8 +3673,9 @@ def tune(
 
     The model ranks every feasible tile of the default search space
     (:func:`costmetrics.time.default_search_space`) at each thread count (with the
-    calibration measured at that count, else the nearest with n_sm set to it); the first
-    ``k`` pairs are measured with the protocol of :func:`measure` (``passes`` shuffled
+    calibration measured at that count, else the nearest with n_sm set to it); tiles the
+    harness runs alike (:func:`harness_tiles`) count once, by their best-ranked name; the
+    first ``k`` pairs are measured with the protocol of :func:`measure` (``passes`` shuffled
     passes) and the fastest by ``statistic`` over its passes wins. Seed 000, Sec. A.6.3 (measure the
     near-optimal set and keep the best), made a tool.
 
@@ -3661,22 +3730,31 @@ def tune(
         raise ValueError(f"calibration: has no C_iter for stencil {name!r}")
     space = cm_time.default_search_space(space_dims(name))
     grid = space.grid()
-    ranked: list[tuple[float, int, tuple[int, ...]]] = []
+    ranked: list[tuple[float, int, tuple[int, ...], tuple[int, ...]]] = []
     for n in counts:
         cal = cm_validate._with_schedule(cm_validate._for_threads(cals, n), sched)
         batch = cm_time.talg_batch(cal.stencils[name], cal.gpu, size_args, grid, variant=v)
         for i in np.flatnonzero(batch.feasible & np.isfinite(batch.talg_s)):
             tiles = tuple(int(x) for x in grid[i])
             try:
-                _config(name, size_args, tiles, threads=n, repeats=1, warmup=0, pin=False,
-                        check=False, energy=None)  # fmt: skip
+                cfg = _config(name, size_args, tiles, threads=n, repeats=1, warmup=0, pin=False,
+                              check=False, energy=None)  # fmt: skip
             except ValueError:
                 continue  # the model accepts it, the harness cannot run it
-            ranked.append((float(batch.talg_s[i]), n, tiles))
+            ranked.append((float(batch.talg_s[i]), n, tiles, _tiles_of_config(_cm.as_run(cfg))))
     if not ranked:
         raise ValueError(f"sizes: no feasible tile for {name} {size_args} on this machine")
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
-    top = ranked[:n_k]
+    # One candidate per run: tiles the harness runs alike (sub-tiles wider than S + tT,
+    # harness_tiles) are one configuration; the best-ranked name stands for it, so the k
+    # measured candidates are k different runs (2026-11-29: up to 7 of a 2D problem's top
+    # 10 were one run under several names, docs/validate.md, "One run under several names").
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    top: list[tuple[float, int, tuple[int, ...]]] = []
+    for pred, n, tiles, as_run in ranked:
+        if (n, as_run) not in seen and len(top) < n_k:
+            seen.add((n, as_run))
+            top.append((pred, n, tiles))
     path = (
         Path(out)
         if out is not None

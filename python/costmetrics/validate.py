@@ -37,9 +37,11 @@ from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
     Table,
+    _header_value,
     _l3_in_effect,
     _statistic_name,
     check_same_machine,
+    harness_tiles,
     load_calibration,
     point_statistic,
     read_table,
@@ -1333,10 +1335,15 @@ def degenerate(table: Table | str | Path, calibration: Any) -> list[DegenerateRo
 class TunerCurve(Record):
     """How close the measured best of a variant's top-k predicted points comes to the best.
 
-    For each problem (stencil, sizes) the measured (tile, threads) points are ranked by
-    the variant's prediction; with k points measured, the tuner would keep the fastest
-    of the first k. ``distance[p, j]`` is its median time over the problem's best
-    measured time, minus 1 (0: the tuner finds the best point of the measured grid).
+    For each problem (stencil, sizes) the measured runs (tile as the harness runs it,
+    threads) are ranked by the variant's prediction; with k runs measured, the tuner would
+    keep the fastest of the first k. ``distance[p, j]`` is its time over the problem's
+    best measured run's, minus 1 (0: the tuner finds the best run of the measured grid).
+    Rows that measured one run under several names (tiles wider than ``S + tT``,
+    :func:`costmetrics.measure.harness_tiles`; tables of harness 5 on) are one run, timed
+    by the median of their rows: counted apart, they filled a top k with one run and
+    gave the grid's best the least of several samples of it (``docs/validate.md``, "One
+    run under several names").
 
     Attributes
     ----------
@@ -1349,7 +1356,7 @@ class TunerCurve(Record):
     distance : numpy.ndarray
         Shape (problems, len(ks)).
     n_points : numpy.ndarray
-        Ranked points per problem.
+        Ranked runs per problem.
     """
 
     variant: str
@@ -1380,6 +1387,32 @@ class TunerCurve(Record):
                 for p, n, row in zip(self.problems, self.n_points, self.distance, strict=False)
             ],
         }  # fmt: skip
+
+
+def _clips_wide_sub_tiles(t: Table) -> bool:
+    """Return whether the table's harness ran sub-tiles wider than ``S + tT`` as ``S + tT``.
+
+    Harness 5 and later (``docs/validate.md``, "Harness 5"); a table without a harness
+    line is taken as this build's harness.
+    """
+    version = _header_value(t.comments, "harness")
+    if version is None:
+        return True
+    try:
+        return int(version) >= 5
+    except ValueError:
+        return False
+
+
+def _run_key(t: Table, i: int, clipped: bool) -> tuple[Any, ...]:
+    """Return the run row ``i`` measured: tiles as the harness ran them, threads, schedule."""
+    tiles = t.tiles_of(i)
+    if clipped:
+        try:
+            tiles = harness_tiles(t.stencil[i], t.sizes_of(i), tiles)
+        except ValueError:
+            pass  # a row this build's harness would refuse: its own name
+    return (tiles, int(t.threads[i]), t.schedule[i])
 
 
 def tuner_curve(
@@ -1447,16 +1480,30 @@ def tuner_curve_of(
     k_list = tuple(int(k) for k in ks)
     if not k_list or any(k < 1 for k in k_list):
         raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
+    clipped = _clips_wide_sub_tiles(t)
     problems: list[_Problem] = []
     rows_out: list[list[float]] = []
     counts: list[int] = []
     for key, rows in _groups(t, by_threads=False).items():
-        ok = rows[np.isfinite(pred[rows])]
+        runs: dict[tuple[Any, ...], list[int]] = {}
+        for i in rows:
+            runs.setdefault(_run_key(t, int(i), clipped), []).append(int(i))
+        members = list(runs.values())
+        # A run measured under several names: the median of its rows' times, and its
+        # best-ranked name's prediction (they agree where the model clips as the harness).
+        time_of = np.asarray([float(np.median(t.time_s[m])) for m in members])
+        pred_of = np.asarray([
+            float(np.min(pred[m][np.isfinite(pred[m])])) if np.isfinite(pred[m]).any()
+            else np.nan
+            for m in members
+        ])  # fmt: skip
+        ok = np.flatnonzero(np.isfinite(pred_of))
         if ok.size == 0:
             continue
-        ranked = ok[np.lexsort((np.arange(ok.size), pred[ok]))]
-        best = float(t.time_s[rows].min())
-        run_best = np.minimum.accumulate(t.time_s[ranked])
+        first = np.asarray([min(m) for m in members])
+        ranked = ok[np.lexsort((first[ok], pred_of[ok]))]
+        best = float(time_of.min())
+        run_best = np.minimum.accumulate(time_of[ranked])
         rows_out.append([float(run_best[min(k, ranked.size) - 1] / best - 1) for k in k_list])
         problems.append(key)
         counts.append(int(ranked.size))

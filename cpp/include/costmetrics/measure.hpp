@@ -137,6 +137,13 @@ struct RunResult {
   }
 };
 
+// The configuration as the harness runs it: a sub-tile wider than S + tT (tS2 in 2D, tS2
+// and tS3 in 3D) clipped to S + tT, as the run does. Two configurations with the same
+// result run the same points, copies, sub-tiles and buffers (harness 5, checked in
+// cpp/tests/test_measure.cpp): one run under two names, which a tuner measures once.
+// Throws std::invalid_argument for a config run() refuses.
+RunConfig as_run(const RunConfig& cfg);
+
 // Runs the tiled stencil `warmup + repeats` times (each from the same initial data) and,
 // if cfg.check, the naive stencil once. Throws std::invalid_argument for bad configs.
 RunResult run(const RunConfig& cfg);
