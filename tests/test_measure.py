@@ -590,6 +590,10 @@ def test_default_points_grid_without_calibration() -> None:
     assert len(pts) == 2 * n1 + 2 * n2  # two sizes per stencil
     assert all(p.tags == ("grid",) for p in pts)
     assert len({p.key for p in pts}) == len(pts)
+    with pytest.raises(ValueError, match="max_near"):
+        mm.default_points(("jacobi1d",), max_near=-1)
+    with pytest.raises(TypeError, match="max_near"):
+        mm.default_points(("jacobi1d",), max_near=2.5)  # type: ignore[arg-type]
 
 
 def _grid_runs(g: dict[str, tuple[int, ...]], sizes: tuple[int, ...]) -> int:

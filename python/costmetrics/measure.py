@@ -1832,6 +1832,7 @@ def default_points(
     from costmetrics import time as cm_time
 
     size_map = DEFAULT_SIZES if sizes is None else sizes
+    near_cap = _positive_int(max_near, "max_near", 0, 10**6)
     if grid not in ("full", "coarse"):
         raise ValueError(f"grid: must be 'full' or 'coarse', got {grid!r}")
     grid_1d = GRID_1D if grid == "full" else COARSE_GRID_1D
@@ -1899,7 +1900,7 @@ def default_points(
                 # optimum or an earlier near tile is the same run and not counted.
                 added = 0
                 for row in best.near_optimal[1:]:
-                    if added == max_near:
+                    if added == near_cap:
                         break
                     tl = tuple(int(v) for v in row)
                     tags = points.get(key_of(name, sz, tl), [])
