@@ -256,6 +256,34 @@ def test_clipped_end_tiles_charge_their_share_of_points() -> None:
         assert abs(old[0] - words) > abs(row[0] - words)
 
 
+def test_words_follow_the_harness_in_2d_and_3d() -> None:
+    """d T / d L (the words copied) against the harness's counters in 2D and 3D.
+
+    Three counts the model lacked until 2026-11-29: a row after the first loads the halo
+    frame its skewed window moved onto (2 columns per s1 value in 2D, (S2 + 2)(S3 + 2) -
+    S2 S3 words in 3D); a store covers the computed values of u (S_d), a load the halo too
+    (S_d + 2); and a tile clipped in time (most of all one taller than the problem,
+    tT > T) runs fewer sub-tiles, so its words were clipped by the whole tile's sub-tile
+    count. Before, these tiles were counted 0.72-0.95x of the harness's words. Interior
+    tiles: the tiles clipped at the ends of [0, S1) are counted as before (docs/validate.md).
+    """
+    harness = dataclasses.replace(CPU, n_sm=1, threads_ref=1, tau_line_s=1e-7)
+    cases = [
+        (H2, "heat2d", (2000, 380, 4), (60, 96, 40), 0.01),  # tT > T: 0.91x before
+        (H2, "heat2d", (2000, 500, 6), (50, 128, 64), 0.01),  # 0.92x before
+        (H2, "heat2d", (2000, 380, 100), (60, 96, 40), 0.01),  # the frame: 0.95x before
+        (H2, "heat2d", (2000, 190, 100), (60, 32, 40), 0.01),
+        (H3, "heat3d", (400, 40, 62, 3), (8, 8, 32, 12), 0.015),  # 0.72x before
+        (H3, "heat3d", (400, 30, 70, 100), (8, 8, 32, 16), 0.015),  # 0.81x before
+        (H3, "heat3d", (300, 30, 30, 60), (6, 4, 32, 10), 0.015),  # 0.85x before
+    ]
+    for stencil, name, sizes, tiles, rel in cases:
+        run = cm.measure.run(name, sizes, tiles, threads=1, repeats=1, warmup=0, check=False)
+        words = run.words_loaded + run.words_stored
+        row = cm.time.design_rows(stencil, harness, sizes, [tiles], variant="machine").rows[0]
+        assert row[0] == pytest.approx(words, rel=rel), (name, sizes, tiles, row[0] / words)
+
+
 def test_clipped_rounds_follow_the_schedule() -> None:
     """At two threads the critical thread's tiles: blocks and round-robin differ."""
     two = dataclasses.replace(CPU, n_sm=2, threads_ref=2, tau_line_s=1e-7)

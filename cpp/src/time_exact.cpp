@@ -291,6 +291,24 @@ struct TransferTerms {
   double buf_per_row = 0;  // 2D/3D: buffer words per s1 value of a row's plane
   double tS1_halo = 0;     // tS1 + 2: the plane's s1 values on a row with e(r) = 0
   bool share_lines = false;  // 1D with more than one thread
+  // 2D/3D with the harness' counts: per inner dimension d, the sub-tiles of the rows
+  // [r_lo, r_hi) span n_b(r_lo, r_hi) tS_d values of u_d, of which S_d + 2 hold points;
+  // m_io carries the share of a whole tile's rows, clip_full (u_d = s_d + r: the harness
+  // runs sub-tiles b in [floor(r_lo / tS_d), floor((S_d + r_hi - 2) / tS_d)], tile_2d and
+  // tile_3d). A row range of fewer sub-tiles (a tile clipped in time, most of all one
+  // taller than the problem, tT > T) holds a larger share: words_clip_ratio.
+  // (Read only where clip_n > 0, which transfer_terms sets with them: left uninitialized
+  // otherwise, so that `exact`, which builds a TransferTerms per evaluation, does not
+  // zero them.)
+  int clip_n = 0;
+  i64 clip_size[2], clip_tile[2];
+  i64 clip_q_full[2], clip_rem_full[2];  // (S_d + tT - 2) = q tS_d + rem
+  double clip_full = 1.0, clip_lines_full = 1.0;
+  // 2D/3D with the harness' counts: the halo frame per s1 value a row after the first
+  // loads, (S2 + 2) - S2 in 2D, (S2 + 2)(S3 + 2) - S2 S3 in 3D, and the same over the
+  // whole tile's sub-tiles (0 in 1D and without the harness' counts).
+  double frame_words = 0, frame_per_subtile = 0;
+  double store_scale = 1.0;  // 2D/3D, harness counts: prod_d S_d / (S_d + 2)
 
   double e_prefix(i64 n) const { return static_cast<double>(e_prefix_of(tT, n)); }
   // Words (1D), or lines of the cross-section (2D/3D), that the harness copies for the
@@ -310,22 +328,40 @@ struct TransferTerms {
     return w(a) + 2.0 + w(b - 1) + static_cast<double>(4 * (loads4 + stores4) +
                                                        2 * (loads2 + stores2));
   }
+  // The stores of row_profile alone (the last row's span and the edge runs it and the
+  // rows before it store): in 2D/3D each of them covers the computed u values (S_d per
+  // inner dimension), where a load covers the halo too (S_d + 2): store_scale.
+  double store_profile(i64 a, i64 b) const {
+    const bool even = tT % 2 == 0;
+    const i64 stores4 = std::max<i64>(0, b - 1 - std::max(a, h));
+    const i64 stores2 = even && a <= h - 1 && h - 1 <= b - 2 ? 1 : 0;
+    const double w_last = tS1 + 2.0 * static_cast<double>(std::min(b - 1, tT - b));
+    return w_last + static_cast<double>(4 * stores4 + 2 * stores2);
+  }
   // What counts() reads of the rows [r_lo, r_hi) that depends on tS1 and tT alone (the
   // grouped machine batch keeps it per (tS1, tT): computed per tile it was a tenth of the
   // batch's time).
   struct RowShape {
     double held = 1.0;       // the share of m_io the rows copy (row_words)
     double halo_rows = 0.0;  // 2D/3D: sum over the rows of W(r) + 2
+    double prev_rows = 0.0;  // 2D/3D, row_words: sum of W(r) over [r_lo, r_hi - 1)
+    double held_words = 1.0;  // held with the stores scaled by store_scale (row_words)
   };
   RowShape row_shape(i64 r_lo, i64 r_hi) const {
     RowShape s;
     // m_io (Eqs. A.8/A.14/A.25) holds 2 (tS1 + 2 tT) of these per cross-section.
     if (row_words) {
-      s.held = row_profile(r_lo, r_hi) / (2.0 * (tS1 + 2.0 * static_cast<double>(tT)));
+      const double per_m_io = 1.0 / (2.0 * (tS1 + 2.0 * static_cast<double>(tT)));
+      s.held = row_profile(r_lo, r_hi) * per_m_io;
+      s.held_words = s.held - store_profile(r_lo, r_hi) * (1.0 - store_scale) * per_m_io;
     }
     if (dims != 1) {
       s.halo_rows = static_cast<double>(r_hi - r_lo) * tS1_halo +
                     2.0 * (e_prefix(r_hi) - e_prefix(r_lo));  // sum (W(r) + 2)
+      if (row_words && r_hi - r_lo >= 2) {
+        s.prev_rows = static_cast<double>(r_hi - 1 - r_lo) * tS1 +
+                      2.0 * (e_prefix(r_hi - 1) - e_prefix(r_lo));  // sum W(r)
+      }
     }
     return s;
   }
@@ -333,12 +369,57 @@ struct TransferTerms {
     if (r_lo >= r_hi) return {};
     return counts(r_lo, r_hi, row_shape(r_lo, r_hi));
   }
-  // The same, with the rows' shape given (r_lo < r_hi).
+  // The rows [r_lo, r_hi)'s share of u values holding points over the whole tile's, of
+  // the words (every inner dimension) and of the lines (3D: the outer one, u2); 1 for the
+  // whole rows, the case of every wavefront but the first and last ones.
+  struct ClipRatio {
+    double words = 1.0, lines = 1.0;
+    double frame = 0.0;  // frame_words over the rows' sub-tiles (2D) or sub-slabs (3D)
+  };
+  ClipRatio clip_ratio(i64 r_lo, i64 r_hi) const {
+    ClipRatio out;
+    out.frame = frame_per_subtile;
+    if (clip_n == 0 || (r_lo == 0 && r_hi == tT)) return out;
+    i64 q_lo[2] = {0, 0}, q_hi[2] = {0, 0};
+    bool same = true;
+    for (int d = 0; d < clip_n; ++d) {
+      const i64 ts = clip_tile[d];
+      // floor((S + r_hi - 2) / ts) from the whole tile's quotient: r_hi <= tT, and the
+      // gap tT - r_hi is mostly under the remainder or under ts (no division).
+      const i64 gap = tT - r_hi;
+      q_hi[d] = gap <= clip_rem_full[d] ? clip_q_full[d]
+                : gap - clip_rem_full[d] <= ts
+                    ? clip_q_full[d] - 1
+                    : clip_q_full[d] - div_ceil(gap - clip_rem_full[d], ts);
+      q_lo[d] = r_lo < ts ? 0 : div_floor(r_lo, ts);
+      same = same && q_lo[d] == 0 && q_hi[d] == clip_q_full[d];
+    }
+    // The first wavefront's rows [h, tT) and most last ones run the whole tile's sub-tiles.
+    if (same) return out;
+    double clip = 1.0, n_b_all = 1.0;
+    for (int d = 0; d < clip_n; ++d) {
+      const double n_b = static_cast<double>(q_hi[d] - q_lo[d] + 1);
+      n_b_all *= n_b;
+      const double span = n_b * static_cast<double>(clip_tile[d]);
+      const double share = std::min(1.0, static_cast<double>(clip_size[d] + 2) / span);
+      clip *= share;
+      if (d == 0 && clip_n == 2) out.lines = share / clip_lines_full;
+    }
+    out.words = clip / clip_full;
+    out.frame = frame_words / n_b_all;
+    return out;
+  }
+  // The counts of m' for the rows [r_lo, r_hi) (r_lo < r_hi), their shape given.
   RowCounts counts(i64 r_lo, i64 r_hi, const RowShape& shape) const {
     RowCounts c;
     const double rows = static_cast<double>(r_hi - r_lo);
     const double held = shape.held;
-    c.words = row_words ? m_io * held : m_io;
+    const ClipRatio clip = row_words ? clip_ratio(r_lo, r_hi) : ClipRatio{};
+    c.words = row_words ? m_io * shape.held_words * clip.words : m_io;
+    // Each row after the first loads, for the s1 values its previous row computed
+    // (W(r - 1) of them), the halo frame its skewed window moved onto: u = r - 2 and
+    // u = S + r - 1 per inner dimension (tile_2d/tile_3d), spread over the sub-tiles.
+    if (row_words) c.words += clip.frame * shape.prev_rows;
     if (dims == 1) {
       // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
       // its span, each later row loads its two new edge runs or stores its two edge runs,
@@ -347,7 +428,7 @@ struct TransferTerms {
       c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
       c.share = share_lines ? rows : 0.0;
     } else {
-      c.seg = row_words ? seg_2d * held : seg_2d;
+      c.seg = row_words ? seg_2d * held * clip.lines : seg_2d;
       c.buf = buf_per_row * shape.halo_rows;
     }
     return c;
@@ -2023,12 +2104,28 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   if (harness_counts) {
     for (int d = 1; d < dims; ++d) {
       const i64 s_d = size.space[d], ts_d = tiles.space[d];
-      const double span = static_cast<double>(div_floor(s_d + tT - 2, ts_d) + 1) *
-                          static_cast<double>(ts_d);
+      const i64 q = div_floor(s_d + tT - 2, ts_d);
+      const double span = static_cast<double>(q + 1) * static_cast<double>(ts_d);
       const double clip = std::min(1.0, static_cast<double>(s_d + 2) / span);
       words_clip *= clip;
       if (d < dims - 1) lines_clip *= clip;
+      transfer.clip_size[d - 1] = s_d;
+      transfer.clip_tile[d - 1] = ts_d;
+      transfer.clip_q_full[d - 1] = q;
+      transfer.clip_rem_full[d - 1] = s_d + tT - 2 - q * ts_d;
     }
+    transfer.clip_n = dims - 1;
+    transfer.clip_full = words_clip;
+    transfer.clip_lines_full = lines_clip;
+    double nb = 1.0, with_halo = 1.0, inner = 1.0;
+    for (int d = 1; d < dims; ++d) {
+      nb *= static_cast<double>(transfer.clip_q_full[d - 1] + 1);
+      with_halo *= static_cast<double>(size.space[d] + 2);
+      inner *= static_cast<double>(size.space[d]);
+    }
+    transfer.frame_words = dims >= 2 ? with_halo - inner : 0.0;
+    transfer.frame_per_subtile = transfer.frame_words / nb;
+    transfer.store_scale = inner / with_halo;
   }
   const double m_io_words = io.m_io_words * words_clip;
   transfer.m_io = m_io_words;

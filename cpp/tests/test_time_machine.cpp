@@ -404,9 +404,17 @@ void test_terms_by_hand() {
   // min(1, (S2 + 2) / (n_b tS2)), n_b = floor((S2 + tT - 2) / tS2) + 1 = 11 sub-tiles here,
   // and of a whole tile's rows as the harness copies them, 2 tS1 + 4 tT - 2 lines of the
   // 2 (tS1 + 2 tT) that m_io counts.)
-  const double clip2 = 642.0 / (11 * 64) * (102.0 / 104.0);
+  // Each row after the first also loads the 2 halo columns its skewed window moved onto,
+  // for the W(r - 1) s1 values its previous row computed: 2 sum_{r < tT - 1} W(r)
+  // = 2 (15 x 20 + 2 x 56) words per tile, over its 11 sub-tiles.
+  // The stores of those lines (50 of the 102: the last row's 20, 7 x 4 and 2 edge runs)
+  // cover the S2 computed values of u, the loads S2 + 2.
+  const double clip2 = 642.0 / (11 * 64) * ((102.0 - 50.0 * 2.0 / 642.0) / 104.0);
+  const double frame2 = 2.0 * (15 * 20 + 2 * 56) / 11.0;
   CHECK_CLOSE(buf2.m_prime_s - exact2.m_prime_s,
-              1e-9 * 4 * halo_rows + exact2.m_io_words * (clip2 - 1.0) * g.l_s_per_word, 1e-9);
+              1e-9 * 4 * halo_rows +
+                  (exact2.m_io_words * (clip2 - 1.0) + frame2) * g.l_s_per_word,
+              1e-9);
   CHECK(buf2.talg_s > exact2.talg_s);
   // ... 3D: per plane value of s1, 2 words per u2 line (tS2 + 2 lines kept, at most S2 + 2
   // read back) and 2 u2 lines (tS3 + 2 words kept, at most S3 + 2 read back), tS_d taken
@@ -420,10 +428,15 @@ void test_terms_by_hand() {
   const double halo_rows3 = 4 * 4 + 2 * 2 * 1;
   // (Words clipped in s2, 2 sub-tiles of 4 over S2 + 2 = 5, and in s3, 1 of 32 over 22.)
   const double rows3 = 18.0 / 20.0;
-  const double clip3 = (5.0 / 8.0) * (22.0 / 32.0) * rows3;
+  // (Of the 18 lines, the 8 stored (2 + 4 + 2) cover S2 S3 = 60 of the (S2 + 2)(S3 + 2) =
+  // 110 values a load covers.)
+  const double clip3 = (5.0 / 8.0) * (22.0 / 32.0) * ((18.0 - 8.0 * 50.0 / 110.0) / 20.0);
+  // The halo frame of a row after the first, (S2 + 2)(S3 + 2) - S2 S3 = 50 words per s1
+  // value, for sum_{r < 3} W(r) = 3 x 2 + 2 (0 + 1 + 1) = 10 of them, over the 2 sub-slabs.
+  const double frame3 = 50.0 * 10.0 / 2.0;
   CHECK_CLOSE(buf3.m_prime_s - exact3.m_prime_s,
               1e-9 * 2 * halo_rows3 * (6 + 26 + 22 + 5) +
-                  exact3.m_io_words * (clip3 - 1.0) * g.l_s_per_word,
+                  (exact3.m_io_words * (clip3 - 1.0) + frame3) * g.l_s_per_word,
               1e-9);
   // The segments of a 3D sub-tile (lines of tS3 words) are clipped in s2 only: with L_seg
   // alone set, m' = n_seg L_seg + m_io clip L, n_seg = m_io / tS3 * 5/8 (whole tile rows).
@@ -432,7 +445,7 @@ void test_terms_by_hand() {
   const auto seg3 = tmod::evaluate(gl3, st, size, t, tmod::Variant::machine);
   CHECK_CLOSE(seg3.m_prime_s,
               exact3.m_io_words / 32.0 * (5.0 / 8.0) * rows3 * 1e-8 +
-                  exact3.m_io_words * clip3 * g.l_s_per_word,
+                  (exact3.m_io_words * clip3 + frame3) * g.l_s_per_word,
               1e-12);
 }
 
