@@ -353,7 +353,9 @@ struct TransferTerms {
     if (row_words) {
       const double per_m_io = 1.0 / (2.0 * (tS1 + 2.0 * static_cast<double>(tT)));
       s.held = row_profile(r_lo, r_hi) * per_m_io;
-      s.held_words = s.held - store_profile(r_lo, r_hi) * (1.0 - store_scale) * per_m_io;
+      s.held_words = store_scale == 1.0  // 1D: no halo in u
+                         ? s.held
+                         : s.held - store_profile(r_lo, r_hi) * (1.0 - store_scale) * per_m_io;
     }
     if (dims != 1) {
       s.halo_rows = static_cast<double>(r_hi - r_lo) * tS1_halo +
@@ -419,7 +421,7 @@ struct TransferTerms {
     // Each row after the first loads, for the s1 values its previous row computed
     // (W(r - 1) of them), the halo frame its skewed window moved onto: u = r - 2 and
     // u = S + r - 1 per inner dimension (tile_2d/tile_3d), spread over the sub-tiles.
-    if (row_words) c.words += clip.frame * shape.prev_rows;
+    if (row_words && dims != 1) c.words += clip.frame * shape.prev_rows;
     if (dims == 1) {
       // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
       // its span, each later row loads its two new edge runs or stores its two edge runs,
