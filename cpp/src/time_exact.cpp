@@ -353,9 +353,9 @@ struct TransferTerms {
     if (row_words) {
       const double per_m_io = 1.0 / (2.0 * (tS1 + 2.0 * static_cast<double>(tT)));
       s.held = row_profile(r_lo, r_hi) * per_m_io;
-      s.held_words = store_scale == 1.0  // 1D: no halo in u
-                         ? s.held
-                         : s.held - store_profile(r_lo, r_hi) * (1.0 - store_scale) * per_m_io;
+      if (dims != 1) {  // 1D: no halo in u (counts() reads held alone)
+        s.held_words = s.held - store_profile(r_lo, r_hi) * (1.0 - store_scale) * per_m_io;
+      }
     }
     if (dims != 1) {
       s.halo_rows = static_cast<double>(r_hi - r_lo) * tS1_halo +
@@ -416,23 +416,28 @@ struct TransferTerms {
     RowCounts c;
     const double rows = static_cast<double>(r_hi - r_lo);
     const double held = shape.held;
-    const ClipRatio clip = row_words ? clip_ratio(r_lo, r_hi) : ClipRatio{};
-    c.words = row_words ? m_io * shape.held_words * clip.words : m_io;
-    // Each row after the first loads, for the s1 values its previous row computed
-    // (W(r - 1) of them), the halo frame its skewed window moved onto: u = r - 2 and
-    // u = S + r - 1 per inner dimension (tile_2d/tile_3d), spread over the sub-tiles.
-    if (row_words && dims != 1) c.words += clip.frame * shape.prev_rows;
     if (dims == 1) {
+      c.words = row_words ? m_io * held : m_io;
       // The harness' copies of one 1D tile (tile_1d, counted by hand): the first row loads
       // its span, each later row loads its two new edge runs or stores its two edge runs,
       // the last row stores its span, and the two widest rows (h - 1, h), where the tile
       // stops growing, load and store both: 2 rows + 2 with both of them, else 2 rows.
       c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
       c.share = share_lines ? rows : 0.0;
-    } else {
-      c.seg = row_words ? seg_2d * held * clip.lines : seg_2d;
-      c.buf = buf_per_row * shape.halo_rows;
+      return c;
     }
+    if (!row_words) {
+      c.words = m_io;
+      c.seg = seg_2d;
+    } else {
+      const ClipRatio clip = clip_ratio(r_lo, r_hi);
+      // Each row after the first loads, for the s1 values its previous row computed
+      // (W(r - 1) of them), the halo frame its skewed window moved onto: u = r - 2 and
+      // u = S + r - 1 per inner dimension (tile_2d/tile_3d), spread over the sub-tiles.
+      c.words = m_io * shape.held_words * clip.words + clip.frame * shape.prev_rows;
+      c.seg = seg_2d * held * clip.lines;
+    }
+    c.buf = buf_per_row * shape.halo_rows;
     return c;
   }
   double active(i64 n_tiles) const { return static_cast<double>(std::min(n_tiles, n_sm)); }
