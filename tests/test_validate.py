@@ -858,3 +858,23 @@ def test_the_fitted_machine_variant_splits_a_large_l3_at_the_climb() -> None:
     amd = root / "quiet_run_2026-11-28"
     cals = {n: mm.load_calibration(amd / f"calibration_{n}t") for n in (1, 2)}
     assert cv._machine_frame(cals).gpu.cache_l3_bytes == cals[1].gpu.cache_l3_bytes
+
+
+def test_dram_lines_term_needs_two_problems() -> None:
+    # tau_line_3d_dram_s is learned only where two training problems stream their 3D lines
+    # from DRAM; with one it would be a factor on that problem alone (docs/validate.md).
+    names = ["heat3d"]
+    n = len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL)
+    j = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index("tau_line_3d_dram_s")
+    start = np.full(n, 1e-9)
+    start[j] = 0.0
+    lower, upper = np.zeros(n), np.full(n, np.inf)
+    cols = np.ones((4, n))
+    cols[:, j] = [0.0, 0.0, 5.0, 7.0]
+    one = np.asarray([0, 1, 2, 2])  # rows 2 and 3: one problem in DRAM
+    lo, up = cv._with_dram_lines_held(cols, one, start, lower, upper, len(names))
+    assert lo[j] == up[j] == 0.0
+    assert np.array_equal(np.delete(lo, j), np.delete(lower, j))  # nothing else held
+    two = np.asarray([0, 1, 2, 3])
+    lo, up = cv._with_dram_lines_held(cols, two, start, lower, upper, len(names))
+    assert lo[j] == 0.0 and up[j] == np.inf

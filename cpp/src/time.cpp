@@ -114,6 +114,8 @@ void MachineTerms::validate() const {
   }
   require_in_range(tau_line_s, 0.0, kMaxTimeParameterS, "machine.tau_line_s", " s");
   require_in_range(tau_line_3d_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_s", " s");
+  require_in_range(tau_line_3d_dram_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_dram_s",
+                   " s");
   require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
                    "machine.t_barrier_per_thread_s", " s");
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
@@ -125,7 +127,7 @@ void MachineTerms::validate() const {
 }
 
 bool MachineTerms::all_zero() const {
-  bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 &&
+  bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 && tau_line_3d_dram_s == 0 &&
               t_barrier_per_thread_s == 0 &&
               t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
@@ -834,7 +836,7 @@ std::vector<std::string> design_parameter_names() {
   }
   names.insert(names.end(),
                {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-                "tau_line_3d_s", "t_cross_row_s"});
+                "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s"});
   return names;
 }
 
@@ -856,6 +858,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[16] = m.l_buffer_s_per_word;
   p[17] = m.tau_line_3d_s;
   p[18] = m.t_cross_row_s;
+  p[19] = m.tau_line_3d_dram_s;
   return p;
 }
 
@@ -903,7 +906,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.tau_line_3d_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
-  m.t_cross_row_s = 0;
+  m.t_cross_row_s = m.tau_line_3d_dram_s = 0;
   m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};

@@ -690,6 +690,11 @@ class ExactModel {
     need_lines_ = Extras && (machine || want_coef);
     dims_ = stencil.n_space_dims;
     tau_line_ = machine ? (dims_ == 3 ? gpu.machine.tau_line_3d_s : gpu.machine.tau_line_s) : 0.0;
+    // 3D lines in DRAM cost more (tau_line_3d_dram_s times the arrays' DRAM share); the
+    // share is only computed where the term is set, so that every other preset pays nothing.
+    if (machine && dims_ == 3 && gpu.machine.tau_line_3d_dram_s > 0.0) {
+      tau_line_ += gpu.machine.tau_line_3d_dram_s * dram_share(gpu, 3, size);
+    }
     S1_ = size.space[0];
     T_ = size.time_steps;
     tS1_ = tiles.space[0];
@@ -2349,6 +2354,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
           r[9 + lv] += nm_p * w.rows.words * active;   // g[level]
         }
         r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
+        if (dims == 3) r[19] += dram * (nc * w.counts[2]);                 // ... in DRAM
         r[14] += n * barrier_threads;                                       // t_barrier
         if (blocks) {                                                       // t_share
           r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;

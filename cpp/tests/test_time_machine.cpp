@@ -87,6 +87,7 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.t_share_line_s = u(5e-9);
   m.l_buffer_s_per_word = u(5e-11);
   m.t_cross_row_s = u(5e-9);
+  m.tau_line_3d_dram_s = u(1e-8);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
@@ -196,6 +197,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 16: m.l_buffer_s_per_word = value; break;
     case 17: m.tau_line_3d_s = value; break;
     case 18: m.t_cross_row_s = value; break;
+    case 19: m.tau_line_3d_dram_s = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;

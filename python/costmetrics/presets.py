@@ -224,6 +224,11 @@ class Gpu:
     l_buffer_s_per_word : float, optional
         ``machine`` variant: seconds per word copied within a thread's tile buffer (2D/3D:
         the faces a sub-tile keeps for the next sub-tile and that one reads back).
+    tau_line_3d_dram_s : float, optional
+        ``machine`` variant: seconds per line of a 3D stencil computed, times the share of
+        the arrays streamed from DRAM (:func:`costmetrics.time.dram_share`): in DRAM each
+        line of a tile's plane starts a stream of its own (``docs/validate.md``, "The
+        levels misses at 1 thread"). Fitted (``validate.fit``), 0 in a calibration.
     t_cross_row_s : float, optional
         ``machine`` variant: seconds per row of the cross-section (2D: a column's row; 3D:
         a line of ``s3`` points) that a tile loads after a tile of the previous wavefront
@@ -273,6 +278,7 @@ class Gpu:
     t_share_line_s: float = field(default=0.0, repr=False)
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
     t_cross_row_s: float = field(default=0.0, repr=False)
+    tau_line_3d_dram_s: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
     innermost_multiple: int = field(default=0, repr=False)
@@ -360,6 +366,7 @@ class Gpu:
             t_share_line_s=self.t_share_line_s,
             l_buffer_s_per_word=self.l_buffer_s_per_word,
             t_cross_row_s=self.t_cross_row_s,
+            tau_line_3d_dram_s=self.tau_line_3d_dram_s,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
             innermost_multiple=self.innermost_multiple,
@@ -498,7 +505,7 @@ _MACHINE_INT_FIELDS = (
 )  # fmt: skip
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-    "tau_line_3d_s", "t_cross_row_s",
+    "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 _MACHINE_FIELDS = (

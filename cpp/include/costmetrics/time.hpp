@@ -57,6 +57,10 @@ struct MachineTerms {
   // Per line of a 3D stencil (a run of s3 points of one sub-slab plane) computed, s: the 3D
   // harness does more per line than the 2D one (face copies, short loads), docs/time.md.
   double tau_line_3d_s = 0;
+  // The same, more per line times the share of the arrays streamed from DRAM (dram_share):
+  // a line of a 3D tile's plane lies a row of S3 words from the next, so in DRAM each line
+  // starts a stream of its own (docs/validate.md, "The levels misses at 1 thread"), s.
+  double tau_line_3d_dram_s = 0;
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
   // Per row of the cross-section (2D: a column's row; 3D: a line of s3 points) that a tile
@@ -91,6 +95,8 @@ struct MachineTerms {
                           "per word per core streaming beyond threads_ref, L1/L2/L3/DRAM, s/word"),
         COSTMETRICS_FIELD(MachineTerms, tau_line_s, "per line of points computed (1D/2D), s"),
         COSTMETRICS_FIELD(MachineTerms, tau_line_3d_s, "per line of points computed (3D), s"),
+        COSTMETRICS_FIELD(MachineTerms, tau_line_3d_dram_s,
+                          "per line computed (3D) times the arrays' DRAM share, s"),
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
@@ -293,7 +299,7 @@ double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& siz
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 19;
+inline constexpr int kDesignParams = 20;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
