@@ -66,16 +66,20 @@ CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", 
 def _solve(
     a: np.ndarray,
     measured: np.ndarray,
+    rows: np.ndarray,
     *,
     start: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
     n_names: int,
+    problem: np.ndarray,
 ) -> np.ndarray:
-    # As validate's own fit: a level no training point streams from keeps its costs.
-    return cv._solve_bounded(
-        a, measured, start, *cv._with_levels_held(a, start, lower, upper, n_names)
-    )
+    # As validate's own fit: a level no training point streams from keeps its costs, and
+    # the DRAM cost of 3D lines needs two problems in DRAM (the candidates' columns follow
+    # the fit's own, so the index of that term is the same).
+    lo, up = cv._with_levels_held(a, start, lower, upper, n_names)
+    lo, up = cv._with_dram_lines_held(a, problem[rows], start, lo, up, n_names)
+    return cv._solve_bounded(a, measured, start, lo, up)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
@@ -135,6 +139,9 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     free1d = transfer1d[:, :-1]
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
+    problem = np.zeros(len(t), dtype=np.intp)
+    for q, rows in enumerate(cv._groups(t, by_threads=False).values()):
+        problem[rows] = q
     lines = []
     for label, c, s, lo, up in (
         ("as shipped", cols, start, lower, upper),
@@ -150,8 +157,10 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("blend-curve", bend, np.append(start, start[n_lv - 1]),
          np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
     ):  # fmt: skip
-        solve = functools.partial(_solve, start=s, lower=lo, upper=up, n_names=len(names))
-        oos, _ = cv._leave_problem_out(t, c, ok, solve)
+        solve = functools.partial(
+            _solve, start=s, lower=lo, upper=up, n_names=len(names), problem=problem
+        )
+        oos, _ = cv._leave_problem_out(t, c, ok, solve, with_rows=True)
         lines.append(f"  {label}:")
         for n in sorted({int(x) for x in t.threads}):
             m = (t.threads == n) & np.isfinite(oos)
@@ -172,7 +181,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
             lines.append(f"    {n} thr: " + ", ".join(text))
         if label == "as shipped" or label == "no-transfer1d":
             continue
-        theta = solve(c[ok], t.time_s[ok])
+        theta = solve(c[ok], t.time_s[ok], ok)
         if label == "xthread":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per line")
         elif label == "seg1d":
