@@ -684,16 +684,17 @@ class ExactModel {
   // dimension may be flattened (below), which changes c_s but not T_alg.
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
              const TileSizes& tiles, ExactPath path, bool machine, bool want_coef,
-             bool talg_only = false)
+             bool talg_only = false, double dram = 0.0)
       : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
         want_coef_(Extras && want_coef) {
     need_lines_ = Extras && (machine || want_coef);
     dims_ = stencil.n_space_dims;
     tau_line_ = machine ? (dims_ == 3 ? gpu.machine.tau_line_3d_s : gpu.machine.tau_line_s) : 0.0;
-    // 3D lines in DRAM cost more (tau_line_3d_dram_s times the arrays' DRAM share); the
-    // share is only computed where the term is set, so that every other preset pays nothing.
+    // 3D lines in DRAM cost more: tau_line_3d_dram_s times the arrays' DRAM share, `dram`
+    // (dram_share, which the caller has computed for the transfer already; 0 by default,
+    // where the term is not read: 1D/2D and `exact`).
     if (machine && dims_ == 3 && gpu.machine.tau_line_3d_dram_s > 0.0) {
-      tau_line_ += gpu.machine.tau_line_3d_dram_s * dram_share(gpu, 3, size);
+      tau_line_ += gpu.machine.tau_line_3d_dram_s * dram;
     }
     S1_ = size.space[0];
     T_ = size.time_steps;
@@ -2114,6 +2115,7 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   double words_clip = 1.0, lines_clip = 1.0;
   const bool harness_counts = machine && has_terms;
   if (harness_counts) {
+    double nb = 1.0, with_halo = 1.0, inner = 1.0;  // products over the inner dimensions
     for (int d = 1; d < dims; ++d) {
       const i64 s_d = size.space[d], ts_d = tiles.space[d];
       const i64 q = div_floor(s_d + tT - 2, ts_d);
@@ -2125,17 +2127,14 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
       transfer.clip_tile[d - 1] = ts_d;
       transfer.clip_q_full[d - 1] = q;
       transfer.clip_rem_full[d - 1] = s_d + tT - 2 - q * ts_d;
+      nb *= static_cast<double>(q + 1);
+      with_halo *= static_cast<double>(s_d + 2);
+      inner *= static_cast<double>(s_d);
     }
     transfer.clip_n = dims - 1;
     transfer.clip_full = words_clip;
     transfer.clip_lines_full = lines_clip;
-    double nb = 1.0, with_halo = 1.0, inner = 1.0;
-    for (int d = 1; d < dims; ++d) {
-      nb *= static_cast<double>(transfer.clip_q_full[d - 1] + 1);
-      with_halo *= static_cast<double>(size.space[d] + 2);
-      inner *= static_cast<double>(size.space[d]);
-    }
-    transfer.frame_words = dims >= 2 ? with_halo - inner : 0.0;
+    transfer.frame_words = with_halo - inner;  // 0 in 1D (empty products)
     transfer.frame_per_subtile = transfer.frame_words / nb;
     transfer.store_scale = inner / with_halo;
   }
@@ -2204,7 +2203,15 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // On presets that describe the CPU harness (below, clipped_rounds).
   const bool has_terms = TalgOnly ? setup->terms : !gpu.machine.all_zero();
   const bool clip_s1 = Extras && machine && has_terms;
-  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr);
+  const MachineTerms& mt = gpu.machine;
+  const int level = TalgOnly                     ? setup->level
+                    : machine || row != nullptr ? memory_level(gpu, dims, size)
+                                                : 3;
+  const double dram = TalgOnly                  ? setup->dram
+                       : Extras && level == 3 ? dram_share(gpu, dims, size)
+                                              : 0.0;
+  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr, false,
+                           dram);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -2218,15 +2225,8 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
 
   // The machine variant's terms (docs/time.md, "Machine variant"); each adds +0.0
   // when its parameter is 0, so that the result is then bit-identical to `exact`.
-  const MachineTerms& mt = gpu.machine;
-  const int level = TalgOnly                     ? setup->level
-                    : machine || row != nullptr ? memory_level(gpu, dims, size)
-                                                : 3;
   const i64 n_sm = gpu.n_sm;
   const bool blocks = mt.schedule == TileSchedule::block;
-  const double dram = TalgOnly                  ? setup->dram
-                       : Extras && level == 3 ? dram_share(gpu, dims, size)
-                                              : 0.0;
   const TransferTerms transfer =
       transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
   const i64 ref = transfer.ref;  // threads_ref, or every thread where unset
