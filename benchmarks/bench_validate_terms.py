@@ -77,9 +77,8 @@ def _solve(
     # As validate's own fit: a level no training point streams from keeps its costs, and
     # the DRAM cost of 3D lines needs two problems in DRAM (the candidates' columns follow
     # the fit's own, so the index of that term is the same).
-    lo, up = cv._with_levels_held(a, start, lower, upper, n_names)
-    lo, up = cv._with_dram_lines_held(a, problem[rows], start, lo, up, n_names)
-    return cv._solve_bounded(a, measured, start, lo, up)
+    bounds = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
+    return cv._solve_bounded(a, measured, start, *bounds)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
@@ -139,9 +138,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     free1d = transfer1d[:, :-1]
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
-    problem = np.zeros(len(t), dtype=np.intp)
-    for q, rows in enumerate(cv._groups(t, by_threads=False).values()):
-        problem[rows] = q
+    problem = cv._problem_index(t)
     lines = []
     for label, c, s, lo, up in (
         ("as shipped", cols, start, lower, upper),

@@ -1022,6 +1022,32 @@ def _with_dram_lines_held(
     return lower, upper
 
 
+def _held_bounds(
+    columns: npt.NDArray[np.float64],
+    problem: npt.NDArray[np.intp],
+    start: npt.NDArray[np.float64],
+    lower: npt.NDArray[np.float64],
+    upper: npt.NDArray[np.float64],
+    n_names: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Return the fitted ``machine`` variant's bounds on the training ``columns``.
+
+    ``problem`` is each row's problem index (:func:`_problem_index`). The levels and the
+    DRAM cost of 3D lines that the rows cannot inform are held (:func:`_with_levels_held`,
+    :func:`_with_dram_lines_held`).
+    """
+    lower, upper = _with_levels_held(columns, start, lower, upper, n_names)
+    return _with_dram_lines_held(columns, problem, start, lower, upper, n_names)
+
+
+def _problem_index(t: Table) -> npt.NDArray[np.intp]:
+    """Return each row's problem (stencil, sizes) as an index, in :func:`_groups`' order."""
+    problem = np.zeros(len(t), dtype=np.intp)
+    for q, rows in enumerate(_groups(t, by_threads=False).values()):
+        problem[rows] = q
+    return problem
+
+
 def _fit_machine(
     t: Table, cals: dict[int, Calibration], within: float, n_boot: int, seed: int
 ) -> FitResult:
@@ -1038,16 +1064,13 @@ def _fit_machine(
         raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
     lower, upper = _machine_bounds(start, names)
 
-    problem_of_row = np.zeros(len(t), dtype=np.intp)
-    for q, rows in enumerate(_groups(t, by_threads=False).values()):
-        problem_of_row[rows] = q
+    problem = _problem_index(t)
 
     def solve(
         a: npt.NDArray[np.float64], measured: npt.NDArray[np.float64], rows: npt.NDArray[np.bool_]
     ) -> Any:
-        lo, up = _with_levels_held(a, start, lower, upper, len(names))
-        lo, up = _with_dram_lines_held(a, problem_of_row[rows], start, lo, up, len(names))
-        return _solve_bounded(a, measured, start, lo, up)
+        bounds = _held_bounds(a, problem[rows], start, lower, upper, len(names))
+        return _solve_bounded(a, measured, start, *bounds)
 
     out_of_sample, n_problems = _leave_problem_out(t, columns, ok, solve, with_rows=True)
     theta = solve(columns[ok], t.time_s[ok], ok)
