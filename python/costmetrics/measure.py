@@ -1902,11 +1902,10 @@ def default_points(
                 for row in best.near_optimal[1:]:
                     if added == near_cap:
                         break
-                    tl = tuple(int(v) for v in row)
-                    tags = points.get(key_of(name, sz, tl), [])
+                    tags = points.setdefault(key_of(name, sz, tuple(int(v) for v in row)), [])
                     if f"{variant}_opt" in tags or f"{variant}_near" in tags:
                         continue
-                    add(name, sz, tl, f"{variant}_near")
+                    tags.append(f"{variant}_near")
                     added += 1
     return [Point(s, sz, tl, tuple(tags)) for (s, sz, tl), tags in points.items()]
 
