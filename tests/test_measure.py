@@ -787,6 +787,48 @@ def test_effective_l3_resident_capacity() -> None:
     assert mm.effective_l3_bytes(bad, l3, threads=1) == mm.effective_l3_bytes(knee, l3, threads=1)
 
 
+def test_dram_share_curve() -> None:
+    # The Xeon guest's 1-thread curve of 2026-11-29 (rounded, s/word): 4 MiB 0.25e-9,
+    # 16 MiB 0.50e-9, 64 MiB 0.85e-9, 120 and 128 MiB 0.90e-9. Shares by hand:
+    # (c - 0.25) / (0.90 - 0.25) = 0, 0.25/0.65, 0.60/0.65, 1, 1.
+    words = {1 * _MIB: 0.25e-9, 4 * _MIB: 0.50e-9, 16 * _MIB: 0.85e-9, 30 * _MIB: 0.90e-9,
+             32 * _MIB: 0.90e-9}  # fmt: skip
+    micro = _copy_micro({ws: ("L3", c) for ws, c in words.items()})
+    micro["l2"] = {"value_s": 0.1e-9, "threads": 1, "working_set_words": 262144,
+                   "segment_words": 64, "memory_level": "L2"}  # fmt: skip
+    curve = mm.dram_share_curve(micro, threads=1)
+    assert curve is not None
+    sizes, shares = curve
+    assert sizes == tuple(4.0 * ws for ws in words)  # bytes of 4-byte floats; L2 left out
+    assert shares == pytest.approx((0.0, 0.25 / 0.65, 0.60 / 0.65, 1.0, 1.0), abs=1e-12)
+    # A dip (a larger array cheaper: noise) does not make the share fall.
+    dip = _copy_micro({1 * _MIB: ("L3", 2e-10), 4 * _MIB: ("L3", 6e-10),
+                       8 * _MIB: ("L3", 5e-10), 16 * _MIB: ("DRAM", 1e-9)})  # fmt: skip
+    got = mm.dram_share_curve(dip, threads=1)
+    assert got is not None and got[1] == pytest.approx((0.0, 0.5, 0.5, 1.0), abs=1e-12)
+    # The model reads it: a Gpu takes it and the share at 16 MiB is the curve's.
+    gpu = dataclasses.replace(
+        cm.presets.gpu("gtx980"), cache_l3_bytes=480 * _MIB, dram_curve_bytes=sizes,
+        dram_curve_share=shares,
+    )  # fmt: skip
+    heat = dataclasses.replace(cm.presets.stencil("heat3d"), c_iter_s={gpu.key: 1e-9})
+    share = cm.time.dram_share(heat, gpu, (126, 126, 126, 8))  # 8 x 128^3 bytes: 16 MiB
+    assert share == pytest.approx(0.25 / 0.65, rel=1e-12)
+    # Nothing to read: one working set, another thread count or segment, no rise.
+    one = _copy_micro({4 * _MIB: ("L3", 5e-10)})
+    assert mm.dram_share_curve(one, threads=1) is None
+    assert mm.dram_share_curve(micro, threads=2) is None
+    assert mm.dram_share_curve(micro, threads=1, segment_words=16) is None
+    flat = _copy_micro({1 * _MIB: ("L3", 5e-10), 4 * _MIB: ("DRAM", 4e-10)})
+    assert mm.dram_share_curve(flat, threads=1) is None
+    # More working sets than the model keeps: thinned, the first and the last kept.
+    many = _copy_micro({(k + 1) * _MIB: ("L3", (k + 1) * 1e-11) for k in range(40)})
+    thin = mm.dram_share_curve(many, threads=1)
+    assert thin is not None and len(thin[0]) == cm.presets.DRAM_CURVE_POINTS
+    assert thin[0][0] == 4.0 * _MIB and thin[0][-1] == 160.0 * _MIB
+    assert thin[1][0] == 0.0 and thin[1][-1] == 1.0
+
+
 def test_l3_curve_points() -> None:
     caches = (32768, 1 << 20, 32 * _MIB)
     args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])

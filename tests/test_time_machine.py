@@ -407,6 +407,12 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(d), encoding="utf-8")
     assert cm.load_gpu(path) == CPU
     assert "l_seg_s" not in GTX980.to_dict()  # GPU presets keep their layout
+    # A DRAM-share curve is written and read back as its points.
+    curved = dataclasses.replace(CPU, dram_curve_bytes=(4e6, 16e6), dram_curve_share=(0, 0.5))
+    d_curved = curved.to_dict()
+    assert d_curved["dram_curve_bytes"] == [4e6, 16e6] and d_curved["dram_curve_share"] == [0, 0.5]
+    path.write_text(yaml.safe_dump(d_curved), encoding="utf-8")
+    assert cm.load_gpu(path) == curved and cm.load_gpu(path) != CPU
     # A preset written before tau_line_3d_s existed reads it as tau_line_s.
     del d["tau_line_3d_s"]
     path.write_text(yaml.safe_dump(d), encoding="utf-8")
@@ -428,6 +434,23 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
         ({"t_cross_row_s": math.nan}, ValueError, r"t_cross_row_s: must be finite"),
         ({"t_cross_row_s": "slow"}, TypeError, r"t_cross_row_s: expected a number"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
+        ({"dram_curve_bytes": (4e6,), "dram_curve_share": (0,)}, ValueError,
+         r"machine.dram_curve_bytes: a DRAM-share curve needs at least 2 points"),
+        ({"dram_curve_bytes": (4e6, 3e6), "dram_curve_share": (0, 1)}, ValueError,
+         r"machine.dram_curve_bytes\[1\]: must be in .* \(increasing\), got 3e\+06"),
+        ({"dram_curve_bytes": (4e6, 8e6), "dram_curve_share": (0.5, 0.2)}, ValueError,
+         r"machine.dram_curve_share\[1\]: must be in \[0.5, 1\]"),
+        ({"dram_curve_bytes": (4e6, 8e6), "dram_curve_share": (0, 1.5)}, ValueError,
+         r"machine.dram_curve_share\[1\]: must be in \[0, 1\]"),
+        ({"dram_curve_bytes": (4e6, 0), "dram_curve_share": (0, 1)}, ValueError,
+         r"dram_curve_bytes\[1\]: must be positive, got 0"),
+        ({"dram_curve_bytes": (4e6, math.nan), "dram_curve_share": (0, 1)}, ValueError,
+         r"dram_curve_bytes\[1\]: must be finite"),
+        ({"dram_curve_bytes": (4e6, 8e6), "dram_curve_share": (0,)}, ValueError,
+         r"dram_curve_share: expected one share per point of dram_curve_bytes \(2\), got 1"),
+        ({"dram_curve_bytes": "big"}, TypeError, r"dram_curve_bytes: expected a sequence"),
+        ({"dram_curve_bytes": (1.0,) * 17, "dram_curve_share": (0.0,) * 17}, ValueError,
+         r"dram_curve_bytes: at most 16 points, got 17"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),
         ({"cache_l2_bytes": -1}, ValueError, r"cache_l2_bytes: must be positive"),

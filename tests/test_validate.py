@@ -860,6 +860,36 @@ def test_the_fitted_machine_variant_splits_a_large_l3_at_the_climb() -> None:
     assert cv._machine_frame(cals).gpu.cache_l3_bytes == cals[1].gpu.cache_l3_bytes
 
 
+def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() -> None:
+    # The fitted variant's L3/DRAM split is the 1-thread copy curve's (docs/validate.md,
+    # "The DRAM share from the copy curve"); the calibrated variant has no curve.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    xeon = root / "quiet_run_2026-11-29_xeon_dramline_levels"
+    cals = {n: mm.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
+    frame = cv._machine_frame(cals)
+    curve = mm.dram_share_curve(cals[1].micro, threads=1)
+    assert curve is not None and len(curve[0]) >= 3
+    assert (frame.gpu.dram_curve_bytes, frame.gpu.dram_curve_share) == curve
+    assert cals[1].gpu.dram_curve_bytes == () == cals[2].gpu.dram_curve_bytes
+    # Heat 3D 126^3 (16 MiB of arrays) sits on the 16 MiB copy point: its share is that
+    # point's, by hand from the calibration's costs (a running maximum from 4 MiB up).
+    # Two records at the smallest working set (l_copy and copy_seg64): their median.
+    copy: dict[int, list[float]] = {}
+    for rec in cals[1].micro.values():
+        if (isinstance(rec, dict) and rec.get("threads") == 1 and rec.get("segment_words") == 64
+                and rec.get("memory_level") in ("L3", "DRAM")):  # fmt: skip
+            copy.setdefault(rec["working_set_words"], []).append(rec["value_s"])
+    assert len(copy[min(copy)]) == 2
+    costs = np.maximum.accumulate([float(np.median(copy[w])) for w in sorted(copy)])
+    c16 = costs[sorted(copy).index(4 << 20)]
+    by_hand = (c16 - costs[0]) / (costs[-1] - costs[0])
+    heat = frame.stencils["heat3d"]
+    share = cm.time.dram_share(heat, frame.gpu, (126, 126, 126, 8))
+    assert share == pytest.approx(by_hand, rel=1e-12)
+    # The capacity rule put it at 1 - C / B = 0.78 on this run: the curve's share is lower.
+    assert 0.2 < share < 0.7 < 1 - frame.gpu.cache_l3_bytes / (16 << 20)
+
+
 def test_dram_lines_term_needs_two_problems() -> None:
     # tau_line_3d_dram_s is learned only where two training problems stream their 3D lines
     # from DRAM; with one it would be a factor on that problem alone (docs/validate.md).

@@ -104,6 +104,30 @@ void MachineTerms::validate() const {
   require_in_range(cache_l1_bytes, 0.0, kMaxCacheBytes, "machine.cache_l1_bytes", " bytes");
   require_in_range(cache_l2_bytes, 0.0, kMaxCacheBytes, "machine.cache_l2_bytes", " bytes");
   require_in_range(cache_l3_bytes, 0.0, kMaxCacheBytes, "machine.cache_l3_bytes", " bytes");
+  const int points = dram_curve_points();
+  for (int k = 0; k < kDramCurvePoints; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    const std::string at = "[" + std::to_string(k) + "]";
+    const std::string bytes_name = "machine.dram_curve_bytes" + at;
+    const std::string share_name = "machine.dram_curve_share" + at;
+    if (k >= points) {
+      // Unused points are 0: a curve is the leading points with bytes > 0.
+      require_in_range(dram_curve_bytes[i], 0.0, 0.0, bytes_name.c_str(),
+                       " bytes (points after the first 0 must be 0)");
+      require_in_range(dram_curve_share[i], 0.0, 0.0, share_name.c_str(),
+                       " (the share of an unused point must be 0)");
+      continue;
+    }
+    const double lo_bytes = k == 0 ? 1.0 : std::nextafter(dram_curve_bytes[i - 1], kMaxCacheBytes);
+    require_in_range(dram_curve_bytes[i], lo_bytes, kMaxCacheBytes, bytes_name.c_str(),
+                     " bytes (increasing)");
+    require_in_range(dram_curve_share[i], k == 0 ? 0.0 : dram_curve_share[i - 1], 1.0,
+                     share_name.c_str(), " (in [0, 1], not decreasing)");
+  }
+  if (points == 1) {
+    throw std::invalid_argument(
+        "machine.dram_curve_bytes: a DRAM-share curve needs at least 2 points, got 1");
+  }
   require_in_range(l_seg_s, 0.0, kMaxTimeParameterS, "machine.l_seg_s", " s");
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     const std::string at = std::string("[") + kLevelNames[lv] + "]";
@@ -124,6 +148,12 @@ void MachineTerms::validate() const {
   require_in_range(t_cross_row_s, 0.0, kMaxTimeParameterS, "machine.t_cross_row_s", " s");
   require_in_range(threads_ref, 0, kMaxSmCount, "machine.threads_ref");
   require_in_range(innermost_multiple, 0, 1024, "machine.innermost_multiple");
+}
+
+int MachineTerms::dram_curve_points() const {
+  int n = 0;
+  while (n < kDramCurvePoints && dram_curve_bytes[static_cast<std::size_t>(n)] > 0) ++n;
+  return n;
 }
 
 bool MachineTerms::all_zero() const {
@@ -805,6 +835,22 @@ double array_bytes(int n_space_dims, const ProblemSize& size) {
   for (int d = 0; d < n_space_dims; ++d) bytes *= static_cast<double>(size.space[d]) + 2.0;
   return bytes;
 }
+// The measured curve at `bytes`: 0 below its first point, its last share past its last,
+// linear in log(bytes) between (the copy curve's working sets grow geometrically).
+double curve_dram_share(const MachineTerms& m, double bytes) {
+  const int n = m.dram_curve_points();
+  const auto& b = m.dram_curve_bytes;
+  const auto& s = m.dram_curve_share;
+  if (bytes <= b[0]) return bytes < b[0] ? 0.0 : s[0];
+  for (int k = 1; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (bytes <= b[i]) {
+      const double w = std::log(bytes / b[i - 1]) / std::log(b[i] / b[i - 1]);
+      return s[i - 1] + w * (s[i] - s[i - 1]);
+    }
+  }
+  return s[static_cast<std::size_t>(n - 1)];
+}
 }  // namespace
 
 int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
@@ -814,12 +860,16 @@ int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size
   const double per_core = bytes / static_cast<double>(std::max(gpu.n_sm, 1));
   if (m.cache_l1_bytes > 0 && per_core <= m.cache_l1_bytes) return 0;
   if (m.cache_l2_bytes > 0 && per_core <= m.cache_l2_bytes) return 1;
+  if (m.dram_curve_points() > 0) return curve_dram_share(m, bytes) > 0 ? 3 : 2;
   if (m.cache_l3_bytes > 0 && bytes <= m.cache_l3_bytes) return 2;
   return 3;
 }
 
 double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
   if (memory_level(gpu, n_space_dims, size) < 3) return 0.0;
+  if (gpu.machine.dram_curve_points() > 0) {
+    return curve_dram_share(gpu.machine, array_bytes(n_space_dims, size));
+  }
   const double l3 = gpu.machine.cache_l3_bytes;
   if (!(l3 > 0)) return 1.0;
   // An array streamed cyclically through a cache that holds part of it: the share that

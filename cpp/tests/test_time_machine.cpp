@@ -1062,6 +1062,70 @@ void test_dram_share() {
   CHECK(tmod::dram_share(gtx980(), 1, size) == 1.0);
 }
 
+// A measured DRAM-share curve replaces 1 - C / B: 0 below its first point, linear in log B
+// between points, its last share past the last; the level is DRAM where the share is above
+// 0, whatever cache_l3_bytes says. Points by hand: 4, 16 and 64 MiB at 0, 0.4 and 1.
+void test_dram_share_curve() {
+  std::mt19937_64 rng(78);
+  tmod::GpuParams g = cpu_like_machine(rng, 2);
+  g.machine.cache_l3_bytes = 512.0 * (1 << 20);  // sysfs's size: not read with a curve
+  auto& m = g.machine;
+  m.dram_curve_bytes = {};
+  m.dram_curve_share = {};
+  m.dram_curve_bytes[0] = 4 << 20;
+  m.dram_curve_bytes[1] = 16 << 20;
+  m.dram_curve_bytes[2] = 64 << 20;
+  m.dram_curve_share[1] = 0.4;
+  m.dram_curve_share[2] = 1.0;
+  g.validate();
+  CHECK(m.dram_curve_points() == 3);
+  tmod::ProblemSize size;
+  size.time_steps = 8;
+  const auto at = [&](i64 bytes) {  // 1D arrays of `bytes` in all: 8 (S1 + 2) bytes
+    size.space = {{bytes / 8 - 2, 0, 0}};
+    return std::make_pair(tmod::memory_level(g, 1, size), tmod::dram_share(g, 1, size));
+  };
+  CHECK(at(16 << 20).first == 3 && at(16 << 20).second == 0.4);
+  CHECK(at(64 << 20).second == 1.0 && at(i64{1} << 34).second == 1.0);
+  // 8 MiB: halfway between 4 and 16 MiB in log B, so halfway between 0 and 0.4.
+  CHECK_CLOSE(at(8 << 20).second, 0.2, 1e-15);
+  CHECK_CLOSE(at(32 << 20).second, 0.7, 1e-15);
+  // At and below the first point (share 0): L3, nothing from DRAM; L2 below L2's size.
+  CHECK(at(4 << 20).first == 2 && at(4 << 20).second == 0.0);
+  CHECK(at(3 << 20).first == 2);
+  // The transfer blends L3's and DRAM's terms by the curve's share, as by 1 - C / B: the
+  // same T_alg as without a curve at the capacity that gives that share (C = 0.6 B).
+  size.space = {{(16 << 20) / 8 - 2, 0, 0}};
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 7e-10;
+  tmod::TileSizes t;
+  t.space = {{64, 0, 0}};
+  t.time = 8;
+  tmod::GpuParams blend = g;
+  blend.machine.dram_curve_bytes = {};
+  blend.machine.dram_curve_share = {};
+  blend.machine.cache_l3_bytes = 0.6 * (16 << 20);
+  CHECK_CLOSE(tmod::dram_share(blend, 1, size), 0.4, 1e-15);
+  const auto curved = tmod::evaluate(g, st, size, t, tmod::Variant::machine);
+  const auto hand = tmod::evaluate(blend, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(curved.talg_s, hand.talg_s, 1e-15);
+  // Bad curves are named: one point, bytes not increasing, shares decreasing or past 1,
+  // a point after an unused one.
+  const auto bad = [&](auto change) {
+    tmod::GpuParams b = g;
+    change(b.machine);
+    CHECK_THROWS(b.validate(), std::invalid_argument);
+  };
+  bad([](tmod::MachineTerms& x) { x.dram_curve_bytes[1] = x.dram_curve_bytes[2] = 0; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_bytes[1] = 2 << 20; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_share[2] = 0.3; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_share[2] = 1.5; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_bytes[4] = 1e9; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_share[5] = 0.5; });
+  bad([](tmod::MachineTerms& x) { x.dram_curve_bytes[1] = std::nan(""); });
+}
+
 // Threads: the model can say that fewer threads are faster (barrier and false sharing on a
 // small 1D problem), and the shared-bandwidth term grows with the cores streaming.
 void test_threads() {
@@ -1442,6 +1506,7 @@ int main() {
   test_line_cost_per_dimension();
   test_memory_level();
   test_dram_share();
+  test_dram_share_curve();
   test_innermost_multiple();
   test_schedules();
   test_threads();

@@ -85,6 +85,7 @@ __all__ = [
     "check_writable",
     "default_points",
     "default_schedule",
+    "dram_share_curve",
     "effective_l3_bytes",
     "energy_status",
     "fastest_shares",
@@ -1033,6 +1034,68 @@ def effective_l3_bytes(
     if not np.isfinite(capacity):
         return l3_bytes
     return int(min(l3_bytes, max(b0, round(capacity))))
+
+
+def dram_share_curve(
+    micro: dict[str, Any], *, threads: int, segment_words: int = 64
+) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """Read the share streamed from DRAM against the arrays' bytes off the copy curve.
+
+    The calibration measures the copy cost per word at working sets from the smallest L3
+    point to past the L3 (``_l3_curve_working_sets``). On a shared or virtual machine the
+    cost climbs over that whole range, with no knee where ``1 - C / B`` would put one, and
+    the capacity ``C`` fitted to it varies 3.4-14 MiB between calibrations of one machine
+    (``docs/validate.md``, "The DRAM share from the copy curve"). This reads the share off
+    the curve instead: at each working set ``B_k``, how far its cost is from the smallest
+    L3 point's (share 0) towards the dearest point's (share 1). A larger working set is
+    never cheaper (a running maximum: a dip is noise), so the shares do not decrease. The
+    fitted ``machine`` variant uses it (``Gpu.dram_curve_bytes``); the model interpolates
+    between the points (:func:`costmetrics.time.dram_share`).
+
+    Parameters
+    ----------
+    micro : dict
+        The calibration's micro-benchmark records (``Calibration.micro``).
+    threads : int
+        Thread count whose copy points are read.
+    segment_words : int
+        Segment length of the per-level copy points.
+
+    Returns
+    -------
+    tuple of (bytes, shares) or None
+        Working sets in bytes (increasing, at most ``presets.DRAM_CURVE_POINTS``, the first
+        and the last kept) and their shares in [0, 1]; None where fewer than two working
+        sets were measured at the L3 or DRAM level or the cost does not rise past the
+        first.
+    """
+    from costmetrics.presets import DRAM_CURVE_POINTS
+
+    cost_at: dict[int, list[float]] = {}
+    for rec in micro.values():
+        if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
+            continue
+        if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
+            continue
+        try:
+            cost = float(rec.get("value_s", 0.0))
+            ws = int(rec.get("working_set_words", 0))
+        except (TypeError, ValueError):
+            continue
+        if cost > 0 and np.isfinite(cost) and ws > 0:
+            cost_at.setdefault(BYTES_PER_WORD * ws, []).append(cost)
+    if len(cost_at) < 2:
+        return None
+    sizes = sorted(cost_at)
+    costs = np.maximum.accumulate([float(np.median(cost_at[b])) for b in sizes])
+    rise = float(costs[-1] - costs[0])
+    if not rise > 0:
+        return None
+    if len(sizes) > DRAM_CURVE_POINTS:
+        keep = np.unique(np.linspace(0, len(sizes) - 1, DRAM_CURVE_POINTS).round().astype(int))
+        sizes, costs = [sizes[k] for k in keep], costs[keep]
+    shares = np.clip((costs - costs[0]) / rise, 0.0, 1.0)
+    return tuple(float(b) for b in sizes), tuple(float(x) for x in shares)
 
 
 def _l3_in_effect(

@@ -203,6 +203,13 @@ class Gpu:
     cache_l1_bytes, cache_l2_bytes, cache_l3_bytes : int, optional
         Cache sizes (L1 and L2 per core, L3 in all) deciding the memory level of a problem's
         arrays for the ``machine`` variant; 0 (default) = no such cache.
+    dram_curve_bytes, dram_curve_share : tuple of float, optional
+        ``machine`` variant: a measured DRAM-share curve, the share of arrays of
+        ``dram_curve_bytes[k]`` bytes streamed from DRAM (none, the default, or 2 to 16
+        points, bytes increasing, shares in [0, 1] not decreasing). Where set it decides the
+        L3/DRAM split in place of ``cache_l3_bytes`` (:func:`costmetrics.time.dram_share`);
+        the fitted variant reads it off the calibration's copy curve
+        (:func:`costmetrics.measure.dram_share_curve`).
     l_seg_s : float, optional
         ``machine`` variant: seconds per contiguous segment copied (default 0).
     l_level_s_per_word : tuple of 4 float, optional
@@ -268,6 +275,8 @@ class Gpu:
     cache_l1_bytes: int = field(default=0, repr=False)
     cache_l2_bytes: int = field(default=0, repr=False)
     cache_l3_bytes: int = field(default=0, repr=False)
+    dram_curve_bytes: tuple[float, ...] = field(default=(), repr=False)
+    dram_curve_share: tuple[float, ...] = field(default=(), repr=False)
     l_seg_s: float = field(default=0.0, repr=False)
     l_level_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
     l_shared_s_per_word: tuple[float, ...] = field(default=(0.0, 0.0, 0.0, 0.0), repr=False)
@@ -357,6 +366,8 @@ class Gpu:
             cache_l1_bytes=float(self.cache_l1_bytes),
             cache_l2_bytes=float(self.cache_l2_bytes),
             cache_l3_bytes=float(self.cache_l3_bytes),
+            dram_curve_bytes=_padded_curve(self.dram_curve_bytes),
+            dram_curve_share=_padded_curve(self.dram_curve_share),
             l_seg_s=self.l_seg_s,
             l_level_s_per_word=list(self.l_level_s_per_word),
             l_shared_s_per_word=list(self.l_shared_s_per_word),
@@ -508,19 +519,30 @@ _MACHINE_FLOAT_FIELDS = (
     "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
+#: The measured DRAM-share curve: 0 to DRAM_CURVE_POINTS numbers each.
+_MACHINE_CURVE_FIELDS = ("dram_curve_bytes", "dram_curve_share")
+#: Points of a DRAM-share curve at most (the core's kDramCurvePoints).
+DRAM_CURVE_POINTS = 16
 _MACHINE_FIELDS = (
-    *_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS, "tile_schedule"
+    *_MACHINE_INT_FIELDS, *_MACHINE_FLOAT_FIELDS, *_MACHINE_LEVEL_FIELDS,
+    *_MACHINE_CURVE_FIELDS, "tile_schedule",
 )  # fmt: skip
 _MACHINE_DEFAULTS: dict[str, Any] = {
     "tile_schedule": "round-robin",
     **{f: 0 for f in _MACHINE_INT_FIELDS},
     **{f: 0.0 for f in _MACHINE_FLOAT_FIELDS},
     **{f: (0.0, 0.0, 0.0, 0.0) for f in _MACHINE_LEVEL_FIELDS},
+    **{f: () for f in _MACHINE_CURVE_FIELDS},
 }
 _STENCIL_FIELDS = ("key", "name", "source", "description", "n_space_dims", "c_iter_s")
 #: The optional ``silicon`` section of a GPU file: what the area model (Appendix C) needs
 #: beyond the fields above (its kB view is derived from these, costmetrics.area).
 _SILICON_FIELDS = ("l1_per_sm_pair_bytes", "l2_bytes", "die_mm2")
+
+
+def _padded_curve(points: tuple[float, ...]) -> list[float]:
+    """Pad a DRAM-share curve's points with 0 to the core's fixed length."""
+    return [*points, *([0.0] * (DRAM_CURVE_POINTS - len(points)))]
 
 
 def _validate_gpu_fields(g: Gpu, where: str) -> None:
@@ -549,6 +571,26 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
             )
         object.__setattr__(
             g, name, tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
+        )
+    for name in _MACHINE_CURVE_FIELDS:
+        value = getattr(g, name)
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+            raise TypeError(
+                f"{name}{where}: expected a sequence of numbers, got {value!r} "
+                f"({type(value).__name__})"
+            )
+        if len(value) > DRAM_CURVE_POINTS:
+            raise ValueError(f"{name}{where}: at most {DRAM_CURVE_POINTS} points, got {len(value)}")
+        object.__setattr__(
+            g, name, tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
+        )
+    for i, b in enumerate(g.dram_curve_bytes):
+        if not b > 0:
+            raise ValueError(f"dram_curve_bytes[{i}]{where}: must be positive, got {b}")
+    if len(g.dram_curve_bytes) != len(g.dram_curve_share):
+        raise ValueError(
+            f"dram_curve_share{where}: expected one share per point of dram_curve_bytes "
+            f"({len(g.dram_curve_bytes)}), got {len(g.dram_curve_share)}"
         )
     if g.smem_per_block_bytes > g.smem_per_sm_bytes:
         raise ValueError(

@@ -41,6 +41,7 @@ from costmetrics.measure import (
     _l3_in_effect,
     _statistic_name,
     check_same_machine,
+    dram_share_curve,
     harness_tiles,
     load_calibration,
     point_statistic,
@@ -740,13 +741,19 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
 
     Its ``threads_ref`` is its own thread count (1 when a 1-thread calibration is given),
     so the thread terms (shared bandwidth, barrier per thread, shared cache lines) are
-    increments over that count and one parameter set predicts every thread count.
+    increments over that count and one parameter set predicts every thread count. Its
+    L3/DRAM split is the calibration's copy curve (``measure.dram_share_curve``) where that
+    rises, else ``1 - C / B`` with the capacity of :func:`_fitted_l3_bytes`.
     """
     cal = cals[min(cals)]
     g = cal.gpu
+    seg = cal.settings.get("segment_words", 64)
+    curve = dram_share_curve(cal.micro, threads=int(g.n_sm),
+                             segment_words=seg if isinstance(seg, int) else 64)  # fmt: skip
     g = replace(
         g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
         cache_l3_bytes=_fitted_l3_bytes(cal),
+        dram_curve_bytes=curve[0] if curve else (), dram_curve_share=curve[1] if curve else (),
     )  # fmt: skip
     return replace(cal, gpu=g)
 

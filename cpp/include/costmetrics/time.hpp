@@ -29,6 +29,8 @@ inline constexpr int kMaxThreads = 1024;                                      //
 
 // Memory levels where a problem's arrays live (the `machine` variant, docs/time.md).
 inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM
+// Points of a measured DRAM-share curve (MachineTerms::dram_curve_bytes).
+inline constexpr int kDramCurvePoints = 16;
 // Bytes of one cache line and words per line (64-byte lines, the x86-64 and ARMv8 norm).
 inline constexpr std::int64_t kCacheLineWords = 16;
 
@@ -47,6 +49,12 @@ struct MachineTerms {
   double cache_l1_bytes = 0;
   double cache_l2_bytes = 0;
   double cache_l3_bytes = 0;
+  // The share of arrays of dram_curve_bytes[k] bytes that streams from DRAM, read off a
+  // measured copy curve (docs/time.md, "The DRAM share from the copy curve"): the leading
+  // points with bytes > 0 (none, or at least 2, bytes increasing, shares in [0, 1] not
+  // decreasing, the rest 0). Where set, it replaces 1 - cache_l3_bytes / B (dram_share).
+  std::array<double, kDramCurvePoints> dram_curve_bytes{};
+  std::array<double, kDramCurvePoints> dram_curve_share{};
   double l_seg_s = 0;  // per contiguous segment (run of words) copied, s
   // Per word copied at the level of the arrays (L1, L2, L3, DRAM), added to L, s/word (may
   // be negative: a level faster than the one L was measured at).
@@ -88,6 +96,10 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, cache_l1_bytes, "L1 data cache per core, bytes (0: none)"),
         COSTMETRICS_FIELD(MachineTerms, cache_l2_bytes, "L2 cache per core, bytes (0: none)"),
         COSTMETRICS_FIELD(MachineTerms, cache_l3_bytes, "L3 cache in all, bytes (0: none)"),
+        COSTMETRICS_FIELD(MachineTerms, dram_curve_bytes,
+                          "arrays' bytes of the measured DRAM-share curve (0: unused point)"),
+        COSTMETRICS_FIELD(MachineTerms, dram_curve_share,
+                          "share of those arrays streamed from DRAM, in [0, 1]"),
         COSTMETRICS_FIELD(MachineTerms, l_seg_s, "per contiguous segment copied, s"),
         COSTMETRICS_FIELD(MachineTerms, l_level_s_per_word,
                           "per word copied, added to L, at L1/L2/L3/DRAM, s/word"),
@@ -114,6 +126,8 @@ struct MachineTerms {
   // Ranges (docs/time.md); throws std::invalid_argument naming the field.
   void validate() const;
   bool all_zero() const;
+  // Points of the DRAM-share curve in use (0: none).
+  int dram_curve_points() const;
 };
 
 // Hardware parameters (Tables A.1-A.3), already converted to words and s/word.
@@ -288,13 +302,15 @@ void evaluate_batch(const GpuParams& gpu, const StencilParams& stencil, const Pr
 // Memory level (0 = L1, 1 = L2, 2 = L3, 3 = DRAM) where the problem's arrays live, for the
 // `machine` variant: two time levels with a one-point halo, 4 * 2 * prod(S_d + 2) bytes,
 // per core (divided by nSM) against the L1 and L2 sizes, in all against L3. A level whose
-// size is 0 is skipped.
+// size is 0 is skipped. With a DRAM-share curve, past L2 the level is DRAM where the
+// curve's share is above 0, else L3.
 int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
 
 // Share of the problem's arrays that streams from DRAM, for the `machine` variant: 0 below
-// DRAM; at the DRAM level 1 - cache_l3_bytes / B (B the arrays' bytes, as memory_level)
-// when the machine has an L3 (the rest of the arrays stays in it, docs/time.md, "Arrays
-// partly in L3"), else 1.
+// DRAM; at the DRAM level, with a DRAM-share curve, the curve at B (B the arrays' bytes, as
+// memory_level; linear in log B between points, the last share past the last point);
+// without one, 1 - cache_l3_bytes / B when the machine has an L3 (the rest of the arrays
+// stays in it, docs/time.md, "Arrays partly in L3"), else 1.
 double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
