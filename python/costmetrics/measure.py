@@ -928,6 +928,29 @@ def _l3_curve_working_sets(
     return [(lv, ws) for lv, ws in ((_copy_level(w, threads, caches), w) for w in out) if lv >= 2]
 
 
+def _l3_copy_points(
+    micro: dict[str, Any], threads: int, segment_words: int
+) -> list[tuple[int, float, bool]]:
+    """Copy points at the L3 and DRAM levels: (bytes, cost per word, at the DRAM level).
+
+    Only the records at ``threads`` and ``segment_words``; malformed ones are skipped.
+    """
+    pts: list[tuple[int, float, bool]] = []
+    for rec in micro.values():
+        if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
+            continue
+        if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
+            continue
+        try:
+            cost = float(rec.get("value_s", 0.0))
+            ws = int(rec.get("working_set_words", 0))
+        except (TypeError, ValueError):
+            continue
+        if cost > 0 and np.isfinite(cost) and ws > 0:
+            pts.append((BYTES_PER_WORD * ws, cost, rec["memory_level"] == "DRAM"))
+    return pts
+
+
 def effective_l3_bytes(
     micro: dict[str, Any],
     l3_bytes: int,
@@ -976,19 +999,7 @@ def effective_l3_bytes(
     """
     from scipy.optimize import minimize_scalar
 
-    pts: list[tuple[int, float, bool]] = []  # bytes, cost, at the DRAM level
-    for rec in micro.values():
-        if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
-            continue
-        if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
-            continue
-        try:
-            cost = float(rec.get("value_s", 0.0))
-            ws = int(rec.get("working_set_words", 0))
-        except (TypeError, ValueError):
-            continue
-        if cost > 0 and np.isfinite(cost) and ws > 0:
-            pts.append((BYTES_PER_WORD * ws, cost, rec["memory_level"] == "DRAM"))
+    pts = _l3_copy_points(micro, threads, segment_words)
     if l3_bytes <= 0 or not pts:
         return l3_bytes
     # Costs relative to the dearest; a point 10^9 times cheaper than it is not a copy cost.
@@ -1072,18 +1083,8 @@ def dram_share_curve(
     from costmetrics.presets import DRAM_CURVE_POINTS
 
     cost_at: dict[int, list[float]] = {}
-    for rec in micro.values():
-        if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
-            continue
-        if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
-            continue
-        try:
-            cost = float(rec.get("value_s", 0.0))
-            ws = int(rec.get("working_set_words", 0))
-        except (TypeError, ValueError):
-            continue
-        if cost > 0 and np.isfinite(cost) and ws > 0:
-            cost_at.setdefault(BYTES_PER_WORD * ws, []).append(cost)
+    for size, cost, _ in _l3_copy_points(micro, threads, segment_words):
+        cost_at.setdefault(size, []).append(cost)
     if len(cost_at) < 2:
         return None
     sizes = sorted(cost_at)

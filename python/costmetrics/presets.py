@@ -545,6 +545,16 @@ def _padded_curve(points: tuple[float, ...]) -> list[float]:
     return [*points, *([0.0] * (DRAM_CURVE_POINTS - len(points)))]
 
 
+def _number_sequence(g: Gpu, name: str, where: str, expected: str) -> tuple[float, ...]:
+    """Return field ``name`` of ``g`` as a tuple of finite floats (TypeError if no sequence)."""
+    value = getattr(g, name)
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(
+            f"{name}{where}: expected {expected}, got {value!r} ({type(value).__name__})"
+        )
+    return tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
+
+
 def _validate_gpu_fields(g: Gpu, where: str) -> None:
     _string(g.name, "name", where, required=True)
     _string(g.source, "source", where, required=False)
@@ -559,31 +569,17 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
     for name in _MACHINE_FLOAT_FIELDS:
         object.__setattr__(g, name, _finite_float(getattr(g, name), name, where))
     for name in _MACHINE_LEVEL_FIELDS:
-        value = getattr(g, name)
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
-            raise TypeError(
-                f"{name}{where}: expected 4 numbers (L1, L2, L3, DRAM), got {value!r} "
-                f"({type(value).__name__})"
-            )
+        value = _number_sequence(g, name, where, "4 numbers (L1, L2, L3, DRAM)")
         if len(value) != 4:
             raise ValueError(
                 f"{name}{where}: expected 4 numbers (L1, L2, L3, DRAM), got {len(value)}"
             )
-        object.__setattr__(
-            g, name, tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
-        )
+        object.__setattr__(g, name, value)
     for name in _MACHINE_CURVE_FIELDS:
-        value = getattr(g, name)
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
-            raise TypeError(
-                f"{name}{where}: expected a sequence of numbers, got {value!r} "
-                f"({type(value).__name__})"
-            )
+        value = _number_sequence(g, name, where, "a sequence of numbers")
         if len(value) > DRAM_CURVE_POINTS:
             raise ValueError(f"{name}{where}: at most {DRAM_CURVE_POINTS} points, got {len(value)}")
-        object.__setattr__(
-            g, name, tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
-        )
+        object.__setattr__(g, name, value)
     for i, b in enumerate(g.dram_curve_bytes):
         if not b > 0:
             raise ValueError(f"dram_curve_bytes[{i}]{where}: must be positive, got {b}")
