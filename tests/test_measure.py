@@ -12,11 +12,13 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
+import itertools
 import json
 import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -827,6 +829,46 @@ def test_dram_share_curve() -> None:
     assert thin is not None and len(thin[0]) == cm.presets.DRAM_CURVE_POINTS
     assert thin[0][0] == 4.0 * _MIB and thin[0][-1] == 160.0 * _MIB
     assert thin[1][0] == 0.0 and thin[1][-1] == 1.0
+    # Bad arguments are named, for the capacity fit too.
+    not_a_mapping: Any = None
+    calls: list[tuple[Callable[[], object], str]] = [
+        (lambda: mm.dram_share_curve(not_a_mapping, threads=1), "micro: expected a mapping"),
+        (lambda: mm.dram_share_curve(micro, threads=0), r"threads: must be in \[1,"),
+        (lambda: mm.dram_share_curve(micro, threads=True), "threads: expected an integer"),
+        (lambda: mm.dram_share_curve(micro, threads=1, segment_words=-1), "segment_words"),
+        (lambda: mm.effective_l3_bytes(not_a_mapping, 1, threads=1), "micro: expected a mapping"),
+        (lambda: mm.effective_l3_bytes(micro, -1, threads=1), r"l3_bytes: must be in \[0,"),
+    ]
+    for call, match in calls:
+        with pytest.raises((TypeError, ValueError), match=match):
+            call()
+
+
+_COPY_RECORD = st.fixed_dictionaries({
+    "value_s": st.one_of(st.floats(1e-12, 1e-8), st.sampled_from([0.0, -1e-9, math.nan, math.inf])),
+    "threads": st.sampled_from([1, 2]),
+    "working_set_words": st.one_of(st.integers(-1, 1 << 28), st.integers(1 << 47, 1 << 62)),
+    "segment_words": st.sampled_from([16, 64]),
+    "memory_level": st.sampled_from(["L2", "L3", "DRAM"]),
+})  # fmt: skip
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=8), _COPY_RECORD, max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_dram_share_curve_is_a_curve_the_model_takes(micro: dict[str, Any]) -> None:
+    # Any set of copy records, malformed ones included: None, or a curve the core accepts
+    # (2-16 points, bytes increasing, shares in [0, 1] not decreasing, 0 first, 1 last).
+    curve = mm.dram_share_curve(micro, threads=1)
+    if curve is None:
+        return
+    sizes, shares = curve
+    assert 2 <= len(sizes) == len(shares) <= cm.presets.DRAM_CURVE_POINTS
+    assert all(a < b for a, b in itertools.pairwise(sizes))
+    assert all(a <= b for a, b in itertools.pairwise(shares))
+    assert shares[0] == 0.0 and shares[-1] == 1.0
+    gpu = dataclasses.replace(cm.presets.gpu("gtx980"), dram_curve_bytes=sizes,
+                              dram_curve_share=shares)  # fmt: skip
+    assert gpu.dram_curve_bytes == sizes
 
 
 def test_l3_curve_points() -> None:

@@ -934,7 +934,12 @@ def _l3_copy_points(
     """Copy points at the L3 and DRAM levels: (bytes, cost per word, at the DRAM level).
 
     Only the records at ``threads`` and ``segment_words``; malformed ones are skipped.
+    Raises TypeError/ValueError naming ``micro``, ``threads`` or ``segment_words``.
     """
+    if not isinstance(micro, Mapping):
+        raise TypeError(f"micro: expected a mapping of records, got {type(micro).__name__}")
+    threads = _positive_int(threads, "threads", 1, 1 << 20)
+    segment_words = _positive_int(segment_words, "segment_words", 1, 1 << 40)
     pts: list[tuple[int, float, bool]] = []
     for rec in micro.values():
         if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
@@ -946,7 +951,8 @@ def _l3_copy_points(
             ws = int(rec.get("working_set_words", 0))
         except (TypeError, ValueError):
             continue
-        if cost > 0 and np.isfinite(cost) and ws > 0:
+        # A working set past 2^48 words (1 PiB, the model's cache limit) is not a copy point.
+        if cost > 0 and np.isfinite(cost) and 0 < ws <= 1 << 48:
             pts.append((BYTES_PER_WORD * ws, cost, rec["memory_level"] == "DRAM"))
     return pts
 
@@ -1000,6 +1006,7 @@ def effective_l3_bytes(
     from scipy.optimize import minimize_scalar
 
     pts = _l3_copy_points(micro, threads, segment_words)
+    l3_bytes = _positive_int(l3_bytes, "l3_bytes", 0, 1 << 50)
     if l3_bytes <= 0 or not pts:
         return l3_bytes
     # Costs relative to the dearest; a point 10^9 times cheaper than it is not a copy cost.

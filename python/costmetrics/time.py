@@ -410,7 +410,10 @@ def dram_share(stencil: Stencil | str, gpu: Gpu | str, sizes: Sequence[int]) -> 
     in :func:`memory_level`) when the preset has an L3: the part of a cyclically swept
     array that fits stays in L3 between sweeps, the rest comes from DRAM, and the word
     cost blends the two levels' terms by it (``docs/time.md``, "Arrays partly in L3"); 1
-    without an L3 (every GPU preset).
+    without an L3 (every GPU preset). Where the preset has a measured DRAM-share curve
+    (``Gpu.dram_curve_bytes``), the curve at ``B`` instead, linear in ``log B`` between
+    its points, and the level past L2 is DRAM where that share is above 0 (``docs/time.md``,
+    "The DRAM share from the copy curve").
 
     Parameters
     ----------
