@@ -800,14 +800,14 @@ def test_dram_share_curve() -> None:
                    "segment_words": 64, "memory_level": "L2"}  # fmt: skip
     curve = mm.dram_share_curve(micro, threads=1)
     assert curve is not None
-    sizes, shares = curve
+    sizes, shares = curve.array_bytes, curve.dram_share
     assert sizes == tuple(4.0 * ws for ws in words)  # bytes of 4-byte floats; L2 left out
     assert shares == pytest.approx((0.0, 0.25 / 0.65, 0.60 / 0.65, 1.0, 1.0), abs=1e-12)
     # A dip (a larger array cheaper: noise) does not make the share fall.
     dip = _copy_micro({1 * _MIB: ("L3", 2e-10), 4 * _MIB: ("L3", 6e-10),
                        8 * _MIB: ("L3", 5e-10), 16 * _MIB: ("DRAM", 1e-9)})  # fmt: skip
     got = mm.dram_share_curve(dip, threads=1)
-    assert got is not None and got[1] == pytest.approx((0.0, 0.5, 0.5, 1.0), abs=1e-12)
+    assert got is not None and got.dram_share == pytest.approx((0.0, 0.5, 0.5, 1.0), abs=1e-12)
     # The model reads it: a Gpu takes it and the share at 16 MiB is the curve's.
     gpu = dataclasses.replace(
         cm.presets.gpu("gtx980"), cache_l3_bytes=480 * _MIB, dram_curve_bytes=sizes,
@@ -826,9 +826,9 @@ def test_dram_share_curve() -> None:
     # More working sets than the model keeps: thinned, the first and the last kept.
     many = _copy_micro({(k + 1) * _MIB: ("L3", (k + 1) * 1e-11) for k in range(40)})
     thin = mm.dram_share_curve(many, threads=1)
-    assert thin is not None and len(thin[0]) == cm.presets.DRAM_CURVE_POINTS
-    assert thin[0][0] == 4.0 * _MIB and thin[0][-1] == 160.0 * _MIB
-    assert thin[1][0] == 0.0 and thin[1][-1] == 1.0
+    assert thin is not None and len(thin.array_bytes) == cm.presets.DRAM_CURVE_POINTS
+    assert thin.array_bytes[0] == 4.0 * _MIB and thin.array_bytes[-1] == 160.0 * _MIB
+    assert thin.dram_share[0] == 0.0 and thin.dram_share[-1] == 1.0
     # Bad arguments are named, for the capacity fit too.
     not_a_mapping: Any = None
     calls: list[tuple[Callable[[], object], str]] = [
@@ -861,7 +861,7 @@ def test_dram_share_curve_is_a_curve_the_model_takes(micro: dict[str, Any]) -> N
     curve = mm.dram_share_curve(micro, threads=1)
     if curve is None:
         return
-    sizes, shares = curve
+    sizes, shares = curve.array_bytes, curve.dram_share
     assert 2 <= len(sizes) == len(shares) <= cm.presets.DRAM_CURVE_POINTS
     assert all(a < b for a, b in itertools.pairwise(sizes))
     assert all(a <= b for a, b in itertools.pairwise(shares))

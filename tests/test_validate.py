@@ -839,7 +839,24 @@ def test_cli_validate_statistic() -> None:
     args = ["validate", str(table), *(a for c in cals for a in ("--calibration", str(c)))]
     done = _cli(*args, "--statistic", "min", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["statistic"] == "min"
+    out = json.loads(done.stdout)
+    assert out["statistic"] == "min"
+    # How the fitted machine variant split L3 and DRAM: the 1-thread copy curve, as read
+    # by measure.dram_share_curve from the calibration at the statistic scored (the min
+    # over passes here); the other variants have no split.
+    one = mm.load_calibration(cals[0]).with_statistic("min")
+    curve = mm.dram_share_curve(one.micro, threads=1)
+    assert curve is not None
+    split = out["dram_split"]["fitted-machine"]
+    assert split["rule"] == "copy curve" and split["cache_l3_bytes"] == 0
+    assert split["array_bytes"] == list(curve.array_bytes)
+    assert split["dram_share"] == list(curve.dram_share)
+    assert out["dram_split"]["fitted-exact"]["rule"] == "none"
+    done = _cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert "fitted-machine: DRAM share read off the copy curve: " in done.stdout
+    with pytest.raises(TypeError, match="fit: expected a FitResult"):
+        cv.dram_split(split)
     done = _cli(*args, "--statistic", "mean")
     assert done.returncode == 2 and done.stdout == ""
 
@@ -868,8 +885,9 @@ def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() ->
     cals = {n: mm.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
     frame = cv._machine_frame(cals)
     curve = mm.dram_share_curve(cals[1].micro, threads=1)
-    assert curve is not None and len(curve[0]) >= 3
-    assert (frame.gpu.dram_curve_bytes, frame.gpu.dram_curve_share) == curve
+    assert curve is not None and len(curve.array_bytes) >= 3
+    assert frame.gpu.dram_curve_bytes == curve.array_bytes
+    assert frame.gpu.dram_curve_share == curve.dram_share
     assert cals[1].gpu.dram_curve_bytes == () == cals[2].gpu.dram_curve_bytes
     # Heat 3D 126^3 (16 MiB of arrays) sits on the 16 MiB copy point: its share is that
     # point's, by hand from the calibration's costs (a running maximum from 4 MiB up).

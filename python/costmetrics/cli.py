@@ -750,6 +750,9 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         gates = cm_measure.table_host_gates(table)
         if args.json:
             out = report.to_dict()
+            out["dram_split"] = {
+                f"fitted-{v}": cm_validate.dram_split(f) for v, f in report.fitted.items()
+            }
             out["cpu_probe"] = None if probe is None else probe._asdict()
             out["host_gates"] = [g._asdict() for g in gates]
             print_json(out)
@@ -786,6 +789,18 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             "noise: RMSE <= noise floor."
         )
         print("(fitted-*: parameters fitted leave-one-problem-out, scored on the held-out problem)")
+        if "machine" in report.fitted:
+            split = cm_validate.dram_split(report.fitted["machine"])
+            mib = float(1 << 20)
+            if split.rule == "copy curve":
+                points = ", ".join(
+                    f"{b / mib:.3g} MiB {f:.2f}"
+                    for b, f in zip(split.array_bytes, split.dram_share, strict=True)
+                )
+                print(f"fitted-machine: DRAM share read off the copy curve: {points}")
+            else:
+                c = split.cache_l3_bytes / mib
+                print(f"fitted-machine: DRAM share 1 - C / B at C = {c:.3g} MiB")
         if probe is not None:
             slower = ", ".join(
                 f"CPU {i} {100 * (b / a - 1):+.1f}%"

@@ -69,6 +69,7 @@ __all__ = [
     "Calibration",
     "CpuInterferenceWarning",
     "CpuProbe",
+    "DramShareCurve",
     "HostGate",
     "HostSpeed",
     "LoadWarning",
@@ -1054,9 +1055,25 @@ def effective_l3_bytes(
     return int(min(l3_bytes, max(b0, round(capacity))))
 
 
+@record
+class DramShareCurve(Record):
+    """A DRAM-share curve read off a calibration's copy curve (:func:`dram_share_curve`).
+
+    Attributes
+    ----------
+    array_bytes : tuple of float
+        Working sets in bytes, increasing (at most ``presets.DRAM_CURVE_POINTS``).
+    dram_share : tuple of float
+        The share streamed from DRAM at each, in [0, 1], not decreasing (0 first, 1 last).
+    """
+
+    array_bytes: tuple[float, ...]
+    dram_share: tuple[float, ...]
+
+
 def dram_share_curve(
     micro: dict[str, Any], *, threads: int, segment_words: int = 64
-) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+) -> DramShareCurve | None:
     """Read the share streamed from DRAM against the arrays' bytes off the copy curve.
 
     The calibration measures the copy cost per word at working sets from the smallest L3
@@ -1081,9 +1098,9 @@ def dram_share_curve(
 
     Returns
     -------
-    tuple of (bytes, shares) or None
-        Working sets in bytes (increasing, at most ``presets.DRAM_CURVE_POINTS``, the first
-        and the last kept) and their shares in [0, 1]; None where fewer than two working
+    DramShareCurve or None
+        The working sets in bytes (the first and the last kept where there are more than
+        ``presets.DRAM_CURVE_POINTS``) and their shares; None where fewer than two working
         sets were measured at the L3 or DRAM level or the cost does not rise past the
         first.
     """
@@ -1103,7 +1120,7 @@ def dram_share_curve(
         keep = np.unique(np.linspace(0, len(sizes) - 1, DRAM_CURVE_POINTS).round().astype(int))
         sizes, costs = [sizes[k] for k in keep], costs[keep]
     shares = np.clip((costs - costs[0]) / rise, 0.0, 1.0)
-    return tuple(float(b) for b in sizes), tuple(float(x) for x in shares)
+    return DramShareCurve(tuple(float(b) for b in sizes), tuple(float(x) for x in shares))
 
 
 def _l3_in_effect(

@@ -51,6 +51,7 @@ from costmetrics.measure import (
 __all__ = [
     "VARIANTS",
     "DegenerateRow",
+    "DramSplit",
     "FitResult",
     "GroupScore",
     "Score",
@@ -59,6 +60,7 @@ __all__ = [
     "ValidationReport",
     "bootstrap_rmse",
     "degenerate",
+    "dram_split",
     "fit",
     "noise_floor",
     "predict",
@@ -651,9 +653,12 @@ class FitResult(Record):
         The time-model variant whose parameters were fitted.
     calibration : Calibration
         Parameters fitted on every problem (for use on new problems), at the thread count
-        of the first calibration. For the ``machine`` variant its ``cache_l3_bytes`` is the
-        capacity the fit split L3 and DRAM at (on a machine whose copy points stay inside
-        sysfs's L3, the one fitted to the copy climb; ``docs/validate.md``).
+        of the first calibration. For the ``machine`` variant its L3/DRAM split is the
+        calibration's copy curve (``gpu.dram_curve_bytes`` and ``gpu.dram_curve_share``,
+        :func:`costmetrics.measure.dram_share_curve`) where that rises, else ``1 - C / B``
+        at ``gpu.cache_l3_bytes`` (on a machine whose copy points stay inside sysfs's L3,
+        the capacity fitted to the copy climb; ``docs/validate.md``, "The DRAM share from
+        the copy curve").
     parameters : dict of str to float
         The fitted values there: ``l_s_per_word``, ``tau_sync_s``, ``t_sync_s``,
         ``c_iter_s[<stencil>]``.
@@ -677,6 +682,55 @@ class FitResult(Record):
 
 
 _BASE_PARAMETERS = ("l_s_per_word", "tau_sync_s", "t_sync_s")
+
+
+@record
+class DramSplit(Record):
+    """How a fitted variant splits the arrays' words between L3 and DRAM (:func:`dram_split`).
+
+    Attributes
+    ----------
+    rule : str
+        ``"copy curve"`` (the share read off the calibration's copy curve), ``"1 - C / B"``
+        (at the capacity ``cache_l3_bytes``) or ``"none"`` (``paper``, ``exact``: no split).
+    array_bytes, dram_share : tuple of float
+        The curve's working sets in bytes and their shares (empty without a curve).
+    cache_l3_bytes : int
+        The capacity of ``"1 - C / B"`` (0 otherwise).
+    """
+
+    rule: str
+    array_bytes: tuple[float, ...]
+    dram_share: tuple[float, ...]
+    cache_l3_bytes: int
+
+
+def dram_split(fit: FitResult) -> DramSplit:
+    """Describe how a fitted variant splits the arrays' words between L3 and DRAM.
+
+    Parameters
+    ----------
+    fit : FitResult
+        A fitted variant (:func:`fit`).
+
+    Returns
+    -------
+    DramSplit
+        The rule and its data (``docs/validate.md``, "The DRAM share from the copy curve").
+
+    Raises
+    ------
+    TypeError
+        If ``fit`` is not a :class:`FitResult`.
+    """
+    if not isinstance(fit, FitResult):
+        raise TypeError(f"fit: expected a FitResult (validate.fit), got {type(fit).__name__}")
+    if fit.variant != "machine":
+        return DramSplit("none", (), (), 0)
+    g = fit.calibration.gpu
+    if g.dram_curve_bytes:
+        return DramSplit("copy curve", g.dram_curve_bytes, g.dram_curve_share, 0)
+    return DramSplit("1 - C / B", (), (), int(g.cache_l3_bytes))
 
 
 def _scaled(
@@ -753,7 +807,8 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     g = replace(
         g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
         cache_l3_bytes=_fitted_l3_bytes(cal),
-        dram_curve_bytes=curve[0] if curve else (), dram_curve_share=curve[1] if curve else (),
+        dram_curve_bytes=curve.array_bytes if curve else (),
+        dram_curve_share=curve.dram_share if curve else (),
     )  # fmt: skip
     return replace(cal, gpu=g)
 
