@@ -105,24 +105,28 @@ void MachineTerms::validate() const {
   require_in_range(cache_l2_bytes, 0.0, kMaxCacheBytes, "machine.cache_l2_bytes", " bytes");
   require_in_range(cache_l3_bytes, 0.0, kMaxCacheBytes, "machine.cache_l3_bytes", " bytes");
   const int points = dram_curve_points();
+  // The point's name is built only for the message: validate() runs on every model call.
+  const auto point_in_range = [](double value, double lo, double hi, const char* field,
+                                 int k, const char* unit) {
+    if (value >= lo && value <= hi) return;
+    const std::string name = std::string(field) + "[" + std::to_string(k) + "]";
+    require_in_range(value, lo, hi, name.c_str(), unit);
+  };
   for (int k = 0; k < kDramCurvePoints; ++k) {
     const auto i = static_cast<std::size_t>(k);
-    const std::string at = "[" + std::to_string(k) + "]";
-    const std::string bytes_name = "machine.dram_curve_bytes" + at;
-    const std::string share_name = "machine.dram_curve_share" + at;
     if (k >= points) {
       // Unused points are 0: a curve is the leading points with bytes > 0.
-      require_in_range(dram_curve_bytes[i], 0.0, 0.0, bytes_name.c_str(),
-                       " bytes (points after the first 0 must be 0)");
-      require_in_range(dram_curve_share[i], 0.0, 0.0, share_name.c_str(),
-                       " (the share of an unused point must be 0)");
+      point_in_range(dram_curve_bytes[i], 0.0, 0.0, "machine.dram_curve_bytes", k,
+                     " bytes (points after the first 0 must be 0)");
+      point_in_range(dram_curve_share[i], 0.0, 0.0, "machine.dram_curve_share", k,
+                     " (the share of an unused point must be 0)");
       continue;
     }
     const double lo_bytes = k == 0 ? 1.0 : std::nextafter(dram_curve_bytes[i - 1], kMaxCacheBytes);
-    require_in_range(dram_curve_bytes[i], lo_bytes, kMaxCacheBytes, bytes_name.c_str(),
-                     " bytes (increasing)");
-    require_in_range(dram_curve_share[i], k == 0 ? 0.0 : dram_curve_share[i - 1], 1.0,
-                     share_name.c_str(), " (in [0, 1], not decreasing)");
+    point_in_range(dram_curve_bytes[i], lo_bytes, kMaxCacheBytes, "machine.dram_curve_bytes", k,
+                   " bytes (increasing)");
+    point_in_range(dram_curve_share[i], k == 0 ? 0.0 : dram_curve_share[i - 1], 1.0,
+                   "machine.dram_curve_share", k, " (in [0, 1], not decreasing)");
   }
   if (points == 1) {
     throw std::invalid_argument(
@@ -835,10 +839,10 @@ double array_bytes(int n_space_dims, const ProblemSize& size) {
   for (int d = 0; d < n_space_dims; ++d) bytes *= static_cast<double>(size.space[d]) + 2.0;
   return bytes;
 }
-// The measured curve at `bytes`: 0 below its first point, its last share past its last,
-// linear in log(bytes) between (the copy curve's working sets grow geometrically).
-double curve_dram_share(const MachineTerms& m, double bytes) {
-  const int n = m.dram_curve_points();
+// The measured curve of its first n points at `bytes`: 0 below its first point, its last
+// share past its last, linear in log(bytes) between (the copy curve's working sets grow
+// geometrically).
+double curve_dram_share(const MachineTerms& m, int n, double bytes) {
   const auto& b = m.dram_curve_bytes;
   const auto& s = m.dram_curve_share;
   if (bytes <= b[0]) return bytes < b[0] ? 0.0 : s[0];
@@ -853,28 +857,31 @@ double curve_dram_share(const MachineTerms& m, double bytes) {
 }
 }  // namespace
 
-int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
+MemoryPlacement memory_placement(const GpuParams& gpu, int n_space_dims,
+                                 const ProblemSize& size) {
   require_dims(n_space_dims);
   const double bytes = array_bytes(n_space_dims, size);
   const MachineTerms& m = gpu.machine;
   const double per_core = bytes / static_cast<double>(std::max(gpu.n_sm, 1));
-  if (m.cache_l1_bytes > 0 && per_core <= m.cache_l1_bytes) return 0;
-  if (m.cache_l2_bytes > 0 && per_core <= m.cache_l2_bytes) return 1;
-  if (m.dram_curve_points() > 0) return curve_dram_share(m, bytes) > 0 ? 3 : 2;
-  if (m.cache_l3_bytes > 0 && bytes <= m.cache_l3_bytes) return 2;
-  return 3;
+  if (m.cache_l1_bytes > 0 && per_core <= m.cache_l1_bytes) return {0, 0.0};
+  if (m.cache_l2_bytes > 0 && per_core <= m.cache_l2_bytes) return {1, 0.0};
+  if (const int n = m.dram_curve_points(); n > 0) {
+    const double f = curve_dram_share(m, n, bytes);
+    return {f > 0 ? 3 : 2, f};
+  }
+  const double l3 = m.cache_l3_bytes;
+  if (l3 > 0 && bytes <= l3) return {2, 0.0};
+  // An array streamed cyclically through a cache that holds part of it: the share that
+  // fits stays resident between sweeps, the rest comes from DRAM (bytes > l3 here).
+  return {3, l3 > 0 ? 1.0 - l3 / bytes : 1.0};
+}
+
+int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
+  return memory_placement(gpu, n_space_dims, size).level;
 }
 
 double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size) {
-  if (memory_level(gpu, n_space_dims, size) < 3) return 0.0;
-  if (gpu.machine.dram_curve_points() > 0) {
-    return curve_dram_share(gpu.machine, array_bytes(n_space_dims, size));
-  }
-  const double l3 = gpu.machine.cache_l3_bytes;
-  if (!(l3 > 0)) return 1.0;
-  // An array streamed cyclically through a cache that holds part of it: the share that
-  // fits stays resident between sweeps, the rest comes from DRAM (bytes > l3 here).
-  return 1.0 - l3 / array_bytes(n_space_dims, size);
+  return memory_placement(gpu, n_space_dims, size).dram_share;
 }
 
 std::vector<std::string> design_parameter_names() {

@@ -2204,12 +2204,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const bool has_terms = TalgOnly ? setup->terms : !gpu.machine.all_zero();
   const bool clip_s1 = Extras && machine && has_terms;
   const MachineTerms& mt = gpu.machine;
-  const int level = TalgOnly                     ? setup->level
-                    : machine || row != nullptr ? memory_level(gpu, dims, size)
-                                                : 3;
-  const double dram = TalgOnly                  ? setup->dram
-                       : Extras && level == 3 ? dram_share(gpu, dims, size)
-                                              : 0.0;
+  // Level and DRAM share in one pass (memory_placement); without the machine terms the
+  // level is taken as DRAM, as before, with the share dram_share gives.
+  const MemoryPlacement placed =
+      TalgOnly                    ? MemoryPlacement{setup->level, setup->dram}
+      : machine || row != nullptr ? memory_placement(gpu, dims, size)
+                                  : MemoryPlacement{3, Extras ? dram_share(gpu, dims, size) : 0.0};
+  const int level = placed.level;
+  const double dram = Extras && level == 3 ? placed.dram_share : 0.0;
   ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr, false,
                            dram);
   Breakdown b;
@@ -2445,8 +2447,9 @@ double evaluate_exact_talg(const GpuParams& gpu, const StencilParams& stencil,
 MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& size) {
   MachineSetup s;
   s.terms = !gpu.machine.all_zero();
-  s.level = memory_level(gpu, dims, size);
-  s.dram = s.level == 3 ? dram_share(gpu, dims, size) : 0.0;
+  const MemoryPlacement placed = memory_placement(gpu, dims, size);
+  s.level = placed.level;
+  s.dram = placed.dram_share;
   return s;
 }
 

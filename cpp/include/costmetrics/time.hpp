@@ -313,6 +313,14 @@ int memory_level(const GpuParams& gpu, int n_space_dims, const ProblemSize& size
 // stays in it, docs/time.md, "Arrays partly in L3"), else 1.
 double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
 
+// Both at once (memory_level and dram_share read them from here): one pass over the
+// arrays' bytes and the DRAM-share curve, for callers that need the two.
+struct MemoryPlacement {
+  int level = 3;
+  double dram_share = 1.0;
+};
+MemoryPlacement memory_placement(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
+
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
 inline constexpr int kDesignParams = 20;
