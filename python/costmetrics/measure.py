@@ -46,6 +46,7 @@ from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
     BYTES_PER_WORD,
+    DRAM_CURVE_POINTS,
     Gpu,
     Stencil,
     load_gpu,
@@ -1104,8 +1105,6 @@ def dram_share_curve(
         sets were measured at the L3 or DRAM level or the cost does not rise past the
         first.
     """
-    from costmetrics.presets import DRAM_CURVE_POINTS
-
     cost_at: dict[int, list[float]] = {}
     for size, cost, _ in _l3_copy_points(micro, threads, segment_words):
         cost_at.setdefault(size, []).append(cost)
@@ -1132,10 +1131,15 @@ def _l3_in_effect(
     climb_top_as_dram: bool = False,
 ) -> int:
     """:func:`effective_l3_bytes` at a stored calibration's segment length (64 if unset)."""
-    seg = settings.get("segment_words", 64)
-    seg = seg if isinstance(seg, int) else 64
-    return effective_l3_bytes(micro, l3_bytes, threads=threads, segment_words=seg,
+    return effective_l3_bytes(micro, l3_bytes, threads=threads,
+                              segment_words=_segment_words_of(settings),
                               climb_top_as_dram=climb_top_as_dram)  # fmt: skip
+
+
+def _segment_words_of(settings: dict[str, Any]) -> int:
+    """Return the segment length a calibration's copy points were measured at (64 if unset)."""
+    seg = settings.get("segment_words", 64)
+    return seg if isinstance(seg, int) else 64
 
 
 def check_writable(out_dir: str | Path, name: str = "out") -> Path:

@@ -39,6 +39,7 @@ from costmetrics.measure import (
     Table,
     _header_value,
     _l3_in_effect,
+    _segment_words_of,
     _statistic_name,
     check_same_machine,
     dram_share_curve,
@@ -801,9 +802,8 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     """
     cal = cals[min(cals)]
     g = cal.gpu
-    seg = cal.settings.get("segment_words", 64)
     curve = dram_share_curve(cal.micro, threads=int(g.n_sm),
-                             segment_words=seg if isinstance(seg, int) else 64)  # fmt: skip
+                             segment_words=_segment_words_of(cal.settings))  # fmt: skip
     g = replace(
         g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
         cache_l3_bytes=_fitted_l3_bytes(cal),
