@@ -23,6 +23,12 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   does a 1D tile's copy run in the shadow of its compute (a tile's measured time close
   to its compute term alone, docs/validate.md, "Open")?
 - ``no-transfer1d``: the same factor held at 0 (the 1D copies free), nothing fitted.
+- ``prefetch-gap``: Jacobi 1D only, a per-word cost of the words the hardware prefetcher
+  streams into a wavefront's gaps: per tile (the harness's ``n_tiles``), ``min(tS - 2,
+  PREFETCH_AHEAD_WORDS)`` words (the gap to the next tile of the wavefront is about
+  ``tS - 2`` points; the streamer runs at most 20 lines ahead), times the arrays' DRAM share.
+  The question: is the DRAM pitch of Jacobi 1D (tiles of pitch 64-1023 at 0.45-0.58x,
+  docs/validate.md, "Jacobi 1D's pitch in DRAM") words streamed and not used?
 - ``blend-curve``: a per-word cost times ``f (1 - f)`` (``f`` the arrays' DRAM share,
   ``costmetrics.time.dram_share``), of either sign: a bend in the straight line by which
   the model blends the L3 and DRAM costs. The question: does the cost rise with the DRAM
@@ -40,7 +46,8 @@ fold and the term keeps its calibrated value).
 the calibrations' (the copy knee's), a diagnostic of the L3/DRAM boundary.
 
 Run: ``python benchmarks/bench_validate_terms.py [FOLDER ...] [--statistic min]`` on
-folders holding ``sweep.csv`` and ``calibration_1t/``, ``calibration_2t/`` (default: the
+folders holding ``sweep.csv`` and ``cal_1t/``, ``cal_2t/`` (or the older tables'
+``calibration_1t/``, ``calibration_2t/``) (default: the
 shipped ``quiet_run_2026-11-25_h4_line3d_levels``, L2 to DRAM); ``--quick`` is the same.
 """
 
@@ -60,7 +67,22 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve")
+CANDIDATES = (
+    "seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "prefetch-gap",
+    "blend-curve",
+)  # fmt: skip
+#: Words the L2 streamer may run ahead of the loads: 20 cache lines of 16 floats (Intel 64
+#: and IA-32 Architectures Optimization Reference Manual, the L2 streamer).
+PREFETCH_AHEAD_WORDS = 20 * 16
+
+
+def _calibrations_of(folder: Path) -> list[Path]:
+    """The run folder's calibrations at 1 and 2 threads, under either layout's names."""
+    for stem in ("cal", "calibration"):  # bench_validate_run.py's, and the older tables'
+        found = [folder / f"{stem}_{n}t" for n in (1, 2)]
+        if all(p.is_dir() for p in found):
+            return found
+    raise ValueError(f"folder: {folder} holds neither cal_1t/ nor calibration_1t/ (and 2t)")
 
 
 def _solve(
@@ -85,7 +107,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     """Lines of the report: RMSE per thread count and Heat 3D problem, each fit."""
     cals = {
         n: c.with_statistic(statistic)
-        for n, c in cv._calibrations([folder / "calibration_1t", folder / "calibration_2t"]).items()
+        for n, c in cv._calibrations(_calibrations_of(folder)).items()
     }
     if l3_bytes is not None:  # after with_statistic, which derives the knee's L3 again
         cals = {
@@ -136,6 +158,10 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     transfer1d = np.column_stack([cols, np.where(is1, moved, 0.0)])
     transfer1d[np.ix_(is1, transfer)] = 0.0
     free1d = transfer1d[:, :-1]
+    tile_s = np.asarray([t.tiles_of(i)[0] for i in range(len(t))], dtype=np.float64)
+    gap = np.minimum(np.maximum(tile_s - 2.0, 0.0), PREFETCH_AHEAD_WORDS)
+    streamed = np.where(is1, np.asarray(t.columns["n_tiles"], dtype=np.float64) * gap * f, 0.0)
+    prefetch = np.column_stack([cols, streamed])
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
     problem = cv._problem_index(t)
@@ -151,6 +177,8 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("transfer1d", transfer1d, np.append(start, 1.0), np.append(lower, 0.0),
          np.append(upper, np.inf)),
         ("no-transfer1d", free1d, start, lower, upper),
+        ("prefetch-gap", prefetch, np.append(start, start[n_lv - 1]), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
         ("blend-curve", bend, np.append(start, start[n_lv - 1]),
          np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
     ):  # fmt: skip
@@ -186,6 +214,10 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
                          f"l_seg_s of the others {theta[j]:.3g} s")  # fmt: skip
         elif label == "blend-curve":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per word x f (1 - f)")
+        elif label == "prefetch-gap":
+            dram = theta[n_lv - 1]
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s/word streamed "
+                         f"into the gaps (DRAM, per word copied: {dram:.3g})")  # fmt: skip
         elif label == "transfer1d":
             lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
                          "rows' calibrated transfer")  # fmt: skip

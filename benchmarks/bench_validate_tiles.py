@@ -1,14 +1,14 @@
 """Diagnostic: where in one problem's tiles does the time model miss? (issue 21)
 
-For one problem of a validation run folder (``sweep.csv`` with ``calibration_1t/`` and
-``calibration_2t/``), prints per thread count and tile: the measured time (the statistic
-over passes), the harness' counters (tiles, words loaded), the hexagon's pitch along
-``s1`` (``2 tS1 + tT - 2`` points: the distance between two tiles of one wavefront, so
-that a wavefront touches runs of about half the pitch with gaps of the other half), and
-the ratio predicted / measured of the ``machine`` variant, calibrated and fitted
-(leave-one-problem-out, as ``costmetrics validate``: this problem's points predicted by a
-fit on the others). Closing lines give the median ratio per pitch class and, per thread
-count, the median ratio and the RMSE of the whole problem.
+For one problem of a validation run folder (``sweep.csv`` with ``cal_1t/`` and ``cal_2t/``,
+or the older tables' ``calibration_1t/`` and ``calibration_2t/``), prints per thread count
+and tile: the measured time (the statistic over passes), the harness' counters (tiles,
+words loaded), the hexagon's pitch along ``s1`` (``2 tS1 + tT - 2`` points: the distance
+between two tiles of one wavefront, so that a wavefront touches runs of about half the
+pitch with gaps of the other half), and the ratio predicted / measured of the ``machine``
+variant, calibrated and fitted (leave-one-problem-out, as ``costmetrics validate``: this
+problem's points predicted by a fit on the others). Closing lines give the median ratio
+per pitch class and, per thread count, the median ratio and the RMSE of the whole problem.
 
 Found with it on 2026-11-28 (docs/validate.md, "A DRAM problem for every stencil, and
 Jacobi 1D's tile pitch"): on Jacobi 1D 8388606 x 4 (64 MiB, in DRAM) the fit predicts the
@@ -38,7 +38,8 @@ PITCH_CLASSES = (64, 1024, 1 << 62)
 
 def report(folder: Path, stencil: str, sizes: tuple[int, ...], statistic: str) -> list[str]:
     """Lines of the report for one problem of a run folder."""
-    cals = [folder / "calibration_1t", folder / "calibration_2t"]
+    stem = "cal" if (folder / "cal_1t").is_dir() else "calibration"  # run's, older tables'
+    cals = [folder / f"{stem}_{n}t" for n in (1, 2)]
     table = mm.read_table(folder / "sweep.csv")
     points = table.per_point(statistic)
     rows = [
