@@ -17,6 +17,7 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -174,6 +175,75 @@ def test_level_sizes_span_l2_to_past_l2() -> None:
         assert levels[0] == "L2" and levels[-1] == "DRAM", (name, levels)
         ws = [2 * 4 * np.prod([v + 2 for v in s[:-1]]) for s in sizes]
         assert ws[-1] >= 4 * 2 * 1024 * 1024  # at least 4x a 2 MiB L2
+
+
+def test_memory_level_refuses_bad_sizes_and_machine() -> None:
+    machine = {"l1d_bytes": 32 * 1024, "l2_bytes": 1024 * 1024, "l3_bytes": 32 * 1024**2}
+    # Negative or zero sizes have no working set: they are refused, not placed in L1.
+    for sizes in [(-5, -5, -5), (0, 0, 0), (64, 0, 16), (64, 64, 0)]:
+        with pytest.raises(ValueError, match="sizes"):
+            mm.memory_level("jacobi2d", None, sizes)
+        with pytest.raises(ValueError, match="sizes"):
+            mm.memory_level("jacobi2d", machine, sizes)
+    with pytest.raises(ValueError, match="sizes"):
+        mm.memory_level("jacobi1d", machine, (-1, 8))
+    for bad in ["x", 1, [machine]]:
+        with pytest.raises(TypeError, match="machine"):
+            mm.memory_level("jacobi2d", bad, (64, 64, 16))  # type: ignore[arg-type]
+    assert mm.memory_level("jacobi1d", machine, (1, 1)) == "L1"  # the smallest problem
+
+
+def test_pass_order_refuses_bad_arguments() -> None:
+    assert mm.pass_order(0, 7, 0).tolist() == []  # no units: an empty pass
+    with pytest.raises(ValueError, match="n_units"):
+        mm.pass_order(-1, 0, 1)
+    with pytest.raises(ValueError, match="seed"):
+        mm.pass_order(3, -1, 0)
+    with pytest.raises(ValueError, match="pass_index"):
+        mm.pass_order(3, 0, -1)
+    for bad in [True, [[7]], 2.0, "3", None]:
+        with pytest.raises(TypeError, match="n_units"):
+            mm.pass_order(bad, 0, 1)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="seed"):
+            mm.pass_order(3, bad, 1)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="pass_index"):
+            mm.pass_order(3, 0, bad)  # type: ignore[arg-type]
+    numpy_ints: list[Any] = [np.int64(5), np.uint64(7), np.int32(1)]
+    assert mm.pass_order(*numpy_ints).tolist() == mm.pass_order(5, 7, 1).tolist()
+
+
+def test_load_is_high_refuses_bad_arguments() -> None:
+    assert not mm.load_is_high(0.0, 1)
+    with pytest.raises(ValueError, match="loadavg_1m"):
+        mm.load_is_high(-1.0, 2)
+    with pytest.raises(ValueError, match="loadavg_1m"):
+        mm.load_is_high(math.inf, 2)
+    with pytest.raises(ValueError, match="cpus"):
+        mm.load_is_high(1.0, 0)
+    with pytest.raises(TypeError, match="loadavg_1m"):
+        mm.load_is_high(True, 2)
+    with pytest.raises(TypeError, match="loadavg_1m"):
+        mm.load_is_high("1.0", 2)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="cpus"):
+        mm.load_is_high(1.0, 2.0)  # type: ignore[arg-type]
+
+
+def test_check_same_machine_refuses_bad_arguments() -> None:
+    here = {"cpu_model": "synthetic", "l1d_bytes": 32768}
+    mm.check_same_machine(dict(here), "calibration", here)  # same machine: no error
+    mm.check_same_machine({}, "calibration", here)  # nothing recorded: nothing to compare
+    with pytest.raises(ValueError, match=r"calibration: .*l1d_bytes"):
+        mm.check_same_machine({"l1d_bytes": 49152}, "calibration", here)
+    for bad in [None, "x", 1, [here]]:
+        with pytest.raises(TypeError, match="recorded"):
+            mm.check_same_machine(bad, "calibration", here)  # type: ignore[arg-type]
+    for wrong in ["x", 1, [here]]:
+        with pytest.raises(TypeError, match="current"):
+            mm.check_same_machine(here, "calibration", wrong)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name"):
+        mm.check_same_machine(here, 1, here)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="name"):
+        mm.check_same_machine(here, " ", here)
 
 
 def test_load_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -477,6 +547,54 @@ def test_bootstrap_interval() -> None:
         cv.bootstrap_rmse(p, np.ones(2))
 
 
+def test_bootstrap_rmse_refuses_bad_seed() -> None:
+    p = np.array([[1.0, 1.1], [2.0, 2.1], [4.0, 3.9]])
+    pred = np.array([1.1, 2.0, 4.2])
+    same = cv.bootstrap_rmse(p, pred, n_boot=20, seed=np.int64(3))  # type: ignore[arg-type]
+    assert same == cv.bootstrap_rmse(p, pred, n_boot=20, seed=3)  # reproducible
+    for bad in [None, True, [[1]], 1.0, "1"]:
+        with pytest.raises(TypeError, match="seed"):
+            cv.bootstrap_rmse(p, pred, seed=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        cv.bootstrap_rmse(p, pred, seed=-1)
+    with pytest.raises(OverflowError, match="seed"):
+        cv.bootstrap_rmse(p, pred, seed=2**64)
+    with pytest.raises(ValueError, match="n_boot"):
+        cv.bootstrap_rmse(p, pred, n_boot=True)
+    with pytest.raises(TypeError, match="level"):
+        cv.bootstrap_rmse(p, pred, level=None)  # type: ignore[arg-type]
+
+
+def test_point_statistic_refuses_what_noise_floor_refuses() -> None:
+    assert float(mm.point_statistic([1.0, 3.0, 2.0])) == 2.0
+    assert float(mm.point_statistic([1.0, np.nan, 2.0], "min")) == 1.0
+    assert math.isnan(float(mm.point_statistic([np.nan, np.nan])))  # not measured
+    assert mm.point_statistic(np.ones((0, 3)), axis=1).shape == (0,)  # no points
+    assert mm.point_statistic(np.ones((0, 0)), axis=1).shape == (0,)
+    # Times are positive (as validate.noise_floor and bootstrap_rmse require).
+    negative: list[Any] = [[-1.0, -2.0], [1.0, 0.0], [[1.0, math.inf]], [-0.0]]
+    for bad in negative:
+        with pytest.raises(ValueError, match=r"pass_times_s\["):
+            mm.point_statistic(bad)
+        with pytest.raises(ValueError, match=r"pass_times_s\["):
+            cv.noise_floor(np.atleast_2d(bad))
+    # Points without any pass have no statistic: refused rather than NaN.
+    with pytest.raises(ValueError, match="pass_times_s: no passes"):
+        mm.point_statistic([])
+    with pytest.raises(ValueError, match="pass_times_s: no passes"):
+        mm.point_statistic(np.ones((2, 0)), axis=1)
+    with pytest.raises(ValueError, match="pass_times_s"):
+        mm.point_statistic(1.0)
+    with pytest.raises(ValueError, match="pass_times_s"):
+        mm.point_statistic([[1.0], [1.0, 2.0]])
+    for wrong in [None, "1.0", [True], ["1.0"], [object()]]:
+        with pytest.raises(TypeError, match="pass_times_s"):
+            mm.point_statistic(wrong)  # type: ignore[arg-type]
+    # One pass per point gives no noise floor: NaN, as noise_floor documents (and the
+    # noise target of measure() counts as "noisy").
+    assert math.isnan(cv.noise_floor([[1.0]]))
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(st.floats(0.5, 2.0), min_size=2, max_size=12),
@@ -604,6 +722,21 @@ def test_tuner_curve_one_run_under_several_names(tmp_path: Path) -> None:
     apart = cv.tuner_curve_of(old, pred, label="synthetic", ks=(1, 2, 3))
     assert apart.n_points.tolist() == [4]
     assert apart.distance[0].tolist() == pytest.approx([0.20, 0.0, 0.0])
+
+
+def test_tuner_curve_refuses_non_integer_ks(tmp_path: Path) -> None:
+    cal = mm.load_calibration(CALIBRATION)
+    table = mm.read_table(_synthetic_grid(tmp_path, {(1, 2): 1.0, (4, 2): 2.0, (16, 4): 3.0}))
+    pred = np.asarray([1.0, 2.0, 3.0])
+    assert cv.tuner_curve_of(table, pred, label="synthetic", ks=range(1, 3)).ks == (1, 2)
+    for bad in [[1.5, 2.9], [True], (1, 2.0), "12", 3, None]:
+        with pytest.raises(TypeError, match="ks"):
+            cv.tuner_curve(table, cal, ks=bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="ks"):
+            cv.tuner_curve_of(table, pred, label="synthetic", ks=bad)  # type: ignore[arg-type]
+    for bad_value in [[], [0], [1, -3]]:
+        with pytest.raises(ValueError, match="ks"):
+            cv.tuner_curve_of(table, pred, label="synthetic", ks=bad_value)
 
 
 def test_default_points_one_point_per_run() -> None:

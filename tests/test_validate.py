@@ -77,6 +77,15 @@ def test_relative_rmse_bad_input(m: list[float], p: list[float]) -> None:
         cv.relative_rmse(m, p)
 
 
+def test_relative_rmse_refuses_overflow() -> None:
+    # A measured time of 1e-320 s (subnormal) against 1 s: the relative error is not a
+    # double. Refused, never an infinite RMSE.
+    for m, p in [([1e-320], [1.0]), ([1.0, 1e-200], [1.0, 1.0]), ([1e-160], [1.0])]:
+        with pytest.raises(OverflowError, match="measured"):
+            cv.relative_rmse(m, p)
+    assert cv.relative_rmse([1e-320], [1e-320]) == 0.0  # the ratio itself is fine
+
+
 @settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=20),
@@ -151,6 +160,14 @@ def test_selection_hand_computed(tmp_path: Path) -> None:
     assert s["mean_baseline_slowdown"] == pytest.approx(1.0)
     assert cv.selection(table, variant="paper") == []  # no paper_opt tag
     assert cv.selection_summary([]) == {"n_problems": 0}
+
+
+def test_selection_summary_refuses_non_rows() -> None:
+    for bad in ["x", None, 1, {"a": 1}]:
+        with pytest.raises(TypeError, match="rows"):
+            cv.selection_summary(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"rows\[0\]"):
+        cv.selection_summary([{"t_opt_s": 1.0}])  # type: ignore[list-item]
 
 
 # --------------------------------------------------------------------------------------

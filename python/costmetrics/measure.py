@@ -215,6 +215,42 @@ def _statistic_name(statistic: object) -> str:
     return statistic
 
 
+def _pass_times_array(pass_times_s: object) -> npt.NDArray[np.float64]:
+    """Pass times as a float array: each finite and > 0, or NaN (the pass lacks the point).
+
+    Anything but real numbers raises ``TypeError``, a ragged nesting or a time that is
+    zero, negative or infinite ``ValueError``, each naming ``pass_times_s``.
+    """
+    try:
+        raw = np.asarray(pass_times_s)
+    except ValueError:
+        raise ValueError("pass_times_s: expected a rectangular array of times") from None
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(
+            f"pass_times_s: expected real numbers (times in s), got {type(pass_times_s).__name__} "
+            f"of dtype {raw.dtype}"
+        )
+    p = np.asarray(raw, dtype=np.float64)
+    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0))
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        index = "[" + ", ".join(str(i) for i in at) + "]" if at else ""
+        raise ValueError(
+            f"pass_times_s{index}: a time must be finite and > 0 (NaN: not measured), "
+            f"got {float(p[at])!r}"
+        )
+    return p
+
+
+def _statistic(values: npt.ArrayLike, stat: str, axis: int = -1) -> npt.NDArray[np.float64]:
+    """Return the median or minimum of ``values`` over ``axis``, ignoring NaN (unchecked)."""
+    v = np.asarray(values, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN points stay NaN
+        out = np.nanmedian(v, axis=axis) if stat == "median" else np.nanmin(v, axis=axis)
+    return np.asarray(out, dtype=np.float64)
+
+
 def point_statistic(
     pass_times_s: npt.ArrayLike, statistic: str = "median", axis: int = -1
 ) -> npt.NDArray[np.float64]:
@@ -240,18 +276,32 @@ def point_statistic(
     Returns
     -------
     numpy.ndarray
-        The statistic, NaN where a point has no pass.
+        The statistic, NaN where every pass of a point is NaN (not measured).
+
+    Raises
+    ------
+    TypeError
+        If ``pass_times_s`` holds anything but real numbers.
+    ValueError
+        If a time is zero, negative or infinite, if ``pass_times_s`` is a scalar or has
+        points but no passes (an empty ``axis``), or for a bad ``statistic`` or ``axis``.
     """
     stat = _statistic_name(statistic)
-    p = np.asarray(pass_times_s, dtype=np.float64)
-    if not (isinstance(axis, (int, np.integer)) and -max(p.ndim, 1) <= axis < max(p.ndim, 1)):
+    p = _pass_times_array(pass_times_s)
+    if p.ndim == 0:
+        raise ValueError(f"pass_times_s: expected an array of passes, got the scalar {float(p)!r}")
+    if not (
+        isinstance(axis, (int, np.integer))
+        and not isinstance(axis, (bool, np.bool_))
+        and -p.ndim <= axis < p.ndim
+    ):
         raise ValueError(f"axis: must be an axis of a {p.ndim}-D array, got {axis!r}")
-    if p.ndim and p.shape[axis] == 0:  # no pass at all
-        return np.full(np.delete(p.shape, axis).astype(int), np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN points stay NaN
-        out = np.nanmedian(p, axis=axis) if stat == "median" else np.nanmin(p, axis=axis)
-    return np.asarray(out, dtype=np.float64)
+    if p.shape[axis] == 0:
+        points = np.delete(p.shape, axis).astype(int)
+        if 0 in points:  # no points either: an empty result
+            return np.full(points, np.nan)
+        raise ValueError(f"pass_times_s: no passes (axis {int(axis)} of shape {p.shape} is empty)")
+    return _statistic(p, stat, axis=int(axis))
 
 
 def default_schedule(stencil: str) -> str:
@@ -1360,7 +1410,7 @@ def _derive_calibration(
         pt = points[k]
         v = np.asarray(values, dtype=np.float64)
         micro[k] = {
-            "value_s": float(point_statistic(v, stat)), "statistic": stat,
+            "value_s": float(_statistic(v, stat)), "statistic": stat,
             "median_s": float(np.median(v)), "min_s": float(v.min()), "max_s": float(v.max()),
             "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
         }  # fmt: skip
@@ -2201,12 +2251,12 @@ class Table(Record):
             passes[g, self.pass_index[r]] = self.time_s[r]
             with np.errstate(all="ignore"):
                 cpu[g] = (
-                    point_statistic(self.cpu_time_s[r], stat)
+                    _statistic(self.cpu_time_s[r], stat)
                     if np.isfinite(self.cpu_time_s[r]).any()
                     else np.nan
                 )
                 energy[g] = (
-                    point_statistic(self.energy_j[r], stat)
+                    _statistic(self.energy_j[r], stat)
                     if np.isfinite(self.energy_j[r]).any()
                     else np.nan
                 )
@@ -2567,8 +2617,24 @@ def memory_level(stencil: str, machine: dict[str, Any] | None, sizes: Sequence[i
     -------
     str
         One of :data:`MEMORY_LEVELS`.
+
+    Raises
+    ------
+    TypeError
+        If ``machine`` is neither a mapping nor None, or ``sizes`` not a sequence of
+        integers.
+    ValueError
+        For an unknown stencil, or ``sizes`` of the wrong length or not all positive.
     """
+    if machine is not None and not isinstance(machine, Mapping):
+        raise TypeError(
+            f"machine: expected a machine record (dict) or None, got {type(machine).__name__} "
+            f"{machine!r}"
+        )
     name, s, _ = _problem(stencil, sizes, None)
+    given = (*s[: space_dims(name)], s[3])  # the entries of sizes (absent ones are 0)
+    if min(given) < 1:
+        raise ValueError(f"sizes: must be positive integers, got {given}")
     caches = _caches_of(machine) if machine is not None else (
         _cache_bytes(1), _cache_bytes(2), _cache_bytes(3)
     )  # fmt: skip
@@ -2603,7 +2669,21 @@ def check_same_machine(
     ------
     ValueError
         Naming ``name`` and the first field that differs (:data:`MACHINE_IDENTITY`).
+    TypeError
+        If ``recorded`` or ``current`` is not a mapping (``current`` may be None), or
+        ``name`` not a non-empty string.
     """
+    name = _convert.string(name, "name", nonempty=True)
+    if not isinstance(recorded, Mapping):
+        raise TypeError(
+            f"recorded: expected a machine record (dict), got {type(recorded).__name__} "
+            f"{recorded!r}"
+        )
+    if current is not None and not isinstance(current, Mapping):
+        raise TypeError(
+            f"current: expected a machine record (dict) or None, got {type(current).__name__} "
+            f"{current!r}"
+        )
     now = machine_record() if current is None else current
     for key in MACHINE_IDENTITY:
         if key in recorded and key in now and recorded[key] != now[key]:
@@ -2630,9 +2710,20 @@ def load_is_high(loadavg_1m: float, cpus: int) -> bool:
     Returns
     -------
     bool
-        ``loadavg_1m > cpus / 2`` (False when the load is unknown).
+        ``loadavg_1m > cpus / 2`` (False when the load is unknown: NaN).
+
+    Raises
+    ------
+    TypeError
+        If ``loadavg_1m`` is not a real number or ``cpus`` not an integer.
+    ValueError
+        If ``loadavg_1m`` is negative or infinite, or ``cpus`` below 1.
     """
-    return math.isfinite(loadavg_1m) and loadavg_1m > 0.5 * cpus
+    load = _convert.real(loadavg_1m, "loadavg_1m")
+    if not (math.isnan(load) or (math.isfinite(load) and load >= 0)):
+        raise ValueError(f"loadavg_1m: must be finite and >= 0 (NaN: unknown), got {load!r}")
+    n_cpus = _convert.integer(cpus, "cpus", lo=1)
+    return math.isfinite(load) and load > 0.5 * n_cpus
 
 
 class CpuInterferenceWarning(UserWarning):
@@ -3044,9 +3135,19 @@ def pass_order(n_units: int, seed: int, pass_index: int) -> npt.NDArray[np.intp]
     -------
     numpy.ndarray
         The permutation.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an integer (``bool`` is not).
+    ValueError
+        If one is negative (``seed`` as :func:`measure`'s: in ``[0, 2**63 - 1]``).
     """
-    rng = np.random.default_rng([seed, pass_index])
-    return np.asarray(rng.permutation(n_units), dtype=np.intp)
+    n = _convert.integer(n_units, "n_units", lo=0)
+    seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
+    k = _convert.integer(pass_index, "pass_index", lo=0)
+    rng = np.random.default_rng([seed_value, k])
+    return np.asarray(rng.permutation(n), dtype=np.intp)
 
 
 def _fsync_append(fd: int, text: str) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from costmetrics import _convert
 from costmetrics import time as cm_time
 from costmetrics._record import Record, record
 from costmetrics.measure import (
@@ -39,6 +40,7 @@ from costmetrics.measure import (
     Table,
     _header_value,
     _l3_in_effect,
+    _pass_times_array,
     _segment_words_of,
     _statistic_name,
     check_same_machine,
@@ -260,6 +262,15 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     float
         The RMSE as a fraction (0.1 = 10%); NaN for empty input.
 
+    Raises
+    ------
+    ValueError
+        If the shapes differ, a measured value is not positive and finite, or a
+        predicted one is not finite.
+    OverflowError
+        If a relative error does not fit a double (a measured value so small against
+        its prediction, e.g. the subnormal 1e-320, that the ratio overflows).
+
     Examples
     --------
     >>> relative_rmse([1.0, 2.0], [1.1, 1.8])  # errors +10% and -10%
@@ -275,21 +286,22 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
         raise ValueError("measured: values must be positive and finite")
     if not np.all(np.isfinite(p)):
         raise ValueError("predicted: values must be finite")
-    return float(round(np.sqrt(np.mean(((p - m) / m) ** 2)), 15))
+    with np.errstate(over="ignore"):
+        squared = ((p - m) / m) ** 2
+    if not np.all(np.isfinite(squared)):
+        i = np.unravel_index(int(np.argmax(~np.isfinite(squared))), m.shape)
+        raise OverflowError(
+            f"measured: the relative error of predicted {float(p[i])!r} against measured "
+            f"{float(m[i])!r} does not fit a double"
+        )
+    return float(round(np.sqrt(np.mean(squared)), 15))
 
 
 def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Pass times as a (points, passes) array: each finite and > 0, or NaN (not measured)."""
-    p = np.asarray(pass_times_s, dtype=np.float64)
+    p = _pass_times_array(pass_times_s)
     if p.ndim != 2:
         raise ValueError(f"pass_times_s: expected a 2-D array, got shape {p.shape}")
-    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0))
-    if bad.any():
-        row, col = (int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"pass_times_s[{row}, {col}]: a time must be finite and > 0 (NaN: not measured), "
-            f"got {float(p[row, col])!r}"
-        )
     return p
 
 
@@ -360,7 +372,8 @@ def bootstrap_rmse(
     n_boot : int
         Replicates.
     seed : int
-        Seed of the resampling.
+        Seed of the resampling, in ``[0, 2**63 - 1]`` (as a sweep's,
+        :func:`costmetrics.measure.measure`).
     level : float
         Confidence level in (0, 1).
     resample : {"points", "points+passes"}
@@ -378,12 +391,13 @@ def bootstrap_rmse(
     pred = np.asarray(predicted, dtype=np.float64)
     if pred.shape != (p.shape[0],):
         raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
-    if not 0 < level < 1:
+    if not 0 < _convert.real(level, "level") < 1:
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
     if resample not in ("points", "points+passes"):
         raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
-    if not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
+    if isinstance(n_boot, bool) or not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
         raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
+    seed = _convert.integer(seed, "seed", lo=0, hi=2**63 - 1)
     _statistic_name(statistic)
     n, k = p.shape
     if n == 0:
@@ -1368,7 +1382,19 @@ def selection_summary(rows: Sequence[SelectionRow]) -> dict[str, float]:
         T(best within 10%)/T(best) - 1; ``mean_gain_near_over_baseline`` = mean
         T(baseline)/T(best within 10%) - 1; ``mean_gain_opt_over_baseline``; and
         ``mean_baseline_slowdown`` = mean T(baseline)/T(best) - 1.
+
+    Raises
+    ------
+    TypeError
+        If ``rows`` is not a sequence of :class:`SelectionRow`.
     """
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
+        raise TypeError(
+            f"rows: expected a sequence of SelectionRow, got {type(rows).__name__} {rows!r}"
+        )
+    for i, r in enumerate(rows):
+        if not isinstance(r, SelectionRow):
+            raise TypeError(f"rows[{i}]: expected a SelectionRow, got {type(r).__name__} {r!r}")
     if not rows:
         return {"n_problems": 0}
     opt = np.asarray([r.t_opt_s for r in rows])
@@ -1547,6 +1573,14 @@ def _run_key(t: Table, i: int, clipped: bool) -> tuple[Any, ...]:
     return (tiles, int(t.threads[i]), t.schedule[i])
 
 
+def _ks(ks: object) -> tuple[int, ...]:
+    """Return the k values of a tuner curve: a non-empty sequence of integers >= 1."""
+    k_list = tuple(_convert.int_sequence(ks, "ks"))
+    if not k_list or any(k < 1 for k in k_list):
+        raise ValueError(f"ks: must be positive integers, got {list(k_list)!r}")
+    return k_list
+
+
 def tuner_curve(
     table: Table | str | Path,
     calibration: Any,
@@ -1566,7 +1600,7 @@ def tuner_curve(
     variant : str
         The ranking variant.
     ks : sequence of int
-        Numbers of measured candidates.
+        Numbers of measured candidates, each an integer >= 1.
 
     Returns
     -------
@@ -1574,7 +1608,8 @@ def tuner_curve(
         Per problem and k (see :class:`TunerCurve`).
     """
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
-    return tuner_curve_of(t, _predict(t, cals, v), label=v, ks=ks)
+    k_list = _ks(ks)  # before the predictions
+    return tuner_curve_of(t, _predict(t, cals, v), label=v, ks=k_list)
 
 
 def tuner_curve_of(
@@ -1595,7 +1630,7 @@ def tuner_curve_of(
     label : str
         What ranked the points (e.g. ``"fitted-machine"``): the curve's ``variant``.
     ks : sequence of int
-        Numbers of measured candidates.
+        Numbers of measured candidates, each an integer >= 1.
 
     Returns
     -------
@@ -1609,9 +1644,7 @@ def tuner_curve_of(
     if not isinstance(label, str) or not label:
         raise TypeError(f"label: expected a non-empty string, got {label!r}")
     v = label
-    k_list = tuple(int(k) for k in ks)
-    if not k_list or any(k < 1 for k in k_list):
-        raise ValueError(f"ks: must be positive integers, got {list(ks)!r}")
+    k_list = _ks(ks)
     clipped = _clips_wide_sub_tiles(t)
     problems: list[_Problem] = []
     rows_out: list[list[float]] = []
