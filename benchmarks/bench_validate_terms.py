@@ -26,7 +26,8 @@ module's internal design matrix, ``_machine_design``), without changing the mode
 - ``prefetch-gap``: Jacobi 1D only, a per-word cost of the words the hardware prefetcher
   streams into a wavefront's gaps: per tile (the harness's ``n_tiles``), ``min(tS - 2,
   PREFETCH_AHEAD_WORDS)`` words (the gap to the next tile of the wavefront is about
-  ``tS - 2`` points; the streamer runs at most 20 lines ahead), times the arrays' DRAM share.
+  ``tS - 2`` points; the streamer runs at most 20 lines ahead), times the arrays' DRAM
+  share, over the threads (each streams its own tiles' gaps).
   The question: is the DRAM pitch of Jacobi 1D (tiles of pitch 64-1023 at 0.45-0.58x,
   docs/validate.md, "Jacobi 1D's pitch in DRAM") words streamed and not used?
 - ``blend-curve``: a per-word cost times ``f (1 - f)`` (``f`` the arrays' DRAM share,
@@ -160,7 +161,9 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     free1d = transfer1d[:, :-1]
     tile_s = np.asarray([t.tiles_of(i)[0] for i in range(len(t))], dtype=np.float64)
     gap = np.minimum(np.maximum(tile_s - 2.0, 0.0), PREFETCH_AHEAD_WORDS)
-    streamed = np.where(is1, np.asarray(t.columns["n_tiles"], dtype=np.float64) * gap * f, 0.0)
+    # Each thread streams the gaps of its own tiles: a share of the wavefronts' tiles.
+    per_thread = np.asarray(t.columns["n_tiles"], dtype=np.float64) / t.threads
+    streamed = np.where(is1, per_thread * gap * f, 0.0)
     prefetch = np.column_stack([cols, streamed])
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
