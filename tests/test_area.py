@@ -173,6 +173,51 @@ def test_bad_coefficients_and_names() -> None:
         cm_area.Coefficients(**{**cm_area.coefficients()._asdict(), "beta_vu_mm2": -1.0})
 
 
+def test_non_finite_area_raises_naming_the_argument() -> None:
+    # 0.004305 mm^2/kB * 1e308 kB * 16 * 128 VUs overflows: refused, never inf.
+    with pytest.raises(OverflowError, match=r"^regs_kb_per_vu: .*1e\+308"):
+        cm_area.die_area(16, 128, 96, regs_kb_per_vu=1e308)
+    with pytest.raises(OverflowError, match=r"^regs_kb_per_vu: .*1e\+308"):
+        cm_area.die_area(16, 128, 96, regs_kb_per_vu=1e308, coefficients="rounded")
+    with pytest.raises(OverflowError, match=r"^\[1\] regs_kb_per_vu: "):
+        cm_area.die_area(16, 128, 96, regs_kb_per_vu=np.array([2.0, 1e308]))
+    with pytest.raises(OverflowError, match=r"^regs_kb_per_vu: "):
+        cm_area.breakdown(16, 128, 96, regs_kb_per_vu=1e308)
+
+
+def test_calibrate_die_refuses_a_die_smaller_than_its_parts() -> None:
+    # 1.5 mm^2 is less than the GTX 980's registers, memories and overhead (about 299 mm^2):
+    # beta_VU would be negative.
+    with pytest.raises(ValueError, match=r"^die_mm2: 1\.5 mm\^2 is smaller than"):
+        cm_area.calibrate_die("gtx980", die_mm2=1.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exception", "match"),
+    [
+        ({"overhead_mm2": True}, TypeError, r"^overhead_mm2: expected a real number"),
+        ({"overhead_mm2": "100"}, TypeError, r"^overhead_mm2: expected a real number"),
+        ({"overhead_mm2": []}, TypeError, r"^overhead_mm2: expected a real number"),
+        ({"overhead_mm2": -1.0}, ValueError, r"^overhead_mm2: "),
+        ({"die_mm2": True}, TypeError, r"^die_mm2: expected a real number"),
+        ({"die_mm2": "398"}, TypeError, r"^die_mm2: expected a real number"),
+        ({"die_mm2": float("nan")}, ValueError, r"^die_mm2: "),
+    ],
+)
+def test_calibrate_die_bad_input(
+    kwargs: dict[str, object], exception: type[Exception], match: str
+) -> None:
+    with pytest.raises(exception, match=match):
+        cm_area.calibrate_die("gtx980", **kwargs)  # type: ignore[arg-type]
+
+
+def test_coefficients_model_must_be_a_string() -> None:
+    with pytest.raises(TypeError, match=r"^model: expected a string, got list \[\]"):
+        cm_area.coefficients([])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^model: expected a string"):
+        cm_area.rounded_coefficients(None)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- properties
 
 

@@ -205,7 +205,8 @@ def test_single_matrix() -> None:
         ([5, 2.5, 3], TypeError, r"dims\[1\]"),
         ([5, True, 3], TypeError, r"dims\[1\]"),
         ([2**63, 2], OverflowError, r"dims\[0\]"),
-        ([3_000_000] * 3, OverflowError, "op count"),
+        ([3_000_000] * 3, OverflowError, r"^dims: .*op count.*\[3000000, 3000000, 3000000\]"),
+        ([2**62] * 3, OverflowError, r"^dims: .*dims = \[4611686018427387904, "),
         ("123", TypeError, "dims"),
     ],
 )
@@ -502,6 +503,18 @@ def test_joint_comparisons_small() -> None:
         assert r.avg_front_size >= 1.0
     with pytest.raises(ValueError, match="n_max <= 32"):
         ch.joint_comparisons(lengths=(2, 33), chains_per_length=1)
+
+
+@pytest.mark.parametrize("call", [ch.joint_comparisons, ch.random_chain_reductions])
+def test_lengths_beyond_32_bits_name_lengths(call: Any) -> None:
+    # Was: "n_max: 2147483648 is outside the supported range" (the core's argument name).
+    with pytest.raises(ValueError, match=r"^lengths: .*got \(2, 2147483648\)"):
+        call(lengths=(2, 2**31), chains_per_length=1)
+
+
+def test_pareto_front_op_count_overflow_names_dims() -> None:
+    with pytest.raises(OverflowError, match=r"^dims: .*64-bit.*dims = \[4611686018427387904, "):
+        ch.pareto_front([2**62] * 3, 65536)
 
 
 # --------------------------------------------------------------------------------------

@@ -210,6 +210,52 @@ def test_cli_negative_sizes_reach_the_model_in_both_spellings(
         assert "S1: must be positive, got -5" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "option", "value"),
+    [
+        (["chain", "--dims", "3,,5"], "--dims", "3,,5"),
+        (["chain", "--dims", "3,4,5,"], "--dims", "3,4,5,"),
+        (["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "512,,512,64",
+          "--tiles", "8,64,8"], "--sizes", "512,,512,64"),
+        (["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "512,512,64",
+          "--tiles", ",8,64,8"], "--tiles", ",8,64,8"),
+        (["energy", "eval", "--kernel", "jacobi1d", "--sizes", "4096,,1024", "--tiles",
+          "64,16", "--talg-s", "1"], "--sizes", "4096,,1024"),
+        (["exasat", "stencil7", "hopper", "--box", "64,,64"], "--box", "64,,64"),
+    ],
+)  # fmt: skip
+def test_cli_empty_list_fields_are_refused(
+    argv: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "3,,5" used to drop the empty field and run with (3, 5).
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert f"argument {option}: " in lines[0] and repr(value) in lines[0]
+
+
+def test_cli_input_and_output_paths_name_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "missing.csv")
+    for argv, message in (
+        (["energy", "fit", "--table", str(tmp_path)], f"--table: {tmp_path} is a folder"),
+        (["energy", "fit", "--table", missing], f"--table: no file {missing}"),
+        (["energy", "table-b3", "--table", str(tmp_path)], "--table: "),
+        (["energy", "design", "--budget", "3", "--table", str(tmp_path)], "--table: "),
+        (["energy", "design", "--budget", "3", "--out", str(tmp_path)], f"--out: {tmp_path} is"),
+        (["scratchpad", "--file", str(tmp_path)], f"--file: {tmp_path} is a folder"),
+    ):
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert f"costmetrics {argv[0]}: error: {message}" in lines[0], lines[0]
+        assert "Errno" not in lines[0]
+
+
 def test_cli_talg_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "4096,4096,1024"]
     assert main([*argv, "--tiles", "8,64,8"]) == 0

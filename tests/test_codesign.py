@@ -458,6 +458,17 @@ def test_thread_limits_save_load_and_merge(tmp_path: Path) -> None:
         cd.merge([r, other])
 
 
+def test_merge_refuses_what_is_not_a_sequence_of_results() -> None:
+    with pytest.raises(TypeError, match=r"^parts: expected a sequence of SweepResult, got str 'x'"):
+        cd.merge("x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^parts\[0\]: expected a SweepResult, got str 'x'"):
+        cd.merge(["x"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"^parts: expected a sequence of SweepResult, got int"):
+        cd.merge(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="nothing to merge"):
+        cd.merge([])
+
+
 @pytest.mark.parametrize(
     ("value", "error", "match"),
     [

@@ -135,6 +135,27 @@ def test_energy_per_operation_benchmark_form() -> None:
         en.energy_per_operation(1.0, 48.0, 1.0, 1e9)
 
 
+def test_energy_per_operation_refuses_non_finite_result() -> None:
+    # (10 - 2 * 0.5) / 1e-320 overflows a double: refused, never inf.
+    with pytest.raises(OverflowError, match=r"result is not finite.*op_count = 1e-320"):
+        en.energy_per_operation(10, 2, 0.5, 1e-320)
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (("10", 2, 0.5, 100), "e_alg_j"),
+        ((10, True, 0.5, 100), "p_stat_w"),
+        ((10, 2, None, 100), "talg_s"),
+        ((10, 2, 0.5, [100]), "op_count"),
+        ((None, 2, 0.5, 100), "e_alg_j"),
+    ],
+)
+def test_energy_per_operation_names_bad_types(args: tuple[object, ...], name: str) -> None:
+    with pytest.raises(TypeError, match=rf"^{name}: expected a real number"):
+        en.energy_per_operation(*args)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("kernel", ["smith_waterman", "jacobi1d", "jacobi2d"])
 def test_energy_grows_with_problem_size(kernel: str) -> None:
     tiles = (16, 8) if kernel != "jacobi2d" else (4, 32, 8)
@@ -1052,6 +1073,86 @@ def test_designed_runs_fit_like_measurements() -> None:
     assert runs.synthetic and len(runs) == 60
     r = en.fit(runs, train_fraction=1.0, n_boot=50, seed=4)
     assert r.parameters["p_stat_w"] == pytest.approx(48.0, rel=0.05)
+
+
+# ---------------------------------------------------------------- bad input: names and ranges
+
+
+def test_synthetic_runs_counts_are_checked_not_dropped() -> None:
+    # Names go through normalize_name like every kernel name; nothing is silently skipped.
+    runs = en.synthetic_runs(counts={"Jacobi_1D": 5})
+    assert runs.kernel == ("jacobi1d",) * 5
+    with pytest.raises(ValueError, match=r"^counts: unknown kernel 'jacobi3d'; known: "):
+        en.synthetic_runs(counts={"jacobi1d": 5, "jacobi3d": 5})
+    with pytest.raises(ValueError, match=r"^counts\['jacobi1d'\]: must be in \[0, inf\], got -5"):
+        en.synthetic_runs(counts={"jacobi1d": -5})
+    with pytest.raises(TypeError, match=r"^counts\['jacobi1d'\]: expected an integer, got float"):
+        en.synthetic_runs(counts={"jacobi1d": 2.5})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match=r"^counts: kernel 'jacobi1d' is named twice"):
+        en.synthetic_runs(counts={"jacobi1d": 2, "jacobi-1d": 3})
+    with pytest.raises(ValueError, match=r"^counts: asks for no runs"):
+        en.synthetic_runs(counts={"jacobi1d": 0})
+    with pytest.raises(TypeError, match=r"^counts: expected a mapping .*, got str 'x'"):
+        en.synthetic_runs(counts="x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^counts: expected kernel names as keys, got 1"):
+        en.synthetic_runs(counts={1: 5})  # type: ignore[dict-item]
+
+
+def test_negative_seed_is_refused_naming_seed() -> None:
+    seed_error = r"^seed: must be in \[0, inf\], got -1$"
+    with pytest.raises(ValueError, match=seed_error):
+        en.synthetic_runs(seed=-1)
+    with pytest.raises(ValueError, match=seed_error):
+        en.fit(_small(), seed=-1)
+    with pytest.raises(ValueError, match=seed_error):
+        en.design(_candidates(), 4, seed=-1)
+    with pytest.raises(ValueError, match=seed_error):
+        _candidates().simulate(seed=-1)
+
+
+def test_design_refuses_levels_and_noise_without_a_finite_interval() -> None:
+    # level 1e-300: z = 0 and a division by zero; 1 - 1e-16: 0.5 + level / 2 rounds to 1.
+    c = _candidates()
+    for level in (1e-300, 1 - 1e-16, 0.0, 1.0):
+        with pytest.raises(ValueError, match=r"^level must be in \[1e-09, 1 - 1e-09\], got "):
+            en.design(c, 4, level=level, n_random=1)
+    with pytest.raises(ValueError, match=r"^noise_sigma must be in \[1e-06, 1\), got 1e-300"):
+        en.design(c, 4, noise_sigma=1e-300, n_random=1)
+    with pytest.raises(ValueError, match=r"^good_enough must be in \[0, 1e\+06\], got 1e\+300"):
+        en.design(c, 4, good_enough=1e300, n_random=1)
+
+
+def test_design_matrix_and_identifiability_refuse_what_is_not_runs() -> None:
+    for call in (en.design_matrix, en.identifiability):
+        with pytest.raises(TypeError, match=r"^runs: expected Runs, got list \[\]"):
+            call([])  # type: ignore[arg-type]
+
+
+def test_fit_and_candidates_name_wrong_argument_types() -> None:
+    with pytest.raises(TypeError, match=r"^method: expected one of 'l1', 'lsq', got ndarray"):
+        en.fit(_small(), method=np.array([1, 2]))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^subtile_divisors: expected a sequence .* NoneType"):
+        en.candidates("jacobi1d", "gtx980", [(4096, 1024)], subtile_divisors=None)  # type: ignore[arg-type]
+
+
+def test_unreadable_paths_are_value_errors_naming_the_parameter(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.csv"
+    with pytest.raises(ValueError, match=r"^path: cannot read .*missing\.csv: No such file"):
+        en.load_runs(missing)
+    with pytest.raises(ValueError, match=r"^path: cannot read .*: Is a directory"):
+        en.load_runs(tmp_path)
+    for call in (en.fit, en.optimization_error, en.model_rmse_pct):
+        with pytest.raises(ValueError, match=r"^table: cannot read .*missing\.csv"):
+            call(missing)
+    with pytest.raises(ValueError, match=r"^runs: cannot read .*missing\.csv"):
+        en.Candidates.from_runs(missing)
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes(b"# caf\xe9\n")
+    with pytest.raises(ValueError, match=r"^path: .*latin1\.csv is not UTF-8 text"):
+        en.load_runs(latin1)
+    runs = _small(n=2)
+    with pytest.raises(ValueError, match=r"^path: .* is a folder, expected a file"):
+        en.write_runs(runs, tmp_path)
 
 
 # ---------------------------------------------------------------- issue 16: CPU path

@@ -336,6 +336,31 @@ def test_bad_arguments(kwargs: dict[str, object], error: type[Exception]) -> Non
         ex.estimate("stencil7", HOPPER, **kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("flops", [{"Adds": 1.0}, {"bogus": 5}, {"adds": 1.0, 3: 2.0}])
+def test_weighted_flops_refuses_unknown_operations(flops: dict[object, float]) -> None:
+    # An unknown key was read as 0 operations before: the count was silently 0.
+    key = repr(next(k for k in flops if k not in ex.Flops._fields))
+    with pytest.raises(ValueError, match=rf"^flops: unknown operation\(s\) \[{key}\]; known: "):
+        ex.weighted_flops(flops, "hopper")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^flops: expected a Flops or a mapping"):
+        ex.weighted_flops([1.0, 2.0], "hopper")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("threads", "error"), [(-5, ValueError), (1025, ValueError), (1.5, TypeError)]
+)
+def test_simulate_sweep_threads_are_checked(threads: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"^threads: "):
+        ex.simulate_sweep("stencil7", "hopper", 8, [4096], threads=threads)  # type: ignore[arg-type]
+
+
+def test_bytes_per_flop_vs_block_names_bad_sequences() -> None:
+    with pytest.raises(TypeError, match=r"^blocks: expected a sequence of integers"):
+        ex.bytes_per_flop_vs_block("stencil7", "hopper", 64, None, [None])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^cache_bytes: expected a sequence of int or None"):
+        ex.bytes_per_flop_vs_block("stencil7", "hopper", 64, [8], None)  # type: ignore[arg-type]
+
+
 def test_numpy_arguments_are_accepted() -> None:
     plain = ex.estimate("stencil7", HOPPER, (8, 8, 8), block=(4, 4))
     assert ex.estimate("stencil7", HOPPER, np.array([8, 8, 8]), block=np.array([4, 4])) == plain

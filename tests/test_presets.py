@@ -193,6 +193,13 @@ def test_lookup_invariant_under_case_and_separators(seps: list[str], upper: list
     assert costmetrics.gpu(name).key == "titanx"
 
 
+@pytest.mark.parametrize("name", [None, 980, b"gtx980", ["gtx980"]])
+def test_normalize_name_refuses_non_strings(name: object) -> None:
+    # Was: re's "expected string or bytes-like object", naming no parameter.
+    with pytest.raises(TypeError, match=r"^name: expected a string, got "):
+        cm.presets.normalize_name(name)  # type: ignore[arg-type]
+
+
 def test_lookup_passes_objects_through() -> None:
     g = costmetrics.gpu("gtx980")
     s = costmetrics.stencil("heat2d")

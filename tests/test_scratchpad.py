@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -250,6 +251,25 @@ def test_malformed_files(tmp_path: Path) -> None:
         f.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError):
             sp.load(f)
+
+
+def test_bad_arguments_name_the_parameter(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match=r"^problem: expected a TileProblem, got NoneType None"):
+        sp.powers_of_two(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^path: cannot read .*: Is a directory"):
+        sp.load(tmp_path)
+    with pytest.raises(ValueError, match=r"^path: cannot read .*missing\.yaml: No such file"):
+        sp.load(tmp_path / "missing.yaml")
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes(b"loops: {caf\xe9: 10}\n")
+    with pytest.raises(ValueError, match=r"^path: .*latin1\.yaml is not UTF-8 text"):
+        sp.load(latin1)
+    with pytest.raises(TypeError, match=r"^path: expected a str or Path, got NoneType"):
+        sp.load(None)  # type: ignore[arg-type]
+    for write in ("no", 1, None):
+        with pytest.raises(TypeError, match=r"^write: expected True or False, got "):
+            sp.parse_reference("A[i]", ["i"], write=write)  # type: ignore[arg-type]
+    assert sp.parse_reference("A[i]", ["i"], write=np.bool_(True)).write is True  # type: ignore[arg-type]
 
 
 def test_infeasible_problem() -> None:

@@ -198,6 +198,7 @@ def test_sweep_and_figures() -> None:
             ValueError,
         ),
         (lambda: spu.relative_change(1.0, 0.0), ValueError),
+        (lambda: spu.relative_change(1.0, 1e-320), OverflowError),  # never inf
         (lambda: spu.sweep([]), TypeError),
     ],
 )

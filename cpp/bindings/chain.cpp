@@ -20,8 +20,8 @@ ch::RandomChainSpec make_spec(py::handle n_min, py::handle n_max, py::handle cha
                               py::handle hi, py::handle step, py::handle seed, py::handle beta,
                               py::handle threads) {
   ch::RandomChainSpec spec;
-  spec.n_min = from_python<int>(n_min, "n_min");
-  spec.n_max = from_python<int>(n_max, "n_max");
+  spec.n_min = from_python<std::int64_t>(n_min, "n_min");
+  spec.n_max = from_python<std::int64_t>(n_max, "n_max");
   spec.chains_per_length = from_python<int>(chains_per_length, "chains_per_length");
   spec.capacities_words = from_python<Dims>(capacities, "capacities");
   spec.distribution = from_python<ch::DimDistribution>(distribution, "distribution");

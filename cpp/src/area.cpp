@@ -2,8 +2,11 @@
 #include "costmetrics/area.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
+
+#include "costmetrics/checked.hpp"
 
 namespace costmetrics {
 namespace area {
@@ -33,9 +36,34 @@ void check_config(std::int64_t n_sm, std::int64_t n_v, double smem, double regs,
   require_nonnegative(l2, (where + "l2_kb").c_str());
 }
 
+// One term of the area and the argument that scales it, for the message of an overflow.
+struct Term {
+  double mm2;
+  const char* name;
+  double value;
+};
+
+// Every result is finite: a term that overflows names its argument; a sum of finite terms
+// that overflows names every size.
+void require_finite_area(double total, std::initializer_list<Term> terms, double smem,
+                         double regs, double l1, double l2, const std::string& where) {
+  if (std::isfinite(total)) return;
+  for (const Term& t : terms) {
+    if (!std::isfinite(t.mm2)) {
+      throw std::overflow_error(where + t.name + ": the area is not finite at " + t.name + " = " +
+                                format_value(t.value) + " (inputs too large)");
+    }
+  }
+  throw std::overflow_error(where + "area: the total is not finite (smem_kb = " +
+                            format_value(smem) + ", regs_kb_per_vu = " + format_value(regs) +
+                            ", l1_kb_per_pair = " + format_value(l1) +
+                            ", l2_kb = " + format_value(l2) + "; inputs too large)");
+}
+
 // Eq. C.6 term by term.
 AreaBreakdown structural_unchecked(const Coefficients& c, std::int64_t n_sm_i, std::int64_t n_v_i,
-                                   double smem, double regs, double l1, double l2) {
+                                   double smem, double regs, double l1, double l2,
+                                   const std::string& where) {
   const double n_sm = static_cast<double>(n_sm_i);
   const double n_v = static_cast<double>(n_v_i);
   AreaBreakdown b;
@@ -47,17 +75,38 @@ AreaBreakdown structural_unchecked(const Coefficients& c, std::int64_t n_sm_i, s
   b.overhead_mm2 = n_sm * c.alpha_oh_mm2;
   b.total_mm2 = b.vector_units_mm2 + b.registers_mm2 + b.shared_memory_mm2 + b.l1_mm2 +
                 b.l2_mm2 + b.overhead_mm2;
+  require_finite_area(b.total_mm2,
+                      {{b.vector_units_mm2, "coefficients.beta_vu_mm2", c.beta_vu_mm2},
+                       {b.registers_mm2, "regs_kb_per_vu", regs},
+                       {b.shared_memory_mm2, "smem_kb", smem},
+                       {b.l1_mm2, "l1_kb_per_pair", l1},
+                       {b.l2_mm2, "l2_kb", l2},
+                       {b.overhead_mm2, "coefficients.alpha_oh_mm2", c.alpha_oh_mm2}},
+                      smem, regs, l1, l2, where);
   return b;
 }
 
 // Eq. C.7 as printed.
 double rounded_unchecked(const RoundedCoefficients& c, std::int64_t n_sm_i, std::int64_t n_v_i,
-                         double smem, double regs, double l1, double l2) {
+                         double smem, double regs, double l1, double l2, const std::string& where) {
   const double n_sm = static_cast<double>(n_sm_i);
   const double n_v = static_cast<double>(n_v_i);
-  return c.vu_mm2 * n_sm * n_v + c.reg_mm2_per_kb * regs * n_sm * n_v +
-         c.smem_mm2_per_kb * smem * n_sm + c.l1_mm2_per_kb_per_sm * l1 * n_sm +
-         c.l2_mm2_per_kb * l2 + c.per_sm_mm2 * n_sm;
+  const double vu = c.vu_mm2 * n_sm * n_v;
+  const double reg = c.reg_mm2_per_kb * regs * n_sm * n_v;
+  const double sm = c.smem_mm2_per_kb * smem * n_sm;
+  const double l1_term = c.l1_mm2_per_kb_per_sm * l1 * n_sm;
+  const double l2_term = c.l2_mm2_per_kb * l2;
+  const double per_sm = c.per_sm_mm2 * n_sm;
+  const double total = vu + reg + sm + l1_term + l2_term + per_sm;
+  require_finite_area(total,
+                      {{vu, "coefficients.vu_mm2", c.vu_mm2},
+                       {reg, "regs_kb_per_vu", regs},
+                       {sm, "smem_kb", smem},
+                       {l1_term, "l1_kb_per_pair", l1},
+                       {l2_term, "l2_kb", l2},
+                       {per_sm, "coefficients.per_sm_mm2", c.per_sm_mm2}},
+                      smem, regs, l1, l2, where);
+  return total;
 }
 
 }  // namespace
@@ -82,14 +131,14 @@ AreaBreakdown structural(const Coefficients& c, const Config& g) {
   c.validate();
   g.validate();
   return structural_unchecked(c, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu, g.l1_kb_per_pair,
-                              g.l2_kb);
+                              g.l2_kb, "");
 }
 
 double rounded(const RoundedCoefficients& c, const Config& g) {
   c.validate();
   g.validate();
   return rounded_unchecked(c, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu, g.l1_kb_per_pair,
-                           g.l2_kb);
+                           g.l2_kb, "");
 }
 
 void structural_batch(const Coefficients& c, std::size_t n, const std::int64_t* n_sm,
@@ -97,10 +146,10 @@ void structural_batch(const Coefficients& c, std::size_t n, const std::int64_t* 
                       const double* l1_kb, const double* l2_kb, double* out_mm2) {
   c.validate();
   for (std::size_t i = 0; i < n; ++i) {
-    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i],
-                 "[" + std::to_string(i) + "] ");
+    const std::string where = "[" + std::to_string(i) + "] ";
+    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i], where);
     out_mm2[i] = structural_unchecked(c, n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i],
-                                      l2_kb[i])
+                                      l2_kb[i], where)
                      .total_mm2;
   }
 }
@@ -110,10 +159,10 @@ void rounded_batch(const RoundedCoefficients& c, std::size_t n, const std::int64
                    const double* l1_kb, const double* l2_kb, double* out_mm2) {
   c.validate();
   for (std::size_t i = 0; i < n; ++i) {
-    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i],
-                 "[" + std::to_string(i) + "] ");
+    const std::string where = "[" + std::to_string(i) + "] ";
+    check_config(n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i], where);
     out_mm2[i] =
-        rounded_unchecked(c, n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i]);
+        rounded_unchecked(c, n_sm[i], n_v[i], smem_kb[i], regs_kb[i], l1_kb[i], l2_kb[i], where);
   }
 }
 
@@ -185,7 +234,15 @@ DieCalibration calibrate_die(const Coefficients& memory, const Config& g, double
   rest.beta_vu_mm2 = 0;
   rest.alpha_oh_mm2 = d.alpha_oh_mm2;
   const AreaBreakdown b = structural_unchecked(rest, g.n_sm, g.n_v, g.smem_kb, g.regs_kb_per_vu,
-                                               g.l1_kb_per_pair, g.l2_kb);
+                                               g.l1_kb_per_pair, g.l2_kb, "");
+  if (die_mm2 < b.total_mm2) {
+    // beta_VU would be negative: an area coefficient is >= 0 (Coefficients::validate).
+    throw std::invalid_argument(
+        "die_mm2: " + format_value(die_mm2) + " mm^2 is smaller than the die's other components (" +
+        format_value(b.total_mm2) +
+        " mm^2 of registers, memories and overhead, Eq. C.6), so the vector-unit area "
+        "beta_VU would be negative");
+  }
   d.beta_vu_from_die_mm2 =
       (die_mm2 - b.total_mm2) / (static_cast<double>(g.n_sm) * static_cast<double>(g.n_v));
   return d;

@@ -33,6 +33,19 @@ void validate_dims(const std::vector<std::int64_t>& dims) {
   }
 }
 
+// "[320, 640, 1024]", or "[320, 640, ..., 1024] (1001 sizes)" for a long chain: for messages.
+std::string dims_text(const std::vector<std::int64_t>& dims) {
+  const std::size_t shown = dims.size() <= 8 ? dims.size() : 6;
+  std::string out = "[";
+  for (std::size_t t = 0; t < shown; ++t) out += (t ? ", " : "") + std::to_string(dims[t]);
+  if (shown < dims.size()) {
+    out += ", ..., " + std::to_string(dims.back()) + "] (" + std::to_string(dims.size()) +
+           " sizes)";
+    return out;
+  }
+  return out + "]";
+}
+
 void validate_capacity(std::int64_t onchip_capacity_words) {
   require_positive(onchip_capacity_words, "M (on-chip capacity, words)");
 }
@@ -266,7 +279,9 @@ OpOrder optimal_order(const std::vector<std::int64_t>& dims, int threads,
     const Sat128 best =
         fill_opcount<Sat128>(order.n, dims, order.split, threads, min_work_per_thread);
     if (best.v > static_cast<i128>(std::numeric_limits<std::int64_t>::max())) {
-      throw std::overflow_error("min op count: exceeds the 64-bit integer range");
+      throw std::overflow_error("dims: the minimum op count of the chain exceeds the 64-bit "
+                                "integer range, dims = " +
+                                dims_text(dims));
     }
     order.min_ops = static_cast<std::int64_t>(best.v);
   }
@@ -719,7 +734,14 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
                                 std::to_string(dims.size() - 1));
   }
   JointSolver solver(dims, onchip_capacity_words, beta_reading);
-  const auto pts = solver.solve();
+  std::vector<Point> pts;
+  try {
+    pts = solver.solve();
+  } catch (const std::overflow_error&) {
+    throw std::overflow_error("dims: an op count of the chain exceeds the 64-bit integer range, "
+                              "dims = " +
+                              dims_text(dims));
+  }
   std::vector<ParetoPoint> out;
   out.reserve(pts.size());
   for (const Point& p : pts) out.push_back({p.ops, p.words, solver.render(p.id)});
@@ -736,7 +758,7 @@ void RandomChainSpec::validate() const {
   }
   require_in_range(chains_per_length, 1, 1000000, "chains_per_length");
   const std::int64_t total =
-      static_cast<std::int64_t>(n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length);
+      (n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length);
   if (total > (std::int64_t{1} << 24)) {
     throw std::invalid_argument("chains_per_length: at most 2^24 chains per capacity, got " +
                                 std::to_string(total));
@@ -806,7 +828,7 @@ std::vector<Result> per_chain(const RandomChainSpec& spec, PerChain&& fn, std::s
         for (std::size_t t = begin; t < end; ++t) {
           const std::int64_t capacity = spec.capacities_words[t / per_capacity];
           const std::size_t u = t % per_capacity;
-          const int n = spec.n_min + static_cast<int>(u / per);
+          const int n = static_cast<int>(spec.n_min) + static_cast<int>(u / per);
           const int index = static_cast<int>(u % per);
           out[t] = fn(random_chain(spec, n, index), n, index, capacity);
         }

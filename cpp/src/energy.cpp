@@ -602,7 +602,14 @@ double energy_per_operation_j(double e_alg_j, double p_stat_w, double talg_s, do
     throw std::invalid_argument("E_alg - P_stat T_alg = " + num(e_dyn) +
                                 " J is negative: the static energy exceeds the measured energy");
   }
-  return e_dyn / op_count;
+  const double e_op = e_dyn / op_count;
+  if (!std::isfinite(e_op)) {
+    throw std::overflow_error("energy per operation: result is not finite (e_alg_j = " +
+                              format_value(e_alg_j) + ", p_stat_w = " + format_value(p_stat_w) +
+                              ", talg_s = " + format_value(talg_s) +
+                              ", op_count = " + format_value(op_count) + ")");
+  }
+  return e_op;
 }
 
 // --------------------------------------------------------------------------------------

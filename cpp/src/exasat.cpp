@@ -1099,6 +1099,7 @@ std::vector<Simulation> simulate_lru_sweep(const Kernel& k, const Machine& m, co
                                            const std::vector<Blocking>& blockings,
                                            const std::vector<std::int64_t>& cache_bytes,
                                            std::int64_t max_accesses, int threads) {
+  require_in_range(threads, 0, 1024, "threads");
   const SimSetup s = sim_setup(k, m, box, groups, blockings, max_accesses);
   if (cache_bytes.size() > 1024) {
     throw std::invalid_argument("cache_bytes: at most 1024 sizes, got " +

@@ -258,7 +258,13 @@ double relative_change(double value, double reference) {
     throw std::invalid_argument("value must be finite, got " + std::to_string(value));
   }
   require_finite_positive(reference, "reference");
-  return (value - reference) / reference;
+  const double r = (value - reference) / reference;
+  if (!std::isfinite(r)) {
+    throw std::overflow_error("relative_change: result is not finite (value = " +
+                              format_value(value) + ", reference = " + format_value(reference) +
+                              ")");
+  }
+  return r;
 }
 
 }  // namespace costmetrics::spu

@@ -103,5 +103,32 @@ int main() {
   ar::Coefficients bad = c;
   bad.beta_vu_mm2 = -1;
   CHECK_THROWS(ar::structural(bad, config(16, 128, 96, 0, 0)), std::invalid_argument);
+
+  // Results are finite: a size that overflows a term, or a sum of finite terms, raises.
+  ar::Config huge = config(16, 128, 96, 0, 0);
+  huge.regs_kb_per_vu = 1e308;
+  CHECK_THROWS(ar::structural(c, huge), std::overflow_error);
+  CHECK_THROWS(ar::rounded(eq_c7(), huge), std::overflow_error);
+  CHECK_THROWS(ar::calibrate_die(c, huge, 398, 102.65), std::overflow_error);
+  ar::Coefficients unit = c;  // 1 mm^2 per kB: each term is finite, their sum is not
+  unit.beta_m_mm2_per_kb = 1;
+  unit.beta_l2_mm2_per_kb = 1;
+  CHECK_THROWS(ar::structural(unit, config(1, 1, 1e308, 0, 1e308)), std::overflow_error);
+  {
+    const std::size_t n = 2;
+    const std::int64_t n_sm[] = {16, 16};
+    const std::int64_t n_v[] = {128, 128};
+    const double smem[] = {96, 96};
+    const double regs[] = {2, 1e308};
+    const double zero[] = {0, 0};
+    double out[2] = {0, 0};
+    CHECK_THROWS(ar::structural_batch(c, n, n_sm, n_v, smem, regs, zero, zero, out),
+                 std::overflow_error);
+    CHECK_THROWS(ar::rounded_batch(eq_c7(), n, n_sm, n_v, smem, regs, zero, zero, out),
+                 std::overflow_error);
+  }
+  // A die smaller than its registers, memories and overhead leaves a negative beta_VU.
+  CHECK_THROWS(ar::calibrate_die(c, config(16, 128, 96, 48, 2048), 1.5, 102.65),
+               std::invalid_argument);
   return cm_test::report("area");
 }

@@ -126,6 +126,13 @@ void test_opcount() {
   CHECK_THROWS(optimal_order({3000000, 3000000, 3000000}), std::overflow_error);
   CHECK_THROWS(optimal_order({std::int64_t{1} << 62, std::int64_t{1} << 62, 2}),
                std::overflow_error);
+  try {  // the message names the argument and its value
+    optimal_order({3000000, 3000000, 3000000});
+    CHECK(false);
+  } catch (const std::overflow_error& e) {
+    CHECK(std::string(e.what()).rfind("dims: ", 0) == 0);
+    CHECK(std::string(e.what()).find("[3000000, 3000000, 3000000]") != std::string::npos);
+  }
   CHECK_THROWS(optimal_order({5}), std::invalid_argument);
   CHECK_THROWS(optimal_order({}), std::invalid_argument);
   CHECK_THROWS(optimal_order({5, 0, 3}), std::invalid_argument);
@@ -260,6 +267,9 @@ void test_pareto() {
     }
   }
   CHECK_THROWS(pareto_front({100, 200, 300}, 65536), std::domain_error);
+  CHECK_THROWS(pareto_front({std::int64_t{1} << 62, std::int64_t{1} << 62, std::int64_t{1} << 62},
+                            65536),
+               std::overflow_error);
   CHECK_THROWS(pareto_front({1000, 2000}, 100), std::invalid_argument);  // one matrix
   CHECK_THROWS(pareto_front(std::vector<std::int64_t>(kMaxParetoMatrices + 2, 1000), 65536),
                std::invalid_argument);
@@ -296,6 +306,9 @@ void test_random_experiment() {
   spec.n_min = 2;
   spec.n_max = kMaxParetoMatrices + 1;
   CHECK_THROWS(joint_comparisons(spec), std::invalid_argument);
+  spec.n_max = std::int64_t{1} << 31;  // beyond a 32-bit int: still "lengths: ..."
+  CHECK_THROWS(joint_comparisons(spec), std::invalid_argument);
+  CHECK_THROWS(random_chain_reductions(spec), std::invalid_argument);
 }
 
 }  // namespace

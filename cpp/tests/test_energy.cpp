@@ -131,6 +131,7 @@ void test_validation() {
                         model_a(), 1.0),
                std::overflow_error);
   CHECK_THROWS(energy_per_operation_j(1.0, 48, 1.0, 1e9), std::invalid_argument);  // E_dyn < 0
+  CHECK_THROWS(energy_per_operation_j(10.0, 2.0, 0.5, 1e-320), std::overflow_error);  // 9 / 1e-320
 }
 
 void test_benchmark_form() {

@@ -150,6 +150,12 @@ int main() {
     }
     // Unlimited cache: compulsory traffic, exactly the footprint.
     CHECK_CLOSE(words(sims.back()), 896 + n, 1e-12);
+    CHECK_THROWS(ex::simulate_lru_sweep(k, m, box, g, whole, caches,
+                                        ex::kDefaultMaxSimAccesses, -5),
+                 std::invalid_argument);
+    CHECK_THROWS(ex::simulate_lru_sweep(k, m, box, g, whole, caches,
+                                        ex::kDefaultMaxSimAccesses, 1025),
+                 std::invalid_argument);
   }
 
   // --- Two 7-point sweeps fused aggressively: B becomes a buffer of 3 planes.

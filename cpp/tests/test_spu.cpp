@@ -94,6 +94,8 @@ void test_cb_and_energy() {
   CHECK_CLOSE(break_even_static_power_w(10.0, 4.0, 2.0, 3.0, 2.0, 3.0), 6.0, 1e-15);
   CHECK_THROWS(break_even_static_power_w(0.0, 100.0, 1.0, 0.0, 1.0, 1.0), std::domain_error);
   CHECK_CLOSE(relative_change(79.1, 46.4), 32.7 / 46.4, 1e-12);
+  CHECK_THROWS(relative_change(1.0, 1e-320), std::overflow_error);  // (1 - 1e-320) / 1e-320
+  CHECK_THROWS(relative_change(-1e308, 1e-10), std::overflow_error);
 }
 
 void test_bad_input() {

@@ -12,7 +12,6 @@ cannot be removed (``docs/area.md``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, Literal, Union, overload
@@ -20,7 +19,7 @@ from typing import Any, Literal, Union, overload
 import numpy as np
 import numpy.typing as npt
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics._core.area import (
     AreaBreakdown,
     Coefficients,
@@ -82,8 +81,15 @@ def coefficients(model: str = "maxwell") -> Coefficients:
     Coefficients
         beta_R, alpha_R, beta_M, alpha_M, beta_L1, alpha_L1, beta_L2, alpha_L2, beta_VU,
         alpha_oh.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a string.
+    ValueError
+        If ``data/area/`` has no such file.
     """
-    return Coefficients(**_model_file(model)["structural"])
+    return Coefficients(**_model_file(_convert.string(model, "model"))["structural"])
 
 
 def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
@@ -91,7 +97,7 @@ def rounded_coefficients(model: str = "maxwell") -> RoundedCoefficients:
 
     ``model`` names the file, as for :func:`coefficients`.
     """
-    return RoundedCoefficients(**_model_file(model)["rounded"])
+    return RoundedCoefficients(**_model_file(_convert.string(model, "model"))["rounded"])
 
 
 @record
@@ -362,6 +368,8 @@ def die_area(
         On a non-positive count or a negative or non-finite size.
     TypeError
         On non-numeric input.
+    OverflowError
+        If the area is not finite (sizes too large).
     """
     _, coeffs = _resolve_coefficients(coefficients)
     arrays = [
@@ -381,12 +389,10 @@ def die_area(
     flat = [np.ascontiguousarray(x.reshape(-1)) for x in b]
     try:
         out = np.asarray(_core_area.die_area_batch(coeffs, *flat), dtype=np.float64).reshape(shape)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         # The core names the element ("[3] n_v: ..."); a scalar call has only one.
         message = str(exc)
-        raise ValueError(
-            message[4:] if scalar and message.startswith("[0] ") else message
-        ) from None
+        raise type(exc)(message[4:] if scalar and message.startswith("[0] ") else message) from None
     return float(out) if scalar else out
 
 
@@ -482,13 +488,21 @@ def calibrate_die(
     DieCalibration
         alpha_oh_mm2 = overhead / nSM, and beta_vu_from_die_mm2, the vector-unit area
         that would close Eq. C.6 on the die (compare the measured 0.04282).
+
+    Raises
+    ------
+    TypeError
+        If ``overhead_mm2`` or ``die_mm2`` is not a real number.
+    ValueError
+        If ``overhead_mm2`` is negative or ``die_mm2`` not positive (either non-finite), or
+        the die is smaller than its registers, memories and overhead (a negative beta_VU).
     """
+    overhead = _convert.real(overhead_mm2, "overhead_mm2")
+    die = None if die_mm2 is None else _convert.real(die_mm2, "die_mm2")
     g = reference_gpu(gpu)
-    config = g.config()
-    die = g.published_die_mm2 if die_mm2 is None else die_mm2
-    if not isinstance(die, (int, float)) or not math.isfinite(die):
-        raise ValueError(f"die_mm2: must be a finite number, got {die!r}")
-    return _core_area.calibrate_die(coefficients(), config, float(die), float(overhead_mm2))
+    if die is None:
+        die = g.published_die_mm2
+    return _core_area.calibrate_die(coefficients(), g.config(), die, overhead)
 
 
 @record

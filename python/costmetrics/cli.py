@@ -110,6 +110,33 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def check_input_file(path: Path, option: str) -> Path:
+    """Make sure a file to read exists and is a file, before long work starts.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    option : str
+        The option that named it, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If it does not exist or is a folder.
+    """
+    if path.is_dir():
+        raise ValueError(f"{option}: {path} is a folder, expected a file")
+    if not path.is_file():
+        raise ValueError(f"{option}: no file {path}")
+    return path
+
+
 def check_output_file(path: Path, option: str) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
 
@@ -264,9 +291,13 @@ def _add_presets(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _int_list(text: str) -> list[int]:
-    """Parse ``"8192,8192,8192"`` into integers (argparse ``type=``)."""
+    """Parse ``"8192,8192,8192"`` into integers (argparse ``type=``).
+
+    Every field must be an integer: an empty field (``"3,,5"``, ``"3,5,"``) is an error,
+    never skipped. argparse names the option in the message.
+    """
     try:
-        return [int(item) for item in text.split(",") if item.strip()]
+        return [int(item) for item in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected comma-separated integers, got {text!r}"
@@ -932,6 +963,8 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--budget must be >= 1, got {args.budget}")
     if args.out is not None and not args.out.parent.is_dir():
         raise ValueError(f"--out: folder {args.out.parent} does not exist")
+    if args.out is not None and args.out.is_dir():
+        raise ValueError(f"--out: {args.out} is a folder, expected a file")
     if args.table is not None:
         if args.flop_heavy:
             raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
@@ -1062,6 +1095,8 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import energy as cm_energy
 
+        if getattr(args, "table", None) is not None:  # fit, design, table-b3
+            check_input_file(args.table, "--table")
         if args.action in ("eval", "best-tiles"):
             common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
             if args.action == "eval":
@@ -1670,7 +1705,7 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         elif args.example == "jacobi1d":
             obj = cm_sp.jacobi1d_problem()
         else:
-            obj = cm_sp.load(args.file)
+            obj = cm_sp.load(check_input_file(args.file, "--file"))
         if isinstance(obj, list):
             arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading)]
             if args.json:

@@ -596,10 +596,22 @@ def energy_per_operation(e_alg_j: float, p_stat_w: float, talg_s: float, op_coun
     -------
     float
         Energy per operation, J.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number (``bool``, ``str`` and ``None`` are not).
+    ValueError
+        If an argument is out of range or the static energy exceeds ``e_alg_j``.
+    OverflowError
+        If the result is not finite.
     """
     return float(
         _core_energy.energy_per_operation_j(
-            float(e_alg_j), float(p_stat_w), float(talg_s), float(op_count)
+            _convert.real(e_alg_j, "e_alg_j"),
+            _convert.real(p_stat_w, "p_stat_w"),
+            _convert.real(talg_s, "talg_s"),
+            _convert.real(op_count, "op_count"),
         )
     )
 
@@ -791,12 +803,24 @@ def load_runs(path: str | Path) -> Runs:
         If a required column is missing (or present without its unit), the table has no
         rows, a kernel is neither built in nor defined in the file, a kernel definition
         is malformed, or an entry is invalid; the message names the file, line and
-        column.
+        column. Also if the file cannot be read (missing, a folder) or is not UTF-8.
     """
+    return _read_runs(path, "path")
+
+
+def _read_runs(path: object, name: str) -> Runs:
+    """Read and parse a runs CSV; a path that cannot be read is a ``ValueError`` naming ``name``."""
     if not isinstance(path, (str, Path)):
-        raise TypeError(f"path: expected a str or Path, got {type(path).__name__}")
+        raise TypeError(f"{name}: expected a str or Path, got {_convert._describe(path)}")
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read {p}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{name}: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from None
     return _parse_runs(text, str(p))
 
 
@@ -945,7 +969,8 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     ValueError
         If the table is invalid (a kernel neither built in nor in ``runs.kernels``, a
         non-finite or non-positive time or energy, inconsistent shapes), a comment line
-        holds a line break, or the folder does not exist.
+        holds a line break, the folder does not exist, ``path`` is a folder, or the file
+        cannot be written.
     """
     _check_table(runs)
     if not isinstance(path, (str, Path)):
@@ -953,6 +978,8 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     p = Path(path)
     if not p.parent.is_dir():
         raise ValueError(f"path: folder {p.parent} does not exist")
+    if p.is_dir():
+        raise ValueError(f"path: {p} is a folder, expected a file")
     lines = [str(c) for c in comments]
     for line in lines:
         if "\n" in line or "\r" in line:
@@ -981,6 +1008,8 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
     try:
         tmp.write_text(out.getvalue(), encoding="utf-8")
         os.replace(tmp, p)
+    except OSError as exc:
+        raise ValueError(f"path: cannot write {p}: {exc.strerror}") from None
     finally:
         tmp.unlink(missing_ok=True)
     return p
@@ -992,12 +1021,12 @@ def _kernel_order(runs: Runs) -> list[str]:
     return [k for k in KERNELS if k in present] + sorted(present - set(KERNELS))
 
 
-def _as_runs(table: Runs | str | Path) -> Runs:
+def _as_runs(table: Runs | str | Path, name: str = "table") -> Runs:
     if isinstance(table, Runs):
         return table
     if isinstance(table, (str, Path)):
-        return load_runs(table)
-    raise TypeError(f"table: expected Runs or a CSV path, got {type(table).__name__}")
+        return _read_runs(table, name)
+    raise TypeError(f"{name}: expected Runs or a CSV path, got {type(table).__name__}")
 
 
 def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
@@ -1016,7 +1045,14 @@ def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
     -------
     numpy.ndarray
         Shape (n, 7).
+
+    Raises
+    ------
+    TypeError
+        If ``runs`` is not a :class:`Runs`.
     """
+    if not isinstance(runs, Runs):
+        raise TypeError(f"runs: expected Runs, got {_convert._describe(runs)}")
     a = np.zeros((len(runs), len(PARAM_NAMES)))
     names = np.asarray(runs.kernel)
     for key in sorted(set(runs.kernel)):
@@ -1516,14 +1552,12 @@ def fit(
         runs = runs.select(np.asarray([k in keys for k in runs.kernel], dtype=bool))
         if len(runs) == 0:
             raise ValueError(f"kernel: no runs of {sorted(keys)} in the table")
-    if method not in ("l1", "lsq"):
-        raise ValueError(f"method must be 'l1' or 'lsq', got {method!r}")
-    if weighting not in ("absolute", "relative"):
-        raise ValueError(f"weighting must be 'absolute' or 'relative', got {weighting!r}")
+    _convert.choice(method, "method", ("l1", "lsq"))
+    _convert.choice(weighting, "weighting", ("absolute", "relative"))
     train_fraction = _convert.real(train_fraction, "train_fraction")
     if not 0 < train_fraction <= 1:
         raise ValueError(f"train_fraction must be in (0, 1], got {train_fraction}")
-    seed = _convert.integer(seed, "seed")
+    seed = _convert.integer(seed, "seed", lo=0)
     n_boot = _convert.integer(n_boot, "n_boot")
     if not 0 <= n_boot <= 100_000:
         raise ValueError(f"n_boot must be in [0, 100000], got {n_boot}")
@@ -1967,14 +2001,22 @@ def synthetic_runs(
     params : Params, mapping or str
         Parameters of the generating model (default Model A).
     counts : Mapping[str, int], optional
-        Runs per kernel key.
+        Runs per kernel (names as :func:`kernel` takes them), each >= 0, at least one > 0.
 
     Returns
     -------
     Runs
         The synthetic table, with comments saying so.
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` is not a mapping, or a name or count is not a string or integer.
+    ValueError
+        If ``seed`` is negative, a kernel is unknown or named twice, a count is negative or
+        exceeds the synthetic grid, or the counts ask for no run.
     """
-    seed = _convert.integer(seed, "seed")
+    seed = _convert.integer(seed, "seed", lo=0)
     if isinstance(noise_sigma, bool) or not isinstance(noise_sigma, (int, float)):
         raise TypeError(f"noise_sigma: expected a number, got {type(noise_sigma).__name__}")
     if not (0 <= noise_sigma <= 1):
@@ -1982,6 +2024,22 @@ def synthetic_runs(
     p = _params(params)
     if counts is None:
         counts = dict(table_b2()["n_instances"])
+    if not isinstance(counts, Mapping):
+        raise TypeError(
+            f"counts: expected a mapping of kernel name to runs, got {_convert._describe(counts)}"
+        )
+    n_runs: dict[str, int] = {}
+    for name, value in counts.items():
+        if not isinstance(name, str):
+            raise TypeError(f"counts: expected kernel names as keys, got {name!r}")
+        key = _KERNEL_KEYS.get(normalize_name(name))
+        if key is None:
+            raise ValueError(f"counts: unknown kernel {name!r}; known: {', '.join(KERNELS)}")
+        if key in n_runs:
+            raise ValueError(f"counts: kernel {key!r} is named twice (as {name!r})")
+        n_runs[key] = _convert.integer(value, f"counts[{name!r}]", lo=0)
+    if not any(n_runs.values()):
+        raise ValueError(f"counts: asks for no runs, got {_convert._describe(dict(counts))}")
     rng = np.random.default_rng(seed)
     stencil_1d = Stencil(
         name="synthetic1d",
@@ -1992,8 +2050,8 @@ def synthetic_runs(
     kinds: list[str] = []
     sizes, tiles, subtiles, times, energies = [], [], [], [], []
     for key in KERNELS:
-        n = int(counts.get(key, 0))
-        if n <= 0:
+        n = n_runs.get(key, 0)
+        if n == 0:
             continue
         k = kernel(key)
         stencil = "jacobi2d" if key == "jacobi2d" else stencil_1d
@@ -2151,7 +2209,7 @@ class Candidates(Record):
         sigma = _convert.real(noise_sigma, "noise_sigma")
         if not 0 <= sigma <= 1:
             raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
-        rng = np.random.default_rng(_convert.integer(seed, "seed"))
+        rng = np.random.default_rng(_convert.integer(seed, "seed", lo=0))
         energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
             "synthetic: true -- generated from the energy model, NOT measured",
@@ -2165,7 +2223,7 @@ class Candidates(Record):
     @classmethod
     def from_runs(cls, runs: Runs | str | Path) -> Candidates:
         """Return the runs of a table as candidates (their measured times; energies unused)."""
-        r = _as_runs(runs)
+        r = _as_runs(runs, "runs")
         _check_table(r)
         return cls(
             r.kernel, r.sizes, r.tiles, r.subtile, r.time_s, design_matrix(r), dict(r.kernels)
@@ -2220,7 +2278,7 @@ def candidates(
         raise TypeError(
             f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
         )
-    divisors = [_convert.integer(d, "subtile_divisors[]") for d in subtile_divisors]
+    divisors = _convert.int_sequence(subtile_divisors, "subtile_divisors")
     if not divisors or min(divisors) < 1:
         raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):
@@ -2606,6 +2664,12 @@ def _exchange(
 
 #: Largest budget of a replicated design (runs to measure, each replicate counted).
 _MAX_REPLICATED_BUDGET = 10_000
+#: A design's confidence level lies in [_MIN_LEVEL, 1 - _MIN_LEVEL], its noise_sigma in
+#: [_MIN_NOISE_SIGMA, 1) and good_enough in [0, _MAX_GOOD_ENOUGH]: within these bounds the
+#: expected half-widths and the criterion's floor (good_enough / (z sigma))^2 are finite.
+_MIN_LEVEL = 1e-9
+_MIN_NOISE_SIGMA = 1e-6
+_MAX_GOOD_ENOUGH = 1e6
 
 
 def design(
@@ -2651,16 +2715,16 @@ def design(
     params : Params, mapping or str
         Where the sensitivities are evaluated (a guess of the parameters; Model A).
     noise_sigma : float
-        Relative standard deviation of one energy measurement, > 0.
+        Relative standard deviation of one energy measurement, in [1e-6, 1).
     level : float
-        Confidence level of the expected intervals.
+        Confidence level of the expected intervals, in [1e-9, 1 - 1e-9].
     precision : float, optional
         Relative half-width for ``budget_needed`` (default ``max_rel_halfwidth``), >= 1e-6.
     max_rel_halfwidth : float
         Quantities expected wider than this are "not determined".
     good_enough : float
-        Relative half-width below which a quantity no longer draws runs (>= 0; 0: every
-        target counts at any precision).
+        Relative half-width below which a quantity no longer draws runs, in [0, 1e6] (0:
+        every target counts at any precision).
     n_random : int
         Random choices of ``budget`` runs to compare with (0: none).
     seed : int
@@ -2705,11 +2769,12 @@ def design(
             f"budget must be <= {_MAX_REPLICATED_BUDGET} with replicates, got {budget}"
         )
     sigma = _convert.real(noise_sigma, "noise_sigma")
-    if not (math.isfinite(sigma) and 0 < sigma < 1):
-        raise ValueError(f"noise_sigma must be in (0, 1), got {sigma}")
+    if not (math.isfinite(sigma) and _MIN_NOISE_SIGMA <= sigma < 1):
+        raise ValueError(f"noise_sigma must be in [{_MIN_NOISE_SIGMA:g}, 1), got {sigma!r}")
     level = _convert.real(level, "level")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+    # Nearer 0 or 1 the normal quantile of 0.5 + level / 2 is 0 or undefined in doubles.
+    if not _MIN_LEVEL <= level <= 1 - _MIN_LEVEL:
+        raise ValueError(f"level must be in [{_MIN_LEVEL:g}, 1 - {_MIN_LEVEL:g}], got {level!r}")
     max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
     if not (math.isfinite(max_rel_halfwidth) and max_rel_halfwidth >= 1e-6):
         raise ValueError(f"max_rel_halfwidth must be finite and >= 1e-6, got {max_rel_halfwidth}")
@@ -2717,12 +2782,12 @@ def design(
     if not (math.isfinite(target_pm) and 1e-6 <= target_pm):
         raise ValueError(f"precision must be finite and >= 1e-6, got {target_pm}")
     good_enough = _convert.real(good_enough, "good_enough")
-    if not (math.isfinite(good_enough) and good_enough >= 0):
-        raise ValueError(f"good_enough must be finite and >= 0, got {good_enough}")
+    if not (math.isfinite(good_enough) and 0 <= good_enough <= _MAX_GOOD_ENOUGH):
+        raise ValueError(f"good_enough must be in [0, {_MAX_GOOD_ENOUGH:g}], got {good_enough!r}")
     n_random = _convert.integer(n_random, "n_random")
     if not 0 <= n_random <= 10_000:
         raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
-    seed = _convert.integer(seed, "seed")
+    seed = _convert.integer(seed, "seed", lo=0)
     ref = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES], dtype=np.float64)
     if not np.all(np.isfinite(candidates.design)):
         raise ValueError("candidates: the design matrix has non-finite entries")

@@ -246,15 +246,8 @@ class Loop(Record):
         flops = self.flops
         if flops is None:
             flops = Flops(adds=0.0, muls=0.0, divides=0.0, transcendentals=0.0)
-        elif isinstance(flops, Mapping):
-            unknown = sorted(set(flops) - set(Flops._fields))
-            if unknown:
-                raise ValueError(
-                    f"{where}.flops: unknown operation(s) {unknown}; known: {list(Flops._fields)}"
-                )
-            flops = Flops(**{k: flops.get(k, 0.0) for k in Flops._fields})
-        elif not isinstance(flops, Flops):
-            raise TypeError(f"{where}.flops: expected a Flops or a mapping, got {flops!r}")
+        else:
+            flops = _as_flops(flops, f"{where}.flops")
         object.__setattr__(self, "reads", reads)
         object.__setattr__(self, "writes", writes)
         object.__setattr__(self, "flops", flops)
@@ -268,6 +261,18 @@ class Loop(Record):
     def write_points(self) -> dict[str, Point]:
         """Array name to the point written per cell (normalized)."""
         return dict(cast(Mapping[str, Point], self.writes))
+
+
+def _as_flops(flops: object, what: str) -> Flops:
+    """Return ``flops`` as a ``Flops``: a mapping names its fields (missing ones 0), no others."""
+    if isinstance(flops, Flops):
+        return flops
+    if not isinstance(flops, Mapping):
+        raise TypeError(f"{what}: expected a Flops or a mapping, got {flops!r}")
+    unknown = sorted(set(flops) - set(Flops._fields), key=repr)
+    if unknown:
+        raise ValueError(f"{what}: unknown operation(s) {unknown}; known: {list(Flops._fields)}")
+    return Flops(**{k: flops.get(k, 0.0) for k in Flops._fields})
 
 
 def _is_point(value: object) -> bool:
@@ -917,7 +922,8 @@ def weighted_flops(flops: Flops | Mapping[str, float], machine: str | Machine) -
     Parameters
     ----------
     flops : Flops or mapping
-        Operation counts.
+        Operation counts; a mapping's keys are ``Flops`` fields (``adds``, ``muls``,
+        ``divides``, ``transcendentals``), missing ones 0.
     machine : str or Machine
         Supplies the weights (seed: 39 and 125, Fig. 7).
 
@@ -925,10 +931,15 @@ def weighted_flops(flops: Flops | Mapping[str, float], machine: str | Machine) -
     -------
     float
         The weighted count.
+
+    Raises
+    ------
+    TypeError
+        If ``flops`` is neither a ``Flops`` nor a mapping.
+    ValueError
+        If a key of ``flops`` is not a ``Flops`` field.
     """
-    if isinstance(flops, Mapping):
-        flops = Flops(**{k: flops.get(k, 0.0) for k in Flops._fields})
-    return float(_ex.weighted_flops(flops, _get_machine(machine)))
+    return float(_ex.weighted_flops(_as_flops(flops, "flops"), _get_machine(machine)))
 
 
 def peak_bytes_per_flop(machine: str | Machine) -> float:
@@ -995,10 +1006,16 @@ def bytes_per_flop_vs_block(
     ndarray, shape (len(cache_bytes), len(blocks))
         Bytes per weighted flop.
     """
-    out = np.empty((len(cache_bytes), len(blocks)))
+    edges = _convert.int_sequence(blocks, "blocks")
+    if isinstance(cache_bytes, (str, bytes)) or not isinstance(cache_bytes, (Sequence, np.ndarray)):
+        raise TypeError(
+            f"cache_bytes: expected a sequence of int or None, got {type(cache_bytes).__name__} "
+            f"{cache_bytes!r}"
+        )
+    out = np.empty((len(cache_bytes), len(edges)))
     for i, c in enumerate(cache_bytes):
         mm = _get_machine(machine) if c is None else with_cache(machine, c)
-        for j, bsize in enumerate(_convert.int_sequence(blocks, "blocks")):
+        for j, bsize in enumerate(edges):
             e = estimate(
                 kernel, mm, box, fusion=fusion, block=bsize, level=3 if c is None else None
             )

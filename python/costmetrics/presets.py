@@ -70,8 +70,13 @@ def normalize_name(name: str) -> str:
     -------
     str
         The normalized name, e.g. ``"gtx980"``.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string.
     """
-    return re.sub(r"[\s_\-]+", "", name).lower()
+    return re.sub(r"[\s_\-]+", "", _convert.string(name, "name")).lower()
 
 
 # --------------------------------------------------------------------------------------

@@ -148,8 +148,11 @@ def parse_reference(text: str, loops: Sequence[str], *, write: bool = False) -> 
     ------
     ValueError
         For text that is not an affine reference over ``loops``.
+    TypeError
+        If ``text`` is not a string or ``write`` not a bool.
     """
     text = _as_str(text, "reference")
+    write = _convert.boolean(write, "write")
     m = _REF.match(text)
     if m is None:
         raise ValueError(f"reference {text!r}: expected NAME[subscript][subscript]...")
@@ -159,7 +162,7 @@ def parse_reference(text: str, loops: Sequence[str], *, write: bool = False) -> 
         c, k = _affine(sub, list(loops), f"reference {text!r}, subscript {d}")
         rows.append(c)
         offsets.append(k)
-    return Reference(array=m.group(1), write=bool(write), coeffs=rows, offsets=offsets)
+    return Reference(array=m.group(1), write=write, coeffs=rows, offsets=offsets)
 
 
 def _loops(loops: object, what: str) -> dict[str, Any]:
@@ -387,7 +390,14 @@ def powers_of_two(problem: TileProblem) -> list[list[int]]:
     -------
     list of list of int
         One list per loop, for :func:`integer_optimum`'s ``candidates``.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`TileProblem`.
     """
+    if not isinstance(problem, TileProblem):
+        raise TypeError(f"problem: expected a TileProblem, got {_convert._describe(problem)}")
     return [[2**e for e in range(int(math.log2(n)) + 1)] for n in problem.extents]
 
 
@@ -737,11 +747,20 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or Path.
     ValueError
-        For a malformed file.
+        For a file that cannot be read (missing, a folder), is not UTF-8, or is malformed.
     """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path: expected a str or Path, got {_convert._describe(path)}")
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"path: cannot read {p}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"path: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     try:
         data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:

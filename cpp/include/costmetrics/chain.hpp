@@ -315,7 +315,7 @@ enum class DimDistribution {
 };
 
 struct RandomChainSpec {
-  int n_min = 2, n_max = 20;
+  std::int64_t n_min = 2, n_max = 20;  // 64-bit so that validate() names any value
   int chains_per_length = 1000;
   std::vector<std::int64_t> capacities_words{65536, 98304};
   DimDistribution distribution = DimDistribution::UniformStep;
