@@ -35,7 +35,8 @@ CPU = cm.Gpu(
     l_seg_s=3e-9, l_level_s_per_word=(-2e-11, 0.0, 2e-11, 8e-11),
     l_shared_s_per_word=(0.0, 1e-12, 1e-11, 5e-11), tau_line_s=2e-9, tau_line_3d_s=5e-9,
     t_barrier_per_thread_s=2e-8, t_share_line_s=5e-8, l_buffer_s_per_word=6e-11, threads_ref=2,
-    t_cross_row_s=4e-8, tau_line_3d_dram_s=1e-8,
+    t_cross_row_s=4e-8, tau_line_3d_dram_s=1e-8, prefetch_ahead_words=320.0,
+    l_prefetch_s_per_word=3e-10,
 )  # fmt: skip
 J1 = cm.Stencil(name="J1 test", key="j1test", n_space_dims=1, c_iter_s={"testcpu": 7e-10})
 H2 = cm.Stencil(name="H2 test", key="h2test", n_space_dims=2, c_iter_s={"testcpu": 1.4e-9})
@@ -98,6 +99,7 @@ def test_design_rows_reproduce_talg_and_are_its_derivatives(
         "t_share_line_s": "t_share_line_s", "l_buffer_s_per_word": "l_buffer_s_per_word",
         "tau_line_3d_s": "tau_line_3d_s", "t_cross_row_s": "t_cross_row_s",
         "tau_line_3d_dram_s": "tau_line_3d_dram_s",
+        "l_prefetch_s_per_word": "l_prefetch_s_per_word",
     }  # fmt: skip
     idx = np.flatnonzero(ok)[:40]
     for j, name in enumerate(rows.names):
@@ -432,6 +434,12 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
         ({"tau_line_3d_dram_s": -1e-9}, ValueError, r"machine.tau_line_3d_dram_s: must be in"),
         ({"tau_line_3d_dram_s": math.inf}, ValueError, r"tau_line_3d_dram_s: must be finite"),
         ({"t_cross_row_s": math.nan}, ValueError, r"t_cross_row_s: must be finite"),
+        ({"prefetch_ahead_words": -1.0}, ValueError, r"machine.prefetch_ahead_words: must be in"),
+        ({"prefetch_ahead_words": 2e6}, ValueError, r"machine.prefetch_ahead_words: must be in"),
+        ({"prefetch_ahead_words": "far"}, TypeError, r"prefetch_ahead_words: expected a number"),
+        ({"l_prefetch_s_per_word": -1e-10}, ValueError,
+         r"machine.l_prefetch_s_per_word: must be in"),
+        ({"l_prefetch_s_per_word": math.inf}, ValueError, r"l_prefetch_s_per_word: must be finite"),
         ({"t_cross_row_s": "slow"}, TypeError, r"t_cross_row_s: expected a number"),
         ({"l_level_s_per_word": (0, 0, 0)}, ValueError, r"l_level_s_per_word: expected 4"),
         ({"dram_curve_bytes": (4e6,), "dram_curve_share": (0,)}, ValueError,

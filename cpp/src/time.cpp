@@ -144,6 +144,10 @@ void MachineTerms::validate() const {
   require_in_range(tau_line_3d_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_s", " s");
   require_in_range(tau_line_3d_dram_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_dram_s",
                    " s");
+  require_in_range(prefetch_ahead_words, 0.0, kMaxPrefetchAheadWords,
+                   "machine.prefetch_ahead_words", " words");
+  require_in_range(l_prefetch_s_per_word, 0.0, kMaxTimeParameterS,
+                   "machine.l_prefetch_s_per_word", " s");
   require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
                    "machine.t_barrier_per_thread_s", " s");
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
@@ -163,7 +167,8 @@ int MachineTerms::dram_curve_points() const {
 bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 && tau_line_3d_dram_s == 0 &&
               t_barrier_per_thread_s == 0 &&
-              t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0;
+              t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0 &&
+              l_prefetch_s_per_word == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
            l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
@@ -893,7 +898,7 @@ std::vector<std::string> design_parameter_names() {
   }
   names.insert(names.end(),
                {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-                "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s"});
+                "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word"});
   return names;
 }
 
@@ -916,6 +921,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[17] = m.tau_line_3d_s;
   p[18] = m.t_cross_row_s;
   p[19] = m.tau_line_3d_dram_s;
+  p[20] = m.l_prefetch_s_per_word;
   return p;
 }
 
@@ -963,7 +969,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.tau_line_3d_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
-  m.t_cross_row_s = m.tau_line_3d_dram_s = 0;
+  m.t_cross_row_s = m.tau_line_3d_dram_s = m.l_prefetch_s_per_word = 0;
   m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};

@@ -237,6 +237,7 @@ struct RowCounts {
   double seg = 0;    // segments copied (n_seg)
   double share = 0;  // cache lines written by two threads (n_share, 1D)
   double buf = 0;    // words copied within the tile buffer (n_buf, 2D/3D)
+  double gap = 0;    // words streamed into the wavefront's gap after the tile, x DRAM share (1D)
 };
 
 struct WavefrontCost {
@@ -276,6 +277,9 @@ struct TransferTerms {
   double m_prime_exact = 0;
   double m_io = 0, l_word = 0, gamma = 0, two_tau = 0;
   double l_seg = 0, l_buf = 0;
+  // 1D: the words the prefetcher streams into the gap after each tile, times the arrays'
+  // DRAM share (gap_words), and their cost per word (l_gap).
+  double gap_words = 0, l_gap = 0;
   double t_share = 0;  // t_share per line in m' (round-robin; 0 with blocks)
   i64 n_sm = 1, ref = 1;
   // The set-up's choices the design rows read: the arrays split between L3 and DRAM, and
@@ -424,6 +428,7 @@ struct TransferTerms {
       // stops growing, load and store both: 2 rows + 2 with both of them, else 2 rows.
       c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
       c.share = share_lines ? rows : 0.0;
+      c.gap = gap_words;
       return c;
     }
     if (!row_words) {
@@ -444,7 +449,7 @@ struct TransferTerms {
   double m_prime(i64 n_tiles, const RowCounts& c) const {
     if (!machine) return m_prime_exact;
     const double l = l_word + gamma * (active(n_tiles) - static_cast<double>(ref));
-    const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf);
+    const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf) + c.gap * l_gap;
     return n_tiles > 1 ? m + c.share * t_share : m;
   }
 };
@@ -2183,6 +2188,15 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   transfer.two_tau = transfer.tau_per_transfer * gpu.tau_sync_s;
   transfer.l_seg = mt.l_seg_s;
   transfer.l_buf = mt.l_buffer_s_per_word;
+  // Words streamed into a 1D wavefront's gaps (docs/time.md): the next tile of a wavefront
+  // starts about tS1 - 2 points after this one's run; the prefetcher streams at most
+  // prefetch_ahead_words of that gap, which the next wavefront reads again. In DRAM only:
+  // in the caches the gap is still there when the next wavefront reads it.
+  if (machine && dims == 1 && dram > 0.0 && mt.prefetch_ahead_words > 0.0) {
+    const double gap = static_cast<double>(std::max<i64>(tS1 - 2, 0));
+    transfer.gap_words = std::min(gap, mt.prefetch_ahead_words) * dram;
+    transfer.l_gap = mt.l_prefetch_s_per_word;
+  }
   transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;
   transfer.n_sm = n_sm;
   transfer.ref = ref;
@@ -2365,6 +2379,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         }
         r[16] += nm_p * w.rows.buf;                                         // l_buffer
         r[18] += n * cross_rows;                                            // t_cross_row
+        r[20] += nm * w.rows.gap;                                           // l_prefetch
       }
     }
   };

@@ -88,6 +88,8 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.l_buffer_s_per_word = u(5e-11);
   m.t_cross_row_s = u(5e-9);
   m.tau_line_3d_dram_s = u(1e-8);
+  m.prefetch_ahead_words = static_cast<double>(rng() % 640);
+  m.l_prefetch_s_per_word = u(2e-10);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
@@ -198,6 +200,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 17: m.tau_line_3d_s = value; break;
     case 18: m.t_cross_row_s = value; break;
     case 19: m.tau_line_3d_dram_s = value; break;
+    case 20: m.l_prefetch_s_per_word = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -1046,6 +1049,7 @@ void test_dram_share() {
                             0.5 * g.machine.l_level_s_per_word[3];
   m.l_shared_s_per_word[3] = 0.5 * g.machine.l_shared_s_per_word[2] +
                              0.5 * g.machine.l_shared_s_per_word[3];
+  m.l_prefetch_s_per_word = 0.5 * g.machine.l_prefetch_s_per_word;  // gap words x the share
   CHECK(tmod::dram_share(by_hand, 1, size) == 1.0);
   const auto hand = tmod::evaluate(by_hand, st, size, t, tmod::Variant::machine);
   CHECK(same(blended, hand));
@@ -1060,6 +1064,66 @@ void test_dram_share() {
   size.space = {{(i64{1} << 19) - 2, 0, 0}};
   CHECK(tmod::memory_level(g, 1, size) == 2 && tmod::dram_share(g, 1, size) == 0.0);
   CHECK(tmod::dram_share(gtx980(), 1, size) == 1.0);
+}
+
+// Words streamed into a 1D wavefront's gaps (docs/time.md): per tile of the critical thread
+// (one thread: every tile), min(tS1 - 2, prefetch_ahead_words) words times the arrays' DRAM
+// share, at l_prefetch_s_per_word each; nothing in the caches, in 2D, or with either term 0.
+void test_prefetch_gap() {
+  std::mt19937_64 rng(91);
+  tmod::GpuParams g = cpu_like_machine(rng, 1);
+  g.machine.cache_l3_bytes = 8 << 20;
+  g.machine.prefetch_ahead_words = 320;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 7e-10;
+  tmod::ProblemSize size;
+  size.time_steps = 64;
+  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // 16 MiB of arrays: DRAM share 0.5
+  CHECK(tmod::dram_share(g, 1, size) == 0.5);
+  tmod::TileSizes t;
+  t.space = {{64, 0, 0}};
+  t.time = 16;
+  double tiles = 0;
+  for (const WaveRows& w : wave_rows_1d(size.space[0], size.time_steps, 64, 16)) {
+    tiles += static_cast<double>(w.n_tiles);
+  }
+  const double l_gap = 3e-10;
+  g.machine.l_prefetch_s_per_word = 0;
+  const double without = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  g.machine.l_prefetch_s_per_word = l_gap;
+  const double with = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  CHECK_CLOSE(with - without, tiles * 62.0 * 0.5 * l_gap, 1e-9);  // gap 62 < 320
+  auto row = tmod::design_row(g, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(row[20], tiles * 62.0 * 0.5, 1e-12);
+  CHECK_CLOSE(dot(row, tmod::design_parameters(g, st.c_iter_s)), with, 1e-12);
+  // The prefetcher's reach bounds the gap's words.
+  g.machine.prefetch_ahead_words = 40;
+  const double reach = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  CHECK_CLOSE(reach - without, tiles * 40.0 * 0.5 * l_gap, 1e-9);
+  g.machine.prefetch_ahead_words = 0;  // no prefetcher: no gap words
+  CHECK(tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s == without);
+  g.machine.prefetch_ahead_words = 320;
+  // In L3 (share 0) nothing; likewise a 2D problem in DRAM.
+  size.space = {{(i64{1} << 19) - 2, 0, 0}};
+  g.machine.l_prefetch_s_per_word = 0;
+  const double l3_without = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  g.machine.l_prefetch_s_per_word = l_gap;
+  CHECK(tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s == l3_without);
+  row = tmod::design_row(g, st, size, t, tmod::Variant::machine);
+  CHECK(row[20] == 0.0);
+  tmod::StencilParams st2 = st;
+  st2.n_space_dims = 2;
+  tmod::ProblemSize size2;
+  size2.space = {{2046, 2046, 0}};  // 2 levels x 2048^2 x 4 B = 32 MiB: DRAM share 0.75
+  size2.time_steps = 8;
+  tmod::TileSizes t2;
+  t2.space = {{16, 64, 0}};
+  t2.time = 8;
+  CHECK(tmod::dram_share(g, 2, size2) > 0.0);
+  const double with2 = tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s;
+  g.machine.l_prefetch_s_per_word = 0;
+  CHECK(tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s == with2);
 }
 
 // A measured DRAM-share curve replaces 1 - C / B: 0 below its first point, linear in log B
@@ -1197,6 +1261,14 @@ void test_bad_inputs() {
   refuses([](tmod::MachineTerms& m) { m.tau_line_3d_s = -1e-12; }, "machine.tau_line_3d_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
   refuses([](tmod::MachineTerms& m) { m.t_cross_row_s = -1e-9; }, "machine.t_cross_row_s");
+  refuses([](tmod::MachineTerms& m) { m.prefetch_ahead_words = -1; },
+          "machine.prefetch_ahead_words");
+  refuses([](tmod::MachineTerms& m) { m.prefetch_ahead_words = 2e6; },
+          "machine.prefetch_ahead_words");
+  refuses([&](tmod::MachineTerms& m) { m.l_prefetch_s_per_word = nan; },
+          "machine.l_prefetch_s_per_word");
+  refuses([](tmod::MachineTerms& m) { m.l_prefetch_s_per_word = -1e-10; },
+          "machine.l_prefetch_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
           "machine.l_buffer_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
@@ -1507,6 +1579,7 @@ int main() {
   test_memory_level();
   test_dram_share();
   test_dram_share_curve();
+  test_prefetch_gap();
   test_innermost_multiple();
   test_schedules();
   test_threads();

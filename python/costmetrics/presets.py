@@ -246,6 +246,16 @@ class Gpu:
         a line of ``s3`` points) that a tile loads after a tile of the previous wavefront
         on another thread stored it, on each wavefront's busiest thread (a cache-to-cache
         move per row; ``docs/time.md``, "Rows another thread stored").
+    prefetch_ahead_words : float, optional
+        ``machine`` variant: words the hardware prefetcher streams past the end of a run it
+        follows (0, the default: none). A 1D wavefront's tiles read runs about ``tS - 2``
+        words apart; the prefetcher streams ``min(tS - 2, prefetch_ahead_words)`` words of
+        each gap, which the next wavefront reads again from DRAM (``docs/time.md``, "Words
+        streamed into a 1D wavefront's gaps").
+    l_prefetch_s_per_word : float, optional
+        ``machine`` variant: seconds per such word, times the arrays' DRAM share
+        (:func:`costmetrics.time.dram_share`). Fitted (``validate.fit``), 0 in a
+        calibration.
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
@@ -293,6 +303,8 @@ class Gpu:
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
     t_cross_row_s: float = field(default=0.0, repr=False)
     tau_line_3d_dram_s: float = field(default=0.0, repr=False)
+    prefetch_ahead_words: float = field(default=0.0, repr=False)
+    l_prefetch_s_per_word: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
     innermost_multiple: int = field(default=0, repr=False)
@@ -383,6 +395,8 @@ class Gpu:
             l_buffer_s_per_word=self.l_buffer_s_per_word,
             t_cross_row_s=self.t_cross_row_s,
             tau_line_3d_dram_s=self.tau_line_3d_dram_s,
+            prefetch_ahead_words=self.prefetch_ahead_words,
+            l_prefetch_s_per_word=self.l_prefetch_s_per_word,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
             innermost_multiple=self.innermost_multiple,
@@ -521,7 +535,8 @@ _MACHINE_INT_FIELDS = (
 )  # fmt: skip
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-    "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s",
+    "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "prefetch_ahead_words",
+    "l_prefetch_s_per_word",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 #: The measured DRAM-share curve: 0 to DRAM_CURVE_POINTS numbers each.

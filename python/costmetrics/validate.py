@@ -52,6 +52,7 @@ from costmetrics.measure import (
 )
 
 __all__ = [
+    "PREFETCH_AHEAD_WORDS",
     "VARIANTS",
     "DegenerateRow",
     "DramSplit",
@@ -795,8 +796,14 @@ _MACHINE_FIT_HEAD = (
 _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
     "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word", "tau_line_3d_s",
-    "t_cross_row_s", "tau_line_3d_dram_s",
+    "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word",
 )  # fmt: skip
+#: Words a hardware prefetcher streams past the end of a run, for the fitted ``machine``
+#: variant's cost of a 1D wavefront's gaps where the calibration gives none: the L2
+#: streamer of Intel cores runs up to 20 cache lines (of 16 floats) ahead of the loads
+#: (Intel 64 and IA-32 Architectures Optimization Reference Manual; docs/time.md, "Words
+#: streamed into a 1D wavefront's gaps").
+PREFETCH_AHEAD_WORDS = 20.0 * 16.0
 #: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
 #: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
 #: fit must stay on that side to stay linear (1e-13 s per segment is negligible).
@@ -812,7 +819,8 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     so the thread terms (shared bandwidth, barrier per thread, shared cache lines) are
     increments over that count and one parameter set predicts every thread count. Its
     L3/DRAM split is the calibration's copy curve (``measure.dram_share_curve``) where that
-    rises, else ``1 - C / B`` with the capacity of :func:`_fitted_l3_bytes`.
+    rises, else ``1 - C / B`` with the capacity of :func:`_fitted_l3_bytes`. The words a
+    prefetcher streams past a run are the calibration's, or :data:`PREFETCH_AHEAD_WORDS`.
     """
     cal = cals[min(cals)]
     g = cal.gpu
@@ -823,6 +831,7 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
         cache_l3_bytes=_fitted_l3_bytes(cal),
         dram_curve_bytes=curve.array_bytes if curve else (),
         dram_curve_share=curve.dram_share if curve else (),
+        prefetch_ahead_words=g.prefetch_ahead_words or PREFETCH_AHEAD_WORDS,
     )  # fmt: skip
     return replace(cal, gpu=g)
 
@@ -857,7 +866,7 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
     tail = [
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
         max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word, g.tau_line_3d_s,
-        max(x.t_cross_row_s for x in gs), g.tau_line_3d_dram_s,
+        max(x.t_cross_row_s for x in gs), g.tau_line_3d_dram_s, g.l_prefetch_s_per_word,
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
@@ -893,9 +902,9 @@ def _machine_design(
         tail = n_lv + 2 + len(names)
         block[:, tail] = r[:, 4]  # L_seg
         block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
-        # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, and the 3D
-        # lines' DRAM term
-        block[:, tail + 1 + n_lv :] = r[:, 13:20]
+        # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, the 3D lines'
+        # DRAM term and the words streamed into a 1D wavefront's gaps
+        block[:, tail + 1 + n_lv :] = r[:, 13:21]
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -921,6 +930,7 @@ def _machine_calibration(
         tau_line_3d_s=float(theta[tail + 5 + n_lv]),
         t_cross_row_s=float(theta[tail + 6 + n_lv]),
         tau_line_3d_dram_s=float(theta[tail + 7 + n_lv]),
+        l_prefetch_s_per_word=float(theta[tail + 8 + n_lv]),
     )
     cal = replace(frame, gpu=gpu)
     return cal.with_parameters(

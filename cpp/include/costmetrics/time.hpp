@@ -23,6 +23,7 @@ inline constexpr int kMaxSmCount = 1 << 20;             // nSM, nV
 inline constexpr int kMaxBlocksPerSm = 1 << 16;         // MTB_SM
 inline constexpr double kMaxSmemWords = 4194304.0;      // 2^22 words = 16 MiB per SM or block
 inline constexpr double kMaxTimeParameterS = 1.0;       // L (s/word), tau_sync, T_sync, C_iter
+inline constexpr double kMaxPrefetchAheadWords = 1048576.0;  // 2^20 words = 4 MiB ahead
 inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S1*...*T
 inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
 inline constexpr int kMaxThreads = 1024;                                      // n_threads
@@ -69,6 +70,13 @@ struct MachineTerms {
   // a line of a 3D tile's plane lies a row of S3 words from the next, so in DRAM each line
   // starts a stream of its own (docs/validate.md, "The levels misses at 1 thread"), s.
   double tau_line_3d_dram_s = 0;
+  // Words the hardware prefetcher streams past the end of a run it follows (0: none): a
+  // 1D wavefront's tiles read runs a gap of about tS - 2 words apart, and the streamer
+  // fetches min(tS - 2, prefetch_ahead_words) words of each gap, which the next wavefront
+  // reads again from DRAM (docs/time.md, "Words streamed into a 1D wavefront's gaps").
+  double prefetch_ahead_words = 0;
+  // Per such word, times the arrays' DRAM share (1D), s/word.
+  double l_prefetch_s_per_word = 0;
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
   // Per row of the cross-section (2D: a column's row; 3D: a line of s3 points) that a tile
@@ -109,6 +117,10 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, tau_line_3d_s, "per line of points computed (3D), s"),
         COSTMETRICS_FIELD(MachineTerms, tau_line_3d_dram_s,
                           "per line computed (3D) times the arrays' DRAM share, s"),
+        COSTMETRICS_FIELD(MachineTerms, prefetch_ahead_words,
+                          "words the prefetcher streams past a run's end (0: none)"),
+        COSTMETRICS_FIELD(MachineTerms, l_prefetch_s_per_word,
+                          "per word streamed into a 1D wavefront's gaps, x DRAM share, s/word"),
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
@@ -323,7 +335,7 @@ MemoryPlacement memory_placement(const GpuParams& gpu, int n_space_dims, const P
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 20;
+inline constexpr int kDesignParams = 21;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
