@@ -15,7 +15,8 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`extents`: problem sizes ``(S1, ..., T)`` or tiles ``(tS1, ..., tT)`` with the
   number of entries a stencil or kernel needs;
 - :func:`rows`: an ``(n, d + 1)`` integer array of such tuples, for batch functions;
-- :func:`variant`: a time-model variant name, parsed by the bindings' one parser.
+- :func:`variant`: a time-model variant name, parsed by the bindings' one parser;
+- :func:`text_file`: the text of a UTF-8 file, a file that cannot be read a ``ValueError``.
 
 Preset names (stencils, kernels, GPUs, machines) are normalized by one function,
 :func:`costmetrics.presets.normalize_name`.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, Sequence, Set
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -314,3 +316,23 @@ def variant(value: object) -> Literal["paper", "exact", "machine"]:
     if name == "machine":
         return "machine"
     return "paper" if name == "paper" else "exact"
+
+
+def text_file(path: object, name: str, what: str = "") -> tuple[Path, str]:
+    """Return ``path`` as a Path and its UTF-8 text; what cannot be read names ``name``.
+
+    ``what`` goes before the path in the message (e.g. ``"preset file "``). A path that is
+    not a ``str`` or ``Path`` raises ``TypeError``; a missing file, a folder or a file that
+    is not UTF-8 text ``ValueError``.
+    """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"{name}: expected a str or Path, got {_describe(path)}")
+    p = Path(path)
+    try:
+        return p, p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read {what}{p}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{name}: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from None

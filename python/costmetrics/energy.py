@@ -810,17 +810,7 @@ def load_runs(path: str | Path) -> Runs:
 
 def _read_runs(path: object, name: str) -> Runs:
     """Read and parse a runs CSV; a path that cannot be read is a ``ValueError`` naming ``name``."""
-    if not isinstance(path, (str, Path)):
-        raise TypeError(f"{name}: expected a str or Path, got {_convert._describe(path)}")
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot read {p}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{name}: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})"
-        ) from None
+    p, text = _convert.text_file(path, name)
     return _parse_runs(text, str(p))
 
 

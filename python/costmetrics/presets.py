@@ -702,14 +702,7 @@ def _as_path(path: object) -> Path:
 
 def _read_mapping(path: Path) -> dict[str, Any]:
     where = f" in {path}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"path: cannot read preset file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"path: {path} is not UTF-8 text (byte {exc.start}: {exc.reason})"
-        ) from None
+    _, text = _convert.text_file(path, "path", "preset file ")
     try:
         data = yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
     except yaml.YAMLError as exc:

@@ -752,15 +752,7 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
     ValueError
         For a file that cannot be read (missing, a folder), is not UTF-8, or is malformed.
     """
-    if not isinstance(path, (str, Path)):
-        raise TypeError(f"path: expected a str or Path, got {_convert._describe(path)}")
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"path: cannot read {p}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"path: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    p, text = _convert.text_file(path, "path")
     try:
         data = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
