@@ -1315,6 +1315,11 @@ def _calibration_points(
     return points
 
 
+#: Smallest share of a copy point's words at a memory level for the point to inform that
+#: level's costs in the calibration's fit (:func:`_fit_copy`).
+_COPY_LEVEL_SHARE_MIN = 0.01
+
+
 def _fit_copy(
     stats: dict[str, dict[str, Any]],
     points: Sequence[_MicroPoint],
@@ -1340,9 +1345,16 @@ def _fit_copy(
         return 1.0 - l3_bytes / size
 
     shares = [dram_part(p) for p in copies]
-    # Each point's levels and their weights (L3 and DRAM by the DRAM share).
+    # Each point's levels and their weights (L3 and DRAM by the DRAM share). A weight under
+    # _COPY_LEVEL_SHARE_MIN is dropped: an array just past the L3 in effect streams a tiny
+    # share from DRAM, one far past it a tiny share from L3, and a level seen only through
+    # such shares is unconstrained (a quick calibration under load fitted 1.7e4 s per word
+    # for L3, and its preset was refused); the level then keeps dL = 0, as one the
+    # calibration did not measure.
     parts = [
-        {p.level: 1.0} if p.level < 2 else {lv: w for lv, w in ((2, 1.0 - f), (3, f)) if w > 0}
+        {p.level: 1.0}
+        if p.level < 2
+        else {lv: w for lv, w in ((2, 1.0 - f), (3, f)) if w >= _COPY_LEVEL_SHARE_MIN}
         for p, f in zip(copies, shares, strict=True)
     ]
     levels = sorted({lv for part in parts for lv in part})
