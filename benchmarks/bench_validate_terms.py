@@ -23,25 +23,21 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   does a 1D tile's copy run in the shadow of its compute (a tile's measured time close
   to its compute term alone, docs/validate.md, "Open")?
 - ``no-transfer1d``: the same factor held at 0 (the 1D copies free), nothing fitted.
-- ``prefetch-gap``: Jacobi 1D only, a per-word cost of the words the hardware prefetcher
-  streams into a wavefront's gaps: per tile (the harness's ``n_tiles``), ``min(tS - 2,
-  PREFETCH_AHEAD_WORDS)`` words (the gap to the next tile of the wavefront is about
-  ``tS - 2`` points; the streamer runs at most 20 lines ahead), times the arrays' DRAM
-  share, over the threads (each streams its own tiles' gaps).
-  The question: is the DRAM pitch of Jacobi 1D (tiles of pitch 64-1023 at 0.45-0.58x,
-  docs/validate.md, "Jacobi 1D's pitch in DRAM") words streamed and not used?
 - ``blend-curve``: a per-word cost times ``f (1 - f)`` (``f`` the arrays' DRAM share,
   ``costmetrics.time.dram_share``), of either sign: a bend in the straight line by which
   the model blends the L3 and DRAM costs. The question: does the cost rise with the DRAM
   share more slowly than the line, so that Heat 3D 254^3 (``f`` 0.96) is under-charged by
   a fit that matches the problems with ``f`` near 0.3-0.7?
 
-History: the script was ``bench_validate_line3d.py``, whose candidate (a line cost of its
-own for 3D stencils) is now the model's ``tau_line_3d_s`` (``docs/validate.md``, "The 3D
-line cost, checked on a fresh run"). A term chosen this way on a table is not validated by
-that table: it needs a run measured after it, and a leave-one-problem-out score cannot
-learn a per-level term of a level only one problem reaches (its column is then 0 in that
-fold and the term keeps its calibrated value).
+History: ``prefetch-gap`` (Jacobi 1D: per tile of each thread, ``min(tS - 2, 320)`` words
+the prefetcher streams into a wavefront's gap, times the DRAM share) was a candidate here
+until it became the model's ``l_prefetch_s_per_word`` (8a16130; ``docs/validate.md``,
+"Jacobi 1D's gaps in DRAM"). The script was ``bench_validate_line3d.py``, whose
+candidate (a line cost of its own for 3D stencils) is now the model's ``tau_line_3d_s``
+(``docs/validate.md``, "The 3D line cost, checked on a fresh run"). A term chosen this
+way on a table is not validated by that table: it needs a run measured after it, and a
+leave-one-problem-out score cannot learn a per-level term of a level only one problem
+reaches (its column is then 0 in that fold and the term keeps its calibrated value).
 
 ``--l3-bytes N`` classes the problems' memory levels with N bytes of usable L3 in place of
 the calibrations' (the copy knee's), a diagnostic of the L3/DRAM boundary.
@@ -68,13 +64,7 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = (
-    "seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "prefetch-gap",
-    "blend-curve",
-)  # fmt: skip
-#: Words the L2 streamer may run ahead of the loads: 20 cache lines of 16 floats (Intel 64
-#: and IA-32 Architectures Optimization Reference Manual, the L2 streamer).
-PREFETCH_AHEAD_WORDS = 20 * 16
+CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve")
 
 
 def _calibrations_of(folder: Path) -> list[Path]:
@@ -159,12 +149,6 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     transfer1d = np.column_stack([cols, np.where(is1, moved, 0.0)])
     transfer1d[np.ix_(is1, transfer)] = 0.0
     free1d = transfer1d[:, :-1]
-    tile_s = np.asarray([t.tiles_of(i)[0] for i in range(len(t))], dtype=np.float64)
-    gap = np.minimum(np.maximum(tile_s - 2.0, 0.0), PREFETCH_AHEAD_WORDS)
-    # Each thread streams the gaps of its own tiles: a share of the wavefronts' tiles.
-    per_thread = np.asarray(t.columns["n_tiles"], dtype=np.float64) / t.threads
-    streamed = np.where(is1, per_thread * gap * f, 0.0)
-    prefetch = np.column_stack([cols, streamed])
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
     problem = cv._problem_index(t)
@@ -180,8 +164,6 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("transfer1d", transfer1d, np.append(start, 1.0), np.append(lower, 0.0),
          np.append(upper, np.inf)),
         ("no-transfer1d", free1d, start, lower, upper),
-        ("prefetch-gap", prefetch, np.append(start, start[n_lv - 1]), np.append(lower, 0.0),
-         np.append(upper, np.inf)),
         ("blend-curve", bend, np.append(start, start[n_lv - 1]),
          np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
     ):  # fmt: skip
@@ -217,10 +199,6 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
                          f"l_seg_s of the others {theta[j]:.3g} s")  # fmt: skip
         elif label == "blend-curve":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per word x f (1 - f)")
-        elif label == "prefetch-gap":
-            dram = theta[n_lv - 1]
-            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s/word streamed "
-                         f"into the gaps (DRAM, per word copied: {dram:.3g})")  # fmt: skip
         elif label == "transfer1d":
             lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
                          "rows' calibrated transfer")  # fmt: skip
