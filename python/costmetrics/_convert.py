@@ -12,6 +12,8 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`choice`: one of a fixed set of strings;
 - :func:`string`: a ``str`` (optionally non-blank);
 - :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``;
+- :func:`instances`: a sequence of records of one class (never one record, ``str`` or
+  ``bytes``);
 - :func:`extents`: problem sizes ``(S1, ..., T)`` or tiles ``(tS1, ..., tT)`` with the
   number of entries a stencil or kernel needs;
 - :func:`rows`: an ``(n, d + 1)`` integer array of such tuples, for batch functions;
@@ -27,9 +29,11 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Mapping, Sequence, Set
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 __all__ = [
     "INT64_MAX",
@@ -194,6 +198,16 @@ def boolean(value: object, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(f"{name}: expected True or False, got {_describe(value)}")
+
+
+def instances(values: object, name: str, cls: type[T]) -> list[T]:
+    """Return ``values`` as a list of ``cls`` records; TypeError naming ``name`` otherwise."""
+    if isinstance(values, (str, bytes, cls)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name}: expected a sequence of {cls.__name__}, got {_describe(values)}")
+    for i, v in enumerate(values):
+        if not isinstance(v, cls):
+            raise TypeError(f"{name}[{i}]: expected a {cls.__name__}, got {_describe(v)}")
+    return list(values)
 
 
 def layout(n_space_dims: int, tile: bool) -> str:

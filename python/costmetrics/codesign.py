@@ -927,13 +927,7 @@ def merge(parts: Sequence[SweepResult]) -> SweepResult:
     ValueError
         If the parts differ in workload or options, or nothing is given.
     """
-    if isinstance(parts, (str, bytes, SweepResult)) or not isinstance(parts, Sequence):
-        raise TypeError(
-            f"parts: expected a sequence of SweepResult, got {_convert._describe(parts)}"
-        )
-    for i, p in enumerate(parts):
-        if not isinstance(p, SweepResult):
-            raise TypeError(f"parts[{i}]: expected a SweepResult, got {_convert._describe(p)}")
+    parts = _convert.instances(parts, "parts", SweepResult)
     if not parts:
         raise ValueError("merge: nothing to merge")
     first = parts[0]

@@ -240,11 +240,7 @@ def local_arrays(
         Bounds, extents, size and move-in/move-out volumes (bounds of Sec. 3.1.3 and exact
         distinct-element counts).
     """
-    if isinstance(statements, Statement) or not isinstance(statements, Sequence):
-        raise TypeError("statements: expected a sequence of Statement")
-    for i, s in enumerate(statements):
-        if not isinstance(s, Statement):
-            raise TypeError(f"statements[{i}]: expected a Statement, got {type(s).__name__}")
+    statements = _convert.instances(statements, "statements", Statement)
     if reading not in ("per_array", "per_partition"):
         raise ValueError(f"reading must be 'per_array' or 'per_partition', got {reading!r}")
     return list(

@@ -1398,13 +1398,7 @@ def selection_summary(rows: Sequence[SelectionRow]) -> dict[str, float]:
     TypeError
         If ``rows`` is not a sequence of :class:`SelectionRow`.
     """
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
-        raise TypeError(
-            f"rows: expected a sequence of SelectionRow, got {type(rows).__name__} {rows!r}"
-        )
-    for i, r in enumerate(rows):
-        if not isinstance(r, SelectionRow):
-            raise TypeError(f"rows[{i}]: expected a SelectionRow, got {type(r).__name__} {r!r}")
+    rows = _convert.instances(rows, "rows", SelectionRow)
     if not rows:
         return {"n_problems": 0}
     opt = np.asarray([r.t_opt_s for r in rows])
