@@ -148,6 +148,7 @@ void MachineTerms::validate() const {
                    "machine.prefetch_ahead_words", " words");
   require_in_range(l_prefetch_s_per_word, 0.0, kMaxTimeParameterS,
                    "machine.l_prefetch_s_per_word", " s");
+  require_in_range(c_buffer_dram_s, 0.0, kMaxTimeParameterS, "machine.c_buffer_dram_s", " s");
   require_in_range(t_barrier_per_thread_s, 0.0, kMaxTimeParameterS,
                    "machine.t_barrier_per_thread_s", " s");
   require_in_range(t_share_line_s, 0.0, kMaxTimeParameterS, "machine.t_share_line_s", " s");
@@ -168,7 +169,7 @@ bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 && tau_line_3d_dram_s == 0 &&
               t_barrier_per_thread_s == 0 &&
               t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0 &&
-              l_prefetch_s_per_word == 0;
+              l_prefetch_s_per_word == 0 && c_buffer_dram_s == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
     zero = zero && l_level_s_per_word[static_cast<std::size_t>(lv)] == 0 &&
            l_shared_s_per_word[static_cast<std::size_t>(lv)] == 0;
@@ -889,6 +890,25 @@ double dram_share(const GpuParams& gpu, int n_space_dims, const ProblemSize& siz
   return memory_placement(gpu, n_space_dims, size).dram_share;
 }
 
+double tile_buffer_floats(int n_space_dims, const ProblemSize& size, const TileSizes& tiles) {
+  const double t_t = static_cast<double>(tiles.time);
+  const double w = static_cast<double>(tiles.space[0]) + t_t;
+  if (n_space_dims == 1) return 2.0 * w;
+  // Sub-tiles at least S + tT wide hold the whole skewed extent; the harness clips them.
+  auto clipped = [&](int d) {
+    return static_cast<double>(std::min(tiles.space[d], size.space[d] + tiles.time));
+  };
+  const double u2 = clipped(1) + 2.0;
+  if (n_space_dims == 2) return 2.0 * w * u2 + 2.0 * t_t * w;
+  const double ts3 = clipped(2);
+  const double u3 = ts3 + 2.0;
+  // The most sub-slabs along u3 a tile has: floor((S3 + tT - 2) / tS3') + 1.
+  const double n_b3 =
+      static_cast<double>((size.space[2] + tiles.time - 2) / static_cast<std::int64_t>(ts3)) +
+      1.0;
+  return 2.0 * w * u2 * u3 + 2.0 * t_t * w * u2 + n_b3 * 2.0 * t_t * w * u3;
+}
+
 std::vector<std::string> design_parameter_names() {
   std::vector<std::string> names = {"l_s_per_word", "tau_sync_s", "t_sync_s", "c_iter_s",
                                     "l_seg_s"};
@@ -898,7 +918,8 @@ std::vector<std::string> design_parameter_names() {
   }
   names.insert(names.end(),
                {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
-                "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word"});
+                "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word",
+                "c_buffer_dram_s"});
   return names;
 }
 
@@ -922,6 +943,7 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[18] = m.t_cross_row_s;
   p[19] = m.tau_line_3d_dram_s;
   p[20] = m.l_prefetch_s_per_word;
+  p[21] = m.c_buffer_dram_s;
   return p;
 }
 
@@ -969,7 +991,7 @@ GpuParams without_machine_times(const GpuParams& gpu) {
   GpuParams g = gpu;
   MachineTerms& m = g.machine;
   m.l_seg_s = m.tau_line_s = m.tau_line_3d_s = m.t_barrier_per_thread_s = m.t_share_line_s = 0;
-  m.t_cross_row_s = m.tau_line_3d_dram_s = m.l_prefetch_s_per_word = 0;
+  m.t_cross_row_s = m.tau_line_3d_dram_s = m.l_prefetch_s_per_word = m.c_buffer_dram_s = 0;
   m.l_buffer_s_per_word = 0;
   m.l_level_s_per_word = {{0, 0, 0, 0}};
   m.l_shared_s_per_word = {{0, 0, 0, 0}};

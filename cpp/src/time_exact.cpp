@@ -2203,6 +2203,19 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   return transfer;
 }
 
+// Tile buffers evicted by DRAM streams (docs/time.md, "Tile buffers evicted by DRAM
+// streams"): the buffer's bytes over the L2's, times the arrays' DRAM share; each vector
+// step costs c_buffer_dram_s times this more (also where that is 0: the design row's
+// column). 2D only: the 3D buffers reach past the L2, where a share of it evicted means
+// nothing, and 3D lines in DRAM have their own term; 1D's buffer is two rows. 0 in the
+// caches and without an L2 size.
+double buffer_evicted_share(const GpuParams& gpu, int dims, const ProblemSize& size,
+                            const TileSizes& tiles, double dram) {
+  const MachineTerms& mt = gpu.machine;
+  if (dims != 2 || !(dram > 0.0 && mt.cache_l2_bytes > 0.0)) return 0.0;
+  return dram * (4.0 * tile_buffer_floats(dims, size, tiles) / mt.cache_l2_bytes);
+}
+
 template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
@@ -2217,7 +2230,6 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // On presets that describe the CPU harness (below, clipped_rounds).
   const bool has_terms = TalgOnly ? setup->terms : !gpu.machine.all_zero();
   const bool clip_s1 = Extras && machine && has_terms;
-  const MachineTerms& mt = gpu.machine;
   // Level and DRAM share in one pass (memory_placement); without the machine terms the
   // level is taken as DRAM, as before, with the share dram_share gives.
   const MemoryPlacement placed =
@@ -2226,7 +2238,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
                                   : MemoryPlacement{3, Extras ? dram_share(gpu, dims, size) : 0.0};
   const int level = placed.level;
   const double dram = Extras && level == 3 ? placed.dram_share : 0.0;
-  ExactModel<Extras> model(gpu, stencil, size, tiles, path, machine, row != nullptr, false,
+  const MachineTerms& mt = gpu.machine;
+  // Charged as part of C_iter, so that every count of vector steps charges it alike.
+  const double buffer_evicted = Extras && machine ? buffer_evicted_share(gpu, dims, size, tiles,
+                                                                         dram)
+                                                  : 0.0;
+  StencilParams charged = stencil;
+  charged.c_iter_s += mt.c_buffer_dram_s * buffer_evicted;
+  ExactModel<Extras> model(gpu, charged, size, tiles, path, machine, row != nullptr, false,
                            dram);
   Breakdown b;
 
@@ -2327,7 +2346,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         // k = 1: coef_m = 1 (1D) or n_sub (2D/3D) and the counts are every sub-tile's.
         const double coef_m = dims == 1 ? 1.0 : w.n_sub;
         t_points_s = coef_m * (w.rows.words * l_word + w.rows.buf * transfer.l_buf) +
-                     w.steps_all * stencil.c_iter_s;
+                     w.steps_all * charged.c_iter_s;
       }
     }
     double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
@@ -2380,6 +2399,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         r[16] += nm_p * w.rows.buf;                                         // l_buffer
         r[18] += n * cross_rows;                                            // t_cross_row
         r[20] += nm * w.rows.gap;                                           // l_prefetch
+        r[21] += buffer_evicted * (nc_p * w.counts[0]);                     // c_buffer_dram
       }
     }
   };
@@ -2781,7 +2801,9 @@ struct ExactTalgBatch::Impl {
         transfer_terms(gpu, 2, size, tiles, detail::transfer(gpu, 2, tiles), true, true,
                        machine->level, machine->dram);
     const i64 ref = transfer.ref;
-    const double c_iter = stencil.c_iter_s;
+    const double c_iter =
+        stencil.c_iter_s +
+        mt.c_buffer_dram_s * buffer_evicted_share(gpu, 2, size, tiles, machine->dram);
     const double tau = gpu.tau_sync_s;
     const double tau_line = mt.tau_line_s;
     const double t_sync =

@@ -11,6 +11,7 @@
 
 #include "check.hpp"
 #include "costmetrics/measure.hpp"
+#include "costmetrics/time.hpp"
 
 namespace cm = costmetrics::measure;
 
@@ -176,6 +177,46 @@ int main() {
     CHECK(one_d.tile_s1 == 400 && one_d.tile_s2 == 0 && one_d.tile_s3 == 0);  // 1D: as given
     cfg3.tile_t = 3;  // odd: refused like run()
     CHECK_THROWS(cm::as_run(cfg3), std::invalid_argument);
+  }
+  // The time model's copy of the harness' buffer size (time::tile_buffer_floats, read by
+  // the machine variant's c_buffer_dram_s) is what make_plan allocates: 1D, 2D and 3D,
+  // sub-tiles narrower than, at and past S + tT (clipped), one and several sub-slabs in u3.
+  {
+    struct Shape {
+      const char* stencil;
+      std::int64_t s1, s2, s3, t, ts1, ts2, ts3, tt;
+    };
+    const Shape shapes[] = {
+        {"jacobi1d", 50, 0, 0, 8, 12, 0, 0, 4},      {"jacobi1d", 300, 0, 0, 20, 61, 0, 0, 16},
+        {"heat2d", 30, 40, 0, 12, 5, 7, 0, 6},       {"laplacian2d", 30, 40, 0, 12, 5, 46, 0, 6},
+        {"gradient2d", 20, 25, 0, 4, 9, 400, 0, 10}, {"jacobi2d", 64, 33, 0, 9, 3, 2, 0, 2},
+        {"heat3d", 14, 12, 20, 10, 3, 4, 8, 4},     {"heat3d", 14, 12, 9, 10, 3, 16, 13, 4},
+        {"heat3d", 10, 7, 30, 6, 2, 100, 5, 6},     {"heat3d", 9, 11, 13, 5, 4, 1, 77, 2},
+    };
+    for (const Shape& sh : shapes) {
+      auto cfg = config(sh.stencil, sh.s1, sh.s2, sh.t, sh.ts1, sh.ts2, sh.tt, 1);
+      cfg.size_s3 = sh.s3;
+      cfg.tile_s3 = sh.ts3;
+      const int dims = sh.s3 > 0 ? 3 : (sh.s2 > 0 ? 2 : 1);
+      costmetrics::time::ProblemSize size;
+      size.space = {{sh.s1, sh.s2, sh.s3}};
+      size.time_steps = sh.t;
+      costmetrics::time::TileSizes tiles;
+      tiles.space = {{sh.ts1, sh.ts2, sh.ts3}};
+      tiles.time = sh.tt;
+      const auto r = cm::run(cfg);
+      CHECK(r.correct);
+      CHECK(static_cast<double>(r.buffer_words) ==
+            costmetrics::time::tile_buffer_floats(dims, size, tiles));
+    }
+    // By hand (2D, tile (16, 64, 8) on S2 = 2046): 2 planes of 24 x 66 and 2 x 8 x 24 faces.
+    costmetrics::time::ProblemSize size;
+    size.space = {{2046, 2046, 0}};
+    size.time_steps = 8;
+    costmetrics::time::TileSizes tiles;
+    tiles.space = {{16, 64, 0}};
+    tiles.time = 8;
+    CHECK(costmetrics::time::tile_buffer_floats(2, size, tiles) == 2.0 * 24 * 66 + 2.0 * 8 * 24);
   }
   // The names the Python side shows and checks.
   CHECK(cm::schedule_names() == std::vector<std::string>({"round-robin", "block"}));

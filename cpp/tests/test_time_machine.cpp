@@ -90,6 +90,7 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.tau_line_3d_dram_s = u(1e-8);
   m.prefetch_ahead_words = static_cast<double>(rng() % 640);
   m.l_prefetch_s_per_word = u(2e-10);
+  m.c_buffer_dram_s = u(3e-10);
   // One core's costs stay >= 0 also after the derivative test raises a term by 25%.
   const double ref = m.threads_ref > 0 ? m.threads_ref : g.n_sm;
   g.t_sync_s = std::max(g.t_sync_s, 1.5 * m.t_barrier_per_thread_s * ref);
@@ -201,6 +202,7 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 18: m.t_cross_row_s = value; break;
     case 19: m.tau_line_3d_dram_s = value; break;
     case 20: m.l_prefetch_s_per_word = value; break;
+    case 21: m.c_buffer_dram_s = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -1050,6 +1052,7 @@ void test_dram_share() {
   m.l_shared_s_per_word[3] = 0.5 * g.machine.l_shared_s_per_word[2] +
                              0.5 * g.machine.l_shared_s_per_word[3];
   m.l_prefetch_s_per_word = 0.5 * g.machine.l_prefetch_s_per_word;  // gap words x the share
+  m.c_buffer_dram_s = 0.5 * g.machine.c_buffer_dram_s;  // the buffer's share x the share
   CHECK(tmod::dram_share(by_hand, 1, size) == 1.0);
   const auto hand = tmod::evaluate(by_hand, st, size, t, tmod::Variant::machine);
   CHECK(same(blended, hand));
@@ -1124,6 +1127,90 @@ void test_prefetch_gap() {
   const double with2 = tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s;
   g.machine.l_prefetch_s_per_word = 0;
   CHECK(tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s == with2);
+}
+
+// Tile buffers evicted by DRAM streams (docs/time.md): C_iter grows by c_buffer_dram_s times
+// the DRAM share times the buffer's bytes over the L2's, on every path (scalar, batch, the
+// 2D fast path); nothing in the caches, without an L2 size, or with the term 0.
+void test_buffer_evicted() {
+  std::mt19937_64 rng(93);
+  tmod::GpuParams g = cpu_like_machine(rng, 2);
+  g.machine.cache_l3_bytes = 8 << 20;
+  g.machine.c_buffer_dram_s = 0;
+  tmod::StencilParams st;
+  st.n_space_dims = 2;
+  st.c_iter_s = 1.4e-9;
+  tmod::ProblemSize size;
+  size.space = {{2046, 2046, 0}};  // 2 levels x 2048^2 x 4 B = 32 MiB: DRAM share 0.75
+  size.time_steps = 8;
+  CHECK(tmod::dram_share(g, 2, size) == 0.75);
+  tmod::TileSizes t;
+  t.space = {{16, 64, 0}};
+  t.time = 8;
+  const double buffer_bytes = 4.0 * (2.0 * 24 * 66 + 2.0 * 8 * 24);
+  const double factor = 0.75 * buffer_bytes / static_cast<double>(1 << 20);
+  const double c_buffer = 3e-10;
+  const double without = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  // The same as C_iter raised by c_buffer x factor, the term itself 0.
+  tmod::StencilParams raised = st;
+  raised.c_iter_s += c_buffer * factor;
+  const double by_c_iter = tmod::evaluate(g, raised, size, t, tmod::Variant::machine).talg_s;
+  g.machine.c_buffer_dram_s = c_buffer;
+  const double with = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  CHECK(with > without);
+  CHECK(with == by_c_iter);
+  // The design row: its column is the C_iter column times the factor.
+  const auto row = tmod::design_row(g, st, size, t, tmod::Variant::machine);
+  CHECK_CLOSE(row[21], row[3] * factor, 1e-12);
+  CHECK_CLOSE(dot(row, tmod::design_parameters(g, st.c_iter_s)), with, 1e-12);
+  // The batch (and its 2D fast path) gives the scalar's T_alg bit for bit.
+  std::vector<tmod::TileSizes> tiles = {t};
+  for (i64 ts1 : {8, 16, 31}) {
+    for (i64 ts2 : {32, 64, 224}) {
+      tmod::TileSizes u;
+      u.space = {{ts1, ts2, 0}};
+      u.time = 8;
+      tiles.push_back(u);
+    }
+  }
+  std::vector<std::int64_t> flat;
+  for (const auto& u : tiles) flat.insert(flat.end(), {u.space[0], u.space[1], u.time});
+  std::vector<double> talg(tiles.size());
+  std::vector<std::uint32_t> reasons(tiles.size());
+  tmod::BatchOutputs out;
+  out.talg_s = talg.data();
+  out.reasons = reasons.data();
+  tmod::evaluate_batch(g, st, size, flat.data(), tiles.size(), tmod::Variant::machine, out, 2);
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    CHECK(reasons[i] == 0);
+    CHECK(talg[i] == tmod::evaluate(g, st, size, tiles[i], tmod::Variant::machine).talg_s);
+  }
+  // In L3 (share 0), and without an L2 size, nothing.
+  tmod::ProblemSize small = size;
+  small.space = {{1022, 1022, 0}};  // 8 MiB: in L3
+  g.machine.c_buffer_dram_s = 0;
+  const double l3_without = tmod::evaluate(g, st, small, t, tmod::Variant::machine).talg_s;
+  g.machine.c_buffer_dram_s = c_buffer;
+  CHECK(tmod::evaluate(g, st, small, t, tmod::Variant::machine).talg_s == l3_without);
+  g.machine.cache_l2_bytes = 0;
+  const double no_l2 = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  g.machine.c_buffer_dram_s = 0;
+  CHECK(tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s == no_l2);
+  // 1D and 3D problems in DRAM: nothing (2D only).
+  g.machine.cache_l2_bytes = 1 << 20;
+  tmod::StencilParams st3 = st;
+  st3.n_space_dims = 3;
+  tmod::ProblemSize size3;
+  size3.space = {{254, 254, 254}};
+  size3.time_steps = 4;
+  tmod::TileSizes t3;
+  t3.space = {{16, 16, 32}};
+  t3.time = 8;
+  CHECK(tmod::dram_share(g, 3, size3) > 0.0);
+  const double with3 = tmod::evaluate(g, st3, size3, t3, tmod::Variant::machine).talg_s;
+  CHECK(tmod::design_row(g, st3, size3, t3, tmod::Variant::machine)[21] == 0.0);
+  g.machine.c_buffer_dram_s = 0;
+  CHECK(tmod::evaluate(g, st3, size3, t3, tmod::Variant::machine).talg_s == with3);
 }
 
 // A measured DRAM-share curve replaces 1 - C / B: 0 below its first point, linear in log B
@@ -1269,6 +1356,8 @@ void test_bad_inputs() {
           "machine.l_prefetch_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.l_prefetch_s_per_word = -1e-10; },
           "machine.l_prefetch_s_per_word");
+  refuses([&](tmod::MachineTerms& m) { m.c_buffer_dram_s = nan; }, "machine.c_buffer_dram_s");
+  refuses([](tmod::MachineTerms& m) { m.c_buffer_dram_s = -1e-10; }, "machine.c_buffer_dram_s");
   refuses([](tmod::MachineTerms& m) { m.l_buffer_s_per_word = -1e-12; },
           "machine.l_buffer_s_per_word");
   refuses([](tmod::MachineTerms& m) { m.cache_l2_bytes = -1; }, "machine.cache_l2_bytes");
@@ -1580,6 +1669,7 @@ int main() {
   test_dram_share();
   test_dram_share_curve();
   test_prefetch_gap();
+  test_buffer_evicted();
   test_innermost_multiple();
   test_schedules();
   test_threads();

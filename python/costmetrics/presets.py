@@ -256,6 +256,13 @@ class Gpu:
         ``machine`` variant: seconds per such word, times the arrays' DRAM share
         (:func:`costmetrics.time.dram_share`). Fitted (``validate.fit``), 0 in a
         calibration.
+    c_buffer_dram_s : float, optional
+        ``machine`` variant: seconds more per vector step of a 2D stencil, times the tile
+        buffer's share of the L2 (the harness' per-thread buffer, 4 bytes per word of its
+        ``buffer_words``, over ``cache_l2_bytes``) and the arrays' DRAM share: a stream
+        from DRAM evicts the buffer's lines the more of the L2 the buffer takes
+        (``docs/time.md``, "Tile buffers evicted by DRAM streams"). Fitted
+        (``validate.fit``), 0 in a calibration.
     threads_ref : int, optional
         Threads L and T_sync were measured with; the thread terms are relative to it (0,
         the default: ``n_sm``, so that they vanish). See ``docs/time.md``.
@@ -305,6 +312,7 @@ class Gpu:
     tau_line_3d_dram_s: float = field(default=0.0, repr=False)
     prefetch_ahead_words: float = field(default=0.0, repr=False)
     l_prefetch_s_per_word: float = field(default=0.0, repr=False)
+    c_buffer_dram_s: float = field(default=0.0, repr=False)
     threads_ref: int = field(default=0, repr=False)
     tile_schedule: str = field(default="round-robin", repr=False)
     innermost_multiple: int = field(default=0, repr=False)
@@ -397,6 +405,7 @@ class Gpu:
             tau_line_3d_dram_s=self.tau_line_3d_dram_s,
             prefetch_ahead_words=self.prefetch_ahead_words,
             l_prefetch_s_per_word=self.l_prefetch_s_per_word,
+            c_buffer_dram_s=self.c_buffer_dram_s,
             threads_ref=self.threads_ref,
             schedule=self.tile_schedule,
             innermost_multiple=self.innermost_multiple,
@@ -536,7 +545,7 @@ _MACHINE_INT_FIELDS = (
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
     "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "prefetch_ahead_words",
-    "l_prefetch_s_per_word",
+    "l_prefetch_s_per_word", "c_buffer_dram_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 #: The measured DRAM-share curve: 0 to DRAM_CURVE_POINTS numbers each.

@@ -77,6 +77,12 @@ struct MachineTerms {
   double prefetch_ahead_words = 0;
   // Per such word, times the arrays' DRAM share (1D), s/word.
   double l_prefetch_s_per_word = 0;
+  // Per vector step computed (2D), times the tile buffer's share of the L2 (the harness'
+  // per-thread buffer bytes, tile_buffer_floats, over cache_l2_bytes) and the arrays' DRAM
+  // share: a stream from DRAM passes through the L2 and evicts the buffer's lines the more
+  // of the L2 the buffer takes, so the steps read them back from further out
+  // (docs/time.md, "Tile buffers evicted by DRAM streams"), s.
+  double c_buffer_dram_s = 0;
   double t_barrier_per_thread_s = 0;  // per wavefront and thread beyond `threads_ref`, s
   double t_share_line_s = 0;          // per cache line written by two threads, s
   // Per row of the cross-section (2D: a column's row; 3D: a line of s3 points) that a tile
@@ -121,6 +127,8 @@ struct MachineTerms {
                           "words the prefetcher streams past a run's end (0: none)"),
         COSTMETRICS_FIELD(MachineTerms, l_prefetch_s_per_word,
                           "per word streamed into a 1D wavefront's gaps, x DRAM share, s/word"),
+        COSTMETRICS_FIELD(MachineTerms, c_buffer_dram_s,
+                          "per vector step (2D), x buffer bytes / L2 bytes x DRAM share, s"),
         COSTMETRICS_FIELD(MachineTerms, t_barrier_per_thread_s,
                           "per wavefront barrier and thread beyond threads_ref, s"),
         COSTMETRICS_FIELD(MachineTerms, t_share_line_s, "per cache line written by two threads, s"),
@@ -333,9 +341,17 @@ struct MemoryPlacement {
 };
 MemoryPlacement memory_placement(const GpuParams& gpu, int n_space_dims, const ProblemSize& size);
 
+// Floats of the CPU harness' per-thread tile buffer (make_plan in measure.cpp, checked
+// against RunResult::buffer_words in the tests): two planes of the tile's rows (1D: w
+// words, 2D: w (tS2' + 2), 3D: w (tS2' + 2)(tS3' + 2), with w = tS1 + tT and each sub-tile
+// clipped to S + tT, harness 5) and, in 2D/3D, the faces a sub-tile keeps for the next (2D:
+// 2 tT w; 3D: 2 tT w (tS2' + 2), and 2 tT w (tS3' + 2) per sub-slab along u3). The
+// machine variant's c_buffer_dram_s reads it. Sizes and tiles are not checked here.
+double tile_buffer_floats(int n_space_dims, const ProblemSize& size, const TileSizes& tiles);
+
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 21;
+inline constexpr int kDesignParams = 22;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
