@@ -1,0 +1,102 @@
+"""Diagnostic: does Heat 3D's error depend on the row length at fixed array bytes? (issue 21)
+
+Measures Heat 3D on problems of equal array bytes and different innermost extents ``S3``
+(a row of the arrays is ``4 (S3 + 2)`` bytes, so 2 to 16 rows share a 4 KiB page), with
+tiles of ``tS3 = 32`` (many short lines), 1 and 2 threads, in shuffled passes
+(:func:`costmetrics.measure.measure`, resumable). Then scores the table with the fitted
+``machine`` variant of a levels run folder (fitted on all of that folder's problems; none
+of these shapes is in it) and prints, per problem and thread count, the median and the
+RMS of predicted / measured.
+
+Found with it on 2026-11-29 (docs/validate.md, "Heat 3D in DRAM: the row length"): at
+134 MB of arrays the median ratio is 0.87-0.88 for ``S3 = 510``, 0.93 for 254 and
+1.04-1.05 for 126; at 16.8 MB it is 1.07-1.12 whatever ``S3``. The model's per-line DRAM
+cost is the same for every row length.
+
+Run: ``python benchmarks/bench_validate_heat3d_rows.py --out TABLE --fit FOLDER [--passes 7]``;
+``--quick`` scores the shipped table with the shipped levels folder, measuring nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from costmetrics import measure as mm
+from costmetrics import time as cm_time
+from costmetrics import validate as cv
+from costmetrics.presets import data_dir
+
+SHIPPED = data_dir() / "measurements" / "diagnostic_2026-11-29_xeon_heat3d_rows"
+SHIPPED_FIT = data_dir() / "measurements" / "quiet_run_2026-11-29_xeon_gap_levels_b"
+#: (S1, S2, S3, T): 16.8 MB and 134 MB of arrays, each with three row lengths.
+PROBLEMS = (
+    (126, 126, 126, 8), (62, 126, 254, 8), (254, 126, 62, 8),
+    (254, 254, 254, 4), (126, 254, 510, 4), (510, 254, 126, 4),
+)  # fmt: skip
+#: (tS1, tS2, tS3, tT): lines of 32 points, deep and shallow in time.
+TILES = (
+    (16, 16, 32, 8), (30, 7, 32, 8), (4, 4, 32, 8), (16, 4, 32, 2), (1, 16, 32, 8),
+    (4, 16, 32, 2),
+)  # fmt: skip
+
+
+def measure_table(out: Path, passes: int, progress: bool) -> None:
+    """Measure every (problem, tile) at 1 and 2 threads into ``out`` (resumable)."""
+    points = [mm.Point("heat3d", p, t, ("grid",)) for p in PROBLEMS for t in TILES]
+    mm.measure(
+        points, out, threads=[1, 2], passes=passes, progress=progress,
+        command="python benchmarks/bench_validate_heat3d_rows.py",
+    )  # fmt: skip
+
+
+def report(table: Path, folder: Path) -> list[str]:
+    """Per problem and thread count: median and RMS of predicted / measured."""
+    stem = "cal" if (folder / "cal_1t").is_dir() else "calibration"  # run's, older tables'
+    cals = [folder / f"{stem}_{n}t" for n in (1, 2)]
+    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
+    cal = fitted.calibration
+    points = mm.read_table(table).per_point("median")
+    ratios: dict[tuple[tuple[int, ...], int], list[float]] = defaultdict(list)
+    for i in range(len(points)):
+        sizes, n = points.sizes_of(i), int(points.threads[i])
+        b = cm_time.breakdown(
+            cal.stencils["heat3d"], cal.gpu.with_threads(n), sizes, points.tiles_of(i),
+            variant="machine",
+        )  # fmt: skip
+        ratios[(sizes, n)].append(b.talg_s / float(points.time_s[i]))
+    lines = ["problem (S1, S2, S3, T)   threads  row_bytes  median  rms%"]
+    for sizes, n in sorted(ratios, key=lambda k: (k[1], k[0][3], k[0])):
+        r = np.asarray(ratios[(sizes, n)])
+        rms = 100 * float(np.sqrt(np.mean((r - 1) ** 2)))
+        row = 4 * (sizes[2] + 2)
+        lines.append(f"{sizes!s:<25} {n:>7} {row:>10} {np.median(r):7.3f} {rms:5.1f}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="table to measure into (resumable)")
+    ap.add_argument("--fit", type=Path, help="levels run folder whose fitted variant scores it")
+    ap.add_argument("--passes", type=int, default=7, help="shuffled passes (default 7)")
+    ap.add_argument("--quick", action="store_true", help="score the shipped table only")
+    args = ap.parse_args(argv)
+    if args.quick:
+        table, folder = SHIPPED / "sweep.csv", SHIPPED_FIT
+    else:
+        if args.out is None or args.fit is None:
+            ap.error("--out and --fit are required without --quick")
+        if not (args.fit / "sweep.csv").is_file():
+            ap.error(f"--fit: {args.fit} has no sweep.csv")
+        table, folder = args.out, args.fit
+        measure_table(table, args.passes, progress=sys.stderr.isatty())
+    print("\n".join(report(table, folder)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
