@@ -50,4 +50,22 @@ inline std::vector<std::int64_t> space_tiles(const costmetrics::time::SearchSpac
   return tiles;
 }
 
+// T_alg of evaluate_batch over the row-major tiles (dims + 1 integers each), with each
+// row's reason mask in `reasons` (0: feasible).
+inline std::vector<double> batch_talg(const costmetrics::time::GpuParams& gpu,
+                                      const costmetrics::time::StencilParams& stencil,
+                                      const costmetrics::time::ProblemSize& size,
+                                      const std::vector<std::int64_t>& tiles,
+                                      costmetrics::time::Variant variant, int threads,
+                                      std::vector<std::uint32_t>& reasons) {
+  const std::size_t n = tiles.size() / static_cast<std::size_t>(stencil.n_space_dims + 1);
+  std::vector<double> talg(n);
+  reasons.assign(n, 0);
+  costmetrics::time::BatchOutputs out;
+  out.talg_s = talg.data();
+  out.reasons = reasons.data();
+  costmetrics::time::evaluate_batch(gpu, stencil, size, tiles.data(), n, variant, out, threads);
+  return talg;
+}
+
 }  // namespace cm_test

@@ -1129,34 +1129,51 @@ void test_prefetch_gap() {
   CHECK(tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s == with2);
 }
 
+// A problem, a tile and a stencil in one expression each (unused dimensions 0).
+tmod::ProblemSize problem(i64 s1, i64 s2, i64 s3, i64 time_steps) {
+  tmod::ProblemSize p;
+  p.space = {{s1, s2, s3}};
+  p.time_steps = time_steps;
+  return p;
+}
+tmod::TileSizes tile(i64 ts1, i64 ts2, i64 ts3, i64 tt) {
+  tmod::TileSizes t;
+  t.space = {{ts1, ts2, ts3}};
+  t.time = tt;
+  return t;
+}
+tmod::StencilParams stencil_of(int dims, double c_iter_s) {
+  tmod::StencilParams st;
+  st.n_space_dims = dims;
+  st.c_iter_s = c_iter_s;
+  return st;
+}
+
 // Tile buffers evicted by DRAM streams (docs/time.md): C_iter grows by c_buffer_dram_s times
 // the DRAM share times the buffer's bytes over the L2's, on every path (scalar, batch, the
-// 2D fast path); nothing in the caches, without an L2 size, or with the term 0.
+// 2D fast path); nothing in the caches, without an L2 size, in 1D or 3D, or with the term 0.
 void test_buffer_evicted() {
   std::mt19937_64 rng(93);
   tmod::GpuParams g = cpu_like_machine(rng, 2);
   g.machine.cache_l3_bytes = 8 << 20;
   g.machine.c_buffer_dram_s = 0;
-  tmod::StencilParams st;
-  st.n_space_dims = 2;
-  st.c_iter_s = 1.4e-9;
-  tmod::ProblemSize size;
-  size.space = {{2046, 2046, 0}};  // 2 levels x 2048^2 x 4 B = 32 MiB: DRAM share 0.75
-  size.time_steps = 8;
+  const tmod::StencilParams st = stencil_of(2, 1.4e-9);
+  // 2 levels x 2048^2 x 4 B = 32 MiB: DRAM share 0.75.
+  const tmod::ProblemSize size = problem(2046, 2046, 0, 8);
   CHECK(tmod::dram_share(g, 2, size) == 0.75);
-  tmod::TileSizes t;
-  t.space = {{16, 64, 0}};
-  t.time = 8;
+  const tmod::TileSizes t = tile(16, 64, 0, 8);
   const double buffer_bytes = 4.0 * (2.0 * 24 * 66 + 2.0 * 8 * 24);
   const double factor = 0.75 * buffer_bytes / static_cast<double>(1 << 20);
   const double c_buffer = 3e-10;
-  const double without = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  auto talg = [&](const tmod::StencilParams& s, const tmod::ProblemSize& p,
+                  const tmod::TileSizes& u) {
+    return tmod::evaluate(g, s, p, u, tmod::Variant::machine).talg_s;
+  };
+  const double without = talg(st, size, t);
   // The same as C_iter raised by c_buffer x factor, the term itself 0.
-  tmod::StencilParams raised = st;
-  raised.c_iter_s += c_buffer * factor;
-  const double by_c_iter = tmod::evaluate(g, raised, size, t, tmod::Variant::machine).talg_s;
+  const double by_c_iter = talg(stencil_of(2, st.c_iter_s + c_buffer * factor), size, t);
   g.machine.c_buffer_dram_s = c_buffer;
-  const double with = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  const double with = talg(st, size, t);
   CHECK(with > without);
   CHECK(with == by_c_iter);
   // The design row: its column is the C_iter column times the factor.
@@ -1164,53 +1181,45 @@ void test_buffer_evicted() {
   CHECK_CLOSE(row[21], row[3] * factor, 1e-12);
   CHECK_CLOSE(dot(row, tmod::design_parameters(g, st.c_iter_s)), with, 1e-12);
   // The batch (and its 2D fast path) gives the scalar's T_alg bit for bit.
-  std::vector<tmod::TileSizes> tiles = {t};
-  for (i64 ts1 : {8, 16, 31}) {
-    for (i64 ts2 : {32, 64, 224}) {
-      tmod::TileSizes u;
-      u.space = {{ts1, ts2, 0}};
-      u.time = 8;
-      tiles.push_back(u);
-    }
-  }
   std::vector<std::int64_t> flat;
-  for (const auto& u : tiles) flat.insert(flat.end(), {u.space[0], u.space[1], u.time});
-  std::vector<double> talg(tiles.size());
-  std::vector<std::uint32_t> reasons(tiles.size());
-  tmod::BatchOutputs out;
-  out.talg_s = talg.data();
-  out.reasons = reasons.data();
-  tmod::evaluate_batch(g, st, size, flat.data(), tiles.size(), tmod::Variant::machine, out, 2);
-  for (std::size_t i = 0; i < tiles.size(); ++i) {
+  for (i64 ts1 : {8, 16, 31}) {
+    for (i64 ts2 : {32, 64, 224}) flat.insert(flat.end(), {ts1, ts2, 8});
+  }
+  std::vector<std::uint32_t> reasons;
+  const std::vector<double> batch =
+      cm_test::batch_talg(g, st, size, flat, tmod::Variant::machine, 2, reasons);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
     CHECK(reasons[i] == 0);
-    CHECK(talg[i] == tmod::evaluate(g, st, size, tiles[i], tmod::Variant::machine).talg_s);
+    CHECK(batch[i] == talg(st, size, tile(flat[3 * i], flat[3 * i + 1], 0, 8)));
   }
   // In L3 (share 0), and without an L2 size, nothing.
-  tmod::ProblemSize small = size;
-  small.space = {{1022, 1022, 0}};  // 8 MiB: in L3
+  const tmod::ProblemSize in_l3 = problem(1022, 1022, 0, 8);  // 8 MiB
   g.machine.c_buffer_dram_s = 0;
-  const double l3_without = tmod::evaluate(g, st, small, t, tmod::Variant::machine).talg_s;
+  const double l3_without = talg(st, in_l3, t);
   g.machine.c_buffer_dram_s = c_buffer;
-  CHECK(tmod::evaluate(g, st, small, t, tmod::Variant::machine).talg_s == l3_without);
+  CHECK(talg(st, in_l3, t) == l3_without);
   g.machine.cache_l2_bytes = 0;
-  const double no_l2 = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+  const double no_l2 = talg(st, size, t);
   g.machine.c_buffer_dram_s = 0;
-  CHECK(tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s == no_l2);
+  CHECK(talg(st, size, t) == no_l2);
   // 1D and 3D problems in DRAM: nothing (2D only).
   g.machine.cache_l2_bytes = 1 << 20;
-  tmod::StencilParams st3 = st;
-  st3.n_space_dims = 3;
-  tmod::ProblemSize size3;
-  size3.space = {{254, 254, 254}};
-  size3.time_steps = 4;
-  tmod::TileSizes t3;
-  t3.space = {{16, 16, 32}};
-  t3.time = 8;
+  const tmod::StencilParams st3 = stencil_of(3, st.c_iter_s);
+  const tmod::ProblemSize size3 = problem(254, 254, 254, 4);
+  const tmod::TileSizes t3 = tile(16, 16, 32, 8);
   CHECK(tmod::dram_share(g, 3, size3) > 0.0);
-  const double with3 = tmod::evaluate(g, st3, size3, t3, tmod::Variant::machine).talg_s;
+  g.machine.c_buffer_dram_s = c_buffer;
+  const double with3 = talg(st3, size3, t3);
   CHECK(tmod::design_row(g, st3, size3, t3, tmod::Variant::machine)[21] == 0.0);
   g.machine.c_buffer_dram_s = 0;
-  CHECK(tmod::evaluate(g, st3, size3, t3, tmod::Variant::machine).talg_s == with3);
+  CHECK(talg(st3, size3, t3) == with3);
+  const tmod::StencilParams st1 = stencil_of(1, 7e-10);
+  const tmod::ProblemSize size1 = problem((i64{1} << 23) - 2, 0, 0, 4);
+  const tmod::TileSizes t1 = tile(512, 0, 0, 8);
+  CHECK(tmod::dram_share(g, 1, size1) > 0.0);
+  const double without1 = talg(st1, size1, t1);
+  g.machine.c_buffer_dram_s = c_buffer;
+  CHECK(talg(st1, size1, t1) == without1);
 }
 
 // A measured DRAM-share curve replaces 1 - C / B: 0 below its first point, linear in log B
