@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--out and --fit are required without --quick")
         if not (args.fit / "sweep.csv").is_file():
             ap.error(f"--fit: {args.fit} has no sweep.csv")
+        if not 1 <= args.passes <= 1000:
+            ap.error(f"--passes: must be in [1, 1000], got {args.passes}")
         table, folder = args.out, args.fit
         measure_table(table, args.passes, progress=sys.stderr.isatty())
     print("\n".join(report(table, folder)))
