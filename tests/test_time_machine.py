@@ -351,6 +351,43 @@ def test_dram_share_contract(s: int, l3_mib: int, dl3: float, dram: float) -> No
 
 @campaign
 @given(
+    s1=st.integers(4, 120), s2=st.integers(2, 90), steps=st.integers(2, 12),
+    ts1=st.integers(1, 24), ts2=st.integers(2, 120), half_tt=st.integers(1, 6),
+    c_buffer=st.floats(1e-12, 1e-9),
+)  # fmt: skip
+def test_buffer_evicted_contract(
+    s1: int, s2: int, steps: int, ts1: int, ts2: int, half_tt: int, c_buffer: float
+) -> None:
+    """Tile buffers evicted by DRAM streams: with every array in DRAM (no L1 or L3, a
+    64-byte L2) a 2D tile's T_alg grows by c_buffer_dram_s x 4 B / L2 x dT_alg/dC_iter,
+    with B the buffer the harness allocates for that tile (``RunResult.buffer_words``,
+    measured here, not the model's copy of the formula)."""
+    tt = 2 * half_tt
+    gpu = dataclasses.replace(
+        CPU, cache_l1_bytes=0, cache_l2_bytes=64, cache_l3_bytes=0, innermost_multiple=1,
+        c_buffer_dram_s=0.0,
+    )  # fmt: skip
+    sizes, tiles = (s1, s2, steps), (ts1, ts2, tt)
+    assert cm.time.memory_level(H2, gpu, sizes) == "DRAM"
+    assert cm.time.dram_share(H2, gpu, sizes) == 1.0
+    rows = cm.time.design_rows(H2, gpu, sizes, [tiles], variant="machine")
+    if rows.reasons[0] != 0:
+        return  # a tile the model refuses (the buffer budget): nothing to compare
+    steps_coef = float(rows.rows[0][list(rows.names).index("c_iter_s")])
+    without = cm.time.talg(H2, gpu, sizes, tiles, variant="machine")
+    with_term = dataclasses.replace(gpu, c_buffer_dram_s=c_buffer)
+    grown = cm.time.talg(H2, with_term, sizes, tiles, variant="machine")
+    buffer_words = cm.measure.run("heat2d", sizes, tiles, threads=1, check=False).buffer_words
+    expected = c_buffer * 4.0 * buffer_words / 64.0 * steps_coef
+    assert grown - without == pytest.approx(expected, rel=1e-9, abs=1e-18)
+    assert grown >= without
+    # The design row's column carries it, and the row still reproduces T_alg.
+    grown_rows = cm.time.design_rows(H2, with_term, sizes, [tiles], variant="machine")
+    assert float(grown_rows.rows[0] @ grown_rows.parameters) == pytest.approx(grown, rel=1e-9)
+
+
+@campaign
+@given(
     dims=st.sampled_from([2, 3]), s1=st.integers(4, 300), s2=st.integers(1, 60),
     steps=st.integers(2, 64), ts1=st.integers(1, 40), tt=st.integers(2, 24),
     threads=st.integers(1, 8), schedule=st.sampled_from(["block", "round-robin"]),
