@@ -56,8 +56,7 @@ def measure_table(out: Path, passes: int, progress: bool) -> None:
 
 def report(table: Path, folder: Path) -> list[str]:
     """Per problem and thread count: median and RMS of predicted / measured."""
-    stem = "cal" if (folder / "cal_1t").is_dir() else "calibration"  # run's, older tables'
-    cals = [folder / f"{stem}_{n}t" for n in (1, 2)]
+    cals = cv.run_folder_calibrations(folder)
     fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
     cal = fitted.calibration
     points = mm.read_table(table).per_point("median")

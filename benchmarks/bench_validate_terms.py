@@ -67,15 +67,6 @@ SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
 CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve")
 
 
-def _calibrations_of(folder: Path) -> list[Path]:
-    """The run folder's calibrations at 1 and 2 threads, under either layout's names."""
-    for stem in ("cal", "calibration"):  # bench_validate_run.py's, and the older tables'
-        found = [folder / f"{stem}_{n}t" for n in (1, 2)]
-        if all(p.is_dir() for p in found):
-            return found
-    raise ValueError(f"folder: {folder} holds neither cal_1t/ nor calibration_1t/ (and 2t)")
-
-
 def _solve(
     a: np.ndarray,
     measured: np.ndarray,
@@ -98,7 +89,7 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     """Lines of the report: RMSE per thread count and Heat 3D problem, each fit."""
     cals = {
         n: c.with_statistic(statistic)
-        for n, c in cv._calibrations(_calibrations_of(folder)).items()
+        for n, c in cv._calibrations(cv.run_folder_calibrations(folder)).items()
     }
     if l3_bytes is not None:  # after with_statistic, which derives the knee's L3 again
         cals = {

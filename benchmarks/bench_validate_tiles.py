@@ -38,8 +38,7 @@ PITCH_CLASSES = (64, 1024, 1 << 62)
 
 def report(folder: Path, stencil: str, sizes: tuple[int, ...], statistic: str) -> list[str]:
     """Lines of the report for one problem of a run folder."""
-    stem = "cal" if (folder / "cal_1t").is_dir() else "calibration"  # run's, older tables'
-    cals = [folder / f"{stem}_{n}t" for n in (1, 2)]
+    cals = cv.run_folder_calibrations(folder)
     table = mm.read_table(folder / "sweep.csv")
     points = table.per_point(statistic)
     rows = [

@@ -949,3 +949,21 @@ def test_dram_only_terms_need_two_problems(term: str) -> None:
     lo, up = cv._with_dram_terms_held(cols, two, start, lower, upper, len(names))
     assert lo[j] == 0.0 and up[j] == np.inf
     assert all(up[k] == np.inf for k in others)  # informed by every row: not held
+
+
+def test_run_folder_calibrations_finds_either_layout(tmp_path: Path) -> None:
+    # bench_validate_run.py's cal_<n>t/ and the shipped tables' calibration_<n>t/.
+    for stem in ("cal", "calibration"):
+        folder = tmp_path / stem
+        for n in (1, 2):
+            (folder / f"{stem}_{n}t").mkdir(parents=True)
+        expected = [folder / f"{stem}_1t", folder / f"{stem}_2t"]
+        assert cv.run_folder_calibrations(folder) == expected
+        assert cv.run_folder_calibrations(str(folder)) == expected
+    half = tmp_path / "half"
+    (half / "cal_1t").mkdir(parents=True)
+    (half / "calibration_2t").mkdir()
+    with pytest.raises(ValueError, match=r"folder: .*half holds neither cal_1t/"):
+        cv.run_folder_calibrations(half)
+    with pytest.raises(TypeError, match=r"folder: expected a str or pathlib.Path, got int"):
+        cv.run_folder_calibrations(3)  # type: ignore[arg-type]

@@ -69,6 +69,7 @@ __all__ = [
     "noise_floor",
     "predict",
     "relative_rmse",
+    "run_folder_calibrations",
     "score",
     "selection",
     "selection_summary",
@@ -123,6 +124,41 @@ def _one_calibration(cal: object) -> Calibration:
     if isinstance(cal, (str, Path)):
         return load_calibration(cal)
     raise TypeError(f"calibration: expected a Calibration or a path, got {type(cal).__name__}")
+
+
+def run_folder_calibrations(folder: str | Path) -> list[Path]:
+    """Return a validation run folder's calibrations at 1 and 2 threads.
+
+    ``benchmarks/bench_validate_run.py`` writes them as ``cal_1t/`` and ``cal_2t/`` beside
+    ``sweep.csv``; the shipped tables in ``data/measurements`` name them ``calibration_1t/``
+    and ``calibration_2t/``. Either layout is found.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The run folder.
+
+    Returns
+    -------
+    list of Path
+        The 1-thread and the 2-thread calibration folders, for :func:`fit` and
+        :func:`predict`.
+
+    Raises
+    ------
+    TypeError
+        If ``folder`` is not a path.
+    ValueError
+        If the folder holds neither layout's two calibrations.
+    """
+    if not isinstance(folder, (str, Path)):
+        raise TypeError(f"folder: expected a str or pathlib.Path, got {type(folder).__name__}")
+    root = Path(folder)
+    for stem in ("cal", "calibration"):
+        found = [root / f"{stem}_{n}t" for n in (1, 2)]
+        if all(p.is_dir() for p in found):
+            return found
+    raise ValueError(f"folder: {root} holds neither cal_1t/ nor calibration_1t/ (and 2t)")
 
 
 def _calibrations(cal: object) -> dict[int, Calibration]:
