@@ -572,7 +572,7 @@ def test_fit_machine_uses_both_thread_counts(protocol_medians: mm.Table) -> None
 def test_predictions_use_each_rows_schedule(tmp_path: Path, calibration: mm.Calibration) -> None:
     # Synthetic rows: the same 1D point measured with both schedules at 2 threads. The
     # machine variant's shared-line term differs between them (round-robin: every tile;
-    # block: once per wavefront), and validate follows the row's schedule column, not the
+    # block: none), and validate follows the row's schedule column, not the
     # preset's tile_schedule.
     gpu = dataclasses.replace(calibration.gpu, n_sm=2, threads_ref=2, t_share_line_s=5e-8,
                               tile_schedule="round-robin")  # fmt: skip
@@ -656,12 +656,13 @@ def _cal_2t() -> tuple[cm.Gpu, cm.Stencil]:
     st.integers(1, 300), st.integers(1, 64).map(lambda h: 2 * h), st.integers(2, 8),
     st.integers(500, 20000), st.integers(2, 200).map(lambda t: 2 * t),
 )  # fmt: skip
-def test_shared_lines_round_robin_at_least_block(
+def test_shared_lines_round_robin_only(
     ts1: int, tt: int, threads: int, s1: int, t_steps: int
 ) -> None:
-    # Round-robin pays the shared lines on every tile of every round, blocks once per
-    # wavefront: never less. Round-robin pays tT lines per tile round (one per row and
-    # shared boundary) in wavefronts of more than one tile, and one thread pays none.
+    # Round-robin pays the shared lines on every tile of every round: at most tT lines per
+    # tile round (one per row and shared boundary) in wavefronts of more than one tile.
+    # Blocks pay none (the lines at the block ends were measured to cost nothing,
+    # docs/time.md, "Lines at the block ends"), and one thread pays none.
     gpu, stencil = _cal_2t()
     base = dataclasses.replace(gpu, l_seg_s=0.0, tau_line_s=0.0, t_barrier_per_thread_s=0.0,
                                l_level_s_per_word=(0.0,) * 4, l_shared_s_per_word=(0.0,) * 4,
@@ -685,7 +686,7 @@ def test_shared_lines_round_robin_at_least_block(
         return with_term - without
 
     rr, bl = term("round-robin"), term("block")
-    assert rr >= bl - 1e-12 >= -2e-12
+    assert bl == 0.0 and rr >= 0.0
     rounds = (cm_time.talg(stencil, dataclasses.replace(base, l_s_per_gb=base.l_s_per_gb * 2),
                            sizes, tiles, variant="exact") - exact) / (
         base.l_s_per_word * cm_time.breakdown(stencil, base, sizes, tiles).m_io_words

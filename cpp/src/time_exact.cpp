@@ -2350,10 +2350,9 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
       }
     }
     double wavefront_s = rounds * w.t_tile_s - (rounds - share) * t_points_s + t_sync;
-    // Blocks: the lines at the threads' block ends, once per wavefront (in parallel).
+    // Blocks charge no shared line: the lines at the threads' block ends were measured to
+    // cost nothing (docs/time.md, "Lines at the block ends"); round-robin's are in m'.
     if constexpr (Extras) {
-      const bool shared_ends = machine && blocks && std::min(w.n_tiles, n_sm) > 1;
-      if (shared_ends) wavefront_s += w.rows.share * mt.t_share_line_s;
       if (machine) wavefront_s += cross_rows * mt.t_cross_row_s;
     }
     talg += static_cast<double>(count) * wavefront_s;
@@ -2391,11 +2390,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
         if (dims == 3) r[19] += dram * (nc * w.counts[2]);                 // ... in DRAM
         r[14] += n * barrier_threads;                                       // t_barrier
-        if (blocks) {                                                       // t_share
-          r[15] += std::min(w.n_tiles, n_sm) > 1 ? n * w.rows.share : 0.0;
-        } else {
-          r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;
-        }
+        if (!blocks) r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;  // t_share
         r[16] += nm_p * w.rows.buf;                                         // l_buffer
         r[18] += n * cross_rows;                                            // t_cross_row
         r[20] += nm * w.rows.gap;                                           // l_prefetch
@@ -2848,7 +2843,6 @@ struct ExactTalgBatch::Impl {
           steps_all * c_iter;
       double wavefront_s =
           clipped.tiles * t_tile - (clipped.tiles - clipped.share) * t_points + t_sync;
-      if (blocks && std::min(n_tiles, n_sm) > 1) wavefront_s += rows.share * mt.t_share_line_s;
       wavefront_s += clipped.cross * mt.t_cross_row_s;  // 2D: one row per s1 column
       talg += static_cast<double>(tp.count[w]) * wavefront_s;
     }

@@ -1065,7 +1065,8 @@ def _machine_bounds(
     more than one thread): the micro-benchmark has the threads write the
     line strictly in turn, with nothing to overlap, the worst case of a line shared at a
     tile boundary. Without this bound the fit traded it against the per-wavefront barrier
-    (both count once per wavefront in 1D) and took it to 27x the measured cost when the
+    (both counted once per wavefront in 1D, when the block schedule still charged the
+    lines at its block ends, docs/time.md) and took it to 27x the measured cost when the
     one Jacobi 1D problem with many rows per wavefront was held out (docs/validate.md,
     "The shared-line bound").
     """
