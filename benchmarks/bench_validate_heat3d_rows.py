@@ -58,11 +58,11 @@ def report(table: Path, folder: Path) -> list[str]:
     """Per problem and thread count: median and RMS of predicted / measured."""
     cals = cv.run_folder_calibrations(folder)
     fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
-    cal = fitted.calibration
     points = mm.read_table(table).per_point("median")
     ratios: dict[tuple[tuple[int, ...], int], list[float]] = defaultdict(list)
     for i in range(len(points)):
         sizes, n = points.sizes_of(i), int(points.threads[i])
+        cal = fitted.calibrations.get(n, fitted.calibration)
         b = cm_time.breakdown(
             cal.stencils["heat3d"], cal.gpu.with_threads(n), sizes, points.tiles_of(i),
             variant="machine",

@@ -72,11 +72,17 @@ def report(table: Path, folder: Path) -> list[str]:
     cals = cv.run_folder_calibrations(folder)
     fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
     cal = fitted.calibration
-    probe = dataclasses.replace(cal, gpu=dataclasses.replace(cal.gpu, t_share_line_s=_PROBE_S))
+
+    def with_share(cost_s: float) -> dict[int, mm.Calibration]:
+        """The fitted calibrations (one per thread count) with another shared-line cost."""
+        return {
+            n: dataclasses.replace(c, gpu=dataclasses.replace(c.gpu, t_share_line_s=cost_s))
+            for n, c in fitted.calibrations.items()
+        }  # fmt: skip
+
     points = mm.read_table(table).per_point("median")
-    without = dataclasses.replace(cal, gpu=dataclasses.replace(cal.gpu, t_share_line_s=0.0))
-    base = cv.predict(points, without, variant="machine")
-    with_probe = cv.predict(points, probe, variant="machine")
+    base = cv.predict(points, with_share(0.0), variant="machine")
+    with_probe = cv.predict(points, with_share(_PROBE_S), variant="machine")
     # The harness' own counts (the table's n_tiles and n_wavefronts columns).
     tiles_per_wave: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
     with open(table, newline="") as f:

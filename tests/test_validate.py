@@ -926,6 +926,44 @@ def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() ->
     assert 0.2 < share < 0.7 < 1 - frame.gpu.cache_l3_bytes / (16 << 20)
 
 
+def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None:
+    # With 2 threads the copy benchmark's arrays stay in L3 up to a larger size; each
+    # thread count's rows take their own calibration's curve where it has a point strictly
+    # between 0 and 1, else the fewest threads' (docs/validate.md, "Each thread count's own
+    # DRAM-share curve").
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    xeon = root / "quiet_run_2026-11-29_xeon_blockends_levels"
+    cals = {n: mm.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
+    frames = cv._machine_frames(cals)
+    base = cv._machine_frame(cals)
+    two = mm.dram_share_curve(cals[2].micro, threads=2)
+    assert two is not None and any(0 < x < 1 for x in two.dram_share)
+    assert frames[2].gpu.dram_curve_share == two.dram_share and frames[2].gpu.n_sm == 2
+    assert frames[1].gpu.dram_curve_share == base.gpu.dram_curve_share
+    assert frames[1].gpu.n_sm == 1 and frames[2].gpu.threads_ref == base.gpu.threads_ref
+    jacobi = cals[1].stencils["jacobi1d"]
+    at = {n: cm_time.dram_share(jacobi, frames[n].gpu, (2097152, 8)) for n in (1, 2)}
+    assert 0 < at[2] < at[1] < 1
+    # The fit predicts with them: its per-thread calibrations reproduce its design rows.
+    t = mm.read_table(xeon / "sweep.csv").per_point("median")
+    small = t.select(np.asarray([s == "jacobi1d" for s in t.stencil]))
+    result = cv.fit(small, cals, variant="machine", n_boot=2)
+    assert set(result.calibrations) == {1, 2}
+    assert result.calibrations[1].gpu == result.calibration.gpu
+    assert result.calibrations[2].gpu.dram_curve_share == two.dram_share
+    theta = np.asarray(list(result.parameters.values()))
+    names = sorted(set(small.stencil))
+    columns, ok = cv._machine_design(small, frames[1], names, cv._machine_frames(cals))
+    predicted = cv.predict(small, result.calibrations, variant="machine")
+    assert np.allclose(predicted[ok], columns[ok] @ theta, rtol=1e-9, atol=0)
+    # A 2-thread curve that jumps from 0 to 1 (two copy points) tells nothing between
+    # them: the fewest threads' curve is kept.
+    old = root / "quiet_run_2026-11-28_xeon_levels"
+    cals = {n: mm.load_calibration(old / f"calibration_{n}t") for n in (1, 2)}
+    frames = cv._machine_frames(cals)
+    assert frames[2].gpu.dram_curve_share == cv._machine_frame(cals).gpu.dram_curve_share
+
+
 @pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s"])
 def test_dram_only_terms_need_two_problems(term: str) -> None:
     # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams) is

@@ -722,6 +722,11 @@ class FitResult(Record):
         The out-of-sample score.
     predicted_s : numpy.ndarray
         The out-of-sample prediction per point.
+    calibrations : dict of int to Calibration
+        The fitted parameters at each calibrated thread count, for :func:`predict` (the
+        same parameters; for the ``machine`` variant each count keeps its own
+        calibration's DRAM-share curve where that has a point strictly between 0 and 1,
+        ``docs/validate.md``, "Each thread count's own DRAM-share curve").
     """
 
     variant: str
@@ -731,6 +736,7 @@ class FitResult(Record):
     n_problems: int
     test_score: Score
     predicted_s: npt.NDArray[np.float64] = field(repr=False)
+    calibrations: dict[int, Calibration] = field(repr=False)
 
 
 _BASE_PARAMETERS = ("l_s_per_word", "tau_sync_s", "t_sync_s")
@@ -872,6 +878,35 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     return replace(cal, gpu=g)
 
 
+def _machine_frames(cals: dict[int, Calibration]) -> dict[int, Calibration]:
+    """Return the fitted ``machine`` variant's frame at each calibrated thread count.
+
+    Each is :func:`_machine_frame` (the fewest threads' parameters) at that thread count,
+    with that count's own DRAM-share curve where the frame splits by a copy curve and the
+    count's curve has a point strictly between 0 and 1: with more threads streaming, the
+    copy benchmark's arrays stay in L3 up to a larger size (on the Intel Xeon guest 0 at
+    8 MiB and 0.50-0.53 at 32 MiB with 2 threads, against 0.26 and 0.62 with one), and the
+    stencils' words follow the curve of their own thread count (``docs/validate.md``, "Each
+    thread count's own DRAM-share curve"). A curve that jumps from 0 to 1 (the older
+    calibrations' two copy points) tells nothing between them; the frame's is kept there.
+    """
+    frame = _machine_frame(cals)
+    out: dict[int, Calibration] = {}
+    for n, cal in cals.items():
+        g = frame.gpu.with_threads(n)
+        curve = dram_share_curve(cal.micro, threads=int(cal.gpu.n_sm),
+                                 segment_words=_segment_words_of(cal.settings))  # fmt: skip
+        if frame.gpu.dram_curve_bytes and curve and any(0 < x < 1 for x in curve.dram_share):
+            g = replace(g, dram_curve_bytes=curve.array_bytes, dram_curve_share=curve.dram_share)
+        out[n] = replace(frame, gpu=g)
+    return out
+
+
+def _nearest_threads(frames: Mapping[int, Calibration], threads: int) -> Calibration:
+    """Return the frame of ``threads`` threads, else of the nearest count (fewer on a tie)."""
+    return frames[min(frames, key=lambda n: (abs(n - threads), n))]
+
+
 def _fitted_l3_bytes(cal: Calibration) -> int:
     """L3 capacity in effect for the fitted ``machine`` variant's split of L3 and DRAM.
 
@@ -909,14 +944,19 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
 
 
 def _machine_design(
-    t: Table, frame: Calibration, names: Sequence[str]
+    t: Table,
+    frame: Calibration,
+    names: Sequence[str],
+    frames: Mapping[int, Calibration] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Columns of T_alg in the fitted parameters, per point, from the C++ design rows.
 
     Each point is evaluated at its own thread count (``Gpu.with_threads``) and schedule
-    (its ``schedule`` column); the copy-cost column goes to the column of the point's
-    memory level (split between L3 and DRAM by the arrays' DRAM share,
-    :func:`costmetrics.time.dram_share`) and C_iter to the column of its stencil.
+    (its ``schedule`` column), in ``frames``' frame of that count (:func:`_machine_frames`,
+    the nearest count's where it has none) or, without ``frames``, in ``frame``; the
+    copy-cost column goes to the column of the point's memory level (split between L3 and
+    DRAM by the arrays' DRAM share, :func:`costmetrics.time.dram_share`) and C_iter to the
+    column of its stencil.
     """
     n_lv = len(MEMORY_LEVELS)
     cols = np.zeros((len(t), len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL)))
@@ -925,8 +965,9 @@ def _machine_design(
     for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
         if name not in index:
             continue
-        gpu = replace(frame.gpu.with_threads(threads), tile_schedule=schedule)
-        stencil = frame.stencils[name]
+        here = frame if frames is None else _nearest_threads(frames, threads)
+        gpu = replace(here.gpu.with_threads(threads), tile_schedule=schedule)
+        stencil = here.stencils[name]
         d = cm_time.design_rows(stencil, gpu, sizes, _tile_rows(t, rows), variant="machine")
         r = d.rows
         block = np.zeros((rows.size, cols.shape[1]))
@@ -1183,13 +1224,17 @@ def _fit_machine(
     t: Table, cals: dict[int, Calibration], within: float, n_boot: int, seed: int
 ) -> FitResult:
     """Fit every parameter of the ``machine`` variant (see :func:`fit`)."""
-    frame = _machine_frame(cals)
+    frames = _machine_frames(cals)
+    frame = frames[min(frames)]
     names = sorted({n for n in set(t.stencil) if n in frame.stencils})
     start = _machine_start(cals, frame, names)
-    columns, usable = _machine_design(t, frame, names)
+    columns, usable = _machine_design(t, frame, names, frames)
     # Linearity check: the columns reproduce the C++ model at the calibrated values.
-    check = _machine_calibration(frame, names, start)
-    base = _predict(t, {n: _with_threads(check, n) for n in sorted(set(t.threads))}, "machine")
+    check = {
+        n: _with_threads(_machine_calibration(_nearest_threads(frames, n), names, start), n)
+        for n in sorted(set(t.threads))
+    }  # fmt: skip
+    base = _predict(t, check, "machine")
     ok = usable & np.isfinite(base)
     if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
         raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
@@ -1205,7 +1250,8 @@ def _fit_machine(
 
     out_of_sample, n_problems = _leave_problem_out(t, columns, ok, solve, with_rows=True)
     theta = solve(columns[ok], t.time_s[ok], ok)
-    fitted_cal = _machine_calibration(frame, names, theta)
+    fitted_cals = {n: _machine_calibration(f, names, theta) for n, f in frames.items()}
+    fitted_cal = fitted_cals[min(fitted_cals)]
     keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
     params = {k: float(x) for k, x in zip(keys, theta, strict=True)}
     factors = {
@@ -1215,7 +1261,9 @@ def _fit_machine(
         "fitted-machine", t, out_of_sample, top_mask(t, within=within),
         np.ones(len(t), dtype=bool), n_boot, seed,
     )  # fmt: skip
-    return FitResult("machine", fitted_cal, params, factors, n_problems, test, out_of_sample)
+    return FitResult(
+        "machine", fitted_cal, params, factors, n_problems, test, out_of_sample, fitted_cals
+    )  # fmt: skip
 
 
 def _with_threads(cal: Calibration, threads: int) -> Calibration:
@@ -1304,7 +1352,7 @@ def fit(
     return FitResult(
         v, fitted_cal, {k: float(x) for k, x in params.items()},
         {k: float(x) for k, x in zip(factor_names, factors, strict=False)}, n_problems, test,
-        out_of_sample,
+        out_of_sample, {n: _scaled(c, names, factors) for n, c in cals.items()},
     )  # fmt: skip
 
 
