@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -77,15 +78,30 @@ def report(table: Path, folder: Path) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def diagnostic_main(
+    argv: list[str] | None,
+    description: str,
+    shipped: tuple[Path, Path],
+    measure: Callable[[Path, int, bool], None],
+    score: Callable[[Path, Path], list[str]],
+    default_passes: int,
+) -> int:
+    """The command line of a diagnostic that measures a table and scores it with a fit.
+
+    ``--out TABLE --fit FOLDER [--passes N]`` measures ``TABLE`` (resumable) with
+    ``measure(table, passes, progress)`` and prints ``score(table, folder)``; ``--quick``
+    scores ``shipped`` (the shipped table and levels folder), measuring nothing. Arguments
+    are checked before anything runs (exit 2, one line).
+    """
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path, help="table to measure into (resumable)")
     ap.add_argument("--fit", type=Path, help="levels run folder whose fitted variant scores it")
-    ap.add_argument("--passes", type=int, default=7, help="shuffled passes (default 7)")
+    ap.add_argument("--passes", type=int, default=default_passes,
+                    help=f"shuffled passes (default {default_passes})")  # fmt: skip
     ap.add_argument("--quick", action="store_true", help="score the shipped table only")
     args = ap.parse_args(argv)
     if args.quick:
-        table, folder = SHIPPED / "sweep.csv", SHIPPED_FIT
+        table, folder = shipped
     else:
         if args.out is None or args.fit is None:
             ap.error("--out and --fit are required without --quick")
@@ -94,9 +110,16 @@ def main(argv: list[str] | None = None) -> int:
         if not 1 <= args.passes <= 1000:
             ap.error(f"--passes: must be in [1, 1000], got {args.passes}")
         table, folder = args.out, args.fit
-        measure_table(table, args.passes, progress=sys.stderr.isatty())
-    print("\n".join(report(table, folder)))
+        measure(table, args.passes, sys.stderr.isatty())
+    print("\n".join(score(table, folder)))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return diagnostic_main(
+        argv, __doc__.splitlines()[0], (SHIPPED / "sweep.csv", SHIPPED_FIT), measure_table,
+        report, 7,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -23,14 +23,13 @@ turn); round-robin's lines cost 6.9, 10.4 and 12.1 ns each (L1, L2, past the L2)
 block schedule charges none. The L2 problem has a quarter of the lines and the problem past
 the L2 128, too few to weigh them against the rest of the model's error.
 
-Run: ``python benchmarks/bench_validate_share_lines.py --out DIR --fit FOLDER [--passes 15]``
-(measures ``DIR/sweep.csv``); ``--quick`` scores the shipped table with the shipped levels
-folder, measuring nothing.
+Run: ``python benchmarks/bench_validate_share_lines.py --out TABLE --fit FOLDER
+[--passes 15]``; ``--quick`` scores the shipped table with the shipped levels folder,
+measuring nothing.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import sys
@@ -41,6 +40,10 @@ import numpy as np
 from costmetrics import measure as mm
 from costmetrics import validate as cv
 from costmetrics.presets import data_dir
+
+# The diagnostics share their command line (this folder on sys.path: found from anywhere).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_validate_heat3d_rows import diagnostic_main
 
 SHIPPED = data_dir() / "measurements" / "diagnostic_2026-11-29_xeon_share_lines"
 SHIPPED_FIT = data_dir() / "measurements" / "quiet_run_2026-11-29_xeon_blockends_levels"
@@ -129,26 +132,10 @@ def report(table: Path, folder: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, help="folder to measure sweep.csv into (resumable)")
-    ap.add_argument("--fit", type=Path, help="levels run folder whose fitted variant scores it")
-    ap.add_argument("--passes", type=int, default=15, help="shuffled passes (default 15)")
-    ap.add_argument("--quick", action="store_true", help="score the shipped table only")
-    args = ap.parse_args(argv)
-    if args.quick:
-        table, folder = SHIPPED / "sweep.csv", SHIPPED_FIT
-    else:
-        if args.out is None or args.fit is None:
-            ap.error("--out and --fit are required without --quick")
-        if not (args.fit / "sweep.csv").is_file():
-            ap.error(f"--fit: {args.fit} has no sweep.csv")
-        if not 1 <= args.passes <= 1000:
-            ap.error(f"--passes: must be in [1, 1000], got {args.passes}")
-        mm.check_writable(args.out, "--out")
-        table, folder = args.out / "sweep.csv", args.fit
-        measure_table(table, args.passes, progress=sys.stderr.isatty())
-    print("\n".join(report(table, folder)))
-    return 0
+    return diagnostic_main(
+        argv, __doc__.splitlines()[0], (SHIPPED / "sweep.csv", SHIPPED_FIT), measure_table,
+        report, 15,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
