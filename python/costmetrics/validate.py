@@ -187,6 +187,14 @@ def _calibrations(cal: object) -> dict[int, Calibration]:
     return out
 
 
+def _nearest_threads(cals: Mapping[int, Calibration], threads: int) -> Calibration:
+    """Return the calibration (or fitted frame) of ``threads`` threads, else the nearest.
+
+    The nearest is the closest thread count, the fewer on a tie, returned unchanged.
+    """
+    return cals[min(cals, key=lambda n: (abs(n - threads), n))]
+
+
 def _for_threads(cals: dict[int, Calibration], threads: int) -> Calibration:
     """Return the calibration measured with ``threads`` threads, or a stand-in.
 
@@ -196,8 +204,7 @@ def _for_threads(cals: dict[int, Calibration], threads: int) -> Calibration:
     """
     if threads in cals:
         return cals[threads]
-    nearest = min(cals, key=lambda n: (abs(n - threads), n))
-    c = cals[nearest]
+    c = _nearest_threads(cals, threads)
     return replace(c, gpu=replace(c.gpu, n_sm=threads))
 
 
@@ -900,11 +907,6 @@ def _machine_frames(cals: dict[int, Calibration]) -> dict[int, Calibration]:
             g = replace(g, dram_curve_bytes=curve.array_bytes, dram_curve_share=curve.dram_share)
         out[n] = replace(frame, gpu=g)
     return out
-
-
-def _nearest_threads(frames: Mapping[int, Calibration], threads: int) -> Calibration:
-    """Return the frame of ``threads`` threads, else of the nearest count (fewer on a tie)."""
-    return frames[min(frames, key=lambda n: (abs(n - threads), n))]
 
 
 def _fitted_l3_bytes(cal: Calibration) -> int:
