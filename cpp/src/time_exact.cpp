@@ -277,9 +277,10 @@ struct TransferTerms {
   double m_prime_exact = 0;
   double m_io = 0, l_word = 0, gamma = 0, two_tau = 0;
   double l_seg = 0, l_buf = 0;
-  // 1D: the words the prefetcher streams into the gap after each tile, times the arrays'
-  // DRAM share (gap_words), and their cost per word (l_gap).
-  double gap_words = 0, l_gap = 0;
+  // 1D: the prefetcher's reach past a run (gap_reach, words; 0: no gap words), the
+  // arrays' DRAM share it is charged at (gap_dram) and the cost per word (l_gap); the gap
+  // itself depends on the rows a wavefront holds (gap_after).
+  double gap_reach = 0, gap_dram = 0, l_gap = 0;
   double t_share = 0;  // t_share per line in m' (round-robin; 0 with blocks)
   i64 n_sm = 1, ref = 1;
   // The set-up's choices the design rows read: the arrays split between L3 and DRAM, and
@@ -315,6 +316,18 @@ struct TransferTerms {
   double store_scale = 1.0;  // 2D/3D, harness counts: prod_d S_d / (S_d + 2)
 
   double e_prefix(i64 n) const { return static_cast<double>(e_prefix_of(tT, n)); }
+  // 1D: the points between a tile's run over the rows [r_lo, r_hi) and the next run of
+  // the wavefront. The runs are [c0 - e_max - 1, c0 + tS1 + e_max + 1) a pitch 2 tS1 + tT
+  // - 2 apart (tile_1d, make_wavefronts), e_max the widest of those rows' e(r): a whole
+  // tile leaves tS1 - 2; rows clipped by T (a tile taller than the problem) leave up to
+  // tS1 + tT - 4. The prefetcher streams at most gap_reach words of it.
+  double gap_after(i64 r_lo, i64 r_hi) const {
+    if (gap_reach <= 0.0) return 0.0;
+    const i64 r = std::clamp<i64>((tT - 1) / 2, r_lo, r_hi - 1);  // e(r) peaks at (tT - 1) / 2
+    const i64 e_max = std::min(r, tT - 1 - r);
+    const double gap = std::max(0.0, tS1 + static_cast<double>(tT - 4 - 2 * e_max));
+    return std::min(gap, gap_reach) * gap_dram;
+  }
   // Words (1D), or lines of the cross-section (2D/3D), that the harness copies for the
   // tile rows [a, b) (tile_1d/2d/3d, counted by hand; replayed in tests): the first row
   // loads its span and its halo (W(a) + 2), each later row loads its new edge runs (2 + 2
@@ -428,7 +441,7 @@ struct TransferTerms {
       // stops growing, load and store both: 2 rows + 2 with both of them, else 2 rows.
       c.seg = 2.0 * rows + (r_lo < h && r_hi > h ? 2.0 : 0.0);
       c.share = share_lines ? rows : 0.0;
-      c.gap = gap_words;
+      c.gap = gap_after(r_lo, r_hi);
       return c;
     }
     if (!row_words) {
@@ -2189,12 +2202,12 @@ TransferTerms transfer_terms(const GpuParams& gpu, int dims, const ProblemSize& 
   transfer.l_seg = mt.l_seg_s;
   transfer.l_buf = mt.l_buffer_s_per_word;
   // Words streamed into a 1D wavefront's gaps (docs/time.md): the next tile of a wavefront
-  // starts about tS1 - 2 points after this one's run; the prefetcher streams at most
-  // prefetch_ahead_words of that gap, which the next wavefront reads again. In DRAM only:
-  // in the caches the gap is still there when the next wavefront reads it.
+  // starts some points after this one's run (TransferTerms::gap_after); the prefetcher
+  // streams at most prefetch_ahead_words of that gap, which the next wavefront reads again.
+  // In DRAM only: in the caches the gap is still there when the next wavefront reads it.
   if (machine && dims == 1 && dram > 0.0 && mt.prefetch_ahead_words > 0.0) {
-    const double gap = static_cast<double>(std::max<i64>(tS1 - 2, 0));
-    transfer.gap_words = std::min(gap, mt.prefetch_ahead_words) * dram;
+    transfer.gap_reach = mt.prefetch_ahead_words;
+    transfer.gap_dram = dram;
     transfer.l_gap = mt.l_prefetch_s_per_word;
   }
   transfer.t_share = blocks ? 0.0 : mt.t_share_line_s;

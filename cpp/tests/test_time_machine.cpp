@@ -1130,6 +1130,55 @@ void test_prefetch_gap() {
   CHECK(tmod::evaluate(g, st2, size2, t2, tmod::Variant::machine).talg_s == with2);
 }
 
+// A tile taller than the problem (tT > T) leaves wider gaps in the wavefront that holds
+// its narrow rows: between two runs of a wavefront lie the pitch 2 tS1 + tT - 2 less the
+// run, tS1 + 2 max e(r) + 2 over the rows it holds (found here by walking the rows), at
+// most prefetch_ahead_words of them streamed, per tile of the wavefront.
+void test_prefetch_gap_clipped() {
+  std::mt19937_64 rng(92);
+  tmod::GpuParams g = cpu_like_machine(rng, 1);
+  g.machine.cache_l3_bytes = 8 << 20;
+  tmod::StencilParams st;
+  st.n_space_dims = 1;
+  st.c_iter_s = 7e-10;
+  tmod::ProblemSize size;
+  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // DRAM share 0.5
+  const double l_gap = 3e-10;
+  for (const i64 reach : {320, 40}) {
+    g.machine.prefetch_ahead_words = static_cast<double>(reach);
+    for (const auto& [ts1, tt, time_steps] : {std::array<i64, 3>{1, 128, 4},
+                                               std::array<i64, 3>{16, 32, 4},
+                                               std::array<i64, 3>{64, 16, 6},
+                                               std::array<i64, 3>{16, 8, 64}}) {
+      size.time_steps = time_steps;
+      tmod::TileSizes t;
+      t.space = {{ts1, 0, 0}};
+      t.time = tt;
+      double words = 0;
+      for (const WaveRows& w : wave_rows_1d(size.space[0], time_steps, ts1, tt)) {
+        i64 e_max = 0;
+        for (i64 r = w.r_lo; r < w.r_hi; ++r) e_max = std::max(e_max, std::min(r, tt - 1 - r));
+        const i64 gap = std::max<i64>(0, (2 * ts1 + tt - 2) - (ts1 + 2 * e_max + 2));
+        words += static_cast<double>(w.n_tiles) * static_cast<double>(std::min(gap, reach)) * 0.5;
+      }
+      g.machine.l_prefetch_s_per_word = 0;
+      const double without = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+      g.machine.l_prefetch_s_per_word = l_gap;
+      const double with = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
+      CHECK_CLOSE(with - without, words * l_gap, 1e-9);
+      CHECK_CLOSE(tmod::design_row(g, st, size, t, tmod::Variant::machine)[20], words, 1e-12);
+    }
+  }
+  // (1, 128) on T = 4: the whole tile would leave no gap (tS1 - 2 < 0), its rows 0-3 leave
+  // 1 + 128 - 4 - 6 = 119 points, so only one wavefront has words.
+  g.machine.prefetch_ahead_words = 320;
+  size.time_steps = 4;
+  tmod::TileSizes t;
+  t.space = {{1, 0, 0}};
+  t.time = 128;
+  CHECK(tmod::design_row(g, st, size, t, tmod::Variant::machine)[20] > 0.0);
+}
+
 // A problem, a tile and a stencil in one expression each (unused dimensions 0).
 tmod::ProblemSize problem(i64 s1, i64 s2, i64 s3, i64 time_steps) {
   tmod::ProblemSize p;
@@ -1679,6 +1728,7 @@ int main() {
   test_dram_share();
   test_dram_share_curve();
   test_prefetch_gap();
+  test_prefetch_gap_clipped();
   test_buffer_evicted();
   test_innermost_multiple();
   test_schedules();

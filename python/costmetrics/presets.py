@@ -248,10 +248,11 @@ class Gpu:
         move per row; ``docs/time.md``, "Rows another thread stored").
     prefetch_ahead_words : float, optional
         ``machine`` variant: words the hardware prefetcher streams past the end of a run it
-        follows (0, the default: none). A 1D wavefront's tiles read runs about ``tS - 2``
-        words apart; the prefetcher streams ``min(tS - 2, prefetch_ahead_words)`` words of
-        each gap, which the next wavefront reads again from DRAM (``docs/time.md``, "Words
-        streamed into a 1D wavefront's gaps").
+        follows (0, the default: none). A 1D wavefront's tiles read runs a gap apart
+        (``tS - 2`` words for whole tiles, up to ``tS + tT - 4`` for the rows of a tile
+        clipped by the time steps); the prefetcher streams at most
+        ``prefetch_ahead_words`` words of each gap, which the next wavefront reads again
+        from DRAM (``docs/time.md``, "Words streamed into a 1D wavefront's gaps").
     l_prefetch_s_per_word : float, optional
         ``machine`` variant: seconds per such word, times the arrays' DRAM share
         (:func:`costmetrics.time.dram_share`). Fitted (``validate.fit``), 0 in a

@@ -71,9 +71,10 @@ struct MachineTerms {
   // starts a stream of its own (docs/validate.md, "The levels misses at 1 thread"), s.
   double tau_line_3d_dram_s = 0;
   // Words the hardware prefetcher streams past the end of a run it follows (0: none): a
-  // 1D wavefront's tiles read runs a gap of about tS - 2 words apart, and the streamer
-  // fetches min(tS - 2, prefetch_ahead_words) words of each gap, which the next wavefront
-  // reads again from DRAM (docs/time.md, "Words streamed into a 1D wavefront's gaps").
+  // 1D wavefront's tiles read runs a gap apart (tS - 2 words for whole tiles, up to
+  // tS + tT - 4 for the rows of a tile clipped by T), and the streamer fetches at most
+  // prefetch_ahead_words of each gap, which the next wavefront reads again from DRAM
+  // (docs/time.md, "Words streamed into a 1D wavefront's gaps").
   double prefetch_ahead_words = 0;
   // Per such word, times the arrays' DRAM share (1D), s/word.
   double l_prefetch_s_per_word = 0;
