@@ -30,7 +30,9 @@ the host: the probe does not forecast the next seconds.
 Then the cost of the ``machine`` variant's batch evaluation against ``exact``, and a table
 with every target of issue 21 marked met / not met per variant and per run (each run
 judged on its own scores; the runs' agreement once), the noise floor beside it, headed by
-the count of targets met on every run. Everything is written under ``--out``:
+the count of targets met on every run. With two runs or more the selection targets'
+noise floor is each run's grid ranked by the next run's times
+(``costmetrics.validate.selection_floor``). Everything is written under ``--out``:
 ``run<i>/cal_<n>t/`` (calibrations), ``run<i>/sweep.csv`` (the tables),
 ``run<i>/validate.json`` (median; ``validate_min.json`` for the minimum), ``targets.json``
 and ``targets.md``.
@@ -246,6 +248,14 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
     rows: list[dict[str, Any]] = []
     stat = reports[0].statistic
     scores_by_run = [_scores(r) for r in reports]
+    # The selection targets' floor, with two runs or more: each run's grid ranked by the
+    # next run's times (cv.selection_floor; docs/validate.md, "The selection targets
+    # against a second run"), printed as their noise floor.
+    floors = [
+        cv.selection_floor(tables[i], tables[(i + 1) % len(tables)], ks=(1, TUNE_K)).summary()
+        if len(tables) > 1 else None
+        for i in range(len(tables))
+    ]  # fmt: skip
 
     def add(run: str, target: str, variant: str, value: float, limit: float,
             noise: float = np.nan, worst: str = "") -> None:  # fmt: skip
@@ -286,15 +296,18 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
                 add(run, "1 thread: RMSE all points", v, g1.rmse_all, ONE_THREAD_ALL,
                     g1.noise_floor)  # fmt: skip
             sel = _selection(report, v, table)
-            add(run, "predicted optimum (tile, threads) vs best: mean", v, sel["mean"], OPT_MEAN)
+            floor = floors[i]
+            add(run, "predicted optimum (tile, threads) vs best: mean", v, sel["mean"], OPT_MEAN,
+                floor["1"]["mean"] if floor else np.nan)  # fmt: skip
             add(run, "predicted optimum (tile, threads) vs best: worst problem", v, sel["max"],
-                OPT_MAX)  # fmt: skip
+                OPT_MAX, floor["1"]["max"] if floor else np.nan)  # fmt: skip
             add(run, f"predicted optimum vs largest-tile {most}-thread baseline (mean, < 0 is "
                      "faster)", v, sel["vs_baseline"], 0.0)  # fmt: skip
             curve = report.tuner.get(v)
             if curve is not None and curve.problems and TUNE_K in curve.ks:
                 d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
-                add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN)
+                add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN,
+                    floor[str(TUNE_K)]["max"] if floor else np.nan)  # fmt: skip
         if len(reports) > 1 and all(v in scores for scores in scores_by_run):
             runs = [scores[v] for scores in scores_by_run]
             gap = max(max(abs(a.rmse_all - b.rmse_all), abs(a.rmse_top - b.rmse_top))

@@ -724,6 +724,54 @@ def test_tuner_curve_one_run_under_several_names(tmp_path: Path) -> None:
     assert apart.distance[0].tolist() == pytest.approx([0.20, 0.0, 0.0])
 
 
+def test_selection_floor_ranks_by_the_other_run(tmp_path: Path) -> None:
+    # Run a's best tile is (16, 4); in run b it is 10% slower than b's best, (4, 2), and
+    # a's second, (64, 8), is 4% slower: k = 1 lands 10% off, k = 2 4%, k = 3 on the best.
+    a_times = {(1, 2): 5.0, (4, 2): 1.3, (16, 4): 1.0, (64, 8): 1.1, (256, 16): 2.0}
+    b_times = {(1, 2): 4.0, (4, 2): 1.0, (16, 4): 1.1, (64, 8): 1.04, (256, 16): 3.0}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _synthetic_grid(tmp_path / "a", a_times)
+    b = _synthetic_grid(tmp_path / "b", b_times)
+    floor = cv.selection_floor(b, a, ks=(1, 2, 3))
+    assert floor.variant == "another run"
+    assert floor.n_points.tolist() == [5]
+    assert floor.distance[0].tolist() == pytest.approx([0.10, 0.04, 0.0])
+    # Ranked by itself, a grid finds its own best at k = 1.
+    assert cv.selection_floor(a, a, ks=(1,)).distance.tolist() == [[0.0]]
+    # Only the runs both grids measured are ranked and scored: without (4, 2) in a, b's
+    # best among the shared runs is (64, 8), and a's ranking finds it second.
+    (tmp_path / "c").mkdir()
+    c = _synthetic_grid(tmp_path / "c", {k: v for k, v in a_times.items() if k != (4, 2)})
+    partial = cv.selection_floor(b, c, ks=(1, 2))
+    assert partial.n_points.tolist() == [4]
+    assert partial.distance[0].tolist() == pytest.approx([1.1 / 1.04 - 1, 0.0])
+    (tmp_path / "d").mkdir()
+    d = _synthetic_grid(tmp_path / "d", {(8, 2): 1.0})
+    with pytest.raises(ValueError, match="other: shares no run"):
+        cv.selection_floor(a, d)
+    with pytest.raises(ValueError, match="ks"):
+        cv.selection_floor(a, b, ks=(0,))
+    with pytest.raises(TypeError, match="table"):
+        cv.selection_floor(1.0, b)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="other"):
+        cv.selection_floor(a, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cannot read"):
+        cv.selection_floor(a, tmp_path / "missing.csv")
+
+
+def test_selection_floor_one_run_under_several_names(tmp_path: Path) -> None:
+    # (58, 480, 18) and (58, 288, 18) are one run (harness 5): the other grid times it by
+    # the median of its two rows (1.10 ms), which ranks it after (58, 200, 18) (1.05 ms).
+    other_rows = {(58, 480, 18): 1.20e-3, (58, 288, 18): 1.00e-3, (58, 200, 18): 1.05e-3}
+    rows = {(58, 480, 18): 0.90e-3, (58, 200, 18): 1.00e-3}
+    (tmp_path / "o").mkdir()
+    other = _grid_2d(tmp_path / "o", other_rows)
+    floor = cv.selection_floor(_grid_2d(tmp_path, rows), other, ks=(1, 2))
+    assert floor.n_points.tolist() == [2]
+    assert floor.distance[0].tolist() == pytest.approx([1.0 / 0.9 - 1, 0.0])
+
+
 def test_tuner_curve_refuses_non_integer_ks(tmp_path: Path) -> None:
     cal = mm.load_calibration(CALIBRATION)
     table = mm.read_table(_synthetic_grid(tmp_path, {(1, 2): 1.0, (4, 2): 2.0, (16, 4): 3.0}))

@@ -716,6 +716,26 @@ def test_tuner_curve_of_contract(points: list[tuple[float, float]]) -> None:
         cv.tuner_curve_of(table, pred[:-1] if len(pred) > 1 else np.zeros(3), label="x")
 
 
+@campaign
+@given(st.lists(st.tuples(st.floats(1e-4, 1.0), st.floats(1e-4, 1.0)), min_size=1, max_size=12))
+def test_selection_floor_contract(points: list[tuple[float, float]]) -> None:
+    # Ranked by another run: distances >= 0, not growing with k, 0 once k covers the grid;
+    # ranked by itself, 0 at every k; the same as tuner_curve_of with the other's times.
+    rows = [_row("jacobi1d", (4096, 64), (i + 1, 2), m) for i, (m, _) in enumerate(points)]
+    other = [_row("jacobi1d", (4096, 64), (i + 1, 2), o) for i, (_, o) in enumerate(points)]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        table = mm.read_table(_write(Path(d) / "t.csv", rows)).medians()
+        second = mm.read_table(_write(Path(d) / "o.csv", other)).medians()
+    floor = cv.selection_floor(table, second, ks=(1, 2, 5, 20))
+    assert (floor.distance >= 0).all() and (np.diff(floor.distance[0]) <= 1e-15).all()
+    assert floor.distance[0, -1] == 0.0 or len(points) > 20
+    assert (cv.selection_floor(table, table, ks=(1, 3)).distance == 0.0).all()
+    ranked = cv.tuner_curve_of(table, second.time_s, label="x", ks=(1, 2, 5, 20))
+    assert np.array_equal(floor.distance, ranked.distance)
+
+
 def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     # The harness-4 calibrations' per-level copy terms are relative to L: scaling L for the
     # exact fit once pushed one below zero and the fit was refused (fit_errors). exact

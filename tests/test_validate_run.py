@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from costmetrics import measure as mm
+from costmetrics import validate as cv
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_validate_run.py"
 
@@ -38,6 +42,8 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     assert "| run | target | variant |" in done.stdout
     assert "targets met on every run" in done.stdout
     assert {t["run"] for t in targets} == {"0", "all"}  # every target on the run; agreement once
+    # One run: no second grid to rank by, so the selection targets have no floor.
+    assert all(np.isnan(t["noise_floor"]) for t in targets if t["goal"].startswith("tuner k"))
     sweep = out / "run0" / "sweep.csv"
     before = mm.read_table(sweep)
     # Cut the table inside its last row (a kill while writing) and rerun: the row is set
@@ -55,6 +61,23 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     assert len(after) == len(before) and runs(after) == runs(before)
     assert (out / "targets.json").exists()
     assert (out / "run0" / "cal_1t" / "calibration.json").exists()
+
+
+def test_two_runs_print_the_selection_floor(tmp_path: Path) -> None:
+    # With two runs, the selection targets' noise floor is each grid ranked by the other
+    # run's times (validate.selection_floor); one run has none to rank by.
+    out = tmp_path / "vr2"
+    done = _run("--quick", "--runs", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    targets = json.loads((out / "targets.json").read_text(encoding="utf-8"))["targets"]
+    tables = [mm.read_table(out / f"run{i}" / "sweep.csv").per_point("median") for i in (0, 1)]
+    floor = cv.selection_floor(tables[0], tables[1], ks=(1, 5)).summary()
+    rows = {(t["run"], t["goal"], t["variant"], t["statistic"]): t for t in targets}
+    for variant in ("exact", "fitted-machine"):
+        key = ("0", "predicted optimum (tile, threads) vs best: worst problem", variant, "median")
+        assert rows[key]["noise_floor"] == pytest.approx(floor["1"]["max"])
+        key = ("0", "tuner k = 5: worst problem vs grid's best", variant, "median")
+        assert rows[key]["noise_floor"] == pytest.approx(floor["5"]["max"])
 
 
 def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:

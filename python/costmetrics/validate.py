@@ -72,6 +72,7 @@ __all__ = [
     "run_folder_calibrations",
     "score",
     "selection",
+    "selection_floor",
     "selection_summary",
     "top_mask",
     "tuner_curve",
@@ -1775,6 +1776,66 @@ def tuner_curve_of(
         v, k_list, tuple(problems), np.asarray(rows_out, dtype=np.float64).reshape(-1, len(k_list)),
         np.asarray(counts, dtype=np.int64),
     )  # fmt: skip
+
+
+def selection_floor(
+    table: Table | str | Path,
+    other: Table | str | Path,
+    *,
+    ks: Sequence[int] = (1, 3, 5, 10),
+) -> TunerCurve:
+    """Return the tuner curve of a ranking by another run's times: the selection floor.
+
+    Ranks each problem's runs of ``table`` by their times in ``other`` (a second run of
+    the same grid, e.g. the next levels run) and scores that ranking as
+    :func:`tuner_curve_of` does a model's. ``k = 1`` is how far the best run of one
+    exhaustive measured grid lands from the best of another, and ``k`` the best of its
+    top k: what any ranking, an exhaustive measurement included, can be expected to
+    reach against a single run's grid. The predicted optimum and ``tune``'s distances
+    are read against it (``docs/validate.md``, "The selection targets against a second
+    run"). Only the runs both tables measured are ranked and scored; a run measured
+    under several names is one run, timed by the median of its rows, in both tables.
+
+    Parameters
+    ----------
+    table : Table or path
+        The grid that is scored (one row per point: :meth:`Table.per_point`).
+    other : Table or path
+        The grid whose times rank it.
+    ks : sequence of int
+        Numbers of measured candidates, each an integer >= 1.
+
+    Returns
+    -------
+    TunerCurve
+        Per problem and k, ``variant`` "another run".
+
+    Raises
+    ------
+    ValueError
+        If the two tables share no run.
+    """
+    t = _table(table)
+    if not isinstance(other, (Table, str, Path)):
+        raise TypeError(f"other: expected a Table or a path, got {type(other).__name__}")
+    o = _table(other)
+    k_list = _ks(ks)
+    clipped_t, clipped_o = _clips_wide_sub_tiles(t), _clips_wide_sub_tiles(o)
+    times: dict[tuple[Any, ...], list[float]] = {}
+    for i in range(len(o)):
+        key = (o.stencil[i], o.sizes_of(i), *_run_key(o, i, clipped_o))
+        times.setdefault(key, []).append(float(o.time_s[i]))
+    other_s = {k: float(np.median(v)) for k, v in times.items()}
+    ranking = np.asarray([
+        other_s.get((t.stencil[i], t.sizes_of(i), *_run_key(t, i, clipped_t)), np.nan)
+        for i in range(len(t))
+    ])  # fmt: skip
+    shared = np.isfinite(ranking)
+    if not shared.any():
+        raise ValueError(
+            "other: shares no run (stencil, sizes, tiles, threads, schedule) with table"
+        )
+    return tuner_curve_of(t.select(shared), ranking[shared], label="another run", ks=k_list)
 
 
 @record
