@@ -1026,19 +1026,29 @@ void test_innermost_multiple() {
   CHECK(refused);
 }
 
+// A CPU-like machine with an 8 MiB L3 and Jacobi 1D on 2^21 - 2 points: 8 (S1 + 2) = 16
+// MiB of arrays, half of them in the L3 (DRAM share 0.5), the set-up of the DRAM tests.
+struct Dram1D {
+  tmod::GpuParams g;
+  tmod::StencilParams st;
+  tmod::ProblemSize size;
+};
+Dram1D dram_1d(std::uint64_t seed, int threads, i64 time_steps) {
+  std::mt19937_64 rng(seed);
+  Dram1D d{cpu_like_machine(rng, threads), {}, {}};
+  d.g.machine.cache_l3_bytes = 8 << 20;
+  d.st.n_space_dims = 1;
+  d.st.c_iter_s = 7e-10;
+  d.size.time_steps = time_steps;
+  d.size.space = {{(i64{1} << 21) - 2, 0, 0}};
+  return d;
+}
+
 // Arrays larger than the L3 in effect: the share 1 - L3 / B streams from DRAM, and the word
 // terms blend L3's and DRAM's by it. Checked against a machine without an L3 (everything
 // DRAM) whose DRAM terms are set to the blend by hand: the same T_alg, bit for bit.
 void test_dram_share() {
-  std::mt19937_64 rng(77);
-  tmod::GpuParams g = cpu_like_machine(rng, 2);
-  g.machine.cache_l3_bytes = 8 << 20;
-  tmod::StencilParams st;
-  st.n_space_dims = 1;
-  st.c_iter_s = 7e-10;
-  tmod::ProblemSize size;
-  size.time_steps = 64;
-  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // 8 (S1 + 2) = 16 MiB: half of it in L3
+  auto [g, st, size] = dram_1d(77, 2, 64);
   CHECK(tmod::memory_level(g, 1, size) == 3);
   CHECK(tmod::dram_share(g, 1, size) == 0.5);
   tmod::TileSizes t;
@@ -1074,16 +1084,8 @@ void test_dram_share() {
 // (one thread: every tile), min(tS1 - 2, prefetch_ahead_words) words times the arrays' DRAM
 // share, at l_prefetch_s_per_word each; nothing in the caches, in 2D, or with either term 0.
 void test_prefetch_gap() {
-  std::mt19937_64 rng(91);
-  tmod::GpuParams g = cpu_like_machine(rng, 1);
-  g.machine.cache_l3_bytes = 8 << 20;
+  auto [g, st, size] = dram_1d(91, 1, 64);
   g.machine.prefetch_ahead_words = 320;
-  tmod::StencilParams st;
-  st.n_space_dims = 1;
-  st.c_iter_s = 7e-10;
-  tmod::ProblemSize size;
-  size.time_steps = 64;
-  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // 16 MiB of arrays: DRAM share 0.5
   CHECK(tmod::dram_share(g, 1, size) == 0.5);
   tmod::TileSizes t;
   t.space = {{64, 0, 0}};
@@ -1135,14 +1137,7 @@ void test_prefetch_gap() {
 // run, tS1 + 2 max e(r) + 2 over the rows it holds (found here by walking the rows), at
 // most prefetch_ahead_words of them streamed, per tile of the wavefront.
 void test_prefetch_gap_clipped() {
-  std::mt19937_64 rng(92);
-  tmod::GpuParams g = cpu_like_machine(rng, 1);
-  g.machine.cache_l3_bytes = 8 << 20;
-  tmod::StencilParams st;
-  st.n_space_dims = 1;
-  st.c_iter_s = 7e-10;
-  tmod::ProblemSize size;
-  size.space = {{(i64{1} << 21) - 2, 0, 0}};  // DRAM share 0.5
+  auto [g, st, size] = dram_1d(92, 1, 4);  // DRAM share 0.5
   const double l_gap = 3e-10;
   for (const i64 reach : {320, 40}) {
     g.machine.prefetch_ahead_words = static_cast<double>(reach);
