@@ -1799,7 +1799,8 @@ def selection_floor(
     Parameters
     ----------
     table : Table or path
-        The grid that is scored (one row per point: :meth:`Table.per_point`).
+        The grid that is scored (one row per point:
+        :meth:`costmetrics.measure.Table.per_point`).
     other : Table or path
         The grid whose times rank it.
     ks : sequence of int
