@@ -97,18 +97,21 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
             for n, c in cals.items()
         }
     t = mm.read_table(folder / "sweep.csv").per_point(statistic)
-    frame = cv._machine_frame(cals)
+    # The frames of validate.fit: each thread count's own DRAM-share curve.
+    frames = cv._machine_frames(cals)
+    frame = frames[min(frames)]
     names = sorted({n for n in set(t.stencil) if n in frame.stencils})
     start = cv._machine_start(cals, frame, names)
-    cols, ok = cv._machine_design(t, frame, names)
+    cols, ok = cv._machine_design(t, frames, names)
     n_lv = len(mm.MEMORY_LEVELS)
     lower, upper = cv._machine_bounds(start, names)  # the bounds of validate's own fit
     j = len(cv._MACHINE_FIT_HEAD) + len(names)  # l_seg_s
     is3 = np.asarray([s == "heat3d" for s in t.stencil])
-    # The level the model charges (as _machine_design: the frame at the row's threads).
+    # The level the model charges (as _machine_design: the row's frame at its threads).
+    here = [cv._nearest_threads(frames, int(n)) for n in t.threads]
     level = np.asarray([
         mm.MEMORY_LEVELS.index(cm_time.memory_level(
-            frame.stencils[t.stencil[i]], frame.gpu.with_threads(int(t.threads[i])),
+            here[i].stencils[t.stencil[i]], here[i].gpu.with_threads(int(t.threads[i])),
             t.sizes_of(i),
         ))
         for i in range(len(t))
@@ -125,12 +128,13 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     ])  # fmt: skip
     xthread = np.column_stack([cols, cols[:, n_lv + 1] * lines_xs * (t.threads - 1)])
     # The 1D rows' transfer columns: words per level, L_seg, shared bandwidth, shared lines.
-    shares: dict[tuple[str, tuple[int, ...]], float] = {}
+    shares: dict[tuple[str, tuple[int, ...], int], float] = {}
     for i in range(len(t)):
-        key = (t.stencil[i], t.sizes_of(i))
+        key = (t.stencil[i], t.sizes_of(i), int(t.threads[i]))
         if key not in shares:
-            shares[key] = cm_time.dram_share(frame.stencils[key[0]], frame.gpu, key[1])
-    f = np.asarray([shares[(t.stencil[i], t.sizes_of(i))] for i in range(len(t))])
+            shares[key] = cm_time.dram_share(here[i].stencils[key[0]], here[i].gpu, key[1])
+    f = np.asarray([shares[(t.stencil[i], t.sizes_of(i), int(t.threads[i]))]
+                    for i in range(len(t))])  # fmt: skip
     bend = np.column_stack([cols, cols[:, :n_lv].sum(axis=1) * f * (1.0 - f)])
     is1 = np.asarray([s == "jacobi1d" for s in t.stencil])
     transfer = [*range(n_lv), j, *range(j + 1, j + 1 + n_lv), j + 3 + n_lv]

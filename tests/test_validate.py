@@ -973,7 +973,7 @@ def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None
     assert result.calibrations[2].gpu.dram_curve_share == two.dram_share
     theta = np.asarray(list(result.parameters.values()))
     names = sorted(set(small.stencil))
-    columns, ok = cv._machine_design(small, frames[1], names, cv._machine_frames(cals))
+    columns, ok = cv._machine_design(small, cv._machine_frames(cals), names)
     predicted = cv.predict(small, result.calibrations, variant="machine")
     assert np.allclose(predicted[ok], columns[ok] @ theta, rtol=1e-9, atol=0)
     # A 2-thread curve that jumps from 0 to 1 (two copy points) tells nothing between

@@ -110,13 +110,16 @@ def _check_variant(variant: object) -> Any:
     return str(_core.time.check_variant(variant))
 
 
-def _table(table: Table | str | Path) -> Table:
-    """Return the table of one row per point (:meth:`Table.per_point`) of a table or path."""
+def _table(table: Table | str | Path, name: str = "table") -> Table:
+    """Return the table of one row per point (:meth:`Table.per_point`) of a table or path.
+
+    ``name`` is the argument's name in the error of a wrong type.
+    """
     if isinstance(table, Table):
         return table.per_point()
     if isinstance(table, (str, Path)):
         return read_table(table).per_point()
-    raise TypeError(f"table: expected a Table or a path, got {type(table).__name__}")
+    raise TypeError(f"{name}: expected a Table or a path, got {type(table).__name__}")
 
 
 def _one_calibration(cal: object) -> Calibration:
@@ -947,19 +950,15 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
 
 
 def _machine_design(
-    t: Table,
-    frame: Calibration,
-    names: Sequence[str],
-    frames: Mapping[int, Calibration] | None = None,
+    t: Table, frames: Mapping[int, Calibration], names: Sequence[str]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Columns of T_alg in the fitted parameters, per point, from the C++ design rows.
 
     Each point is evaluated at its own thread count (``Gpu.with_threads``) and schedule
     (its ``schedule`` column), in ``frames``' frame of that count (:func:`_machine_frames`,
-    the nearest count's where it has none) or, without ``frames``, in ``frame``; the
-    copy-cost column goes to the column of the point's memory level (split between L3 and
-    DRAM by the arrays' DRAM share, :func:`costmetrics.time.dram_share`) and C_iter to the
-    column of its stencil.
+    the nearest count's where it has none); the copy-cost column goes to the column of
+    the point's memory level (split between L3 and DRAM by the arrays' DRAM share,
+    :func:`costmetrics.time.dram_share`) and C_iter to the column of its stencil.
     """
     n_lv = len(MEMORY_LEVELS)
     cols = np.zeros((len(t), len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL)))
@@ -968,7 +967,7 @@ def _machine_design(
     for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
         if name not in index:
             continue
-        here = frame if frames is None else _nearest_threads(frames, threads)
+        here = _nearest_threads(frames, threads)
         gpu = replace(here.gpu.with_threads(threads), tile_schedule=schedule)
         stencil = here.stencils[name]
         d = cm_time.design_rows(stencil, gpu, sizes, _tile_rows(t, rows), variant="machine")
@@ -1231,7 +1230,7 @@ def _fit_machine(
     frame = frames[min(frames)]
     names = sorted({n for n in set(t.stencil) if n in frame.stencils})
     start = _machine_start(cals, frame, names)
-    columns, usable = _machine_design(t, frame, names, frames)
+    columns, usable = _machine_design(t, frames, names)
     # Linearity check: the columns reproduce the C++ model at the calibrated values.
     check = {
         n: _with_threads(_machine_calibration(_nearest_threads(frames, n), names, start), n)
@@ -1816,10 +1815,7 @@ def selection_floor(
     ValueError
         If the two tables share no run.
     """
-    t = _table(table)
-    if not isinstance(other, (Table, str, Path)):
-        raise TypeError(f"other: expected a Table or a path, got {type(other).__name__}")
-    o = _table(other)
+    t, o = _table(table), _table(other, "other")
     k_list = _ks(ks)
     clipped_t, clipped_o = _clips_wide_sub_tiles(t), _clips_wide_sub_tiles(o)
     times: dict[tuple[Any, ...], list[float]] = {}
