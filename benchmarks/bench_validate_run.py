@@ -17,7 +17,15 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    leave-one-problem-out) with bootstrap intervals and the noise floor, and the tuner's
    k-curve (the best of the first k runs the model ranks, against the grid's best run),
    once per per-point statistic of ``--statistics`` (default both: the median over the
-   passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs.
+   passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs;
+4. the selection re-measured (``--confirm-passes P``, default 9; 0: off): the run each
+   variant's tuner curve keeps at every k and the grid's three fastest runs per problem,
+   measured again in P fresh shuffled passes (``run<i>/confirm.csv``,
+   ``costmetrics.validate.confirmation_points``); the predicted optimum and ``tune``'s
+   k = 5 are judged a second time on them (``costmetrics.validate.confirmed_curve``):
+   against one grid's least median, a run chosen by the same medians is measured against
+   a minimum its noise pulled down (docs/validate.md, "The selection targets
+   re-measured").
 
 A quiet-host gate (``--quiet-host F``, off by default; ``--quiet-every``,
 ``--quiet-probe``, ``--quiet-wait``): before each calibration and pass (and inside a pass
@@ -76,6 +84,8 @@ ONE_THREAD_TOP, ONE_THREAD_ALL = 0.05, 0.10
 OPT_MEAN, OPT_MAX = 0.03, 0.10
 RUNS_AGREE = 0.02
 TUNE_K, TUNE_WITHIN = 5, 0.02
+#: The grid's fastest runs per problem measured again with the kept ones (--confirm-passes).
+CONFIRM_GRID_TOP = 3
 MACHINE_COST = 2.0
 VARIANTS = ("exact", "machine", "fitted-exact", "fitted-machine")
 
@@ -173,7 +183,42 @@ def _one_run(
         name = "validate.json" if stat == "median" else f"validate_{stat}.json"
         _write_json(run_dir / name, report.to_dict())
         reports[stat] = report
+    if args.confirm_passes:
+        _confirm(run_dir, index, args, t0, reports, counts)
     return reports
+
+
+def _grid_curves(run_dir: Path, stats: list[str]) -> list[cv.TunerCurve]:
+    """Each statistic's grid ranked by its own times: k = 1 keeps the grid's best run."""
+    raw = mm.read_table(run_dir / "sweep.csv")
+    return [cv.tuner_curve_of(t, t.time_s, label="the grid itself", ks=(1, TUNE_K))
+            for t in (raw.per_point(s) for s in stats)]  # fmt: skip
+
+
+def _confirm(
+    run_dir: Path, index: int, args: argparse.Namespace, t0: float,
+    reports: dict[str, cv.ValidationReport], counts: list[int],
+) -> None:  # fmt: skip
+    """The kept runs of every variant's tuner curve and the grid's fastest, measured again.
+
+    ``confirm.csv``: the runs each variant keeps at every k (each statistic's curve) and
+    the grid's ``CONFIRM_GRID_TOP`` fastest runs per problem, in ``--confirm-passes``
+    fresh shuffled passes (seed 100 + run), right after the run's sweep and validation
+    (``costmetrics.validate.confirmation_points``; docs/validate.md, "The selection
+    targets re-measured").
+    """
+    curves = [c for r in reports.values() for v, c in r.tuner.items() if v in VARIANTS]
+    curves += _grid_curves(run_dir, list(reports))
+    points = cv.confirmation_points(run_dir / "sweep.csv", curves, grid_top=CONFIRM_GRID_TOP)
+    passes = 2 if args.quick else args.confirm_passes
+    _say(t0, f"run {index}: the selection re-measured, {len(points)} runs, "
+             f"{passes} shuffled passes")  # fmt: skip
+    mm.measure(
+        points, run_dir / "confirm.csv", threads=counts, passes=passes,
+        seed=100 + index, progress=True, cpu_probe=True,
+        command=f"python benchmarks/bench_validate_run.py --out {run_dir.parent} "
+                f"(run {index}, the selection re-measured)",
+    )  # fmt: skip
 
 
 def _scores(report: cv.ValidationReport) -> dict[str, cv.Score]:
@@ -243,8 +288,16 @@ def _batch_cost(quick: bool, cal: Any) -> float:
     return worst
 
 
-def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None) -> Any:
-    """Every target judged on every run (the runs' agreement once, as run "all")."""
+def _judge(
+    reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None,
+    confirmations: list[mm.Table | None] | None = None,
+) -> Any:  # fmt: skip
+    """Every target judged on every run (the runs' agreement once, as run "all").
+
+    With a run's ``confirm.csv`` (``confirmations[i]``), the selection targets are judged
+    a second time on it: the kept runs against the fastest run measured again in the same
+    fresh passes, the grid's own best (re-measured) as their noise floor.
+    """
     rows: list[dict[str, Any]] = []
     stat = reports[0].statistic
     scores_by_run = [_scores(r) for r in reports]
@@ -308,6 +361,17 @@ def _judge(reports: list[cv.ValidationReport], tables: list[mm.Table], cost: flo
                 d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
                 add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN,
                     floor[str(TUNE_K)]["max"] if floor else np.nan)  # fmt: skip
+            conf = confirmations[i] if confirmations else None
+            if conf is not None and curve is not None and curve.problems:
+                again = cv.confirmed_curve(curve, conf).summary()
+                itself = cv.tuner_curve_of(table, table.time_s, label="the grid", ks=(1,))
+                own = cv.confirmed_curve(itself, conf).summary()["1"]
+                add(run, "re-measured: predicted optimum vs best: mean", v,
+                    again["1"]["mean"], OPT_MEAN, own["mean"])  # fmt: skip
+                add(run, "re-measured: predicted optimum vs best: worst problem", v,
+                    again["1"]["max"], OPT_MAX, own["max"])  # fmt: skip
+                add(run, f"re-measured: tuner k = {TUNE_K}: worst problem vs best", v,
+                    again[str(TUNE_K)]["max"], TUNE_WITHIN, own["max"])  # fmt: skip
         if len(reports) > 1 and all(v in scores for scores in scores_by_run):
             runs = [scores[v] for scores in scores_by_run]
             gap = max(max(abs(a.rmse_all - b.rmse_all), abs(a.rmse_top - b.rmse_top))
@@ -393,6 +457,11 @@ def main(argv: list[str] | None = None) -> int:
                              "--quiet-every; default: at each pass's start only)")  # fmt: skip
     parser.add_argument("--quiet-probe", type=float, default=1.0, metavar="SECONDS",
                         help="seconds of each gate's probe (default 1)")  # fmt: skip
+    parser.add_argument(
+        "--confirm-passes", type=int, default=9, metavar="P",
+        help="measure the runs each variant keeps and the grid's fastest again in P fresh "
+        "shuffled passes, and judge the selection targets on them too (default 9; 0: off)",
+    )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
     if args.quiet_host is None:
@@ -421,6 +490,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr
         )
+        return 2
+    if args.confirm_passes != 0 and not 2 <= args.confirm_passes <= 1000:
+        print(f"bench_validate_run: --confirm-passes: must be 0 or in [2, 1000], got "
+              f"{args.confirm_passes}", file=sys.stderr)  # fmt: skip
         return 2
     if args.noise_target is not None and not 0 < args.noise_target < 1:
         print(f"bench_validate_run: --noise-target: must be in (0, 1), got {args.noise_target}",
@@ -458,7 +531,13 @@ def _main_in(args: argparse.Namespace, out_arg: Path) -> int:
         reports = [r[stat] for r in by_run]
         tables = [mm.read_table(out / f"run{i}" / "sweep.csv").per_point(stat)
                   for i in range(args.runs)]  # fmt: skip
-        rows += _judge(reports, tables, cost if k == len(args.statistics) - 1 else None)
+        confirmations = [
+            mm.read_table(out / f"run{i}" / "confirm.csv").per_point(stat)
+            if (out / f"run{i}" / "confirm.csv").exists() else None
+            for i in range(args.runs)
+        ]  # fmt: skip
+        rows += _judge(reports, tables, cost if k == len(args.statistics) - 1 else None,
+                       confirmations)  # fmt: skip
     reports = [r[args.statistics[0]] for r in by_run]
     machine = mm.read_table(out / "run0" / "sweep.csv").machine
     text = _markdown(rows, machine, reports[0].loadavg_1m)

@@ -655,12 +655,14 @@ def test_calibration_from_another_machine_is_refused(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _synthetic_grid(tmp_path: Path, times: dict[tuple[int, int], float]) -> Path:
+def _synthetic_grid(
+    tmp_path: Path, times: dict[tuple[int, int], float], schedule: str = "round-robin"
+) -> Path:
     """A synthetic schema-3 table: one jacobi1d problem, given times per tile."""
     lines = ["# synthetic table for a test (not a measurement)", ",".join(mm.CSV_COLUMNS)]
     for (ts, tt), t in times.items():
         lines.append(
-            f"jacobi1d,4096,,,64,{ts},,,{tt},grid,2,round-robin,0,0,{t!r},,,true,0.0,"
+            f"jacobi1d,4096,,,64,{ts},,,{tt},grid,2,{schedule},0,0,{t!r},,,true,0.0,"
             "1,1,1,1,1,1024,L1,0,0.5,0.0"
         )
     path = tmp_path / "grid.csv"
@@ -770,6 +772,69 @@ def test_selection_floor_one_run_under_several_names(tmp_path: Path) -> None:
     floor = cv.selection_floor(_grid_2d(tmp_path, rows), other, ks=(1, 2))
     assert floor.n_points.tolist() == [2]
     assert floor.distance[0].tolist() == pytest.approx([1.0 / 0.9 - 1, 0.0])
+
+
+def test_confirmed_curve_hand_computed(tmp_path: Path) -> None:
+    # The grid's least median is (16, 4) at 1.00; the model ranks (64, 8) first (1.04 in the
+    # grid), (4, 2) second, (16, 4) third: kept (64, 8) at k = 1 and 2, (16, 4) at k = 3.
+    grid = {(1, 2): 5.0, (4, 2): 1.3, (16, 4): 1.0, (64, 8): 1.04, (256, 16): 2.0}
+    path = _synthetic_grid(tmp_path, grid, schedule="block")
+    pred = np.asarray([5.0, 2.0, 3.0, 1.0, 4.0])
+    curve = cv.tuner_curve_of(path, pred, label="synthetic", ks=(1, 2, 3))
+    assert curve.distance[0].tolist() == pytest.approx([0.04, 0.04, 0.0])
+    assert curve.picks == ((((64, 8), 2, "block"), ((64, 8), 2, "block"),
+                            ((16, 4), 2, "block")),)  # fmt: skip
+    assert curve.to_dict()["problems"][0]["picks"][2] == {
+        "tiles": [16, 4], "threads": 2, "schedule": "block"}  # fmt: skip
+    # Measured again: the kept runs and the grid's two (three) fastest.
+    pts = cv.confirmation_points(path, [curve], grid_top=2)
+    assert [(p.stencil, p.sizes, p.tiles, p.tags, p.threads) for p in pts] == [
+        ("jacobi1d", (4096, 64), (16, 4), ("confirm",), 2),
+        ("jacobi1d", (4096, 64), (64, 8), ("confirm",), 2),
+    ]
+    assert {p.tiles for p in cv.confirmation_points(path, [curve], grid_top=3)} == {
+        (16, 4), (64, 8), (4, 2)}  # fmt: skip
+    assert {p.tiles for p in cv.confirmation_points(path, [curve], grid_top=0)} == {
+        (16, 4), (64, 8)}  # fmt: skip
+    # In the fresh passes (64, 8) is the fastest, (16, 4) 5% slower: k = 1 and 2 land on
+    # the best, k = 3 keeps (16, 4) (the grid's times chose it) and lands 5% off.
+    (tmp_path / "c").mkdir()
+    again = _synthetic_grid(tmp_path / "c", {(16, 4): 1.05, (64, 8): 1.0, (4, 2): 1.2},
+                            schedule="block")  # fmt: skip
+    confirmed = cv.confirmed_curve(curve, again)
+    assert confirmed.variant == "synthetic, re-measured"
+    assert confirmed.distance[0].tolist() == pytest.approx([0.0, 0.0, 0.05])
+    assert confirmed.n_points.tolist() == [5] and confirmed.picks == curve.picks
+    # A kept run not measured again, a curve without picks, a run of another schedule.
+    (tmp_path / "d").mkdir()
+    short = _synthetic_grid(tmp_path / "d", {(16, 4): 1.0}, schedule="block")
+    with pytest.raises(ValueError, match=r"confirmation: lacks the run 'synthetic' keeps at k = 1"):
+        cv.confirmed_curve(curve, short)
+    bare = cv.TunerCurve("bare", curve.ks, curve.problems, curve.distance, curve.n_points)
+    with pytest.raises(ValueError, match=r"curves\[1\]: 'bare' records no run"):
+        cv.confirmation_points(path, [curve, bare])
+    with pytest.raises(ValueError, match="curves"):
+        cv.confirmed_curve(bare, again)
+    (tmp_path / "r").mkdir()
+    rr = _synthetic_grid(tmp_path / "r", grid)
+    with pytest.raises(ValueError, match=r"table: jacobi1d .* schedule 'round-robin'"):
+        cv.confirmation_points(rr, [cv.tuner_curve_of(rr, pred, label="x")])
+    # Bad arguments.
+    with pytest.raises(ValueError, match="grid_top"):
+        cv.confirmation_points(path, [curve], grid_top=-1)
+    for bad_top in (1.5, True, "3"):
+        with pytest.raises(TypeError, match="grid_top"):
+            cv.confirmation_points(path, [curve], grid_top=bad_top)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="curves"):
+        cv.confirmation_points(path, curve)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"curves\[0\]"):
+        cv.confirmation_points(path, [1.0])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="curve"):
+        cv.confirmed_curve("curve", again)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="confirmation"):
+        cv.confirmed_curve(curve, 3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cannot read"):
+        cv.confirmed_curve(curve, tmp_path / "missing.csv")
 
 
 def test_tuner_curve_refuses_non_integer_ks(tmp_path: Path) -> None:

@@ -736,6 +736,52 @@ def test_selection_floor_contract(points: list[tuple[float, float]]) -> None:
     assert np.array_equal(floor.distance, ranked.distance)
 
 
+@campaign
+@given(
+    st.lists(st.tuples(st.floats(1e-4, 1.0), st.floats(1e-4, 1.0), st.floats(1e-4, 1.0)),
+             min_size=1, max_size=12),
+    st.integers(0, 4),
+)  # fmt: skip
+def test_confirmed_curve_contract(points: list[tuple[float, float, float]], top: int) -> None:
+    # The kept runs are the curve's distances; re-measured with the grid's own times, the
+    # confirmed curve is the curve (the grid's best is among the runs measured again);
+    # re-measured with other times, distances are >= 0 and 0 where a kept run is fastest.
+    def block(row: list[object]) -> list[object]:
+        return [*row[:11], "block", *row[12:]]
+
+    rows = [block(_row("jacobi1d", (4096, 64), (i + 1, 2), m)) for i, (m, _, _) in
+            enumerate(points)]  # fmt: skip
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        table = mm.read_table(_write(Path(d) / "t.csv", rows)).medians()
+        pred = np.asarray([p for _, p, _ in points])
+        curve = cv.tuner_curve_of(table, pred, label="synthetic", ks=(1, 2, 5))
+        time_of: dict[tuple[int, ...], float] = {
+            (i + 1, 2): m for i, (m, _, _) in enumerate(points)}  # fmt: skip
+        for j, run in enumerate(curve.picks[0]):
+            assert run[1:] == (2, "block")
+            assert curve.distance[0, j] == time_of[run[0]] / min(time_of.values()) - 1
+        pts = cv.confirmation_points(table, [curve], grid_top=top)
+        assert all(p.tags == ("confirm",) and p.threads == 2 for p in pts)
+        kept = {run[0] for run in curve.picks[0]}
+        assert kept <= {p.tiles for p in pts}
+        assert len(pts) <= len(kept) + top
+        same = [block(_row("jacobi1d", (4096, 64), p.tiles, time_of[p.tiles])) for p in pts]
+        again = cv.confirmed_curve(curve, _write(Path(d) / "same.csv", same))
+        assert again.variant == "synthetic, re-measured" and again.picks == curve.picks
+        if top >= 1:
+            assert np.array_equal(again.distance, curve.distance)
+        fresh_of: dict[tuple[int, ...], float] = {
+            (i + 1, 2): f for i, (_, _, f) in enumerate(points)}  # fmt: skip
+        fresh = [block(_row("jacobi1d", (4096, 64), p.tiles, fresh_of[p.tiles])) for p in pts]
+        other = cv.confirmed_curve(curve, _write(Path(d) / "fresh.csv", fresh))
+        low = min(fresh_of[p.tiles] for p in pts)
+        assert (other.distance >= 0).all()
+        for j, run in enumerate(curve.picks[0]):
+            assert other.distance[0, j] == fresh_of[run[0]] / low - 1
+
+
 def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     # The harness-4 calibrations' per-level copy terms are relative to L: scaling L for the
     # exact fit once pushed one below zero and the fit was refused (fit_errors). exact

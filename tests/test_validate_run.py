@@ -44,6 +44,23 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     assert {t["run"] for t in targets} == {"0", "all"}  # every target on the run; agreement once
     # One run: no second grid to rank by, so the selection targets have no floor.
     assert all(np.isnan(t["noise_floor"]) for t in targets if t["goal"].startswith("tuner k"))
+    # The selection re-measured: every kept run and the grid's fastest in confirm.csv, the
+    # selection targets judged on it, the grid's own best re-measured as their floor.
+    again_rows = [t for t in targets if t["goal"].startswith("re-measured: ")]
+    assert {t["goal"] for t in again_rows} == {
+        "re-measured: predicted optimum vs best: mean",
+        "re-measured: predicted optimum vs best: worst problem",
+        "re-measured: tuner k = 5: worst problem vs best",
+    }
+    assert all(t["value"] >= 0 and np.isfinite(t["noise_floor"]) for t in again_rows)
+    confirm = mm.read_table(out / "run0" / "confirm.csv")
+    assert set(confirm.tags) == {("confirm",)} and confirm.n_passes == 2
+    report = cv.validate(out / "run0" / "sweep.csv", cv.run_folder_calibrations(out / "run0"),
+                         n_boot=20)  # fmt: skip
+    fm = cv.confirmed_curve(report.tuner["fitted-machine"], confirm.per_point("median"))
+    key = ("0", "re-measured: tuner k = 5: worst problem vs best", "fitted-machine", "median")
+    assert {(t["run"], t["goal"], t["variant"], t["statistic"]): t["value"]
+            for t in again_rows}[key] == pytest.approx(fm.summary()["5"]["max"])  # fmt: skip
     sweep = out / "run0" / "sweep.csv"
     before = mm.read_table(sweep)
     # Cut the table inside its last row (a kill while writing) and rerun: the row is set
@@ -101,6 +118,8 @@ def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
         (("--quiet-wait", "-1"), "--quiet-wait"),
         (("--quiet-every", "0.5"), "--quiet-every"),
         (("--quiet-probe", "0"), "--quiet-probe"),
+        (("--confirm-passes", "1"), "--confirm-passes"),
+        (("--confirm-passes", "-2"), "--confirm-passes"),
     ]:
         done = _run(*args, "--out", str(tmp_path / "o"))
         assert done.returncode == 2 and name in done.stderr, (args, done.stderr)

@@ -37,6 +37,7 @@ from costmetrics._record import Record, record
 from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
+    Point,
     Table,
     _header_value,
     _l3_in_effect,
@@ -44,6 +45,7 @@ from costmetrics.measure import (
     _segment_words_of,
     _statistic_name,
     check_same_machine,
+    default_schedule,
     dram_share_curve,
     harness_tiles,
     load_calibration,
@@ -63,6 +65,8 @@ __all__ = [
     "TunerCurve",
     "ValidationReport",
     "bootstrap_rmse",
+    "confirmation_points",
+    "confirmed_curve",
     "degenerate",
     "dram_split",
     "fit",
@@ -101,6 +105,9 @@ def variants() -> tuple[str, ...]:
 
 VARIANTS: tuple[str, ...] = variants()
 _Problem = tuple[str, tuple[int, ...]]
+#: A run as the harness ran it: tiles (clipped as :func:`harness_tiles` runs them),
+#: threads, schedule.
+_Run = tuple[tuple[int, ...], int, str]
 
 
 def _check_variant(variant: object) -> Any:
@@ -1614,6 +1621,9 @@ class TunerCurve(Record):
         Shape (problems, len(ks)).
     n_points : numpy.ndarray
         Ranked runs per problem.
+    picks : tuple of tuple
+        Per problem and k, the run the tuner keeps: ``(tiles, threads, schedule)``, the
+        tiles as the harness ran them (what :func:`confirmation_points` measures again).
     """
 
     variant: str
@@ -1621,6 +1631,7 @@ class TunerCurve(Record):
     problems: tuple[_Problem, ...]
     distance: npt.NDArray[np.float64] = field(repr=False)
     n_points: npt.NDArray[np.int64] = field(repr=False)
+    picks: tuple[tuple[_Run, ...], ...] = field(default=(), repr=False)
 
     def summary(self) -> dict[str, dict[str, float]]:
         """Mean and largest distance per k: ``{str(k): {"mean": .., "max": ..}}``."""
@@ -1640,8 +1651,11 @@ class TunerCurve(Record):
             "summary": self.summary(),
             "problems": [
                 {"stencil": p[0], "sizes": list(p[1]), "n_points": int(n),
-                 "distance": [float(d) for d in row]}
-                for p, n, row in zip(self.problems, self.n_points, self.distance, strict=False)
+                 "distance": [float(d) for d in row],
+                 "picks": [{"tiles": list(r[0]), "threads": r[1], "schedule": r[2]}
+                           for r in (self.picks[i] if i < len(self.picks) else ())]}
+                for i, (p, n, row) in enumerate(
+                    zip(self.problems, self.n_points, self.distance, strict=False))
             ],
         }  # fmt: skip
 
@@ -1661,7 +1675,7 @@ def _clips_wide_sub_tiles(t: Table) -> bool:
         return False
 
 
-def _run_key(t: Table, i: int, clipped: bool) -> tuple[Any, ...]:
+def _run_key(t: Table, i: int, clipped: bool) -> _Run:
     """Return the run row ``i`` measured: tiles as the harness ran them, threads, schedule."""
     tiles = t.tiles_of(i)
     if clipped:
@@ -1669,7 +1683,7 @@ def _run_key(t: Table, i: int, clipped: bool) -> tuple[Any, ...]:
             tiles = harness_tiles(t.stencil[i], t.sizes_of(i), tiles)
         except ValueError:
             pass  # a row this build's harness would refuse: its own name
-    return (tiles, int(t.threads[i]), t.schedule[i])
+    return (tuple(int(x) for x in tiles), int(t.threads[i]), str(t.schedule[i]))
 
 
 def _ks(ks: object) -> tuple[int, ...]:
@@ -1748,11 +1762,13 @@ def tuner_curve_of(
     problems: list[_Problem] = []
     rows_out: list[list[float]] = []
     counts: list[int] = []
+    picks: list[tuple[_Run, ...]] = []
     for key, rows in _groups(t, by_threads=False).items():
-        runs: dict[tuple[Any, ...], list[int]] = {}
+        runs: dict[_Run, list[int]] = {}
         for i in rows:
             runs.setdefault(_run_key(t, int(i), clipped), []).append(int(i))
         members = list(runs.values())
+        run_keys = list(runs)
         # A run measured under several names: the median of its rows' times, and its
         # best-ranked name's prediction (they agree where the model clips as the harness).
         time_of = np.asarray([float(np.median(t.time_s[m])) for m in members])
@@ -1767,13 +1783,15 @@ def tuner_curve_of(
         first = np.asarray([min(m) for m in members])
         ranked = ok[np.lexsort((first[ok], pred_of[ok]))]
         best = float(time_of.min())
-        run_best = np.minimum.accumulate(time_of[ranked])
-        rows_out.append([float(run_best[min(k, ranked.size) - 1] / best - 1) for k in k_list])
+        # The run kept after k measured: the first of the fastest among the first k.
+        kept = [int(ranked[np.argmin(time_of[ranked[: min(k, ranked.size)]])]) for k in k_list]
+        rows_out.append([float(time_of[j] / best - 1) for j in kept])
+        picks.append(tuple(run_keys[j] for j in kept))
         problems.append(key)
         counts.append(int(ranked.size))
     return TunerCurve(
         v, k_list, tuple(problems), np.asarray(rows_out, dtype=np.float64).reshape(-1, len(k_list)),
-        np.asarray(counts, dtype=np.int64),
+        np.asarray(counts, dtype=np.int64), tuple(picks),
     )  # fmt: skip
 
 
@@ -1833,6 +1851,154 @@ def selection_floor(
             "other: shares no run (stencil, sizes, tiles, threads, schedule) with table"
         )
     return tuner_curve_of(t.select(shared), ranking[shared], label="another run", ks=k_list)
+
+
+def _run_times(t: Table) -> dict[tuple[Any, ...], float]:
+    """Return each run's time: the median of the rows that measured it.
+
+    Keys are ``(stencil, sizes, tiles, threads, schedule)``; one run under several names
+    is one run.
+    """
+    clipped = _clips_wide_sub_tiles(t)
+    times: dict[tuple[Any, ...], list[float]] = {}
+    for i in range(len(t)):
+        key = (t.stencil[i], t.sizes_of(i), *_run_key(t, i, clipped))
+        times.setdefault(key, []).append(float(t.time_s[i]))
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def _curves(curves: object) -> list[TunerCurve]:
+    """Return ``curves`` as a list of tuner curves that record their picks."""
+    out = _convert.instances(curves, "curves", TunerCurve)
+    for i, c in enumerate(out):
+        if len(c.picks) != len(c.problems):
+            raise ValueError(
+                f"curves[{i}]: {c.variant!r} records no run per problem (picks); "
+                "a curve of tuner_curve_of or selection_floor does"
+            )
+    return out
+
+
+def confirmation_points(
+    table: Table | str | Path,
+    curves: Sequence[TunerCurve],
+    *,
+    grid_top: int = 3,
+) -> list[Point]:
+    """Return the runs to measure again so that tuner curves are scored on fresh passes.
+
+    A tuner curve scores the run it keeps against the least of one grid's medians, the
+    same measurement that chose both: the grid's best is the minimum of many noisy
+    medians and lands below the run's time (the winner's curse), by more the more runs
+    are within the noise of it (``docs/validate.md``, "The selection targets re-measured").
+    The points returned, measured in fresh interleaved passes
+    (:func:`costmetrics.measure.measure`) and given to :func:`confirmed_curve`, time each
+    kept run and the grid's best runs in the same passes, apart from the data that chose
+    them.
+
+    Parameters
+    ----------
+    table : Table or path
+        The measured grid the curves were scored on.
+    curves : sequence of TunerCurve
+        Curves whose kept runs (:attr:`TunerCurve.picks`) are measured again, e.g. a
+        report's :attr:`ValidationReport.tuner` values and a :func:`selection_floor`.
+    grid_top : int
+        The grid's fastest runs per problem (by the grid's own times) measured again as
+        well: the reference of :func:`confirmed_curve` is the fastest of what is measured
+        again, so that a lucky minimum of the grid is not the bar.
+
+    Returns
+    -------
+    list of Point
+        One point per run (tiles as the harness ran them, the run's thread count), tag
+        ``confirm``, ordered by problem. Only runs with each stencil's default schedule
+        are accepted (:func:`costmetrics.measure.measure` measures that one).
+
+    Raises
+    ------
+    ValueError
+        If a run to measure was measured with another schedule, or ``grid_top`` is
+        negative.
+    """
+    t = _table(table)
+    curve_list = _curves(curves)
+    top = _convert.integer(grid_top, "grid_top", lo=0)
+    times = _run_times(t)
+    wanted: dict[tuple[Any, ...], None] = {}
+    by_problem: dict[_Problem, list[tuple[float, tuple[Any, ...]]]] = {}
+    for key, s in times.items():
+        by_problem.setdefault((key[0], key[1]), []).append((s, key))
+    for problem, runs in by_problem.items():
+        runs.sort(key=lambda r: r[0])  # stable: ties keep the table's order
+        for _, key in runs[:top]:
+            wanted[key] = None
+        for c in curve_list:
+            for p, prob in enumerate(c.problems):
+                if prob == problem:
+                    for run in c.picks[p]:
+                        wanted[(prob[0], prob[1], *run)] = None
+    points: list[Point] = []
+    for stencil, sizes, tiles, threads, schedule in sorted(
+        wanted, key=lambda k: (k[0], k[1], k[3], k[2])
+    ):
+        if schedule != default_schedule(stencil):
+            raise ValueError(
+                f"table: {stencil} {list(sizes)} tiles {list(tiles)} ran with schedule "
+                f"{schedule!r}; confirmation measures the default {default_schedule(stencil)!r}"
+            )
+        points.append(Point(stencil, tuple(sizes), tuple(tiles), ("confirm",), int(threads)))
+    return points
+
+
+def confirmed_curve(curve: TunerCurve, confirmation: Table | str | Path) -> TunerCurve:
+    """Return a tuner curve scored on a second measurement of its kept runs.
+
+    Each problem's distance at each k is the kept run's time in ``confirmation`` over the
+    fastest run of that problem ``confirmation`` measured, minus 1: the runs were chosen on
+    the grid's times and are timed here in the same fresh passes
+    (:func:`confirmation_points`). The distance is 0 where the kept run is the fastest
+    measured again and never negative.
+
+    Parameters
+    ----------
+    curve : TunerCurve
+        A curve that records its picks.
+    confirmation : Table or path
+        The second measurement (one row per point: :meth:`Table.per_point`, the median).
+
+    Returns
+    -------
+    TunerCurve
+        Same problems, ks, counts and picks; ``variant`` is the curve's plus
+        ``", re-measured"``.
+
+    Raises
+    ------
+    ValueError
+        If ``confirmation`` lacks a kept run.
+    """
+    if not isinstance(curve, TunerCurve):
+        raise TypeError(f"curve: expected a TunerCurve, got {type(curve).__name__}")
+    (c,) = _curves([curve])
+    times = _run_times(_table(confirmation, "confirmation"))
+    rows: list[list[float]] = []
+    for p, (stencil, sizes) in enumerate(c.problems):
+        mine = [s for k, s in times.items() if k[0] == stencil and k[1] == sizes]
+        row = []
+        for k, run in zip(c.ks, c.picks[p], strict=True):
+            s = times.get((stencil, sizes, *run))
+            if s is None:
+                raise ValueError(
+                    f"confirmation: lacks the run {c.variant!r} keeps at k = {k} on {stencil} "
+                    f"{list(sizes)}: tiles {list(run[0])}, {run[1]} threads, {run[2]}"
+                )
+            row.append(s / min(mine) - 1)
+        rows.append(row)
+    return TunerCurve(
+        f"{c.variant}, re-measured", c.ks, c.problems,
+        np.asarray(rows, dtype=np.float64).reshape(-1, len(c.ks)), c.n_points, c.picks,
+    )  # fmt: skip
 
 
 @record
