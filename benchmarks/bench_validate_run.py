@@ -184,7 +184,7 @@ def _one_run(
         _write_json(run_dir / name, report.to_dict())
         reports[stat] = report
     if args.confirm_passes:
-        _confirm(run_dir, index, args, t0, reports, counts)
+        _confirm(run_dir, index, args, t0, reports)
     return reports
 
 
@@ -197,7 +197,7 @@ def _grid_curves(run_dir: Path, stats: list[str]) -> list[cv.TunerCurve]:
 
 def _confirm(
     run_dir: Path, index: int, args: argparse.Namespace, t0: float,
-    reports: dict[str, cv.ValidationReport], counts: list[int],
+    reports: dict[str, cv.ValidationReport],
 ) -> None:  # fmt: skip
     """The kept runs of every variant's tuner curve and the grid's fastest, measured again.
 
@@ -209,13 +209,11 @@ def _confirm(
     """
     curves = [c for r in reports.values() for v, c in r.tuner.items() if v in VARIANTS]
     curves += _grid_curves(run_dir, list(reports))
-    points = cv.confirmation_points(run_dir / "sweep.csv", curves, grid_top=CONFIRM_GRID_TOP)
     passes = 2 if args.quick else args.confirm_passes
-    _say(t0, f"run {index}: the selection re-measured, {len(points)} runs, "
-             f"{passes} shuffled passes")  # fmt: skip
-    mm.measure(
-        points, run_dir / "confirm.csv", threads=counts, passes=passes,
-        seed=100 + index, progress=True, cpu_probe=True,
+    _say(t0, f"run {index}: the selection re-measured, {passes} shuffled passes")
+    cv.confirm_selection(
+        run_dir / "sweep.csv", curves, run_dir / "confirm.csv", passes=passes,
+        grid_top=CONFIRM_GRID_TOP, seed=100 + index, progress=True,
         command=f"python benchmarks/bench_validate_run.py --out {run_dir.parent} "
                 f"(run {index}, the selection re-measured)",
     )  # fmt: skip

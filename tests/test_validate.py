@@ -493,6 +493,42 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["gpu"]["max_blocks_per_sm"] == 1
 
 
+def test_cli_validate_confirm(tmp_path: Path) -> None:
+    # A tiny real sweep and calibration (numbers meaningless): --confirm measures the runs
+    # the tuner keeps and the grid's fastest again, and scores the curves on them.
+    sweep, cal, again = tmp_path / "m.csv", tmp_path / "cal", tmp_path / "again" / "c.csv"
+    done = _cli("measure", "--out", str(sweep), "--stencils", "jacobi1d", "--limit", "4",
+                "--passes", "2", "--threads", "1", "--warmup", "0", "--no-probe-cpus",
+                "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = _cli("calibrate", "--out", str(cal), "--threads", "1", "--repeats", "1",
+                "--configs", "2", "--working-set-words", "65536", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    args = ["validate", str(sweep), "--calibration", str(cal)]
+    bad = _cli(*args, "--confirm", str(again), "--confirm-passes", "1")
+    assert bad.returncode == 2 and "--confirm-passes" in bad.stderr and not again.exists()
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    bad = _cli(*args, "--confirm", str(blocker / "c.csv"))
+    assert bad.returncode == 2 and "--confirm" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    curves = out["tuner_re_measured"]
+    assert set(curves) == {f"{v}, re-measured" for v in out["tuner"]}
+    table = mm.read_table(again)
+    assert set(table.tags) == {("confirm",)} and table.n_passes == 2
+    for name, curve in curves.items():
+        kept = out["tuner"][name.removesuffix(", re-measured")]["problems"]
+        assert [p["picks"] for p in curve["problems"]] == [p["picks"] for p in kept]
+        assert all(0 <= d for p in curve["problems"] for d in p["distance"])
+    # Rerun: the table is complete, no run is measured again.
+    done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
+    assert done.returncode == 0, done.stderr
+    assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -761,6 +761,21 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         action="store_true",
         help="also print every (stencil, memory level, threads) group",
     )
+    parser.add_argument(
+        "--confirm",
+        type=Path,
+        default=None,
+        metavar="CSV",
+        help="measure the runs each variant's tuner keeps and the grid's 3 fastest again "
+        "into CSV (resumable) and score the tuner curves on them (docs/validate.md)",
+    )
+    parser.add_argument(
+        "--confirm-passes",
+        type=int,
+        default=9,
+        metavar="P",
+        help="with --confirm: fresh shuffled passes (default 9)",
+    )
     _add_statistic(parser)
     add_json_flag(parser)
 
@@ -771,10 +786,23 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
         if args.plot is not None and not args.plot.parent.is_dir():
             raise ValueError(f"--plot: no folder {args.plot.parent}")
+        if args.confirm is not None:
+            if not 2 <= args.confirm_passes <= 1000:
+                raise ValueError(
+                    f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
+                )
+            cm_measure.check_writable(args.confirm.parent, "--confirm")
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
             table, args.calibration, time=args.time, statistic=args.statistic
         )
+        again: list[cm_validate.TunerCurve] = []
+        if args.confirm is not None:
+            again = cm_validate.confirm_selection(
+                table.per_point(args.statistic), list(report.tuner.values()), args.confirm,
+                passes=args.confirm_passes, progress=not args.json,
+                command=f"costmetrics validate {args.table} --confirm {args.confirm}",
+            )  # fmt: skip
         if args.plot is not None:
             plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
@@ -786,6 +814,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             }
             out["cpu_probe"] = None if probe is None else probe._asdict()
             out["host_gates"] = [g._asdict() for g in gates]
+            out["tuner_re_measured"] = {c.variant: c.to_dict() for c in again}
             print_json(out)
             return 0
         header = [
@@ -868,6 +897,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 for k, d in curve.summary().items()
             ]
             print(f"tuner ({v}, distance to the measured grid's best): " + "; ".join(parts))
+        for curve in again:
+            parts = [
+                f"k={k}: mean {100 * d['mean']:.1f}% max {100 * d['max']:.1f}%"
+                for k, d in curve.summary().items()
+            ]
+            print(f"tuner ({curve.variant} in {args.confirm}, distance to the fastest run "
+                  "measured again): " + "; ".join(parts))  # fmt: skip
         return 0
 
     return run

@@ -65,6 +65,7 @@ __all__ = [
     "TunerCurve",
     "ValidationReport",
     "bootstrap_rmse",
+    "confirm_selection",
     "confirmation_points",
     "confirmed_curve",
     "degenerate",
@@ -1999,6 +2000,60 @@ def confirmed_curve(curve: TunerCurve, confirmation: Table | str | Path) -> Tune
         f"{c.variant}, re-measured", c.ks, c.problems,
         np.asarray(rows, dtype=np.float64).reshape(-1, len(c.ks)), c.n_points, c.picks,
     )  # fmt: skip
+
+
+def confirm_selection(
+    table: Table | str | Path,
+    curves: Sequence[TunerCurve],
+    out: str | Path,
+    *,
+    passes: int = 9,
+    grid_top: int = 3,
+    seed: int = 100,
+    progress: bool = False,
+    command: str = "",
+) -> list[TunerCurve]:
+    """Measure the runs the curves keep again and score each curve on them.
+
+    :func:`confirmation_points` (each curve's kept runs and the grid's ``grid_top``
+    fastest per problem), measured into ``out`` with the protocol of
+    :func:`costmetrics.measure.measure` (``passes`` fresh shuffled passes, crash-safe and
+    resumable: a complete ``out`` is read, not measured again), then
+    :func:`confirmed_curve` per curve.
+
+    Parameters
+    ----------
+    table : Table or path
+        The measured grid the curves were scored on.
+    curves : sequence of TunerCurve
+        Curves that record their picks (e.g. :attr:`ValidationReport.tuner` values).
+    out : str or Path
+        The table of the second measurement.
+    passes : int
+        Shuffled passes (at least 2).
+    grid_top : int
+        The grid's fastest runs per problem measured again too (at least 1: the grid's
+        best is then among the runs the distances are taken against).
+    seed : int
+        Seed of the shuffled orders (another than the grid's, so the orders differ).
+    progress : bool
+        Show a progress bar on standard error.
+    command : str
+        The command line recorded in the table's header.
+
+    Returns
+    -------
+    list of TunerCurve
+        Each curve re-measured (``"<variant>, re-measured"``), in the order given.
+    """
+    from costmetrics.measure import measure
+
+    curve_list = _curves(curves)
+    top = _convert.integer(grid_top, "grid_top", lo=1)
+    n_passes = _convert.integer(passes, "passes", lo=2, hi=1000)
+    points = confirmation_points(table, curve_list, grid_top=top)
+    path = measure(points, out, passes=n_passes, seed=seed, progress=progress, command=command)
+    return [confirmed_curve(c, path) for c in curve_list]
 
 
 @record
