@@ -835,6 +835,18 @@ def test_confirmed_curve_hand_computed(tmp_path: Path) -> None:
         cv.confirmed_curve(curve, 3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cannot read"):
         cv.confirmed_curve(curve, tmp_path / "missing.csv")
+    # A grid measured on another machine is not measured again here; nothing is written.
+    (tmp_path / "m").mkdir()
+    other = tmp_path / "m" / "grid.csv"
+    text = path.read_text(encoding="utf-8")
+    other.write_text('# machine: {"cpu_model": "An imaginary CPU"}\n' + text, encoding="utf-8")
+    with pytest.raises(ValueError, match="table: measured on another machine"):
+        cv.confirm_selection(other, [curve], tmp_path / "m" / "again.csv")
+    with pytest.raises(ValueError, match="passes"):
+        cv.confirm_selection(path, [curve], tmp_path / "m" / "again.csv", passes=1)
+    with pytest.raises(ValueError, match="grid_top"):
+        cv.confirm_selection(path, [curve], tmp_path / "m" / "again.csv", grid_top=0)
+    assert not (tmp_path / "m" / "again.csv").exists()
 
 
 def test_tuner_curve_refuses_non_integer_ks(tmp_path: Path) -> None:

@@ -1925,7 +1925,7 @@ def confirmation_points(
     t = _table(table)
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=0)
-    times = _run_times(t)
+    times = {k: v for k, v in _run_times(t).items() if np.isfinite(v)}
     wanted: dict[tuple[Any, ...], None] = {}
     by_problem: dict[_Problem, list[tuple[float, tuple[Any, ...]]]] = {}
     for key, s in times.items():
@@ -1977,19 +1977,20 @@ def confirmed_curve(curve: TunerCurve, confirmation: Table | str | Path) -> Tune
     Raises
     ------
     ValueError
-        If ``confirmation`` lacks a kept run.
+        If ``confirmation`` lacks a kept run, or has no finite, positive time for it.
     """
     if not isinstance(curve, TunerCurve):
         raise TypeError(f"curve: expected a TunerCurve, got {type(curve).__name__}")
     (c,) = _curves([curve])
-    times = _run_times(_table(confirmation, "confirmation"))
+    times = {k: v for k, v in _run_times(_table(confirmation, "confirmation")).items()
+             if np.isfinite(v) and v > 0}  # fmt: skip
     rows: list[list[float]] = []
     for p, (stencil, sizes) in enumerate(c.problems):
         mine = [s for k, s in times.items() if k[0] == stencil and k[1] == sizes]
         row = []
         for k, run in zip(c.ks, c.picks[p], strict=True):
             s = times.get((stencil, sizes, *run))
-            if s is None:
+            if s is None:  # not measured again, or no finite time
                 raise ValueError(
                     f"confirmation: lacks the run {c.variant!r} keeps at k = {k} on {stencil} "
                     f"{list(sizes)}: tiles {list(run[0])}, {run[1]} threads, {run[2]}"
@@ -2045,13 +2046,22 @@ def confirm_selection(
     -------
     list of TunerCurve
         Each curve re-measured (``"<variant>, re-measured"``), in the order given.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` was measured on another machine, or as :func:`confirmation_points`
+        and :func:`costmetrics.measure.measure` raise (checked before anything runs).
     """
     from costmetrics.measure import measure
 
+    t = _table(table)
+    if t.machine:  # the runs are measured again here: the grid must be this machine's
+        check_same_machine(t.machine, "table")
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=1)
     n_passes = _convert.integer(passes, "passes", lo=2, hi=1000)
-    points = confirmation_points(table, curve_list, grid_top=top)
+    points = confirmation_points(t, curve_list, grid_top=top)
     path = measure(points, out, passes=n_passes, seed=seed, progress=progress, command=command)
     return [confirmed_curve(c, path) for c in curve_list]
 
