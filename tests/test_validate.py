@@ -504,6 +504,10 @@ def test_cli_validate_confirm(tmp_path: Path) -> None:
     done = _cli("calibrate", "--out", str(cal), "--threads", "1", "--repeats", "1",
                 "--configs", "2", "--working-set-words", "65536", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # The default tile-buffer budget is one core's L2 (half of it refused the fastest Heat
+    # 3D tiles on a 512 KiB L2, docs/validate.md, "The selection targets re-measured").
+    budget = mm.load_calibration(cal).gpu.smem_per_sm_bytes
+    assert budget == (mm._cache_bytes(2) or 256 * 1024)
     args = ["validate", str(sweep), "--calibration", str(cal)]
     bad = _cli(*args, "--confirm", str(again), "--confirm-passes", "1")
     assert bad.returncode == 2 and "--confirm-passes" in bad.stderr and not again.exists()

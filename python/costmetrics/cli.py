@@ -478,7 +478,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         "--budget-bytes",
         type=int,
         default=None,
-        help="tile-buffer budget M_SM per core (default: half the L2)",
+        help="tile-buffer budget M_SM per core (default: the L2 per core)",
     )
     _add_statistic(parser)
     add_json_flag(parser)

@@ -1620,7 +1620,9 @@ def calibrate(
     segment_words : int
         Contiguous floats per copy of the L benchmark (about a tile row of tS2).
     buffer_budget_bytes : int, optional
-        M_SM, the tile-buffer budget per core (default: half the L2 cache, else 256 KiB).
+        M_SM, the tile-buffer budget per core (default: the L2 cache per core, else 256
+        KiB; half the L2 until 2026-11-29, which refused the fastest Heat 3D tiles on a
+        512 KiB L2, docs/validate.md, "The selection targets re-measured").
     passes : int
         Interleaved passes over all points (the median is kept).
     repeats : int, optional
@@ -1678,7 +1680,7 @@ def calibrate(
     budget = (
         _positive_int(buffer_budget_bytes, "buffer_budget_bytes", 1024, 2**40)
         if buffer_budget_bytes is not None
-        else (l2 // 2 if l2 else 256 * 1024)
+        else (l2 if l2 else 256 * 1024)
     )
     caches = (_cache_bytes(1), l2, _cache_bytes(3))
 

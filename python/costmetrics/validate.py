@@ -1902,8 +1902,8 @@ def confirmation_points(
     table : Table or path
         The measured grid the curves were scored on.
     curves : sequence of TunerCurve
-        Curves whose kept runs (:attr:`TunerCurve.picks`) are measured again, e.g. a
-        report's :attr:`ValidationReport.tuner` values and a :func:`selection_floor`.
+        Curves whose kept runs (``picks``) are measured again, e.g. a
+        report's ``tuner`` values and a :func:`selection_floor`.
     grid_top : int
         The grid's fastest runs per problem (by the grid's own times) measured again as
         well: the reference of :func:`confirmed_curve` is the fastest of what is measured
@@ -1966,7 +1966,8 @@ def confirmed_curve(curve: TunerCurve, confirmation: Table | str | Path) -> Tune
     curve : TunerCurve
         A curve that records its picks.
     confirmation : Table or path
-        The second measurement (one row per point: :meth:`Table.per_point`, the median).
+        The second measurement (one row per point,
+        :meth:`costmetrics.measure.Table.per_point`: the median).
 
     Returns
     -------
@@ -2027,7 +2028,7 @@ def confirm_selection(
     table : Table or path
         The measured grid the curves were scored on.
     curves : sequence of TunerCurve
-        Curves that record their picks (e.g. :attr:`ValidationReport.tuner` values).
+        Curves that record their picks (e.g. the ``tuner`` values of a :class:`ValidationReport`).
     out : str or Path
         The table of the second measurement.
     passes : int
