@@ -191,7 +191,7 @@ def _one_run(
 def _grid_curves(run_dir: Path, stats: list[str]) -> list[cv.TunerCurve]:
     """Each statistic's grid ranked by its own times: k = 1 keeps the grid's best run."""
     raw = mm.read_table(run_dir / "sweep.csv")
-    return [cv.tuner_curve_of(t, t.time_s, label="the grid itself", ks=(1, TUNE_K))
+    return [cv.tuner_curve_of(t, t.time_s, label="the grid itself", ks=(1,))
             for t in (raw.per_point(s) for s in stats)]  # fmt: skip
 
 
@@ -307,6 +307,14 @@ def _judge(
         if len(tables) > 1 else None
         for i in range(len(tables))
     ]  # fmt: skip
+    # The re-measured targets' floor, with a run's confirm.csv: its grid's own best (k = 1
+    # of the grid ranked by itself) against the fastest run measured again.
+    own_floors = [
+        cv.confirmed_curve(cv.tuner_curve_of(t, t.time_s, label="the grid", ks=(1,)),
+                           conf).summary()["1"]
+        if conf is not None else None
+        for t, conf in zip(tables, confirmations or [None] * len(tables), strict=True)
+    ]  # fmt: skip
 
     def add(run: str, target: str, variant: str, value: float, limit: float,
             noise: float = np.nan, worst: str = "") -> None:  # fmt: skip
@@ -359,11 +367,9 @@ def _judge(
                 d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
                 add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN,
                     floor[str(TUNE_K)]["max"] if floor else np.nan)  # fmt: skip
-            conf = confirmations[i] if confirmations else None
-            if conf is not None and curve is not None and curve.problems:
-                again = cv.confirmed_curve(curve, conf).summary()
-                itself = cv.tuner_curve_of(table, table.time_s, label="the grid", ks=(1,))
-                own = cv.confirmed_curve(itself, conf).summary()["1"]
+            own = own_floors[i]
+            if own is not None and confirmations and curve is not None and curve.problems:
+                again = cv.confirmed_curve(curve, confirmations[i]).summary()
                 add(run, "re-measured: predicted optimum vs best: mean", v,
                     again["1"]["mean"], OPT_MEAN, own["mean"])  # fmt: skip
                 add(run, "re-measured: predicted optimum vs best: worst problem", v,

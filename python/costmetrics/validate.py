@@ -1836,12 +1836,8 @@ def selection_floor(
     """
     t, o = _table(table), _table(other, "other")
     k_list = _ks(ks)
-    clipped_t, clipped_o = _clips_wide_sub_tiles(t), _clips_wide_sub_tiles(o)
-    times: dict[tuple[Any, ...], list[float]] = {}
-    for i in range(len(o)):
-        key = (o.stencil[i], o.sizes_of(i), *_run_key(o, i, clipped_o))
-        times.setdefault(key, []).append(float(o.time_s[i]))
-    other_s = {k: float(np.median(v)) for k, v in times.items()}
+    clipped_t = _clips_wide_sub_tiles(t)
+    other_s = _run_times(o)
     ranking = np.asarray([
         other_s.get((t.stencil[i], t.sizes_of(i), *_run_key(t, i, clipped_t)), np.nan)
         for i in range(len(t))
@@ -1926,19 +1922,16 @@ def confirmation_points(
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=0)
     times = {k: v for k, v in _run_times(t).items() if np.isfinite(v)}
-    wanted: dict[tuple[Any, ...], None] = {}
     by_problem: dict[_Problem, list[tuple[float, tuple[Any, ...]]]] = {}
     for key, s in times.items():
         by_problem.setdefault((key[0], key[1]), []).append((s, key))
-    for problem, runs in by_problem.items():
+    wanted: dict[tuple[Any, ...], None] = {}
+    for runs in by_problem.values():
         runs.sort(key=lambda r: r[0])  # stable: ties keep the table's order
-        for _, key in runs[:top]:
-            wanted[key] = None
-        for c in curve_list:
-            for p, prob in enumerate(c.problems):
-                if prob == problem:
-                    for run in c.picks[p]:
-                        wanted[(prob[0], prob[1], *run)] = None
+        wanted.update((key, None) for _, key in runs[:top])
+    for c in curve_list:
+        for (stencil, sizes), kept in zip(c.problems, c.picks, strict=True):
+            wanted.update(((stencil, sizes, *run), None) for run in kept)
     points: list[Point] = []
     for stencil, sizes, tiles, threads, schedule in sorted(
         wanted, key=lambda k: (k[0], k[1], k[3], k[2])
