@@ -46,6 +46,11 @@ def test_table_b2_ships_the_seed_values() -> None:
     assert t["rmse_pct_text"]["model_a"]["jacobi1d"] == 16.35  # Sec. B.7.2 text
     assert t["n_instances"] == {"smith_waterman": 298, "jacobi1d": 265, "jacobi2d": 125}
     assert "Table B.2" in t["source"]
+    # The file is parsed once and shared: what a caller does to its copy stays with it.
+    t["models"]["model_a"]["p_stat_w"] = -1.0
+    t["n_instances"].clear()
+    assert en.parameters("model_a").p_stat_w == a.p_stat_w
+    assert en.table_b2()["n_instances"]["jacobi2d"] == 125
 
 
 # ---------------------------------------------------------------- hand-computed values
