@@ -31,8 +31,8 @@ and PASS/FAIL:
    noise levels.
 
 Run: ``python benchmarks/bench_energy_fit.py`` (full: 100 coverage seeds, 20 design
-seeds, 400 resamples; about 14 minutes on the loaded 2-core machine) or ``--quick`` (CI: 5 seeds,
-100 resamples; only reports). ``--only coverage|design|heldout`` runs one part (the
+seeds, 400 resamples; about 14 minutes on the loaded 2-core machine) or ``--quick`` (CI: 3 seeds,
+50 resamples; only reports). ``--only coverage|design|heldout`` runs one part (the
 no-negative target is checked over whatever ran). ``--json`` prints the measured values
 as JSON. Exit status 1 if a target fails in a full run.
 """
@@ -262,18 +262,18 @@ class Bench:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="5 seeds, 100 resamples (CI)")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, 50 resamples (CI)")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
     parser.add_argument("--only", action="append", choices=("coverage", "design", "heldout"),
                         help="run only this part (repeatable)")  # fmt: skip
     parser.add_argument("--coverage-seeds", type=int, default=None,
-                        help="seeds of the coverage target (default 100; --quick 5)")  # fmt: skip
+                        help="seeds of the coverage target (default 100; --quick 3)")  # fmt: skip
     args = parser.parse_args(argv)
-    n_seeds = 5 if args.quick else 20
-    n_coverage = args.coverage_seeds if args.coverage_seeds else (5 if args.quick else 100)
+    n_seeds = 3 if args.quick else 20
+    n_coverage = args.coverage_seeds if args.coverage_seeds else (3 if args.quick else 100)
     if n_coverage < 1:
         parser.error(f"--coverage-seeds must be >= 1, got {n_coverage}")
-    n_boot = 100 if args.quick else 400
+    n_boot = 50 if args.quick else 400
     parts = args.only or ["coverage", "design", "heldout"]
     bench = Bench(n_seeds, n_coverage, n_boot, args.quick)
     print(
