@@ -240,6 +240,21 @@ def test_bad_runs(stencil: object, sizes: object, tiles: object, error: type) ->
         mm.run(stencil, sizes, tiles, threads=1, repeats=1)  # type: ignore[arg-type]
 
 
+def test_space_dims_spellings_and_bad_names() -> None:
+    # Looked up once checked (measure._SPACE_DIMS); every spelling gives the same answer,
+    # a second call included, and bad names raise every time, never from the lookup.
+    for name, dims in (("jacobi1d", 1), ("Jacobi 1D", 1), ("heat-2d", 2), ("HEAT_3D", 3)):
+        assert mm.space_dims(name) == dims and mm.space_dims(name) == dims
+    for bad, error in (("heat4d", ValueError), ("", ValueError), (None, TypeError),
+                       (b"heat2d", TypeError), (["heat2d"], TypeError)):  # fmt: skip
+        for _ in range(2):
+            with pytest.raises(error, match="stencil"):
+                mm.space_dims(bad)  # type: ignore[arg-type]
+    for i in range(300):  # endless spellings: the lookup table stays bounded
+        assert mm.space_dims("heat" + " " * i + "2d") == 2
+    assert len(mm._SPACE_DIMS) <= 256
+
+
 def test_bad_run_options() -> None:
     with pytest.raises(ValueError, match="threads"):
         mm.run("jacobi1d", (10, 4), (2, 2), threads=0)

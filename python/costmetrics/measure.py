@@ -209,13 +209,14 @@ def space_dims(stencil: str) -> int:
     dims = _SPACE_DIMS.get(stencil) if isinstance(stencil, str) else None
     if dims is None:
         dims = int(_cm.kernel_space_dims(_stencil_name(stencil)))
-        _SPACE_DIMS[stencil] = dims
+        if len(_SPACE_DIMS) < 256:  # spellings are unbounded ("heat 2d", "Heat-2D", ...)
+            _SPACE_DIMS[stencil] = dims
     return dims
 
 
 #: space_dims of the names already checked, as they were spelled: a table's rows ask for
 #: it 10^5 times in a validation, and the name check (a regular expression) was 3 of the
-#: validate reproduction's 27 s. Only names that passed the check are added.
+#: validate reproduction's 27 s. Only names that passed the check are added, at most 256.
 _SPACE_DIMS: dict[str, int] = {}
 
 
