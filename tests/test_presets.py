@@ -518,3 +518,17 @@ def test_load_gpu_file_contract(tmp_path_factory: Any, text: str, raw: bytes) ->
         contract(functools.partial(cm.load_gpu, path))
         contract(functools.partial(cm.load_stencil, path))
     contract(lambda: cm.gpu(text))
+
+
+def test_core_parameters_are_shared_between_equal_presets_only() -> None:
+    # presets._shared_core_params: equal presets share the core's parameters; a preset
+    # that differs in one field gets its own, before and after the shared one is built.
+    g = cm.gpu("gtx980")
+    wider = dataclasses.replace(g, n_sm=2 * g.n_sm)
+    sizes, tiles = (4096, 4096, 512), (8, 64, 4)
+    first = cm.time.talg("heat2d", g, sizes, tiles)
+    wide = cm.time.talg("heat2d", wider, sizes, tiles)
+    assert cm.time.talg("heat2d", g, sizes, tiles) == first != wide
+    assert g._core_params() is dataclasses.replace(g)._core_params()
+    assert (g._core_params().n_sm, wider._core_params().n_sm) == (g.n_sm, 2 * g.n_sm)
+    assert pickle.loads(pickle.dumps(g)) == g  # the preset itself holds no core object

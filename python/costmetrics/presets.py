@@ -12,6 +12,7 @@ Lookups (:func:`gpu`, :func:`stencil`) ignore case, spaces, dashes and underscor
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -387,7 +388,18 @@ class Gpu:
         return self.smem_per_block_bytes // BYTES_PER_WORD
 
     def _core_params(self) -> GpuParams:
-        """Return the parameters the core's time model takes (validated there)."""
+        """Return the parameters the core's time model takes (validated there).
+
+        Shared between equal presets (callers only read it): building it is 86 us, most of
+        a scalar ``costmetrics.time.talg`` call.
+        """
+        try:
+            hash(self)
+        except TypeError:  # a field holding an unhashable value: built, not shared
+            return self._build_core_params()
+        return _shared_core_params(self)
+
+    def _build_core_params(self) -> GpuParams:
         machine = _core.time.MachineTerms(
             cache_l1_bytes=float(self.cache_l1_bytes),
             cache_l2_bytes=float(self.cache_l2_bytes),
@@ -438,6 +450,13 @@ class Gpu:
                 value = getattr(self, f)
                 d[f] = list(value) if isinstance(value, tuple) else value
         return d
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_core_params(gpu: Gpu) -> GpuParams:
+    # Keyed by the preset's fields (a frozen dataclass hashes and compares them): equal
+    # presets give equal parameters.
+    return gpu._build_core_params()
 
 
 @dataclass(frozen=True)
