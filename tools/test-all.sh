@@ -11,6 +11,8 @@
 #   4. the C++ unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (a
 #      separate build folder, build/cpp-asan, compiled at -O1), built and run in the
 #      background from the end of step 1 to the end of step 5 (log: build/cpp-asan.log);
+#      there the longest random sweeps check a sample of their draws (cpp/tests/check.hpp,
+#      kSanitized), which step 3 checks whole;
 #   5. the Python tests (pytest, derandomized Hypothesis: profile "ci"), which also execute
 #      every notebook and compare `costmetrics reproduce` with the pinned outputs;
 #   6. every benchmark in its quick mode (benchmarks/*.py --quick, run in build/bench:
