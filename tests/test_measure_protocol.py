@@ -915,6 +915,61 @@ def test_tune_measures_each_run_once(tmp_path: Path) -> None:
     assert len(mm.read_table(tmp_path / "tune.csv")) == 6
 
 
+class _RankedError(Exception):
+    """Raised by a stand-in for ``measure`` with the points ``tune`` would measure."""
+
+
+@pytest.mark.parametrize(
+    ("stencil", "sizes", "variant", "k"),
+    [("jacobi1d", (4096, 64), "exact", 7), ("laplacian2d", (128, 128, 64), "machine", 9),
+     ("heat3d", (30, 30, 30, 8), "machine", 5)],
+)  # fmt: skip
+def test_tune_ranks_the_first_k_runs_of_the_whole_order(
+    monkeypatch: pytest.MonkeyPatch, stencil: str, sizes: tuple[int, ...], variant: str, k: int
+) -> None:
+    # tune walks its ranking lazily (it stops at the k-th distinct run); the reference here
+    # ranks every feasible (tile, threads) pair with Python's sort on (prediction, threads,
+    # tiles) and keeps the first name of each run (harness_tiles), as tune documents.
+    import os
+
+    from costmetrics import time as cm_time
+
+    root = data_dir() / "measurements" / "quiet_run_2026-11-29_xeon_batch_d"
+    counts = [1, 2] if len(os.sched_getaffinity(0)) >= 2 else [1]
+    cals = []
+    for n in counts:
+        c = mm.load_calibration(root / f"calibration_{n}t")
+        cals.append(mm.Calibration(c.gpu, c.stencils, mm.machine_record(), c.micro, c.settings))
+    grid = cm_time.default_search_space(len(sizes) - 1).grid()
+    ranked = []
+    for n, cal in zip(counts, cals, strict=True):
+        gpu = cal.gpu.with_threads(n)
+        batch = cm_time.talg_batch(cal.stencils[stencil], gpu, sizes, grid, variant=variant)  # type: ignore[arg-type]
+        for i in np.flatnonzero(batch.feasible & np.isfinite(batch.talg_s)):
+            ranked.append((float(batch.talg_s[i]), n, tuple(int(x) for x in grid[i])))
+    ranked.sort()
+    expected: list[tuple[tuple[int, ...], int]] = []
+    seen = set()
+    for _, n, tiles in ranked:
+        try:
+            run = (n, mm.harness_tiles(stencil, sizes, tiles))
+        except ValueError:
+            continue
+        if run not in seen:
+            seen.add(run)
+            expected.append((tiles, n))
+        if len(expected) == k:
+            break
+
+    def ranked_points(points: list[mm.Point], *args: object, **kwargs: object) -> None:
+        raise _RankedError([(p.tiles, p.threads) for p in points])
+
+    monkeypatch.setattr(mm, "measure", ranked_points)
+    with pytest.raises(_RankedError) as got:
+        mm.tune(stencil, cals, sizes, variant=variant, k=k, threads=counts)
+    assert got.value.args[0] == expected
+
+
 def test_tune_smoke(tmp_path: Path) -> None:
     # The shipped calibration with this machine's record: a stand-in for a calibration
     # of this machine (fast; the ranking is what is tested, not the times).
