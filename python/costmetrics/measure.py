@@ -3971,11 +3971,9 @@ def tune(
     for i in order:
         n, tiles = int(n_all[i]), tuple(int(x) for x in tiles_all[i])
         try:
-            cfg = _config(name, size_args, tiles, threads=n, repeats=1, warmup=0, pin=False,
-                          check=False, energy=None)  # fmt: skip
+            as_run = harness_tiles(name, size_args, tiles)  # the run is the same at any n
         except ValueError:
             continue  # the model accepts it, the harness cannot run it
-        as_run = _tiles_of_config(_cm.as_run(cfg))
         if (n, as_run) not in seen:
             seen.add((n, as_run))
             top.append((float(pred_all[i]), n, tiles))
