@@ -970,6 +970,38 @@ def test_tune_ranks_the_first_k_runs_of_the_whole_order(
     assert got.value.args[0] == expected
 
 
+def test_tune_default_table_folder_kept_only_with_rows(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Without out=, tune measures into a folder of its own. A failure before any row is
+    # written removes it (72 empty folders had piled up in /tmp from failed calls); rows
+    # already written stay, and the error names their table.
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cal = mm.load_calibration(CALIBRATION)
+    cal = mm.Calibration(cal.gpu, cal.stencils, mm.machine_record(), cal.micro, cal.settings)
+
+    def fails_at_once(points: list[mm.Point], out: Path, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    def fails_after_a_row(points: list[mm.Point], out: Path, **kwargs: object) -> None:
+        Path(out).write_text("# partial\n")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mm, "measure", fails_at_once)
+    with pytest.raises(KeyboardInterrupt):
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(mm, "measure", fails_after_a_row)
+    with pytest.raises(OSError, match="disk full") as err:
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1)
+    (kept,) = tmp_path.iterdir()
+    table = kept / "tune.csv"
+    assert table.read_text() == "# partial\n"
+    assert any(str(table) in note for note in getattr(err.value, "__notes__", []))
+
+
 def test_tune_smoke(tmp_path: Path) -> None:
     # The shipped calibration with this machine's record: a stand-in for a calibration
     # of this machine (fast; the ranking is what is tested, not the times).
@@ -1018,7 +1050,7 @@ def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "costmetrics.cli", "tune", "jacobi1d", "512", "8",
          "--calibration", str(CALIBRATION), "-k", "2", "--threads", "1", "--passes", "1",
-         "--json"],
+         "--out", str(tmp_path / "tune.csv"), "--json"],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode in (0, 2), done.stderr

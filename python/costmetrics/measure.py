@@ -3981,17 +3981,28 @@ def tune(
                 break
     if not top:
         raise ValueError(f"sizes: no feasible tile for {name} {size_args} on this machine")
-    path = (
-        Path(out)
-        if out is not None
-        else Path(tempfile.mkdtemp(prefix="costmetrics-tune-")) / "tune.csv"
-    )
+    made_dir: Path | None = None
+    if out is None:
+        made_dir = Path(tempfile.mkdtemp(prefix="costmetrics-tune-"))
+        path = made_dir / "tune.csv"
+    else:
+        path = Path(out)
     points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
-    measure(
-        points, path, threads=counts, passes=passes, warmup=warmup, schedule=sched,
-        seed=seed, command=f"costmetrics tune {name} {size_args} variant={v} k={n_k}",
-        progress=progress,
-    )  # fmt: skip
+    try:
+        measure(
+            points, path, threads=counts, passes=passes, warmup=warmup, schedule=sched,
+            seed=seed, command=f"costmetrics tune {name} {size_args} variant={v} k={n_k}",
+            progress=progress,
+        )  # fmt: skip
+    except BaseException as err:
+        # A folder of our own that stayed empty is removed; rows already measured are kept
+        # (lost data is worse than a stray file), and the error says where they are.
+        if made_dir is not None:
+            if any(made_dir.iterdir()):
+                err.add_note(f"the runs measured so far are in {path}; pass out= to resume")
+            else:
+                made_dir.rmdir()
+        raise
     raw = read_table(path)
     med = raw.per_point(stat)
     index = {med.key_of(i): i for i in range(len(med))}
