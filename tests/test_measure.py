@@ -497,6 +497,15 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
         assert math.isfinite(t) and t > 0
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_measure_refuses_a_folder_that_refuses_files() -> None:
+    # /proc's mode bits say "writable" to root, but it refuses new files: the table's folder
+    # is checked by creating a file in it (before: FileNotFoundError on "x.csv.tmp").
+    point = mm.Point("jacobi1d", (64, 8), (4, 2))
+    with pytest.raises(ValueError, match=r"out: cannot write to /proc"):
+        mm.measure([point], "/proc/costmetrics-table.csv", threads=1, passes=1, warmup=0)
+
+
 def test_calibrate_checks_its_output_first(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -3256,15 +3256,15 @@ def _check_resume_header(
 def _prepare_out(path: Path) -> None:
     if path.exists() and not path.is_file():
         raise ValueError(f"out: {path} is not a regular file")
-    parent = path.parent if str(path.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"out: cannot create the folder {parent}: {exc.strerror}") from None
-    if not os.access(parent, os.W_OK):
-        raise ValueError(f"out: the folder {parent} is not writable")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"out: {path} is not writable")
+    # A file is created in the folder, not only its mode bits read: as root, os.access
+    # says yes to folders that refuse files (/proc, a read-only mount).
+    check_writable(path.parent if str(path.parent) else Path("."), "out")
+    if path.exists():
+        try:
+            with path.open("a", encoding="utf-8"):  # appends nothing
+                pass
+        except OSError as exc:
+            raise ValueError(f"out: {path} is not writable: {exc.strerror or exc}") from None
 
 
 def measure(
