@@ -1,5 +1,6 @@
 // Unit tests for the scratchpad data-movement model (seed 004, Sections 3 and 4.3).
 #include <cstdint>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -153,6 +154,110 @@ void test_search_matches_enumeration() {
   CHECK(arrays[2].placement == 2 && arrays[0].placement == 2);
 }
 
+// The search's own evaluator (TileEvaluator) against evaluate_tiles over every tile vector
+// of random problems: several arrays of 1-4 references each, reads and writes, negative and
+// zero coefficients, boxes that overlap or not, ceil occurrences, candidate lists. The
+// optimum, its cost and memory bit for bit, and the count of feasible vectors (memory only
+// grows with a tile size, so the search's pruning drops no feasible vector).
+void test_search_matches_enumeration_on_random_problems() {
+  std::mt19937_64 rng(20261130);
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  // The last problems are large enough (over 16,384 vectors) for the search's threads.
+  const int small = cm_test::kSanitized ? 40 : 300, large = cm_test::kSanitized ? 2 : 16;
+  for (int trial = 0; trial < small + large; ++trial) {
+    TileProblem p;
+    const bool is_large = trial >= small;
+    const std::size_t m = static_cast<std::size_t>(uniform(is_large ? 2 : 1, 3));
+    for (std::size_t l = 0; l < m; ++l) {
+      p.extents.push_back(is_large ? (m == 3 ? uniform(26, 40) : uniform(130, 220))
+                                   : uniform(1, m == 3 ? 9 : 16));
+    }
+    const int arrays = static_cast<int>(uniform(1, 3));
+    for (int a = 0; a < arrays; ++a) {
+      const std::size_t dims = static_cast<std::size_t>(uniform(1, 2));
+      const int refs = static_cast<int>(uniform(1, 4));
+      for (int r = 0; r < refs; ++r) {
+        std::vector<std::vector<std::int64_t>> coeffs(dims, std::vector<std::int64_t>(m));
+        std::vector<std::int64_t> offsets(dims);
+        for (std::size_t d = 0; d < dims; ++d) {
+          for (std::size_t l = 0; l < m; ++l) {
+            const std::int64_t u = uniform(0, 9);
+            coeffs[d][l] = u < 4 ? 0 : u < 7 ? 1 : u < 8 ? -1 : 2;
+          }
+          offsets[d] = uniform(-6, 6);
+        }
+        p.refs.push_back(ref("a" + std::to_string(a), uniform(0, 2) == 0, coeffs, offsets));
+      }
+    }
+    p.processes = static_cast<double>(uniform(1, 8)) * (uniform(0, 1) == 0 ? 1.0 : 1.5);
+    p.sync_cost = static_cast<double>(uniform(0, 6)) * 0.5;
+    p.cost_per_word = static_cast<double>(uniform(0, 4)) * 0.75;
+    p.memory_limit_words = static_cast<double>(uniform(1, is_large ? 4000 : 400));
+    p.ceil_occurrences = uniform(0, 1) == 1;
+    std::vector<std::vector<std::int64_t>> candidates;
+    if (uniform(0, 3) == 0) {
+      for (std::size_t l = 0; l < m; ++l) {
+        std::vector<std::int64_t> values;
+        for (std::int64_t v = 1; v <= p.extents[l]; ++v) {
+          if (v == 1 || uniform(0, 2) == 0) values.push_back(v);
+        }
+        candidates.push_back(values);
+      }
+    }
+    auto values_of = [&](std::size_t l) {
+      if (!candidates.empty()) return candidates[l];
+      std::vector<std::int64_t> all;
+      for (std::int64_t v = 1; v <= p.extents[l]; ++v) all.push_back(v);
+      return all;
+    };
+    // Every tile vector in lexicographic order: the first of the least cost wins ties.
+    bool found = false;
+    double best_cost = 0.0, best_memory = 0.0;
+    std::vector<std::int64_t> best_tiles;
+    std::int64_t feasible = 0;
+    std::vector<std::vector<std::int64_t>> lists;
+    for (std::size_t l = 0; l < m; ++l) lists.push_back(values_of(l));
+    std::vector<std::size_t> idx(m, 0);
+    while (true) {
+      std::vector<double> t(m);
+      std::vector<std::int64_t> ti(m);
+      for (std::size_t l = 0; l < m; ++l) {
+        ti[l] = lists[l][idx[l]];
+        t[l] = static_cast<double>(ti[l]);
+      }
+      const TileEvaluation e = evaluate_tiles(p, t);
+      if (e.feasible) {
+        ++feasible;
+        if (!found || e.cost < best_cost) {
+          found = true;
+          best_cost = e.cost;
+          best_memory = e.memory_words;
+          best_tiles = ti;
+        }
+      }
+      std::size_t l = m;
+      while (l > 0 && ++idx[l - 1] == lists[l - 1].size()) idx[--l] = 0;
+      if (l == 0) break;
+    }
+    std::int64_t visited_one_thread = -1;
+    for (int threads : {1, 2, 3}) {
+      const TileSearchResult r = integer_optimum(p, 50'000'000, threads, candidates);
+      CHECK(r.found == found);
+      CHECK(r.feasible_points == feasible);
+      // The count of vectors visited does not depend on the thread count.
+      if (threads == 1) visited_one_thread = r.points_visited;
+      CHECK(r.points_visited == visited_one_thread && r.points_visited >= feasible);
+      if (found && r.found) {
+        CHECK(r.tiles == best_tiles);
+        CHECK(r.cost == best_cost);
+        CHECK(r.memory_words == best_memory);
+      }
+    }
+  }
+}
+
 void test_bad_input() {
   TileProblem p = toy();
   CHECK_THROWS(evaluate_tiles(p, {0.5}), std::invalid_argument);
@@ -179,6 +284,7 @@ int main() {
   test_movement_cost();
   test_toy_search();
   test_search_matches_enumeration();
+  test_search_matches_enumeration_on_random_problems();
   test_bad_input();
   return cm_test::report("scratchpad");
 }
