@@ -37,33 +37,37 @@ void require_finite_positive(double value, const std::string& name) {
   }
 }
 
-// Checks one reference against the number of loops it is written over.
-void validate_reference(const Reference& ref, std::size_t n_loops, const std::string& what) {
-  if (ref.array.empty()) throw std::invalid_argument(what + ".array: empty name");
+// Checks one reference against the number of loops it is written over. `what()` gives the
+// reference's name for the message; it is called only when a check fails, because
+// evaluate_tiles checks its problem on every call (building the names had cost more than
+// the evaluation).
+template <typename Name>
+void validate_reference(const Reference& ref, std::size_t n_loops, const Name& what) {
+  if (ref.array.empty()) throw std::invalid_argument(what() + ".array: empty name");
   if (ref.coeffs.empty()) {
-    throw std::invalid_argument(what + ".coeffs: an array reference needs at least one subscript");
+    throw std::invalid_argument(what() + ".coeffs: an array reference needs at least one subscript");
   }
   if (ref.offsets.size() != ref.coeffs.size()) {
-    throw std::invalid_argument(what + ".offsets: " + std::to_string(ref.offsets.size()) +
+    throw std::invalid_argument(what() + ".offsets: " + std::to_string(ref.offsets.size()) +
                                 " offsets for " + std::to_string(ref.coeffs.size()) +
                                 " subscripts");
   }
   for (std::size_t d = 0; d < ref.coeffs.size(); ++d) {
     if (ref.coeffs[d].size() != n_loops) {
-      throw std::invalid_argument(what + ".coeffs[" + std::to_string(d) + "]: " +
+      throw std::invalid_argument(what() + ".coeffs[" + std::to_string(d) + "]: " +
                                   std::to_string(ref.coeffs[d].size()) + " coefficients for " +
                                   std::to_string(n_loops) + " loops");
     }
     for (std::size_t l = 0; l < n_loops; ++l) {
       const std::int64_t a = ref.coeffs[d][l];
       if (a > (std::int64_t{1} << 31) || a < -(std::int64_t{1} << 31)) {
-        throw std::invalid_argument(what + ".coeffs[" + std::to_string(d) + "][" +
+        throw std::invalid_argument(what() + ".coeffs[" + std::to_string(d) + "][" +
                                     std::to_string(l) + "] = " + std::to_string(a) +
                                     " is outside [-2^31, 2^31]");
       }
     }
     if (ref.offsets[d] > (std::int64_t{1} << 40) || ref.offsets[d] < -(std::int64_t{1} << 40)) {
-      throw std::invalid_argument(what + ".offsets[" + std::to_string(d) +
+      throw std::invalid_argument(what() + ".offsets[" + std::to_string(d) +
                                   "] is outside [-2^40, 2^40]");
     }
   }
@@ -193,7 +197,8 @@ void Statement::validate(const std::string& what) const {
     }
   }
   for (std::size_t r = 0; r < refs.size(); ++r) {
-    validate_reference(refs[r], lower.size(), what + ".refs[" + std::to_string(r) + "]");
+    validate_reference(refs[r], lower.size(),
+                       [&] { return what + ".refs[" + std::to_string(r) + "]"; });
   }
 }
 
@@ -318,23 +323,31 @@ std::vector<LocalArray> local_arrays(const std::vector<Statement>& statements, R
 void TileProblem::validate() const {
   if (extents.empty()) throw std::invalid_argument("extents: no loop to tile");
   for (std::size_t l = 0; l < extents.size(); ++l) {
-    require_positive(extents[l], ("extents[" + std::to_string(l) + "]").c_str());
+    if (extents[l] < 1) {
+      throw std::invalid_argument("extents[" + std::to_string(l) +
+                                  "]: must be positive, got " + std::to_string(extents[l]));
+    }
     if (extents[l] > (std::int64_t{1} << 40)) {
       throw std::invalid_argument("extents[" + std::to_string(l) + "] = " +
                                   std::to_string(extents[l]) + " exceeds 2^40");
     }
   }
   if (refs.empty()) throw std::invalid_argument("refs: no array reference");
-  std::map<std::string, std::size_t> dims;
   for (std::size_t r = 0; r < refs.size(); ++r) {
-    const std::string what = "refs[" + std::to_string(r) + "]";
+    const auto what = [r] { return "refs[" + std::to_string(r) + "]"; };
     validate_reference(refs[r], extents.size(), what);
-    auto it = dims.find(refs[r].array);
-    if (it != dims.end() && it->second != refs[r].coeffs.size()) {
-      throw std::invalid_argument(what + ": array " + refs[r].array + " has " +
-                                  std::to_string(it->second) + " subscripts elsewhere");
+    // The array's subscript count, against its first reference (no map: the few references
+    // of a problem compare faster than a map of names is built).
+    for (std::size_t q = 0; q < r; ++q) {
+      if (refs[q].array == refs[r].array) {
+        if (refs[q].coeffs.size() != refs[r].coeffs.size()) {
+          throw std::invalid_argument(what() + ": array " + refs[r].array + " has " +
+                                      std::to_string(refs[q].coeffs.size()) +
+                                      " subscripts elsewhere");
+        }
+        break;
+      }
     }
-    dims[refs[r].array] = refs[r].coeffs.size();
   }
   require_finite_positive(processes, "processes (P)");
   require_finite_nonnegative(sync_cost, "sync_cost (S)");

@@ -258,6 +258,45 @@ void test_search_matches_enumeration_on_random_problems() {
   }
 }
 
+// The message of the std::invalid_argument `f` throws ("" when it throws none).
+template <typename F>
+std::string invalid_argument_message(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// TileProblem::validate names the field of each failure (the names are built only on
+// failure, since evaluate_tiles validates its problem on every call).
+void test_problem_messages_name_the_field() {
+  auto bad = [](auto change) {
+    TileProblem p = halo2d();
+    change(p);
+    return invalid_argument_message([&] { evaluate_tiles(p, {2.0, 2.0}); });
+  };
+  CHECK(bad([](TileProblem& p) { p.extents[1] = 0; }) == "extents[1]: must be positive, got 0");
+  CHECK(bad([](TileProblem& p) { p.refs[2].coeffs[0] = {1, 0, 0}; }) ==
+        "refs[2].coeffs[0]: 3 coefficients for 2 loops");
+  CHECK(bad([](TileProblem& p) { p.refs[1].offsets = {0}; }) ==
+        "refs[1].offsets: 1 offsets for 2 subscripts");
+  CHECK(bad([](TileProblem& p) { p.refs[3].array = ""; }) == "refs[3].array: empty name");
+  CHECK(bad([](TileProblem& p) { p.refs[2].coeffs[1][0] = (std::int64_t{1} << 31) + 1; }) ==
+        "refs[2].coeffs[1][0] = 2147483649 is outside [-2^31, 2^31]");
+  CHECK(bad([](TileProblem& p) {
+          p.refs[2].coeffs = {{1, 0}};
+          p.refs[2].offsets = {0};
+        }) == "refs[2]: array u has 2 subscripts elsewhere");
+  CHECK(bad([](TileProblem&) {}).empty());
+  // A statement's references are named after the statement.
+  auto statements = figure1();
+  statements[1].refs[2].offsets = {0};
+  CHECK(invalid_argument_message([&] { local_arrays(statements, Reading::per_array); }) ==
+        "statements[1].refs[2].offsets: 1 offsets for 2 subscripts");
+}
+
 void test_bad_input() {
   TileProblem p = toy();
   CHECK_THROWS(evaluate_tiles(p, {0.5}), std::invalid_argument);
@@ -285,6 +324,7 @@ int main() {
   test_toy_search();
   test_search_matches_enumeration();
   test_search_matches_enumeration_on_random_problems();
+  test_problem_messages_name_the_field();
   test_bad_input();
   return cm_test::report("scratchpad");
 }
