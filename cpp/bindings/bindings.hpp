@@ -94,6 +94,59 @@ inline bool is_ordered_sequence(py::handle obj) {
 template <typename T>
 T from_python(py::handle obj, const std::string& what);
 
+// Whether from_python converts a T as a bound class (a record or another registered
+// type): a class type that is none of the containers and Python types it converts itself.
+template <typename T>
+inline constexpr bool is_bound_class_v =
+    std::is_class_v<T> && !std::is_same_v<T, std::string> && !std::is_base_of_v<py::handle, T> &&
+    !is_py_array_t<T>::value && !is_std_tuple<T>::value && !is_std_optional<T>::value &&
+    !is_std_vector<T>::value && !is_std_array<T>::value;
+
+// The C++ object of an instance of the bound class T, held by `obj`; anything else is a
+// TypeError naming `what`.
+template <typename T>
+const T& bound_instance(py::handle obj, const std::string& what) {
+  const auto* type_info = py::detail::get_type_info(typeid(T));
+  if (type_info == nullptr ||
+      !py::isinstance(obj, py::handle(reinterpret_cast<PyObject*>(type_info->type)))) {
+    throw py::type_error(what + ": expected a " +
+                         (type_info != nullptr ? std::string(type_info->type->tp_name)
+                                               : std::string("bound object")) +
+                         ", got " + type_name(obj) + " " + repr_of(obj));
+  }
+  return obj.cast<const T&>();
+}
+
+// The value of a plain Python float (for a floating-point T) or int (for an integer T) that
+// T holds exactly, else nothing. Only exact types qualify (not bool, not NumPy scalars, not
+// subclasses), for which from_python's checks all pass: it skips them, and its attribute
+// probes (each a raised and cleared AttributeError) and the argument's name, which cost
+// more than many a model evaluation (2026-11-30: 5,800 of the 24,700 instructions of a
+// call to scratchpad.evaluate_tiles with one tile size).
+template <typename T>
+std::optional<T> plain_number(py::handle obj) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (PyFloat_CheckExact(obj.ptr())) return static_cast<T>(PyFloat_AS_DOUBLE(obj.ptr()));
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (PyLong_CheckExact(obj.ptr())) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+      if (overflow != 0 || (v == -1 && PyErr_Occurred() != nullptr)) {
+        PyErr_Clear();
+        return std::nullopt;
+      }
+      const bool fits = std::is_signed_v<T>
+                            ? v >= static_cast<long long>(std::numeric_limits<T>::min()) &&
+                                  v <= static_cast<long long>(std::numeric_limits<T>::max())
+                            : v >= 0 && static_cast<unsigned long long>(v) <=
+                                            static_cast<unsigned long long>(
+                                                std::numeric_limits<T>::max());
+      if (fits) return static_cast<T>(v);
+    }
+  }
+  return std::nullopt;
+}
+
 template <typename T, std::size_t... I>
 T tuple_from_python(const py::sequence& seq, const std::string& what, std::index_sequence<I...>) {
   return T{from_python<std::tuple_element_t<I, T>>(seq[I], what + "[" + std::to_string(I) + "]")...};
@@ -206,6 +259,7 @@ T from_python(py::handle obj, const std::string& what) {
     }
     throw py::value_error(what + ": expected one of " + names + ", got " + repr_of(obj));
   } else if constexpr (std::is_integral_v<T>) {
+    if (const auto plain = plain_number<T>(obj)) return *plain;
     // Python ints and objects with __index__ (NumPy integers); never bool or float.
     if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()) ||
         (py::hasattr(obj, "dtype") &&
@@ -241,6 +295,7 @@ T from_python(py::handle obj, const std::string& what) {
     if (below || above) out_of_range();
     return static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
+    if (const auto plain = plain_number<T>(obj)) return *plain;
     // float, int, NumPy scalars; not bool, str, bytes, None or complex.
     if (PyBool_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()) ||
         PyComplex_Check(obj.ptr()) ||
@@ -310,7 +365,10 @@ T from_python(py::handle obj, const std::string& what) {
       out.reserve(n);
     }
     for (std::size_t i = 0; i < n; ++i) {
-      auto item = from_python<typename T::value_type>(seq[i], what + "[" + std::to_string(i) + "]");
+      const py::object entry = seq[i];
+      // A plain number needs no name for an error message (none can occur).
+      const auto plain = plain_number<Item>(entry);
+      auto item = plain ? *plain : from_python<Item>(entry, what + "[" + std::to_string(i) + "]");
       if constexpr (is_std_array<T>::value) {
         out[i] = std::move(item);
       } else {
@@ -319,16 +377,7 @@ T from_python(py::handle obj, const std::string& what) {
     }
     return out;
   } else {
-    // A bound class (a record or another registered type): only an instance of it.
-    const auto* type_info = py::detail::get_type_info(typeid(T));
-    if (type_info == nullptr || !py::isinstance(obj, py::handle(reinterpret_cast<PyObject*>(
-                                                          type_info->type)))) {
-      throw py::type_error(what + ": expected a " +
-                           (type_info != nullptr ? std::string(type_info->type->tp_name)
-                                                 : std::string("bound object")) +
-                           ", got " + type_name(obj) + " " + repr_of(obj));
-    }
-    return obj.cast<T>();
+    return bound_instance<T>(obj, what);  // a copy
   }
 }
 
@@ -454,6 +503,26 @@ namespace detail {
 template <std::size_t I>
 using object_for = py::object;
 
+// A bound class passed by const reference is borrowed from its Python object, which the
+// call's arguments keep alive and which Python cannot change (bound classes have read-only
+// attributes), also while the GIL is released; every other argument is converted into a
+// value. Copying a problem of several references (names, coefficient vectors) cost about a
+// fifth of a call to scratchpad.evaluate_tiles.
+template <typename Arg>
+inline constexpr bool borrowed_v = std::is_lvalue_reference_v<Arg> &&
+                                   std::is_const_v<std::remove_reference_t<Arg>> &&
+                                   is_bound_class_v<std::decay_t<Arg>>;
+template <typename Arg>
+using held_t = std::conditional_t<borrowed_v<Arg>, const std::decay_t<Arg>&, std::decay_t<Arg>>;
+template <typename Arg>
+held_t<Arg> held_from_python(py::handle obj, const char* name) {
+  if constexpr (borrowed_v<Arg>) {
+    return bound_instance<std::decay_t<Arg>>(obj, name);
+  } else {
+    return from_python<std::decay_t<Arg>>(obj, name);
+  }
+}
+
 template <bool ReleaseGil, typename R, typename... Args, std::size_t... I, typename... Extra>
 void def_function_impl(py::module_& scope, const char* name, R (*fn)(Args...),
                        std::array<const char*, sizeof...(Args)> names, std::index_sequence<I...>,
@@ -463,8 +532,7 @@ void def_function_impl(py::module_& scope, const char* name, R (*fn)(Args...),
       [fn, names](object_for<I>... args) -> R {
         // Converted left to right (list initialization), so that an error names the first
         // bad argument.
-        std::tuple<std::decay_t<Args>...> converted{
-            from_python<std::decay_t<Args>>(args, names[I])...};
+        std::tuple<held_t<Args>...> converted{held_from_python<Args>(args, names[I])...};
         if constexpr (ReleaseGil) {
           py::gil_scoped_release release;
           return std::apply(fn, converted);
