@@ -782,6 +782,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
         from costmetrics import validate as cm_validate
+        from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
         if args.plot is not None and not args.plot.parent.is_dir():
@@ -804,7 +805,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 command=f"costmetrics validate {args.table} --confirm {args.confirm}",
             )  # fmt: skip
         if args.plot is not None:
-            plot_predicted_vs_measured(report).savefig(args.plot, dpi=120)
+            save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
         gates = cm_measure.table_host_gates(table)
         if args.json:

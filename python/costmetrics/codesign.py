@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from costmetrics import _convert, _core
 from costmetrics import area as cm_area
+from costmetrics._files import atomic_path
 from costmetrics._record import Record, record
 from costmetrics.presets import Gpu, Stencil, normalize_name, seed_file, seed_table
 from costmetrics.presets import gpu as _gpu_preset
@@ -589,7 +590,7 @@ class SweepResult(Record):
             "n_evaluated": self.n_evaluated,
         }
         arrays.update({f"design_{k}": v for k, v in self.designs.items()})
-        with p.open("wb") as f:
+        with atomic_path(p) as tmp, tmp.open("wb") as f:
             np.savez_compressed(f, **arrays)
         return p
 

@@ -25,7 +25,6 @@ import functools
 import io
 import json
 import math
-import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
@@ -38,6 +37,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import time as cm_time
+from costmetrics._files import write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name
@@ -1013,14 +1013,10 @@ def write_runs(runs: Runs, path: str | Path, comments: Iterable[str] = ()) -> Pa
         row = [name, *s, int(runs.sizes[i, 3]), *t, int(runs.tiles[i, 3]),
                repr(float(runs.time_s[i])), repr(float(runs.energy_j[i]))]  # fmt: skip
         writer.writerow([*row, str(sub) if sub else ""] if with_subtile else row)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
     try:
-        tmp.write_text(out.getvalue(), encoding="utf-8")
-        os.replace(tmp, p)
+        write_text_atomic(p, out.getvalue())
     except OSError as exc:
         raise ValueError(f"path: cannot write {p}: {exc.strerror}") from None
-    finally:
-        tmp.unlink(missing_ok=True)
     return p
 
 

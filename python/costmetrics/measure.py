@@ -42,6 +42,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
+from costmetrics._files import write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -1744,13 +1745,6 @@ def _yaml_dump(data: dict[str, Any], header: Sequence[str]) -> str:
     return "".join(f"# {h}\n" for h in header) + text
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (never half a file)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     """Write a calibration in the layout of ``data/``: presets plus the raw statistics.
 
@@ -1778,7 +1772,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     (out / "stencils").mkdir(parents=True, exist_ok=True)
     written = []
     gpu_path = out / "gpus" / f"{cal.gpu.key}.yaml"
-    _write_atomic(
+    write_text_atomic(
         gpu_path,
         _yaml_dump(
             cal.gpu.to_dict(),
@@ -1796,7 +1790,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     written.append(gpu_path)
     for name, s in cal.stencils.items():
         path = out / "stencils" / f"{name}.yaml"
-        _write_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
+        write_text_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
         written.append(path)
     meta = {
         "schema": "costmetrics calibration, schema 1",
@@ -1807,7 +1801,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     }
     meta_path = out / "calibration.json"
     # Written last: a folder with calibration.json is complete.
-    _write_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
+    write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     written.append(meta_path)
     return written
 

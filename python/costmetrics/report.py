@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from costmetrics._files import write_text_atomic
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -82,7 +84,9 @@ class ExperimentResult:
         """
         import matplotlib.pyplot as plt
 
-        fig.savefig(path, dpi=120)
+        from costmetrics._files import save_figure_atomic
+
+        save_figure_atomic(fig, path, dpi=120)
         plt.close(fig)
         self.files.append(path)
         return path
@@ -138,6 +142,6 @@ def write_report(results: Sequence[ExperimentResult], out_dir: Path) -> tuple[Pa
         lines.append("")
     md_path = out_dir / "report.md"
     json_path = out_dir / "report.json"
-    md_path.write_text("\n".join(lines))
-    json_path.write_text(json.dumps(records, indent=2, default=str))
+    write_text_atomic(md_path, "\n".join(lines))
+    write_text_atomic(json_path, json.dumps(records, indent=2, default=str))
     return md_path, json_path

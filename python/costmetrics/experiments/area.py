@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmetrics import area as cm_area
+from costmetrics._files import atomic_output
 from costmetrics.codesign import TABLE_C2
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -29,7 +30,7 @@ TABLE_C2_AREAS = {(n_sm, n_v, smem): area for n_sm, n_v, smem, area, _ in TABLE_
 
 def validation_table(path: Path) -> Path:
     """Write the Sec. C.2.3 validation (model vs published) as CSV."""
-    with path.open("w", newline="") as handle:
+    with atomic_output(path, newline="") as handle:
         w = csv.writer(handle)
         w.writerow(
             ["gpu", "caches", "eq_c6_mm2", "eq_c7_mm2", "published_mm2", "seed_mm2", "error_pct"]

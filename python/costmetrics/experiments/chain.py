@@ -23,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 
 from costmetrics import chain as cm_chain
+from costmetrics._files import atomic_output
 from costmetrics.presets import seed_file, seed_table
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -168,7 +169,7 @@ def _child(dm: cm_chain.DataMovement, nd: cm_chain.ChainNode, side: str) -> int 
 
 def write_nodes_csv(dm: cm_chain.DataMovement, path: Path) -> Path:
     """Write the per-node table of Fig. D.11 (in words, unscaled) to CSV."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(
             [
@@ -410,7 +411,7 @@ def table_d1(
 
 def write_table_d1_csv(table: RandomChainTable, seed_rows: list[SeedRow], path: Path) -> Path:
     """Write our Table D.1 beside the seed's: one row per n, then the overall row."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow([f"# synthetic chains: {table.distribution.describe()}; beta {table.beta}"])
         header = ["n"]
@@ -581,7 +582,7 @@ def joint_table(
 
 def write_joint_csv(table: JointTable, path: Path) -> Path:
     """Write the joint-versus-fixed-tree statistics to CSV."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow([f"# synthetic chains: {table.distribution.describe()}; beta {table.beta}"])
         w.writerow(
@@ -726,7 +727,7 @@ def run(out_dir: Path) -> ExperimentResult:
     chains = example_chains()
     fig = plot_pareto_fronts(chains)
     result.save_figure(fig, out_dir / "pareto_fronts.png")
-    with open(out_dir / "pareto_fronts.csv", "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(out_dir / "pareto_fronts.csv", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["chain", "dims", "ops", "words", "plan"])
         for name, dims in chains.items():

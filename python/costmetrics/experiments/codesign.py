@@ -22,6 +22,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmetrics import codesign as cd
+from costmetrics._files import atomic_output
 from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -155,7 +156,7 @@ def table_c2(
 
 def write_table_c2(rows: list[TableC2Row], path: Path) -> Path:
     """Write :func:`table_c2` as CSV."""
-    with path.open("w", newline="") as handle:
+    with atomic_output(path, newline="") as handle:
         w = csv.writer(handle)
         w.writerow(
             ["stencil", "n_sm", "n_v", "smem_kb", "area_mm2", "gflops", "tiles_of_first_size",
@@ -283,7 +284,7 @@ def run(out_dir: Path) -> ExperimentResult:
         )
     effect = block_reading_effect()
     path = out_dir / "block_smem_readings.csv"
-    with path.open("w", newline="") as handle:
+    with atomic_output(path, newline="") as handle:
         w = csv.DictWriter(handle, fieldnames=list(effect[0]))
         w.writeheader()
         w.writerows(effect)

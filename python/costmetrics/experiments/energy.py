@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 
 from costmetrics import energy as en
 from costmetrics import time as cm_time
+from costmetrics._files import atomic_output
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 EXPERIMENT = "energy"
@@ -359,7 +360,7 @@ def folklore(
 
 def write_folklore_csv(rows: list[FolkloreRow], path: Path) -> Path:
     """Write the folklore comparison, one problem per row."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_output(path, newline="") as handle:
         w = csv.writer(handle)
         w.writerow(
             [
@@ -463,7 +464,7 @@ def _folklore_values(rows: list[FolkloreRow], variant: str) -> list[ReproducedVa
 
 
 def _write_rows(rows: list[dict[str, object]], path: Path) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_output(path, newline="") as handle:
         w = csv.DictWriter(handle, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from matplotlib.figure import Figure
 
 from costmetrics import exasat as ex
+from costmetrics._files import atomic_output
 from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -247,7 +248,7 @@ def run(out_dir: Path) -> ExperimentResult:
             out_dir / f"fig10_{k}.png",
         )
         path = out_dir / f"fig10_{k}.csv"
-        with path.open("w", newline="") as handle:
+        with atomic_output(path, newline="") as handle:
             w = csv.writer(handle)
             w.writerow(["cache_bytes", *[f"block_{b}" for b in FIG10_BLOCKS]])
             for c, row in zip(FIG10_CACHES, values, strict=False):

@@ -25,6 +25,7 @@ import numpy as np
 
 from costmetrics import _convert, _core
 from costmetrics import scratchpad as cm_sp
+from costmetrics._files import atomic_output
 from costmetrics.presets import seed_values
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -153,7 +154,7 @@ def jacobi_readings() -> list[ReadingRow]:
 def write_readings_csv(rows: list[ReadingRow], path: Path) -> Path:
     """Write reading rows as CSV."""
     fields = list(ReadingRow.__dataclass_fields__)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(fields)
         for r in rows:

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 
 from costmetrics import _convert
 from costmetrics import spu as cm_spu
+from costmetrics._files import atomic_output
 from costmetrics.report import ExperimentResult, ReproducedValue
 
 EXPERIMENT = "spu"
@@ -189,7 +190,7 @@ def write_sweep_csv(path: Path) -> Path:
     """Write the off-chip access sweep over :data:`NS` as CSV."""
     s = cm_spu.sweep(NS)
     columns = s._asdict()
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(list(columns))
         for i in range(len(s.n)):

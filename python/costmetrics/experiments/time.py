@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from costmetrics import time as cm_time
+from costmetrics._files import atomic_output
 from costmetrics.presets import gpus, seed_file
 from costmetrics.report import ExperimentResult, ReproducedValue
 
@@ -156,7 +157,7 @@ def optimal_tiles_table(
 
 def write_table_csv(rows: Iterable[OptimalTiles], path: Path) -> Path:
     """Write :func:`optimal_tiles_table` rows as CSV."""
-    with path.open("w", newline="") as handle:
+    with atomic_output(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(
             [

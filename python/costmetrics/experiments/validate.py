@@ -31,6 +31,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from costmetrics import validate as cv
+from costmetrics._files import atomic_output
 from costmetrics.measure import STATISTICS, Calibration, Table, load_calibration, read_table
 from costmetrics.presets import data_dir
 from costmetrics.report import ExperimentResult, ReproducedValue
@@ -104,7 +105,7 @@ def statistic_rows(reports: dict[str, cv.ValidationReport]) -> list[StatisticRow
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
-    with path.open("w", encoding="utf-8", newline="") as f:
+    with atomic_output(path, newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)

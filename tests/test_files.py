@@ -1,0 +1,93 @@
+"""Result files appear whole or not at all (costmetrics._files)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pytest
+
+import costmetrics
+from costmetrics._files import atomic_output, atomic_path, save_figure_atomic, write_text_atomic
+from costmetrics.experiments import scratchpad as ex_scratchpad
+
+PACKAGE = Path(costmetrics.__file__).parent
+
+
+class _KilledError(Exception):
+    """Stands for a process killed while it writes."""
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_a_failed_write_leaves_the_previous_file(tmp_path: Path) -> None:
+    target = tmp_path / "table.csv"
+    target.write_text("old\n", encoding="utf-8")
+    with pytest.raises(_KilledError), atomic_output(target, newline="") as handle:
+        handle.write("new, half")
+        raise _KilledError
+    assert target.read_text(encoding="utf-8") == "old\n" and _leftovers(tmp_path) == []
+    # ... or none, where there was none.
+    with pytest.raises(_KilledError), atomic_path(tmp_path / "new.npz") as tmp:
+        tmp.write_bytes(b"half")
+        raise _KilledError
+    assert not (tmp_path / "new.npz").exists() and _leftovers(tmp_path) == []
+    write_text_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n" and _leftovers(tmp_path) == []
+
+
+def test_figures_keep_their_format(tmp_path: Path) -> None:
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    for name, magic in (("a.png", b"\x89PNG"), ("a.svg", b"<?xml"), ("a.pdf", b"%PDF")):
+        save_figure_atomic(fig, tmp_path / name, dpi=50)
+        assert (tmp_path / name).read_bytes().startswith(magic)
+    plt.close(fig)
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_reproduction_table_cut_while_written_is_not_left_half(tmp_path: Path) -> None:
+    rows = ex_scratchpad.me_readings()[:2]
+    path = ex_scratchpad.write_readings_csv(rows, tmp_path / "me.csv")
+    whole = path.read_text(encoding="utf-8")
+    assert len(whole.splitlines()) == 3
+
+    class Cut:
+        def __getattr__(self, name: str) -> object:
+            raise _KilledError
+
+    with pytest.raises(_KilledError):
+        ex_scratchpad.write_readings_csv([rows[0], Cut()], path)  # type: ignore[list-item]
+    assert path.read_text(encoding="utf-8") == whole and _leftovers(tmp_path) == []
+
+
+def test_every_result_file_is_written_atomically() -> None:
+    # Writing a result file directly (open(..., "w"), write_text, savefig to a path) is only
+    # allowed in costmetrics._files; the measurement tables' appends and the folder check
+    # of measure, and figures rendered into memory, are the exceptions.
+    direct = re.compile(
+        r"""open\([^)]*["']w|\.write_text\(|\.write_bytes\(|\.savefig\(|np\.save|\.to_csv\("""
+    )
+    allowed = {
+        ("measure.py", 'probe.write_text("", encoding="utf-8")'),  # check_writable's probe
+        ("_base.py", 'fig.savefig(buffer, format="png", dpi=dpi)'),  # into memory
+        ("codesign.py", "np.savez_compressed(f, **arrays)"),  # into atomic_path's file
+    }
+    found = []
+    for source in sorted(PACKAGE.rglob("*.py")):
+        if source.name == "_files.py":
+            continue
+        for line in source.read_text(encoding="utf-8").splitlines():
+            if (
+                direct.search(line)
+                and "atomic_path(" not in line
+                and (source.name, line.strip()) not in allowed
+            ):
+                found.append(f"{source.relative_to(PACKAGE)}: {line.strip()}")
+    assert found == []
