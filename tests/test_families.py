@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "costmetrics"
 CPP = ROOT / "cpp"
 #: Modules of the package that are no family (infrastructure shared by all).
-NOT_FAMILIES = {"__init__", "_convert", "_record", "_tables", "cli", "families", "presets",
-                "report", "reproduce"}  # fmt: skip
+NOT_FAMILIES = {"__init__", "_convert", "_files", "_record", "_tables", "cli", "families",
+                "presets", "report", "reproduce"}  # fmt: skip
 #: C++ headers and notebooks that are no family's.
 SHARED_HEADERS = {"checked", "parallel", "record", "search"}
 OTHER_NOTEBOOKS = {"10_explore"}
@@ -225,8 +225,8 @@ def test_benchmarks_are_named_after_their_family() -> None:
 
 
 #: Test files of layers shared by every family (the rest are named after a family).
-SHARED_TESTS = {"cli", "conventions", "data_files", "explore", "families", "notebooks", "presets",
-                "report", "reproduce_pinned", "stubs"}  # fmt: skip
+SHARED_TESTS = {"cli", "conventions", "data_files", "explore", "families", "files", "notebooks",
+                "presets", "report", "reproduce_pinned", "stubs"}  # fmt: skip
 
 
 def test_test_files_are_organized_by_family() -> None:
