@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -40,6 +41,25 @@ def test_a_failed_write_leaves_the_previous_file(tmp_path: Path) -> None:
     assert not (tmp_path / "new.npz").exists() and _leftovers(tmp_path) == []
     write_text_atomic(target, "new\n")
     assert target.read_text(encoding="utf-8") == "new\n" and _leftovers(tmp_path) == []
+
+
+def test_temporaries_of_killed_writers_are_removed(tmp_path: Path) -> None:
+    # A writer killed with SIGKILL leaves its temporary; the next write of the file removes
+    # it, and keeps those of live processes and other files' temporaries.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = int(done.stdout)
+    stale = tmp_path / f".table.csv.{dead}.tmp"
+    live = tmp_path / f".table.csv.{os.getppid()}.tmp"
+    other = tmp_path / f".other.csv.{dead}.tmp"
+    for p in (stale, live, other):
+        p.write_text("half", encoding="utf-8")
+    write_text_atomic(tmp_path / "table.csv", "whole\n")
+    assert not stale.exists() and live.exists() and other.exists()
+    assert (tmp_path / "table.csv").read_text(encoding="utf-8") == "whole\n"
 
 
 def test_figures_keep_their_format(tmp_path: Path) -> None:

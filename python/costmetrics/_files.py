@@ -25,6 +25,32 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporaries of ``path`` left by processes that no longer run.
+
+    A process killed while it writes (SIGKILL: no handler runs) leaves its temporary file;
+    the next write of the same file removes it, so that a rerun leaves a clean folder.
+    """
+    prefix = f".{path.name}."
+    try:
+        leftovers = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return  # the write itself reports an unusable folder
+    for tmp in leftovers:
+        pid_text = tmp.name[len(prefix) :].removesuffix(".tmp")
+        if not tmp.name.endswith(".tmp") or not pid_text.isdigit():
+            continue
+        pid = int(pid_text)
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except (PermissionError, OverflowError):
+            continue  # alive under another user, or no such process id on this system
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path to write, renamed to ``path`` when the block ends.
@@ -41,6 +67,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         untouched.
     """
     target = Path(path)
+    _remove_stale_temporaries(target)
     tmp = _temporary(target)
     try:
         yield tmp
