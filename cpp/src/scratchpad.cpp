@@ -671,7 +671,6 @@ class TileEvaluator {
       }
     }
     double v = 0.0;
-    group_.clear();
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t root = find(i);
       bool first = true;
@@ -781,6 +780,16 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
         std::int64_t local_feasible = 0, local_visited = 0;
         std::vector<double> t(m, 1.0);
         std::vector<std::int64_t> ti(m, 1);
+        // A feasible tile vector ti: counted, and kept if it beats this worker's best.
+        auto keep = [&](const TileEvaluation& e) {
+          ++local_feasible;
+          if (better(e.cost, ti, local)) {
+            local.found = true;
+            local.cost = e.cost;
+            local.tiles = ti;
+            local.memory_words = e.memory_words;
+          }
+        };
         // Recursion over loops d = 1..m-1 with t_0 fixed by the outer loop.
         auto flush_visits = [&]() {
           if (local_visited > 0) {
@@ -808,14 +817,7 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
             }
             const TileEvaluation e = eval.evaluate(t);
             if (!e.fits_memory) break;
-            if (!e.feasible) continue;
-            ++local_feasible;
-            if (better(e.cost, ti, local)) {
-              local.found = true;
-              local.cost = e.cost;
-              local.tiles = ti;
-              local.memory_words = e.memory_words;
-            }
+            if (e.feasible) keep(e);
           }
         };
         while (!exceeded && !overflow_seen) {
@@ -834,15 +836,7 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
           if (local_visited >= 4096) flush_visits();
           if (m == 1) {
             const TileEvaluation e = eval.evaluate(t);
-            if (e.feasible) {
-              ++local_feasible;
-              if (better(e.cost, ti, local)) {
-                local.found = true;
-                local.cost = e.cost;
-                local.tiles = ti;
-                local.memory_words = e.memory_words;
-              }
-            }
+            if (e.feasible) keep(e);
           } else {
             descend(1);
           }

@@ -154,16 +154,18 @@ def check_output_file(path: Path, option: str) -> Path:
 
     Raises
     ------
-    OSError
-        If it is a folder, or it or its folder is not writable.
+    IsADirectoryError
+        If it is a folder.
+    ValueError
+        If it or its folder is not writable.
     """
-    from costmetrics.measure import check_writable
+    from costmetrics.measure import _check_appendable, check_writable
 
     if path.is_dir():
         raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
     check_writable(path.parent if str(path.parent) else Path("."), option)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PermissionError(f"{option}: {path} is not writable")
+    if path.exists():
+        _check_appendable(path, option)
     return path
 
 

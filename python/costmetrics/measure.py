@@ -42,7 +42,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
-from costmetrics._files import write_text_atomic
+from costmetrics._files import atomic_path, write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -3247,18 +3247,26 @@ def _check_resume_header(
                 )
 
 
+def _check_appendable(path: Path, name: str) -> None:
+    """Refuse an existing file that cannot be appended to (ValueError naming ``name``).
+
+    The file is opened, not only its mode bits read: as root, ``os.access`` says yes to
+    files and folders that refuse writes (/proc, a read-only mount), as ``check_writable``
+    finds for folders.
+    """
+    try:
+        with path.open("a", encoding="utf-8"):  # appends nothing
+            pass
+    except OSError as exc:
+        raise ValueError(f"{name}: {path} is not writable: {exc.strerror or exc}") from None
+
+
 def _prepare_out(path: Path) -> None:
     if path.exists() and not path.is_file():
         raise ValueError(f"out: {path} is not a regular file")
-    # A file is created in the folder, not only its mode bits read: as root, os.access
-    # says yes to folders that refuse files (/proc, a read-only mount).
     check_writable(path.parent if str(path.parent) else Path("."), "out")
     if path.exists():
-        try:
-            with path.open("a", encoding="utf-8"):  # appends nothing
-                pass
-        except OSError as exc:
-            raise ValueError(f"out: {path} is not writable: {exc.strerror or exc}") from None
+        _check_appendable(path, "out")
 
 
 def measure(
@@ -3504,13 +3512,12 @@ def measure(
                 header.append(f"warning: {text}")
                 warnings.warn(text, CpuInterferenceWarning, stacklevel=2)
         text = "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS)
-        tmp = path.with_name(path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            _fsync_append(fd, text)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                _fsync_append(fd, text)
+            finally:
+                os.close(fd)
     caches = _caches_of(machine)
     todo = [
         (k, units[int(i)])

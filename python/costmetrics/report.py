@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from costmetrics._files import write_text_atomic
+from costmetrics._files import save_figure_atomic, write_text_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -83,8 +83,6 @@ class ExperimentResult:
             ``path``.
         """
         import matplotlib.pyplot as plt
-
-        from costmetrics._files import save_figure_atomic
 
         save_figure_atomic(fig, path, dpi=120)
         plt.close(fig)
