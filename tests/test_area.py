@@ -273,3 +273,43 @@ def test_cli_area_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.count("\n") == 1 and "n_v" in err
     assert main(["area", "--n-sm", "16"]) == 2
     assert "--n-v" in capsys.readouterr().err
+
+
+def test_area_model_names_are_looked_up_not_joined_into_paths() -> None:
+    # Adversarial campaign (2026-11-30): the name was joined into a path, so "../x" and
+    # absolute paths loaded other folders' YAML, and a long name raised OSError.
+    assert cm_area.coefficients("Maxwell") == cm_area.coefficients("maxwell")
+    for name in ("../area/maxwell", "/work/main/data/area/maxwell", "x" * 10_000, "seed_values"):
+        with pytest.raises(ValueError, match="model: unknown area model"):
+            cm_area.coefficients(name)
+        with pytest.raises(ValueError, match="model: unknown area model"):
+            cm_area.rounded_coefficients(name)
+
+
+def test_fit_memory_refuses_points_without_a_finite_fit() -> None:
+    with pytest.raises(OverflowError, match="not finite"):
+        cm_area.fit_memory([1e308, 1.5e308, 1.7e308], [1.0, 2.0, 3.0])
+    with pytest.raises(OverflowError, match="not finite"):
+        cm_area.fit_memory([16, 32, 64], [1e308, 1.7e308, 1e308])
+    with pytest.raises(ValueError, match=r"size_kb\[0\]: must be finite and >= 0, got -1"):
+        cm_area.fit_memory([-1, 2, 3], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"area_mm2\[2\]: must be finite and > 0, got -3"):
+        cm_area.fit_memory([1, 2, 3], [1.0, 2.0, -3.0])
+    with pytest.raises(TypeError, match="size_kb"):
+        cm_area.fit_memory(None, [1.0, 2.0, 3.0])  # type: ignore[arg-type]
+
+
+def test_bools_and_arrays_are_not_numbers_of_a_record() -> None:
+    with pytest.raises(TypeError, match="smem_kb: expected a real number, got bool"):
+        cm_area.breakdown(16, 128, np.True_)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="l2_kb: expected a real number"):
+        cm_area.breakdown(16, 128, 96, l2_kb=np.bool_(False))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="n_sm: expected an integer"):
+        cm_area.breakdown(np.array([16]), 128, 96)  # type: ignore[arg-type]
+
+
+def test_calibrate_die_names_the_argument() -> None:
+    with pytest.raises(ValueError, match=r"^gpu: no reference GPU"):
+        cm_area.calibrate_die("bogus")
+    with pytest.raises(ValueError, match=r"overhead_mm2 = 1e\+04"):
+        cm_area.calibrate_die(overhead_mm2=1e4)

@@ -678,3 +678,9 @@ def test_chain_random_contract(n: Any, index: Any, dist: Any) -> None:
     if dims is not None:
         assert len(dims) == n + 1
         assert all(dist.lo <= d <= dist.hi and d % dist.step == 0 for d in dims)
+
+
+def test_capacities_are_named_in_messages() -> None:
+    for caps in ([0], [65536, -1]):
+        with pytest.raises(ValueError, match=rf"capacities\[{len(caps) - 1}\]: must be positive"):
+            ch.random_chain_reductions(capacities=caps, lengths=(2, 3), chains_per_length=2)

@@ -327,3 +327,12 @@ def test_cli_contract(argv: list[str]) -> None:
         assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
     elif "--json" in argv and "--version" not in argv and out.getvalue():
         json.loads(out.getvalue())  # --json prints only JSON
+
+
+def test_python_m_costmetrics_runs_the_command_line() -> None:
+    # There was no __main__.py: "No module named costmetrics.__main__".
+    out = subprocess.run(
+        [sys.executable, "-m", "costmetrics", "--version"], capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0 and costmetrics.__version__ in out.stdout

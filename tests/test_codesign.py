@@ -516,3 +516,51 @@ def test_cli_codesign_thread_limits(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*args, "--registers-per-thread", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "registers_per_thread" in err
+
+
+def test_sweep_refuses_what_it_used_to_ignore() -> None:
+    # Adversarial campaign (2026-11-30): each of these was accepted, dropped or misread.
+    def run(**kw: object) -> cd.SweepResult:
+        args: dict[str, object] = {"space": {"n_sm": [16], "n_v": [128], "smem_kb": [96]}}
+        args.update(kw)
+        return cd.sweep(SMALL_2D, 0, 10_000, variant="paper", **args)  # type: ignore[arg-type]
+
+    with pytest.raises(ValueError, match=r"space: unknown keys \['n_sms'\]"):
+        run(space={"n_sm": [16], "n_v": [128], "smem_kb": [96], "n_sms": [2]})
+    with pytest.raises(TypeError, match=r"space\['n_sm'\]: expected a list of integers"):
+        run(space={"n_sm": 16, "n_v": [128], "smem_kb": [96]})
+    for threads in (-1, 10**9):
+        with pytest.raises(ValueError, match="threads"):
+            run(threads=threads)
+    with pytest.raises(TypeError, match="progress"):
+        run(progress="no")
+    for cap in (math.nan, math.inf, -1.0, 0.0):
+        with pytest.raises(ValueError, match="block_cap_kb: must be finite and > 0"):
+            run(block_cap_kb=cap)  # block_smem "half": the cap is unused but stored
+    with pytest.raises(ValueError, match=r"^gpu: unknown GPU"):
+        run(gpu="bogus")
+    with pytest.raises(TypeError, match="kind"):
+        cd.workload(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="stencils: expected a sequence"):
+        cd.workload("2d", stencils="heat2d")
+    with pytest.raises(ValueError, match=r"stencils\[1\]: unknown stencil"):
+        cd.workload("2d", stencils=["heat2d", "bogus"])
+
+
+def test_cli_codesign_checks_budget_and_save_before_the_sweep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from costmetrics.cli import main
+
+    def no_sweep(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sweep started before the arguments were checked")
+
+    monkeypatch.setattr(cd, "sweep", no_sweep)
+    for budget in ("450,425", "nan,450", "-1,10", "10,inf"):
+        assert main(["codesign", "--variant", "paper", "--no-progress", "--budget", budget]) == 2
+        assert "--budget" in capsys.readouterr().err
+    (tmp_path / "a_file").write_text("", encoding="utf-8")  # a file where a folder must be
+    code = main(["codesign", "--variant", "paper", "--no-progress",
+                 "--save", str(tmp_path / "a_file" / "x.npz")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "--save" in err and len(err.strip().splitlines()) == 1

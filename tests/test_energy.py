@@ -1050,7 +1050,7 @@ def test_flop_heavy_kernels_make_the_flops_identifiable() -> None:
     assert d.expected["e_fadd_j"].budget_needed < len(c)
     assert {"flops_fadd64", "flops_fmul64"} <= set(d.runs.kernel)
     assert set(d.runs.kernels) == {"flops_fadd64", "flops_fmul64"}
-    with pytest.raises(ValueError, match="op must be"):
+    with pytest.raises(ValueError, match="op: expected one of"):
         en.flop_heavy_kernel("imax")  # type: ignore[arg-type]
 
 
@@ -1448,3 +1448,42 @@ def test_energy_design_contract(
     for e in d.expected.values():
         assert e.rel_halfwidth >= 0 and e.budget_needed >= 1
         assert e.determined == (e.rel_halfwidth <= d.max_rel_halfwidth)
+
+
+def test_bad_input_the_energy_model_used_to_accept() -> None:
+    # Adversarial campaign (2026-11-30): accepted and ignored, wrapped, or misnamed.
+    size, tile = (4096, 4096, 1024), (8, 64, 8)
+    with pytest.raises(ValueError, match="subtile: kernel 'jacobi2d' has no subtile"):
+        en.energy("jacobi2d", "gtx980", size, tile, subtile=3)
+    with pytest.raises(ValueError, match="subtile: kernel 'jacobi2d' has no subtile"):
+        en.energy_batch("jacobi2d", "gtx980", size, [tile], subtile=3)
+    with pytest.raises(ValueError, match="subtile: kernel 'jacobi2d' has no subtile"):
+        en.best_tiles("jacobi2d", "gtx980", size, subtile=3)
+    # A custom kernel reading sS has one; one that does not, has none.
+    with_ss = en.custom_kernel("k_ss", 1, {"fadd": 1}, "2*tS", "tS/sS", "tS*tT", "S*T/(tS*tT)")
+    without = en.custom_kernel("k", 1, {"fadd": 1}, "2*tS", "tS", "tS*tT", "S*T/(tS*tT)")
+    assert en.energy(with_ss, None, (8192, 2048), (64, 16), talg_s=0.02, subtile=8) > 0
+    with pytest.raises(ValueError, match="subtile: kernel 'k' has no subtile"):
+        en.energy(without, None, (8192, 2048), (64, 16), talg_s=0.02, subtile=8)
+    for expr in ("tS2", "S3 + tS", "max(tS3, 1)"):
+        with pytest.raises(ValueError, match=r"m_io_words: variable '(t?S[23])' is not defined"):
+            en.custom_kernel("k", 1, {"fadd": 1}, expr, "tS", "tS*tT", "S*T/(tS*tT)")
+    assert en.custom_kernel("k2", 2, {"fadd": 1}, "tS2", "tS", "tS*tT", "1").n_space_dims == 2
+    for sub in (2**63, np.array([2**64 - 1], dtype=np.uint64), [2**70]):
+        with pytest.raises(OverflowError, match="subtile"):
+            en.energy_batch("jacobi1d", None, (8192, 2048), [[64, 16]], talg_s=0.02, subtile=sub)
+    with pytest.raises(ValueError, match="params: expected the keys"):
+        en.energy("jacobi2d", "gtx980", size, tile, params={})
+    with pytest.raises(ValueError, match="params: unknown parameter set"):
+        en.energy("jacobi2d", "gtx980", size, tile, params="bogus")
+    with pytest.raises(ValueError, match=r"^gpu: unknown GPU"):
+        en.energy("jacobi2d", "bogus", size, tile)
+    with pytest.raises(ValueError, match=r"^stencil: unknown stencil"):
+        en.energy("jacobi2d", "gtx980", size, tile, stencil="bogus")
+    for within in (math.nan, 1e7, -0.5):
+        with pytest.raises(ValueError, match="within"):
+            en.best_tiles("jacobi2d", "gtx980", size, within=within)
+    with pytest.raises(TypeError, match="op: expected one of"):
+        en.flop_heavy_kernel(None)  # type: ignore[arg-type]
+    with pytest.raises(OverflowError, match=r"E_alg is not finite: .*talg_s = 1e\+308"):
+        en.energy("jacobi1d", None, (8192, 2048), (64, 16), talg_s=1e308)

@@ -510,3 +510,26 @@ def test_campaign_strategies_reach_both_outcomes() -> None:
     )
     assert accepted is not None and refused is None
     assert dataclasses.is_dataclass(cm.gpu("gtx980"))
+
+
+def test_bad_input_the_time_model_used_to_pass_on() -> None:
+    # Adversarial campaign (2026-11-30).
+    for mask in (32, 2**31, 10**9, 1 | 64):
+        with pytest.raises(ValueError, match="reasons: unknown bits"):
+            cm_time.describe_infeasibility(mask)
+    every = cm_time.describe_infeasibility(31)
+    assert "tT must be even" in every and "per SM" in every
+    bad = cm_time.SearchSpace(space=None, time=(2,))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"space.space: expected a sequence"):
+        cm_time.best_tiles("heat2d", "gtx980", (4096, 4096, 1024), space=bad)
+    with pytest.raises(ValueError, match=r"space\[0\]: no candidates"):
+        cm_time.best_tiles("heat2d", "gtx980", (4096, 4096, 1024), space=[[], [], []])
+    with pytest.raises(ValueError, match=r"space.time: no tT candidates"):
+        cm_time.best_tiles(
+            "heat2d", "gtx980", (4096, 4096, 1024), space=cm_time.SearchSpace(((4,), (32,)), ())
+        )
+    with pytest.raises(ValueError, match=r"^threads: must be in"):
+        cm_time.design_rows("heat2d", "gtx980", (4096, 4096, 1024), [[4, 32, 2]], threads=-1)
+    # An overflowing product shows its operands.
+    with pytest.raises(OverflowError, match=r"\d+ x \d+ overflows a 64-bit integer"):
+        cm_time.talg("heat2d", "gtx980", [2**62] * 3, (4, 32, 2))

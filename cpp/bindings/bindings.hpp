@@ -268,7 +268,13 @@ T from_python(py::handle obj, const std::string& what) {
                            repr_of(obj));
     }
     auto value = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
-    if (!value) throw py::error_already_set();
+    if (!value) {
+      // An __index__ that refuses (a NumPy array of more than one element): the argument's
+      // name, not NumPy's message.
+      PyErr_Clear();
+      throw py::type_error(what + ": expected an integer, got " + type_name(obj) + " " +
+                           repr_of(obj));
+    }
     auto out_of_range = [&]() {
       throw_overflow(what + ": " + repr_of(obj) + " is outside the supported range [" +
                      std::to_string(std::numeric_limits<T>::min()) + ", " +
@@ -296,12 +302,13 @@ T from_python(py::handle obj, const std::string& what) {
     return static_cast<T>(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (const auto plain = plain_number<T>(obj)) return *plain;
-    // float, int, NumPy scalars; not bool, str, bytes, None or complex.
+    // float, int, NumPy scalars; not bool (Python's or NumPy's), str, bytes, None or complex.
+    const std::string dtype =
+        py::hasattr(obj, "dtype") ? py::str(obj.attr("dtype")).cast<std::string>() : "";
     if (PyBool_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()) ||
         PyComplex_Check(obj.ptr()) ||
         !(PyFloat_Check(obj.ptr()) || PyIndex_Check(obj.ptr()) || py::hasattr(obj, "__float__")) ||
-        (py::hasattr(obj, "dtype") &&
-         py::str(obj.attr("dtype")).cast<std::string>().rfind("complex", 0) == 0)) {
+        dtype == "bool" || dtype.rfind("complex", 0) == 0) {
       throw py::type_error(what + ": expected a real number, got " + type_name(obj) + " " +
                            repr_of(obj));
     }

@@ -1,6 +1,9 @@
 // Silicon-area model (thesis 000, Appendix C, Eqs. C.4-C.7) and its calibration (Sec. C.2.2).
 #include "costmetrics/area.hpp"
 
+#include <Eigen/Dense>
+
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <stdexcept>
@@ -16,7 +19,7 @@ namespace {
 void require_nonnegative(double v, const char* name) {
   if (!(v >= 0) || !std::isfinite(v)) {
     throw std::invalid_argument(std::string(name) + ": must be finite and >= 0, got " +
-                                std::to_string(v));
+                                format_value(v));
   }
 }
 
@@ -180,43 +183,56 @@ LinearFit fit_linear(const std::vector<double>& size_kb, const std::vector<doubl
   double mean_x = 0;
   double mean_y = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(size_kb[i]) || !std::isfinite(area_mm2[i])) {
-      throw std::invalid_argument("fit_linear: point " + std::to_string(i) + " is not finite");
+    const std::string where = "[" + std::to_string(i) + "]";
+    if (!std::isfinite(size_kb[i]) || size_kb[i] < 0) {
+      throw std::invalid_argument("size_kb" + where + ": must be finite and >= 0, got " +
+                                  format_value(size_kb[i]));
+    }
+    if (!std::isfinite(area_mm2[i]) || area_mm2[i] <= 0) {
+      throw std::invalid_argument("area_mm2" + where + ": must be finite and > 0, got " +
+                                  format_value(area_mm2[i]));
     }
     distinct = distinct || size_kb[i] != size_kb[0];
-    mean_x += size_kb[i];
-    mean_y += area_mm2[i];
+    // Running means: a plain sum of values near the double range overflows.
+    const double k = static_cast<double>(i + 1);
+    mean_x += (size_kb[i] - mean_x) / k;
+    mean_y += (area_mm2[i] - mean_y) / k;
   }
   if (!distinct) {
     throw std::invalid_argument("fit_linear: needs at least 2 distinct sizes");
   }
-  mean_x /= static_cast<double>(n);
-  mean_y /= static_cast<double>(n);
-  // Least squares for two parameters in closed form, on centered data (which keeps it as
-  // well conditioned as a QR of [x 1]): slope = Sxy / Sxx, intercept = mean_y - slope mean_x.
-  double sxx = 0;
-  double sxy = 0;
-  double ss_tot = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double dx = size_kb[i] - mean_x;
-    const double dy = area_mm2[i] - mean_y;
-    sxx += dx * dx;
-    sxy += dx * dy;
-    ss_tot += dy * dy;
+  // Least squares for (slope, intercept) by a column-pivoting QR of [x - mean_x, 1]
+  // (centered, so the two columns are orthogonal and the problem as well conditioned as
+  // the data allow); intercept = mean_y + b - slope mean_x with b the centered fit's constant.
+  const auto rows = static_cast<Eigen::Index>(n);
+  Eigen::MatrixXd design(rows, 2);
+  Eigen::VectorXd y(rows);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    design(i, 0) = size_kb[k] - mean_x;
+    design(i, 1) = 1.0;
+    y(i) = area_mm2[k] - mean_y;
   }
-  const double slope = sxy / sxx;
-  const double intercept = mean_y - slope * mean_x;
-  double ss_res = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double r = area_mm2[i] - (slope * size_kb[i] + intercept);
-    ss_res += r * r;
-  }
+  const Eigen::Vector2d coef = design.colPivHouseholderQr().solve(y);
+  const double slope = coef(0);
+  const double intercept = mean_y + coef(1) - slope * mean_x;
+  const Eigen::VectorXd residual = y - design * coef;
+  const double ss_res = residual.squaredNorm();
+  const double ss_tot = y.squaredNorm();
   LinearFit fit;
   fit.slope = slope;
   fit.intercept = intercept;
   fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
   fit.rmse = std::sqrt(ss_res / static_cast<double>(n));
   fit.n_points = static_cast<std::int64_t>(n);
+  // Values near the double range overflow the squares: refuse rather than return NaN.
+  if (!std::isfinite(fit.slope) || !std::isfinite(fit.intercept) ||
+      !std::isfinite(fit.r_squared) || !std::isfinite(fit.rmse)) {
+    throw std::overflow_error(
+        "fit_linear: the fit is not finite for these points (size_kb up to " +
+        format_value(*std::max_element(size_kb.begin(), size_kb.end())) + ", area_mm2 up to " +
+        format_value(*std::max_element(area_mm2.begin(), area_mm2.end())) + ")");
+  }
   return fit;
 }
 
@@ -225,7 +241,7 @@ DieCalibration calibrate_die(const Coefficients& memory, const Config& g, double
   memory.validate();
   g.validate();
   if (!(die_mm2 > 0) || !std::isfinite(die_mm2)) {
-    throw std::invalid_argument("die_mm2: must be finite and > 0, got " + std::to_string(die_mm2));
+    throw std::invalid_argument("die_mm2: must be finite and > 0, got " + format_value(die_mm2));
   }
   require_nonnegative(overhead_mm2, "overhead_mm2");
   DieCalibration d;
@@ -239,9 +255,9 @@ DieCalibration calibrate_die(const Coefficients& memory, const Config& g, double
     // beta_VU would be negative: an area coefficient is >= 0 (Coefficients::validate).
     throw std::invalid_argument(
         "die_mm2: " + format_value(die_mm2) + " mm^2 is smaller than the die's other components (" +
-        format_value(b.total_mm2) +
-        " mm^2 of registers, memories and overhead, Eq. C.6), so the vector-unit area "
-        "beta_VU would be negative");
+        format_value(b.total_mm2) + " mm^2 of registers, memories and overhead_mm2 = " +
+        format_value(overhead_mm2) +
+        ", Eq. C.6), so the vector-unit area beta_VU would be negative");
   }
   d.beta_vu_from_die_mm2 =
       (die_mm2 - b.total_mm2) / (static_cast<double>(g.n_sm) * static_cast<double>(g.n_v));

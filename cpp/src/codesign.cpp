@@ -16,6 +16,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "costmetrics/checked.hpp"
 #include "costmetrics/parallel.hpp"
 #include "floor_sum.hpp"
 #include "codesign_detail.hpp"
@@ -73,7 +74,7 @@ i64 ceil_div(i64 a, i64 b) { return costmetrics::detail::div_ceil(a, b); }
 void require_finite_nonneg(double v, const char* name) {
   if (!(v >= 0) || !std::isfinite(v)) {
     throw std::invalid_argument(std::string(name) + ": must be finite and >= 0, got " +
-                                std::to_string(v));
+                                format_value(v));
   }
 }
 
@@ -1099,8 +1100,8 @@ std::vector<Design> enumerate_designs(const HardwareSpace& space, const area::Co
     throw std::invalid_argument("area range: bounds must be finite, area_min >= 0 and area_max > 0");
   }
   if (area_min_mm2 > area_max_mm2) {
-    throw std::invalid_argument("area range: area_min_mm2 = " + std::to_string(area_min_mm2) +
-                                " exceeds area_max_mm2 = " + std::to_string(area_max_mm2));
+    throw std::invalid_argument("area range: area_min_mm2 = " + format_value(area_min_mm2) +
+                                " exceeds area_max_mm2 = " + format_value(area_max_mm2));
   }
   if (space.n_sm.empty() || space.n_v.empty() || space.smem_kb.empty()) {
     throw std::invalid_argument("hardware space: every parameter needs at least one value");
@@ -1142,8 +1143,8 @@ std::vector<Design> enumerate_designs(const HardwareSpace& space, const area::Co
     }
   }
   if (out.empty()) {
-    throw std::invalid_argument("area range [" + std::to_string(area_min_mm2) + ", " +
-                                std::to_string(area_max_mm2) +
+    throw std::invalid_argument("area range [" + format_value(area_min_mm2) + ", " +
+                                format_value(area_max_mm2) +
                                 "] mm^2 holds no design of the hardware space");
   }
   return out;
@@ -1168,10 +1169,14 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   machine.validate();
   if (designs.empty()) throw std::invalid_argument("sweep: no designs");
   if (instances.empty()) throw std::invalid_argument("sweep: empty workload (no instances)");
-  if (options.block_rule == BlockRule::capped &&
-      (!(options.block_cap_kb > 0) || !std::isfinite(options.block_cap_kb))) {
-    throw std::invalid_argument("block_cap_kb: must be finite and > 0");
+  // Checked whatever the block rule: an unused cap is still stored with the sweep's options.
+  if (!(options.block_cap_kb > 0) || !std::isfinite(options.block_cap_kb)) {
+    throw std::invalid_argument("block_cap_kb: must be finite and > 0, got " +
+                                format_value(options.block_cap_kb));
   }
+  // As every batch of the time model: a negative count read as "all cores" and a huge one
+  // started a thread per design.
+  require_in_range(options.n_threads, 0, tm::kMaxThreads, "threads");
   for (const Design& d : designs) d.validate();
   if (options.thread_limits) options.thread_limits->validate();
   const ThreadLimits* threads = options.thread_limits ? &*options.thread_limits : nullptr;
@@ -1421,7 +1426,7 @@ std::vector<std::size_t> pareto_front(const std::vector<double>& area_mm2,
   for (std::size_t i = 0; i < area_mm2.size(); ++i) {
     if (!std::isfinite(area_mm2[i])) {
       throw std::invalid_argument("area_mm2[" + std::to_string(i) + "]: must be finite, got " +
-                                  std::to_string(area_mm2[i]));
+                                  format_value(area_mm2[i]));
     }
     if (!std::isnan(performance[i])) order.push_back(i);
   }

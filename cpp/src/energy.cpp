@@ -322,6 +322,27 @@ Kernel jacobi2d() {
   return k;
 }
 
+bool Expression::uses(Var v) const {
+  return std::any_of(code_.begin(), code_.end(),
+                     [v](const Op& op) { return op.code == Op::kVar && op.var == v; });
+}
+
+bool Kernel::uses_subtile() const {
+  switch (kind) {
+    case KernelKind::smith_waterman:
+    case KernelKind::jacobi1d:
+      return true;
+    case KernelKind::jacobi2d:
+      return false;
+    case KernelKind::custom:
+      break;
+  }
+  for (const Expression* e : {&m_io_words, &sr_words, &v_tile, &n_tiles}) {
+    if (e->uses(Expression::ksS1)) return true;
+  }
+  return false;
+}
+
 Kernel custom_kernel(const std::string& name, int n_space_dims, const OpMix& ops,
                      const std::string& m_io_words, const std::string& sr_words,
                      const std::string& v_tile, const std::string& n_tiles) {
@@ -340,6 +361,28 @@ Kernel custom_kernel(const std::string& name, int n_space_dims, const OpMix& ops
   k.sr_words = Expression::parse(sr_words, "sr_words");
   k.v_tile = Expression::parse(v_tile, "v_tile");
   k.n_tiles = Expression::parse(n_tiles, "n_tiles");
+  // The sizes and tiles of dimensions the kernel lacks would read as 0 (a 1D kernel's
+  // "tS2", a typo of "tS", gave M_io = 0 words and E_gs = 0 J): refused by name.
+  static const std::pair<Expression::Var, const char*> beyond[4] = {
+      {Expression::kS2, "S2"}, {Expression::ktS2, "tS2"}, {Expression::kS3, "S3"},
+      {Expression::ktS3, "tS3"}};
+  const std::pair<const Expression*, const char*> exprs[4] = {{&k.m_io_words, "m_io_words"},
+                                                              {&k.sr_words, "sr_words"},
+                                                              {&k.v_tile, "v_tile"},
+                                                              {&k.n_tiles, "n_tiles"}};
+  for (const auto& [var, var_name] : beyond) {
+    const int dim = var == Expression::kS2 || var == Expression::ktS2 ? 2 : 3;
+    if (dim <= n_space_dims) continue;
+    for (const auto& [expr, what] : exprs) {
+      if (expr->uses(var)) {
+        throw std::invalid_argument(std::string(what) + ": variable '" + var_name +
+                                    "' is not defined for a kernel with " +
+                                    std::to_string(n_space_dims) + " space dimension" +
+                                    (n_space_dims == 1 ? "" : "s") + " (expression '" +
+                                    expr->text() + "')");
+      }
+    }
+  }
   return k;
 }
 
@@ -372,6 +415,11 @@ void validate_run(const Kernel& kernel, const Run& run) {
   if (run.subtile > run.tiles.space[0]) {
     throw std::invalid_argument("subtile sS = " + std::to_string(run.subtile) +
                                 " exceeds the tile size tS1 = " + std::to_string(run.tiles.space[0]));
+  }
+  if (run.subtile != 0 && !kernel.uses_subtile()) {
+    throw std::invalid_argument("subtile: kernel '" + kernel.name +
+                                "' has no subtile sS (SW, J1D and custom kernels that read sS "
+                                "do), got " + std::to_string(run.subtile));
   }
   if (kernel.kind == KernelKind::jacobi2d && run.tiles.time % 2 != 0) {
     // B.4-B.5 assume an even tT (hexagon "area" tT/2 (2 tS1 + tT - 2)).
@@ -490,7 +538,12 @@ Breakdown evaluate(const Kernel& kernel, const Run& run, const Params& params, d
   require_positive_finite(talg_s, "talg_s");
   validate_run(kernel, run);
   Breakdown b = evaluate_unchecked(kernel, run, params, talg_s);
-  if (!std::isfinite(b.e_alg_j)) throw std::overflow_error("E_alg is not finite");
+  if (!std::isfinite(b.e_alg_j)) {
+    throw std::overflow_error("E_alg is not finite: E_static = P_stat T_alg = " +
+                              format_value(b.e_static_j) + " J (talg_s = " +
+                              format_value(talg_s) + "), E_dynamic = " +
+                              format_value(b.e_dynamic_j) + " J (params, kernel counts)");
+  }
   return b;
 }
 
@@ -815,6 +868,7 @@ SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
                     const time::SearchSpace& space, double within, int n_threads) {
   params.validate();
   kernel.ops.validate();
+  require_in_range(within, 0.0, 1e6, "within");  // as the time model's search
   check_time_source(kernel, size, time);
   if (static_cast<int>(space.space.size()) != kernel.n_space_dims) {
     throw std::invalid_argument("search space has " + std::to_string(space.space.size()) +
@@ -834,6 +888,11 @@ SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
     validate_run(kernel, probe);
   }
   if (subtile < 0) throw std::invalid_argument("subtile sS: must be >= 0, got " + std::to_string(subtile));
+  if (subtile != 0 && !kernel.uses_subtile()) {
+    throw std::invalid_argument("subtile: kernel '" + kernel.name +
+                                "' has no subtile sS (SW, J1D and custom kernels that read sS "
+                                "do), got " + std::to_string(subtile));
+  }
   auto make_run = [&](const time::TileSizes& t) {
     Run r;
     r.size = size;

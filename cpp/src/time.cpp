@@ -77,6 +77,14 @@ void require_finite_talg(double talg_s, double t_ideal_s) {
 
 std::string describe_infeasibility(std::uint32_t reasons) {
   if (reasons == kFeasible) return "feasible";
+  constexpr std::uint32_t kKnown = kNonPositiveTile | kOddTimeTile | kInnermostNotWarpMultiple |
+                                   kExceedsBlockSharedMemory | kExceedsSmSharedMemory;
+  if ((reasons & ~kKnown) != 0) {
+    // An unknown bit would otherwise describe a nonzero (infeasible) mask as "".
+    throw std::invalid_argument("reasons: unknown bits " + std::to_string(reasons & ~kKnown) +
+                                " in " + std::to_string(reasons) + " (the known bits sum to " +
+                                std::to_string(kKnown) + ")");
+  }
   std::string text;
   auto add = [&](std::uint32_t bit, const char* what) {
     if (reasons & bit) {
@@ -1030,7 +1038,7 @@ void design_rows(const GpuParams& gpu, const StencilParams& stencil, const Probl
                  const std::int64_t* tiles, std::size_t n_tiles, Variant variant, double* rows,
                  std::uint32_t* reasons, int n_threads) {
   validate_inputs(gpu, stencil, size);
-  require_in_range(n_threads, 0, kMaxThreads, "n_threads");
+  require_in_range(n_threads, 0, kMaxThreads, "threads");
   if (rows == nullptr || reasons == nullptr) {
     throw std::invalid_argument("design_rows: rows and reasons outputs are required");
   }

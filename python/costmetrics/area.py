@@ -58,13 +58,22 @@ CoefficientsArg = Union[Form, Coefficients, RoundedCoefficients]
 ArrayLike = Union[int, float, Sequence[float], npt.NDArray[Any]]
 
 
+def _area_models() -> list[str]:
+    # The model files of data/area/ (seed_values.yaml holds the seed's numbers, not a model).
+    return sorted(p.stem for p in (data_dir() / "area").glob("*.yaml") if p.stem != "seed_values")
+
+
 @cache
 def _model_file(name: str) -> dict[str, Any]:
-    if not isinstance(name, str) or not (data_dir() / "area" / f"{name}.yaml").is_file():
-        raise ValueError(f"area model {name!r}: no file data/area/{name}.yaml")
-    data = seed_file("area", name)
+    # The name is looked up among the files, never joined into a path: a name such as
+    # "../codesign/x" or an absolute path must not reach another folder's YAML.
+    known = _area_models()
+    key = normalize_name(name)
+    if key not in known:
+        raise ValueError(f"model: unknown area model {name!r}; known: {known}")
+    data = seed_file("area", key)
     if "structural" not in data or "rounded" not in data:
-        raise ValueError(f"data/area/{name}.yaml: expected 'structural' and 'rounded' sections")
+        raise ValueError(f"data/area/{key}.yaml: expected 'structural' and 'rounded' sections")
     return data
 
 
@@ -87,7 +96,7 @@ def coefficients(model: str = "maxwell") -> Coefficients:
     TypeError
         If ``model`` is not a string.
     ValueError
-        If ``data/area/`` has no such file.
+        If ``data/area/`` has no model of that name.
     """
     return Coefficients(**_model_file(_convert.string(model, "model"))["structural"])
 
@@ -249,12 +258,17 @@ def reference_gpu(name: str) -> ReferenceGpu:
     ValueError
         If no reference GPU has that key.
     """
+    return _reference_gpu(name, "name")
+
+
+def _reference_gpu(name: object, param: str) -> ReferenceGpu:
+    # reference_gpu with the caller's parameter name in the messages (calibrate_die: `gpu`).
     if not isinstance(name, str):
-        raise TypeError(f"name: expected a str, got {type(name).__name__}")
+        raise TypeError(f"{param}: expected a str, got {type(name).__name__}")
     key = normalize_name(name)
     gpus = reference_gpus()
     if key not in gpus:
-        raise ValueError(f"name: no reference GPU {name!r}; known: {sorted(gpus)}")
+        raise ValueError(f"{param}: no reference GPU {name!r}; known: {sorted(gpus)}")
     return gpus[key]
 
 
@@ -461,11 +475,16 @@ def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> LinearFit
 
     Raises
     ------
+    TypeError
+        An argument that is not a sequence of numbers.
     ValueError
-        Fewer than 2 points, fewer than 2 distinct sizes, mismatched lengths, non-finite.
+        Fewer than 2 points, fewer than 2 distinct sizes, mismatched lengths, a size that is
+        not finite and >= 0, an area that is not finite and > 0.
+    OverflowError
+        Points so large that the fit is not finite.
     """
-    xs = [float(x) for x in _as_array(list(size_kb), "size_kb", False).reshape(-1)]
-    ys = [float(y) for y in _as_array(list(area_mm2), "area_mm2", False).reshape(-1)]
+    xs = [float(x) for x in _as_array(size_kb, "size_kb", False).reshape(-1)]
+    ys = [float(y) for y in _as_array(area_mm2, "area_mm2", False).reshape(-1)]
     return _core_area.fit_linear(xs, ys)
 
 
@@ -499,7 +518,7 @@ def calibrate_die(
     """
     overhead = _convert.real(overhead_mm2, "overhead_mm2")
     die = None if die_mm2 is None else _convert.real(die_mm2, "die_mm2")
-    g = reference_gpu(gpu)
+    g = _reference_gpu(gpu, "gpu")
     if die is None:
         die = g.published_die_mm2
     return _core_area.calibrate_die(coefficients(), g.config(), die, overhead)

@@ -433,6 +433,9 @@ def _spec_args(
     threads: object,
 ) -> _SpecArgs:
     caps = _convert.int_sequence(capacities, "capacities")
+    for i, cap in enumerate(caps):
+        if cap <= 0:  # named here: the core's check names M, its own symbol
+            raise ValueError(f"capacities[{i}]: must be positive (words), got {cap}")
     n_min, n_max = _convert.int_sequence(lengths, "lengths", length=2)
     kind, lo, hi, step, seed = _dist_args(distribution)
     return (

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -1400,14 +1401,18 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def _float_pair(text: str) -> tuple[float, float]:
-    """Parse ``"425,450"`` into two floats (argparse ``type=``)."""
+def _area_band(text: str) -> tuple[float, float]:
+    """Parse an area band ``"425,450"`` (mm^2, finite, 0 <= lo < hi; argparse ``type=``)."""
     try:
         lo, hi = (float(item) for item in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected two comma-separated numbers, got {text!r}"
         ) from None
+    # Checked here: an empty or NaN band made every best-design lookup fail, which the
+    # table of the best design per stencil took for "no design in the band".
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+        raise argparse.ArgumentTypeError(f"expected finite 0 <= lo < hi, got {text!r}")
     return lo, hi
 
 
@@ -1545,7 +1550,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         )
     parser.add_argument(
         "--budget",
-        type=_float_pair,
+        type=_area_band,
         default=(425.0, 450.0),
         help="area band for the best design per stencil (Table C.2), default 425,450",
     )
@@ -1560,6 +1565,8 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
             name: getattr(args, name) for name, _ in limit_flags if getattr(args, name) is not None
         }
         thread_limits = given if (given or args.thread_limits) else None
+        if args.save is not None:
+            check_output_file(args.save, "--save")  # before the sweep, not after it
         result = cm_codesign.sweep(
             args.workload,
             args.area_min,

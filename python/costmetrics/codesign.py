@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
@@ -33,9 +34,15 @@ from costmetrics import _convert, _core
 from costmetrics import area as cm_area
 from costmetrics._files import atomic_path
 from costmetrics._record import Record, record
-from costmetrics.presets import Gpu, Stencil, normalize_name, seed_file, seed_table
-from costmetrics.presets import gpu as _gpu_preset
-from costmetrics.presets import stencil as _stencil_preset
+from costmetrics.presets import (
+    Gpu,
+    Stencil,
+    normalize_name,
+    resolve_gpu,
+    resolve_stencil,
+    seed_file,
+    seed_table,
+)
 
 __all__ = [
     "SIZES_2D",
@@ -119,7 +126,7 @@ class Workload(Record):
             if not isinstance(item, tuple) or len(item) != 2:
                 raise TypeError(f"instances[{i}]: expected (stencil, sizes), got {item!r}")
             name, sizes = item
-            s = _stencil_preset(name)
+            s = resolve_stencil(name, f"instances[{i}][0]")
             if s.n_space_dims not in (2, 3):
                 raise ValueError(f"instances[{i}]: stencil {s.key!r} is not 2D or 3D")
             sz = tuple(sizes)
@@ -151,7 +158,7 @@ class Workload(Record):
         """Floating-point operations of every instance: flops per point x S1 ... T."""
         out = []
         for name, sizes in self.instances:
-            f = _stencil_preset(name).flops_per_point
+            f = resolve_stencil(name, "stencil").flops_per_point
             assert f is not None
             out.append(f * float(np.prod(np.array(sizes, dtype=np.float64))))
         return np.array(out)
@@ -168,13 +175,15 @@ def _weight_vector(w: Workload, weights: Weights | Sequence[float] | None) -> tu
         known = set(w.stencils)
         for key in weights:
             name = key[0] if isinstance(key, tuple) else key
-            if not isinstance(name, str) or _stencil_preset(name).key not in known:
+            if not isinstance(name, str) or resolve_stencil(name, "weights").key not in known:
                 raise ValueError(f"weights: {key!r} is not a stencil of this workload")
         per_stencil = {
-            _stencil_preset(k).key: float(v) for k, v in weights.items() if isinstance(k, str)
+            resolve_stencil(k, "weights").key: float(v)
+            for k, v in weights.items()
+            if isinstance(k, str)
         }
         per_size = {
-            (_stencil_preset(k[0]).key, tuple(k[1])): float(v)
+            (resolve_stencil(k[0], "weights").key, tuple(k[1])): float(v)
             for k, v in weights.items()
             if isinstance(k, tuple)
         }
@@ -204,15 +213,19 @@ def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Work
     Workload
         The instances.
     """
-    if kind not in ("2d", "3d", "all"):
-        raise ValueError(f"kind: must be '2d', '3d' or 'all', got {kind!r}")
+    kind = _convert.choice(kind, "kind", ("2d", "3d", "all"))
     items: list[tuple[str, tuple[int, ...]]] = []
     if kind in ("2d", "all"):
         items += [(s, z) for s in STENCILS_2D for z in SIZES_2D]
     if kind in ("3d", "all"):
         items += [(s, z) for s in STENCILS_3D for z in SIZES_3D]
     if stencils is not None:
-        keys = {_stencil_preset(s).key for s in stencils}
+        if isinstance(stencils, (str, bytes)) or not isinstance(stencils, Iterable):
+            # A str would be iterated letter by letter ("unknown stencil 'h'").
+            raise TypeError(
+                f"stencils: expected a sequence of stencil names, got {type(stencils).__name__}"
+            )
+        keys = {resolve_stencil(s, f"stencils[{i}]").key for i, s in enumerate(stencils)}
         items = [it for it in items if it[0] in keys]
     return Workload(tuple(items))
 
@@ -746,11 +759,16 @@ def sweep(
     variant_name = _convert.variant(variant)
     form = _convert.choice(area_form, "area_form", ("structural", "rounded"))
     cap_kb = _convert.real(block_cap_kb, "block_cap_kb")
+    if not (math.isfinite(cap_kb) and cap_kb > 0):
+        # Checked whatever block_smem is: the sweep's options keep it.
+        raise ValueError(f"block_cap_kb: must be finite and > 0, got {cap_kb!r}")
     use_prune = _convert.boolean(prune, "prune")
-    n_threads = _convert.integer(threads, "threads")
+    n_threads = _convert.integer(threads, "threads", lo=0, hi=1024)
+    if not callable(progress):
+        _convert.boolean(progress, "progress")
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
     limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
-    g = _gpu_preset(gpu)
+    g = resolve_gpu(gpu, "gpu")
     if space is None:
         space = hardware_space()
     if isinstance(space, HardwareSpace):
@@ -760,8 +778,15 @@ def sweep(
     missing = [k for k in HardwareSpace._fields if k not in space]
     if missing:
         raise ValueError(f"space: missing {missing}; expected keys {list(HardwareSpace._fields)}")
+    unknown = sorted(str(k) for k in space if k not in HardwareSpace._fields)
+    if unknown:
+        raise ValueError(
+            f"space: unknown keys {unknown}; expected keys {list(HardwareSpace._fields)}"
+        )
     sp = {k: np.asarray(space[k]) for k in HardwareSpace._fields}
     for key, values in sp.items():
+        if values.ndim != 1:
+            raise TypeError(f"space[{key!r}]: expected a list of integers, got {space[key]!r}")
         if values.size == 0 or values.dtype.kind not in "iu":
             raise ValueError(f"space[{key!r}]: expected a non-empty list of integers")
     rounded = cm_area.rounded_coefficients() if form == "rounded" else None
@@ -774,7 +799,7 @@ def sweep(
         area_max,
         rounded,
     )
-    stencils: dict[str, Stencil] = {n: _stencil_preset(n) for n in wl.stencils}
+    stencils: dict[str, Stencil] = {n: resolve_stencil(n, "workload") for n in wl.stencils}
     instances = [
         (stencils[n].n_space_dims, stencils[n].c_iter_on(g), list(z)) for n, z in wl.instances
     ]

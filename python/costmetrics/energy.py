@@ -40,9 +40,7 @@ from costmetrics import time as cm_time
 from costmetrics._files import write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
-from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name
-from costmetrics.presets import gpu as _gpu_preset
-from costmetrics.presets import stencil as _stencil_preset
+from costmetrics.presets import Gpu, Stencil, data_dir, normalize_name, resolve_gpu, resolve_stencil
 
 __all__ = [
     "CSV_COLUMNS",
@@ -299,8 +297,21 @@ def _params(params: ParamsLike) -> Params:
     if isinstance(params, Params):
         return params
     if isinstance(params, str):
-        return parameters(params)
+        try:
+            return parameters(params)
+        except ValueError:
+            # parameters() names its own argument, `model`; here the caller's is `params`.
+            raise ValueError(
+                f"params: unknown parameter set {params!r}; use 'model_a' or 'model_b'"
+            ) from None
     if isinstance(params, Mapping):
+        fields = list(Params._fields)
+        missing = [f for f in fields if f not in params]
+        unknown = sorted(str(k) for k in params if k not in fields)
+        if missing or unknown:
+            raise ValueError(
+                f"params: expected the keys {fields}; missing {missing}, unknown {unknown}"
+            )
         return Params(**params)
     raise TypeError(
         f"params: expected Params, a mapping or 'model_a'/'model_b', got {type(params).__name__}"
@@ -327,7 +338,7 @@ def _time_model(
 ) -> tuple[Any, Any, Stencil, Gpu]:
     if not isinstance(gpu, (str, Gpu)):
         raise TypeError(f"gpu: expected a Gpu or a preset name, got {type(gpu).__name__}")
-    g = _gpu_preset(gpu)
+    g = resolve_gpu(gpu, "gpu")
     if stencil is None:
         if k.kind != "jacobi2d":
             raise ValueError(
@@ -339,7 +350,7 @@ def _time_model(
         raise TypeError(
             f"stencil: expected a Stencil or a preset name, got {type(stencil).__name__}"
         )
-    s = _stencil_preset(stencil)
+    s = resolve_stencil(stencil, "stencil")
     if s.n_space_dims != k.n_space_dims:
         raise ValueError(
             f"stencil {s.name!r} has {s.n_space_dims} space dimensions, kernel {k.name!r} has "
@@ -506,7 +517,19 @@ def _rows4(array: npt.NDArray[np.int64], n_dims: int) -> npt.NDArray[np.int64]:
 
 
 def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
-    array = np.asarray(value)
+    if dtype is np.int64 and isinstance(value, int) and not isinstance(value, bool):
+        value = _convert.integer(value, name)  # an int past 64 bits: OverflowError naming it
+    try:
+        array = np.asarray(value)
+    except OverflowError:
+        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit number") from None
+    if (
+        dtype is np.int64
+        and array.dtype == object
+        and array.size > 0
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel())
+    ):
+        raise OverflowError(f"{name}: {value!r} does not fit a signed 64-bit integer")
     if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected numbers, got dtype {array.dtype}")
     if dtype is np.int64 and array.dtype.kind == "f":
@@ -515,6 +538,11 @@ def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
         array = np.full(n, array.item())
     if array.shape != (n,):
         raise ValueError(f"{name}: expected a scalar or {n} values, got shape {array.shape}")
+    if dtype is np.int64 and array.dtype.kind == "u" and array.size > 0:
+        top = int(array.max())
+        if top > np.iinfo(np.int64).max:
+            # astype would wrap it to a negative number the caller never passed.
+            raise OverflowError(f"{name}: {top} does not fit a signed 64-bit integer")
     return array.astype(dtype)
 
 
@@ -2374,8 +2402,7 @@ def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: i
     Kernel
         Named ``"flops_<op><n>"``.
     """
-    if op not in ("fadd", "fmul"):
-        raise ValueError(f"op must be 'fadd' or 'fmul', got {op!r}")
+    op = _convert.choice(op, "op", ("fadd", "fmul"))  # type: ignore[assignment]
     n = _convert.integer(ops_per_iteration, "ops_per_iteration")
     if not 1 <= n <= 1_000_000:
         raise ValueError(f"ops_per_iteration must be in [1, 1000000], got {n}")

@@ -271,6 +271,11 @@ def describe_infeasibility(reasons: int) -> str:
     -------
     str
         The violated constraints, separated by ``"; "``.
+
+    Raises
+    ------
+    ValueError
+        If the mask has a bit that is not one of :data:`INFEASIBLE_REASONS`.
     """
     return str(_core_time.describe_infeasibility(_convert.integer(reasons, "reasons")))
 
@@ -550,7 +555,24 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
     if space is None:
         return default_search_space(n_dims)
     if isinstance(space, SearchSpace):
-        return space
+        # Its fields are checked as candidate lists are (a SearchSpace(space=None, ...) had
+        # reached the core as "'NoneType' object is not iterable").
+        inner = space.space
+        if isinstance(inner, (str, bytes, Mapping, Set)) or not isinstance(inner, Sequence):
+            raise TypeError(
+                f"space.space: expected a sequence of {n_dims} candidate lists, "
+                f"got {type(inner).__name__}"
+            )
+        if len(inner) != n_dims:
+            raise ValueError(f"space.space: expected {n_dims} candidate lists, got {len(inner)}")
+        lists = [tuple(_convert.int_sequence(v, f"space.space[{i}]")) for i, v in enumerate(inner)]
+        for i, v in enumerate(lists):
+            if not v:
+                raise ValueError(f"space.space[{i}]: no candidates")
+        times = tuple(_convert.int_sequence(space.time, "space.time"))
+        if not times:
+            raise ValueError("space.time: no tT candidates")
+        return SearchSpace(tuple(lists), times)
     if isinstance(space, (str, bytes, Mapping, Set)) or not isinstance(space, Sequence):
         raise TypeError(
             "space: expected a SearchSpace or a sequence of candidate lists "
@@ -562,6 +584,9 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
             f"got {len(space)}"
         )
     lists = [tuple(_convert.int_sequence(v, f"space[{i}]")) for i, v in enumerate(space)]
+    for i, v in enumerate(lists):
+        if not v:
+            raise ValueError(f"space[{i}]: no candidates")
     return SearchSpace(tuple(lists[:-1]), lists[-1])
 
 

@@ -20,7 +20,10 @@ namespace costmetrics {
 inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) {
-    throw std::overflow_error(std::string(what) + ": 64-bit integer overflow");
+    // The operands, so that the message shows the values (a running product names its
+    // partial value, the factor the next one).
+    throw std::overflow_error(std::string(what) + ": " + std::to_string(a) + " x " +
+                              std::to_string(b) + " overflows a 64-bit integer");
   }
   return r;
 }
@@ -28,7 +31,8 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what
 inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
-    throw std::overflow_error(std::string(what) + ": 64-bit integer overflow");
+    throw std::overflow_error(std::string(what) + ": " + std::to_string(a) + " + " +
+                              std::to_string(b) + " overflows a 64-bit integer");
   }
   return r;
 }

@@ -75,6 +75,8 @@ class Expression {
   double eval(const std::array<double, kNumVars>& vars) const;
   const std::string& text() const { return text_; }
   bool empty() const { return code_.empty(); }
+  // Whether the expression reads variable v.
+  bool uses(Var v) const;
 
   struct Op {
     enum Code { kConst, kVar, kAdd, kSub, kMul, kDiv, kPow, kNeg, kCeil, kFloor, kMin, kMax } code;
@@ -100,6 +102,10 @@ struct Kernel {
   Expression sr_words;    // words shared<->register per tile (E_sr = e_sr * sr_words)
   Expression v_tile;      // V_tile, iteration points per tile
   Expression n_tiles;     // N_tiles
+
+  // Whether a subtile sS changes the kernel's counts: SW and J1D (B.6.2), a custom kernel
+  // whose expressions read sS; J2D has none (a subtile given for it is refused, not ignored).
+  bool uses_subtile() const;
 };
 
 // The three kernels of Sec. B.3 with their op mixes (B.6.2-B.6.3).

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "costmetrics/checked.hpp"
 #include "costmetrics/parallel.hpp"
 
 namespace costmetrics {
@@ -65,7 +66,8 @@ auto exhaustive_search_per_chunk(const Space& space, Feasible&& feasible,
     -> Outcome<std::decay_t<decltype(space.point(std::size_t{0}))>> {
   using Point = std::decay_t<decltype(space.point(std::size_t{0}))>;
   if (!(within >= 0) || !std::isfinite(within)) {
-    throw std::invalid_argument("within must be a finite fraction >= 0");
+    throw std::invalid_argument("within: must be a finite fraction >= 0, got " +
+                                format_value(within));
   }
   const std::size_t n = space.size();
   // Feasibility is cheap and often concentrated in one corner of the space (small tiles),
