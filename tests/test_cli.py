@@ -336,3 +336,26 @@ def test_python_m_costmetrics_runs_the_command_line() -> None:
         timeout=120, check=False,
     )  # fmt: skip
     assert out.returncode == 0 and costmetrics.__version__ in out.stdout
+
+
+def test_flags_that_were_silently_ignored_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Adversarial campaign (2026-11-30): the quiet-host flags without --quiet-host were
+    # ignored and measuring started; --passes with --repeats took the repeats.
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("measuring started")
+
+    monkeypatch.setattr(measure, "calibrate", must_not_run)
+    monkeypatch.setattr(measure, "measure", must_not_run)
+    out = tmp_path / "t.csv"
+    for flag in ("--quiet-wait", "--quiet-every", "--quiet-probe"):
+        assert main(["measure", "--out", str(out), flag, "5", "--limit", "1"]) == 2
+        err = capsys.readouterr().err
+        assert f"{flag}: only with --quiet-host" in err and err.count("\n") == 1
+    assert not out.exists()
+    assert main(["calibrate", "--out", str(tmp_path / "cal"), "--passes", "3",
+                 "--repeats", "4"]) == 2  # fmt: skip
+    assert "--repeats" in capsys.readouterr().err

@@ -559,7 +559,7 @@ def test_bootstrap_rmse_refuses_bad_seed() -> None:
         cv.bootstrap_rmse(p, pred, seed=-1)
     with pytest.raises(OverflowError, match="seed"):
         cv.bootstrap_rmse(p, pred, seed=2**64)
-    with pytest.raises(ValueError, match="n_boot"):
+    with pytest.raises(TypeError, match="n_boot"):
         cv.bootstrap_rmse(p, pred, n_boot=True)
     with pytest.raises(TypeError, match="level"):
         cv.bootstrap_rmse(p, pred, level=None)  # type: ignore[arg-type]

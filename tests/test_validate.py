@@ -1112,3 +1112,121 @@ def test_run_folder_calibrations_finds_either_layout(tmp_path: Path) -> None:
         cv.run_folder_calibrations(half)
     with pytest.raises(TypeError, match=r"folder: expected a str or pathlib.Path, got int"):
         cv.run_folder_calibrations(3)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- adversarial campaign, 2026-11-30
+
+RUN_B = SHIPPED / "noisy_run_2026-11-30_amd_budget_levels_b"
+
+
+def _edited_calibration(tmp_path: Path, edit: object) -> Path:
+    import shutil
+
+    out = tmp_path / "cal"
+    shutil.copytree(RUN_B / "calibration_2t", out)
+    meta_path = out / "calibration.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    edit(meta)  # type: ignore[operator]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    return out
+
+
+def _first_micro(meta: dict[str, object]) -> dict[str, object]:
+    micro = meta["micro"]
+    assert isinstance(micro, dict)
+    entry = next(iter(micro.values()))
+    assert isinstance(entry, dict)
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda m: m.update(machine=5), "field 'machine' must be a mapping"),
+        (lambda m: m.update(micro=[1, 2]), "field 'micro' must be a mapping"),
+        (lambda m: m.update(settings="x"), "field 'settings' must be a mapping"),
+        (lambda m: _first_micro(m).update(passes=[0.0, 0.0]), "passes must be a non-empty list"),
+        (lambda m: _first_micro(m).update(passes=[-1.0]), "passes must be a non-empty list"),
+        (lambda m: _first_micro(m).update(passes=["a"]), "passes must be a non-empty list"),
+        (lambda m: _first_micro(m).update(passes=[]), "passes must be a non-empty list"),
+        (lambda m: m["settings"].update(statistic="mean"), "settings.statistic must be one of"),
+        (lambda m: m.update(schema="costmetrics calibration, schema 99"), "schema"),
+        (lambda m: m.pop("schema"), "schema"),
+    ],
+)
+def test_edited_calibrations_are_refused_by_name(tmp_path: Path, edit: object, match: str) -> None:
+    # Each loaded before (TypeError, ZeroDivisionError or silently other numbers).
+    with pytest.raises(ValueError, match=match):
+        mm.load_calibration(_edited_calibration(tmp_path, edit))
+
+
+def test_calibration_json_that_is_not_text(tmp_path: Path) -> None:
+    cal = _edited_calibration(tmp_path, lambda m: None)
+    (cal / "calibration.json").write_bytes(bytes(range(256)))
+    with pytest.raises(ValueError, match="not UTF-8 text"):
+        mm.load_calibration(cal)
+    with pytest.raises(TypeError, match="path"):
+        mm.load_calibration(None)  # type: ignore[arg-type]
+
+
+def test_a_calibration_of_another_harness_version_is_refused(tmp_path: Path) -> None:
+    cal = _edited_calibration(tmp_path, lambda m: m["machine"].update(harness_version="99"))
+    with pytest.raises(ValueError, match="harness version 99"):
+        cv.validate(RUN_B / "sweep.csv", cal)
+    with pytest.raises(ValueError, match="calibration: measured with harness version 99"):
+        mm.check_current_harness("99", "calibration")
+    mm.check_current_harness(mm.HARNESS_VERSION, "calibration")
+    mm.check_current_harness(None, "calibration")  # not recorded: not compared
+
+
+def test_corrupt_tables_are_refused_by_line(tmp_path: Path) -> None:
+    lines = (RUN_B / "sweep.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    header_at = next(i for i, line in enumerate(lines) if line.startswith("stencil,"))
+    head = lines[: header_at + 1]
+    row = next(line for line in lines[header_at + 1 :] if line.startswith("jacobi1d,"))
+    columns = lines[header_at].strip().split(",")
+    fields = row.strip().split(",")
+
+    def table(name: str, body: str, top: list[str] | None = None) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(top or head) + body, encoding="utf-8")
+        return path
+
+    def with_field(column: str, value: str) -> str:
+        f = list(fields)
+        f[columns.index(column)] = value
+        return ",".join(f) + "\n"
+
+    with pytest.raises(ValueError, match="malformed CSV line"):
+        mm.read_table(table("huge.csv", "jacobi1d," + "9" * 200_000 + "\n"))
+    for value in ("1000", "1000000000", str(2**40)):
+        with pytest.raises(ValueError, match="column pass: must be an integer in"):
+            mm.read_table(table("pass.csv", with_field("pass", value)))
+    for column in ("cpu_time_s", "loadavg_1m"):
+        with pytest.raises(ValueError, match=f"column {column}: must be >= 0"):
+            mm.read_table(table("neg.csv", with_field(column, "-5")))
+    with pytest.raises(ValueError, match="size_s2, tile_s2: jacobi1d has 1 space dimension"):
+        mm.read_table(table("dims.csv", with_field("size_s2", "77")))
+    newer = ["# costmetrics measurement table, schema 99\n", *head[1:]]
+    with pytest.raises(ValueError, match="schema this version does not read"):
+        mm.read_table(table("schema.csv", row, newer))
+    with pytest.raises(TypeError, match="path"):
+        mm.read_table(None)  # type: ignore[arg-type]
+    assert len(mm.read_table(table("fine.csv", row))) == 1
+
+
+def test_bootstrap_rmse_refuses_what_has_no_finite_interval() -> None:
+    times = [[1.0, 1.1, 0.9, 1.05], [2.0, 2.1, 1.9, 2.0]]
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ValueError, match=r"predicted\[1\]: must be finite"):
+            cv.bootstrap_rmse(times, [1.0, bad], n_boot=10)
+    # A point without passes is left out (it made every replicate NaN).
+    lo, hi = cv.bootstrap_rmse([[math.nan, math.nan], [1.0, 1.2]], [1.0, 1.0], n_boot=10)
+    assert math.isfinite(lo) and math.isfinite(hi)
+    with pytest.raises(OverflowError, match="overflows a double"):
+        cv.bootstrap_rmse([[1e-300, 1e-300]], [1e300], n_boot=10)
+    assert math.isfinite(cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=np.int64(10))[1])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="n_boot"):
+        cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="< 1e"):
+        mm.point_statistic([[1e308, 1e308]])

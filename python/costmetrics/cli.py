@@ -459,7 +459,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
     )
     parser.add_argument(
-        "--passes", type=int, default=5, help="interleaved shuffled passes (default 5)"
+        "--passes", type=int, default=None, help="interleaved shuffled passes (default 5)"
     )
     parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
     parser.add_argument(
@@ -489,10 +489,13 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.passes is not None and args.repeats is not None:
+            raise ValueError("--repeats: the former name of --passes; give only one")
+        passes = args.repeats if args.passes is None else args.passes
         cm_measure.check_writable(args.out, "--out")  # before the ~10 s of benchmarks
         cal = cm_measure.calibrate(
             threads=args.threads,
-            passes=args.passes if args.repeats is None else args.repeats,
+            passes=5 if passes is None else passes,
             n_configs=args.configs,
             working_set_words=args.working_set_words,
             max_working_set_words=args.max_working_set_words,
@@ -635,7 +638,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--quiet-wait",
         type=float,
-        default=600.0,
+        default=None,
         metavar="SECONDS",
         help="with --quiet-host: the longest wait before a pass (default 600)",
     )
@@ -650,7 +653,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--quiet-probe",
         type=float,
-        default=1.0,
+        default=None,
         metavar="SECONDS",
         help="with --quiet-host: seconds of each gate's probe (default 1)",
     )
@@ -659,11 +662,17 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.quiet_host is None:
+            # They only shape the quiet-host gate: given alone they were ignored.
+            for flag in ("quiet_wait", "quiet_every", "quiet_probe"):
+                if getattr(args, flag) is not None:
+                    raise ValueError(f"--{flag.replace('_', '-')}: only with --quiet-host")
         check_output_file(args.out, "--out")
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
             cm_measure.check_same_machine(cal.machine, "--calibration")
+            cm_measure.check_current_harness(cal.machine.get("harness_version"), "--calibration")
         stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
         sizes = None if args.sizes == "default" else cm_measure.LEVEL_SIZES
         points = cm_measure.default_points(stencils, sizes=sizes, calibration=cal, grid=args.grid)
@@ -690,9 +699,9 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 max_passes=args.max_passes,
                 cpu_probe=args.probe_cpus,
                 quiet_host=args.quiet_host,
-                quiet_wait_s=args.quiet_wait,
+                quiet_wait_s=600.0 if args.quiet_wait is None else args.quiet_wait,
                 quiet_every_s=args.quiet_every,
-                quiet_probe_s=args.quiet_probe,
+                quiet_probe_s=1.0 if args.quiet_probe is None else args.quiet_probe,
             )
         for w in caught:
             print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)

@@ -84,6 +84,7 @@ __all__ = [
     "TuneCandidate",
     "TuneResult",
     "calibrate",
+    "check_current_harness",
     "check_same_machine",
     "check_writable",
     "default_points",
@@ -181,6 +182,12 @@ _ENERGY_KERNELS = ("jacobi1d", "jacobi2d")
 _SCHEMA = "costmetrics measurement table, schema 3"
 _SCHEMA_V2 = "costmetrics measurement table, schema 2"
 _SCHEMA_V1 = "costmetrics measurement table, schema 1"
+_SCHEMA_PREFIX = "costmetrics measurement table"
+_CALIBRATION_SCHEMA = "costmetrics calibration, schema 1"
+#: The longest time a pass may record (s): an upper physical bound on one run.
+_MAX_TIME_S = 1e9
+#: The most passes measure() takes (and so the bound on a table's pass index).
+_MAX_PASSES = 1000
 _INT_LIMIT = 2**62
 
 
@@ -243,13 +250,15 @@ def _pass_times_array(pass_times_s: object) -> npt.NDArray[np.float64]:
             f"of dtype {raw.dtype}"
         )
     p = np.asarray(raw, dtype=np.float64)
-    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0))
+    # Under 1e9 s (32 years): no run takes longer, and the median of two times near the
+    # double range overflowed to inf.
+    bad = ~np.isnan(p) & ~(np.isfinite(p) & (p > 0) & (p < _MAX_TIME_S))
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         index = "[" + ", ".join(str(i) for i in at) + "]" if at else ""
         raise ValueError(
-            f"pass_times_s{index}: a time must be finite and > 0 (NaN: not measured), "
-            f"got {float(p[at])!r}"
+            f"pass_times_s{index}: a time must be finite, > 0 and < {_MAX_TIME_S:g} s "
+            f"(NaN: not measured), got {float(p[at])!r}"
         )
     return p
 
@@ -1793,7 +1802,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
         write_text_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
         written.append(path)
     meta = {
-        "schema": "costmetrics calibration, schema 1",
+        "schema": _CALIBRATION_SCHEMA,
         "gpu_key": cal.gpu.key,
         "machine": cal.machine,
         "micro": cal.micro,
@@ -1824,16 +1833,21 @@ def load_calibration(path: str | Path) -> Calibration:
     ValueError
         If a file is missing or malformed (the message names it).
     """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path: expected a folder path, got {type(path).__name__}")
     root = Path(path)
     meta_path = root / "calibration.json"
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"path: cannot read {meta_path}: {exc.strerror}") from None
+        raise ValueError(f"path: cannot read {meta_path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"path: {meta_path} is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"path: {meta_path} is not valid JSON: {exc}") from None
     if not isinstance(meta, dict) or "gpu_key" not in meta:
         raise ValueError(f"path: {meta_path} is not a costmetrics calibration (no gpu_key)")
+    _check_calibration_record(meta, meta_path)
     gpu = load_gpu(root / "gpus" / f"{meta['gpu_key']}.yaml")
     stencils = {}
     for p in sorted((root / "stencils").glob("*.yaml")):
@@ -1844,6 +1858,8 @@ def load_calibration(path: str | Path) -> Calibration:
         raise ValueError(f"path: {root / 'stencils'} holds no harness stencil preset")
     micro, settings = dict(meta.get("micro", {})), dict(meta.get("settings", {}))
     cal = Calibration(gpu, stencils, dict(meta.get("machine", {})), micro, settings)
+    # What follows derives the calibration again where it can; a calibration whose stored
+    # values were checked above and that still cannot be derived is an older version's.
     # The L3 in effect and the copy terms follow this version's rule (effective_l3_bytes,
     # the DRAM share of arrays partly in L3), derived again from the stored passes where
     # the calibration keeps them; the sysfs size stays in the machine record. So does the
@@ -1863,6 +1879,50 @@ def load_calibration(path: str | Path) -> Calibration:
             innermost_multiple=again.innermost_multiple, t_cross_row_s=again.t_cross_row_s,
         ),
     )  # fmt: skip
+
+
+def _check_calibration_record(meta: dict[str, Any], meta_path: Path) -> None:
+    """Refuse a calibration.json of another schema, or one whose stored values were edited.
+
+    Until 2026-11-30 such files loaded: a ``machine`` that is no mapping raised TypeError,
+    stored passes of 0 ZeroDivisionError, and NaN, negative or text passes, an unknown
+    statistic or schema were taken as they were (the statistic silently changed the L3
+    in effect), since the derivation's ValueError meant "written by an older version".
+    """
+    where = f"path: {meta_path}"
+    schema = meta.get("schema")
+    if schema != _CALIBRATION_SCHEMA:
+        raise ValueError(
+            f"{where}: schema {schema!r} is not the one this version reads "
+            f"({_CALIBRATION_SCHEMA!r})"
+        )
+    for key in ("machine", "micro", "settings"):
+        if key in meta and not isinstance(meta[key], dict):
+            raise ValueError(
+                f"{where}: field {key!r} must be a mapping, got {type(meta[key]).__name__}"
+            )
+    settings = meta.get("settings", {})
+    if "statistic" in settings and settings["statistic"] not in STATISTICS:
+        raise ValueError(
+            f"{where}: settings.statistic must be one of {list(STATISTICS)}, "
+            f"got {settings['statistic']!r}"
+        )
+    for name, entry in meta.get("micro", {}).items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: micro[{name!r}] must be a mapping")
+        if "passes" not in entry:
+            continue
+        passes = entry["passes"]
+        ok = isinstance(passes, list) and len(passes) > 0
+        ok = ok and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+            for v in passes
+        )
+        if not ok:
+            raise ValueError(
+                f"{where}: micro[{name!r}].passes must be a non-empty list of times, each "
+                f"finite and > 0 (s), got {str(passes)[:80]}"
+            )
 
 
 # --------------------------------------------------------------------------------------
@@ -2433,11 +2493,15 @@ def read_table(path: str | Path) -> Table:
         If the file cannot be read, a column is missing, a value is malformed (the
         message names the line and column), or a point appears twice in one pass.
     """
+    if not isinstance(path, (str, Path)):
+        raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise ValueError(f"path: cannot read {p}: {exc.strerror}") from None
+        raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # an embedded NUL byte
+        raise ValueError(f"path: cannot read {p!r}: {exc}") from None
     raw_lines, partial = _split_complete_lines(data)
     try:
         lines = [b.decode("utf-8") for b in raw_lines]
@@ -2460,9 +2524,17 @@ def read_table(path: str | Path) -> Table:
             data_lines.append((number, line))
     if not data_lines:
         raise ValueError(f"path: {p} has no header row")
-    header = next(csv.reader([data_lines[0][1]]))
+    header = _csv_fields(data_lines[0][1], f"{p}, line {data_lines[0][0]}")
     first = comments[0] if comments else ""
-    schema = {_SCHEMA_V1: 1, _SCHEMA_V2: 2}.get(first, 3)
+    # A table of a schema this version does not know (a newer one) was read as schema 3;
+    # a table without a schema line (written by hand, by a test) still is.
+    schemas = {_SCHEMA_V1: 1, _SCHEMA_V2: 2, _SCHEMA: 3}
+    if first.startswith(_SCHEMA_PREFIX) and first not in schemas:
+        raise ValueError(
+            f"path: {p} is a measurement table of a schema this version does not read "
+            f"({first[:80]!r}; it reads {sorted(schemas)})"
+        )
+    schema = schemas.get(first, 3)
     wanted = _CSV_COLUMNS_V1 if schema == 1 else CSV_COLUMNS
     if schema == 2:
         wanted = tuple(c for c in CSV_COLUMNS if c not in (SIZE_COLUMNS[2], TILE_COLUMNS[2]))
@@ -2483,7 +2555,7 @@ def read_table(path: str | Path) -> Table:
     seen: set[tuple[Any, ...]] = set()
     for number, line in data_lines[1:]:
         where = f"{p}, line {number}"
-        row = next(csv.reader([line]))
+        row = _csv_fields(line, where)
         if len(row) != len(header):
             raise ValueError(f"{where}: {len(row)} fields, the header has {len(header)}")
         name = _stencil_name(row[col["stencil"]])
@@ -2498,6 +2570,12 @@ def read_table(path: str | Path) -> Table:
             for c in TILE_COLUMNS
         ]
         for d in range(dims, 3):
+            if not (math.isnan(s[d]) or s[d] == 0.0) or not (math.isnan(t[d]) or t[d] == 0.0):
+                # A size or tile of a dimension the stencil lacks was dropped unread.
+                raise ValueError(
+                    f"{where}: columns {SIZE_COLUMNS[d]}, {TILE_COLUMNS[d]}: {name} has "
+                    f"{dims} space dimension{'s' if dims > 1 else ''}; leave them empty"
+                )
             s[d] = t[d] = 0.0
         if any(math.isnan(v) or v < (0 if 0 < i < 3 else 1) for i, v in enumerate(s)) or any(
             math.isnan(v) or v < (0 if 0 < i < 3 else 1) for i, v in enumerate(t)
@@ -2509,6 +2587,9 @@ def read_table(path: str | Path) -> Table:
         values = {
             c: _parse_number(row[col[c]], c, where, integer=c in _INTEGER_COLUMNS) for c in numeric
         }
+        for c in ("cpu_time_s", "energy_j", "loadavg_1m"):
+            if c in values and values[c] < 0:  # NaN: not recorded; negative: impossible
+                raise ValueError(f"{where}: column {c}: must be >= 0, got {values[c]:g}")
         if schema >= 2:
             sched = row[col["schedule"]].strip()
             if sched not in SCHEDULES:
@@ -2516,8 +2597,12 @@ def read_table(path: str | Path) -> Table:
             level = row[col["memory_level"]].strip()
             if level not in MEMORY_LEVELS:
                 raise ValueError(f"{where}: column memory_level: unknown {level!r}")
-            if not (values["pass"] >= 0):
-                raise ValueError(f"{where}: column pass: must be a non-negative integer")
+            if not (0 <= values["pass"] < _MAX_PASSES):
+                # Bounded as measure() bounds passes: per_point holds a row per pass index.
+                raise ValueError(
+                    f"{where}: column pass: must be an integer in [0, {_MAX_PASSES}), "
+                    f"got {values['pass']:g}"
+                )
         else:
             sched = "round-robin"
             values["pass"] = 0.0
@@ -2570,6 +2655,14 @@ def read_table(path: str | Path) -> Table:
         source=str(p),
         schema=schema,
     )
+
+
+def _csv_fields(line: str, where: str) -> list[str]:
+    # csv.Error (a field past the csv module's limit, a NUL) named as the line's ValueError.
+    try:
+        return next(csv.reader([line]))
+    except csv.Error as exc:
+        raise ValueError(f"{where}: malformed CSV line: {exc}") from None
 
 
 def _header_value(comments: Sequence[str], name: str) -> str | None:
@@ -2710,6 +2803,32 @@ def check_same_machine(
                 f"{name}: measured on another machine or harness build ({key} "
                 f"{recorded[key]!r}, here {now[key]!r})"
             )
+
+
+def check_current_harness(recorded: object, name: str) -> None:
+    """Raise if a recorded harness version is not this build's :data:`HARNESS_VERSION`.
+
+    For what is used to measure now (``tune``'s calibrations, a grid measured again):
+    the harness's code changes with its version, so a calibration or grid of another one
+    does not describe the runs this build makes. ``None`` (not recorded) passes.
+
+    Parameters
+    ----------
+    recorded : object
+        The recorded version (``machine["harness_version"]`` or a table's ``# harness:``).
+    name : str
+        The argument it came from, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and both versions.
+    """
+    if recorded is not None and str(recorded) != HARNESS_VERSION:
+        raise ValueError(
+            f"{name}: measured with harness version {recorded}, this build's is "
+            f"{HARNESS_VERSION}; measure it again with this version"
+        )
 
 
 class LoadWarning(UserWarning):
@@ -3405,7 +3524,7 @@ def measure(
         if p.threads is not None:
             _thread_list(p.threads, "points[].threads")
     schedules = _schedule_list(schedule)
-    n_passes = _positive_int(passes, "passes", 1, 1000)
+    n_passes = _positive_int(passes, "passes", 1, _MAX_PASSES)
     n_warmup = _positive_int(warmup, "warmup", 0, 1000)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
     do_pin = _convert.boolean(pin, "pin")
@@ -3416,7 +3535,7 @@ def measure(
         if not 0.0 < target < 1.0:
             raise ValueError(f"noise_target: must be in (0, 1) (a fraction), got {target!r}")
         n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
-        n_max = _positive_int(n_max, "max_passes", n_passes, 1000)
+        n_max = _positive_int(n_max, "max_passes", n_passes, _MAX_PASSES)
     elif max_passes is not None:
         raise ValueError("max_passes: only with noise_target (passes until the floor is low)")
     slow_limit: float | None = None
@@ -3945,6 +4064,7 @@ def tune(
     cals = cm_validate._calibrations(calibration)
     for c in cals.values():
         check_same_machine(c.machine, "calibration")
+        check_current_harness(c.machine.get("harness_version"), "calibration")
     if any(name not in c.stencils for c in cals.values()):
         raise ValueError(f"calibration: has no C_iter for stencil {name!r}")
     space = cm_time.default_search_space(space_dims(name))

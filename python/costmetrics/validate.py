@@ -44,6 +44,7 @@ from costmetrics.measure import (
     _pass_times_array,
     _segment_words_of,
     _statistic_name,
+    check_current_harness,
     check_same_machine,
     default_schedule,
     dram_share_curve,
@@ -441,7 +442,16 @@ def bootstrap_rmse(
     Returns
     -------
     tuple of float
-        (low, high) fractions; (NaN, NaN) for no points.
+        (low, high) fractions; (NaN, NaN) for no points. Points without any pass are
+        left out.
+
+    Raises
+    ------
+    ValueError
+        Mismatched shapes, a prediction that is not finite, a bad ``level``,
+        ``resample``, ``n_boot``, ``seed`` or ``statistic``.
+    OverflowError
+        If a relative error overflows a double.
     """
     p = _pass_times(pass_times_s)
     pred = np.asarray(predicted, dtype=np.float64)
@@ -451,10 +461,16 @@ def bootstrap_rmse(
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
     if resample not in ("points", "points+passes"):
         raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
-    if isinstance(n_boot, bool) or not (isinstance(n_boot, int) and 1 <= n_boot <= 100000):
-        raise ValueError(f"n_boot: must be an integer in [1, 100000], got {n_boot!r}")
+    n_boot = _convert.integer(n_boot, "n_boot", lo=1, hi=100000)
     seed = _convert.integer(seed, "seed", lo=0, hi=2**63 - 1)
     _statistic_name(statistic)
+    if not np.all(np.isfinite(pred)):
+        bad = int(np.argmax(~np.isfinite(pred)))
+        raise ValueError(f"predicted[{bad}]: must be finite, got {pred[bad]!r}")
+    # A point without any pass has no statistic: it would make every replicate NaN
+    # (noise_floor skips such points too).
+    measured = np.any(np.isfinite(p), axis=1)
+    p, pred = p[measured], pred[measured]
     n, k = p.shape
     if n == 0:
         return (float("nan"), float("nan"))
@@ -469,8 +485,15 @@ def bootstrap_rmse(
         packed = np.take_along_axis(p, order, axis=1)
         draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
         med = point_statistic(packed[pts[:, :, None], draws], statistic, axis=2)
-    err = (pred[pts] - med) / med
-    rmse = np.sqrt(np.mean(err**2, axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        err = (pred[pts] - med) / med
+        rmse = np.sqrt(np.mean(err**2, axis=1))
+    if not np.all(np.isfinite(rmse)):
+        # As relative_rmse: a relative error past the double range is refused, not NaN.
+        raise OverflowError(
+            "pass_times_s, predicted: a relative error overflows a double (times near 0 "
+            "against large predictions)"
+        )
     lo, hi = np.quantile(rmse, [(1 - level) / 2, (1 + level) / 2])
     return (float(lo), float(hi))
 
@@ -2052,6 +2075,7 @@ def confirm_selection(
     t = _table(table)
     if t.machine:  # the runs are measured again here: the grid must be this machine's
         check_same_machine(t.machine, "table")
+    check_current_harness(_header_value(t.comments, "harness"), "table")
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=1)
     n_passes = _convert.integer(passes, "passes", lo=2, hi=1000)
@@ -2163,6 +2187,23 @@ class ValidationReport(Record):
         }
 
 
+def _check_same_harness(table: Table, cals: Mapping[int, Calibration]) -> None:
+    """Refuse calibrations measured with another harness version than the table.
+
+    The harness's code (its schedules, copies, counters) changes with its version, so a
+    calibration of one version does not describe the runs of another (issue 21, bad
+    input). Tables and calibrations that do not record it (the oldest) are not compared.
+    """
+    version = _header_value(table.comments, "harness")
+    for threads, c in cals.items():
+        theirs = c.machine.get("harness_version")
+        if version is not None and theirs is not None and str(theirs) != version:
+            raise ValueError(
+                f"calibration: the {threads}-thread calibration was measured with harness "
+                f"version {theirs}, the table ({table.source}) with version {version}"
+            )
+
+
 def validate(
     table: Table | str | Path,
     calibration: Any,
@@ -2210,6 +2251,7 @@ def validate(
     if machine:  # a calibration must come from the machine that measured the table
         for c in cals.values():
             check_same_machine(c.machine, "calibration", machine)
+    _check_same_harness(raw, cals)
     t = raw.per_point(statistic).with_time(time)
     top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
