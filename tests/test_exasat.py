@@ -477,3 +477,64 @@ def test_experiment_rows(tmp_path: Path) -> None:
     assert rows["Figs. 9-15 curves"].reproduced_value == "not reproduced"
     assert all(p.exists() for p in result.files)
     assert any(p.suffix == ".png" for p in result.files)
+
+
+def test_bad_input_found_by_the_adversarial_campaign(tmp_path: Path) -> None:
+    # D8: never inf; OverflowError naming the function and the inputs, as estimate does.
+    with pytest.raises(
+        OverflowError, match=r"^weighted_flops: result is not finite \(adds = 1e\+308"
+    ):
+        ex.weighted_flops({"adds": 1e308, "muls": 1e308}, "hopper")
+    with pytest.raises(OverflowError, match=r"divide_weight 39"):
+        ex.weighted_flops({"divides": 1e307}, "hopper")
+    tiny = ex.Machine(**{**ex.machine("hopper")._asdict(), "alpha_flops_per_s": 1e-308})
+    with pytest.raises(OverflowError, match=r"^peak_bytes_per_flop: .*alpha_flops_per_s = 1e-308"):
+        ex.peak_bytes_per_flop(tiny)
+    # D19: real values in the core's messages are written in full, not as %f ("-0.000000").
+    with pytest.raises(
+        ValueError, match=r"^alpha_flops_per_s: must be positive and finite, got -1e-09$"
+    ):
+        ex.Machine(**{**ex.machine("hopper")._asdict(), "alpha_flops_per_s": -1e-9})
+    # D16: a file of another schema version is refused, naming schema_version and the value.
+    data = {
+        "name": "k",
+        "arrays": [{"name": "a"}],
+        "loops": [{"name": "l", "reads": {"a": "point"}, "writes": ["a"]}],
+    }
+    assert ex.Kernel.from_dict({**data, "schema_version": 1}).name == "k"
+    for version in (99, "1", 1.5, True):
+        with pytest.raises(
+            ValueError, match=rf"^schema_version: .* reads version 1, got {version!r}$"
+        ):
+            ex.Kernel.from_dict({**data, "schema_version": version})
+    kfile = tmp_path / "k.json"
+    kfile.write_text(json.dumps({**data, "schema_version": 2}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^schema_version in .*k\.json: .* version 1, got 2$"):
+        ex.load_kernel(kfile)
+    hopper = (ex._exasat_dir() / "machines" / "hopper.yaml").read_text(encoding="utf-8")
+    mfile = tmp_path / "m.yaml"
+    mfile.write_text(hopper.replace("schema_version: 1", "schema_version: 7"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^schema_version in .*m\.yaml: .* version 1, got 7$"):
+        ex.load_machine(mfile)
+    # D20: None, and a str where a sequence of names is expected, name the parameter.
+    with pytest.raises(TypeError, match=r"^block: expected a sequence of integers"):
+        ex.footprint_words(None, "point")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^block: expected 3 entries, got 2"):
+        ex.footprint_words([4, 4], "point")
+    assert ex.footprint_words(np.array([4, 4, 4]), "point") == 64
+    with pytest.raises(TypeError, match=r"^Kernel\.arrays: expected a sequence, got NoneType"):
+        ex.Kernel(name="k", arrays=None, loops=())  # type: ignore[arg-type]
+    for strategies, exc, text in (
+        (None, TypeError, r"^strategies: expected a sequence, got NoneType"),
+        ("none", TypeError, r"^strategies: expected a sequence, got str 'none'"),
+        (["fused"], ValueError, r"^strategies\[0\]: expected one of"),
+    ):
+        with pytest.raises(exc, match=text):
+            ex.traffic_vs_cache("stencil7", "hopper", 8, [2**20], strategies=strategies)  # type: ignore[arg-type]
+    # D21: NumPy integers are integers.
+    a = ex.Array("a", components=np.int64(3))  # type: ignore[arg-type]
+    assert a.components == 3 and type(a.components) is int
+    with pytest.raises(TypeError, match=r"^Array\.components: expected an integer"):
+        ex.Array("a", components=3.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^Array\.components: must be in \[1, 100000\], got 0"):
+        ex.Array("a", components=0)

@@ -87,3 +87,33 @@ def test_reproduce_rejects_unknown_experiments(fake_experiment: str, tmp_path: P
 
     with pytest.raises(ValueError, match=r"only: unknown experiment\(s\) \['nope'\]; known"):
         costmetrics.reproduce(tmp_path, only=["nope"])
+
+
+def test_bad_input_found_by_the_adversarial_campaign(tmp_path: Path) -> None:
+    # D17: never a NaN or inf relative difference; report.json is strict JSON (null).
+    assert _value(float("nan"), float("inf")).relative_difference is None
+    assert _value(1e-320, 1e300).relative_difference is None
+    assert _value(1.0, 10**400).relative_difference is None
+    values = [_value(float("nan"), float("inf")), _value(2.0, float("-inf")), _value(2.0, 3.0)]
+    _, json_path = write_report([ExperimentResult("demo", values)], str(tmp_path / "rep"))
+    text = json_path.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+
+    def strict(token: str) -> float:
+        raise AssertionError(f"non-standard JSON constant {token}")
+
+    records = json.loads(text, parse_constant=strict)
+    assert [(r["seed_value"], r["reproduced_value"]) for r in records[:2]] == [
+        (None, None),
+        (2.0, None),
+    ]
+    assert records[2]["relative_difference"] == pytest.approx(0.5)
+    # D5: a str folder works (above); a file in its place is a ValueError naming out_dir.
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    with pytest.raises(ValueError, match=r"^out_dir: .*file\.txt is a file, expected a folder"):
+        write_report([], a_file)
+    with pytest.raises(ValueError, match=r"^out_dir: cannot create .*file\.txt/sub"):
+        write_report([], a_file / "sub")
+    with pytest.raises(TypeError, match=r"^out_dir: expected a str or Path, got NoneType"):
+        write_report([], None)  # type: ignore[arg-type]

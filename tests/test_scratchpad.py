@@ -371,3 +371,33 @@ def test_experiment_figure1_rows(tmp_path: Path) -> None:
     assert tuple(r.tiles) == exp.PAPER_JACOBI_TILES
     path = exp.write_readings_csv([], tmp_path / "x.csv")
     assert path.read_text(encoding="utf-8").startswith("kernel,")
+
+
+def test_bad_input_found_by_the_adversarial_campaign() -> None:
+    p = sp.jacobi1d_problem()
+    n_loops = len(p.extents)
+    # D15: threads in [0, 1024] as in the other families; an empty candidates list is not
+    # "no restriction" (None is).
+    for threads in (-1, 1025):
+        with pytest.raises(ValueError, match=rf"^threads: must be in \[0, 1024\], got {threads}$"):
+            sp.integer_optimum(p, threads=threads)
+    with pytest.raises(ValueError, match=rf"^candidates: 0 lists for {n_loops} loops$"):
+        sp.integer_optimum(p, candidates=[])
+    one = sp.integer_optimum(p, threads=np.int64(1))  # type: ignore[arg-type]
+    assert one.tiles == sp.integer_optimum(p).tiles
+    # D20: loops must be a sequence of distinct index names; "ij" is not split.
+    for loops, exc, text in (
+        (None, TypeError, r"^loops: expected a sequence of loop index names, got NoneType"),
+        ("ij", TypeError, r"^loops: expected a sequence of loop index names, got str 'ij'"),
+        ([5], TypeError, r"^loops\[0\]: expected a string, got int 5"),
+        (["i", "i"], ValueError, r"^loops\[1\]: duplicate loop index 'i'"),
+        (["i", "2"], ValueError, r"^loops\[1\]: '2' is not a loop index name"),
+    ):
+        with pytest.raises(exc, match=text):
+            sp.parse_reference("A[i]", loops)  # type: ignore[arg-type]
+    assert sp.parse_reference("A[i+1]", ("i", "j")).coeffs == [[1, 0]]
+    # D19: real values in the core's messages are written in full, not as %f ("0.000000").
+    with pytest.raises(ValueError, match=r"got 1e-320$"):
+        sp.evaluate_tiles(sp.me_problem(), [1e-320, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"got -1e-09$"):
+        sp.movement_cost(1, -1e-9, 1, 1, 1)

@@ -199,7 +199,7 @@ def test_sweep_and_figures() -> None:
         ),
         (lambda: spu.relative_change(1.0, 0.0), ValueError),
         (lambda: spu.relative_change(1.0, 1e-320), OverflowError),  # never inf
-        (lambda: spu.sweep([]), TypeError),
+        (lambda: spu.sweep([]), ValueError),  # an empty sequence is a value problem
     ],
 )
 def test_bad_input(call: object, exc: type[Exception]) -> None:
@@ -227,7 +227,8 @@ def test_record_constructor_names_field() -> None:
     p=st.integers(1, 16),
 )
 def test_counts_ordered_and_exact(n: int, k: int, b: int, p: int) -> None:
-    if b > min(n, k):
+    if b > min(n, k) or p * b > n:
+        # p b > N: Eq. 3.8 is outside its domain (less than one whole pass).
         with pytest.raises(ValueError):
             spu.off_chip(n, k=k, tile=b, grid=p)
         return
@@ -281,3 +282,20 @@ def test_experiment_rows(tmp_path: Path) -> None:
     assert rows["off-chip accesses, localized sync, N = 256"].reproduced_value == 655_360
     assert rows["off-chip accesses, global sync, N = 256"].reproduced_value == 1_114_112
     assert all(f.exists() for f in result.files)
+
+
+def test_bad_input_found_by_the_adversarial_campaign() -> None:
+    # D11: p b > N is outside Eq. 3.8's domain (the closed forms would be negative or below
+    # the lower bound); refused with the domain in the message, p b = N still evaluated.
+    for n, tile, grid in ((256, 32, 1000), (33, 32, 4), (64, 64, 4)):
+        with pytest.raises(ValueError, match=rf"p b <= N.*> N = {n};"):
+            spu.off_chip(n, tile=tile, grid=grid)
+    oc = spu.off_chip(128)
+    assert oc.spill_restore_closed_form == 0 and oc.spu_closed_form == oc.lower_bound
+    # D21: NumPy integer arrays are sequences of integers; empty is a ValueError.
+    s = spu.sweep(np.array([128, 256]))
+    assert s.n.tolist() == [128, 256] and s.spu_exact.tolist() == [98_304.0, 655_360.0]
+    with pytest.raises(ValueError, match="ns"):
+        spu.sweep([])
+    with pytest.raises(TypeError, match="ns"):
+        spu.sweep("128")  # type: ignore[arg-type]

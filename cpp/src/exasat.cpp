@@ -22,12 +22,8 @@ namespace exasat {
 
 namespace {
 
-std::string fmt(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::string s = std::to_string(v);
-  return s;
-}
+// Shortest round-trip text: std::to_string's "%f" would print 1e-320 as "0.000000".
+std::string fmt(double v) { return format_value(v); }
 
 void require_finite_positive(double v, const char* name) {
   if (!std::isfinite(v) || !(v > 0)) {
@@ -587,12 +583,29 @@ void Kernel::validate() const {
 double weighted_flops(const Flops& f, const Machine& m) {
   // Weighted flop count (Sec. 4.2, Fig. 7): divides and transcendentals weighted by their
   // cost relative to an add or multiply.
-  return f.adds + f.muls + m.divide_weight * f.divides + m.transcendental_weight * f.transcendentals;
+  const double r =
+      f.adds + f.muls + m.divide_weight * f.divides + m.transcendental_weight * f.transcendentals;
+  // Finite counts can still sum or weigh past DBL_MAX; never return inf (as estimate).
+  if (!std::isfinite(r)) {
+    throw std::overflow_error("weighted_flops: result is not finite (adds = " + fmt(f.adds) +
+                              ", muls = " + fmt(f.muls) + ", divides = " + fmt(f.divides) +
+                              " x divide_weight " + fmt(m.divide_weight) +
+                              ", transcendentals = " + fmt(f.transcendentals) +
+                              " x transcendental_weight " + fmt(m.transcendental_weight) + ")");
+  }
+  return r;
 }
 
 double peak_bytes_per_flop(const Machine& m) {
   m.validate();
-  return m.beta_bytes_per_s / m.alpha_flops_per_s;  // Table 2: peak B/F = beta / alpha
+  const double r = m.beta_bytes_per_s / m.alpha_flops_per_s;  // Table 2: peak B/F = beta / alpha
+  // A tiny alpha makes the ratio overflow although both rates are finite and positive.
+  if (!std::isfinite(r)) {
+    throw std::overflow_error("peak_bytes_per_flop: result is not finite (beta_bytes_per_s = " +
+                              fmt(m.beta_bytes_per_s) + ", alpha_flops_per_s = " +
+                              fmt(m.alpha_flops_per_s) + ")");
+  }
+  return r;
 }
 
 const char* level_name(int level) {

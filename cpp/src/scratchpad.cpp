@@ -27,13 +27,13 @@ using PointSet = std::set<Point>;
 
 void require_finite_nonnegative(double value, const std::string& name) {
   if (!std::isfinite(value) || value < 0) {
-    throw std::invalid_argument(name + " must be finite and >= 0, got " + std::to_string(value));
+    throw std::invalid_argument(name + " must be finite and >= 0, got " + format_value(value));
   }
 }
 
 void require_finite_positive(double value, const std::string& name) {
   if (!std::isfinite(value) || !(value > 0)) {
-    throw std::invalid_argument(name + " must be finite and > 0, got " + std::to_string(value));
+    throw std::invalid_argument(name + " must be finite and > 0, got " + format_value(value));
   }
 }
 
@@ -448,7 +448,7 @@ void check_tiles(const TileProblem& p, const std::vector<double>& t) {
   for (std::size_t l = 0; l < t.size(); ++l) {
     if (!std::isfinite(t[l]) || t[l] < 1.0) {
       throw std::invalid_argument("tiles[" + std::to_string(l) + "]: must be finite and >= 1, got " +
-                                  std::to_string(t[l]));
+                                  format_value(t[l]));
     }
   }
 }

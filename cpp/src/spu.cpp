@@ -72,6 +72,15 @@ void Problem::validate() const {
 
 OffChip off_chip(const Problem& p) {
   p.validate();
+  // Eqs. 3.6-3.9 count N^2/(p^2 b^2) whole p x p passes; with p b > N that is less than one
+  // pass, and Eq. 3.8 falls below the lower bound (Eq. 3.9 negative). Refuse rather than
+  // return a count outside its physical range (docs/spu.md, "Domain of the closed forms").
+  if (checked_mul(p.tile, p.grid, "p b") > p.n) {
+    throw std::invalid_argument(
+        "off_chip: Eq. 3.8 needs p b <= N (whole passes), got p b = " + std::to_string(p.grid) +
+        " x " + std::to_string(p.tile) + " = " + std::to_string(p.tile * p.grid) +
+        " > N = " + std::to_string(p.n) + "; use a smaller grid (p) or tile (b)");
+  }
   OffChip r;
   const double n = static_cast<double>(p.n), k = static_cast<double>(p.k);
   const double b = static_cast<double>(p.tile), g = static_cast<double>(p.grid);
@@ -255,7 +264,7 @@ double break_even_static_power_w(double accesses_gpu, double accesses_spu, doubl
 
 double relative_change(double value, double reference) {
   if (!std::isfinite(value)) {
-    throw std::invalid_argument("value must be finite, got " + std::to_string(value));
+    throw std::invalid_argument("value must be finite, got " + format_value(value));
   }
   require_finite_positive(reference, "reference");
   const double r = (value - reference) / reference;

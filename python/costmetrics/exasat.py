@@ -82,6 +82,7 @@ LEVELS: tuple[str, ...] = ("none", "cell", "pencil", "plane")
 
 Point = tuple[int, int, int]
 FusionStrategy = Literal["none", "simple", "aggressive"]
+_FUSION_STRATEGIES: tuple[str, ...] = ("none", "simple", "aggressive")
 #: A fusion strategy name, or explicit groups of consecutive loop indices.
 Fusion = Union[FusionStrategy, Sequence[Sequence[int]]]
 #: A box: one edge for a cube, or (nx, ny, nz), or a :class:`Box`.
@@ -193,11 +194,9 @@ class Array(Record):
         _name(self.name, "Array.name")
         if not isinstance(self.temporary, bool):
             raise TypeError(f"Array.temporary: expected a bool, got {self.temporary!r}")
-        c = self.components
-        if isinstance(c, bool) or not isinstance(c, int):
-            raise TypeError(f"Array.components: expected an integer, got {c!r}")
-        if not 1 <= c <= 100_000:
-            raise ValueError(f"Array.components: must be in 1..100000, got {c}")
+        # NumPy integers too, as every other integer of this module; stored as int.
+        c = _convert.integer(self.components, "Array.components", lo=1, hi=100_000)
+        object.__setattr__(self, "components", c)
 
 
 @record
@@ -275,6 +274,24 @@ def _as_flops(flops: object, what: str) -> Flops:
     return Flops(**{k: flops.get(k, 0.0) for k in Flops._fields})
 
 
+def _sequence(value: object, what: str) -> Sequence[Any]:
+    """Return ``value`` if it is an ordered sequence (not a str); TypeError naming ``what``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{what}: expected a sequence, got {_convert._describe(value)}")
+    return value
+
+
+def _check_schema_version(data: Mapping[str, Any], where: str) -> None:
+    # A file written by another version may mean other things by the same keys: refuse it.
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version != SCHEMA_VERSION:
+        # The same words as the file reader (presets._read_mapping), which checks files.
+        raise ValueError(
+            f"schema_version{where}: this costmetrics reads version {SCHEMA_VERSION}, "
+            f"got {version!r}"
+        )
+
+
 def _is_point(value: object) -> bool:
     return (
         isinstance(value, Sequence)
@@ -309,8 +326,8 @@ class Kernel(Record):
 
     def __post_init__(self) -> None:
         _name(self.name, "Kernel.name")
-        arrays = tuple(self.arrays)
-        loops = tuple(self.loops)
+        arrays = tuple(_sequence(self.arrays, "Kernel.arrays"))
+        loops = tuple(_sequence(self.loops, "Kernel.loops"))
         for a in arrays:
             if not isinstance(a, Array):
                 raise TypeError(f"Kernel.arrays: expected Array objects, got {a!r}")
@@ -378,6 +395,12 @@ class Kernel(Record):
         -------
         Kernel
             The kernel.
+
+        Raises
+        ------
+        ValueError
+            If a field is missing, unknown or invalid, or ``schema_version`` is not the one
+            this version reads (:data:`SCHEMA_VERSION`).
         """
         if not isinstance(data, Mapping):
             raise ValueError(f"kernel{where}: expected a mapping, got {type(data).__name__}")
@@ -385,6 +408,7 @@ class Kernel(Record):
         unknown = sorted(set(data) - allowed)
         if unknown:
             raise ValueError(f"{unknown[0]}{where}: unknown field (known: {sorted(allowed)})")
+        _check_schema_version(data, where)
         for required in ("name", "arrays", "loops"):
             if required not in data:
                 raise ValueError(f"{required}{where}: required field is missing")
@@ -510,7 +534,8 @@ def load_machine(path: str | Path) -> MachinePreset:
     Raises
     ------
     ValueError
-        If the file is unreadable or a field is missing, unknown or invalid.
+        If the file is unreadable, a field is missing, unknown or invalid, or
+        ``schema_version`` is not the one this version reads (:data:`SCHEMA_VERSION`).
     """
     p = Path(path)
     data = _read_mapping(p)
@@ -540,8 +565,8 @@ def load_machine(path: str | Path) -> MachinePreset:
 def load_kernel(path: str | Path) -> Kernel:
     """Read a kernel from a YAML or JSON file (layout: ``data/exasat/kernels/``).
 
-    As :func:`load_machine`, for a :class:`Kernel`; a malformed file raises ValueError
-    naming the field and the file.
+    As :func:`load_machine`, for a :class:`Kernel`; a malformed file, or one with another
+    ``schema_version``, raises ValueError naming the field and the file.
     """
     p = Path(path)
     return Kernel.from_dict(_read_mapping(p), f" in {p}")
@@ -938,6 +963,8 @@ def weighted_flops(flops: Flops | Mapping[str, float], machine: str | Machine) -
         If ``flops`` is neither a ``Flops`` nor a mapping.
     ValueError
         If a key of ``flops`` is not a ``Flops`` field.
+    OverflowError
+        If the weighted count is not finite (counts or weights too large).
     """
     return float(_ex.weighted_flops(_as_flops(flops, "flops"), _get_machine(machine)))
 
@@ -954,11 +981,16 @@ def peak_bytes_per_flop(machine: str | Machine) -> float:
     -------
     float
         Bytes per flop.
+
+    Raises
+    ------
+    OverflowError
+        If the ratio is not finite (``alpha_flops_per_s`` too small for ``beta_bytes_per_s``).
     """
     return float(_ex.peak_bytes_per_flop(_get_machine(machine)))
 
 
-def footprint_words(block: Sequence[int], points: object) -> int:
+def footprint_words(block: Sequence[int] | npt.NDArray[np.integer[Any]], points: object) -> int:
     """Distinct words a block of cells touches through a stencil (block + points).
 
     Parameters
@@ -972,8 +1004,16 @@ def footprint_words(block: Sequence[int], points: object) -> int:
     -------
     int
         The number of words.
+
+    Raises
+    ------
+    TypeError
+        If ``block`` is not a sequence of integers, or ``points`` not a stencil.
+    ValueError
+        If ``block`` does not have 3 entries, or for an invalid stencil or edge.
     """
-    return int(_ex.footprint_words(list(block), list(stencil_points(points))))
+    edges = _convert.int_sequence(block, "block", length=3)
+    return int(_ex.footprint_words(edges, list(stencil_points(points))))
 
 
 # --------------------------------------------------------------------------------------
@@ -1060,7 +1100,7 @@ def traffic_vs_cache(
     cache_bytes : sequence of int
         Cache sizes in bytes.
     strategies : sequence of str, optional
-        Fusion strategies to evaluate with the best blocking.
+        Fusion strategies to evaluate with the best blocking (a list, even for one).
     candidates : sequence of int, optional
         Block edges searched (see :func:`best_blocking`).
 
@@ -1069,17 +1109,33 @@ def traffic_vs_cache(
     TrafficCurves
         The baseline (unfused, unblocked) and, per strategy, the best blocking; each of
         shape (len(cache_bytes),).
+
+    Raises
+    ------
+    TypeError
+        If ``strategies`` is not a sequence of strings (a bare ``str`` is not: it would be
+        read letter by letter), or another argument has the wrong type.
+    ValueError
+        For an unknown strategy, or as :func:`estimate` and :func:`best_blocking`.
     """
     caches = _convert.int_sequence(cache_bytes, "cache_bytes")
+    names = [
+        _convert.choice(x, f"strategies[{i}]", _FUSION_STRATEGIES)
+        for i, x in enumerate(_sequence(strategies, "strategies"))
+    ]
     baseline = np.array(
         [estimate(kernel, with_cache(machine, c), box).bytes_per_flop for c in caches]
     )
     best: dict[str, npt.NDArray[np.float64]] = {}
-    for s in strategies:
+    for s in names:
         best[s] = np.array(
             [
                 best_blocking(
-                    kernel, with_cache(machine, c), box, fusion=s, candidates=candidates
+                    kernel,
+                    with_cache(machine, c),
+                    box,
+                    fusion=cast(FusionStrategy, s),
+                    candidates=candidates,
                 ).bytes_per_flop
                 for c in caches
             ]

@@ -7,6 +7,9 @@ Every experiment in :mod:`costmetrics.experiments` returns a list of
 from __future__ import annotations
 
 import json
+import math
+import numbers
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -52,10 +55,18 @@ class ReproducedValue:
 
     @property
     def relative_difference(self) -> float | None:
-        """Relative difference ``(reproduced - seed) / seed``, None when not numeric."""
+        """Relative difference ``(reproduced - seed) / seed``.
+
+        None when either value is not numeric, the seed value is 0, or the difference is
+        not finite (a NaN or infinite value, or an overflowing ratio): never NaN or inf.
+        """
         s, r = self.seed_value, self.reproduced_value
         if isinstance(s, (int, float)) and isinstance(r, (int, float)) and s != 0:
-            return (float(r) - float(s)) / abs(float(s))
+            try:
+                d = (float(r) - float(s)) / abs(float(s))
+            except OverflowError:  # an int beyond the double range
+                return None
+            return d if math.isfinite(d) else None
         return None
 
 
@@ -100,15 +111,56 @@ def _fmt(value: float | int | str | None) -> str:
     return f"{value:.6g}"
 
 
-def write_report(results: Sequence[ExperimentResult], out_dir: Path) -> tuple[Path, Path]:
+def _json_safe(value: object) -> object:
+    """``value`` with every non-finite real replaced by None (strict JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    return value
+
+
+def write_report(
+    results: Sequence[ExperimentResult], out_dir: str | os.PathLike[str]
+) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.json`` into ``out_dir``.
+
+    ``report.json`` is strict JSON: a NaN or infinite value is written as null.
+
+    Parameters
+    ----------
+    results : sequence of ExperimentResult
+        The experiments' results.
+    out_dir : str or Path
+        The folder; created (with its parents) if missing.
 
     Returns
     -------
     tuple of Path
         The Markdown and JSON report paths.
+
+    Raises
+    ------
+    TypeError
+        If ``out_dir`` is not a str or path.
+    ValueError
+        If ``out_dir`` is a file, or cannot be created.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(
+            f"out_dir: expected a str or Path, got {type(out_dir).__name__} {out_dir!r}"
+        )
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"out_dir: {out_dir} is a file, expected a folder")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        # A parent that is a file, no permission, an embedded NUL: name the parameter.
+        raise ValueError(f"out_dir: cannot create {out_dir!s}: {exc}") from None
     lines = [
         "# costmetrics reproduction report",
         "",
@@ -141,5 +193,7 @@ def write_report(results: Sequence[ExperimentResult], out_dir: Path) -> tuple[Pa
     md_path = out_dir / "report.md"
     json_path = out_dir / "report.json"
     write_text_atomic(md_path, "\n".join(lines))
-    write_text_atomic(json_path, json.dumps(records, indent=2, default=str))
+    write_text_atomic(
+        json_path, json.dumps(_json_safe(records), indent=2, default=str, allow_nan=False)
+    )
     return md_path, json_path

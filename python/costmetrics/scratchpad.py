@@ -88,6 +88,22 @@ def _as_str(value: object, name: str) -> str:
     return _convert.string(value, name)
 
 
+def _loop_names(loops: object, what: str) -> list[str]:
+    """Return ``loops`` as a list of distinct index names; a bare ``str`` is refused."""
+    # "ij" would otherwise be split into ["i", "j"] silently.
+    if isinstance(loops, (str, bytes)) or not isinstance(loops, Sequence):
+        raise TypeError(
+            f"{what}: expected a sequence of loop index names, got {_convert._describe(loops)}"
+        )
+    names = [_convert.string(v, f"{what}[{i}]") for i, v in enumerate(loops)]
+    for i, name in enumerate(names):
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"{what}[{i}]: {name!r} is not a loop index name")
+        if name in names[:i]:
+            raise ValueError(f"{what}[{i}]: duplicate loop index {name!r}")
+    return names
+
+
 def _affine(expr: str, loops: Sequence[str], what: str) -> tuple[list[int], int]:
     """Parse ``"2*i - j + 3"`` into coefficients over ``loops`` and a constant."""
     text = expr.replace(" ", "")
@@ -147,11 +163,14 @@ def parse_reference(text: str, loops: Sequence[str], *, write: bool = False) -> 
     Raises
     ------
     ValueError
-        For text that is not an affine reference over ``loops``.
+        For text that is not an affine reference over ``loops``, or ``loops`` holding a
+        name twice or a string that is not an index name.
     TypeError
-        If ``text`` is not a string or ``write`` not a bool.
+        If ``text`` is not a string, ``write`` not a bool, or ``loops`` not a sequence of
+        strings (a bare ``str`` such as ``"ij"`` is not).
     """
     text = _as_str(text, "reference")
+    names = _loop_names(loops, "loops")
     write = _convert.boolean(write, "write")
     m = _REF.match(text)
     if m is None:
@@ -159,7 +178,7 @@ def parse_reference(text: str, loops: Sequence[str], *, write: bool = False) -> 
     subs = re.findall(r"\[([^\[\]]*)\]", m.group(2))
     rows, offsets = [], []
     for d, sub in enumerate(subs):
-        c, k = _affine(sub, list(loops), f"reference {text!r}, subscript {d}")
+        c, k = _affine(sub, names, f"reference {text!r}, subscript {d}")
         rows.append(c)
         offsets.append(k)
     return Reference(array=m.group(1), write=write, coeffs=rows, offsets=offsets)
@@ -412,16 +431,28 @@ def integer_optimum(
         The problem.
     candidates : sequence of sequence of int, optional
         Restrict each loop to these strictly increasing values (e.g.
-        :func:`powers_of_two`); default every integer 1..N_l.
+        :func:`powers_of_two`), one list per loop; None (the default) means every integer
+        1..N_l.
     max_points : int
         Refuse (OverflowError) to evaluate more tile vectors than this.
     threads : int
-        Worker threads (0: all cores).
+        Worker threads in [0, 1024] (0: all cores).
 
     Returns
     -------
     TileSearchResult
         The optimum (ties to the lexicographically smallest tiles) and search statistics.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a :class:`TileProblem`, or an argument is not an integer or
+        a sequence of them.
+    ValueError
+        If ``candidates`` does not have one non-empty, strictly increasing list per loop
+        within 1..N_l, ``threads`` is outside [0, 1024] or ``max_points`` not positive.
+    OverflowError
+        If the search would evaluate more than ``max_points`` tile vectors.
     """
     if not isinstance(problem, TileProblem):
         raise TypeError(f"problem: expected a TileProblem, got {type(problem).__name__}")
@@ -429,12 +460,19 @@ def integer_optimum(
     if candidates is not None:
         if isinstance(candidates, (str, bytes)) or not isinstance(candidates, Sequence):
             raise TypeError("candidates: expected a sequence of sequences of integers")
+        # The core reads an empty list as "no restriction"; only None means that here.
+        if len(candidates) != len(problem.extents):
+            raise ValueError(
+                f"candidates: {len(candidates)} lists for {len(problem.extents)} loops"
+            )
         for i, row in enumerate(candidates):
-            if isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+            if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
                 raise TypeError(f"candidates[{i}]: expected a sequence of integers")
-            cand.append([_as_int(v, f"candidates[{i}][]") for v in row])
+            cand.append(_convert.int_sequence(row, f"candidates[{i}]"))
+    # Negative counts would mean "all cores" to the core; refuse them as simulate_sweep does.
+    n_threads = _as_int(threads, "threads", lo=0, hi=1024)
     return _core.scratchpad.integer_optimum(
-        problem, _as_int(max_points, "max_points"), _as_int(threads, "threads"), cand
+        problem, _as_int(max_points, "max_points"), n_threads, cand
     )
 
 

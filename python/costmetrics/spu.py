@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import yaml
 
-from costmetrics import _core
+from costmetrics import _convert, _core
 from costmetrics._convert import integer as _as_int
 from costmetrics._convert import real as _as_real
 from costmetrics._core.spu import (
@@ -115,6 +115,16 @@ def off_chip(n: int, *, k: int | None = None, tile: int = 32, grid: int = 4) -> 
         ``gpu_closed_form`` / ``spu_closed_form`` are Eqs. 3.3 / 3.8 as printed;
         ``lower_bound`` is 2 N^2 + 4 N K (6 N^2 for K = N); the compute-to-communication
         ratios of Eqs. 3.4 and 3.10 are flops per word.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an integer.
+    ValueError
+        For a non-positive size, ``b > N`` or ``b > K``, or ``p b > N``: Eq. 3.8 counts
+        whole passes and would fall below the lower bound there (docs/spu.md).
+    OverflowError
+        If a count does not fit a 64-bit integer.
     """
     return _core.spu.off_chip(problem(n, k=k, tile=tile, grid=grid))
 
@@ -417,13 +427,16 @@ class AccessSweep(Record):
     spu_closed_form: npt.NDArray[np.float64]
 
 
-def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> AccessSweep:
+def sweep(
+    ns: Sequence[int] | npt.NDArray[np.integer[Any]], *, tile: int = 32, grid: int = 4
+) -> AccessSweep:
     """Off-chip accesses for a range of cubic problem sizes N (K = N).
 
     Parameters
     ----------
     ns : sequence of int
-        Problem sizes N, each at least ``tile``.
+        Problem sizes N (list, tuple or 1-D integer array), each at least ``grid * tile``
+        (see :func:`off_chip`).
     tile, grid : int
         b and p.
 
@@ -432,13 +445,21 @@ def sweep(ns: Sequence[int], *, tile: int = 32, grid: int = 4) -> AccessSweep:
     AccessSweep
         ``n``, ``flops``, ``lower_bound``, ``gpu_exact``, ``gpu_closed_form``,
         ``spu_exact``, ``spu_closed_form``, one entry per N.
+
+    Raises
+    ------
+    TypeError
+        If ``ns`` is not a sequence of integers, or ``tile``/``grid`` not an integer.
+    ValueError
+        If ``ns`` is empty, or as :func:`off_chip` for an entry (``p b > N`` among them).
     """
-    if isinstance(ns, (str, bytes)) or not isinstance(ns, Sequence) or len(ns) == 0:
-        raise TypeError("ns: expected a non-empty sequence of integers")
-    rows = [off_chip(n, tile=tile, grid=grid) for n in ns]
+    sizes = _convert.int_sequence(ns, "ns")
+    if not sizes:
+        raise ValueError("ns: expected at least one problem size, got an empty sequence")
+    rows = [off_chip(n, tile=tile, grid=grid) for n in sizes]
     columns = {
         key: np.array([float(getattr(r, key)) for r in rows])
         for key in AccessSweep._fields
         if key != "n"
     }
-    return AccessSweep(n=np.array([_as_int(n, "ns[]") for n in ns], dtype=np.int64), **columns)
+    return AccessSweep(n=np.array(sizes, dtype=np.int64), **columns)
