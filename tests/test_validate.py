@@ -1230,3 +1230,15 @@ def test_bootstrap_rmse_refuses_what_has_no_finite_interval() -> None:
         cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="< 1e"):
         mm.point_statistic([[1e308, 1e308]])
+
+
+def test_scores_refuse_what_is_not_real_numbers() -> None:
+    # np.asarray(..., dtype=float) took "1" and True as 1.0 and named nothing for "abc".
+    for bad in ("abc", ["1"], [True], [1 + 2j], None):
+        with pytest.raises(TypeError, match="measured: expected real numbers"):
+            cv.relative_rmse(bad, [1.0])  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="predicted: expected real numbers"):
+            cv.relative_rmse([1.0], bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="predicted: expected real numbers"):
+        cv.bootstrap_rmse([[1.0, 1.0]], ["1"], n_boot=10)
+    assert cv.relative_rmse(np.array([2.0]), [2.2]) == pytest.approx(0.1)

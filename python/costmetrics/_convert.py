@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 T = TypeVar("T")
 
@@ -114,6 +115,25 @@ def real(value: object, name: str) -> float:
         return float(value)
     except OverflowError:
         raise OverflowError(f"{name}: {value!r} does not fit a double") from None
+
+
+def real_array(values: object, name: str) -> npt.NDArray[np.float64]:
+    """Convert an array or (nested) sequence of real numbers to a float64 array.
+
+    ``str``, ``bytes``, ``None``, bools, complex numbers and text or object entries raise
+    ``TypeError`` naming ``name`` (``np.asarray(..., dtype=float)`` turned ``"1"`` into 1.0,
+    ``True`` into 1.0, and ``"abc"`` into its own message). NaN and infinities pass: the
+    caller checks what it needs.
+    """
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name}: expected real numbers, got {_describe(values)}")
+    try:
+        array = np.asarray(values)
+    except ValueError:
+        raise ValueError(f"{name}: expected a rectangular array of numbers") from None
+    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        raise TypeError(f"{name}: expected real numbers, got dtype {array.dtype}")
+    return np.asarray(array, dtype=np.float64)
 
 
 def int_sequence(values: object, name: str, *, length: int | None = None) -> list[int]:

@@ -321,6 +321,8 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
 
     Raises
     ------
+    TypeError
+        If an argument holds anything but real numbers (text, bools, complex numbers).
     ValueError
         If the shapes differ, a measured value is not positive and finite, or a
         predicted one is not finite.
@@ -333,8 +335,8 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     >>> relative_rmse([1.0, 2.0], [1.1, 1.8])  # errors +10% and -10%
     0.1
     """
-    m = np.asarray(measured, dtype=np.float64)
-    p = np.asarray(predicted, dtype=np.float64)
+    m = _convert.real_array(measured, "measured")
+    p = _convert.real_array(predicted, "predicted")
     if m.shape != p.shape:
         raise ValueError(f"measured, predicted: shapes differ: {m.shape} vs {p.shape}")
     if m.size == 0:
@@ -454,7 +456,7 @@ def bootstrap_rmse(
         If a relative error overflows a double.
     """
     p = _pass_times(pass_times_s)
-    pred = np.asarray(predicted, dtype=np.float64)
+    pred = _convert.real_array(predicted, "predicted")
     if pred.shape != (p.shape[0],):
         raise ValueError(f"pass_times_s, predicted: shapes {p.shape} and {pred.shape} differ")
     if not 0 < _convert.real(level, "level") < 1:
