@@ -533,3 +533,14 @@ def test_bad_input_the_time_model_used_to_pass_on() -> None:
     # An overflowing product shows its operands.
     with pytest.raises(OverflowError, match=r"\d+ x \d+ overflows a 64-bit integer"):
         cm_time.talg("heat2d", "gtx980", [2**62] * 3, (4, 32, 2))
+
+
+def test_repeated_search_candidates_are_refused() -> None:
+    # They were searched once per repeat: n_points 12 and 12 identical near-optimal rows.
+    with pytest.raises(ValueError, match=r"space\[0\]: candidate 4 appears twice"):
+        cm_time.best_tiles("heat2d", "gtx980", (4096, 4096, 1024), space=[[4, 4, 4], [32], [2]])
+    with pytest.raises(ValueError, match=r"space.time: candidate 2 appears twice"):
+        cm_time.best_tiles(
+            "heat2d", "gtx980", (4096, 4096, 1024),
+            space=cm_time.SearchSpace(((4,), (32,)), (2, 2)),
+        )  # fmt: skip

@@ -566,12 +566,12 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
         if len(inner) != n_dims:
             raise ValueError(f"space.space: expected {n_dims} candidate lists, got {len(inner)}")
         lists = [tuple(_convert.int_sequence(v, f"space.space[{i}]")) for i, v in enumerate(inner)]
-        for i, v in enumerate(lists):
-            if not v:
-                raise ValueError(f"space.space[{i}]: no candidates")
+        for i, values in enumerate(lists):
+            _check_candidates(values, f"space.space[{i}]")
         times = tuple(_convert.int_sequence(space.time, "space.time"))
         if not times:
             raise ValueError("space.time: no tT candidates")
+        _check_candidates(times, "space.time")
         return SearchSpace(tuple(lists), times)
     if isinstance(space, (str, bytes, Mapping, Set)) or not isinstance(space, Sequence):
         raise TypeError(
@@ -584,10 +584,21 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
             f"got {len(space)}"
         )
     lists = [tuple(_convert.int_sequence(v, f"space[{i}]")) for i, v in enumerate(space)]
-    for i, v in enumerate(lists):
-        if not v:
-            raise ValueError(f"space[{i}]: no candidates")
+    for i, values in enumerate(lists):
+        _check_candidates(values, f"space[{i}]")
     return SearchSpace(tuple(lists[:-1]), lists[-1])
+
+
+def _check_candidates(values: Sequence[int], name: str) -> None:
+    # An empty list leaves nothing to search; a repeated candidate would be evaluated,
+    # counted in n_points and listed among the near-optimal tiles once per repeat.
+    if not values:
+        raise ValueError(f"{name}: no candidates")
+    seen: set[int] = set()
+    for v in values:
+        if v in seen:
+            raise ValueError(f"{name}: candidate {v} appears twice")
+        seen.add(v)
 
 
 def default_search_space(n_space_dims: int) -> SearchSpace:
