@@ -607,3 +607,27 @@ def test_machine_counts_contract(
     assert column >= 0 and (column == 0) == (d == 1)
     without = dataclasses.replace(gpu, l_buffer_s_per_word=0.0)
     assert cm.time.talg(stencil, without, sizes, tiles, variant="machine") <= talg
+
+
+def test_design_rows_times_parameters_is_talg_in_every_variant_on_a_cpu_preset() -> None:
+    # Until 2026-11-30 the exact rows were the machine variant's with its time terms at 0,
+    # dotted with the preset's machine terms: up to 69% off talg(exact) on CPU presets.
+    from costmetrics.presets import data_dir, load_gpu, load_stencil
+
+    cal = (
+        data_dir() / "measurements" / "noisy_run_2026-11-30_amd_budget_levels_b" / "calibration_2t"
+    )
+    gpu = load_gpu(next((cal / "gpus").glob("*.yaml")))
+    cases = {"heat2d": (254, 254, 64), "jacobi1d": (16384, 128), "heat3d": (62, 62, 62, 16)}
+    for name, sizes in cases.items():
+        stencil = load_stencil(cal / "stencils" / f"{name}.yaml")
+        grid = cm.time.default_search_space(len(sizes) - 1).grid()[::23]
+        for variant in ("paper", "exact", "machine"):
+            rows = cm.time.design_rows(stencil, gpu, sizes, grid, variant=variant)
+            batch = cm.time.talg_batch(stencil, gpu, sizes, grid, variant=variant)
+            ok = batch.feasible
+            assert ok.sum() > 20 and np.array_equal(rows.reasons, batch.reasons)
+            np.testing.assert_allclose(rows.rows[ok] @ rows.parameters, batch.talg_s[ok],
+                                       rtol=1e-12)  # fmt: skip
+            if variant != "machine":
+                assert not rows.parameters[4:].any()  # the terms it does not read

@@ -481,10 +481,11 @@ def design_rows(
 ) -> DesignRows:
     """Return the design matrix of T_alg in the calibrated parameters, from the C++ model.
 
-    The ``exact`` and ``machine`` rows have the same columns (``exact`` is ``machine``
-    with the extra parameters 0), so a least-squares fit of the parameters
-    (:func:`costmetrics.validate.fit`) uses them directly; ``paper`` has nonzero entries
-    only for L, tau_sync, T_sync and C_iter.
+    ``rows @ parameters`` is T_alg of every feasible row, in each variant. ``paper`` and
+    ``exact`` read no machine term: their rows are those of the preset without its
+    machine terms (:meth:`~costmetrics.presets.Gpu.without_machine_terms`) and their
+    ``parameters`` hold 0 for them; on such a preset ``exact`` and ``machine`` give the
+    same rows. ``paper`` has nonzero entries only for L, tau_sync, T_sync and C_iter.
 
     Parameters
     ----------
@@ -505,7 +506,10 @@ def design_rows(
     out = _core_time.design_rows(
         core_gpu, core_stencil, core_size, array, variant, _threads(threads)
     )
-    params = np.asarray(_core_time.design_parameters(core_gpu, s.c_iter_on(g)))
+    # The parameters the variant reads (until 2026-11-30 exact's were dotted with the
+    # preset's machine terms, which talg(exact) ignores).
+    read = core_gpu if variant == "machine" else _core_gpu(g.without_machine_terms())
+    params = np.asarray(_core_time.design_parameters(read, s.c_iter_on(g)))
     return DesignRows(np.asarray(out["rows"]), np.asarray(out["reasons"]), params)
 
 

@@ -359,8 +359,10 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
 
 // Coefficients of T_alg in the calibrated parameters at this point: T_alg = row . theta
 // (theta = design_parameters(gpu, C_iter)), exactly linear where k = 1 and piecewise linear
-// (the branch of each max() taken at theta) otherwise. `exact` and `machine` give the same
-// row (exact is machine with theta[4:] = 0); `paper` its own. Throws like evaluate().
+// (the branch of each max() taken at theta) otherwise. `exact` gives the row of the gpu
+// without its machine terms (which exact does not read): T_alg(exact) = row . theta with
+// theta[4:] = 0, and the row is machine's on a gpu without machine terms; `paper` its own.
+// Throws like evaluate().
 std::array<double, kDesignParams> design_row(const GpuParams& gpu, const StencilParams& stencil,
                                              const ProblemSize& size, const TileSizes& tiles,
                                              Variant variant);
