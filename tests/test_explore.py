@@ -343,3 +343,22 @@ def test_registry() -> None:
         cm.explore.create("nope")
     with pytest.raises(ValueError, match="already registered"):
         cm.explore.register("time", "another")(lambda: cm.explore.matrix_chain())
+
+
+def test_register_and_matrix_chain_refuse_what_they_took_silently() -> None:
+    # Adversarial campaign (2026-11-30): a None name broke every later explorers() call;
+    # bytes were read as sizes; NumPy integers were refused.
+    from costmetrics import explore
+
+    for name, summary in ((None, "x"), (1, "x"), ("", "x"), ("ok", None)):
+        with pytest.raises((TypeError, ValueError), match=r"name|summary"):
+            explore.register(name, summary)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="factory"):
+        explore.register("not_callable", "x")(3)  # type: ignore[type-var]
+    assert "time" in explore.explorers()
+    for dims in (b"\x03\xa8\x02", bytearray(b"abc")):
+        with pytest.raises(TypeError, match="dims"):
+            explore.matrix_chain(dims)
+    a = explore.matrix_chain([np.int64(936), 1008, 552])  # type: ignore[list-item]
+    b = explore.matrix_chain(np.array([936, 1008, 552]))  # type: ignore[arg-type]
+    assert a.dims == b.dims == (936, 1008, 552)

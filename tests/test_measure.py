@@ -1355,3 +1355,30 @@ def test_probe_host_contract(threads: Any, duration_s: Any, reference_s: Any) ->
         assert s.rounds >= 1 and 0.0 <= s.slow_share <= 1.0
         assert math.isfinite(s.median_over_reference) and s.median_over_reference >= 1.0
         assert 0 < s.reference_s <= s.fastest_round_s
+
+
+def test_helpers_refuse_unbounded_or_misread_input(tmp_path: Path) -> None:
+    # Adversarial campaign (2026-11-30).
+    import os
+
+    with pytest.raises(ValueError, match="n_units"):
+        mm.pass_order(10**9, 0, 0)  # allocated 7.45 GiB
+    assert sorted(mm.pass_order(5, 0, 0).tolist()) == [0, 1, 2, 3, 4]
+    sizes = (60, 60, 8)
+    with pytest.raises(TypeError, match=r"machine\['l1d_bytes'\]"):
+        mm.memory_level("heat2d", {"l1d_bytes": True}, sizes)  # read as 1 byte
+    for bad in (float("nan"), -5, 32768.9, float("inf")):
+        with pytest.raises(ValueError, match=r"machine\['l1d_bytes'\]"):
+            mm.memory_level("heat2d", {"l1d_bytes": bad, "l2_bytes": 524288}, sizes)
+    with pytest.raises(TypeError, match=r"machine\['l1d_bytes'\]"):
+        mm.memory_level("heat2d", {"l1d_bytes": "32768"}, sizes)
+    assert mm.memory_level("heat2d", {"l1d_bytes": None, "l2_bytes": 524288}, sizes) == "L2"
+    fifo = tmp_path / "table.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        mm.read_table(fifo)  # blocked forever
+    cal = tmp_path / "cal"
+    cal.mkdir()
+    os.mkfifo(cal / "calibration.json")
+    with pytest.raises(ValueError, match="not a regular file"):
+        mm.load_calibration(cal)

@@ -532,3 +532,26 @@ def test_core_parameters_are_shared_between_equal_presets_only() -> None:
     assert g._core_params() is dataclasses.replace(g)._core_params()
     assert (g._core_params().n_sm, wider._core_params().n_sm) == (g.n_sm, 2 * g.n_sm)
     assert pickle.loads(pickle.dumps(g)) == g  # the preset itself holds no core object
+
+
+def test_preset_files_and_registries_refuse_what_they_took_silently(tmp_path: Path) -> None:
+    # Adversarial campaign (2026-11-30).
+    import os
+
+    text = (presets.data_dir() / "gpus" / "gtx980.yaml").read_text(encoding="utf-8")
+    dup = tmp_path / "dup.yaml"
+    dup.write_text(text + "\nn_sm: 99\n", encoding="utf-8")  # a second n_sm won
+    with pytest.raises(ValueError, match="'n_sm' is given twice"):
+        presets.load_gpu(dup)
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # the read blocked forever
+    with pytest.raises(ValueError, match="not a regular file"):
+        presets.load_gpu(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        presets.load_gpu("/dev/zero")  # read until the memory ran out
+    with pytest.raises(ValueError, match="given twice"):
+        Stencil(name="S", n_space_dims=2, c_iter_s={"gtx980": 1e-9, "GTX 980": 2e-9})
+    g = presets.gpu("gtx980")
+    with pytest.raises(TypeError, match="overwrite"):
+        presets.register_gpu(dataclasses.replace(g, n_sm=3), overwrite="no")  # type: ignore[arg-type]
+    assert presets.gpu("gtx980").n_sm == g.n_sm

@@ -117,3 +117,21 @@ def test_bad_input_found_by_the_adversarial_campaign(tmp_path: Path) -> None:
         write_report([], a_file / "sub")
     with pytest.raises(TypeError, match=r"^out_dir: expected a str or Path, got NoneType"):
         write_report([], None)  # type: ignore[arg-type]
+
+
+def test_reproduce_checks_its_arguments_before_running(tmp_path: Path) -> None:
+    # Adversarial campaign (2026-11-30): "time" was read letter by letter, [] ran nothing
+    # and wrote an empty report, out_dir=None failed inside pathlib.
+    from costmetrics.reproduce import reproduce
+
+    with pytest.raises(TypeError, match="only: expected a sequence"):
+        reproduce(tmp_path, only="time")
+    with pytest.raises(ValueError, match="only: no experiment named"):
+        reproduce(tmp_path, only=[])
+    with pytest.raises(TypeError, match=r"only\[0\]"):
+        reproduce(tmp_path, only=[1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="out_dir"):
+        reproduce(None, only=["time"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="progress"):
+        reproduce(tmp_path, only=["time"], progress="no")  # type: ignore[arg-type]
+    assert not (tmp_path / "report.md").exists()

@@ -27,6 +27,7 @@ Preset names (stencils, kernels, GPUs, machines) are normalized by one function,
 from __future__ import annotations
 
 import numbers
+import stat
 from collections.abc import Iterable, Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -352,6 +353,10 @@ def variant(value: object) -> Literal["paper", "exact", "machine"]:
     return "paper" if name == "paper" else "exact"
 
 
+#: The largest file :func:`text_file` reads (bytes).
+TEXT_FILE_LIMIT = 64 * 1024 * 1024
+
+
 def text_file(path: object, name: str, what: str = "") -> tuple[Path, str]:
     """Return ``path`` as a Path and its UTF-8 text; what cannot be read names ``name``.
 
@@ -363,9 +368,21 @@ def text_file(path: object, name: str, what: str = "") -> tuple[Path, str]:
         raise TypeError(f"{name}: expected a str or Path, got {_describe(path)}")
     p = Path(path)
     try:
+        # A FIFO blocked the read forever and /dev/zero filled the memory: only a regular
+        # file of at most TEXT_FILE_LIMIT bytes is read (presets and records are kilobytes).
+        info = p.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"{name}: cannot read {what}{p}: Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{name}: {what}{p} is not a regular file")
+        if info.st_size > TEXT_FILE_LIMIT:
+            raise ValueError(
+                f"{name}: {what}{p} has {info.st_size} bytes, more than a text record "
+                f"({TEXT_FILE_LIMIT} at most)"
+            )
         return p, p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ValueError(f"{name}: cannot read {what}{p}: {exc.strerror}") from None
+        raise ValueError(f"{name}: cannot read {what}{p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{name}: {p} is not UTF-8 text (byte {exc.start}: {exc.reason})"

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import platform
+import stat
 import sys
 import time as _clock
 import warnings
@@ -1837,12 +1838,9 @@ def load_calibration(path: str | Path) -> Calibration:
         raise TypeError(f"path: expected a folder path, got {type(path).__name__}")
     root = Path(path)
     meta_path = root / "calibration.json"
+    _, text = _convert.text_file(meta_path, "path")  # a regular UTF-8 file, bounded
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"path: cannot read {meta_path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"path: {meta_path} is not UTF-8 text (byte {exc.start})") from None
+        meta = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"path: {meta_path} is not valid JSON: {exc}") from None
     if not isinstance(meta, dict) or "gpu_key" not in meta:
@@ -2497,10 +2495,17 @@ def read_table(path: str | Path) -> Table:
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
     try:
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"path: cannot read {p}: Is a directory")
+        if not stat.S_ISREG(mode):  # a FIFO would block the read forever
+            raise ValueError(f"path: {p} is not a regular file")
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
     except ValueError as exc:  # an embedded NUL byte
+        if str(exc).startswith("path:"):
+            raise
         raise ValueError(f"path: cannot read {p!r}: {exc}") from None
     raw_lines, partial = _split_complete_lines(data)
     try:
@@ -2685,9 +2690,18 @@ def _csv_line(values: Sequence[object]) -> str:
 
 
 def _caches_of(machine: dict[str, Any]) -> tuple[int, int, int]:
+    # Missing, None or 0: not known. Anything else must be a size in bytes: a bool was
+    # read as 1 byte, and NaN, text and negative sizes were taken for "not known".
     def get(key: str) -> int:
         value = machine.get(key, 0)
-        return int(value) if isinstance(value, (int, float)) and value > 0 else 0
+        if value is None:
+            return 0
+        name = f"machine[{key!r}]"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise TypeError(f"{name}: expected a size in bytes, got {value!r}")
+        if not (math.isfinite(value) and value >= 0 and float(value).is_integer()):
+            raise ValueError(f"{name}: expected a whole number of bytes >= 0, got {value!r}")
+        return int(value)
 
     return (get("l1d_bytes"), get("l2_bytes"), get("l3_bytes"))
 
@@ -3279,9 +3293,11 @@ def pass_order(n_units: int, seed: int, pass_index: int) -> npt.NDArray[np.intp]
     TypeError
         If an argument is not an integer (``bool`` is not).
     ValueError
-        If one is negative (``seed`` as :func:`measure`'s: in ``[0, 2**63 - 1]``).
+        If one is negative (``seed`` as :func:`measure`'s: in ``[0, 2**63 - 1]``), or
+        ``n_units`` is over 10^7 (a sweep's points; a larger count allocated without
+        bound).
     """
-    n = _convert.integer(n_units, "n_units", lo=0)
+    n = _convert.integer(n_units, "n_units", lo=0, hi=10**7)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
     k = _convert.integer(pass_index, "pass_index", lo=0)
     rng = np.random.default_rng([seed_value, k])

@@ -695,7 +695,10 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
                 f"c_iter_s[{label!r}]{where}: must be in (0, {_MAX_C_ITER_S:g}] s "
                 f"(the time model's range), got {number:g}"
             )
-        values[normalize_name(label)] = number
+        normalized = normalize_name(label)
+        if normalized in values:  # "gtx980" and "GTX 980": one value was dropped
+            raise ValueError(f"c_iter_s[{label!r}]{where}: GPU {normalized!r} is given twice")
+        values[normalized] = number
     object.__setattr__(s, "c_iter_s", _FrozenMap(values))
     object.__setattr__(s, "key", normalize_name(key or s.name))
     if s.flops_per_point is not None:
@@ -710,7 +713,24 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe YAML loader that also reads ``1e-7`` as a float (YAML 1.2), not a string."""
+    """Safe YAML loader that also reads ``1e-7`` as a float (YAML 1.2), not a string.
+
+    A key given twice in one mapping is refused: SafeLoader keeps the last value, so an
+    edited preset's second ``n_sm:`` silently won.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice (lines {seen[key]} and {line})",
+                    key_node.start_mark,
+                )  # fmt: skip
+            seen[key] = line
+        return dict(super().construct_mapping(node, deep=deep))
 
 
 _Loader.add_implicit_resolver(
@@ -996,6 +1016,7 @@ def _register(registry: dict[str, Any], obj: Gpu | Stencil, cls: type, overwrite
     if not isinstance(obj, cls):
         raise TypeError(f"obj: expected a costmetrics.{cls.__name__}, got {type(obj).__name__}")
     _ensure_loaded()
+    overwrite = _convert.boolean(overwrite, "overwrite")  # "no" was truthy: it replaced
     existing = registry.get(obj.key)
     if existing is not None and existing != obj and not overwrite:
         raise ValueError(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from costmetrics import _convert
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.report import ExperimentResult, write_report
 
@@ -36,8 +37,21 @@ def reproduce(
     list of ExperimentResult
         One result per experiment run.
     """
+    if not isinstance(out_dir, (str, Path)):
+        raise TypeError(f"out_dir: expected a str or Path, got {type(out_dir).__name__}")
     out = Path(out_dir)
-    names = list(EXPERIMENTS if only is None else only)
+    progress = _convert.boolean(progress, "progress")
+    if only is None:
+        names = list(EXPERIMENTS)
+    else:
+        # A str was read letter by letter; an empty list ran nothing and wrote an empty report.
+        if isinstance(only, (str, bytes)) or not isinstance(only, Sequence):
+            raise TypeError(
+                f"only: expected a sequence of experiment names, got {type(only).__name__}"
+            )
+        names = [_convert.string(n, f"only[{i}]") for i, n in enumerate(only)]
+        if not names:
+            raise ValueError(f"only: no experiment named; known: {list(EXPERIMENTS)}")
     unknown = sorted(set(names) - set(EXPERIMENTS))
     if unknown:
         raise ValueError(f"only: unknown experiment(s) {unknown}; known: {list(EXPERIMENTS)}")

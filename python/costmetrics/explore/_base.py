@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 from matplotlib.figure import Figure
 
+from costmetrics import _convert
+
 __all__ = ["Explorer", "ExplorerInfo", "figure_png", "register", "registry", "widgets_module"]
 
 
@@ -264,11 +266,18 @@ def register(name: str, summary: str) -> Callable[[F], F]:
 
     Raises
     ------
+    TypeError
+        If ``name`` or ``summary`` is not a str, or the factory is not callable.
     ValueError
-        If ``name`` is already registered by another factory.
+        If ``name`` is empty or already registered by another factory.
     """
+    # Checked here: a non-str name broke sorted(registry()) for every later caller.
+    name = _convert.string(name, "name", nonempty=True)
+    summary = _convert.string(summary, "summary")
 
     def decorate(factory: F) -> F:
+        if not callable(factory):
+            raise TypeError(f"factory: expected a callable, got {type(factory).__name__}")
         known = _REGISTRY.get(name)
         if known is not None and known.factory is not factory:
             raise ValueError(f"name: explorer {name!r} is already registered")

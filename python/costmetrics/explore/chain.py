@@ -16,6 +16,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from costmetrics import _convert
 from costmetrics import chain as cm_chain
 from costmetrics.experiments.chain import CAPACITIES, load_seed_d7, plot_tree
 from costmetrics.explore._base import Explorer, register
@@ -36,15 +37,13 @@ def _parse_dims(dims: str | Sequence[int]) -> tuple[int, ...]:
             except ValueError:
                 raise ValueError(f"dims: {w!r} is not an integer") from None
         values: Sequence[object] = out
-    elif isinstance(dims, Sequence):
-        values = dims
-    else:
+    elif isinstance(dims, (bytes, bytearray)):
+        # A Sequence of small ints: b"abc" was read as the sizes (97, 98, 99).
         raise TypeError(f"dims: expected a sequence of int or a string, got {type(dims).__name__}")
-    result = []
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"dims[{i}]: expected an integer, got {type(v).__name__}")
-        result.append(v)
+    else:
+        values = dims
+    # NumPy integers and 1-D integer arrays too, as everywhere else.
+    result = _convert.int_sequence(values, "dims")
     if len(result) < 3:
         raise ValueError(f"dims: need at least 3 sizes (two matrices), got {len(result)}")
     if len(result) - 1 > MAX_MATRICES:
