@@ -1382,3 +1382,27 @@ def test_helpers_refuse_unbounded_or_misread_input(tmp_path: Path) -> None:
     os.mkfifo(cal / "calibration.json")
     with pytest.raises(ValueError, match="not a regular file"):
         mm.load_calibration(cal)
+
+
+def test_default_points_checks_its_arguments() -> None:
+    # Adversarial campaign (2026-11-30).
+    with pytest.raises(TypeError, match="stencils"):
+        mm.default_points("heat2d")
+    with pytest.raises(TypeError, match="sizes"):
+        mm.default_points(["heat2d"], sizes=[(256, 256, 128)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="calibration"):
+        mm.default_points(["heat2d"], calibration="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="heat_2d_typo"):
+        mm.default_points(["heat2d"], sizes={"heat_2d_typo": ((254, 254, 64),)})
+    for within in (float("nan"), 1.5, -0.1):
+        with pytest.raises(ValueError, match="within"):
+            mm.default_points(["heat2d"], within=within)
+    spelled = mm.default_points(["heat2d"], sizes={"Heat 2D": ((254, 254, 64),)}, grid="coarse")
+    assert spelled and {p.sizes for p in spelled} == {(254, 254, 64)}
+
+
+def test_tiles_lists_with_bools_or_no_rows() -> None:
+    sizes = (4096, 4096, 1024)
+    with pytest.raises(TypeError, match="bool entry"):
+        cm.time.talg_batch("heat2d", "gtx980", sizes, [[4, 32, True]])  # ran as tT = 1
+    assert cm.time.talg_batch("heat2d", "gtx980", sizes, []).talg_s.shape == (0,)

@@ -555,3 +555,24 @@ def test_preset_files_and_registries_refuse_what_they_took_silently(tmp_path: Pa
     with pytest.raises(TypeError, match="overwrite"):
         presets.register_gpu(dataclasses.replace(g, n_sm=3), overwrite="no")  # type: ignore[arg-type]
     assert presets.gpu("gtx980").n_sm == g.n_sm
+
+
+def test_keys_versions_and_times_that_normalize_to_nothing() -> None:
+    g = presets.gpu("gtx980")
+    with pytest.raises(ValueError, match="no letters or digits"):
+        dataclasses.replace(g, key="---")  # a key gpu("") then found
+    with pytest.raises(ValueError, match="no letters or digits"):
+        Stencil(name="S", n_space_dims=2, c_iter_s={"-": 1e-9})
+    with pytest.raises(ValueError, match="rounds to 0 s"):
+        dataclasses.replace(g, l_s_per_gb=5e-324)  # positive, but L = 0 s per word
+
+
+@pytest.mark.parametrize("version", ["true", "1.0"])
+def test_schema_version_must_be_the_integer(tmp_path: Path, version: str) -> None:
+    text = (presets.data_dir() / "gpus" / "gtx980.yaml").read_text(encoding="utf-8")
+    lines = [f"schema_version: {version}" if line.startswith("schema_version:") else line
+             for line in text.splitlines()]  # fmt: skip
+    path = tmp_path / "g.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="schema_version"):
+        presets.load_gpu(path)

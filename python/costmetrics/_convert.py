@@ -305,6 +305,14 @@ def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> 
         array = np.asarray(values)
     except ValueError:
         raise ValueError(f"{name}: rows must all have {n_space_dims + 1} entries {text}") from None
+    if not isinstance(values, np.ndarray):
+        if array.size == 0:  # [] reads as float64: no rows
+            return np.zeros((0, n_space_dims + 1), dtype=np.int64)
+        if array.dtype != object and any(
+            isinstance(v, (bool, np.bool_)) for v in np.asarray(values, dtype=object).ravel()
+        ):
+            # NumPy turns a bool among ints into 0 or 1: [4, 32, True] ran as tT = 1.
+            raise TypeError(f"{name}: expected integers, got a bool entry in {values!r}")
     if array.dtype == object:  # Python ints beyond int64, or mixed objects
         flat = [integer(v, f"{name} entry") for v in array.ravel()]
         array = np.asarray(flat, dtype=np.int64).reshape(array.shape)

@@ -2050,7 +2050,33 @@ def default_points(
     """
     from costmetrics import time as cm_time
 
-    size_map = DEFAULT_SIZES if sizes is None else sizes
+    # Checked before any work (adversarial campaign, 2026-11-30): a str stencils was read
+    # letter by letter, a list of sizes and a path for calibration raised AttributeError,
+    # a sizes key spelled otherwise than the stencil's name gave no points, and within was
+    # read only with a calibration.
+    if isinstance(stencils, (str, bytes)) or not isinstance(stencils, Sequence):
+        raise TypeError(f"stencils: expected a sequence of stencil names, got {stencils!r}")
+    if calibration is not None and not isinstance(calibration, Calibration):
+        raise TypeError(
+            "calibration: expected a Calibration (load_calibration reads a folder), got "
+            f"{type(calibration).__name__}"
+        )
+    if sizes is None:
+        size_map: Mapping[str, Sequence[Sequence[int]]] = DEFAULT_SIZES
+    elif not isinstance(sizes, Mapping):
+        raise TypeError(f"sizes: expected a mapping of stencil to sizes, got {sizes!r}")
+    else:
+        # Keys by the stencils' names (an unknown one is refused); sizes of stencils not
+        # asked for are left unused, as the shipped LEVEL_SIZES are for a --stencils subset.
+        size_map = {}
+        for raw_key, values in sizes.items():
+            try:
+                size_map[_stencil_name(raw_key)] = values
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"sizes: key {raw_key!r}: {exc}") from None
+    within_value = _convert.real(within, "within")
+    if not 0 <= within_value < 1:
+        raise ValueError(f"within: must be in [0, 1), got {within!r}")
     near_cap = _positive_int(max_near, "max_near", 0, 10**6)
     if grid not in ("full", "coarse"):
         raise ValueError(f"grid: must be 'full' or 'coarse', got {grid!r}")

@@ -603,6 +603,14 @@ def _number_sequence(g: Gpu, name: str, where: str, expected: str) -> tuple[floa
     return tuple(_finite_float(v, f"{name}[{i}]", where) for i, v in enumerate(value))
 
 
+def _nonempty_key(text: str, name: str, where: str) -> str:
+    # "---" normalized to "", a key that gpu("") and gpu(" ") then found.
+    key = normalize_name(text)
+    if not key:
+        raise ValueError(f"{name}{where}: {text!r} has no letters or digits to make a key")
+    return key
+
+
 def _validate_gpu_fields(g: Gpu, where: str) -> None:
     _string(g.name, "name", where, required=True)
     _string(g.source, "source", where, required=False)
@@ -611,6 +619,11 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
         object.__setattr__(g, name, _positive_int(getattr(g, name), name, where))
     for name in _GPU_FLOAT_FIELDS:
         object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
+    if not g.l_s_per_word > 0:  # 5e-324 s/GB is positive, its time per word 0.0
+        raise ValueError(
+            f"l_s_per_gb{where}: {g.l_s_per_gb!r} s/GB gives no time per 4-byte word (it "
+            "rounds to 0 s)"
+        )
     _string(g.tile_schedule, "tile_schedule", where, required=True)
     for name in _MACHINE_INT_FIELDS:
         object.__setattr__(g, name, _non_negative_int(getattr(g, name), name, where))
@@ -646,7 +659,7 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
             raise ValueError(
                 f"{name}{where}: must be at least one 4-byte word, got {getattr(g, name)}"
             )
-    object.__setattr__(g, "key", normalize_name(key or g.name))
+    object.__setattr__(g, "key", _nonempty_key(key or g.name, "key" if key else "name", where))
     # The ranges of the time model are checked once, by the core (GpuParams::validate);
     # its message names the core's field (in words and s/word where the preset has bytes
     # and s/GB).
@@ -695,12 +708,12 @@ def _validate_stencil_fields(s: Stencil, where: str) -> None:
                 f"c_iter_s[{label!r}]{where}: must be in (0, {_MAX_C_ITER_S:g}] s "
                 f"(the time model's range), got {number:g}"
             )
-        normalized = normalize_name(label)
+        normalized = _nonempty_key(label, f"c_iter_s[{label!r}]", where)
         if normalized in values:  # "gtx980" and "GTX 980": one value was dropped
             raise ValueError(f"c_iter_s[{label!r}]{where}: GPU {normalized!r} is given twice")
         values[normalized] = number
     object.__setattr__(s, "c_iter_s", _FrozenMap(values))
-    object.__setattr__(s, "key", normalize_name(key or s.name))
+    object.__setattr__(s, "key", _nonempty_key(key or s.name, "key" if key else "name", where))
     if s.flops_per_point is not None:
         object.__setattr__(
             s, "flops_per_point", _positive_float(s.flops_per_point, "flops_per_point", where)
@@ -764,7 +777,7 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     version = data.get("schema_version")
     if version is None:
         raise ValueError(f"schema_version{where}: required field is missing")
-    if version != SCHEMA_VERSION:
+    if type(version) is not int or version != SCHEMA_VERSION:  # true and 1.0 equal 1
         raise ValueError(
             f"schema_version{where}: this costmetrics reads version {SCHEMA_VERSION}, "
             f"got {version!r}"
