@@ -400,7 +400,7 @@ class Kernel(Record):
         ------
         ValueError
             If a field is missing, unknown or invalid, or ``schema_version`` is not the one
-            this version reads (:data:`SCHEMA_VERSION`).
+            this version reads (``SCHEMA_VERSION``, 1).
         """
         if not isinstance(data, Mapping):
             raise ValueError(f"kernel{where}: expected a mapping, got {type(data).__name__}")
@@ -535,7 +535,7 @@ def load_machine(path: str | Path) -> MachinePreset:
     ------
     ValueError
         If the file is unreadable, a field is missing, unknown or invalid, or
-        ``schema_version`` is not the one this version reads (:data:`SCHEMA_VERSION`).
+        ``schema_version`` is not the one this version reads (``SCHEMA_VERSION``, 1).
     """
     p = Path(path)
     data = _read_mapping(p)

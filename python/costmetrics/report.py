@@ -124,7 +124,7 @@ def _json_safe(value: object) -> object:
 
 
 def write_report(
-    results: Sequence[ExperimentResult], out_dir: str | os.PathLike[str]
+    results: Sequence[ExperimentResult], out_dir: str | Path
 ) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.json`` into ``out_dir``.
 
