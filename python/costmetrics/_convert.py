@@ -118,23 +118,36 @@ def real(value: object, name: str) -> float:
         raise OverflowError(f"{name}: {value!r} does not fit a double") from None
 
 
-def real_array(values: object, name: str) -> npt.NDArray[np.float64]:
-    """Convert an array or (nested) sequence of real numbers to a float64 array.
+def number_array(values: object, name: str) -> npt.NDArray[Any]:
+    """Return a number or an array or (nested) sequence of real numbers as an int or float array.
 
     ``str``, ``bytes``, ``None``, bools, complex numbers and text or object entries raise
     ``TypeError`` naming ``name`` (``np.asarray(..., dtype=float)`` turned ``"1"`` into 1.0,
-    ``True`` into 1.0, and ``"abc"`` into its own message). NaN and infinities pass: the
-    caller checks what it needs.
+    ``True`` into 1.0, and ``"abc"`` into its own message); Python integers past 64 bits
+    ``OverflowError``. NaN and infinities pass: the caller checks what it needs.
     """
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name}: expected real numbers, got {_describe(values)}")
     try:
         array = np.asarray(values)
+    except OverflowError:
+        raise OverflowError(f"{name}: {values!r} does not fit a 64-bit number") from None
     except ValueError:
         raise ValueError(f"{name}: expected a rectangular array of numbers") from None
+    if (
+        array.dtype == object
+        and array.size
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel())
+    ):
+        raise OverflowError(f"{name}: {values!r} does not fit a 64-bit integer")
     if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {array.dtype}")
-    return np.asarray(array, dtype=np.float64)
+    return array
+
+
+def real_array(values: object, name: str) -> npt.NDArray[np.float64]:
+    """Return :func:`number_array` as float64."""
+    return np.asarray(number_array(values, name), dtype=np.float64)
 
 
 def int_sequence(values: object, name: str, *, length: int | None = None) -> list[int]:

@@ -293,16 +293,7 @@ def _resolve_coefficients(coefficients: object) -> tuple[str, Any]:
 
 
 def _as_array(value: object, name: str, integer: bool) -> npt.NDArray[Any]:
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError(f"{name}: expected a number or an array of numbers, got {value!r}")
-    try:
-        arr = np.asarray(value)
-    except OverflowError:
-        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit number") from None
-    if arr.dtype == object and all(isinstance(v, int) for v in np.ravel(arr)):
-        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit integer")
-    if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
+    arr = _convert.number_array(value, name)
     if integer:
         if arr.dtype.kind == "f":
             if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):

@@ -123,9 +123,7 @@ def _json_safe(value: object) -> object:
     return value
 
 
-def write_report(
-    results: Sequence[ExperimentResult], out_dir: str | Path
-) -> tuple[Path, Path]:
+def write_report(results: Sequence[ExperimentResult], out_dir: str | Path) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.json`` into ``out_dir``.
 
     ``report.json`` is strict JSON: a NaN or infinite value is written as null.
