@@ -341,6 +341,17 @@ def test_registry() -> None:
     assert isinstance(cm.explore.create("chain", dims=[936, 1008, 552]), MatrixChain)
     with pytest.raises(ValueError, match="unknown explorer 'nope'"):
         cm.explore.create("nope")
+    for wrong in (None, 1, ["time"]):
+        with pytest.raises(TypeError, match="name: expected an explorer name"):
+            cm.explore.create(wrong)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="fig"):
+        cm.explore.figure_png(None)  # type: ignore[arg-type]
+    from matplotlib.figure import Figure
+
+    for dpi in (float("nan"), 0, -5):
+        with pytest.raises(ValueError, match="dpi"):
+            cm.explore.figure_png(Figure(), dpi=dpi)  # type: ignore[arg-type]
+    assert cm.explore.figure_png(Figure(), dpi=20).startswith(PNG_SIGNATURE)
     with pytest.raises(ValueError, match="already registered"):
         cm.explore.register("time", "another")(lambda: cm.explore.matrix_chain())
 

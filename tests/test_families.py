@@ -72,6 +72,9 @@ def test_registry_is_well_formed() -> None:
     assert family("chain") is FAMILIES[1] and isinstance(family("time"), Family)
     with pytest.raises(ValueError, match="name: unknown family 'matrix_chain'"):
         family("matrix_chain")
+    for wrong in (None, 1, b"time"):  # a type, not a value, is wrong: TypeError
+        with pytest.raises(TypeError, match="name: expected a family name"):
+            family(wrong)  # type: ignore[arg-type]
     commands = [c for f in FAMILIES for c in f.commands]
     assert len(commands) == len(set(commands))
 

@@ -576,3 +576,9 @@ def test_schema_version_must_be_the_integer(tmp_path: Path, version: str) -> Non
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="schema_version"):
         presets.load_gpu(path)
+
+
+def test_machine_fields_name_an_int_past_the_double_range() -> None:
+    g = presets.gpu("gtx980")
+    with pytest.raises(OverflowError, match=r"l_seg_s: .* does not fit a double"):
+        dataclasses.replace(g, l_seg_s=10**400)

@@ -159,9 +159,13 @@ def family(name: str) -> Family:
 
     Raises
     ------
+    TypeError
+        If ``name`` is not a str.
     ValueError
         For a name that is no family's.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a family name (str), got {type(name).__name__}")
     for f in FAMILIES:
         if f.name == name:
             return f

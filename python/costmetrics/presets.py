@@ -131,7 +131,10 @@ def _finite_float(value: object, field_name: str, where: str) -> float:
         raise TypeError(
             f"{field_name}{where}: expected a number, got {value!r} ({type(value).__name__})"
         )
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past the double range: named, not Python's message
+        raise OverflowError(f"{field_name}{where}: {value!r} does not fit a double") from None
     if not math.isfinite(number):
         raise ValueError(f"{field_name}{where}: must be finite, got {value}")
     return number

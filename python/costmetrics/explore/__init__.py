@@ -81,11 +81,15 @@ def create(name: str, **kwargs: Any) -> Explorer:
 
     Raises
     ------
+    TypeError
+        If ``name`` is not a str.
     ValueError
         If no explorer has that name.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected an explorer name (str), got {type(name).__name__}")
     _load_all()
-    info = registry().get(name) if isinstance(name, str) else None
+    info = registry().get(name)
     if info is None:
         raise ValueError(f"name: unknown explorer {name!r}; known: {sorted(registry())}")
     return info.factory(**kwargs)

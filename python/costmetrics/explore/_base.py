@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import importlib
 import io
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
@@ -45,9 +46,21 @@ def figure_png(fig: Figure, dpi: int = 96) -> bytes:
     -------
     bytes
         The PNG file.
+
+    Raises
+    ------
+    TypeError
+        If ``fig`` is not a matplotlib Figure or ``dpi`` not a real number.
+    ValueError
+        If ``dpi`` is not finite and positive.
     """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig: expected a matplotlib Figure, got {type(fig).__name__}")
+    resolution = _convert.real(dpi, "dpi")
+    if not (math.isfinite(resolution) and resolution > 0):
+        raise ValueError(f"dpi: must be finite and > 0, got {dpi!r}")
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=resolution)
     return buffer.getvalue()
 
 
