@@ -60,7 +60,7 @@ def figure_png(fig: Figure, dpi: int = 96) -> bytes:
     if not (math.isfinite(resolution) and resolution > 0):
         raise ValueError(f"dpi: must be finite and > 0, got {dpi!r}")
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=resolution)
+    fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
 
 
