@@ -343,6 +343,22 @@ bool Kernel::uses_subtile() const {
   return false;
 }
 
+namespace {
+// A subtile is >= 0 (0: sS = tS), and given only to a kernel whose counts read it (a J2D
+// subtile was checked against tS1 and then ignored). validate_run and search share it.
+void require_subtile_of(const Kernel& kernel, std::int64_t subtile) {
+  if (subtile < 0) {
+    throw std::invalid_argument("subtile sS: must be >= 0 (0: sS = tS), got " +
+                                std::to_string(subtile));
+  }
+  if (subtile != 0 && !kernel.uses_subtile()) {
+    throw std::invalid_argument("subtile: kernel '" + kernel.name +
+                                "' has no subtile sS (SW, J1D and custom kernels that read sS "
+                                "do), got " + std::to_string(subtile));
+  }
+}
+}  // namespace
+
 Kernel custom_kernel(const std::string& name, int n_space_dims, const OpMix& ops,
                      const std::string& m_io_words, const std::string& sr_words,
                      const std::string& v_tile, const std::string& n_tiles) {
@@ -408,18 +424,10 @@ void validate_run(const Kernel& kernel, const Run& run) {
       throw std::overflow_error(std::string(tile_names[d]) + " exceeds 2^30");
     }
   }
-  if (run.subtile < 0) {
-    throw std::invalid_argument("subtile sS: must be >= 0 (0: sS = tS), got " +
-                                std::to_string(run.subtile));
-  }
+  require_subtile_of(kernel, run.subtile);
   if (run.subtile > run.tiles.space[0]) {
     throw std::invalid_argument("subtile sS = " + std::to_string(run.subtile) +
                                 " exceeds the tile size tS1 = " + std::to_string(run.tiles.space[0]));
-  }
-  if (run.subtile != 0 && !kernel.uses_subtile()) {
-    throw std::invalid_argument("subtile: kernel '" + kernel.name +
-                                "' has no subtile sS (SW, J1D and custom kernels that read sS "
-                                "do), got " + std::to_string(run.subtile));
   }
   if (kernel.kind == KernelKind::jacobi2d && run.tiles.time % 2 != 0) {
     // B.4-B.5 assume an even tT (hexagon "area" tT/2 (2 tS1 + tT - 2)).
@@ -887,12 +895,7 @@ SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
     for (int d = 0; d < kernel.n_space_dims; ++d) probe.tiles.space[d] = 1;
     validate_run(kernel, probe);
   }
-  if (subtile < 0) throw std::invalid_argument("subtile sS: must be >= 0, got " + std::to_string(subtile));
-  if (subtile != 0 && !kernel.uses_subtile()) {
-    throw std::invalid_argument("subtile: kernel '" + kernel.name +
-                                "' has no subtile sS (SW, J1D and custom kernels that read sS "
-                                "do), got " + std::to_string(subtile));
-  }
+  require_subtile_of(kernel, subtile);
   auto make_run = [&](const time::TileSizes& t) {
     Run r;
     r.size = size;

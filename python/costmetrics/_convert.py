@@ -374,6 +374,21 @@ def variant(value: object) -> Literal["paper", "exact", "machine"]:
     return "paper" if name == "paper" else "exact"
 
 
+def regular_file_size(path: Path, name: str, what: str = "") -> int:
+    """Return the size of ``path`` if it is a regular file, else raise ``ValueError``.
+
+    Checked before a file is read: a FIFO blocked the read forever and ``/dev/zero`` filled
+    the memory. A folder is "cannot read ...: Is a directory"; a missing file raises the
+    ``OSError`` of ``stat`` for the caller to name.
+    """
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{name}: cannot read {what}{path}: Is a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{name}: {what}{path} is not a regular file")
+    return info.st_size
+
+
 #: The largest file :func:`text_file` reads (bytes).
 TEXT_FILE_LIMIT = 64 * 1024 * 1024
 
@@ -389,16 +404,11 @@ def text_file(path: object, name: str, what: str = "") -> tuple[Path, str]:
         raise TypeError(f"{name}: expected a str or Path, got {_describe(path)}")
     p = Path(path)
     try:
-        # A FIFO blocked the read forever and /dev/zero filled the memory: only a regular
-        # file of at most TEXT_FILE_LIMIT bytes is read (presets and records are kilobytes).
-        info = p.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"{name}: cannot read {what}{p}: Is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{name}: {what}{p} is not a regular file")
-        if info.st_size > TEXT_FILE_LIMIT:
+        # Presets and records are kilobytes: at most TEXT_FILE_LIMIT bytes are read.
+        size = regular_file_size(p, name, what)
+        if size > TEXT_FILE_LIMIT:
             raise ValueError(
-                f"{name}: {what}{p} has {info.st_size} bytes, more than a text record "
+                f"{name}: {what}{p} has {size} bytes, more than a text record "
                 f"({TEXT_FILE_LIMIT} at most)"
             )
         return p, p.read_text(encoding="utf-8")

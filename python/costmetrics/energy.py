@@ -517,21 +517,8 @@ def _rows4(array: npt.NDArray[np.int64], n_dims: int) -> npt.NDArray[np.int64]:
 
 
 def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
-    if dtype is np.int64 and isinstance(value, int) and not isinstance(value, bool):
-        value = _convert.integer(value, name)  # an int past 64 bits: OverflowError naming it
-    try:
-        array = np.asarray(value)
-    except OverflowError:
-        raise OverflowError(f"{name}: {value!r} does not fit a 64-bit number") from None
-    if (
-        dtype is np.int64
-        and array.dtype == object
-        and array.size > 0
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel())
-    ):
-        raise OverflowError(f"{name}: {value!r} does not fit a signed 64-bit integer")
-    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
-        raise TypeError(f"{name}: expected numbers, got dtype {array.dtype}")
+    # Text, bools and ints past 64 bits refused by the shared converter.
+    array = _convert.number_array(value, name)
     if dtype is np.int64 and array.dtype.kind == "f":
         raise TypeError(f"{name}: expected integers, got dtype {array.dtype}")
     if array.ndim == 0:

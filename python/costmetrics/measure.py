@@ -28,7 +28,6 @@ import json
 import math
 import os
 import platform
-import stat
 import sys
 import time as _clock
 import warnings
@@ -2521,11 +2520,7 @@ def read_table(path: str | Path) -> Table:
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
     try:
-        mode = p.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise ValueError(f"path: cannot read {p}: Is a directory")
-        if not stat.S_ISREG(mode):  # a FIFO would block the read forever
-            raise ValueError(f"path: {p} is not a regular file")
+        _convert.regular_file_size(p, "path")
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
@@ -2845,12 +2840,13 @@ def check_same_machine(
             )
 
 
-def check_current_harness(recorded: object, name: str) -> None:
-    """Raise if a recorded harness version is not this build's :data:`HARNESS_VERSION`.
+def check_current_harness(recorded: object, name: str, current: object = None) -> None:
+    """Raise if a recorded harness version is not this build's (or ``current``).
 
-    For what is used to measure now (``tune``'s calibrations, a grid measured again):
-    the harness's code changes with its version, so a calibration or grid of another one
-    does not describe the runs this build makes. ``None`` (not recorded) passes.
+    The harness's code changes with its version, so a calibration or grid of another one
+    does not describe the runs of this build (``tune``'s calibrations, a grid measured
+    again), nor a calibration the runs of a table of another version (``current``, the
+    table's). A version not recorded (``None``, the oldest files) is not compared.
 
     Parameters
     ----------
@@ -2858,17 +2854,21 @@ def check_current_harness(recorded: object, name: str) -> None:
         The recorded version (``machine["harness_version"]`` or a table's ``# harness:``).
     name : str
         The argument it came from, for the message.
+    current : object, optional
+        The version to compare with (default: :data:`HARNESS_VERSION`).
 
     Raises
     ------
     ValueError
         Naming ``name`` and both versions.
     """
-    if recorded is not None and str(recorded) != HARNESS_VERSION:
-        raise ValueError(
-            f"{name}: measured with harness version {recorded}, this build's is "
-            f"{HARNESS_VERSION}; measure it again with this version"
-        )
+    if current is None:
+        against = f"this build's is {HARNESS_VERSION}; measure it again with this version"
+        current = HARNESS_VERSION
+    else:
+        against = f"the table's is {current}"
+    if recorded is not None and str(recorded) != str(current):
+        raise ValueError(f"{name}: measured with harness version {recorded}, {against}")
 
 
 class LoadWarning(UserWarning):

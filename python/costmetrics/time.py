@@ -569,14 +569,8 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
             )
         if len(inner) != n_dims:
             raise ValueError(f"space.space: expected {n_dims} candidate lists, got {len(inner)}")
-        lists = [tuple(_convert.int_sequence(v, f"space.space[{i}]")) for i, v in enumerate(inner)]
-        for i, values in enumerate(lists):
-            _check_candidates(values, f"space.space[{i}]")
-        times = tuple(_convert.int_sequence(space.time, "space.time"))
-        if not times:
-            raise ValueError("space.time: no tT candidates")
-        _check_candidates(times, "space.time")
-        return SearchSpace(tuple(lists), times)
+        lists = [_candidates(v, f"space.space[{i}]") for i, v in enumerate(inner)]
+        return SearchSpace(tuple(lists), _candidates(space.time, "space.time", "tT candidates"))
     if isinstance(space, (str, bytes, Mapping, Set)) or not isinstance(space, Sequence):
         raise TypeError(
             "space: expected a SearchSpace or a sequence of candidate lists "
@@ -587,22 +581,23 @@ def _search_space(space: object, n_dims: int) -> SearchSpace:
             f"space: expected {n_dims + 1} candidate lists {_convert.layout(n_dims, True)}, "
             f"got {len(space)}"
         )
-    lists = [tuple(_convert.int_sequence(v, f"space[{i}]")) for i, v in enumerate(space)]
-    for i, values in enumerate(lists):
-        _check_candidates(values, f"space[{i}]")
+    lists = [_candidates(v, f"space[{i}]") for i, v in enumerate(space)]
     return SearchSpace(tuple(lists[:-1]), lists[-1])
 
 
-def _check_candidates(values: Sequence[int], name: str) -> None:
+def _candidates(values: object, name: str, what: str = "candidates") -> tuple[int, ...]:
+    """One candidate list as a tuple of ints: not empty, no candidate twice."""
     # An empty list leaves nothing to search; a repeated candidate would be evaluated,
     # counted in n_points and listed among the near-optimal tiles once per repeat.
-    if not values:
-        raise ValueError(f"{name}: no candidates")
+    out = tuple(_convert.int_sequence(values, name))
+    if not out:
+        raise ValueError(f"{name}: no {what}")
     seen: set[int] = set()
-    for v in values:
+    for v in out:
         if v in seen:
             raise ValueError(f"{name}: candidate {v} appears twice")
         seen.add(v)
+    return out
 
 
 def default_search_space(n_space_dims: int) -> SearchSpace:
