@@ -2580,6 +2580,11 @@ struct ExactTalgBatch::Impl {
 
   // The machine variant (with machine terms), else null: `exact`.
   const MachineSetup* machine = nullptr;
+  // machine_talg's per-row-range sums of one tile.
+  RowCounts range_counts[kMaxWavefronts];
+  double range_sum_c[kMaxWavefronts];
+  i64 range_n_sub[kMaxWavefronts];
+  double range_steps[kMaxWavefronts];
 
   Impl(const GpuParams& g, const StencilParams& st, const ProblemSize& sz,
        const MachineSetup* machine_setup = nullptr)
@@ -2816,22 +2821,18 @@ struct ExactTalgBatch::Impl {
     const double tau_line = mt.tau_line_s;
     const double t_sync =
         gpu.t_sync_s + mt.t_barrier_per_thread_s * static_cast<double>(n_sm - ref);
-    RowCounts counts[kMaxWavefronts];
     if (!lp.rows_shaped) {
       for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
       lp.rows_shaped = true;
     }
+    // Per row range, what its wavefronts share: the counts of m' and the class loop of
+    // ExactModel::wavefront (c of each class with the per-line overhead; with k = 1,
+    // tile_time_s reads sum_c and n_sub alone, not sum_max). The wavefronts of one range
+    // (j = 1 and 2 hold every row) differ only in their tile counts. (Member arrays: a
+    // local RowCounts[6] was zeroed on every tile.)
     for (int q = 0; q < tp.n_ranges; ++q) {
-      counts[q] = transfer.counts(tp.lo[q], tp.hi[q], lp.rows[q]);
-    }
-    double talg = 0;
-    for (int w = 0; w < tp.n; ++w) {
-      const int q = tp.range[w];
-      const i64 n_tiles = lp.n_tiles[w];
-      const RowCounts& rows = counts[q];
-      const double m_prime = transfer.m_prime(n_tiles, rows);
+      range_counts[q] = transfer.counts(tp.lo[q], tp.hi[q], lp.rows[q]);
       double sum_c = 0;
-      double sum_max = 0;
       i64 n_sub = 0;
       double steps_all = 0;
       const ClassRun* run = cp.runs.data() + cp.start[q];
@@ -2842,12 +2843,23 @@ struct ExactTalgBatch::Impl {
         const double lines = static_cast<double>((tS1 - 1) * run->n_rows + 2 * run->e_sum);
         c += tau_line * lines;
         sum_c += run->mult * c;
-        sum_max += run->mult * std::max(m_prime, c);
         n_sub += static_cast<i64>(run->mult);
         steps_all += run->mult * static_cast<double>(sum);
       }
+      range_sum_c[q] = sum_c;
+      range_n_sub[q] = n_sub;
+      range_steps[q] = steps_all;
+    }
+    double talg = 0;
+    for (int w = 0; w < tp.n; ++w) {
+      const int q = tp.range[w];
+      const i64 n_tiles = lp.n_tiles[w];
+      const RowCounts& rows = range_counts[q];
+      const double m_prime = transfer.m_prime(n_tiles, rows);
+      const i64 n_sub = range_n_sub[q];
+      const double steps_all = range_steps[q];
       const double t_tile =
-          detail::tile_time_s(2, 1, m_prime, static_cast<double>(n_sub), sum_c, sum_max);
+          detail::tile_time_s(2, 1, m_prime, static_cast<double>(n_sub), range_sum_c[q], 0.0);
       const ClippedRounds& clipped = group->rounds[tp.slot[w]];
       const double l_word =
           transfer.l_word + transfer.gamma * (transfer.active(n_tiles) - static_cast<double>(ref));
