@@ -1406,3 +1406,38 @@ def test_tiles_lists_with_bools_or_no_rows() -> None:
     with pytest.raises(TypeError, match="bool entry"):
         cm.time.talg_batch("heat2d", "gtx980", sizes, [[4, 32, True]])  # ran as tT = 1
     assert cm.time.talg_batch("heat2d", "gtx980", sizes, []).talg_s.shape == (0,)
+
+
+def test_points_are_checked_at_construction(tmp_path: Path) -> None:
+    # Each of these used to be accepted: a newline in a tag made measure() write a row
+    # that read_table then refused (the table unreadable), a '+' split one tag in two on
+    # reading, a str of tags was read letter by letter, list sizes failed in measure()
+    # with "unhashable type: 'list'".
+    ok: dict[str, Any] = {"stencil": "jacobi1d", "sizes": (4096, 8), "tiles": (32, 4)}
+    cases: list[tuple[dict[str, Any], type[Exception], str]] = [
+        ({"tags": ("a\nb",)}, ValueError, r"Point\.tags\[0\]"),
+        ({"tags": ("a+b",)}, ValueError, r"Point\.tags\[0\]"),
+        ({"tags": ("",)}, ValueError, r"Point\.tags\[0\]"),
+        ({"tags": "grid"}, TypeError, r"Point\.tags"),
+        ({"tags": (3,)}, TypeError, r"Point\.tags\[0\]"),
+        ({"sizes": (4096, 8.0)}, TypeError, r"Point\.sizes\[1\]"),
+        ({"tiles": "32,4"}, TypeError, r"Point\.tiles"),
+        ({"threads": 1.0}, TypeError, r"Point\.threads"),
+        ({"threads": True}, TypeError, r"Point\.threads"),
+        ({"stencil": None}, TypeError, r"Point\.stencil"),
+    ]
+    for bad, error, name in cases:
+        with pytest.raises(error, match=name):
+            mm.Point(**{**ok, **bad})
+    # Lists and NumPy integers are converted, so equal points are equal and hashable.
+    p = mm.Point("jacobi1d", [4096, 8], np.array([32, 4]), ["grid", "a b"], np.int64(1))  # type: ignore[arg-type]
+    assert p == mm.Point("jacobi1d", (4096, 8), (32, 4), ("grid", "a b"), 1)
+    assert type(p.threads) is int and all(type(v) is int for v in p.sizes + p.tiles)
+    assert len({p, mm.Point("jacobi1d", (4096, 8), (32, 4), ("grid", "a b"), 1)}) == 1
+    # A tag with a comma or a space survives the table (quoted by the CSV writer).
+    out = tmp_path / "t.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        mm.measure([mm.Point("jacobi1d", (4096, 8), (32, 4), ("a,b", "c d"))], out,
+                   threads=1, passes=1, warmup=0, progress=False)  # fmt: skip
+    assert mm.read_table(out).tags == (("a,b", "c d"),)

@@ -861,12 +861,18 @@ def test_point_statistic_hand_computed() -> None:
     assert mm.point_statistic(p, "median", axis=1).tolist() == [2.0, 4.5]
     assert mm.point_statistic(p, "min", axis=1).tolist() == [1.0, 4.0]
     assert np.isnan(mm.point_statistic(np.full((1, 2), np.nan), "min", axis=1)[0])
-    for bad in ("mean", "", None, 3):
+    for bad in ("mean", "", "Median"):
         with pytest.raises(ValueError, match="statistic"):
-            mm.point_statistic(p, bad)  # type: ignore[arg-type]
-    for axis in (2, -3, 1.0):
+            mm.point_statistic(p, bad)
+    for wrong in (None, 3, b"min", ["min"]):  # not a str: a TypeError naming it
+        with pytest.raises(TypeError, match="statistic"):
+            mm.point_statistic(p, wrong)  # type: ignore[arg-type]
+    for axis in (2, -3, np.int64(5)):
         with pytest.raises(ValueError, match="axis"):
             mm.point_statistic(p, "min", axis=axis)  # type: ignore[arg-type]
+    for wrong_axis in (1.0, 1.5, True, np.bool_(True), "1", None):
+        with pytest.raises(TypeError, match="axis"):
+            mm.point_statistic(p, "min", axis=wrong_axis)  # type: ignore[arg-type]
 
 
 def test_noise_floor_of_the_minimum_hand_computed() -> None:

@@ -229,7 +229,12 @@ _SPACE_DIMS: dict[str, int] = {}
 
 
 def _statistic_name(statistic: object) -> str:
-    if not isinstance(statistic, str) or statistic not in STATISTICS:
+    if not isinstance(statistic, str):
+        raise TypeError(
+            f"statistic: expected a str, one of {list(STATISTICS)}, got "
+            f"{type(statistic).__name__} {statistic!r}"
+        )
+    if statistic not in STATISTICS:
         raise ValueError(f"statistic: must be one of {list(STATISTICS)}, got {statistic!r}")
     return statistic
 
@@ -302,20 +307,20 @@ def point_statistic(
     Raises
     ------
     TypeError
-        If ``pass_times_s`` holds anything but real numbers.
+        If ``pass_times_s`` holds anything but real numbers, ``statistic`` is not a str or
+        ``axis`` not an int.
     ValueError
         If a time is zero, negative or infinite, if ``pass_times_s`` is a scalar or has
-        points but no passes (an empty ``axis``), or for a bad ``statistic`` or ``axis``.
+        points but no passes (an empty ``axis``), for an unknown ``statistic`` or an
+        ``axis`` the array does not have.
     """
     stat = _statistic_name(statistic)
     p = _pass_times_array(pass_times_s)
     if p.ndim == 0:
         raise ValueError(f"pass_times_s: expected an array of passes, got the scalar {float(p)!r}")
-    if not (
-        isinstance(axis, (int, np.integer))
-        and not isinstance(axis, (bool, np.bool_))
-        and -p.ndim <= axis < p.ndim
-    ):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
+        raise TypeError(f"axis: expected an int, got {type(axis).__name__} {axis!r}")
+    if not -p.ndim <= axis < p.ndim:
         raise ValueError(f"axis: must be an axis of a {p.ndim}-D array, got {axis!r}")
     if p.shape[axis] == 0:
         points = np.delete(p.shape, axis).astype(int)
@@ -1944,6 +1949,18 @@ class Point:
         ``<variant>_near``, ``tune``.
     threads : int or None
         Thread count of this point; None: the thread counts of the sweep.
+
+    Raises
+    ------
+    TypeError
+        If ``stencil`` is not a str, ``sizes`` or ``tiles`` not a sequence of integers,
+        ``tags`` not a sequence of str (a single str is not: it would be read letter by
+        letter) or ``threads`` neither None nor an integer.
+    ValueError
+        If a tag is empty or holds a ``+`` (the table's tag separator) or a character
+        that is not printable (a newline made :func:`measure` write a row the table
+        could not read back). Whether the stencil, sizes, tiles and thread count are
+        ones the harness runs is checked by :func:`measure` before it measures anything.
     """
 
     stencil: str
@@ -1951,6 +1968,29 @@ class Point:
     tiles: tuple[int, ...]
     tags: tuple[str, ...] = ("grid",)
     threads: int | None = None
+
+    def __post_init__(self) -> None:
+        # Types here (sizes as lists made measure fail on "unhashable type"); values
+        # once, in the harness' own checks, when measure() starts.
+        _convert.string(self.stencil, "Point.stencil")
+        object.__setattr__(self, "sizes", tuple(_convert.int_sequence(self.sizes, "Point.sizes")))
+        object.__setattr__(self, "tiles", tuple(_convert.int_sequence(self.tiles, "Point.tiles")))
+        tags = self.tags
+        if isinstance(tags, (str, bytes)) or not isinstance(tags, (Sequence, np.ndarray)):
+            raise TypeError(
+                f"Point.tags: expected a sequence of str (e.g. ('grid',)), got "
+                f"{type(tags).__name__} {tags!r}"
+            )
+        for i, tag in enumerate(tags):
+            _convert.string(tag, f"Point.tags[{i}]")
+            if not tag or "+" in tag or not tag.isprintable():
+                raise ValueError(
+                    f"Point.tags[{i}]: must be non-empty, printable and without '+' (the "
+                    f"table's tag separator), got {tag!r}"
+                )
+        object.__setattr__(self, "tags", tuple(tags))
+        if self.threads is not None:
+            object.__setattr__(self, "threads", _convert.integer(self.threads, "Point.threads"))
 
     @property
     def key(self) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
