@@ -204,6 +204,7 @@ struct RowClasses {
 struct Scratch {
   std::vector<i64> w;
   std::vector<i64> prefix;
+  std::vector<i64> line_prefix;  // machine variant, W(r) not wide: lines per s2 class
   std::vector<double> row_table;   // prefix sums per pair of sub-tile classes (wide S1)
   std::vector<double> row_counts;  // points per row of each class, per inner dimension
   std::vector<double> row_widths;
@@ -856,29 +857,67 @@ class ExactModel {
   }
 
   // Lines computed by sub-tile (b_outer, b_table) over its rows [lo, hi] (rows with points):
-  // 1D one per row; 2D W(r) lines of s2 per row; 3D W(r) n_s2(r) lines of s3 per row.
+  // 1D one per row; 2D W(r) lines of s2 per row; 3D W(r) n_s2(r) lines of s3 per row. With
+  // W(r) the same in every wavefront (wide_s1_), from the evaluation's tables; otherwise
+  // prefix_lines, from the wavefront's.
   double subtile_lines(i64 b_outer, i64 b_table, Rows rows) const {
     if (dims_ == 1) return static_cast<double>(rows.size());
     if (kinds_) return kind_lines(b_outer, b_table, rows);
-    if (wide_s1_) {
-      if (dims_ == 2) {
-        const auto& wp = scratch_.width_prefix;
-        return wp[static_cast<std::size_t>(rows.hi + 1)] - wp[static_cast<std::size_t>(rows.lo)];
+    if (dims_ == 2) {
+      const auto& wp = scratch_.width_prefix;
+      return wp[static_cast<std::size_t>(rows.hi + 1)] - wp[static_cast<std::size_t>(rows.lo)];
+    }
+    const RowClasses& c = s2_is_outer_ ? outer_rows_ : table_rows_;
+    const i64 q = c.index(s2_is_outer_ ? b_outer : b_table);
+    const double* pre =
+        scratch_.line_table.data() + static_cast<std::size_t>(q) * (static_cast<std::size_t>(tT_) + 1);
+    return pre[rows.hi + 1] - pre[rows.lo];
+  }
+
+  // subtile_lines where W(r) is not the same in every wavefront (not wide_s1_): per
+  // wavefront, prefix sums over its rows [ra, rb) of W(r) (2D) or of W(r) n_s2(b, r) per
+  // class of the s2 dimension (3D: the table's classes in table_classes_' order, or the
+  // outer ones in for_each_subtile_class's), so that a sub-tile's lines cost two look-ups
+  // instead of a pass over its rows (issue 21: the pass was a third of what the machine
+  // variant added to a Heat 3D batch). The integers of subtile_lines' row walk: each term
+  // and partial sum is an integer below 2^53, so its double sum is this integer exactly.
+  // (1D needs none: one line per row.)
+  void build_line_prefix(i64 ra, i64 rb) {
+    const std::size_t stride = static_cast<std::size_t>(rb - ra + 1);
+    auto fill = [&](std::size_t q, auto&& n_s2) {
+      i64* pre = &line_prefix_[q * stride];
+      pre[0] = 0;
+      for (i64 r = ra; r < rb; ++r) {
+        pre[r - ra + 1] = pre[r - ra] + w_[static_cast<std::size_t>(r)] * n_s2(r);
       }
-      const RowClasses& c = s2_is_outer_ ? outer_rows_ : table_rows_;
-      const i64 q = c.index(s2_is_outer_ ? b_outer : b_table);
-      const double* pre =
-          scratch_.line_table.data() + static_cast<std::size_t>(q) * (static_cast<std::size_t>(tT_) + 1);
-      return pre[rows.hi + 1] - pre[rows.lo];
+    };
+    if (dims_ == 1) return;
+    if (dims_ == 2) {
+      line_prefix_.resize(stride);
+      fill(0, [](i64) { return i64{1}; });
+    } else if (!s2_is_outer_) {
+      line_prefix_.resize(table_classes_.size() * stride);
+      for (std::size_t q = 0; q < table_classes_.size(); ++q) {
+        const i64 b = table_classes_[q].b;
+        fill(q, [&](i64 r) { return table_dim_.count(b, r); });
+      }
+    } else {
+      std::size_t n = 0;
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64, i64, std::size_t) { ++n; });
+      line_prefix_.resize(n * stride);
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64, std::size_t q) {
+        fill(q, [&](i64 r) { return outer_dim_.count(ob, r); });
+      });
     }
-    double lines = 0;
-    for (i64 r = rows.lo; r <= rows.hi; ++r) {
-      const double n2 = dims_ == 3 ? static_cast<double>(s2_is_outer_ ? outer_dim_.count(b_outer, r)
-                                                                     : table_dim_.count(b_table, r))
-                                   : 1.0;
-      lines += static_cast<double>(w_[static_cast<std::size_t>(r)]) * n2;
-    }
-    return lines;
+  }
+  // The lines of sub-tile (outer class o_ord, table class q) over `rows` (in [ra, rb))
+  // from build_line_prefix (1D: one per row).
+  double prefix_lines(std::size_t o_ord, std::size_t q, Rows rows, i64 ra,
+                      std::size_t stride) const {
+    if (dims_ == 1) return static_cast<double>(rows.size());
+    const std::size_t cls = dims_ == 2 ? 0 : s2_is_outer_ ? o_ord : q;
+    const i64* pre = &line_prefix_[cls * stride];
+    return static_cast<double>(pre[rows.hi - ra + 1] - pre[rows.lo - ra]);
   }
 
   // Lines of a sub-tile full on every row of an interior wavefront (Breakdown::c_s).
@@ -1756,6 +1795,9 @@ class ExactModel {
           pre[r - ra + 1] = pre[r - ra] + steps;
         }
       }
+      if constexpr (Extras) {
+        if (need_lines_) build_line_prefix(ra, rb);
+      }
     }
 
     const double c_iter = stencil_.c_iter_s;
@@ -1846,7 +1888,7 @@ class ExactModel {
         steps_all += static_cast<double>(sum);
       }
     } else {
-      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t)
+      for_each_subtile_class(outer_dim_, ra, rb, [&](i64 ob, i64 omult, std::size_t o_ord)
                                                      COSTMETRICS_LAMBDA_INLINE {
         if (kinds_3d || machine_3d) {
           // The loop below for 3D `exact` on the kind tables, its pairs written out: the
@@ -1917,7 +1959,9 @@ class ExactModel {
           double lines = 0;
           if constexpr (Extras) {
             if (need_lines_) {
-              lines = subtile_lines(oc.b, tc.b, rows) - static_cast<double>(rows.size());
+              lines = (wide_s1_ ? subtile_lines(oc.b, tc.b, rows)
+                                : prefix_lines(o_ord, q, rows, ra, stride)) -
+                      static_cast<double>(rows.size());
             }
             if (machine_) c += tau_line_ * lines;  // per-line overhead (machine variant)
           }
@@ -2045,6 +2089,7 @@ class ExactModel {
   Scratch& scratch_ = thread_scratch();
   std::vector<i64>& w_ = scratch_.w;
   std::vector<i64>& prefix_ = scratch_.prefix;
+  std::vector<i64>& line_prefix_ = scratch_.line_prefix;
   std::vector<SubtileClass>& table_classes_ = scratch_.table_classes;
 };
 
