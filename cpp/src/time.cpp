@@ -326,7 +326,12 @@ namespace {
 auto talg_of_chunk(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
                    const detail::MachineSetup* machine, std::size_t n_tiles) {
   std::unique_ptr<detail::ExactTalgBatch> batch;
-  if (stencil.n_space_dims == 2 && n_tiles >= detail::exact_batch_group_min()) {
+  // 2D: the grouped plans of both variants; 3D, `machine`: its row shapes per (tS1, tT),
+  // shared by the tiles of a group, which machine_group_order puts next to each other (1D
+  // has no key shared between tiles).
+  const int dims = stencil.n_space_dims;
+  const bool grouped = dims == 2 || (machine != nullptr && dims == 3);
+  if (grouped && n_tiles >= detail::exact_batch_group_min()) {
     batch = std::make_unique<detail::ExactTalgBatch>(gpu, stencil, size, machine);
   }
   return [&gpu, &stencil, &size, machine, batch = std::move(batch)](const TileSizes& t) {

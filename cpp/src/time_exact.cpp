@@ -385,8 +385,19 @@ struct TransferTerms {
     }
     return s;
   }
+  // Row shapes already computed for this tile's (tS1, tT) under the same count rules
+  // (the grouped batch's LatticePlan::rows, by its TimePlan's row ranges), which counts()
+  // reads instead of computing them again (issue 21: per tile they were 5% of a Heat 2D
+  // machine batch); none by default.
+  const i64* known_lo = nullptr;
+  const i64* known_hi = nullptr;
+  const RowShape* known_shapes = nullptr;
+  int n_known = 0;
   RowCounts counts(i64 r_lo, i64 r_hi) const {
     if (r_lo >= r_hi) return {};
+    for (int q = 0; q < n_known; ++q) {
+      if (known_lo[q] == r_lo && known_hi[q] == r_hi) return counts(r_lo, r_hi, known_shapes[q]);
+    }
     return counts(r_lo, r_hi, row_shape(r_lo, r_hi));
   }
   // The rows [r_lo, r_hi)'s share of u values holding points over the whole tile's, of
@@ -466,6 +477,14 @@ struct TransferTerms {
     const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf) + c.gap * l_gap;
     return n_tiles > 1 ? m + c.share * t_share : m;
   }
+};
+
+// Row shapes a caller holds for one (tS1, tT) (TransferTerms::known_*), by row range.
+struct KnownRowShapes {
+  const i64* lo = nullptr;
+  const i64* hi = nullptr;
+  const TransferTerms::RowShape* shapes = nullptr;
+  int n = 0;
 };
 
 // The machine variant's critical thread in one wavefront (ExactModel::clipped_rounds).
@@ -2278,7 +2297,8 @@ template <bool Extras, bool TalgOnly = false>
 Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil,
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
                               bool machine, DesignRow* row,
-                              const MachineSetup* setup = nullptr) {
+                              const MachineSetup* setup = nullptr,
+                              const KnownRowShapes* known = nullptr) {
   static_assert(!TalgOnly || Extras, "T_alg alone through this path is the machine variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
@@ -2320,8 +2340,14 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   // when its parameter is 0, so that the result is then bit-identical to `exact`.
   const i64 n_sm = gpu.n_sm;
   const bool blocks = mt.schedule == TileSchedule::block;
-  const TransferTerms transfer =
+  TransferTerms transfer =
       transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
+  if (known != nullptr) {
+    transfer.known_lo = known->lo;
+    transfer.known_hi = known->hi;
+    transfer.known_shapes = known->shapes;
+    transfer.n_known = known->n;
+  }
   const i64 ref = transfer.ref;  // threads_ref, or every thread where unset
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
@@ -2640,11 +2666,12 @@ struct ExactTalgBatch::Impl {
       avx2_shift = __builtin_ctzll(static_cast<unsigned long long>(gpu.n_v));
     }
 #endif
-    if (stencil.n_space_dims == 2) {
+    if (stencil.n_space_dims == 2 || machine != nullptr) {
+      // (the machine variant keeps its row shapes per (tS1, tT) in 3D too)
       time_plans.resize(kTimeSlots);
       lattice_plans.resize(kLatticeSlots);
-      class_plans.resize(kClassSlots);
     }
+    if (stencil.n_space_dims == 2) class_plans.resize(kClassSlots);
   }
 
   static std::size_t time_slot(i64 tT) { return static_cast<std::size_t>(tT >> 1) & (kTimeSlots - 1); }
@@ -2830,10 +2857,10 @@ struct ExactTalgBatch::Impl {
     const MachineTerms& mt = gpu.machine;
     const i64 n_sm = gpu.n_sm;
     const bool blocks = mt.schedule == TileSchedule::block;
-    if (stencil.n_space_dims != 2 || !machine->terms || avx2_shift < 0 ||
-        !whole_rows_fit(S1, tS1, tT) || tS2 > size.space[1] ||
-        detail::k_factor(gpu, m_tile_words_positive(2, tiles)) != 1) {
-      return one_tile();
+    if (!machine->terms) return one_tile();
+    if (stencil.n_space_dims != 2 || !whole_rows_fit(S1, tS1, tT) || avx2_shift < 0 ||
+        tS2 > size.space[1] || detail::k_factor(gpu, m_tile_words_positive(2, tiles)) != 1) {
+      return one_tile_with_shapes(tiles);
     }
     // The group's critical-thread counts, computed as evaluate_exact_impl computes them
     // where the cache does not hold them yet.
@@ -2917,6 +2944,33 @@ struct ExactTalgBatch::Impl {
       talg += static_cast<double>(tp.count[w]) * wavefront_s;
     }
     return talg;
+  }
+
+  // evaluate_machine_talg of a tile the grouped path does not cover (3D; 2D with rows that
+  // do not fit whole, tS2 > S2, k > 1 or no AVX2 fill), with the row shapes of the
+  // wavefronts' row ranges kept per (tS1, tT) in its LatticePlan (computed once per group,
+  // as machine_talg does; they depend on tS1, tT and the problem alone): the same values,
+  // computed once instead of per tile.
+  __attribute__((noinline)) double one_tile_with_shapes(const TileSizes& tiles) {
+    const int dims = stencil.n_space_dims;
+    const i64 tS1 = tiles.space[0], tT = tiles.time;
+    TimePlan& tp = time_plans[time_slot(tT)];
+    if (tp.tT != tT && !plan_time(tp, tT)) {
+      return evaluate_machine_talg(gpu, stencil, size, tiles, *machine);
+    }
+    LatticePlan& lp = lattice_plans[lattice_slot(tS1, tT)];
+    if (lp.tS1 != tS1 || lp.tT != tT) plan_lattice(lp, tp, tS1);
+    if (!lp.rows_shaped) {
+      const TransferTerms transfer =
+          transfer_terms(gpu, dims, size, tiles, detail::transfer(gpu, dims, tiles), true, true,
+                         machine->level, machine->dram);
+      for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
+      lp.rows_shaped = true;
+    }
+    const KnownRowShapes known{tp.lo, tp.hi, lp.rows, tp.n_ranges};
+    return evaluate_exact_impl<true, true>(gpu, stencil, size, tiles, ExactPath::fast, true,
+                                           nullptr, machine, &known)
+        .talg_s;
   }
 
   __attribute__((noinline)) double talg_with_model(const TileSizes& tiles, const TimePlan& tp,

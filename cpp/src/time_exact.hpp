@@ -86,8 +86,10 @@ MachineSetup machine_setup(const GpuParams& gpu, int dims, const ProblemSize& si
 // wavefront's tile count n_i, and its rounds for the last k) and on (tS2, tT) (each row
 // range's sub-tile classes and their kind runs) is computed once per group and kept in
 // direct-mapped caches; per tile remain k, m', the kind tables and the class sums. Other
-// tiles (1D, 3D, S1 < 2P - 1, tS2 > S2) take evaluate_exact_talg. Not thread-safe: one
-// per thread. Preconditions: those of evaluate_exact_talg, for every tile passed.
+// tiles (1D, 3D, S1 < 2P - 1, tS2 > S2) take evaluate_exact_talg. The machine variant
+// (`machine` given) groups the same 2D tiles, and keeps the row shapes of m' per (tS1, tT)
+// for the others and for 3D (evaluate_machine_talg with them). Not thread-safe: one per
+// thread. Preconditions: those of evaluate_exact_talg, for every tile passed.
 class ExactTalgBatch {
  public:
   // `machine` (machine_setup(), kept by the caller): the machine variant's T_alg instead,

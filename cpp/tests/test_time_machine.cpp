@@ -722,52 +722,67 @@ void test_grouped_batch_order() {
               infeasible);
   CHECK(infeasible > 1000);
 
-  // The grouped 2D machine batch (ExactTalgBatch's machine mode, forced on every chunk):
-  // random CPU-like presets (1-8 threads, both schedules, random terms; arrays in every
-  // memory level, the DRAM share included), S1 from a few tiles to wide, T from below tT
-  // up, tiles from a few (tS1, tT) groups so that most find their group in the cache, on
-  // 1 and 3 threads; every value against evaluate(), bit for bit.
+  // The grouped machine batch (ExactTalgBatch's machine mode, forced on every chunk; 2D:
+  // the group plans, and the row shapes kept per (tS1, tT) for the tiles the plans do not
+  // cover, tS2 > S2 or rows clipped in s1; 3D: the row shapes): random CPU-like presets
+  // (1-8 threads, both schedules, random terms; arrays in every memory level, the DRAM
+  // share included), S1 from a few tiles to wide, T from below tT up, tiles from a few
+  // (tS1, tT) groups so that most find their group in the cache, on 1 and 3 threads;
+  // every value against evaluate(), bit for bit.
   const std::size_t saved_min = tmod::detail::exact_batch_group_min();
   tmod::detail::set_exact_batch_group_min(1);
-  int grouped = 0;
-  for (int i = 0; i < 300; ++i) {
+  int grouped[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 400; ++i) {
+    const int dims = i % 4 == 3 ? 3 : 2;
+    const std::size_t stride = static_cast<std::size_t>(dims) + 1;
     tmod::GpuParams g = cpu_like_machine(rng, static_cast<int>(pick(1, 8)));
     g.machine.schedule =
         rng() % 2 == 0 ? tmod::TileSchedule::round_robin : tmod::TileSchedule::block;
     g.machine.cache_l3_bytes = static_cast<double>(1 + rng() % (8 << 20));
     tmod::StencilParams st;
-    st.n_space_dims = 2;
+    st.n_space_dims = dims;
     st.c_iter_s = 1e-9 * static_cast<double>(pick(1, 30));
     tmod::ProblemSize size;
     size.space[0] = rng() % 3 == 0 ? pick(1, 120) : pick(120, 5000);
-    size.space[1] = pick(1, 3000);
+    size.space[1] = dims == 2 ? pick(1, 3000) : pick(1, 200);
+    if (dims == 3) size.space[2] = pick(1, 300);
     size.time_steps = pick(1, 400);
     std::vector<std::int64_t> flat;
     std::vector<std::pair<i64, i64>> groups;
     for (int k = 0; k < 6; ++k) groups.emplace_back(pick(1, 70), 2 * pick(1, 40));
     for (int k = 0; k < 200; ++k) {
       const auto& [ts1, tt] = groups[static_cast<std::size_t>(rng() % groups.size())];
-      flat.insert(flat.end(), {ts1, 32 * pick(1, 40), tt});
+      if (dims == 2) {
+        flat.insert(flat.end(), {ts1, 32 * pick(1, 40), tt});
+      } else {
+        flat.insert(flat.end(), {ts1, pick(1, 24), 32 * pick(1, 8), tt});
+      }
     }
-    const std::size_t n = flat.size() / 3;
+    const std::size_t n = flat.size() / stride;
     for (int threads : {1, 3}) {
       const auto [talg, reasons] = machine_batch(g, st, size, flat, threads);
       bool equal = true;
       for (std::size_t k = 0; k < n; ++k) {
-        const tmod::TileSizes t{{{flat[3 * k], flat[3 * k + 1], 0}}, flat[3 * k + 2]};
-        const std::uint32_t r = tmod::feasibility(g, 2, t);
+        tmod::TileSizes t;
+        for (int d = 0; d < dims; ++d) t.space[d] = flat[stride * k + static_cast<std::size_t>(d)];
+        t.time = flat[stride * k + static_cast<std::size_t>(dims)];
+        const std::uint32_t r = tmod::feasibility(g, dims, t);
         equal = equal && reasons[k] == r;
         if (r != tmod::kFeasible) continue;
         const double ref = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
         equal = equal && talg[k] == ref;
-        ++grouped;
+        const bool plans = dims == 2 && t.space[1] <= size.space[1] &&
+                           tmod::detail::whole_rows_fit(size.space[0], t.space[0], t.time);
+        ++grouped[dims == 3 ? 2 : plans ? 0 : 1];
       }
       CHECK(equal);
     }
   }
   tmod::detail::set_exact_batch_group_min(saved_min);
-  std::printf("  grouped 2D machine batch: %d feasible tiles compared bit for bit\n", grouped);
-  CHECK(grouped > 50000);
+  std::printf("  grouped machine batch, feasible tiles compared bit for bit: 2D on the plans %d, "
+              "2D by row shapes %d, 3D %d\n",
+              grouped[0], grouped[1], grouped[2]);
+  CHECK(grouped[0] > 20000 && grouped[1] > 10000 && grouped[2] > 5000);
 
   // The machine search with machine terms (machine_talg_of_chunk: grouped in 2D): with
   // `within` large every feasible point comes back with evaluate()'s value, bit for bit;
