@@ -10,9 +10,15 @@ numbers). The two variants are timed in alternation, ``--repeat`` times each, an
 median is kept; the load average is printed beside every line (on a shared machine,
 timings vary with it).
 
-Run: ``python benchmarks/bench_time_machine.py [--repeat N] [--threads N] [--quick]``
-(``--quick``: few tiles and one repeat, for CI: checks that it runs, times nothing worth
-reporting).
+With ``--calibration DIR`` (a ``costmetrics calibrate`` folder), the cases are instead
+that machine's own preset and stencils on the largest default problem of Jacobi 1D, Heat
+2D and Heat 3D, the batch ``bench_validate_run.py`` times (there its minimum of 7): the
+cost a user of that calibration pays. Each line then also gives the spread of the
+per-repeat ratio (on a noisy host the median ratio moves by tenths between runs).
+
+Run: ``python benchmarks/bench_time_machine.py [--repeat N] [--threads N]
+[--calibration DIR] [--quick]`` (``--quick``: few tiles and one repeat, for CI: checks
+that it runs, times nothing worth reporting).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import time
 import numpy as np
 
 import costmetrics as cm
+from costmetrics import measure as mm
 from costmetrics import time as cm_time
 
 #: A CPU-like machine (one tile per core, k = 1) with every machine term set. Values are
@@ -45,8 +52,9 @@ STENCILS = {
     2: cm.Stencil(name="bench h2d", key="benchh2d", n_space_dims=2, c_iter_s={"benchcpu": 1.4e-9}),
     3: cm.Stencil(name="bench h3d", key="benchh3d", n_space_dims=3, c_iter_s={"benchcpu": 2e-9}),
 }  # fmt: skip
+Case = tuple[str, cm.Stencil | str, cm.Gpu | str, tuple[int, ...]]
 #: (label, stencil, machine, sizes): L2-sized and DRAM-sized problems.
-CASES = [
+CASES: list[Case] = [
     ("jacobi1d L2", STENCILS[1], CPU, (32768, 1024)),
     ("jacobi1d DRAM", STENCILS[1], CPU, (16_000_000, 256)),
     ("heat2d L2", STENCILS[2], CPU, (256, 256, 256)),
@@ -87,18 +95,31 @@ def evict_group_cache(
     cm_time.talg_batch(stencil, gpu, other, tiles[:1], variant="machine", threads=1, terms=False)  # type: ignore[arg-type]
 
 
+def calibration_cases(folder: str) -> list[Case]:
+    """A calibration's own preset and stencils, on each stencil's largest default problem."""
+    cal = mm.load_calibration(folder)
+    return [
+        (f"{name} {'x'.join(map(str, mm.DEFAULT_SIZES[name][-1]))}", cal.stencils[name], cal.gpu,
+         mm.DEFAULT_SIZES[name][-1])
+        for name in ("jacobi1d", "heat2d", "heat3d") if name in cal.stencils
+    ]  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per variant")
     parser.add_argument("--threads", type=int, default=1, help="evaluation threads (0: all)")
     parser.add_argument("--tiles", type=int, default=100_000, help="tiles per case")
+    parser.add_argument("--calibration", metavar="DIR",
+                        help="time a calibration's own preset and stencils instead")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="CI smoke: 2,000 tiles, 1 run")
     args = parser.parse_args(argv)
     repeat, n_tiles = (1, 2000) if args.quick else (args.repeat, args.tiles)
+    cases = CASES if args.calibration is None else calibration_cases(args.calibration)
     worst = 0.0
     print(f"talg_batch ns per evaluation (wall, and process CPU), {n_tiles} tiles, "
           f"{args.threads} thread(s), median of {repeat}")  # fmt: skip
-    for label, stencil, gpu, sizes in CASES:
+    for label, stencil, gpu, sizes in cases:
         tiles = feasible_tiles(stencil, gpu, sizes, n_tiles)
         times: dict[str, list[float]] = {"exact": [], "machine": []}
         cpu: dict[str, list[float]] = {"exact": [], "machine": []}
@@ -113,13 +134,17 @@ def main(argv: list[str] | None = None) -> int:
                     sizes,
                     tiles,
                     variant=variant,
-                    threads=args.threads,  # type: ignore[arg-type]
+                    threads=args.threads,
                     terms=False,
                 )
                 times[variant].append(time.perf_counter() - t0)
                 cpu[variant].append(time.process_time() - c0)
                 results[variant] = r.talg_s
         ns = {v: 1e9 * statistics.median(t) / n_tiles for v, t in times.items()}
+        # The ratio of each repeat (the two variants timed back to back), its spread, on the
+        # clock of `ratio` below.
+        clock = cpu if args.threads == 1 else times
+        per = [m / e for m, e in zip(clock["machine"], clock["exact"], strict=True)]
         ns_cpu = {v: 1e9 * statistics.median(t) / n_tiles for v, t in cpu.items()}
         # The ratio on process CPU time (with one evaluation thread it excludes the time
         # the process was descheduled, so it holds up better on a shared machine).
@@ -134,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{label:<26} exact {ns['exact']:8.1f} (CPU {ns_cpu['exact']:8.1f})  machine "
             f"{ns['machine']:8.1f} (CPU {ns_cpu['machine']:8.1f})  ratio {ratio:4.2f}"
+            f" [per repeat {min(per):.2f}-{max(per):.2f}]"
             f"{'  (bit-identical)' if same else ''}  [{load()}]"
         )
     print(f"largest machine / exact ratio: {worst:.2f} (target <= 2)")
