@@ -16,6 +16,7 @@ import itertools
 import json
 import math
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -1441,3 +1442,24 @@ def test_points_are_checked_at_construction(tmp_path: Path) -> None:
         mm.measure([mm.Point("jacobi1d", (4096, 8), (32, 4), ("a,b", "c d"))], out,
                    threads=1, passes=1, warmup=0, progress=False)  # fmt: skip
     assert mm.read_table(out).tags == (("a,b", "c d"),)
+
+
+_TAGS = st.lists(
+    st.text(st.characters(codec="utf-8", exclude_characters="+"),
+            min_size=1, max_size=8).filter(str.isprintable),
+    min_size=1, max_size=3, unique=True,
+)  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None)
+@given(_TAGS)
+def test_any_tag_a_point_accepts_survives_the_table(tags: list[str]) -> None:
+    # Every tag Point accepts (printable, no '+') is read back as written: commas, quotes,
+    # '#', spaces and other scripts included, through measure()'s CSV and read_table.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "t.csv"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", mm.LoadWarning)
+            mm.measure([mm.Point("jacobi1d", (1024, 4), (16, 2), tuple(tags))], out,
+                       threads=1, passes=1, warmup=0, progress=False)  # fmt: skip
+        assert mm.read_table(out).tags == (tuple(tags),)
