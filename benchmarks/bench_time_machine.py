@@ -16,9 +16,20 @@ that machine's own preset and stencils on the largest default problem of Jacobi 
 cost a user of that calibration pays. Each line then also gives the spread of the
 per-repeat ratio (on a noisy host the median ratio moves by tenths between runs).
 
+Instructions instead of time (they do not depend on the host's load): ``--one
+LABEL:VARIANT`` evaluates that case's batch once on one thread and exits, for
+``valgrind --tool=callgrind``; ``callgrind_annotate --inclusive=yes --threshold=100`` then
+gives the instructions inclusive in ``costmetrics::time::evaluate_batch``: those of the
+run with the variant less those of the run with ``none`` (the feasible tiles are drawn by
+one batch too) are the batch's (divide by ``--tiles``). That needs a core with its
+symbols, e.g. ``pip install . --config-settings=cmake.build-type=RelWithDebInfo
+--config-settings=install.strip=false``. docs/time.md's counts: ``--calibration
+data/measurements/noisy_run_2026-11-30_amd_budget_levels_b/calibration_2t --tiles 20000
+--seed 0 --one heat2d:machine`` (the tiles ``bench_validate_run.py`` draws).
+
 Run: ``python benchmarks/bench_time_machine.py [--repeat N] [--threads N]
-[--calibration DIR] [--quick]`` (``--quick``: few tiles and one repeat, for CI: checks
-that it runs, times nothing worth reporting).
+[--calibration DIR] [--seed N] [--one LABEL:VARIANT] [--quick]`` (``--quick``: few tiles
+and one repeat, for CI: checks that it runs, times nothing worth reporting).
 """
 
 from __future__ import annotations
@@ -71,12 +82,20 @@ def load() -> str:
     return f"load {one:.2f} on {os.cpu_count()} cores"
 
 
-def feasible_tiles(stencil: object, gpu: object, sizes: tuple[int, ...], n: int) -> np.ndarray:
+def feasible_tiles(
+    stencil: object,
+    gpu: object,
+    sizes: tuple[int, ...],
+    n: int,
+    seed: int = 21,
+    threads: int = 0,
+) -> np.ndarray:
     """``n`` random feasible tiles of the default search space (seeded)."""
     dims = len(sizes) - 1
     grid = cm_time.default_search_space(dims).grid()
-    ok = grid[cm_time.talg_batch(stencil, gpu, sizes, grid, variant="exact").feasible]  # type: ignore[arg-type]
-    rng = np.random.default_rng(21)
+    ok = grid[cm_time.talg_batch(stencil, gpu, sizes, grid, variant="exact",  # type: ignore[arg-type]
+                                 threads=threads).feasible]  # fmt: skip
+    rng = np.random.default_rng(seed)
     return ok[rng.integers(0, len(ok), n)]
 
 
@@ -112,15 +131,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiles", type=int, default=100_000, help="tiles per case")
     parser.add_argument("--calibration", metavar="DIR",
                         help="time a calibration's own preset and stencils instead")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=21, help="seed of the random tiles")
+    parser.add_argument("--one", metavar="LABEL:VARIANT",
+                        help="evaluate one case's batch once (1 thread) and exit, for "
+                             "callgrind; LABEL: a case's first word; VARIANT: exact, "
+                             "machine or none")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="CI smoke: 2,000 tiles, 1 run")
     args = parser.parse_args(argv)
     repeat, n_tiles = (1, 2000) if args.quick else (args.repeat, args.tiles)
     cases = CASES if args.calibration is None else calibration_cases(args.calibration)
+    if args.one is not None:
+        one_label, _, one_variant = args.one.partition(":")
+        # A case by its label with spaces as '_', or by its first word where that is unique.
+        labels = {c[0].replace(" ", "_"): c for c in cases}
+        firsts = [c[0].split()[0] for c in cases]
+        labels |= {w: c for w, c in zip(firsts, cases, strict=True) if firsts.count(w) == 1}
+        if one_label not in labels or one_variant not in ("exact", "machine", "none"):
+            parser.error(f"--one: expected LABEL:VARIANT with LABEL one of {sorted(labels)} "
+                         f"and VARIANT exact, machine or none, got {args.one!r}")  # fmt: skip
+        chosen = [labels[one_label]]
+        _, stencil, gpu, sizes = chosen[0]
+        # (on this thread, as the batch: both calls in one entry of callgrind's output)
+        tiles = feasible_tiles(stencil, gpu, sizes, n_tiles, args.seed, threads=1)
+        if one_variant == "exact" or one_variant == "machine":
+            cm_time.talg_batch(stencil, gpu, sizes, tiles, variant=one_variant, threads=1)
+        return 0
     worst = 0.0
     print(f"talg_batch ns per evaluation (wall, and process CPU), {n_tiles} tiles, "
           f"{args.threads} thread(s), median of {repeat}")  # fmt: skip
     for label, stencil, gpu, sizes in cases:
-        tiles = feasible_tiles(stencil, gpu, sizes, n_tiles)
+        tiles = feasible_tiles(stencil, gpu, sizes, n_tiles, args.seed)
         times: dict[str, list[float]] = {"exact": [], "machine": []}
         cpu: dict[str, list[float]] = {"exact": [], "machine": []}
         results = {}
