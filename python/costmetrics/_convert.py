@@ -378,10 +378,14 @@ def regular_file_size(path: Path, name: str, what: str = "") -> int:
     """Return the size of ``path`` if it is a regular file, else raise ``ValueError``.
 
     Checked before a file is read: a FIFO blocked the read forever and ``/dev/zero`` filled
-    the memory. A folder is "cannot read ...: Is a directory"; a missing file raises the
-    ``OSError`` of ``stat`` for the caller to name.
+    the memory. A folder is "cannot read ...: Is a directory", a path with a NUL byte
+    "cannot read ...: embedded null byte" (``stat``'s own ValueError named nothing); a
+    missing file raises the ``OSError`` of ``stat`` for the caller to name.
     """
-    info = path.stat()
+    try:
+        info = path.stat()
+    except ValueError as exc:  # an embedded NUL byte
+        raise ValueError(f"{name}: cannot read {what}{path!r}: {exc}") from None
     if stat.S_ISDIR(info.st_mode):
         raise ValueError(f"{name}: cannot read {what}{path}: Is a directory")
     if not stat.S_ISREG(info.st_mode):

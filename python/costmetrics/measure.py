@@ -2560,14 +2560,10 @@ def read_table(path: str | Path) -> Table:
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path)
     try:
-        _convert.regular_file_size(p, "path")
+        _convert.regular_file_size(p, "path")  # names a NUL byte, a folder, a FIFO
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
-    except ValueError as exc:  # an embedded NUL byte
-        if str(exc).startswith("path:"):
-            raise
-        raise ValueError(f"path: cannot read {p!r}: {exc}") from None
     raw_lines, partial = _split_complete_lines(data)
     try:
         lines = [b.decode("utf-8") for b in raw_lines]
