@@ -385,18 +385,21 @@ struct TransferTerms {
     }
     return s;
   }
-  // Row shapes already computed for this tile's (tS1, tT) under the same count rules
-  // (the grouped batch's LatticePlan::rows, by its TimePlan's row ranges), which counts()
-  // reads instead of computing them again (issue 21: per tile they were 5% of a Heat 2D
-  // machine batch); none by default.
-  const i64* known_lo = nullptr;
-  const i64* known_hi = nullptr;
-  const RowShape* known_shapes = nullptr;
-  int n_known = 0;
+  // Row shapes a caller computed already for this tile's (tS1, tT) under the same count
+  // rules (the grouped batch's LatticePlan::rows, by its TimePlan's row ranges [lo, hi)),
+  // which counts() reads instead of computing them again (issue 21: per tile they were 5%
+  // of a Heat 2D machine batch); none by default.
+  struct KnownRowShapes {
+    const i64* lo = nullptr;
+    const i64* hi = nullptr;
+    const RowShape* shapes = nullptr;
+    int n = 0;
+  };
+  KnownRowShapes known;
   RowCounts counts(i64 r_lo, i64 r_hi) const {
     if (r_lo >= r_hi) return {};
-    for (int q = 0; q < n_known; ++q) {
-      if (known_lo[q] == r_lo && known_hi[q] == r_hi) return counts(r_lo, r_hi, known_shapes[q]);
+    for (int q = 0; q < known.n; ++q) {
+      if (known.lo[q] == r_lo && known.hi[q] == r_hi) return counts(r_lo, r_hi, known.shapes[q]);
     }
     return counts(r_lo, r_hi, row_shape(r_lo, r_hi));
   }
@@ -477,14 +480,6 @@ struct TransferTerms {
     const double m = c.words * l + two_tau + (c.seg * l_seg + c.buf * l_buf) + c.gap * l_gap;
     return n_tiles > 1 ? m + c.share * t_share : m;
   }
-};
-
-// Row shapes a caller holds for one (tS1, tT) (TransferTerms::known_*), by row range.
-struct KnownRowShapes {
-  const i64* lo = nullptr;
-  const i64* hi = nullptr;
-  const TransferTerms::RowShape* shapes = nullptr;
-  int n = 0;
 };
 
 // The machine variant's critical thread in one wavefront (ExactModel::clipped_rounds).
@@ -2298,7 +2293,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
                               const ProblemSize& size, const TileSizes& tiles, ExactPath path,
                               bool machine, DesignRow* row,
                               const MachineSetup* setup = nullptr,
-                              const KnownRowShapes* known = nullptr) {
+                              const TransferTerms::KnownRowShapes* known = nullptr) {
   static_assert(!TalgOnly || Extras, "T_alg alone through this path is the machine variant's");
   const int dims = stencil.n_space_dims;
   const i64 tS1 = tiles.space[0];
@@ -2342,12 +2337,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   const bool blocks = mt.schedule == TileSchedule::block;
   TransferTerms transfer =
       transfer_terms(gpu, dims, size, tiles, io, machine, has_terms, level, dram);
-  if (known != nullptr) {
-    transfer.known_lo = known->lo;
-    transfer.known_hi = known->hi;
-    transfer.known_shapes = known->shapes;
-    transfer.n_known = known->n;
-  }
+  if (known != nullptr) transfer.known = *known;
   const i64 ref = transfer.ref;  // threads_ref, or every thread where unset
   // One barrier per wavefront: T_sync (+ t_barrier per thread beyond threads_ref).
   const double barrier_threads = static_cast<double>(n_sm - ref);
@@ -2893,10 +2883,7 @@ struct ExactTalgBatch::Impl {
     const double tau_line = mt.tau_line_s;
     const double t_sync =
         gpu.t_sync_s + mt.t_barrier_per_thread_s * static_cast<double>(n_sm - ref);
-    if (!lp.rows_shaped) {
-      for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
-      lp.rows_shaped = true;
-    }
+    shape_rows(lp, tp, transfer);
     // Per row range, what its wavefronts share: the counts of m' and the class loop of
     // ExactModel::wavefront (c of each class with the per-line overhead; with k = 1,
     // tile_time_s reads sum_c and n_sub alone, not sum_max). The wavefronts of one range
@@ -2946,6 +2933,14 @@ struct ExactTalgBatch::Impl {
     return talg;
   }
 
+  // The row shapes of m' of each row range of `tp` in `lp`, once per (tS1, tT) group (they
+  // depend on tS1, tT and the problem alone; `transfer`: any tile's of the group).
+  static void shape_rows(LatticePlan& lp, const TimePlan& tp, const TransferTerms& transfer) {
+    if (lp.rows_shaped) return;
+    for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
+    lp.rows_shaped = true;
+  }
+
   // evaluate_machine_talg of a tile the grouped path does not cover (3D; 2D with rows that
   // do not fit whole, tS2 > S2, k > 1 or no AVX2 fill), with the row shapes of the
   // wavefronts' row ranges kept per (tS1, tT) in its LatticePlan (computed once per group,
@@ -2961,13 +2956,11 @@ struct ExactTalgBatch::Impl {
     LatticePlan& lp = lattice_plans[lattice_slot(tS1, tT)];
     if (lp.tS1 != tS1 || lp.tT != tT) plan_lattice(lp, tp, tS1);
     if (!lp.rows_shaped) {
-      const TransferTerms transfer =
-          transfer_terms(gpu, dims, size, tiles, detail::transfer(gpu, dims, tiles), true, true,
-                         machine->level, machine->dram);
-      for (int q = 0; q < tp.n_ranges; ++q) lp.rows[q] = transfer.row_shape(tp.lo[q], tp.hi[q]);
-      lp.rows_shaped = true;
+      shape_rows(lp, tp,
+                 transfer_terms(gpu, dims, size, tiles, detail::transfer(gpu, dims, tiles), true,
+                                true, machine->level, machine->dram));
     }
-    const KnownRowShapes known{tp.lo, tp.hi, lp.rows, tp.n_ranges};
+    const TransferTerms::KnownRowShapes known{tp.lo, tp.hi, lp.rows, tp.n_ranges};
     return evaluate_exact_impl<true, true>(gpu, stencil, size, tiles, ExactPath::fast, true,
                                            nullptr, machine, &known)
         .talg_s;

@@ -731,7 +731,7 @@ void test_grouped_batch_order() {
   // every value against evaluate(), bit for bit.
   const std::size_t saved_min = tmod::detail::exact_batch_group_min();
   tmod::detail::set_exact_batch_group_min(1);
-  int grouped[4] = {0, 0, 0, 0};
+  int grouped[3] = {0, 0, 0};  // 2D on the plans, 2D by row shapes, 3D
   for (int i = 0; i < 400; ++i) {
     const int dims = i % 4 == 3 ? 3 : 2;
     const std::size_t stride = static_cast<std::size_t>(dims) + 1;
