@@ -547,6 +547,19 @@ def test_bootstrap_interval() -> None:
         cv.bootstrap_rmse(p, np.ones(2))
 
 
+def test_bootstrap_redraws_as_many_passes_as_a_point_has() -> None:
+    # One point of passes 1, 2, 3 against a prediction of 2: a replicate's median of 3
+    # redrawn passes is 1 (RMSE 1) with probability 7/27, 2 (RMSE 0) with 13/27 and 3
+    # (RMSE 1/3) with 7/27, so the 20% quantile is 0 and the 80% quantile 1. Padding the
+    # array with NaN passes (tables of uneven pass counts) must not change that: drawing
+    # the array's width (21) from 3 passes made the median nearly always 2 (both 0).
+    for width in (3, 21):
+        p = np.full((1, width), np.nan)
+        p[0, :3] = [1.0, 2.0, 3.0]
+        lo, hi = cv.bootstrap_rmse(p, [2.0], n_boot=20000, resample="points+passes", level=0.6)
+        assert (lo, hi) == (0.0, pytest.approx(1.0)), width
+
+
 def test_bootstrap_rmse_refuses_bad_seed() -> None:
     p = np.array([[1.0, 1.1], [2.0, 2.1], [4.0, 3.9]])
     pred = np.array([1.1, 2.0, 4.2])

@@ -481,12 +481,18 @@ def bootstrap_rmse(
     if resample == "points":
         med = point_statistic(p, statistic, axis=1)[pts]
     else:
-        # Compact each point's finite passes to the left so that draws hit real ones.
+        # Compact each point's finite passes to the left so that draws hit real ones, and
+        # draw as many passes as the point has (its first count draws; the rest NaN): k
+        # draws from a point of fewer passes would narrow its spread, and the interval
+        # would depend on the array's NaN padding.
         count = np.sum(np.isfinite(p), axis=1)
         order = np.argsort(~np.isfinite(p), axis=1, kind="stable")
         packed = np.take_along_axis(p, order, axis=1)
-        draws = (rng.random((n_boot, n, k)) * count[pts][:, :, None]).astype(np.intp)
-        med = point_statistic(packed[pts[:, :, None], draws], statistic, axis=2)
+        drawn_count = count[pts][:, :, None]
+        draws = (rng.random((n_boot, n, k)) * drawn_count).astype(np.intp)
+        values = packed[pts[:, :, None], draws]
+        values[np.arange(k)[None, None, :] >= drawn_count] = np.nan
+        med = point_statistic(values, statistic, axis=2)
     with np.errstate(over="ignore", invalid="ignore"):
         err = (pred[pts] - med) / med
         rmse = np.sqrt(np.mean(err**2, axis=1))
