@@ -134,4 +134,10 @@ def test_reproduce_checks_its_arguments_before_running(tmp_path: Path) -> None:
         reproduce(None, only=["time"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="progress"):
         reproduce(tmp_path, only=["time"], progress="no")  # type: ignore[arg-type]
+    # Adversarial campaign (2026-11-30, second): "" wrote the report into the working
+    # directory, and a name given twice ran twice with every row twice in the report.
+    with pytest.raises(ValueError, match="out_dir: expected a folder, got an empty path"):
+        reproduce("", only=["time"])
+    with pytest.raises(ValueError, match=r"only: experiment\(s\) named more than once: \['time'\]"):
+        reproduce(tmp_path, only=["time", "chain", "time"])
     assert not (tmp_path / "report.md").exists()

@@ -36,9 +36,21 @@ def reproduce(
     -------
     list of ExperimentResult
         One result per experiment run.
+
+    Raises
+    ------
+    TypeError
+        If ``out_dir`` is not a str or Path, ``only`` not a sequence of str, or
+        ``progress`` not a bool.
+    ValueError
+        If ``out_dir`` is empty (it would be the working directory) or cannot be written,
+        or ``only`` is empty, names an unknown experiment or one more than once.
     """
     if not isinstance(out_dir, (str, Path)):
         raise TypeError(f"out_dir: expected a str or Path, got {type(out_dir).__name__}")
+    if str(out_dir) == "":
+        # Path("") is the working directory: an empty option would scatter the report there.
+        raise ValueError("out_dir: expected a folder, got an empty path")
     out = Path(out_dir)
     progress = _convert.boolean(progress, "progress")
     if only is None:
@@ -55,6 +67,10 @@ def reproduce(
     unknown = sorted(set(names) - set(EXPERIMENTS))
     if unknown:
         raise ValueError(f"only: unknown experiment(s) {unknown}; known: {list(EXPERIMENTS)}")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        # Each would run again and the report would hold its rows twice.
+        raise ValueError(f"only: experiment(s) named more than once: {repeated}")
     results = []
     bar = tqdm(names, desc="reproduce", unit="experiment", disable=None if progress else True)
     for name in bar:
