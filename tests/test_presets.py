@@ -543,6 +543,12 @@ def test_preset_files_and_registries_refuse_what_they_took_silently(tmp_path: Pa
     dup.write_text(text + "\nn_sm: 99\n", encoding="utf-8")  # a second n_sm won
     with pytest.raises(ValueError, match="'n_sm' is given twice"):
         presets.load_gpu(dup)
+    # (second campaign: a list key raised a bare "unhashable type: 'list'")
+    list_key = tmp_path / "list_key.yaml"
+    list_key.write_text(text + "\n? [a, b]\n: 1\n", encoding="utf-8")
+    for load in (presets.load_gpu, presets.load_stencil):
+        with pytest.raises(ValueError, match=r"list_key\.yaml .*a key must be a scalar, got a"):
+            load(list_key)
     fifo = tmp_path / "fifo.yaml"
     os.mkfifo(fifo)  # the read blocked forever
     with pytest.raises(ValueError, match="not a regular file"):

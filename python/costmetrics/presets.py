@@ -16,7 +16,7 @@ import functools
 import math
 import numbers
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -740,6 +740,12 @@ class _Loader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             line = key_node.start_mark.line + 1
+            if not isinstance(key, Hashable):
+                # (`? [a, b]`: a list key; SafeLoader's own check comes after this one)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a key must be a scalar, got a {type(key).__name__}",
+                    key_node.start_mark,
+                )  # fmt: skip
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} is given twice (lines {seen[key]} and {line})",
