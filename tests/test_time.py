@@ -221,6 +221,11 @@ def test_overhead_closed_form_and_face_narrowing() -> None:
     assert cm_time.t_overhead_closed_form("heat2d", "gtx980", sizes, (8, 64, 8)) == pytest.approx(
         ideal / (8 + 8 / 2)
     )
+    # Infeasible tiles are refused as breakdown() refuses them (second adversarial
+    # campaign: (8, 63, 7) and (2^62, 64, 2^62) returned an overhead).
+    for bad in [(8, 63, 7), (2**62, 64, 2**62)]:
+        with pytest.raises(ValueError, match="tiles: infeasible"):
+            cm_time.t_overhead_closed_form("heat2d", "gtx980", sizes, bad)
     face = cm_time.max_hexagonal_face_tiles("heat2d", "gtx980")
     space = cm_time.default_search_space(2)
     grid = space.grid()

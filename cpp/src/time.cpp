@@ -1312,10 +1312,14 @@ SearchResult search(const GpuParams& gpu, const StencilParams& stencil, const Pr
 
 double t_overhead_closed_form_s(const GpuParams& gpu, const StencilParams& stencil,
                                 const ProblemSize& size, const TileSizes& tiles) {
-  // Eq. 8.5 read as T_ideal / (tS1 + tT/2) (docs/time.md).
+  // Eq. 8.5 read as T_ideal / (tS1 + tT/2) (docs/time.md). Only tS1 and tT enter, but
+  // the tile is checked as evaluate() checks it: an infeasible tile's overhead is not one
+  // the model describes (it returned a value for (8, 63, 7) and for tiles of 2^62).
   validate_inputs(gpu, stencil, size);
-  require_positive(tiles.space[0], "tS1");
-  require_positive(tiles.time, "tT");
+  const std::uint32_t reasons = feasibility(gpu, stencil.n_space_dims, tiles);
+  if (reasons != kFeasible) {
+    throw std::invalid_argument("tiles: infeasible: " + describe_infeasibility(reasons));
+  }
   const double face = static_cast<double>(tiles.space[0]) + 0.5 * static_cast<double>(tiles.time);
   return t_ideal_s(gpu, stencil, size) / face;
 }
