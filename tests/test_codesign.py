@@ -545,6 +545,20 @@ def test_sweep_refuses_what_it_used_to_ignore() -> None:
         cd.workload("2d", stencils="heat2d")
     with pytest.raises(ValueError, match=r"stencils\[1\]: unknown stencil"):
         cd.workload("2d", stencils=["heat2d", "bogus"])
+    # Second campaign (2026-11-30): a candidate given twice gave the same design twice, a
+    # cap under one word blamed smem_per_block_words, and a stencil filter that left no
+    # instance said only "empty workload".
+    for key in ("n_sm", "n_v", "smem_kb"):
+        space: dict[str, list[int]] = {"n_sm": [16], "n_v": [128], "smem_kb": [96]}
+        space[key] = space[key] * 2
+        with pytest.raises(ValueError, match=rf"^{key}: candidate \d+ appears twice"):
+            run(space=space)
+    with pytest.raises(ValueError, match=r"^block_cap_kb: must be finite and hold at least one"):
+        run(block_smem="capped", block_cap_kb=1e-9)
+    with pytest.raises(ValueError, match="no feasible tile"):  # one word passes the check
+        run(block_smem="capped", block_cap_kb=1 / 256)
+    with pytest.raises(ValueError, match=r"^stencils: none of \['heat3d'\] is in the '2d'"):
+        cd.workload("2d", stencils=["heat3d"])
 
 
 def test_cli_codesign_checks_budget_and_save_before_the_sweep(

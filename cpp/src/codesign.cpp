@@ -1125,6 +1125,17 @@ std::vector<Design> enumerate_designs(const HardwareSpace& space, const area::Co
           std::to_string(kb));
     }
   }
+  // A candidate given twice gave the same design twice (best_tiles refuses such spaces too).
+  for (const auto& [values, name] : {std::pair{&space.n_sm, "n_sm"}, std::pair{&space.n_v, "n_v"},
+                                     std::pair{&space.smem_kb, "smem_kb"}}) {
+    std::vector<i64> sorted = *values;
+    std::sort(sorted.begin(), sorted.end());
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end()) {
+      throw std::invalid_argument(std::string(name) + ": candidate " + std::to_string(*twice) +
+                                  " appears twice");
+    }
+  }
   if (rounded_form && rounded == nullptr) {
     throw std::invalid_argument("enumerate_designs: rounded coefficients missing");
   }
@@ -1170,8 +1181,11 @@ SweepOutput sweep(const std::vector<Design>& designs, const std::vector<Instance
   if (designs.empty()) throw std::invalid_argument("sweep: no designs");
   if (instances.empty()) throw std::invalid_argument("sweep: empty workload (no instances)");
   // Checked whatever the block rule: an unused cap is still stored with the sweep's options.
-  if (!(options.block_cap_kb > 0) || !std::isfinite(options.block_cap_kb)) {
-    throw std::invalid_argument("block_cap_kb: must be finite and > 0, got " +
+  // At least one word: a smaller cap made every design's block limit fail the time model's
+  // check, whose message named smem_per_block_words instead of this argument.
+  if (!(options.block_cap_kb * kWordsPerKb >= 1.0) || !std::isfinite(options.block_cap_kb)) {
+    throw std::invalid_argument("block_cap_kb: must be finite and hold at least one word (" +
+                                format_value(1.0 / kWordsPerKb) + " kB), got " +
                                 format_value(options.block_cap_kb));
   }
   // As every batch of the time model: a negative count read as "all cores" and a huge one

@@ -226,7 +226,14 @@ def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Work
                 f"stencils: expected a sequence of stencil names, got {type(stencils).__name__}"
             )
         keys = {resolve_stencil(s, f"stencils[{i}]").key for i, s in enumerate(stencils)}
+        in_kind = sorted({it[0] for it in items})
         items = [it for it in items if it[0] in keys]
+        if not items:
+            # (Workload's own "no instances" did not say why)
+            raise ValueError(
+                f"stencils: none of {sorted(keys)} is in the {kind!r} workload, whose "
+                f"stencils are {in_kind}"
+            )
     return Workload(tuple(items))
 
 
