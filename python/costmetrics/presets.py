@@ -120,9 +120,12 @@ def _non_negative_int(value: object, field_name: str, where: str) -> int:
     if (
         not isinstance(value, (bool, np.bool_))
         and isinstance(value, (numbers.Integral, np.integer))
-        and value == 0
+        and value <= 0
     ):
-        return 0
+        if value == 0:
+            return 0
+        # (not _positive_int's "must be positive": 0 is valid here)
+        raise ValueError(f"{field_name}{where}: must be 0 or positive, got {int(value)}")
     return _positive_int(value, field_name, where)
 
 
