@@ -359,3 +359,50 @@ def test_flags_that_were_silently_ignored_are_refused(
     assert main(["calibrate", "--out", str(tmp_path / "cal"), "--passes", "3",
                  "--repeats", "4"]) == 2  # fmt: skip
     assert "--repeats" in capsys.readouterr().err
+
+
+def test_cli_output_files_refuse_fifos_and_devices_without_opening_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A FIFO hung --save and measure --out (opened for append before the kind was checked);
+    # a device node or FIFO given to --save or energy design --out was replaced by a
+    # regular file. The work is replaced by a failure, so that nothing is ever written to
+    # /dev/null here (it is stat-ed, not opened) and a regression fails instead of writing.
+    import os
+    import stat
+
+    from costmetrics import codesign, energy, measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the output file was checked")
+
+    for module, name in ((codesign, "sweep"), (energy, "design"), (measure, "measure")):
+        monkeypatch.setattr(module, name, must_not_run)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # opening it no longer blocks
+    missing = tmp_path / "no" / "x.npz"
+    try:
+        for target, message in (
+            (fifo, f"{fifo} is not a regular file"),
+            (Path("/dev/null"), "/dev/null is not a regular file"),
+            (missing, f"folder {missing.parent} does not exist"),
+        ):
+            for argv, option in (
+                (["codesign", "--area-min", "425", "--area-max", "426", "--no-progress",
+                  "--save"], "--save"),
+                (["energy", "design", "--budget", "3", "--out"], "--out"),
+                (["measure", "--stencils", "jacobi1d", "--limit", "1", "--passes", "1",
+                  "--out"], "--out"),
+            ):  # fmt: skip
+                if argv[0] == "measure" and target == missing:
+                    continue  # measure creates its table's folder (documented)
+                assert main([*argv, str(target)]) == 2, argv
+                captured = capsys.readouterr()
+                lines = captured.err.strip().splitlines()
+                assert captured.out == "" and len(lines) == 1, captured.err
+                assert lines[0] == f"costmetrics {argv[0]}: error: {option}: {message}", lines
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not missing.parent.exists()

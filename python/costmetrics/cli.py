@@ -138,8 +138,12 @@ def check_input_file(path: Path, option: str) -> Path:
     return path
 
 
-def check_output_file(path: Path, option: str) -> Path:
+def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
+
+    An existing path that is not a regular file (a folder, a FIFO, a device such as
+    /dev/null, a socket) is refused without being opened: opening a FIFO blocks, and the
+    atomic rename of a result would replace a device node.
 
     Parameters
     ----------
@@ -147,6 +151,9 @@ def check_output_file(path: Path, option: str) -> Path:
         The file.
     option : str
         The option that named it, for the message.
+    create_folder : bool
+        Create a missing folder (``measure --out``, as :func:`costmetrics.measure.measure`
+        does); otherwise the folder must exist.
 
     Returns
     -------
@@ -155,19 +162,12 @@ def check_output_file(path: Path, option: str) -> Path:
 
     Raises
     ------
-    IsADirectoryError
-        If it is a folder.
     ValueError
-        If it or its folder is not writable.
+        If it is not a regular file, or it or its folder is not writable (or missing).
     """
-    from costmetrics.measure import _check_appendable, check_writable
+    from costmetrics._files import check_output_file as check
 
-    if path.is_dir():
-        raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
-    check_writable(path.parent if str(path.parent) else Path("."), option)
-    if path.exists():
-        _check_appendable(path, option)
-    return path
+    return check(path, option, create_folder=create_folder)
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -667,7 +667,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             for flag in ("quiet_wait", "quiet_every", "quiet_probe"):
                 if getattr(args, flag) is not None:
                     raise ValueError(f"--{flag.replace('_', '-')}: only with --quiet-host")
-        check_output_file(args.out, "--out")
+        check_output_file(args.out, "--out", create_folder=True)
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
@@ -1010,10 +1010,8 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
 
     if args.budget < 1:
         raise ValueError(f"--budget must be >= 1, got {args.budget}")
-    if args.out is not None and not args.out.parent.is_dir():
-        raise ValueError(f"--out: folder {args.out.parent} does not exist")
-    if args.out is not None and args.out.is_dir():
-        raise ValueError(f"--out: {args.out} is a folder, expected a file")
+    if args.out is not None:
+        check_output_file(args.out, "--out")
     if args.table is not None:
         if args.flop_heavy:
             raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")

@@ -42,7 +42,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
-from costmetrics._files import atomic_path, write_text_atomic
+from costmetrics._files import atomic_path, check_output_file, write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -3444,26 +3444,9 @@ def _check_resume_header(
                 )
 
 
-def _check_appendable(path: Path, name: str) -> None:
-    """Refuse an existing file that cannot be appended to (ValueError naming ``name``).
-
-    The file is opened, not only its mode bits read: as root, ``os.access`` says yes to
-    files and folders that refuse writes (/proc, a read-only mount), as ``check_writable``
-    finds for folders.
-    """
-    try:
-        with path.open("a", encoding="utf-8"):  # appends nothing
-            pass
-    except OSError as exc:
-        raise ValueError(f"{name}: {path} is not writable: {exc.strerror or exc}") from None
-
-
 def _prepare_out(path: Path) -> None:
-    if path.exists() and not path.is_file():
-        raise ValueError(f"out: {path} is not a regular file")
-    check_writable(path.parent if str(path.parent) else Path("."), "out")
-    if path.exists():
-        _check_appendable(path, "out")
+    # The table's folder is created if missing (documented for ``out``).
+    check_output_file(path, "out", create_folder=True)
 
 
 def measure(
