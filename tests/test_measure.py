@@ -346,6 +346,26 @@ def test_measure_is_resumable(tmp_path: Path) -> None:
         t.with_time("user")
 
 
+def test_stencil_aliases_resume_without_duplicates(tmp_path: Path) -> None:
+    # Points named by an alias were keyed by the raw name, the table's rows by the canonical
+    # one: a rerun measured every row again and the table then read as duplicates; two
+    # aliases of one point in one call gave a table that could not be read at all.
+    out = tmp_path / "alias.csv"
+    a = mm.Point("Jacobi1D", (64, 8), (4, 2))
+    b = mm.Point("jacobi-1d", (64, 8), (4, 2), ("x",))  # the same point after normalizing
+    assert a.stencil == b.stencil == "jacobi1d" and a.key == b.key
+    mm.measure([a, b], out, threads=1, passes=2, warmup=0)
+    first = out.read_text(encoding="utf-8")
+    t = mm.read_table(out)
+    assert len(t) == 2 and set(t.stencil) == {"jacobi1d"}
+    assert t.medians().tags[0] == ("grid", "x")  # merged, as for two equal points
+    mm.measure([a, b], out, threads=1, passes=2, warmup=0)  # nothing left to measure
+    again = out.read_text(encoding="utf-8")
+    rows = [line for line in again.splitlines() if line and not line.startswith("#")]
+    assert rows == [line for line in first.splitlines() if line and not line.startswith("#")]
+    assert len(mm.read_table(out)) == 2
+
+
 def _write_table(path: Path, rows: list[list[object]]) -> Path:
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write("# synthetic table for a test (not a measurement)\n")

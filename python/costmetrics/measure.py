@@ -1939,7 +1939,8 @@ class Point:
     Attributes
     ----------
     stencil : str
-        Harness stencil.
+        Harness stencil; an alias (``"Jacobi1D"``, ``"jacobi-1d"``) is replaced by its
+        canonical name (``"jacobi1d"``), the one the table records.
     sizes : tuple of int
         ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
     tiles : tuple of int
@@ -1973,6 +1974,11 @@ class Point:
         # Types here (sizes as lists made measure fail on "unhashable type"); values
         # once, in the harness' own checks, when measure() starts.
         _convert.string(self.stencil, "Point.stencil")
+        # The canonical name, as read_table writes it back: with an alias ("Jacobi1D") the
+        # resume keys never matched the table's, and a rerun measured every row again.
+        name = normalize_name(self.stencil.strip())
+        if name in STENCILS:
+            object.__setattr__(self, "stencil", name)
         object.__setattr__(self, "sizes", tuple(_convert.int_sequence(self.sizes, "Point.sizes")))
         object.__setattr__(self, "tiles", tuple(_convert.int_sequence(self.tiles, "Point.tiles")))
         tags = self.tags
