@@ -406,3 +406,22 @@ def test_cli_output_files_refuse_fifos_and_devices_without_opening_them(
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
     assert not missing.parent.exists()
+
+
+def test_cli_measure_out_path_with_a_line_break_reads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command line (with --out) is the header's "command:" line: a newline in the path
+    # split it, and the table (every row measured) read as "lacks columns".
+    from costmetrics import measure
+
+    out = tmp_path / "nl\nx\r.csv"
+    argv = ["measure", "--stencils", "jacobi1d", "--grid", "coarse", "--limit", "1",
+            "--passes", "1", "--threads", "1", "--no-probe-cpus", "--json",
+            "--out", str(out)]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", ["costmetrics", *argv])
+    assert main(argv) == 0, capsys.readouterr().err
+    table = measure.read_table(out)
+    assert len(table) == 1
+    command = table.header_value("command")
+    assert command is not None and "nl\\nx\\r.csv" in command

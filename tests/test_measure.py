@@ -366,6 +366,31 @@ def test_stencil_aliases_resume_without_duplicates(tmp_path: Path) -> None:
     assert len(mm.read_table(out)) == 2
 
 
+def test_header_texts_are_one_line_or_refused(tmp_path: Path) -> None:
+    # A line break in command or a note split the header: the rest of the line read as the
+    # CSV's column names and the whole table ("lacks columns") could not be read or resumed.
+    out = tmp_path / "t.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    for kwargs, name in (
+        ({"command": "x\ny,z"}, "command"),
+        ({"notes": ["fine", "a\nstencil,x"]}, r"notes\[1\]"),
+        ({"notes": ["a\rb"]}, r"notes\[0\]"),
+        ({"notes": ["a\0b"]}, r"notes\[0\]"),
+        ({"powercap_root": "/sys\n/x"}, "powercap_root"),
+    ):
+        with pytest.raises(ValueError, match=rf"^{name}: must be one line of printable"):
+            mm.measure([a], out, threads=1, passes=1, warmup=0, **kwargs)  # type: ignore[arg-type]
+    # A str is one value, not a sequence of notes written letter by letter.
+    with pytest.raises(TypeError, match=r"^notes: expected a sequence of str"):
+        mm.measure([a], out, threads=1, passes=1, warmup=0, notes="hi")
+    with pytest.raises(TypeError, match=r"^command: expected a string"):
+        mm.measure([a], out, threads=1, passes=1, warmup=0, command=5)  # type: ignore[arg-type]
+    assert not out.exists()  # refused before anything was written
+    mm.measure([a], out, threads=1, passes=1, warmup=0, command="c", notes=["n1", "n 2"])
+    t = mm.read_table(out)
+    assert t.header_value("command") == "c" and {"n1", "n 2"} <= set(t.comments)
+
+
 def _write_table(path: Path, rows: list[list[object]]) -> Path:
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write("# synthetic table for a test (not a measurement)\n")

@@ -170,6 +170,15 @@ def check_output_file(path: Path, option: str, *, create_folder: bool = False) -
     return check(path, option, create_folder=create_folder)
 
 
+def one_line(text: str) -> str:
+    r"""Return ``text`` with each character that is not printable escaped (``\n``).
+
+    For the command line and paths recorded in a measurement table's one-line header
+    fields: a path may hold a line break, which would split the header.
+    """
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
 #: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
 #: subscriptable") do not, and are bugs to report with their traceback.
@@ -682,6 +691,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             points = points[: args.limit]
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
+        command, notes = one_line(command), [one_line(n) for n in notes]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cm_measure.measure(
@@ -814,7 +824,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             again = cm_validate.confirm_selection(
                 table.per_point(args.statistic), list(report.tuner.values()), args.confirm,
                 passes=args.confirm_passes, progress=not args.json,
-                command=f"costmetrics validate {args.table} --confirm {args.confirm}",
+                command=one_line(f"costmetrics validate {args.table} --confirm {args.confirm}"),
             )  # fmt: skip
         if args.plot is not None:
             save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)

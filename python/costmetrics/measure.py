@@ -3450,6 +3450,31 @@ def _check_resume_header(
                 )
 
 
+def _header_text(text: object, name: str) -> str:
+    """Return ``text`` if it fits one header line, else raise naming ``name``."""
+    text = _convert.string(text, name)
+    if not text.isprintable():
+        # A line break split the header (the rest read as the CSV's column names); NUL
+        # and the other control characters are refused with it, as in Point.tags.
+        raise ValueError(
+            f"{name}: must be one line of printable characters (it is written into the "
+            f"table's header), got {text!r}"
+        )
+    return text
+
+
+def _header_texts(command: object, notes: object) -> list[str]:
+    """Return ``[command, *notes]`` checked for the table's one-line header format."""
+    if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence):
+        raise TypeError(
+            f"notes: expected a sequence of str (e.g. ['calibration: cal1']), got "
+            f"{type(notes).__name__} {notes!r}"
+        )
+    return [_header_text(command, "command")] + [
+        _header_text(note, f"notes[{i}]") for i, note in enumerate(notes)
+    ]
+
+
 def _prepare_out(path: Path) -> None:
     # The table's folder is created if missing (documented for ``out``).
     check_output_file(path, "out", create_folder=True)
@@ -3520,9 +3545,11 @@ def measure(
     pin : bool
         Pin thread i to the i-th allowed CPU.
     command : str
-        The command line to record in the header.
+        The command line to record in the header (one line: printable characters only).
     notes : sequence of str
-        More header lines.
+        More header lines (each printable: a line break would split the header, and the
+        second half read as the table's column names). A single str is refused, not
+        written letter by letter.
     progress : bool
         Show a progress bar on standard error.
     powercap_root : str or Path
@@ -3570,14 +3597,19 @@ def measure(
 
     Raises
     ------
+    TypeError
+        If ``command`` is not a str or ``notes`` not a sequence of str.
     ValueError
-        For bad arguments or an ``out`` that cannot be resumed (before anything runs),
-        or when a run fails its correctness check (the row is written first, with
-        ``correct = false``).
+        For bad arguments (a ``command``, note or ``powercap_root`` with a line break or
+        another character that is not printable) or an ``out`` that cannot be resumed
+        (before anything runs), or when a run fails its correctness check (the row is
+        written first, with ``correct = false``).
     """
     from tqdm import tqdm
 
     path = Path(out)
+    header_lines = _header_texts(command, notes)
+    _header_text(str(powercap_root), "powercap_root")  # named in the energy line
     items = list(points)
     for p in items:
         if not isinstance(p, Point):
@@ -3669,7 +3701,7 @@ def measure(
     else:
         header = [
             _SCHEMA,
-            f"command: {command}" if command else "command: (Python API)",
+            f"command: {header_lines[0]}" if header_lines[0] else "command: (Python API)",
             f"harness: {HARNESS_VERSION}",
             f"machine: {json.dumps(machine, sort_keys=True)}",
             f"energy: {energy_status(powercap_root)}",
@@ -3687,7 +3719,7 @@ def measure(
                 if target is not None
                 else []
             ),
-            *notes,
+            *header_lines[1:],
         ]
         if load_is_high(load_now, cpus):
             header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")
