@@ -644,6 +644,48 @@ def test_copy_fit_ignores_a_level_seen_through_tiny_shares() -> None:
     assert worst < 1e-8
 
 
+def test_calibration_saved_over_another_is_one_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a) Saved over a calibration of more stencils, the older presets stayed in stencils/
+    # and load_calibration mixed them in. (b) A save killed after it replaced some presets
+    # but before calibration.json loaded the older record with the newer presets, silently.
+    shipped = mm.load_calibration(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    assert len(shipped.stencils) > 1
+    folder = tmp_path / "cal"
+    mm.save_calibration(shipped, folder)
+    assert mm.load_calibration(folder).stencils.keys() == shipped.stencils.keys()
+    one = dataclasses.replace(shipped, stencils={"jacobi1d": shipped.stencils["jacobi1d"]})
+    mm.save_calibration(one, folder)
+    assert list(mm.load_calibration(folder).stencils) == ["jacobi1d"]
+    # (b) A newer calibration (another C_iter, another buffer budget) whose save is killed
+    # after its preset and first stencil file: the folder is refused, by name, on load.
+    gpu = dataclasses.replace(shipped.gpu, smem_per_sm_bytes=2 * shipped.gpu.smem_per_sm_bytes)
+    newer = dataclasses.replace(shipped, gpu=gpu)
+    mm.save_calibration(shipped, folder)
+    real_write = mm.write_text_atomic
+    calls = []
+
+    def killed_after_two(path: str | Path, text: str) -> None:
+        calls.append(path)
+        if len(calls) > 2:
+            raise KeyboardInterrupt  # stands for SIGKILL: nothing after it is written
+        real_write(path, text)
+
+    monkeypatch.setattr(mm, "write_text_atomic", killed_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        mm.save_calibration(newer, folder)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=rf"^path: {folder} mixes two calibrations: gpus/"):
+        mm.load_calibration(folder)
+    # A missing listed file is refused as well; saving again repairs the folder.
+    mm.save_calibration(newer, folder)
+    assert mm.load_calibration(folder).gpu.smem_per_sm_bytes == gpu.smem_per_sm_bytes
+    (folder / "stencils" / "heat2d.yaml").unlink()
+    with pytest.raises(ValueError, match=rf"^path: {folder} is an incomplete calibration"):
+        mm.load_calibration(folder)
+
+
 def test_calibration_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="cannot read"):
         mm.load_calibration(tmp_path)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import hashlib
 import io
 import itertools
 import json
@@ -1765,7 +1766,11 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     Writes ``out_dir/gpus/<key>.yaml`` (the machine preset, readable by
     :func:`costmetrics.load_gpu`), ``out_dir/stencils/<stencil>.yaml`` (C_iter, readable
     by :func:`costmetrics.load_stencil`) and ``out_dir/calibration.json`` (machine record,
-    micro-benchmark statistics, settings).
+    micro-benchmark statistics, settings, and the SHA-256 of each preset file written),
+    last. :func:`load_calibration` reads only the listed files and refuses a folder whose
+    files do not match: saved over an older calibration, the folder holds this one (the
+    older one's other presets are ignored), and a save killed midway is refused on load
+    rather than read as a mix of the two.
 
     Parameters
     ----------
@@ -1785,9 +1790,15 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     (out / "gpus").mkdir(parents=True, exist_ok=True)
     (out / "stencils").mkdir(parents=True, exist_ok=True)
     written = []
-    gpu_path = out / "gpus" / f"{cal.gpu.key}.yaml"
-    write_text_atomic(
-        gpu_path,
+    digests: dict[str, str] = {}
+
+    def write(path: Path, text: str) -> None:
+        write_text_atomic(path, text)
+        written.append(path)
+        digests[path.relative_to(out).as_posix()] = _sha256(text.encode("utf-8"))
+
+    write(
+        out / "gpus" / f"{cal.gpu.key}.yaml",
         _yaml_dump(
             cal.gpu.to_dict(),
             [
@@ -1801,20 +1812,22 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
             ],
         ),
     )
-    written.append(gpu_path)
     for name, s in cal.stencils.items():
-        path = out / "stencils" / f"{name}.yaml"
-        write_text_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
-        written.append(path)
+        write(
+            out / "stencils" / f"{name}.yaml",
+            _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]),
+        )
     meta = {
         "schema": _CALIBRATION_SCHEMA,
         "gpu_key": cal.gpu.key,
         "machine": cal.machine,
         "micro": cal.micro,
         "settings": cal.settings,
+        "files": digests,
     }
     meta_path = out / "calibration.json"
-    # Written last: a folder with calibration.json is complete.
+    # Written last, with the digests of the presets it belongs with: an older
+    # calibration.json beside presets a killed save replaced no longer matches them.
     write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     written.append(meta_path)
     return written
@@ -1850,9 +1863,14 @@ def load_calibration(path: str | Path) -> Calibration:
     if not isinstance(meta, dict) or "gpu_key" not in meta:
         raise ValueError(f"path: {meta_path} is not a costmetrics calibration (no gpu_key)")
     _check_calibration_record(meta, meta_path)
-    gpu = load_gpu(root / "gpus" / f"{meta['gpu_key']}.yaml")
+    gpu_path = root / "gpus" / f"{meta['gpu_key']}.yaml"
+    if "files" in meta:
+        stencil_paths = _calibration_files(meta, root, gpu_path)
+    else:  # saved before the digests were recorded: every preset in the folder
+        stencil_paths = sorted((root / "stencils").glob("*.yaml"))
+    gpu = load_gpu(gpu_path)
     stencils = {}
-    for p in sorted((root / "stencils").glob("*.yaml")):
+    for p in stencil_paths:
         s = load_stencil(p)
         if s.key in STENCILS:
             stencils[s.key] = s
@@ -1881,6 +1899,49 @@ def load_calibration(path: str | Path) -> Calibration:
             innermost_multiple=again.innermost_multiple, t_cross_row_s=again.t_cross_row_s,
         ),
     )  # fmt: skip
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> list[Path]:
+    """Check the preset files calibration.json lists; return the stencil presets.
+
+    Each listed file must be there with the recorded SHA-256 (ValueError naming the folder
+    otherwise): a save killed after it replaced some presets, but before the new
+    calibration.json, left an older calibration.json beside newer presets.
+    """
+    files = meta["files"]
+    where = f"path: {root}"
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        raise ValueError(f"{where}: calibration.json's 'files' must map file names to digests")
+    if gpu_path.relative_to(root).as_posix() not in files:
+        raise ValueError(f"{where}: calibration.json does not list its preset {gpu_path.name}")
+    stencil_paths = []
+    for rel, digest in files.items():
+        parts = rel.split("/")
+        if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
+            raise ValueError(f"{where}: calibration.json lists {rel!r}, not a preset file")
+        p = root / rel
+        try:
+            _convert.regular_file_size(p, "path")
+            data = p.read_bytes()
+        except OSError as exc:
+            raise ValueError(
+                f"{where} is an incomplete calibration: {rel} is missing "
+                f"({exc.strerror or exc}); calibrate into it again"
+            ) from None
+        if _sha256(data) != digest:
+            raise ValueError(
+                f"{where} mixes two calibrations: {rel} is not the file its calibration.json "
+                "was saved with (a save interrupted?); calibrate into it again"
+            )
+        if parts[0] == "stencils":
+            stencil_paths.append(p)
+    return sorted(stencil_paths)
 
 
 def _check_calibration_record(meta: dict[str, Any], meta_path: Path) -> None:
