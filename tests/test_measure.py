@@ -391,6 +391,30 @@ def test_header_texts_are_one_line_or_refused(tmp_path: Path) -> None:
     assert t.header_value("command") == "c" and {"n1", "n 2"} <= set(t.comments)
 
 
+def test_a_run_that_failed_its_check_is_neither_resumed_nor_scored(tmp_path: Path) -> None:
+    # A row with correct = false (as measure() writes it before raising) was kept on a
+    # rerun ("done", never measured again) and validate scored its time.
+    from costmetrics import validate as cv
+
+    out = tmp_path / "t.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    mm.measure([a], out, threads=1, passes=2, warmup=0)
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    last = len(lines) - 1  # a data row: pass 0 or 1
+    assert lines[last].count(",true,") == 1
+    lines[last] = lines[last].replace(",true,", ",false,")
+    out.write_text("".join(lines), encoding="utf-8")
+    before = out.read_bytes()
+    with pytest.raises(ValueError, match=rf"^out: {out} holds 1 run\(s\) that failed the corr"):
+        mm.measure([a], out, threads=1, passes=3, warmup=0)  # one more pass: refused
+    assert out.read_bytes() == before  # nothing appended
+    calibration = cm.presets.data_dir() / "measurements" / "cpu_calibration"
+    with pytest.raises(ValueError, match=rf"^table: {out} holds 1 run\(s\) that failed"):
+        cv.validate(out, calibration)
+    with pytest.raises(ValueError, match=r"^table: the table holds 1 run"):
+        cv.validate(mm.read_table(out), calibration)
+
+
 def _write_table(path: Path, rows: list[list[object]]) -> Path:
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write("# synthetic table for a test (not a measurement)\n")

@@ -3511,6 +3511,27 @@ def _check_resume_header(
                 )
 
 
+def _refuse_failed_runs(table: Table, name: str, what: str) -> None:
+    """Refuse a table that holds a run whose correctness check failed (``correct`` false).
+
+    Such a run did not compute the stencil, so its time times something else: a resumed
+    :func:`measure` used to keep it (never measured again) and ``validate`` scored it.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, ``what`` (the file), the number of such runs and the first.
+    """
+    bad = np.flatnonzero(~table.correct)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{name}: {what} holds {bad.size} run(s) that failed the correctness check "
+            f"(first: {table.key_of(i)}, pass {int(table.pass_index[i])}): their times are "
+            "not the stencil's; fix the harness and measure into a new file"
+        )
+
+
 def _header_text(text: object, name: str) -> str:
     """Return ``text`` if it fits one header line, else raise naming ``name``."""
     text = _convert.string(text, name)
@@ -3663,8 +3684,9 @@ def measure(
     ValueError
         For bad arguments (a ``command``, note or ``powercap_root`` with a line break or
         another character that is not printable) or an ``out`` that cannot be resumed
-        (before anything runs), or when a run fails its correctness check (the row is
-        written first, with ``correct = false``).
+        (before anything runs; a table holding a run that failed its correctness check
+        is not resumed), or when a run fails its correctness check (the row is written
+        first, with ``correct = false``).
     """
     from tqdm import tqdm
 
@@ -3750,6 +3772,7 @@ def measure(
         note = _cut_partial_line(path)
         table = read_table(path) if _has_rows(path) else None
         if table is not None:
+            _refuse_failed_runs(table, "out", str(path))
             done = {(table.key_of(i), int(table.pass_index[i])) for i in range(len(table))}
         resumed = (
             f"# resumed: {_now()} loadavg {list(_loadavg())}; protocol {json.dumps(protocol)}\n"
