@@ -807,14 +807,33 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
-        if args.plot is not None and not args.plot.parent.is_dir():
-            raise ValueError(f"--plot: no folder {args.plot.parent}")
+        # Both outputs are checked before the validation (and --confirm's measurements).
+        if args.plot is not None:
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            formats = FigureCanvasBase.get_supported_filetypes()
+            if args.plot.suffix.lstrip(".").lower() not in formats:
+                raise ValueError(
+                    f"--plot: {args.plot} has no figure suffix matplotlib writes "
+                    f"(one of {', '.join('.' + f for f in sorted(formats))})"
+                )
+            check_output_file(args.plot, "--plot")
         if args.confirm is not None:
             if not 2 <= args.confirm_passes <= 1000:
                 raise ValueError(
                     f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
                 )
-            cm_measure.check_writable(args.confirm.parent, "--confirm")
+            # With the seed, warmup and pinning confirm_selection will call measure with.
+            import inspect
+
+            given = inspect.signature(cm_validate.confirm_selection).parameters
+            defaults = inspect.signature(cm_measure.measure).parameters
+            protocol = {
+                "seed": given["seed"].default,
+                "warmup": defaults["warmup"].default,
+                "pin": defaults["pin"].default,
+            }
+            cm_measure._check_resumable(args.confirm, "--confirm", protocol)
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
             table, args.calibration, time=args.time, statistic=args.statistic

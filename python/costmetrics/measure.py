@@ -3482,21 +3482,21 @@ def _only_header_prefix(path: Path) -> bool:
 
 
 def _check_resume_header(
-    table_comments: Sequence[str], path: Path, protocol: dict[str, Any]
+    table_comments: Sequence[str], path: Path, protocol: dict[str, Any], name: str = "out"
 ) -> None:
     if not table_comments or table_comments[0] != _SCHEMA:
         first = table_comments[0] if table_comments else "(no header)"
         raise ValueError(
-            f"out: {path} is not a table of this protocol ({first!r}, expected {_SCHEMA!r}); "
-            "measure into a new file"
+            f"{name}: {path} is not a table of this protocol ({first!r}, expected "
+            f"{_SCHEMA!r}); measure into a new file"
         )
     version = _header_value(table_comments, "harness")
     if version != HARNESS_VERSION:
         raise ValueError(
-            f"out: {path} was measured with harness version {version}, this is "
+            f"{name}: {path} was measured with harness version {version}, this is "
             f"{HARNESS_VERSION}; measure into a new file"
         )
-    check_same_machine(_machine_of_header(_header_value(table_comments, "machine")), "out")
+    check_same_machine(_machine_of_header(_header_value(table_comments, "machine")), name)
     recorded = _header_value(table_comments, "protocol")
     if recorded is not None:
         try:
@@ -3505,10 +3505,27 @@ def _check_resume_header(
             old = {}
         for key in ("seed", "warmup", "pin"):
             if key in old and old[key] != protocol[key]:
+                # measure()'s own argument is named; another caller's option (--confirm).
                 raise ValueError(
-                    f"{key}: {path} was measured with {key} = {old[key]!r}, not "
-                    f"{protocol[key]!r}; resume with the same value or use a new file"
+                    f"{key if name == 'out' else name}: {path} was measured with {key} = "
+                    f"{old[key]!r}, not {protocol[key]!r}; resume with the same value or use "
+                    "a new file"
                 )
+
+
+def _check_resumable(path: Path, name: str, protocol: dict[str, Any]) -> None:
+    """Check, before long work, that :func:`measure` can write or resume the table ``path``.
+
+    ``protocol`` holds the ``seed``, ``warmup`` and ``pin`` it will be called with; errors
+    name ``name`` (e.g. ``--confirm``): the file's kind and folder, a header of another
+    protocol, harness or machine, and runs that failed their correctness check.
+    """
+    check_output_file(path, name, create_folder=True)
+    if not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path):
+        return
+    _check_resume_header(_comments_of(path), path, protocol, name)
+    if _has_rows(path):
+        _refuse_failed_runs(read_table(path), name, str(path))
 
 
 def _refuse_failed_runs(table: Table, name: str, what: str) -> None:
