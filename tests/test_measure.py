@@ -509,6 +509,29 @@ def test_read_table_bad_values(tmp_path: Path) -> None:
         mm.read_table(tmp_path / "missing.csv")
 
 
+def test_read_table_refuses_absurd_times_and_energies(tmp_path: Path) -> None:
+    # 1e300 s read, then per_point raised without naming file or line; inf CPU time and
+    # energy were carried into per_point's values.
+    good = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+    path = tmp_path / "t.csv"
+    for column, value, match in [
+        ("time_s", "1e300", r"column time_s: must be positive, finite and < 1e\+09 s"),
+        ("time_s", "nan", "column time_s: must be positive"),
+        ("cpu_time_s", "inf", "column cpu_time_s: must be finite"),
+        ("cpu_time_s", "1e300", r"column cpu_time_s: must be < 1e\+09 s"),
+        ("energy_j", "inf", "column energy_j: must be finite"),
+        ("loadavg_1m", "inf", "column loadavg_1m: must be finite"),
+    ]:
+        row = list(good)
+        row[mm.CSV_COLUMNS.index(column)] = value
+        with pytest.raises(ValueError, match=rf"^{path}, line 3: {match}"):
+            mm.read_table(_write_table(path, [row]))
+    row = list(good)
+    row[mm.CSV_COLUMNS.index("cpu_time_s")] = "1.5"  # two threads' CPU time: fine
+    row[mm.CSV_COLUMNS.index("energy_j")] = ""  # not recorded: fine
+    assert mm.read_table(_write_table(path, [row])).cpu_time_s[0] == 1.5
+
+
 # --------------------------------------------------------------------------------------
 # Micro-benchmarks and calibration (smoke: tiny sizes, positivity, round trip)
 # --------------------------------------------------------------------------------------

@@ -2719,6 +2719,14 @@ def read_table(path: str | Path) -> Table:
         for c in ("cpu_time_s", "energy_j", "loadavg_1m"):
             if c in values and values[c] < 0:  # NaN: not recorded; negative: impossible
                 raise ValueError(f"{where}: column {c}: must be >= 0, got {values[c]:g}")
+            if c in values and math.isinf(values[c]):  # passed on as inf energy, before
+                raise ValueError(f"{where}: column {c}: must be finite, got {values[c]:g}")
+        # The range per_point checks (it raised later, naming neither file nor line).
+        if not 0 < values["time_s"] < _MAX_TIME_S:
+            raise ValueError(
+                f"{where}: column time_s: must be positive, finite and < {_MAX_TIME_S:g} s, "
+                f"got {values['time_s']:g}"
+            )
         if schema >= 2:
             sched = row[col["schedule"]].strip()
             if sched not in SCHEDULES:
@@ -2739,6 +2747,12 @@ def read_table(path: str | Path) -> Table:
             level = _level_of_bytes(_working_set_bytes(name, size4), caches)
         if not (values["threads"] >= 1):
             raise ValueError(f"{where}: column threads: must be a positive integer")
+        cpu_limit_s = _MAX_TIME_S * values["threads"]  # the worker threads' CPU time summed
+        if "cpu_time_s" in values and values["cpu_time_s"] >= cpu_limit_s:
+            raise ValueError(
+                f"{where}: column cpu_time_s: must be < {cpu_limit_s:g} s (the time_s limit "
+                f"times the threads), got {values['cpu_time_s']:g}"
+            )
         key = (name, tuple(s), tuple(t), values["threads"], sched, values["pass"])
         if key in seen:
             raise ValueError(
