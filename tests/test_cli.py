@@ -297,6 +297,27 @@ def test_cli_json_of_records(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["k"] == 9 and data["n_wavefronts"] == 2 * 128 + 1  # Eq. A.3: 2 ceil(1024/8)+1
 
 
+def test_cli_json_is_strict_json_without_nan(capsys: pytest.CaptureFixture[str]) -> None:
+    # validate --json printed bare NaN tokens (e.g. the noise floor of a one-pass table),
+    # which strict parsers (jq, JSON.parse) refuse. Every --json output goes through
+    # print_json.
+    import math
+
+    import numpy as np
+
+    from costmetrics.cli import print_json
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"not strict JSON: {token}")
+
+    record = types.SimpleNamespace(_asdict=lambda: {"floor": float("nan")})
+    print_json({"a": math.nan, "b": np.float64("nan"), "c": [np.inf, -math.inf, 1.5],
+                "d": (np.array([np.nan, 2.0]),), "e": record, "f": 3})  # fmt: skip
+    data = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert data == {"a": None, "b": None, "c": ["inf", "-inf", 1.5], "d": [[None, 2.0]],
+                    "e": {"floor": None}, "f": 3}  # fmt: skip
+
+
 # ------------------------------------------------------------------ Hypothesis campaign
 # Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
 # pytest -m campaign).

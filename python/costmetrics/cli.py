@@ -83,8 +83,12 @@ def to_json(obj: Any) -> Any:
     Returns
     -------
     Any
-        The same data as dicts, lists, numbers, strings and None.
+        The same data as dicts, lists, numbers, strings and None. JSON has no NaN or
+        infinity (strict parsers such as jq refuse the bare tokens): NaN becomes None
+        (null), an infinity the string ``"inf"`` or ``"-inf"``, as ``energy design`` does.
     """
+    if isinstance(obj, float):
+        return _finite_or_text(obj)
     if hasattr(obj, "_asdict"):
         return {k: to_json(v) for k, v in obj._asdict().items()}
     if isinstance(obj, dict):
@@ -107,7 +111,7 @@ def print_json(obj: Any) -> None:
     obj : Any
         A JSON-serializable object (dicts, lists, numbers, strings, None, records).
     """
-    json.dump(to_json(obj), sys.stdout, indent=2, default=str)
+    json.dump(to_json(obj), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
 
 
