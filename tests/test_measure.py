@@ -391,6 +391,24 @@ def test_header_texts_are_one_line_or_refused(tmp_path: Path) -> None:
     assert t.header_value("command") == "c" and {"n1", "n 2"} <= set(t.comments)
 
 
+def test_measure_names_out_and_powercap_root(tmp_path: Path) -> None:
+    # out=5, out=b"..." and powercap_root=5 raised Python's own TypeErrors from Path(),
+    # naming no parameter; a NUL byte in out raised stat's bare "embedded null byte".
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    for kwargs, match in (
+        ({"out": 5}, "^out: expected a str or Path, got int"),
+        ({"out": str(tmp_path / "t.csv").encode()}, "^out: expected a str or Path, got bytes"),
+        ({"out": None}, "^out: expected a str or Path, got NoneType"),
+        ({"out": tmp_path / "t.csv", "powercap_root": 5},
+         "^powercap_root: expected a str or Path, got int"),
+    ):  # fmt: skip
+        with pytest.raises(TypeError, match=match):
+            mm.measure([a], threads=1, passes=1, warmup=0, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^out: cannot write .*embedded null byte"):
+        mm.measure([a], str(tmp_path / "a\0b.csv"), threads=1, passes=1, warmup=0)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_run_that_failed_its_check_is_neither_resumed_nor_scored(tmp_path: Path) -> None:
     # A row with correct = false (as measure() writes it before raising) was kept on a
     # rerun ("done", never measured again) and validate scored its time.

@@ -3711,7 +3711,8 @@ def measure(
     Raises
     ------
     TypeError
-        If ``command`` is not a str or ``notes`` not a sequence of str.
+        If ``out`` or ``powercap_root`` is not a str or Path, ``command`` not a str or
+        ``notes`` not a sequence of str.
     ValueError
         For bad arguments (a ``command``, note or ``powercap_root`` with a line break or
         another character that is not printable) or an ``out`` that cannot be resumed
@@ -3721,6 +3722,9 @@ def measure(
     """
     from tqdm import tqdm
 
+    for value, name in ((out, "out"), (powercap_root, "powercap_root")):
+        if not isinstance(value, (str, Path)):  # Path() named neither (bytes, 5, None)
+            raise TypeError(f"{name}: expected a str or Path, got {type(value).__name__}")
     path = Path(out)
     header_lines = _header_texts(command, notes)
     _header_text(str(powercap_root), "powercap_root")  # named in the energy line
