@@ -379,7 +379,7 @@ def test_header_texts_are_one_line_or_refused(tmp_path: Path) -> None:
         ({"powercap_root": "/sys\n/x"}, "powercap_root"),
     ):
         with pytest.raises(ValueError, match=rf"^{name}: must be one line of printable"):
-            mm.measure([a], out, threads=1, passes=1, warmup=0, **kwargs)  # type: ignore[arg-type]
+            mm.measure([a], out, threads=1, passes=1, warmup=0, **kwargs)
     # A str is one value, not a sequence of notes written letter by letter.
     with pytest.raises(TypeError, match=r"^notes: expected a sequence of str"):
         mm.measure([a], out, threads=1, passes=1, warmup=0, notes="hi")
@@ -403,7 +403,7 @@ def test_measure_names_out_and_powercap_root(tmp_path: Path) -> None:
          "^powercap_root: expected a str or Path, got int"),
     ):  # fmt: skip
         with pytest.raises(TypeError, match=match):
-            mm.measure([a], threads=1, passes=1, warmup=0, **kwargs)  # type: ignore[arg-type]
+            mm.measure([a], threads=1, passes=1, warmup=0, **kwargs)
     with pytest.raises(ValueError, match=r"^out: cannot write .*embedded null byte"):
         mm.measure([a], str(tmp_path / "a\0b.csv"), threads=1, passes=1, warmup=0)
     assert list(tmp_path.iterdir()) == []
@@ -728,7 +728,8 @@ def test_calibration_saved_over_another_is_one_calibration(
     gpu = dataclasses.replace(shipped.gpu, smem_per_sm_bytes=2 * shipped.gpu.smem_per_sm_bytes)
     newer = dataclasses.replace(shipped, gpu=gpu)
     mm.save_calibration(shipped, folder)
-    real_write = mm.write_text_atomic
+    from costmetrics._files import write_text_atomic as real_write
+
     calls = []
 
     def killed_after_two(path: str | Path, text: str) -> None:
