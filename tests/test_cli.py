@@ -297,6 +297,27 @@ def test_cli_json_of_records(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["k"] == 9 and data["n_wavefronts"] == 2 * 128 + 1  # Eq. A.3: 2 ceil(1024/8)+1
 
 
+def test_cli_json_is_strict_json_without_nan(capsys: pytest.CaptureFixture[str]) -> None:
+    # validate --json printed bare NaN tokens (e.g. the noise floor of a one-pass table),
+    # which strict parsers (jq, JSON.parse) refuse. Every --json output goes through
+    # print_json.
+    import math
+
+    import numpy as np
+
+    from costmetrics.cli import print_json
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"not strict JSON: {token}")
+
+    record = types.SimpleNamespace(_asdict=lambda: {"floor": float("nan")})
+    print_json({"a": math.nan, "b": np.float64("nan"), "c": [np.inf, -math.inf, 1.5],
+                "d": (np.array([np.nan, 2.0]),), "e": record, "f": 3})  # fmt: skip
+    data = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert data == {"a": None, "b": None, "c": ["inf", "-inf", 1.5], "d": [[None, 2.0]],
+                    "e": {"floor": None}, "f": 3}  # fmt: skip
+
+
 # ------------------------------------------------------------------ Hypothesis campaign
 # Generated arguments against the contract of _support.py (run long: HYPOTHESIS_PROFILE=long
 # pytest -m campaign).
@@ -359,3 +380,69 @@ def test_flags_that_were_silently_ignored_are_refused(
     assert main(["calibrate", "--out", str(tmp_path / "cal"), "--passes", "3",
                  "--repeats", "4"]) == 2  # fmt: skip
     assert "--repeats" in capsys.readouterr().err
+
+
+def test_cli_output_files_refuse_fifos_and_devices_without_opening_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A FIFO hung --save and measure --out (opened for append before the kind was checked);
+    # a device node or FIFO given to --save or energy design --out was replaced by a
+    # regular file. The work is replaced by a failure, so that nothing is ever written to
+    # /dev/null here (it is stat-ed, not opened) and a regression fails instead of writing.
+    import os
+    import stat
+
+    from costmetrics import codesign, energy, measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the output file was checked")
+
+    for module, name in ((codesign, "sweep"), (energy, "design"), (measure, "measure")):
+        monkeypatch.setattr(module, name, must_not_run)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # opening it no longer blocks
+    missing = tmp_path / "no" / "x.npz"
+    try:
+        for target, message in (
+            (fifo, f"{fifo} is not a regular file"),
+            (Path("/dev/null"), "/dev/null is not a regular file"),
+            (missing, f"folder {missing.parent} does not exist"),
+        ):
+            for argv, option in (
+                (["codesign", "--area-min", "425", "--area-max", "426", "--no-progress",
+                  "--save"], "--save"),
+                (["energy", "design", "--budget", "3", "--out"], "--out"),
+                (["measure", "--stencils", "jacobi1d", "--limit", "1", "--passes", "1",
+                  "--out"], "--out"),
+            ):  # fmt: skip
+                if argv[0] == "measure" and target == missing:
+                    continue  # measure creates its table's folder (documented)
+                assert main([*argv, str(target)]) == 2, argv
+                captured = capsys.readouterr()
+                lines = captured.err.strip().splitlines()
+                assert captured.out == "" and len(lines) == 1, captured.err
+                assert lines[0] == f"costmetrics {argv[0]}: error: {option}: {message}", lines
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert not missing.parent.exists()
+
+
+def test_cli_measure_out_path_with_a_line_break_reads_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command line (with --out) is the header's "command:" line: a newline in the path
+    # split it, and the table (every row measured) read as "lacks columns".
+    from costmetrics import measure
+
+    out = tmp_path / "nl\nx\r.csv"
+    argv = ["measure", "--stencils", "jacobi1d", "--grid", "coarse", "--limit", "1",
+            "--passes", "1", "--threads", "1", "--no-probe-cpus", "--json",
+            "--out", str(out)]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", ["costmetrics", *argv])
+    assert main(argv) == 0, capsys.readouterr().err
+    table = measure.read_table(out)
+    assert len(table) == 1
+    command = table.header_value("command")
+    assert command is not None and "nl\\nx\\r.csv" in command

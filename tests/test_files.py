@@ -111,3 +111,37 @@ def test_every_result_file_is_written_atomically() -> None:
             ):
                 found.append(f"{source.relative_to(PACKAGE)}: {line.strip()}")
     assert found == []
+
+
+def test_output_checks_refuse_fifos_and_devices_without_opening_them(tmp_path: Path) -> None:
+    import stat
+
+    from costmetrics._files import check_output_file
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # A reader, so that a regression that opens the FIFO fails here instead of hanging.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        # /dev/null is only given to the check, never to a write: it is stat-ed, not opened.
+        for special in (fifo, Path("/dev/null")):
+            with pytest.raises(ValueError, match=rf"^--save: {re.escape(str(special))} is not"):
+                check_output_file(special, "--save")
+        # The atomic rename never replaces a FIFO (or a device): refused before the block.
+        with pytest.raises(ValueError, match=r"^path: .*fifo is not a regular file"):
+            with atomic_path(fifo) as tmp:
+                tmp.write_bytes(b"x")
+        assert _leftovers(tmp_path) == [] and os.read(reader, 1) == b""
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    with pytest.raises(ValueError, match=r"^--save: .* is a folder, expected a file"):
+        check_output_file(tmp_path, "--save")
+    # The folder must exist unless asked to create it (measure's table).
+    missing = tmp_path / "no" / "such" / "x.npz"
+    with pytest.raises(ValueError, match=r"^--save: folder .*such does not exist"):
+        check_output_file(missing, "--save")
+    assert not (tmp_path / "no").exists()
+    assert check_output_file(missing, "--out", create_folder=True) == missing
+    assert missing.parent.is_dir() and not missing.exists()

@@ -346,6 +346,93 @@ def test_measure_is_resumable(tmp_path: Path) -> None:
         t.with_time("user")
 
 
+def test_stencil_aliases_resume_without_duplicates(tmp_path: Path) -> None:
+    # Points named by an alias were keyed by the raw name, the table's rows by the canonical
+    # one: a rerun measured every row again and the table then read as duplicates; two
+    # aliases of one point in one call gave a table that could not be read at all.
+    out = tmp_path / "alias.csv"
+    a = mm.Point("Jacobi1D", (64, 8), (4, 2))
+    b = mm.Point("jacobi-1d", (64, 8), (4, 2), ("x",))  # the same point after normalizing
+    assert a.stencil == b.stencil == "jacobi1d" and a.key == b.key
+    mm.measure([a, b], out, threads=1, passes=2, warmup=0)
+    first = out.read_text(encoding="utf-8")
+    t = mm.read_table(out)
+    assert len(t) == 2 and set(t.stencil) == {"jacobi1d"}
+    assert t.medians().tags[0] == ("grid", "x")  # merged, as for two equal points
+    mm.measure([a, b], out, threads=1, passes=2, warmup=0)  # nothing left to measure
+    again = out.read_text(encoding="utf-8")
+    rows = [line for line in again.splitlines() if line and not line.startswith("#")]
+    assert rows == [line for line in first.splitlines() if line and not line.startswith("#")]
+    assert len(mm.read_table(out)) == 2
+
+
+def test_header_texts_are_one_line_or_refused(tmp_path: Path) -> None:
+    # A line break in command or a note split the header: the rest of the line read as the
+    # CSV's column names and the whole table ("lacks columns") could not be read or resumed.
+    out = tmp_path / "t.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    for kwargs, name in (
+        ({"command": "x\ny,z"}, "command"),
+        ({"notes": ["fine", "a\nstencil,x"]}, r"notes\[1\]"),
+        ({"notes": ["a\rb"]}, r"notes\[0\]"),
+        ({"notes": ["a\0b"]}, r"notes\[0\]"),
+        ({"powercap_root": "/sys\n/x"}, "powercap_root"),
+    ):
+        with pytest.raises(ValueError, match=rf"^{name}: must be one line of printable"):
+            mm.measure([a], out, threads=1, passes=1, warmup=0, **kwargs)
+    # A str is one value, not a sequence of notes written letter by letter.
+    with pytest.raises(TypeError, match=r"^notes: expected a sequence of str"):
+        mm.measure([a], out, threads=1, passes=1, warmup=0, notes="hi")
+    with pytest.raises(TypeError, match=r"^command: expected a string"):
+        mm.measure([a], out, threads=1, passes=1, warmup=0, command=5)  # type: ignore[arg-type]
+    assert not out.exists()  # refused before anything was written
+    mm.measure([a], out, threads=1, passes=1, warmup=0, command="c", notes=["n1", "n 2"])
+    t = mm.read_table(out)
+    assert t.header_value("command") == "c" and {"n1", "n 2"} <= set(t.comments)
+
+
+def test_measure_names_out_and_powercap_root(tmp_path: Path) -> None:
+    # out=5, out=b"..." and powercap_root=5 raised Python's own TypeErrors from Path(),
+    # naming no parameter; a NUL byte in out raised stat's bare "embedded null byte".
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    for kwargs, match in (
+        ({"out": 5}, "^out: expected a str or Path, got int"),
+        ({"out": str(tmp_path / "t.csv").encode()}, "^out: expected a str or Path, got bytes"),
+        ({"out": None}, "^out: expected a str or Path, got NoneType"),
+        ({"out": tmp_path / "t.csv", "powercap_root": 5},
+         "^powercap_root: expected a str or Path, got int"),
+    ):  # fmt: skip
+        with pytest.raises(TypeError, match=match):
+            mm.measure([a], threads=1, passes=1, warmup=0, **kwargs)
+    with pytest.raises(ValueError, match=r"^out: cannot write .*embedded null byte"):
+        mm.measure([a], str(tmp_path / "a\0b.csv"), threads=1, passes=1, warmup=0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_that_failed_its_check_is_neither_resumed_nor_scored(tmp_path: Path) -> None:
+    # A row with correct = false (as measure() writes it before raising) was kept on a
+    # rerun ("done", never measured again) and validate scored its time.
+    from costmetrics import validate as cv
+
+    out = tmp_path / "t.csv"
+    a = mm.Point("jacobi1d", (64, 8), (4, 2))
+    mm.measure([a], out, threads=1, passes=2, warmup=0)
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    last = len(lines) - 1  # a data row: pass 0 or 1
+    assert lines[last].count(",true,") == 1
+    lines[last] = lines[last].replace(",true,", ",false,")
+    out.write_text("".join(lines), encoding="utf-8")
+    before = out.read_bytes()
+    with pytest.raises(ValueError, match=rf"^out: {out} holds 1 run\(s\) that failed the corr"):
+        mm.measure([a], out, threads=1, passes=3, warmup=0)  # one more pass: refused
+    assert out.read_bytes() == before  # nothing appended
+    calibration = cm.presets.data_dir() / "measurements" / "cpu_calibration"
+    with pytest.raises(ValueError, match=rf"^table: {out} holds 1 run\(s\) that failed"):
+        cv.validate(out, calibration)
+    with pytest.raises(ValueError, match=r"^table: the table holds 1 run"):
+        cv.validate(mm.read_table(out), calibration)
+
+
 def _write_table(path: Path, rows: list[list[object]]) -> Path:
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write("# synthetic table for a test (not a measurement)\n")
@@ -438,6 +525,29 @@ def test_read_table_bad_values(tmp_path: Path) -> None:
         mm.read_table(tmp_path / "bin.csv")
     with pytest.raises(ValueError, match="cannot read"):
         mm.read_table(tmp_path / "missing.csv")
+
+
+def test_read_table_refuses_absurd_times_and_energies(tmp_path: Path) -> None:
+    # 1e300 s read, then per_point raised without naming file or line; inf CPU time and
+    # energy were carried into per_point's values.
+    good = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+    path = tmp_path / "t.csv"
+    for column, value, match in [
+        ("time_s", "1e300", r"column time_s: must be positive, finite and < 1e\+09 s"),
+        ("time_s", "nan", "column time_s: must be positive"),
+        ("cpu_time_s", "inf", "column cpu_time_s: must be finite"),
+        ("cpu_time_s", "1e300", r"column cpu_time_s: must be < 1e\+09 s"),
+        ("energy_j", "inf", "column energy_j: must be finite"),
+        ("loadavg_1m", "inf", "column loadavg_1m: must be finite"),
+    ]:
+        row = list(good)
+        row[mm.CSV_COLUMNS.index(column)] = value
+        with pytest.raises(ValueError, match=rf"^{path}, line 3: {match}"):
+            mm.read_table(_write_table(path, [row]))
+    row = list(good)
+    row[mm.CSV_COLUMNS.index("cpu_time_s")] = "1.5"  # two threads' CPU time: fine
+    row[mm.CSV_COLUMNS.index("energy_j")] = ""  # not recorded: fine
+    assert mm.read_table(_write_table(path, [row])).cpu_time_s[0] == 1.5
 
 
 # --------------------------------------------------------------------------------------
@@ -597,6 +707,49 @@ def test_copy_fit_ignores_a_level_seen_through_tiny_shares() -> None:
         values = [*fit["l_level_s_per_word"], *fit["l_shared_s_per_word"]]
         worst = max(worst, max(abs(v) for v in values))
     assert worst < 1e-8
+
+
+def test_calibration_saved_over_another_is_one_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a) Saved over a calibration of more stencils, the older presets stayed in stencils/
+    # and load_calibration mixed them in. (b) A save killed after it replaced some presets
+    # but before calibration.json loaded the older record with the newer presets, silently.
+    shipped = mm.load_calibration(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    assert len(shipped.stencils) > 1
+    folder = tmp_path / "cal"
+    mm.save_calibration(shipped, folder)
+    assert mm.load_calibration(folder).stencils.keys() == shipped.stencils.keys()
+    one = dataclasses.replace(shipped, stencils={"jacobi1d": shipped.stencils["jacobi1d"]})
+    mm.save_calibration(one, folder)
+    assert list(mm.load_calibration(folder).stencils) == ["jacobi1d"]
+    # (b) A newer calibration (another C_iter, another buffer budget) whose save is killed
+    # after its preset and first stencil file: the folder is refused, by name, on load.
+    gpu = dataclasses.replace(shipped.gpu, smem_per_sm_bytes=2 * shipped.gpu.smem_per_sm_bytes)
+    newer = dataclasses.replace(shipped, gpu=gpu)
+    mm.save_calibration(shipped, folder)
+    from costmetrics._files import write_text_atomic as real_write
+
+    calls = []
+
+    def killed_after_two(path: str | Path, text: str) -> None:
+        calls.append(path)
+        if len(calls) > 2:
+            raise KeyboardInterrupt  # stands for SIGKILL: nothing after it is written
+        real_write(path, text)
+
+    monkeypatch.setattr(mm, "write_text_atomic", killed_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        mm.save_calibration(newer, folder)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=rf"^path: {folder} mixes two calibrations: gpus/"):
+        mm.load_calibration(folder)
+    # A missing listed file is refused as well; saving again repairs the folder.
+    mm.save_calibration(newer, folder)
+    assert mm.load_calibration(folder).gpu.smem_per_sm_bytes == gpu.smem_per_sm_bytes
+    (folder / "stencils" / "heat2d.yaml").unlink()
+    with pytest.raises(ValueError, match=rf"^path: {folder} is an incomplete calibration"):
+        mm.load_calibration(folder)
 
 
 def test_calibration_errors(tmp_path: Path) -> None:

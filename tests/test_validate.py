@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -531,6 +532,48 @@ def test_cli_validate_confirm(tmp_path: Path) -> None:
     done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+
+
+def test_cli_validate_checks_plot_and_confirm_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --plot and --confirm were checked only after the whole validation (and --confirm's
+    # measurements), with messages naming neither ("Format 'tmp' is not supported", "out:").
+    from costmetrics.cli import main
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("validate ran before --plot / --confirm were checked")
+
+    monkeypatch.setattr(cv, "validate", must_not_run)
+    table = tmp_path / "m.csv"
+    mm.measure([mm.Point("jacobi1d", (64, 8), (4, 2))], table, threads=1, passes=1, warmup=0)
+    other = tmp_path / "other.csv"  # a table of another harness version
+    other.write_text(
+        table.read_text(encoding="utf-8").replace(
+            f"# harness: {mm.HARNESS_VERSION}\n", "# harness: 1\n"
+        ),
+        encoding="utf-8",
+    )
+    foreign = tmp_path / "foreign.csv"
+    foreign.write_text("# not a measurement table\na,b\n", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder.png").mkdir()
+    args = ["validate", str(table), "--calibration", str(CALIBRATION)]
+    for extra, message in (
+        (["--plot", str(tmp_path / "figure")], "--plot: .*figure has no figure suffix"),
+        (["--plot", str(tmp_path / "fig.txt")], "--plot: .*fig.txt has no figure suffix"),
+        (["--plot", str(tmp_path / "folder.png")], "--plot: .*folder.png is a folder, expected"),
+        (["--plot", str(tmp_path / "folder")], "--plot: .*folder has no figure suffix"),
+        (["--plot", str(tmp_path / "no" / "f.png")], "--plot: folder .* does not exist"),
+        (["--confirm", str(tmp_path / "folder")], "--confirm: .*folder is a folder"),
+        (["--confirm", str(foreign)], "--confirm: .*foreign.csv is not a table of this"),
+        (["--confirm", str(other)], "--confirm: .*other.csv was measured with harness"),
+    ):
+        assert main([*args, *extra]) == 2, extra
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert re.match(rf"costmetrics validate: error: {message}", lines[0]), lines[0]
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ exception: they are appended to row by row and repaired on resume (:mod:`costmet
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,26 +52,110 @@ def _remove_stale_temporaries(path: Path) -> None:
             continue  # alive under another user, or no such process id on this system
 
 
+def _existing_kind(path: Path, name: str) -> str | None:
+    """Return ``"file"`` or ``"folder"`` for what is at ``path`` (``None`` if nothing is).
+
+    Anything else (a FIFO, a device such as /dev/null, a socket) raises ``ValueError``
+    naming ``name``. Only ``stat`` is called: opening a FIFO blocks until a reader comes.
+    """
+    try:
+        mode = os.stat(path).st_mode  # follows links: a link to /dev/null is a device
+    except ValueError as exc:  # an embedded NUL byte; stat's message names nothing
+        raise ValueError(f"{name}: cannot write {str(path)!r}: {exc}") from None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # e.g. a component of the folder is a file
+        raise ValueError(f"{name}: cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{name}: {path} is not a regular file")
+    return "file"
+
+
+def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> Path:
+    """Check, before long work starts, that ``path`` can be written or appended to.
+
+    Nothing is opened but a regular file: an existing path that is not one (a FIFO, a
+    device, a socket, a folder) is refused without touching it.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    name : str
+        The argument or option that named it, for the message.
+    create_folder : bool
+        Create a missing folder (as :func:`costmetrics.measure.measure` does for its table);
+        by default the folder must exist, as :func:`atomic_path` requires.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a folder or not a regular file, its folder is missing (and not to be
+        created) or not writable, or the file cannot be appended to; the message names
+        ``name`` and the path.
+    """
+    kind = _existing_kind(path, name)
+    if kind == "folder":
+        raise ValueError(f"{name}: {path} is a folder, expected a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not create_folder and not folder.is_dir():
+        raise ValueError(f"{name}: folder {folder} does not exist")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A probe file, not os.access: as root, access says yes to read-only mounts.
+        probe = folder / f".costmetrics-write-check-{os.getpid()}"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write to {folder}: {exc.strerror or exc}") from None
+    if kind == "file":
+        try:
+            with path.open("a", encoding="utf-8"):  # a regular file: appends nothing
+                pass
+        except OSError as exc:
+            raise ValueError(f"{name}: {path} is not writable: {exc.strerror or exc}") from None
+    return path
+
+
 @contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
     """Yield a temporary path to write, renamed to ``path`` when the block ends.
 
     Parameters
     ----------
     path : str or Path
-        The file; its folder must exist.
+        The file; its folder must exist. If something is there, it must be a regular file:
+        a FIFO or a device (/dev/null) is never replaced by the rename.
+    name : str
+        The argument that named ``path``, for the message.
 
     Yields
     ------
     Path
         The temporary file's path. If the block raises, the file is removed and ``path`` is
         untouched.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file (checked before and after the block).
     """
     target = Path(path)
+    if _existing_kind(target, name) == "folder":
+        raise ValueError(f"{name}: {target} is a folder, expected a file")
     _remove_stale_temporaries(target)
     tmp = _temporary(target)
     try:
         yield tmp
+        if _existing_kind(target, name) == "folder":  # it may have appeared meanwhile
+            raise ValueError(f"{name}: {target} is a folder, expected a file")
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

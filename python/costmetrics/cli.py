@@ -83,8 +83,12 @@ def to_json(obj: Any) -> Any:
     Returns
     -------
     Any
-        The same data as dicts, lists, numbers, strings and None.
+        The same data as dicts, lists, numbers, strings and None. JSON has no NaN or
+        infinity (strict parsers such as jq refuse the bare tokens): NaN becomes None
+        (null), an infinity the string ``"inf"`` or ``"-inf"``, as ``energy design`` does.
     """
+    if isinstance(obj, float):
+        return _finite_or_text(obj)
     if hasattr(obj, "_asdict"):
         return {k: to_json(v) for k, v in obj._asdict().items()}
     if isinstance(obj, dict):
@@ -107,7 +111,7 @@ def print_json(obj: Any) -> None:
     obj : Any
         A JSON-serializable object (dicts, lists, numbers, strings, None, records).
     """
-    json.dump(to_json(obj), sys.stdout, indent=2, default=str)
+    json.dump(to_json(obj), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
 
 
@@ -138,8 +142,12 @@ def check_input_file(path: Path, option: str) -> Path:
     return path
 
 
-def check_output_file(path: Path, option: str) -> Path:
+def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
+
+    An existing path that is not a regular file (a folder, a FIFO, a device such as
+    /dev/null, a socket) is refused without being opened: opening a FIFO blocks, and the
+    atomic rename of a result would replace a device node.
 
     Parameters
     ----------
@@ -147,6 +155,9 @@ def check_output_file(path: Path, option: str) -> Path:
         The file.
     option : str
         The option that named it, for the message.
+    create_folder : bool
+        Create a missing folder (``measure --out``, as :func:`costmetrics.measure.measure`
+        does); otherwise the folder must exist.
 
     Returns
     -------
@@ -155,19 +166,21 @@ def check_output_file(path: Path, option: str) -> Path:
 
     Raises
     ------
-    IsADirectoryError
-        If it is a folder.
     ValueError
-        If it or its folder is not writable.
+        If it is not a regular file, or it or its folder is not writable (or missing).
     """
-    from costmetrics.measure import _check_appendable, check_writable
+    from costmetrics._files import check_output_file as check
 
-    if path.is_dir():
-        raise IsADirectoryError(f"{option}: {path} is a folder, expected a file")
-    check_writable(path.parent if str(path.parent) else Path("."), option)
-    if path.exists():
-        _check_appendable(path, option)
-    return path
+    return check(path, option, create_folder=create_folder)
+
+
+def one_line(text: str) -> str:
+    r"""Return ``text`` with each character that is not printable escaped (``\n``).
+
+    For the command line and paths recorded in a measurement table's one-line header
+    fields: a path may hold a line break, which would split the header.
+    """
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -667,7 +680,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             for flag in ("quiet_wait", "quiet_every", "quiet_probe"):
                 if getattr(args, flag) is not None:
                     raise ValueError(f"--{flag.replace('_', '-')}: only with --quiet-host")
-        check_output_file(args.out, "--out")
+        check_output_file(args.out, "--out", create_folder=True)
         threads = _thread_counts(args.threads)
         cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
         if cal is not None:
@@ -682,6 +695,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             points = points[: args.limit]
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
+        command, notes = one_line(command), [one_line(n) for n in notes]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cm_measure.measure(
@@ -797,14 +811,33 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
-        if args.plot is not None and not args.plot.parent.is_dir():
-            raise ValueError(f"--plot: no folder {args.plot.parent}")
+        # Both outputs are checked before the validation (and --confirm's measurements).
+        if args.plot is not None:
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            formats = FigureCanvasBase.get_supported_filetypes()
+            if args.plot.suffix.lstrip(".").lower() not in formats:
+                raise ValueError(
+                    f"--plot: {args.plot} has no figure suffix matplotlib writes "
+                    f"(one of {', '.join('.' + f for f in sorted(formats))})"
+                )
+            check_output_file(args.plot, "--plot")
         if args.confirm is not None:
             if not 2 <= args.confirm_passes <= 1000:
                 raise ValueError(
                     f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
                 )
-            cm_measure.check_writable(args.confirm.parent, "--confirm")
+            # With the seed, warmup and pinning confirm_selection will call measure with.
+            import inspect
+
+            given = inspect.signature(cm_validate.confirm_selection).parameters
+            defaults = inspect.signature(cm_measure.measure).parameters
+            protocol = {
+                "seed": given["seed"].default,
+                "warmup": defaults["warmup"].default,
+                "pin": defaults["pin"].default,
+            }
+            cm_measure._check_resumable(args.confirm, "--confirm", protocol)
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
             table, args.calibration, time=args.time, statistic=args.statistic
@@ -814,7 +847,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             again = cm_validate.confirm_selection(
                 table.per_point(args.statistic), list(report.tuner.values()), args.confirm,
                 passes=args.confirm_passes, progress=not args.json,
-                command=f"costmetrics validate {args.table} --confirm {args.confirm}",
+                command=one_line(f"costmetrics validate {args.table} --confirm {args.confirm}"),
             )  # fmt: skip
         if args.plot is not None:
             save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
@@ -1010,10 +1043,8 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
 
     if args.budget < 1:
         raise ValueError(f"--budget must be >= 1, got {args.budget}")
-    if args.out is not None and not args.out.parent.is_dir():
-        raise ValueError(f"--out: folder {args.out.parent} does not exist")
-    if args.out is not None and args.out.is_dir():
-        raise ValueError(f"--out: {args.out} is a folder, expected a file")
+    if args.out is not None:
+        check_output_file(args.out, "--out")
     if args.table is not None:
         if args.flop_heavy:
             raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import hashlib
 import io
 import itertools
 import json
@@ -42,7 +43,7 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
-from costmetrics._files import atomic_path, write_text_atomic
+from costmetrics._files import atomic_path, check_output_file, write_text_atomic
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -1765,7 +1766,11 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     Writes ``out_dir/gpus/<key>.yaml`` (the machine preset, readable by
     :func:`costmetrics.load_gpu`), ``out_dir/stencils/<stencil>.yaml`` (C_iter, readable
     by :func:`costmetrics.load_stencil`) and ``out_dir/calibration.json`` (machine record,
-    micro-benchmark statistics, settings).
+    micro-benchmark statistics, settings, and the SHA-256 of each preset file written),
+    last. :func:`load_calibration` reads only the listed files and refuses a folder whose
+    files do not match: saved over an older calibration, the folder holds this one (the
+    older one's other presets are ignored), and a save killed midway is refused on load
+    rather than read as a mix of the two.
 
     Parameters
     ----------
@@ -1785,9 +1790,15 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     (out / "gpus").mkdir(parents=True, exist_ok=True)
     (out / "stencils").mkdir(parents=True, exist_ok=True)
     written = []
-    gpu_path = out / "gpus" / f"{cal.gpu.key}.yaml"
-    write_text_atomic(
-        gpu_path,
+    digests: dict[str, str] = {}
+
+    def write(path: Path, text: str) -> None:
+        write_text_atomic(path, text)
+        written.append(path)
+        digests[path.relative_to(out).as_posix()] = _sha256(text.encode("utf-8"))
+
+    write(
+        out / "gpus" / f"{cal.gpu.key}.yaml",
         _yaml_dump(
             cal.gpu.to_dict(),
             [
@@ -1801,20 +1812,22 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
             ],
         ),
     )
-    written.append(gpu_path)
     for name, s in cal.stencils.items():
-        path = out / "stencils" / f"{name}.yaml"
-        write_text_atomic(path, _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]))
-        written.append(path)
+        write(
+            out / "stencils" / f"{name}.yaml",
+            _yaml_dump(s.to_dict(), [f"{s.name}: C_iter on {cal.gpu.name}"]),
+        )
     meta = {
         "schema": _CALIBRATION_SCHEMA,
         "gpu_key": cal.gpu.key,
         "machine": cal.machine,
         "micro": cal.micro,
         "settings": cal.settings,
+        "files": digests,
     }
     meta_path = out / "calibration.json"
-    # Written last: a folder with calibration.json is complete.
+    # Written last, with the digests of the presets it belongs with: an older
+    # calibration.json beside presets a killed save replaced no longer matches them.
     write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     written.append(meta_path)
     return written
@@ -1850,9 +1863,14 @@ def load_calibration(path: str | Path) -> Calibration:
     if not isinstance(meta, dict) or "gpu_key" not in meta:
         raise ValueError(f"path: {meta_path} is not a costmetrics calibration (no gpu_key)")
     _check_calibration_record(meta, meta_path)
-    gpu = load_gpu(root / "gpus" / f"{meta['gpu_key']}.yaml")
+    gpu_path = root / "gpus" / f"{meta['gpu_key']}.yaml"
+    if "files" in meta:
+        stencil_paths = _calibration_files(meta, root, gpu_path)
+    else:  # saved before the digests were recorded: every preset in the folder
+        stencil_paths = sorted((root / "stencils").glob("*.yaml"))
+    gpu = load_gpu(gpu_path)
     stencils = {}
-    for p in sorted((root / "stencils").glob("*.yaml")):
+    for p in stencil_paths:
         s = load_stencil(p)
         if s.key in STENCILS:
             stencils[s.key] = s
@@ -1881,6 +1899,49 @@ def load_calibration(path: str | Path) -> Calibration:
             innermost_multiple=again.innermost_multiple, t_cross_row_s=again.t_cross_row_s,
         ),
     )  # fmt: skip
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> list[Path]:
+    """Check the preset files calibration.json lists; return the stencil presets.
+
+    Each listed file must be there with the recorded SHA-256 (ValueError naming the folder
+    otherwise): a save killed after it replaced some presets, but before the new
+    calibration.json, left an older calibration.json beside newer presets.
+    """
+    files = meta["files"]
+    where = f"path: {root}"
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        raise ValueError(f"{where}: calibration.json's 'files' must map file names to digests")
+    if gpu_path.relative_to(root).as_posix() not in files:
+        raise ValueError(f"{where}: calibration.json does not list its preset {gpu_path.name}")
+    stencil_paths = []
+    for rel, digest in files.items():
+        parts = rel.split("/")
+        if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
+            raise ValueError(f"{where}: calibration.json lists {rel!r}, not a preset file")
+        p = root / rel
+        try:
+            _convert.regular_file_size(p, "path")
+            data = p.read_bytes()
+        except OSError as exc:
+            raise ValueError(
+                f"{where} is an incomplete calibration: {rel} is missing "
+                f"({exc.strerror or exc}); calibrate into it again"
+            ) from None
+        if _sha256(data) != digest:
+            raise ValueError(
+                f"{where} mixes two calibrations: {rel} is not the file its calibration.json "
+                "was saved with (a save interrupted?); calibrate into it again"
+            )
+        if parts[0] == "stencils":
+            stencil_paths.append(p)
+    return sorted(stencil_paths)
 
 
 def _check_calibration_record(meta: dict[str, Any], meta_path: Path) -> None:
@@ -1939,7 +2000,8 @@ class Point:
     Attributes
     ----------
     stencil : str
-        Harness stencil.
+        Harness stencil; an alias (``"Jacobi1D"``, ``"jacobi-1d"``) is replaced by its
+        canonical name (``"jacobi1d"``), the one the table records.
     sizes : tuple of int
         ``(S, T)``, ``(S1, S2, T)`` or ``(S1, S2, S3, T)``.
     tiles : tuple of int
@@ -1973,6 +2035,11 @@ class Point:
         # Types here (sizes as lists made measure fail on "unhashable type"); values
         # once, in the harness' own checks, when measure() starts.
         _convert.string(self.stencil, "Point.stencil")
+        # The canonical name, as read_table writes it back: with an alias ("Jacobi1D") the
+        # resume keys never matched the table's, and a rerun measured every row again.
+        name = normalize_name(self.stencil.strip())
+        if name in STENCILS:
+            object.__setattr__(self, "stencil", name)
         object.__setattr__(self, "sizes", tuple(_convert.int_sequence(self.sizes, "Point.sizes")))
         object.__setattr__(self, "tiles", tuple(_convert.int_sequence(self.tiles, "Point.tiles")))
         tags = self.tags
@@ -2652,6 +2719,14 @@ def read_table(path: str | Path) -> Table:
         for c in ("cpu_time_s", "energy_j", "loadavg_1m"):
             if c in values and values[c] < 0:  # NaN: not recorded; negative: impossible
                 raise ValueError(f"{where}: column {c}: must be >= 0, got {values[c]:g}")
+            if c in values and math.isinf(values[c]):  # passed on as inf energy, before
+                raise ValueError(f"{where}: column {c}: must be finite, got {values[c]:g}")
+        # The range per_point checks (it raised later, naming neither file nor line).
+        if not 0 < values["time_s"] < _MAX_TIME_S:
+            raise ValueError(
+                f"{where}: column time_s: must be positive, finite and < {_MAX_TIME_S:g} s, "
+                f"got {values['time_s']:g}"
+            )
         if schema >= 2:
             sched = row[col["schedule"]].strip()
             if sched not in SCHEDULES:
@@ -2672,6 +2747,12 @@ def read_table(path: str | Path) -> Table:
             level = _level_of_bytes(_working_set_bytes(name, size4), caches)
         if not (values["threads"] >= 1):
             raise ValueError(f"{where}: column threads: must be a positive integer")
+        cpu_limit_s = _MAX_TIME_S * values["threads"]  # the worker threads' CPU time summed
+        if "cpu_time_s" in values and values["cpu_time_s"] >= cpu_limit_s:
+            raise ValueError(
+                f"{where}: column cpu_time_s: must be < {cpu_limit_s:g} s (the time_s limit "
+                f"times the threads), got {values['cpu_time_s']:g}"
+            )
         key = (name, tuple(s), tuple(t), values["threads"], sched, values["pass"])
         if key in seen:
             raise ValueError(
@@ -3415,21 +3496,21 @@ def _only_header_prefix(path: Path) -> bool:
 
 
 def _check_resume_header(
-    table_comments: Sequence[str], path: Path, protocol: dict[str, Any]
+    table_comments: Sequence[str], path: Path, protocol: dict[str, Any], name: str = "out"
 ) -> None:
     if not table_comments or table_comments[0] != _SCHEMA:
         first = table_comments[0] if table_comments else "(no header)"
         raise ValueError(
-            f"out: {path} is not a table of this protocol ({first!r}, expected {_SCHEMA!r}); "
-            "measure into a new file"
+            f"{name}: {path} is not a table of this protocol ({first!r}, expected "
+            f"{_SCHEMA!r}); measure into a new file"
         )
     version = _header_value(table_comments, "harness")
     if version != HARNESS_VERSION:
         raise ValueError(
-            f"out: {path} was measured with harness version {version}, this is "
+            f"{name}: {path} was measured with harness version {version}, this is "
             f"{HARNESS_VERSION}; measure into a new file"
         )
-    check_same_machine(_machine_of_header(_header_value(table_comments, "machine")), "out")
+    check_same_machine(_machine_of_header(_header_value(table_comments, "machine")), name)
     recorded = _header_value(table_comments, "protocol")
     if recorded is not None:
         try:
@@ -3438,32 +3519,78 @@ def _check_resume_header(
             old = {}
         for key in ("seed", "warmup", "pin"):
             if key in old and old[key] != protocol[key]:
+                # measure()'s own argument is named; another caller's option (--confirm).
                 raise ValueError(
-                    f"{key}: {path} was measured with {key} = {old[key]!r}, not "
-                    f"{protocol[key]!r}; resume with the same value or use a new file"
+                    f"{key if name == 'out' else name}: {path} was measured with {key} = "
+                    f"{old[key]!r}, not {protocol[key]!r}; resume with the same value or use "
+                    "a new file"
                 )
 
 
-def _check_appendable(path: Path, name: str) -> None:
-    """Refuse an existing file that cannot be appended to (ValueError naming ``name``).
+def _check_resumable(path: Path, name: str, protocol: dict[str, Any]) -> None:
+    """Check, before long work, that :func:`measure` can write or resume the table ``path``.
 
-    The file is opened, not only its mode bits read: as root, ``os.access`` says yes to
-    files and folders that refuse writes (/proc, a read-only mount), as ``check_writable``
-    finds for folders.
+    ``protocol`` holds the ``seed``, ``warmup`` and ``pin`` it will be called with; errors
+    name ``name`` (e.g. ``--confirm``): the file's kind and folder, a header of another
+    protocol, harness or machine, and runs that failed their correctness check.
     """
-    try:
-        with path.open("a", encoding="utf-8"):  # appends nothing
-            pass
-    except OSError as exc:
-        raise ValueError(f"{name}: {path} is not writable: {exc.strerror or exc}") from None
+    check_output_file(path, name, create_folder=True)
+    if not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path):
+        return
+    _check_resume_header(_comments_of(path), path, protocol, name)
+    if _has_rows(path):
+        _refuse_failed_runs(read_table(path), name, str(path))
+
+
+def _refuse_failed_runs(table: Table, name: str, what: str) -> None:
+    """Refuse a table that holds a run whose correctness check failed (``correct`` false).
+
+    Such a run did not compute the stencil, so its time times something else: a resumed
+    :func:`measure` used to keep it (never measured again) and ``validate`` scored it.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, ``what`` (the file), the number of such runs and the first.
+    """
+    bad = np.flatnonzero(~table.correct)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{name}: {what} holds {bad.size} run(s) that failed the correctness check "
+            f"(first: {table.key_of(i)}, pass {int(table.pass_index[i])}): their times are "
+            "not the stencil's; fix the harness and measure into a new file"
+        )
+
+
+def _header_text(text: object, name: str) -> str:
+    """Return ``text`` if it fits one header line, else raise naming ``name``."""
+    text = _convert.string(text, name)
+    if not text.isprintable():
+        # A line break split the header (the rest read as the CSV's column names); NUL
+        # and the other control characters are refused with it, as in Point.tags.
+        raise ValueError(
+            f"{name}: must be one line of printable characters (it is written into the "
+            f"table's header), got {text!r}"
+        )
+    return text
+
+
+def _header_texts(command: object, notes: object) -> list[str]:
+    """Return ``[command, *notes]`` checked for the table's one-line header format."""
+    if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence):
+        raise TypeError(
+            f"notes: expected a sequence of str (e.g. ['calibration: cal1']), got "
+            f"{type(notes).__name__} {notes!r}"
+        )
+    return [_header_text(command, "command")] + [
+        _header_text(note, f"notes[{i}]") for i, note in enumerate(notes)
+    ]
 
 
 def _prepare_out(path: Path) -> None:
-    if path.exists() and not path.is_file():
-        raise ValueError(f"out: {path} is not a regular file")
-    check_writable(path.parent if str(path.parent) else Path("."), "out")
-    if path.exists():
-        _check_appendable(path, "out")
+    # The table's folder is created if missing (documented for ``out``).
+    check_output_file(path, "out", create_folder=True)
 
 
 def measure(
@@ -3531,9 +3658,11 @@ def measure(
     pin : bool
         Pin thread i to the i-th allowed CPU.
     command : str
-        The command line to record in the header.
+        The command line to record in the header (one line: printable characters only).
     notes : sequence of str
-        More header lines.
+        More header lines (each printable: a line break would split the header, and the
+        second half read as the table's column names). A single str is refused, not
+        written letter by letter.
     progress : bool
         Show a progress bar on standard error.
     powercap_root : str or Path
@@ -3581,14 +3710,24 @@ def measure(
 
     Raises
     ------
+    TypeError
+        If ``out`` or ``powercap_root`` is not a str or Path, ``command`` not a str or
+        ``notes`` not a sequence of str.
     ValueError
-        For bad arguments or an ``out`` that cannot be resumed (before anything runs),
-        or when a run fails its correctness check (the row is written first, with
-        ``correct = false``).
+        For bad arguments (a ``command``, note or ``powercap_root`` with a line break or
+        another character that is not printable) or an ``out`` that cannot be resumed
+        (before anything runs; a table holding a run that failed its correctness check
+        is not resumed), or when a run fails its correctness check (the row is written
+        first, with ``correct = false``).
     """
     from tqdm import tqdm
 
+    for value, name in ((out, "out"), (powercap_root, "powercap_root")):
+        if not isinstance(value, (str, Path)):  # Path() named neither (bytes, 5, None)
+            raise TypeError(f"{name}: expected a str or Path, got {type(value).__name__}")
     path = Path(out)
+    header_lines = _header_texts(command, notes)
+    _header_text(str(powercap_root), "powercap_root")  # named in the energy line
     items = list(points)
     for p in items:
         if not isinstance(p, Point):
@@ -3668,6 +3807,7 @@ def measure(
         note = _cut_partial_line(path)
         table = read_table(path) if _has_rows(path) else None
         if table is not None:
+            _refuse_failed_runs(table, "out", str(path))
             done = {(table.key_of(i), int(table.pass_index[i])) for i in range(len(table))}
         resumed = (
             f"# resumed: {_now()} loadavg {list(_loadavg())}; protocol {json.dumps(protocol)}\n"
@@ -3680,7 +3820,7 @@ def measure(
     else:
         header = [
             _SCHEMA,
-            f"command: {command}" if command else "command: (Python API)",
+            f"command: {header_lines[0]}" if header_lines[0] else "command: (Python API)",
             f"harness: {HARNESS_VERSION}",
             f"machine: {json.dumps(machine, sort_keys=True)}",
             f"energy: {energy_status(powercap_root)}",
@@ -3698,7 +3838,7 @@ def measure(
                 if target is not None
                 else []
             ),
-            *notes,
+            *header_lines[1:],
         ]
         if load_is_high(load_now, cpus):
             header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")

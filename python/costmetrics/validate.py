@@ -42,6 +42,7 @@ from costmetrics.measure import (
     _header_value,
     _l3_in_effect,
     _pass_times_array,
+    _refuse_failed_runs,
     _segment_words_of,
     _statistic_name,
     check_current_harness,
@@ -2234,8 +2235,16 @@ def validate(
     -------
     ValidationReport
         Scores, fits, selection, tuner curves, degenerate tiles and per-point arrays.
+
+    Raises
+    ------
+    ValueError
+        If the table holds a run that failed its correctness check (``correct`` false):
+        its time is not the stencil's, and it is not scored.
     """
     raw = table if isinstance(table, Table) else read_table(_path(table))
+    # A run that failed its correctness check timed something else than the stencil.
+    _refuse_failed_runs(raw, "table", "the table" if isinstance(table, Table) else str(table))
     _statistic_name(statistic)  # before any work
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
     machine = raw.machine
