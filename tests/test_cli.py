@@ -446,3 +446,21 @@ def test_cli_measure_out_path_with_a_line_break_reads_back(
     assert len(table) == 1
     command = table.header_value("command")
     assert command is not None and "nl\\nx\\r.csv" in command
+
+
+def test_empty_path_options_are_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Second adversarial campaign (2026-11-30): `reproduce --out ''` wrote report.md,
+    # report.json and the experiments' folders into the working directory (Path("") is
+    # "."). Every path option refuses an empty string, before any work.
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["reproduce", "--only", "chain", "--out", ""],
+        ["calibrate", "--out", ""],
+        ["measure", "--stencils", "jacobi1d", "--out", ""],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "argument --out: expected a path, got an empty string" in err[0]
+    assert list(tmp_path.iterdir()) == []

@@ -217,7 +217,7 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        type=Path,
+        type=_path,
         default=Path("results"),
         help="output folder for figures, tables and report.md/report.json (default: results)",
     )
@@ -304,6 +304,17 @@ def _add_presets(parser: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _path(text: str) -> Path:
+    """Parse a path option (argparse ``type=``), refusing an empty one.
+
+    ``Path("")`` is the working directory, so ``--out ''`` scattered a report's files
+    there; argparse names the option in the message.
+    """
+    if text == "":
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    return Path(text)
 
 
 def _int_list(text: str) -> list[int]:
@@ -460,7 +471,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(
         "--out",
-        type=Path,
+        type=_path,
         required=True,
         metavar="DIR",
         help="folder for gpus/<key>.yaml, stencils/<name>.yaml, calibration.json",
@@ -582,10 +593,10 @@ def _add_shuffled_passes(parser: argparse.ArgumentParser) -> None:
 
 def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     """Measure tiled stencils on this CPU into a resumable table (shuffled passes)."""
-    parser.add_argument("--out", type=Path, required=True, metavar="CSV", help="the table")
+    parser.add_argument("--out", type=_path, required=True, metavar="CSV", help="the table")
     parser.add_argument(
         "--calibration",
-        type=Path,
+        type=_path,
         default=None,
         metavar="DIR",
         help="also measure the model's choices (optima, 10%% sets, baseline)",
@@ -757,7 +768,7 @@ def _add_calibration_folders(parser: argparse.ArgumentParser, what: str) -> None
     """Add the required, repeatable ``--calibration DIR`` (one folder per thread count)."""
     parser.add_argument(
         "--calibration",
-        type=Path,
+        type=_path,
         required=True,
         action="append",
         metavar="DIR",
@@ -767,11 +778,11 @@ def _add_calibration_folders(parser: argparse.ArgumentParser, what: str) -> None
 
 def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     """Score the time model on a measured table (RMSE with noise floor, fits, selection)."""
-    parser.add_argument("table", type=Path, help="measurement CSV (costmetrics measure)")
+    parser.add_argument("table", type=_path, help="measurement CSV (costmetrics measure)")
     _add_calibration_folders(parser, "folder written by costmetrics calibrate")
     parser.add_argument(
         "--plot",
-        type=Path,
+        type=_path,
         default=None,
         metavar="PNG",
         help="write the predicted-vs-measured figure (Fig. A.4)",
@@ -789,7 +800,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--confirm",
-        type=Path,
+        type=_path,
         default=None,
         metavar="CSV",
         help="measure the runs each variant's tuner keeps and the grid's 3 fastest again "
@@ -966,7 +977,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
     _add_shuffled_passes(parser)
     _add_statistic(parser)
-    parser.add_argument("--out", type=Path, default=None, metavar="CSV", help="keep the runs here")
+    parser.add_argument("--out", type=_path, default=None, metavar="CSV", help="keep the runs here")
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -1127,7 +1138,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     model_arguments(best, False)
     best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
     fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
-    fit.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
+    fit.add_argument("--table", required=True, type=_path, help="CSV (docs/energy.md)")
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
     fit.add_argument("--train-fraction", type=float, default=0.1)
     fit.add_argument("--seed", type=int, default=0)
@@ -1146,7 +1157,7 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     )
     des.add_argument("--budget", required=True, type=int, help="runs to choose")
     des.add_argument(
-        "--table", type=Path, default=None,
+        "--table", type=_path, default=None,
         help="candidate runs: a CSV (docs/energy.md); default: the synthetic grid",
     )  # fmt: skip
     des.add_argument(
@@ -1165,10 +1176,10 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         help="a run may be chosen more than once (each time one more measurement of it)",
     )  # fmt: skip
     des.add_argument("--seed", type=int, default=0)
-    des.add_argument("--out", type=Path, default=None, help="write the chosen runs as CSV")
+    des.add_argument("--out", type=_path, default=None, help="write the chosen runs as CSV")
     add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
-    b3.add_argument("--table", required=True, type=Path, help="CSV (docs/energy.md)")
+    b3.add_argument("--table", required=True, type=_path, help="CSV (docs/energy.md)")
     b3.add_argument("--params", default="model_a", help="model_a (default) or model_b")
     add_json_flag(b3)
 
@@ -1594,7 +1605,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         default=(425.0, 450.0),
         help="area band for the best design per stencil (Table C.2), default 425,450",
     )
-    parser.add_argument("--save", type=Path, default=None, help="write the sweep to FILE.npz")
+    parser.add_argument("--save", type=_path, default=None, help="write the sweep to FILE.npz")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_json_flag(parser)
 
@@ -1769,7 +1780,7 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
     src.add_argument(
         "--example", choices=["figure1", "me", "jacobi1d"], help="one of the seed's examples"
     )
-    src.add_argument("--file", type=Path, help="YAML/JSON program block or tile problem")
+    src.add_argument("--file", type=_path, help="YAML/JSON program block or tile problem")
     parser.add_argument(
         "--reading",
         choices=["per_array", "per_partition"],
