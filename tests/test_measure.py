@@ -406,6 +406,9 @@ def test_measure_names_out_and_powercap_root(tmp_path: Path) -> None:
             mm.measure([a], threads=1, passes=1, warmup=0, **kwargs)
     with pytest.raises(ValueError, match=r"^out: cannot write .*embedded null byte"):
         mm.measure([a], str(tmp_path / "a\0b.csv"), threads=1, passes=1, warmup=0)
+    # No points: it wrote a table of a header alone, which read_table then refused.
+    with pytest.raises(ValueError, match=r"^points: nothing to measure"):
+        mm.measure([], tmp_path / "t.csv", threads=1, passes=1, warmup=0)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -3714,11 +3714,11 @@ def measure(
         If ``out`` or ``powercap_root`` is not a str or Path, ``command`` not a str or
         ``notes`` not a sequence of str.
     ValueError
-        For bad arguments (a ``command``, note or ``powercap_root`` with a line break or
-        another character that is not printable) or an ``out`` that cannot be resumed
-        (before anything runs; a table holding a run that failed its correctness check
-        is not resumed), or when a run fails its correctness check (the row is written
-        first, with ``correct = false``).
+        For bad arguments (no points, a ``command``, note or ``powercap_root`` with a line
+        break or another character that is not printable) or an ``out`` that cannot be
+        resumed (before anything runs; a table holding a run that failed its correctness
+        check is not resumed), or when a run fails its correctness check (the row is
+        written first, with ``correct = false``).
     """
     from tqdm import tqdm
 
@@ -3729,6 +3729,9 @@ def measure(
     header_lines = _header_texts(command, notes)
     _header_text(str(powercap_root), "powercap_root")  # named in the energy line
     items = list(points)
+    if not items:
+        # (the table it wrote had a header and no rows, which read_table refuses)
+        raise ValueError("points: nothing to measure (an empty sequence)")
     for p in items:
         if not isinstance(p, Point):
             raise TypeError(f"points: expected Point items, got {type(p).__name__}")
