@@ -1228,6 +1228,19 @@ def test_a_calibration_of_another_harness_version_is_refused(tmp_path: Path) -> 
     mm.check_current_harness(None, "calibration")  # not recorded: not compared
 
 
+def test_a_calibration_without_a_stencil_of_the_table_is_refused() -> None:
+    # Second adversarial campaign (2026-11-30): the stencil's points were skipped, every
+    # RMSE came out NaN ("n 0 -" at the CLI, exit 0) with no word of why.
+    cals = [mm.load_calibration(RUN_B / f"calibration_{n}t") for n in (1, 2)]
+    kept = {k: v for k, v in cals[0].stencils.items() if k != "jacobi1d"}
+    cals[0] = dataclasses.replace(cals[0], stencils=kept)
+    with pytest.raises(
+        ValueError, match=r"^calibration: the 1-thread calibration has no C_iter for the "
+        r"table's stencil\(s\) \['jacobi1d'\]"
+    ):  # fmt: skip
+        cv.validate(RUN_B / "sweep.csv", cals, n_boot=5)
+
+
 def test_corrupt_tables_are_refused_by_line(tmp_path: Path) -> None:
     lines = (RUN_B / "sweep.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     header_at = next(i for i, line in enumerate(lines) if line.startswith("stencil,"))

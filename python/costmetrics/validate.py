@@ -2240,7 +2240,8 @@ def validate(
     ------
     ValueError
         If the table holds a run that failed its correctness check (``correct`` false):
-        its time is not the stencil's, and it is not scored.
+        its time is not the stencil's, and it is not scored; or if a calibration has no
+        C_iter for a stencil of the table.
     """
     raw = table if isinstance(table, Table) else read_table(_path(table))
     # A run that failed its correctness check timed something else than the stencil.
@@ -2255,6 +2256,16 @@ def validate(
     if version is not None:  # and from the table's harness version (issue 21, bad input)
         for c in cals.values():
             check_current_harness(c.machine.get("harness_version"), "calibration", version)
+    in_table = sorted({str(n) for n in raw.stencil})
+    for n, c in sorted(cals.items()):
+        # A stencil without a C_iter was skipped: its points predicted NaN, and every
+        # score came out NaN ("n 0 -" at the CLI) with no word of why.
+        lacking = [name for name in in_table if name not in c.stencils]
+        if lacking:
+            raise ValueError(
+                f"calibration: the {n}-thread calibration has no C_iter for the table's "
+                f"stencil(s) {lacking} (it has {sorted(c.stencils)})"
+            )
     t = raw.per_point(statistic).with_time(time)
     top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
