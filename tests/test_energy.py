@@ -1487,3 +1487,33 @@ def test_bad_input_the_energy_model_used_to_accept() -> None:
         en.flop_heavy_kernel(None)  # type: ignore[arg-type]
     with pytest.raises(OverflowError, match=r"E_alg is not finite: .*talg_s = 1e\+308"):
         en.energy("jacobi1d", None, (8192, 2048), (64, 16), talg_s=1e308)
+
+
+def test_talg_s_does_not_skip_the_checks_of_variant_stencil_threads() -> None:
+    # adv_a 2: with a measured talg_s, variant, stencil and threads were ignored unchecked
+    # ("bogus", 12345, threads=-5 accepted); now refused with the messages they get with gpu=.
+    size, tile, grid = (4096, 4096, 1024), (8, 64, 8), [(8, 64, 8)]
+    space = [[8], [64], [8]]
+    calls: list[Any] = [
+        lambda **kw: en.energy("jacobi2d", None, size, tile, talg_s=1.0, **kw),
+        lambda **kw: en.breakdown("jacobi2d", None, size, tile, talg_s=1.0, **kw),
+        lambda **kw: en.energy_batch("jacobi2d", None, size, grid, talg_s=1.0, **kw),
+        lambda **kw: en.best_tiles("jacobi2d", None, size, talg_s=1.0, space=space, **kw),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="variant: expected one of 'paper', 'exact'"):
+            call(variant="bogus")
+        with pytest.raises(TypeError, match="variant"):
+            call(variant=12345)
+        with pytest.raises(ValueError, match="stencil: unknown stencil 'nonexistent'"):
+            call(stencil="nonexistent")
+        with pytest.raises(TypeError, match="stencil: expected a Stencil"):
+            call(stencil=12345)
+        with pytest.raises(ValueError, match="space dimensions"):
+            call(stencil="heat3d")
+        assert call(variant="paper", stencil="heat2d") == call()  # valid: still unused
+    for threads in (-5, 2000):
+        with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
+            calls[2](threads=threads)
+        with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
+            calls[3](threads=threads)

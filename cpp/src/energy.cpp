@@ -631,6 +631,8 @@ void evaluate_batch(const Kernel& kernel, const std::int64_t* sizes, const std::
                     const Params& params, Breakdown* out, int n_threads) {
   params.validate();
   kernel.ops.validate();
+  // As the time model's batch: a measured talg_s does not widen the thread range.
+  require_in_range(n_threads, 0, time::kMaxThreads, "threads");
   for_rows(n, n_threads, [&](std::size_t i) {
     const Run r = run_from_rows(sizes, tiles, subtiles, i);
     out[i] = evaluate(kernel, r, params, talg_s[i]);
@@ -877,6 +879,7 @@ SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
   params.validate();
   kernel.ops.validate();
   require_in_range(within, 0.0, 1e6, "within");  // as the time model's search
+  require_in_range(n_threads, 0, time::kMaxThreads, "threads");  // with or without talg_s
   check_time_source(kernel, size, time);
   if (static_cast<int>(space.space.size()) != kernel.n_space_dims) {
     throw std::invalid_argument("search space has " + std::to_string(space.space.size()) +
