@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
@@ -684,3 +685,31 @@ def test_capacities_are_named_in_messages() -> None:
     for caps in ([0], [65536, -1]):
         with pytest.raises(ValueError, match=rf"capacities\[{len(caps) - 1}\]: must be positive"):
             ch.random_chain_reductions(capacities=caps, lengths=(2, 3), chains_per_length=2)
+
+
+def test_unbounded_sequences_are_refused_before_they_are_read() -> None:
+    # adv_b F1: int_sequence ran list(values) first, so range(1, 10**9) filled memory and
+    # itertools.count(1) never returned; now at most the core's limit + 1 items are read
+    # (a sized input is refused by its len) and a ValueError names the parameter.
+    problem = cm.scratchpad.me_problem()
+    n_loops = len(problem.extents)
+    calls: list[tuple[str, Callable[[Any], object]]] = [
+        ("dims", lambda v: ch.optimal_order(v)),
+        ("capacities", lambda v: ch.random_chain_reductions(capacities=v)),
+        ("capacities", lambda v: ch.joint_comparisons(capacities=v)),
+        ("cache_bytes", lambda v: cm.exasat.simulate_sweep("stencil7", "hopper", 8, v)),
+        ("ns", lambda v: cm.spu.sweep(v)),
+    ]
+    for name, call in calls:
+        for values in (range(1, 10**9), itertools.count(1), (i for i in itertools.count(1))):
+            with pytest.raises(ValueError, match=rf"^{re.escape(name)}: at most \d+ entries"):
+                call(values)
+    # integer_optimum takes sequences (not iterators) per loop: a huge range.
+    with pytest.raises(ValueError, match=r"^candidates\[0\]: at most \d+ entries, got 999999999"):
+        cm.scratchpad.integer_optimum(problem, candidates=[range(1, 10**9)] * n_loops)
+    # The limits are the core's: one more than it accepts is refused by the converter.
+    with pytest.raises(ValueError, match=r"dims: at most 2001 entries, got 2002"):
+        ch.optimal_order(range(1, 2003))
+    assert ch.optimal_order(iter([10, 20, 30])).cost == 6000  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="capacities: at most 16 entries, got more"):
+        ch.random_chain_reductions(capacities=iter([64] * 17))  # type: ignore[arg-type]

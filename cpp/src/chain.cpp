@@ -763,8 +763,10 @@ void RandomChainSpec::validate() const {
     throw std::invalid_argument("chains_per_length: at most 2^24 chains per capacity, got " +
                                 std::to_string(total));
   }
-  if (capacities_words.empty() || capacities_words.size() > 16) {
-    throw std::invalid_argument("capacities: need 1 to 16 capacities, got " +
+  if (capacities_words.empty() ||
+      capacities_words.size() > static_cast<std::size_t>(kMaxCapacities)) {
+    throw std::invalid_argument("capacities: need 1 to " + std::to_string(kMaxCapacities) +
+                                " capacities, got " +
                                 std::to_string(capacities_words.size()));
   }
   for (const auto c : capacities_words) validate_capacity(c);

@@ -724,6 +724,10 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
     for (std::size_t l = 0; l < candidates.size(); ++l) {
       const std::string what = "candidates[" + std::to_string(l) + "]";
       if (candidates[l].empty()) throw std::invalid_argument(what + ": empty");
+      if (candidates[l].size() > kMaxCandidatesPerLoop) {
+        throw std::invalid_argument(what + ": at most " + std::to_string(kMaxCandidatesPerLoop) +
+                                    " values, got " + std::to_string(candidates[l].size()));
+      }
       for (std::size_t i = 0; i < candidates[l].size(); ++i) {
         const std::int64_t v = candidates[l][i];
         if (v < 1 || v > problem.extents[l]) {

@@ -38,7 +38,7 @@ namespace {
 using detail::ceil_div;
 
 void require_dims(int n_space_dims) {
-  if (n_space_dims < 1 || n_space_dims > 3) {
+  if (n_space_dims < 1 || n_space_dims > kMaxSpaceDims) {
     throw std::invalid_argument("n_space_dims: must be 1, 2 or 3, got " +
                                 std::to_string(n_space_dims));
   }

@@ -97,7 +97,8 @@ JointComparison = _core_chain.JointComparison
 
 
 def _dims(dims: object) -> list[int]:
-    return _convert.int_sequence(dims, "dims")
+    # n matrices have n + 1 dimensions; the core names a longer chain itself.
+    return _convert.int_sequence(dims, "dims", max_len=_core_chain.MAX_ORDER_MATRICES + 1)
 
 
 def _beta(beta: object) -> str:
@@ -432,7 +433,7 @@ def _spec_args(
     beta: object,
     threads: object,
 ) -> _SpecArgs:
-    caps = _convert.int_sequence(capacities, "capacities")
+    caps = _convert.int_sequence(capacities, "capacities", max_len=_core_chain.MAX_CAPACITIES)
     for i, cap in enumerate(caps):
         if cap <= 0:  # named here: the core's check names M, its own symbol
             raise ValueError(f"capacities[{i}]: must be positive (words), got {cap}")

@@ -2313,7 +2313,9 @@ def candidates(
         raise TypeError(
             f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
         )
-    divisors = _convert.int_sequence(subtile_divisors, "subtile_divisors")
+    divisors = _convert.int_sequence(
+        subtile_divisors, "subtile_divisors", max_len=_core.time.MAX_SEARCH_POINTS
+    )
     if not divisors or min(divisors) < 1:
         raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):

@@ -468,7 +468,11 @@ def integer_optimum(
         for i, row in enumerate(candidates):
             if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
                 raise TypeError(f"candidates[{i}]: expected a sequence of integers")
-            cand.append(_convert.int_sequence(row, f"candidates[{i}]"))
+            cand.append(
+                _convert.int_sequence(
+                    row, f"candidates[{i}]", max_len=_core.scratchpad.MAX_CANDIDATES_PER_LOOP
+                )
+            )
     # Negative counts would mean "all cores" to the core; refuse them as simulate_sweep does.
     n_threads = _as_int(threads, "threads", lo=0, hi=1024)
     return _core.scratchpad.integer_optimum(

@@ -457,7 +457,7 @@ def sweep(
     ValueError
         If ``ns`` is empty, or as :func:`off_chip` for an entry (``p b > N`` among them).
     """
-    sizes = _convert.int_sequence(ns, "ns")
+    sizes = _convert.int_sequence(ns, "ns", max_len=_core.spu.MAX_SWEEP_SIZES)
     if not sizes:
         raise ValueError("ns: expected at least one problem size, got an empty sequence")
     rows = [off_chip(n, tile=tile, grid=grid) for n in sizes]

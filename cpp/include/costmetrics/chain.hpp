@@ -28,6 +28,8 @@ namespace costmetrics::chain {
 inline constexpr int kMaxParetoMatrices = 32;
 // Longest chain optimal_order() accepts: its tables take 16 (n+1)^2 bytes (64 MB).
 inline constexpr int kMaxOrderMatrices = 2000;
+// Capacities random_chain_reductions() and joint_comparisons() take in one call.
+inline constexpr int kMaxCapacities = 16;
 // Default work per thread below which optimal_order() fills an anti-diagonal on one thread.
 inline constexpr std::int64_t kDefaultMinWorkPerThread = std::int64_t{1} << 18;
 

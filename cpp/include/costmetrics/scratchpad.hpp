@@ -24,6 +24,9 @@
 
 namespace costmetrics::scratchpad {
 
+// Candidate values of one loop in integer_optimum (bounds the memory of the lists).
+inline constexpr std::size_t kMaxCandidatesPerLoop = std::size_t{1} << 24;
+
 // Section 4.3: C = N x ((P x S) + V x L / P) for N occurrences of a movement of V words by P
 // inner-level processes, S the synchronization cost per process per occurrence and L the
 // cost per word. All inputs finite, P > 0, the others >= 0, else std::invalid_argument.

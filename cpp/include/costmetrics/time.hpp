@@ -27,6 +27,7 @@ inline constexpr double kMaxPrefetchAheadWords = 1048576.0;  // 2^20 words = 4 M
 inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S1*...*T
 inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
 inline constexpr int kMaxThreads = 1024;                                      // n_threads
+inline constexpr int kMaxSpaceDims = 3;                                       // n_space_dims
 
 // Memory levels where a problem's arrays live (the `machine` variant, docs/time.md).
 inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM

@@ -4,6 +4,8 @@ from collections.abc import Sequence
 
 from costmetrics._core import _Bound, _Record
 
+MAX_CANDIDATES_PER_LOOP: int
+
 class Reference(_Bound):
     @property
     def array(self) -> str: ...
