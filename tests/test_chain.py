@@ -713,3 +713,24 @@ def test_unbounded_sequences_are_refused_before_they_are_read() -> None:
     assert ch.optimal_order(iter([10, 20, 30])).cost == 6000  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="capacities: at most 16 entries, got more"):
         ch.random_chain_reductions(capacities=iter([64] * 17))  # type: ignore[arg-type]
+
+
+def test_random_chain_records_are_capped_in_total() -> None:
+    # adv_b F3: the cap was 2^24 chains per capacity, so 16 capacities allowed 2^28 records
+    # (~50 GB); now the total lengths x chains x capacities is at most 2^24, refused at once.
+    limit = _core.chain.MAX_CHAIN_RECORDS
+    assert limit == 2**24
+    for call in (ch.random_chain_reductions, ch.joint_comparisons):
+        with pytest.raises(
+            ValueError, match=r"^lengths, chains_per_length, capacities: at most 2\^24 records"
+        ):
+            call(capacities=[65536] * 16, lengths=(2, 17), chains_per_length=10**6)
+        # 32 lengths x 2^19 chains = 2^24 per capacity (accepted before): two are 2^25.
+        with pytest.raises(ValueError, match=r"= 33554432$"):
+            call(capacities=[65536] * 2, lengths=(2, 33), chains_per_length=2**19)
+    assert (
+        len(
+            ch.random_chain_reductions(capacities=[65536] * 16, lengths=(2, 3), chains_per_length=4)
+        )
+        == 128
+    )

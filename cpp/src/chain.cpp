@@ -757,17 +757,22 @@ void RandomChainSpec::validate() const {
                                 std::to_string(n_min) + ", " + std::to_string(n_max) + ")");
   }
   require_in_range(chains_per_length, 1, 1000000, "chains_per_length");
-  const std::int64_t total =
-      (n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length);
-  if (total > (std::int64_t{1} << 24)) {
-    throw std::invalid_argument("chains_per_length: at most 2^24 chains per capacity, got " +
-                                std::to_string(total));
-  }
   if (capacities_words.empty() ||
       capacities_words.size() > static_cast<std::size_t>(kMaxCapacities)) {
     throw std::invalid_argument("capacities: need 1 to " + std::to_string(kMaxCapacities) +
                                 " capacities, got " +
                                 std::to_string(capacities_words.size()));
+  }
+  // The records are all held at once (and again as Python objects): the total, not the
+  // count per capacity, bounds the memory. Each factor is bounded above, so no overflow.
+  const std::int64_t total = (n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length) *
+                             static_cast<std::int64_t>(capacities_words.size());
+  if (total > kMaxChainRecords) {
+    throw std::invalid_argument(
+        "lengths, chains_per_length, capacities: at most 2^24 records (lengths x "
+        "chains_per_length x capacities), got " +
+        std::to_string(n_max - n_min + 1) + " x " + std::to_string(chains_per_length) + " x " +
+        std::to_string(capacities_words.size()) + " = " + std::to_string(total));
   }
   for (const auto c : capacities_words) validate_capacity(c);
   require_positive(step, "step");

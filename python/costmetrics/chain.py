@@ -476,7 +476,10 @@ def random_chain_reductions(
     lengths : tuple of int
         Smallest and largest chain length ``n`` (inclusive), ``2 <= n_min <= n_max <= 1000``.
     chains_per_length : int
-        Chains drawn per length (the seed: 1,000).
+        Chains drawn per length (the seed: 1,000), 1 to 10^6. The records of a call,
+        ``(n_max - n_min + 1) * chains_per_length * len(capacities)``, are at most
+        ``_core.chain.MAX_CHAIN_RECORDS`` (2^24, about 150 bytes each): more raise
+        ``ValueError`` before any work.
     distribution : ChainDistribution
         How dims are drawn (the seed does not say; this is synthetic data).
     beta : {"printed", "derived"}
