@@ -204,7 +204,8 @@ void Statement::validate(const std::string& what) const {
 
 std::vector<LocalArray> local_arrays(const std::vector<Statement>& statements, Reading reading,
                                      std::int64_t max_points) {
-  require_positive(max_points, "max_points");
+  require_in_range(max_points, std::int64_t{1}, kMaxEnumerationPoints, "max_points",
+                   " pairs (the cap keeps the enumeration's memory near 2.5 GB)");
   if (statements.empty()) throw std::invalid_argument("statements: empty program block");
   // Validate everything and bound the enumeration before doing any of it.
   std::int64_t work = 0;
@@ -714,7 +715,8 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
                                  int threads,
                                  const std::vector<std::vector<std::int64_t>>& candidates) {
   problem.validate();
-  require_positive(max_points, "max_points");
+  require_in_range(max_points, std::int64_t{1}, kMaxTileVectors, "max_points",
+                   " tile vectors (the cap bounds the search to about 20 min on one core)");
   if (!candidates.empty()) {
     if (candidates.size() != problem.extents.size()) {
       throw std::invalid_argument("candidates: " + std::to_string(candidates.size()) +
