@@ -420,3 +420,13 @@ def test_max_points_has_an_upper_bound() -> None:
     with pytest.raises(ValueError, match=r"^max_points: must be in \[1, 4294967296\] tile"):
         sp.integer_optimum(sp.me_problem(), max_points=2**62)
     assert sp.integer_optimum(sp.me_problem(), max_points=2**32).found
+
+
+@pytest.mark.parametrize("factor", ["\u00b2", "\u0663", "\uff13", "\u0969"])
+def test_subscript_numbers_are_ascii_digits_only(factor: str) -> None:
+    # adv_b F7: '²'.isdigit() is True but int('²') fails (a bare "invalid literal" message),
+    # and the Arabic-Indic '٣' was read as 3; now any non-ASCII digit is an unparsable factor
+    # named with its reference and subscript.
+    with pytest.raises(ValueError, match=rf"^reference 'A\[{factor}\*i\]', subscript 0: cannot"):
+        sp.statement({"i": (0, 10)}, reads=[f"A[{factor}*i]"])
+    assert sp.statement({"i": (0, 10)}, reads=["A[3*i]"]).refs[0].coeffs == [[3]]

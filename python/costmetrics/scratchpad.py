@@ -125,7 +125,9 @@ def _affine(expr: str, loops: Sequence[str], what: str) -> tuple[list[int], int]
         number = 1
         name: str | None = None
         for f in factors:
-            if f.isdigit():
+            # ASCII digits only: str.isdigit() also takes '²' (int() then fails) and
+            # Arabic-Indic digits (int() reads them as numbers: 'A[٣*i]' was A[3*i]).
+            if f.isascii() and f.isdigit():
                 number *= int(f)
             elif _NAME.fullmatch(f):
                 if name is not None:
