@@ -544,3 +544,20 @@ def test_repeated_search_candidates_are_refused() -> None:
             "heat2d", "gtx980", (4096, 4096, 1024),
             space=cm_time.SearchSpace(((4,), (32,)), (2, 2)),
         )  # fmt: skip
+
+
+def test_talg_batch_takes_lists_mixing_python_and_numpy_integers() -> None:
+    # adv_a 5: NumPy promotes int64 with uint64 to float64, so [[8, np.uint64(64), 8]] was
+    # refused as "dtype float64" although the scalar talg took it; now integers of any
+    # kind are integers, a float among them is still refused.
+    size = (1024, 1024, 256)
+    mixed: Any = [[8, np.uint64(64), 8], [np.int32(8), 64, np.uint64(16)]]
+    batch = cm.time.talg_batch("heat2d", "gtx980", size, mixed)
+    assert batch.talg_s.tolist() == [
+        cm.time.talg("heat2d", "gtx980", size, (8, 64, 8)),
+        cm.time.talg("heat2d", "gtx980", size, (8, 64, 16)),
+    ]
+    with pytest.raises(TypeError, match="tiles"):
+        cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(64), 8.0]])  # type: ignore[arg-type]
+    with pytest.raises(OverflowError, match="tiles"):
+        cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(2**63), 8]])  # type: ignore[arg-type]

@@ -355,6 +355,15 @@ def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> 
         ):
             # NumPy turns a bool among ints into 0 or 1: [4, 32, True] ran as tT = 1.
             raise TypeError(f"{name}: expected integers, got a bool entry in {values!r}")
+        if array.dtype.kind == "f":
+            # NumPy promotes int64 mixed with uint64 (e.g. [8, np.uint64(64), 8]) to float64;
+            # integers only are converted one by one below, floats still refused.
+            entries = np.asarray(values, dtype=object)
+            if all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                for v in entries.ravel()
+            ):
+                array = entries
     if array.dtype == object:  # Python ints beyond int64, or mixed objects
         flat = [integer(v, f"{name} entry") for v in array.ravel()]
         array = np.asarray(flat, dtype=np.int64).reshape(array.shape)
