@@ -1517,3 +1517,26 @@ def test_talg_s_does_not_skip_the_checks_of_variant_stencil_threads() -> None:
             calls[2](threads=threads)
         with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
             calls[3](threads=threads)
+
+
+@pytest.mark.parametrize(
+    ("expr", "position", "shown"),
+    [
+        ("tS\u00e9", 2, "'\u00e9'"),  # two UTF-8 bytes: the message cut the first one off
+        ("tS+\u4e2d", 3, "'\u4e2d'"),  # three bytes
+        ("\u00e9\u00e9+tS+\U0001f600", 0, "'\u00e9'"),
+        ("tS*tT \U0001f600", 6, "'\U0001f600'"),  # four bytes, counted as one character
+        ("tS\x00", 2, "'\\\\x00'"),  # no raw NUL in the message
+    ],
+)
+def test_expression_errors_show_whole_characters(expr: str, position: int, shown: str) -> None:
+    # adv_a 3: the parser's message took one byte of a multi-byte character, so Python
+    # raised UnicodeDecodeError naming no parameter; now it names m_io_words, counts the
+    # position in characters and shows the character (control bytes escaped as \xHH).
+    with pytest.raises(ValueError) as info:
+        en.custom_kernel("x", 1, {"fadd": 2}, expr, "tS", "tS*tT", "S*T/(tS*tT)")
+    message = str(info.value)
+    assert not isinstance(info.value, UnicodeDecodeError)
+    assert message.startswith("m_io_words: unexpected " + shown.replace("\\\\", "\\"))
+    assert f"at position {position} in " in message
+    assert "\x00" not in message
