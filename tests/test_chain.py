@@ -734,3 +734,15 @@ def test_random_chain_records_are_capped_in_total() -> None:
         )
         == 128
     )
+
+
+def test_pareto_front_overflow_says_which_tree_overflowed() -> None:
+    # adv_b F6: data_movement answers this chain (its minimum op-count tree takes 2^43 ops)
+    # but pareto_front refused it saying only "an op count ... exceeds"; the message now
+    # says a tree of the joint front overflowed (here (A1 (A2 A3)), 2^81 ops), not the
+    # minimum one, and the docstring documents the OverflowError.
+    dims = [2, 2**40, 2, 2**40]
+    assert ch.data_movement(dims, 1).op_count == 2**43
+    with pytest.raises(OverflowError, match=r"^dims: the op count of some parenthesization"):
+        ch.pareto_front(dims, 1)
+    assert "OverflowError" in (ch.pareto_front.__doc__ or "")

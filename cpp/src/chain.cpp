@@ -738,9 +738,13 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
   try {
     pts = solver.solve();
   } catch (const std::overflow_error&) {
-    throw std::overflow_error("dims: an op count of the chain exceeds the 64-bit integer range, "
-                              "dims = " +
-                              dims_text(dims));
+    // The joint front weighs every tree, so one whose op count overflows makes the front
+    // inexact even when the minimum op count (optimal_order, data_movement) fits.
+    throw std::overflow_error(
+        "dims: the op count of some parenthesization exceeds the 64-bit integer range (the "
+        "joint front counts every tree, not only the minimum op-count one, which may fit: "
+        "see optimal_order), dims = " +
+        dims_text(dims));
   }
   std::vector<ParetoPoint> out;
   out.reserve(pts.size());

@@ -334,6 +334,17 @@ def pareto_front(dims: Sequence[int], M: int, *, beta: Beta = "printed") -> list
     list of ParetoPoint
         Ops ascending, words strictly descending (words include the final write
         ``P0 Pn``). The first point has the minimum op count.
+
+    Raises
+    ------
+    ValueError
+        If ``dims`` has fewer than 2 or more than 32 matrices, a size is at most
+        ``sqrt(M)``, or ``M`` is not positive.
+    OverflowError
+        If the op count of *any* parenthesization exceeds 2^63 - 1. The front counts every
+        tree, so ``pareto_front([2, 2**40, 2, 2**40], 1)`` raises (the tree
+        ``(A1 (A2 A3))`` takes 2^81 ops) although :func:`data_movement` answers on the
+        minimum op-count tree (2^43 ops).
     """
     result: list[ParetoPoint] = _core_chain.pareto_front(
         _dims(dims), _convert.integer(M, "M"), _beta(beta)
