@@ -1540,3 +1540,20 @@ def test_expression_errors_show_whole_characters(expr: str, position: int, shown
     assert message.startswith("m_io_words: unexpected " + shown.replace("\\\\", "\\"))
     assert f"at position {position} in " in message
     assert "\x00" not in message
+
+
+def test_design_matrix_refuses_an_overflowing_column(tmp_path: Path) -> None:
+    # Found by test_energy_run_tablecontract's Hypothesis campaign: a custom kernel with
+    # ops.fadd = 1e308 (finite) gave an inf design-matrix column (N V fadd overflows), a
+    # non-finite number a fit would use; now an OverflowError naming the row and column.
+    kernel = {"name": "k", "n_space_dims": 1, "ops": {"fadd": 1e308}, "m_io_words": "tS",
+              "sr_words": "tS", "v_tile": "tS*tT", "n_tiles": "S*T/(tS*tT)"}  # fmt: skip
+    header = ",".join(en.CSV_COLUMNS)
+    path = tmp_path / "k.csv"
+    text = f"# kernel: {json.dumps(kernel)}\n{header}\nk,4096,,,1024,16,,,8,0.5,30.0\n"
+    path.write_text(text, encoding="utf-8")
+    table = en.load_runs(path)
+    with pytest.raises(OverflowError, match=r"^row 0: design row: n_tiles \* v_tile \* ops.fadd"):
+        en.design_matrix(table)
+    path.write_text(text.replace("1e+308", "2"), encoding="utf-8")
+    assert np.all(np.isfinite(en.design_matrix(en.load_runs(path))))

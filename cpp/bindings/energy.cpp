@@ -220,6 +220,8 @@ void register_energy(py::module_& m) {
             row = en::design_row(kernel, r, talg_s.data()[i]);
           } catch (const std::invalid_argument& err) {
             throw py::value_error("row " + std::to_string(i) + ": " + err.what());
+          } catch (const std::overflow_error& err) {  // pybind11: OverflowError
+            throw std::overflow_error("row " + std::to_string(i) + ": " + err.what());
           }
           for (int k = 0; k < en::kNumParams; ++k) view(i, k) = row[static_cast<std::size_t>(k)];
         }

@@ -706,13 +706,26 @@ std::array<double, kNumParams> design_row(const Kernel& kernel, const Run& run, 
   const TileCounts c = counts(kernel, run);
   // Sec. B.7.1: E_alg(X) is linear in X = (P_stat, e_gs, e_sr, e_fadd, e_fmul, e_iadd, e_imax).
   const double nv = c.n_tiles * c.v_tile;
-  return {talg_s,
-          c.n_tiles * c.m_io_words,
-          c.n_tiles * c.sr_words,
-          nv * kernel.ops.fadd,
-          nv * kernel.ops.fmul,
-          nv * kernel.ops.iadd,
-          nv * kernel.ops.imax};
+  const std::array<double, kNumParams> row = {talg_s,
+                                              c.n_tiles * c.m_io_words,
+                                              c.n_tiles * c.sr_words,
+                                              nv * kernel.ops.fadd,
+                                              nv * kernel.ops.fmul,
+                                              nv * kernel.ops.iadd,
+                                              nv * kernel.ops.imax};
+  // Each factor is finite, but a product can overflow (ops.fadd = 1e308 times N V gave an
+  // inf column): a fit on it would be meaningless, so refuse it, naming the column.
+  static const char* const columns[kNumParams] = {
+      "talg_s", "n_tiles * m_io_words", "n_tiles * sr_words", "n_tiles * v_tile * ops.fadd",
+      "n_tiles * v_tile * ops.fmul", "n_tiles * v_tile * ops.iadd", "n_tiles * v_tile * ops.imax"};
+  for (std::size_t j = 0; j < row.size(); ++j) {
+    if (!std::isfinite(row[j])) {
+      throw std::overflow_error(std::string("design row: ") + columns[j] +
+                                " is not finite (n_tiles = " + format_value(c.n_tiles) +
+                                ", v_tile = " + format_value(c.v_tile) + ")");
+    }
+  }
+  return row;
 }
 
 double energy_per_operation_j(double e_alg_j, double p_stat_w, double talg_s, double op_count) {

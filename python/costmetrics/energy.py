@@ -1085,6 +1085,9 @@ def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
     ------
     TypeError
         If ``runs`` is not a :class:`Runs`.
+    OverflowError
+        If a coefficient is not finite (e.g. a custom kernel's huge op count times
+        N V): the message names the row and the column.
     """
     if not isinstance(runs, Runs):
         raise TypeError(f"runs: expected Runs, got {_convert._describe(runs)}")
