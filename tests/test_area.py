@@ -313,3 +313,16 @@ def test_calibrate_die_names_the_argument() -> None:
         cm_area.calibrate_die("bogus")
     with pytest.raises(ValueError, match=r"overhead_mm2 = 1e\+04"):
         cm_area.calibrate_die(overhead_mm2=1e4)
+
+
+@pytest.mark.parametrize("value", ["False", "no", None, 0, 1, 0.0, np.array([0, 1])])
+def test_reference_gpu_caches_must_be_a_bool(value: object) -> None:
+    # adv_b F5: caches used the value's truthiness ("False" gave the area WITH caches, None
+    # the area without); now only bool / numpy.bool_ are flags, anything else a TypeError.
+    g = cm_area.reference_gpu("titanx")
+    with pytest.raises(TypeError, match="caches"):
+        g.area(caches=value)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="caches"):
+        g.config(caches=value)  # type: ignore[arg-type]
+    assert g.area(caches=np.bool_(False)) == g.area(caches=False)
+    assert g.config(caches=np.bool_(True)) == g.config()

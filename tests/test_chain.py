@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
@@ -684,3 +685,64 @@ def test_capacities_are_named_in_messages() -> None:
     for caps in ([0], [65536, -1]):
         with pytest.raises(ValueError, match=rf"capacities\[{len(caps) - 1}\]: must be positive"):
             ch.random_chain_reductions(capacities=caps, lengths=(2, 3), chains_per_length=2)
+
+
+def test_unbounded_sequences_are_refused_before_they_are_read() -> None:
+    # adv_b F1: int_sequence ran list(values) first, so range(1, 10**9) filled memory and
+    # itertools.count(1) never returned; now at most the core's limit + 1 items are read
+    # (a sized input is refused by its len) and a ValueError names the parameter.
+    problem = cm.scratchpad.me_problem()
+    n_loops = len(problem.extents)
+    calls: list[tuple[str, Callable[[Any], object]]] = [
+        ("dims", lambda v: ch.optimal_order(v)),
+        ("capacities", lambda v: ch.random_chain_reductions(capacities=v)),
+        ("capacities", lambda v: ch.joint_comparisons(capacities=v)),
+        ("cache_bytes", lambda v: cm.exasat.simulate_sweep("stencil7", "hopper", 8, v)),
+        ("ns", lambda v: cm.spu.sweep(v)),
+    ]
+    for name, call in calls:
+        for values in (range(1, 10**9), itertools.count(1), (i for i in itertools.count(1))):
+            with pytest.raises(ValueError, match=rf"^{re.escape(name)}: at most \d+ entries"):
+                call(values)
+    # integer_optimum takes sequences (not iterators) per loop: a huge range.
+    with pytest.raises(ValueError, match=r"^candidates\[0\]: at most \d+ entries, got 999999999"):
+        cm.scratchpad.integer_optimum(problem, candidates=[range(1, 10**9)] * n_loops)
+    # The limits are the core's: one more than it accepts is refused by the converter.
+    with pytest.raises(ValueError, match=r"dims: at most 2001 entries, got 2002"):
+        ch.optimal_order(range(1, 2003))
+    assert ch.optimal_order(iter([10, 20, 30])).cost == 6000  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="capacities: at most 16 entries, got more"):
+        ch.random_chain_reductions(capacities=iter([64] * 17))  # type: ignore[arg-type]
+
+
+def test_random_chain_records_are_capped_in_total() -> None:
+    # adv_b F3: the cap was 2^24 chains per capacity, so 16 capacities allowed 2^28 records
+    # (~50 GB); now the total lengths x chains x capacities is at most 2^24, refused at once.
+    limit = _core.chain.MAX_CHAIN_RECORDS
+    assert limit == 2**24
+    for call in (ch.random_chain_reductions, ch.joint_comparisons):
+        with pytest.raises(
+            ValueError, match=r"^lengths, chains_per_length, capacities: at most 2\^24 records"
+        ):
+            call(capacities=[65536] * 16, lengths=(2, 17), chains_per_length=10**6)
+        # 32 lengths x 2^19 chains = 2^24 per capacity (accepted before): two are 2^25.
+        with pytest.raises(ValueError, match=r"= 33554432$"):
+            call(capacities=[65536] * 2, lengths=(2, 33), chains_per_length=2**19)
+    assert (
+        len(
+            ch.random_chain_reductions(capacities=[65536] * 16, lengths=(2, 3), chains_per_length=4)
+        )
+        == 128
+    )
+
+
+def test_pareto_front_overflow_says_which_tree_overflowed() -> None:
+    # adv_b F6: data_movement answers this chain (its minimum op-count tree takes 2^43 ops)
+    # but pareto_front refused it saying only "an op count ... exceeds"; the message now
+    # says a tree of the joint front overflowed (here (A1 (A2 A3)), 2^81 ops), not the
+    # minimum one, and the docstring documents the OverflowError.
+    dims = [2, 2**40, 2, 2**40]
+    assert ch.data_movement(dims, 1).op_count == 2**43
+    with pytest.raises(OverflowError, match=r"^dims: the op count of some parenthesization"):
+        ch.pareto_front(dims, 1)
+    assert "OverflowError" in (ch.pareto_front.__doc__ or "")

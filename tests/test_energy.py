@@ -1487,3 +1487,73 @@ def test_bad_input_the_energy_model_used_to_accept() -> None:
         en.flop_heavy_kernel(None)  # type: ignore[arg-type]
     with pytest.raises(OverflowError, match=r"E_alg is not finite: .*talg_s = 1e\+308"):
         en.energy("jacobi1d", None, (8192, 2048), (64, 16), talg_s=1e308)
+
+
+def test_talg_s_does_not_skip_the_checks_of_variant_stencil_threads() -> None:
+    # adv_a 2: with a measured talg_s, variant, stencil and threads were ignored unchecked
+    # ("bogus", 12345, threads=-5 accepted); now refused with the messages they get with gpu=.
+    size, tile, grid = (4096, 4096, 1024), (8, 64, 8), [(8, 64, 8)]
+    space = [[8], [64], [8]]
+    calls: list[Any] = [
+        lambda **kw: en.energy("jacobi2d", None, size, tile, talg_s=1.0, **kw),
+        lambda **kw: en.breakdown("jacobi2d", None, size, tile, talg_s=1.0, **kw),
+        lambda **kw: en.energy_batch("jacobi2d", None, size, grid, talg_s=1.0, **kw),
+        lambda **kw: en.best_tiles("jacobi2d", None, size, talg_s=1.0, space=space, **kw),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="variant: expected one of 'paper', 'exact'"):
+            call(variant="bogus")
+        with pytest.raises(TypeError, match="variant"):
+            call(variant=12345)
+        with pytest.raises(ValueError, match="stencil: unknown stencil 'nonexistent'"):
+            call(stencil="nonexistent")
+        with pytest.raises(TypeError, match="stencil: expected a Stencil"):
+            call(stencil=12345)
+        with pytest.raises(ValueError, match="space dimensions"):
+            call(stencil="heat3d")
+        assert call(variant="paper", stencil="heat2d") == call()  # valid: still unused
+    for threads in (-5, 2000):
+        with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
+            calls[2](threads=threads)
+        with pytest.raises(ValueError, match=r"threads: must be in \[0, 1024\]"):
+            calls[3](threads=threads)
+
+
+@pytest.mark.parametrize(
+    ("expr", "position", "shown"),
+    [
+        ("tS\u00e9", 2, "'\u00e9'"),  # two UTF-8 bytes: the message cut the first one off
+        ("tS+\u4e2d", 3, "'\u4e2d'"),  # three bytes
+        ("\u00e9\u00e9+tS+\U0001f600", 0, "'\u00e9'"),
+        ("tS*tT \U0001f600", 6, "'\U0001f600'"),  # four bytes, counted as one character
+        ("tS\x00", 2, "'\\\\x00'"),  # no raw NUL in the message
+    ],
+)
+def test_expression_errors_show_whole_characters(expr: str, position: int, shown: str) -> None:
+    # adv_a 3: the parser's message took one byte of a multi-byte character, so Python
+    # raised UnicodeDecodeError naming no parameter; now it names m_io_words, counts the
+    # position in characters and shows the character (control bytes escaped as \xHH).
+    with pytest.raises(ValueError) as info:
+        en.custom_kernel("x", 1, {"fadd": 2}, expr, "tS", "tS*tT", "S*T/(tS*tT)")
+    message = str(info.value)
+    assert not isinstance(info.value, UnicodeDecodeError)
+    assert message.startswith("m_io_words: unexpected " + shown.replace("\\\\", "\\"))
+    assert f"at position {position} in " in message
+    assert "\x00" not in message
+
+
+def test_design_matrix_refuses_an_overflowing_column(tmp_path: Path) -> None:
+    # Found by test_energy_run_tablecontract's Hypothesis campaign: a custom kernel with
+    # ops.fadd = 1e308 (finite) gave an inf design-matrix column (N V fadd overflows), a
+    # non-finite number a fit would use; now an OverflowError naming the row and column.
+    kernel = {"name": "k", "n_space_dims": 1, "ops": {"fadd": 1e308}, "m_io_words": "tS",
+              "sr_words": "tS", "v_tile": "tS*tT", "n_tiles": "S*T/(tS*tT)"}  # fmt: skip
+    header = ",".join(en.CSV_COLUMNS)
+    path = tmp_path / "k.csv"
+    text = f"# kernel: {json.dumps(kernel)}\n{header}\nk,4096,,,1024,16,,,8,0.5,30.0\n"
+    path.write_text(text, encoding="utf-8")
+    table = en.load_runs(path)
+    with pytest.raises(OverflowError, match=r"^row 0: design row: n_tiles \* v_tile \* ops.fadd"):
+        en.design_matrix(table)
+    path.write_text(text.replace("1e+308", "2"), encoding="utf-8")
+    assert np.all(np.isfinite(en.design_matrix(en.load_runs(path))))

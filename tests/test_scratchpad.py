@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmetrics as cm
+from costmetrics import _core
 
 sp = cm.scratchpad
 
@@ -401,3 +402,31 @@ def test_bad_input_found_by_the_adversarial_campaign() -> None:
         sp.evaluate_tiles(sp.me_problem(), [1e-320, 1, 1, 1])
     with pytest.raises(ValueError, match=r"got -1e-09$"):
         sp.movement_cost(1, -1e-9, 1, 1, 1)
+
+
+def test_max_points_has_an_upper_bound() -> None:
+    # adv_b F2: max_points had no cap (2**62 grew toward all memory in local_arrays, and ran
+    # for days in integer_optimum); now local_arrays' is at most 2^24 pairs (~2.5 GB) and
+    # integer_optimum's 2^32 tile vectors, refused before any work with the bound named.
+    block = [sp.statement({"i": (0, 2**40)}, reads=["A[i]", "A[i+1]"])]
+    assert _core.scratchpad.MAX_ENUMERATION_POINTS == 2**24
+    with pytest.raises(ValueError, match=r"^max_points: must be in \[1, 16777216\] pairs"):
+        sp.local_arrays(block, max_points=2**62)
+    with pytest.raises(ValueError, match=r"^max_points: must be in \[1, 16777216\] pairs"):
+        sp.local_arrays(block, max_points=2**24 + 1)
+    with pytest.raises(OverflowError, match="local_arrays: enumerating"):
+        sp.local_arrays(block, max_points=2**24)  # the cap itself still counts the work
+    assert _core.scratchpad.MAX_TILE_VECTORS == 2**32
+    with pytest.raises(ValueError, match=r"^max_points: must be in \[1, 4294967296\] tile"):
+        sp.integer_optimum(sp.me_problem(), max_points=2**62)
+    assert sp.integer_optimum(sp.me_problem(), max_points=2**32).found
+
+
+@pytest.mark.parametrize("factor", ["\u00b2", "\u0663", "\uff13", "\u0969"])
+def test_subscript_numbers_are_ascii_digits_only(factor: str) -> None:
+    # adv_b F7: '²'.isdigit() is True but int('²') fails (a bare "invalid literal" message),
+    # and the Arabic-Indic '٣' was read as 3; now any non-ASCII digit is an unparsable factor
+    # named with its reference and subscript.
+    with pytest.raises(ValueError, match=rf"^reference 'A\[{factor}\*i\]', subscript 0: cannot"):
+        sp.statement({"i": (0, 10)}, reads=[f"A[{factor}*i]"])
+    assert sp.statement({"i": (0, 10)}, reads=["A[3*i]"]).refs[0].coeffs == [[3]]

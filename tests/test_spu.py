@@ -299,3 +299,22 @@ def test_bad_input_found_by_the_adversarial_campaign() -> None:
         spu.sweep([])
     with pytest.raises(TypeError, match="ns"):
         spu.sweep("128")  # type: ignore[arg-type]
+
+
+def test_sweep_counts_are_exact_int64_equal_to_off_chip() -> None:
+    # adv_b F4: the counts were float64, rounded above 2^53 (flops at N = 1048577 is
+    # 3458774409434628099, not a float64 value); now int64 equal to the scalar function.
+    n = 1_048_577
+    oc, s = spu.off_chip(n), spu.sweep([n])
+    for key in ("flops", "lower_bound", "gpu_exact", "spu_exact"):
+        column = getattr(s, key)
+        assert column.dtype == np.int64, key
+        assert int(column[0]) == getattr(oc, key), key
+    assert oc.flops > 2**53
+    for key in ("gpu_closed_form", "spu_closed_form"):
+        assert getattr(s, key).dtype == np.float64 and getattr(s, key)[0] == getattr(oc, key)
+    # An overflowing count raises as off_chip does (3 N^3 > 2^63 - 1).
+    with pytest.raises(OverflowError):
+        spu.off_chip(2_097_152)
+    with pytest.raises(OverflowError):
+        spu.sweep([128, 2_097_152])

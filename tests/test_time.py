@@ -338,9 +338,9 @@ def test_huge_3d_tiles_are_infeasible_not_a_negative_time() -> None:
 )
 def test_times_that_would_overflow_are_refused(field: str, value: float) -> None:
     # Was: tau_sync_s = 1e308 or c_iter_s = 1.7e308 gave T_alg = inf.
-    with pytest.raises(ValueError, match=rf"{field}: must be in \[0, 1\] s"):
+    with pytest.raises(ValueError, match=rf"{field}: must be 0 or in \[1e-290, 1\] s"):
         core_gpu(**{field: value})
-    with pytest.raises(ValueError, match=r"c_iter_s: must be in \[0, 1\] s"):
+    with pytest.raises(ValueError, match=r"c_iter_s: must be in \[1e-290, 1\] s"):
         _core.time.StencilParams(n_space_dims=2, c_iter_s=1.7e308)
     with pytest.raises(ValueError, match=r"c_iter_s\['gtx980'\]: must be in \(0, 1\] s"):
         cm.Stencil(name="Fast", n_space_dims=1, c_iter_s={"gtx980": 1.7e308})
@@ -403,7 +403,9 @@ def test_exact_variant_work_is_bounded() -> None:
 
 def test_checked_messages_print_small_values_exactly() -> None:
     # Was: checked.hpp printed -3e-8 as "-0.000000".
-    with pytest.raises(ValueError, match=r"tau_sync_s: must be in \[0, 1\] s, got -3e-08"):
+    with pytest.raises(
+        ValueError, match=r"tau_sync_s: must be 0 or in \[1e-290, 1\] s, got -3e-08"
+    ):
         core_gpu(tau_sync_s=-3e-8)
 
 
@@ -549,3 +551,41 @@ def test_repeated_search_candidates_are_refused() -> None:
             "heat2d", "gtx980", (4096, 4096, 1024),
             space=cm_time.SearchSpace(((4,), (32,)), (2, 2)),
         )  # fmt: skip
+
+
+def test_subnormal_time_parameters_are_refused() -> None:
+    # adv_a 7: c_iter_s = 5e-324 (subnormal) was accepted and gave T_ideal = 0.0; the time
+    # parameters now start at MIN_TIME_PARAMETER_S = 1e-290 (0 still allowed for the
+    # per-event costs), so T_ideal = c_iter_s points / (nSM nV) is a positive normal double.
+    assert _core.time.MIN_TIME_PARAMETER_S == 1e-290
+    g = cm.gpu("gtx980")
+    tiny = cm.Stencil(name="X", n_space_dims=2, c_iter_s={"gtx980": 5e-324})
+    with pytest.raises(ValueError, match=r"^c_iter_s: must be in \[1e-290, 1\] s, got 5e-324"):
+        cm.time.t_ideal(tiny, g, (1, 32, 1))
+    for name in ("tau_sync_s", "t_sync_s"):  # a Gpu checks its fields when it is built
+        with pytest.raises(ValueError, match=rf"{name}: must be 0 or in \[1e-290, 1\] s"):
+            dataclasses.replace(g, **{name: 5e-324})  # type: ignore[arg-type]
+    # The floor itself, on the largest GPU the model takes: T_ideal is normal and > 0.
+    low = cm.Stencil(name="X", n_space_dims=2, c_iter_s={"gtx980": 1e-290})
+    big = dataclasses.replace(g, n_sm=2**20, n_v=2**20)
+    t = cm.time.t_ideal(low, big, (1, 1, 1))
+    assert t >= np.finfo(np.float64).tiny and t == 1e-290 / 2**40
+    floor = dataclasses.replace(g, tau_sync_s=1e-290, t_sync_s=1e-290)
+    assert cm.time.talg("heat2d", floor, (1024, 1024, 256), (8, 64, 8)) > 0
+
+
+def test_talg_batch_takes_lists_mixing_python_and_numpy_integers() -> None:
+    # adv_a 5: NumPy promotes int64 with uint64 to float64, so [[8, np.uint64(64), 8]] was
+    # refused as "dtype float64" although the scalar talg took it; now integers of any
+    # kind are integers, a float among them is still refused.
+    size = (1024, 1024, 256)
+    mixed: Any = [[8, np.uint64(64), 8], [np.int32(8), 64, np.uint64(16)]]
+    batch = cm.time.talg_batch("heat2d", "gtx980", size, mixed)
+    assert batch.talg_s.tolist() == [
+        cm.time.talg("heat2d", "gtx980", size, (8, 64, 8)),
+        cm.time.talg("heat2d", "gtx980", size, (8, 64, 16)),
+    ]
+    with pytest.raises(TypeError, match="tiles"):
+        cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(64), 8.0]])  # type: ignore[arg-type]
+    with pytest.raises(OverflowError, match="tiles"):
+        cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(2**63), 8]])  # type: ignore[arg-type]

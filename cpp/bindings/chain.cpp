@@ -70,6 +70,8 @@ void register_chain(py::module_& m) {
 
   c.attr("MAX_PARETO_MATRICES") = ch::kMaxParetoMatrices;
   c.attr("MAX_ORDER_MATRICES") = ch::kMaxOrderMatrices;
+  c.attr("MAX_CAPACITIES") = ch::kMaxCapacities;
+  c.attr("MAX_CHAIN_RECORDS") = ch::kMaxChainRecords;
   c.attr("DEFAULT_MIN_WORK_PER_THREAD") = ch::kDefaultMinWorkPerThread;
 
   c.def(

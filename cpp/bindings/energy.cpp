@@ -35,11 +35,13 @@ std::string kind_name(en::KernelKind kind) {
 en::TimeSource time_source(const py::object& talg_s, const py::object& gpu,
                            const py::object& stencil, py::handle variant) {
   en::TimeSource t;
+  // The variant is parsed with or without a time model: a bad one is refused with the same
+  // message in every family, not ignored because talg_s was given (docs/api-conventions.md).
+  t.variant = costmetrics::bindings::from_python<tmod::Variant>(variant, "variant");
   if (!gpu.is_none()) {
     t.use_time_model = true;
     t.gpu = costmetrics::bindings::from_python<tmod::GpuParams>(gpu, "gpu");
     t.stencil = costmetrics::bindings::from_python<tmod::StencilParams>(stencil, "stencil");
-    t.variant = costmetrics::bindings::from_python<tmod::Variant>(variant, "variant");
   } else {
     if (talg_s.is_none()) throw py::value_error("give talg_s or a GPU for the time model");
     t.talg_s = costmetrics::bindings::from_python<double>(talg_s, "talg_s");
@@ -218,6 +220,8 @@ void register_energy(py::module_& m) {
             row = en::design_row(kernel, r, talg_s.data()[i]);
           } catch (const std::invalid_argument& err) {
             throw py::value_error("row " + std::to_string(i) + ": " + err.what());
+          } catch (const std::overflow_error& err) {  // pybind11: OverflowError
+            throw std::overflow_error("row " + std::to_string(i) + ": " + err.what());
           }
           for (int k = 0; k < en::kNumParams; ++k) view(i, k) = row[static_cast<std::size_t>(k)];
         }

@@ -114,6 +114,8 @@ void register_exasat(py::module_& m) {
   e.attr("MAX_BOX_EDGE") = ex::kMaxBoxEdge;
   e.attr("DEFAULT_MAX_SIM_ACCESSES") = ex::kDefaultMaxSimAccesses;
   e.attr("HARD_MAX_SIM_ACCESSES") = ex::kHardMaxSimAccesses;
+  e.attr("MAX_BLOCK_CANDIDATES") = ex::kMaxBlockCandidates;
+  e.attr("MAX_CACHE_SIZES") = ex::kMaxCacheSizes;
 
   costmetrics::bindings::def_function(e, "weighted_flops", &ex::weighted_flops, py::arg("flops"), py::arg("machine"));
   costmetrics::bindings::def_function(e, "peak_bytes_per_flop", &ex::peak_bytes_per_flop, py::arg("machine"));

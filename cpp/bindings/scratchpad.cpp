@@ -32,6 +32,9 @@ void register_scratchpad(py::module_& m) {
   bind_record<sp::TileArray>(s, "TileArray", "One local array of a tile at given tile sizes");
   bind_record<sp::TileEvaluation>(s, "TileEvaluation", "Objective and constraints at tile sizes");
   bind_record<sp::TileSearchResult>(s, "TileSearchResult", "Exact integer optimum");
+  s.attr("MAX_CANDIDATES_PER_LOOP") = sp::kMaxCandidatesPerLoop;
+  s.attr("MAX_ENUMERATION_POINTS") = sp::kMaxEnumerationPoints;
+  s.attr("MAX_TILE_VECTORS") = sp::kMaxTileVectors;
 
   costmetrics::bindings::def_function(s, "movement_cost", &sp::movement_cost, py::arg("occurrences"), py::arg("processes"),
         py::arg("sync_cost"), py::arg("volume_words"), py::arg("cost_per_word"));

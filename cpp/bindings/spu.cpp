@@ -17,6 +17,7 @@ void register_spu(py::module_& m) {
   bind_record<spu::GlobalSync>(s, "GlobalSync",
                                "Off-chip accesses with global block synchronization (Sec. 4.1)");
   bind_record<spu::EnergySplit>(s, "EnergySplit", "Energy split of Eq. 3.5 (J)");
+  s.attr("MAX_SWEEP_SIZES") = spu::kMaxSweepSizes;
 
   costmetrics::bindings::def_function(s, "off_chip", &spu::off_chip, py::arg("problem"));
   costmetrics::bindings::def_function(s, "configuration", &spu::configuration, py::arg("problem"), py::arg("subtile"));

@@ -88,8 +88,10 @@ void register_time(py::module_& m) {
   t.attr("MAX_BLOCKS_PER_SM") = tmod::kMaxBlocksPerSm;
   t.attr("MAX_SMEM_WORDS") = tmod::kMaxSmemWords;
   t.attr("MAX_TIME_PARAMETER_S") = tmod::kMaxTimeParameterS;
+  t.attr("MIN_TIME_PARAMETER_S") = tmod::kMinTimeParameterS;
   t.attr("MAX_ITERATION_POINTS") = tmod::kMaxIterationPoints;
   t.attr("MAX_SEARCH_POINTS") = tmod::kMaxSearchPoints;
+  t.attr("MAX_SPACE_DIMS") = tmod::kMaxSpaceDims;
   t.attr("MEMORY_LEVELS") = py::make_tuple("L1", "L2", "L3", "DRAM");
   t.attr("CACHE_LINE_WORDS") = tmod::kCacheLineWords;
 

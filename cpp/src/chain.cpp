@@ -738,9 +738,13 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
   try {
     pts = solver.solve();
   } catch (const std::overflow_error&) {
-    throw std::overflow_error("dims: an op count of the chain exceeds the 64-bit integer range, "
-                              "dims = " +
-                              dims_text(dims));
+    // The joint front weighs every tree, so one whose op count overflows makes the front
+    // inexact even when the minimum op count (optimal_order, data_movement) fits.
+    throw std::overflow_error(
+        "dims: the op count of some parenthesization exceeds the 64-bit integer range (the "
+        "joint front counts every tree, not only the minimum op-count one, which may fit: "
+        "see optimal_order), dims = " +
+        dims_text(dims));
   }
   std::vector<ParetoPoint> out;
   out.reserve(pts.size());
@@ -757,15 +761,22 @@ void RandomChainSpec::validate() const {
                                 std::to_string(n_min) + ", " + std::to_string(n_max) + ")");
   }
   require_in_range(chains_per_length, 1, 1000000, "chains_per_length");
-  const std::int64_t total =
-      (n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length);
-  if (total > (std::int64_t{1} << 24)) {
-    throw std::invalid_argument("chains_per_length: at most 2^24 chains per capacity, got " +
-                                std::to_string(total));
-  }
-  if (capacities_words.empty() || capacities_words.size() > 16) {
-    throw std::invalid_argument("capacities: need 1 to 16 capacities, got " +
+  if (capacities_words.empty() ||
+      capacities_words.size() > static_cast<std::size_t>(kMaxCapacities)) {
+    throw std::invalid_argument("capacities: need 1 to " + std::to_string(kMaxCapacities) +
+                                " capacities, got " +
                                 std::to_string(capacities_words.size()));
+  }
+  // The records are all held at once (and again as Python objects): the total, not the
+  // count per capacity, bounds the memory. Each factor is bounded above, so no overflow.
+  const std::int64_t total = (n_max - n_min + 1) * static_cast<std::int64_t>(chains_per_length) *
+                             static_cast<std::int64_t>(capacities_words.size());
+  if (total > kMaxChainRecords) {
+    throw std::invalid_argument(
+        "lengths, chains_per_length, capacities: at most 2^24 records (lengths x "
+        "chains_per_length x capacities), got " +
+        std::to_string(n_max - n_min + 1) + " x " + std::to_string(chains_per_length) + " x " +
+        std::to_string(capacities_words.size()) + " = " + std::to_string(total));
   }
   for (const auto c : capacities_words) validate_capacity(c);
   require_positive(step, "step");

@@ -82,6 +82,56 @@ void OpMix::validate() const {
 
 namespace {
 
+// Length of the well-formed UTF-8 sequence at s[i] (the rules Python's strict decoder
+// applies: no overlong forms, no surrogates, nothing past U+10FFFF), 0 if there is none.
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+// s[begin, end) for an error message: whole UTF-8 characters as they are, control bytes
+// (NUL included) and bytes of no valid character as \xHH, so that a message never cuts a
+// character in two (which Python could not decode) nor carries a raw NUL.
+std::string printable(const std::string& s, std::size_t begin, std::size_t end) {
+  static const char* const hex = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = begin; i < end;) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F))) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 class Parser {
  public:
   Parser(const std::string& text, const std::string& what) : s_(text), what_(what) {}
@@ -90,7 +140,7 @@ class Parser {
     if (s_.size() > 2000) fail("expression longer than 2000 characters");
     expr(0);
     skip();
-    if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
+    if (pos_ != s_.size()) fail("unexpected '" + character_at(pos_) + "'");
     if (code_.empty()) fail("empty expression");
     return std::move(code_);
   }
@@ -98,9 +148,21 @@ class Parser {
  private:
   using Op = Expression::Op;
 
+  // Positions count characters (UTF-8 sequences), not bytes, as Python's str does.
   [[noreturn]] void fail(const std::string& why) const {
-    throw std::invalid_argument(what_ + ": " + why + " at position " + std::to_string(pos_) +
-                                " in '" + s_ + "'");
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < pos_ && i < s_.size();) {
+      const std::size_t n = utf8_length(s_, i);
+      i += n == 0 ? 1 : n;
+      ++chars;
+    }
+    throw std::invalid_argument(what_ + ": " + why + " at position " + std::to_string(chars) +
+                                " in '" + printable(s_, 0, s_.size()) + "'");
+  }
+  // The whole character at byte i, printable (never half of a multi-byte one).
+  std::string character_at(std::size_t i) const {
+    const std::size_t n = utf8_length(s_, i);
+    return printable(s_, i, i + (n == 0 ? 1 : n));
   }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -229,7 +291,7 @@ class Parser {
       emit(fn);
       return;
     }
-    fail("unexpected '" + std::string(1, c) + "'");
+    fail("unexpected '" + character_at(pos_) + "'");
   }
 
   const std::string& s_;
@@ -631,6 +693,8 @@ void evaluate_batch(const Kernel& kernel, const std::int64_t* sizes, const std::
                     const Params& params, Breakdown* out, int n_threads) {
   params.validate();
   kernel.ops.validate();
+  // As the time model's batch: a measured talg_s does not widen the thread range.
+  require_in_range(n_threads, 0, time::kMaxThreads, "threads");
   for_rows(n, n_threads, [&](std::size_t i) {
     const Run r = run_from_rows(sizes, tiles, subtiles, i);
     out[i] = evaluate(kernel, r, params, talg_s[i]);
@@ -642,13 +706,26 @@ std::array<double, kNumParams> design_row(const Kernel& kernel, const Run& run, 
   const TileCounts c = counts(kernel, run);
   // Sec. B.7.1: E_alg(X) is linear in X = (P_stat, e_gs, e_sr, e_fadd, e_fmul, e_iadd, e_imax).
   const double nv = c.n_tiles * c.v_tile;
-  return {talg_s,
-          c.n_tiles * c.m_io_words,
-          c.n_tiles * c.sr_words,
-          nv * kernel.ops.fadd,
-          nv * kernel.ops.fmul,
-          nv * kernel.ops.iadd,
-          nv * kernel.ops.imax};
+  const std::array<double, kNumParams> row = {talg_s,
+                                              c.n_tiles * c.m_io_words,
+                                              c.n_tiles * c.sr_words,
+                                              nv * kernel.ops.fadd,
+                                              nv * kernel.ops.fmul,
+                                              nv * kernel.ops.iadd,
+                                              nv * kernel.ops.imax};
+  // Each factor is finite, but a product can overflow (ops.fadd = 1e308 times N V gave an
+  // inf column): a fit on it would be meaningless, so refuse it, naming the column.
+  static const char* const columns[kNumParams] = {
+      "talg_s", "n_tiles * m_io_words", "n_tiles * sr_words", "n_tiles * v_tile * ops.fadd",
+      "n_tiles * v_tile * ops.fmul", "n_tiles * v_tile * ops.iadd", "n_tiles * v_tile * ops.imax"};
+  for (std::size_t j = 0; j < row.size(); ++j) {
+    if (!std::isfinite(row[j])) {
+      throw std::overflow_error(std::string("design row: ") + columns[j] +
+                                " is not finite (n_tiles = " + format_value(c.n_tiles) +
+                                ", v_tile = " + format_value(c.v_tile) + ")");
+    }
+  }
+  return row;
 }
 
 double energy_per_operation_j(double e_alg_j, double p_stat_w, double talg_s, double op_count) {
@@ -877,6 +954,7 @@ SearchResult search(const Kernel& kernel, const time::ProblemSize& size,
   params.validate();
   kernel.ops.validate();
   require_in_range(within, 0.0, 1e6, "within");  // as the time model's search
+  require_in_range(n_threads, 0, time::kMaxThreads, "threads");  // with or without talg_s
   check_time_source(kernel, size, time);
   if (static_cast<int>(space.space.size()) != kernel.n_space_dims) {
     throw std::invalid_argument("search space has " + std::to_string(space.space.size()) +

@@ -766,8 +766,9 @@ Estimate best_blocking(const Kernel& k, const Machine& m, const Box& box, const 
   box.validate();
   validate_groups(k, groups);
   if (candidates.empty()) throw std::invalid_argument("candidates: at least one block edge");
-  if (candidates.size() > 256) {
-    throw std::invalid_argument("candidates: at most 256 block edges, got " +
+  if (candidates.size() > kMaxBlockCandidates) {
+    throw std::invalid_argument("candidates: at most " + std::to_string(kMaxBlockCandidates) +
+                                " block edges, got " +
                                 std::to_string(candidates.size()));
   }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -1114,8 +1115,9 @@ std::vector<Simulation> simulate_lru_sweep(const Kernel& k, const Machine& m, co
                                            std::int64_t max_accesses, int threads) {
   require_in_range(threads, 0, 1024, "threads");
   const SimSetup s = sim_setup(k, m, box, groups, blockings, max_accesses);
-  if (cache_bytes.size() > 1024) {
-    throw std::invalid_argument("cache_bytes: at most 1024 sizes, got " +
+  if (cache_bytes.size() > kMaxCacheSizes) {
+    throw std::invalid_argument("cache_bytes: at most " + std::to_string(kMaxCacheSizes) +
+                                " sizes, got " +
                                 std::to_string(cache_bytes.size()));
   }
   std::vector<Machine> machines(cache_bytes.size(), m);

@@ -204,7 +204,8 @@ void Statement::validate(const std::string& what) const {
 
 std::vector<LocalArray> local_arrays(const std::vector<Statement>& statements, Reading reading,
                                      std::int64_t max_points) {
-  require_positive(max_points, "max_points");
+  require_in_range(max_points, std::int64_t{1}, kMaxEnumerationPoints, "max_points",
+                   " pairs (the cap keeps the enumeration's memory near 2.5 GB)");
   if (statements.empty()) throw std::invalid_argument("statements: empty program block");
   // Validate everything and bound the enumeration before doing any of it.
   std::int64_t work = 0;
@@ -714,7 +715,8 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
                                  int threads,
                                  const std::vector<std::vector<std::int64_t>>& candidates) {
   problem.validate();
-  require_positive(max_points, "max_points");
+  require_in_range(max_points, std::int64_t{1}, kMaxTileVectors, "max_points",
+                   " tile vectors (the cap bounds the search to about 20 min on one core)");
   if (!candidates.empty()) {
     if (candidates.size() != problem.extents.size()) {
       throw std::invalid_argument("candidates: " + std::to_string(candidates.size()) +
@@ -724,6 +726,10 @@ TileSearchResult integer_optimum(const TileProblem& problem, std::int64_t max_po
     for (std::size_t l = 0; l < candidates.size(); ++l) {
       const std::string what = "candidates[" + std::to_string(l) + "]";
       if (candidates[l].empty()) throw std::invalid_argument(what + ": empty");
+      if (candidates[l].size() > kMaxCandidatesPerLoop) {
+        throw std::invalid_argument(what + ": at most " + std::to_string(kMaxCandidatesPerLoop) +
+                                    " values, got " + std::to_string(candidates[l].size()));
+      }
       for (std::size_t i = 0; i < candidates[l].size(); ++i) {
         const std::int64_t v = candidates[l][i];
         if (v < 1 || v > problem.extents[l]) {

@@ -38,7 +38,7 @@ namespace {
 using detail::ceil_div;
 
 void require_dims(int n_space_dims) {
-  if (n_space_dims < 1 || n_space_dims > 3) {
+  if (n_space_dims < 1 || n_space_dims > kMaxSpaceDims) {
     throw std::invalid_argument("n_space_dims: must be 1, 2 or 3, got " +
                                 std::to_string(n_space_dims));
   }
@@ -185,15 +185,28 @@ bool MachineTerms::all_zero() const {
   return zero;
 }
 
+namespace {
+// 0 (a negligible cost) or in [kMinTimeParameterS, kMaxTimeParameterS]: no subnormals.
+void require_time_parameter(double value, const char* name) {
+  if (value == 0) return;
+  if (!(value >= kMinTimeParameterS && value <= kMaxTimeParameterS)) {
+    throw std::invalid_argument(std::string(name) + ": must be 0 or in [" +
+                                format_value(kMinTimeParameterS) + ", " +
+                                format_value(kMaxTimeParameterS) + "] s, got " +
+                                format_value(value));
+  }
+}
+}  // namespace
+
 void GpuParams::validate() const {
   require_in_range(n_sm, 1, kMaxSmCount, "n_sm");
   require_in_range(n_v, 1, kMaxSmCount, "n_v");
   require_in_range(smem_per_sm_words, 1.0, kMaxSmemWords, "smem_per_sm_words", " words");
   require_in_range(smem_per_block_words, 1.0, kMaxSmemWords, "smem_per_block_words", " words");
   require_in_range(max_blocks_per_sm, 1, kMaxBlocksPerSm, "max_blocks_per_sm");
-  require_in_range(l_s_per_word, 0.0, kMaxTimeParameterS, "l_s_per_word", " s");
-  require_in_range(tau_sync_s, 0.0, kMaxTimeParameterS, "tau_sync_s", " s");
-  require_in_range(t_sync_s, 0.0, kMaxTimeParameterS, "t_sync_s", " s");
+  require_time_parameter(l_s_per_word, "l_s_per_word");
+  require_time_parameter(tau_sync_s, "tau_sync_s");
+  require_time_parameter(t_sync_s, "t_sync_s");
   machine.validate();
   // The machine terms must leave every cost of one thread non-negative: the thread terms
   // are relative to threads_ref, so one core alone pays L + dL - g (threads_ref - 1) per
@@ -221,7 +234,7 @@ void GpuParams::validate() const {
 void StencilParams::validate() const {
   require_dims(n_space_dims);
   if (!(c_iter_s > 0)) require_positive(c_iter_s, "c_iter_s");
-  require_in_range(c_iter_s, 0.0, kMaxTimeParameterS, "c_iter_s", " s");
+  require_in_range(c_iter_s, kMinTimeParameterS, kMaxTimeParameterS, "c_iter_s", " s");
 }
 
 void ProblemSize::validate() const {

@@ -168,9 +168,19 @@ void test_limits() {
   try {
     g.validate();
   } catch (const std::invalid_argument& e) {
-    named = std::string(e.what()) == "tau_sync_s: must be in [0, 1] s, got -3e-08";
+    named = std::string(e.what()) == "tau_sync_s: must be 0 or in [1e-290, 1] s, got -3e-08";
   }
   CHECK(named);
+  // adv_a 7: subnormal times (5e-324 gave T_ideal = 0) are refused; 0 and the floor are not.
+  CHECK_THROWS(stencil(2, 5e-324).validate(), std::invalid_argument);
+  g = gtx980();
+  g.tau_sync_s = 5e-324;
+  CHECK_THROWS(g.validate(), std::invalid_argument);
+  g.tau_sync_s = 0.0;
+  g.validate();
+  g.tau_sync_s = kMinTimeParameterS;
+  g.validate();
+  stencil(2, kMinTimeParameterS).validate();
   // hyperthreading_factor: M_tile = 0 was inf converted to int64.
   CHECK_THROWS(hyperthreading_factor(gtx980(), 0.0), std::invalid_argument);
   CHECK(hyperthreading_factor(gtx980(), 1e-300) == 32);  // min(huge, MTB_SM) in double

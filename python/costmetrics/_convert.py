@@ -8,7 +8,8 @@ malformed container ``ValueError``, before anything reaches ``costmetrics._core`
 - :func:`integer`: ``int`` or NumPy integer, never ``bool`` or ``float``;
 - :func:`real`: ``int``, ``float`` or NumPy real, never ``bool``, ``str`` or ``None``;
 - :func:`int_sequence`: an ordered sequence (list, tuple, range, 1-D integer array) of
-  integers, never a ``str``, ``bytes``, ``set`` or ``dict``;
+  integers, never a ``str``, ``bytes``, ``set`` or ``dict``, read up to the core's limit
+  for the parameter (an unbounded iterable fails fast);
 - :func:`choice`: one of a fixed set of strings;
 - :func:`string`: a ``str`` (optionally non-blank);
 - :func:`boolean`: ``bool`` or NumPy bool, never ``int`` or ``str``;
@@ -26,9 +27,10 @@ Preset names (stencils, kernels, GPUs, machines) are normalized by one function,
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import stat
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set, Sized
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -150,8 +152,14 @@ def real_array(values: object, name: str) -> npt.NDArray[np.float64]:
     return np.asarray(number_array(values, name), dtype=np.float64)
 
 
-def int_sequence(values: object, name: str, *, length: int | None = None) -> list[int]:
+def int_sequence(
+    values: object, name: str, *, length: int | None = None, max_len: int | None = None
+) -> list[int]:
     """Convert an ordered sequence of integers to a list of ``int``.
+
+    At most ``max_len + 1`` entries (``length + 1`` with ``length``) are read, so that an
+    unbounded iterable (``itertools.count()``, ``range(10**12)``) fails at once instead of
+    filling memory; one of ``length`` and ``max_len`` is required.
 
     Parameters
     ----------
@@ -161,6 +169,9 @@ def int_sequence(values: object, name: str, *, length: int | None = None) -> lis
         The parameter's name, used in messages (entries are named ``name[i]``).
     length : int, optional
         The required number of entries; otherwise ``ValueError``.
+    max_len : int, optional
+        The most entries the core accepts for this parameter (its limit, read from
+        ``costmetrics._core``); more raise ``ValueError``.
 
     Returns
     -------
@@ -175,8 +186,15 @@ def int_sequence(values: object, name: str, *, length: int | None = None) -> lis
     OverflowError
         If an entry does not fit a signed 64-bit integer.
     ValueError
-        If the number of entries is not ``length``, or an array is not 1-D.
+        If the number of entries is not ``length`` or is above ``max_len``, or an array is
+        not 1-D.
     """
+    if length is not None and max_len is None:
+        limit = length
+    elif max_len is not None and length is None:
+        limit = max_len
+    else:
+        raise TypeError(f"int_sequence({name}): pass exactly one of length and max_len")
     if isinstance(values, (str, bytes, bytearray, memoryview, Mapping, Set)) or not isinstance(
         values, (Sequence, np.ndarray, Iterable)
     ):
@@ -184,17 +202,24 @@ def int_sequence(values: object, name: str, *, length: int | None = None) -> lis
             f"{name}: expected a sequence of integers (list, tuple or 1-D array), "
             f"got {_describe(values)}"
         )
-    if isinstance(values, np.ndarray):
-        if values.ndim != 1:
-            raise ValueError(f"{name}: expected a 1-D array, got shape {values.shape}")
-        items: list[Any] = list(values)
-    elif isinstance(values, Sequence):
-        items = list(values)
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {values.shape}")
+    if isinstance(values, Sized):
+        # Sized (a range of 10**9 included): refused by its length before it is read.
+        count: int | None = len(values)
     else:
-        # Iterators and generators have an order too; unordered collections were refused.
-        items = list(values)
-    if length is not None and len(items) != length:
-        raise ValueError(f"{name}: expected {length} entries, got {len(items)}")
+        count = None
+    if count is None or count <= limit:
+        # Iterators and generators have an order too (unordered collections were refused);
+        # reading one past the limit tells "too long" without reading all of it.
+        items: list[Any] = list(itertools.islice(values, limit + 1))
+        count = len(items) if len(items) <= limit else None
+    if length is not None and count != length:
+        got = "more" if count is None else str(count)
+        raise ValueError(f"{name}: expected {length} entries, got {got}")
+    if count is None or count > limit:
+        got = "more" if count is None else str(count)
+        raise ValueError(f"{name}: at most {limit} entries, got {got}")
     return [integer(v, f"{name}[{i}]") for i, v in enumerate(items)]
 
 
@@ -272,7 +297,11 @@ def extents(values: object, name: str, n_space_dims: int, *, tile: bool) -> list
         The entries; errors as :func:`int_sequence`, and ``ValueError`` unless there are
         ``n_space_dims + 1``.
     """
-    items = int_sequence(values, name)
+    from costmetrics import _core  # the compiled core, imported on first use
+
+    # Read up to the longest layout any stencil has, so that a wrong count within it gets
+    # the layout message below.
+    items = int_sequence(values, name, max_len=_core.time.MAX_SPACE_DIMS + 1)
     if len(items) != n_space_dims + 1:
         raise ValueError(
             f"{name}: must have {n_space_dims + 1} entries {layout(n_space_dims, tile)} for "
@@ -326,6 +355,15 @@ def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> 
         ):
             # NumPy turns a bool among ints into 0 or 1: [4, 32, True] ran as tT = 1.
             raise TypeError(f"{name}: expected integers, got a bool entry in {values!r}")
+        if array.dtype.kind == "f":
+            # NumPy promotes int64 mixed with uint64 (e.g. [8, np.uint64(64), 8]) to float64;
+            # integers only are converted one by one below, floats still refused.
+            entries = np.asarray(values, dtype=object)
+            if all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                for v in entries.ravel()
+            ):
+                array = entries
     if array.dtype == object:  # Python ints beyond int64, or mixed objects
         flat = [integer(v, f"{name} entry") for v in array.ravel()]
         array = np.asarray(flat, dtype=np.int64).reshape(array.shape)

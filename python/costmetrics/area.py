@@ -143,34 +143,42 @@ class ReferenceGpu(Record):
     seed_model_mm2: float | None
     seed_cacheless_mm2: float | None
 
-    def config(self, *, caches: bool = True) -> Config:
+    def config(self, *, caches: bool | np.bool_ = True) -> Config:
         """Return this GPU as a ``_core.area.Config`` of Eq. C.6 (with or without caches).
 
         Parameters
         ----------
-        caches : bool
+        caches : bool or numpy.bool_
             Keep the L1 and L2 caches (default) or remove them (Sec. C.4.1).
 
         Returns
         -------
         Config
             Its configuration, memory sizes in kB.
+
+        Raises
+        ------
+        TypeError
+            If ``caches`` is not ``True`` or ``False`` (``"False"`` would be truthy).
         """
+        with_caches = _convert.boolean(caches, "caches")
         return Config(
             n_sm=self.n_sm,
             n_v=self.n_v,
             smem_kb=self.smem_kb,
             regs_kb_per_vu=self.regs_kb_per_vu,
-            l1_kb_per_pair=self.l1_kb_per_pair if caches else 0.0,
-            l2_kb=self.l2_kb if caches else 0.0,
+            l1_kb_per_pair=self.l1_kb_per_pair if with_caches else 0.0,
+            l2_kb=self.l2_kb if with_caches else 0.0,
         )
 
-    def area(self, *, caches: bool = True, coefficients: CoefficientsArg = "structural") -> float:
+    def area(
+        self, *, caches: bool | np.bool_ = True, coefficients: CoefficientsArg = "structural"
+    ) -> float:
         """Model area of this configuration, with or without its L1 and L2 caches.
 
         Parameters
         ----------
-        caches : bool
+        caches : bool or numpy.bool_
             Include the L1 and L2 caches (default) or remove them (Sec. C.4.1).
         coefficients : {"structural", "rounded"} or coefficient record
             Eq. C.6 (default) or Eq. C.7.
@@ -179,15 +187,21 @@ class ReferenceGpu(Record):
         -------
         float
             Area in mm^2.
+
+        Raises
+        ------
+        TypeError
+            If ``caches`` is not ``True`` or ``False`` (``"False"`` would be truthy).
         """
+        with_caches = _convert.boolean(caches, "caches")
         return float(
             die_area(
                 self.n_sm,
                 self.n_v,
                 self.smem_kb,
                 regs_kb_per_vu=self.regs_kb_per_vu,
-                l1_kb_per_pair=self.l1_kb_per_pair if caches else 0.0,
-                l2_kb=self.l2_kb if caches else 0.0,
+                l1_kb_per_pair=self.l1_kb_per_pair if with_caches else 0.0,
+                l2_kb=self.l2_kb if with_caches else 0.0,
                 coefficients=coefficients,
             )
         )

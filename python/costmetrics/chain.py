@@ -97,7 +97,8 @@ JointComparison = _core_chain.JointComparison
 
 
 def _dims(dims: object) -> list[int]:
-    return _convert.int_sequence(dims, "dims")
+    # n matrices have n + 1 dimensions; the core names a longer chain itself.
+    return _convert.int_sequence(dims, "dims", max_len=_core_chain.MAX_ORDER_MATRICES + 1)
 
 
 def _beta(beta: object) -> str:
@@ -333,6 +334,17 @@ def pareto_front(dims: Sequence[int], M: int, *, beta: Beta = "printed") -> list
     list of ParetoPoint
         Ops ascending, words strictly descending (words include the final write
         ``P0 Pn``). The first point has the minimum op count.
+
+    Raises
+    ------
+    ValueError
+        If ``dims`` has fewer than 2 or more than 32 matrices, a size is at most
+        ``sqrt(M)``, or ``M`` is not positive.
+    OverflowError
+        If the op count of *any* parenthesization exceeds 2^63 - 1. The front counts every
+        tree, so ``pareto_front([2, 2**40, 2, 2**40], 1)`` raises (the tree
+        ``(A1 (A2 A3))`` takes 2^81 ops) although :func:`data_movement` answers on the
+        minimum op-count tree (2^43 ops).
     """
     result: list[ParetoPoint] = _core_chain.pareto_front(
         _dims(dims), _convert.integer(M, "M"), _beta(beta)
@@ -432,7 +444,7 @@ def _spec_args(
     beta: object,
     threads: object,
 ) -> _SpecArgs:
-    caps = _convert.int_sequence(capacities, "capacities")
+    caps = _convert.int_sequence(capacities, "capacities", max_len=_core_chain.MAX_CAPACITIES)
     for i, cap in enumerate(caps):
         if cap <= 0:  # named here: the core's check names M, its own symbol
             raise ValueError(f"capacities[{i}]: must be positive (words), got {cap}")
@@ -475,7 +487,10 @@ def random_chain_reductions(
     lengths : tuple of int
         Smallest and largest chain length ``n`` (inclusive), ``2 <= n_min <= n_max <= 1000``.
     chains_per_length : int
-        Chains drawn per length (the seed: 1,000).
+        Chains drawn per length (the seed: 1,000), 1 to 10^6. The records of a call,
+        ``(n_max - n_min + 1) * chains_per_length * len(capacities)``, are at most
+        ``_core.chain.MAX_CHAIN_RECORDS`` (2^24, about 150 bytes each): more raise
+        ``ValueError`` before any work.
     distribution : ChainDistribution
         How dims are drawn (the seed does not say; this is synthetic data).
     beta : {"printed", "derived"}

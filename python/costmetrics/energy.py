@@ -333,6 +333,24 @@ def _subtile(subtile: object) -> int:
     return 0 if subtile is None else _convert.integer(subtile, "subtile")
 
 
+def _stencil(k: Any, stencil: Stencil | str) -> Stencil:
+    """Resolve and check a time-model stencil for kernel ``k``.
+
+    Also called with a measured talg_s, so that a bad ``stencil`` is refused, not ignored.
+    """
+    if not isinstance(stencil, (str, Stencil)):
+        raise TypeError(
+            f"stencil: expected a Stencil or a preset name, got {type(stencil).__name__}"
+        )
+    s = resolve_stencil(stencil, "stencil")
+    if s.n_space_dims != k.n_space_dims:
+        raise ValueError(
+            f"stencil {s.name!r} has {s.n_space_dims} space dimensions, kernel {k.name!r} has "
+            f"{k.n_space_dims}"
+        )
+    return s
+
+
 def _time_model(
     k: Any, gpu: Gpu | str, stencil: Stencil | str | None
 ) -> tuple[Any, Any, Stencil, Gpu]:
@@ -346,16 +364,7 @@ def _time_model(
                 "Stencil) or a measured talg_s"
             )
         stencil = "jacobi2d"
-    if not isinstance(stencil, (str, Stencil)):
-        raise TypeError(
-            f"stencil: expected a Stencil or a preset name, got {type(stencil).__name__}"
-        )
-    s = resolve_stencil(stencil, "stencil")
-    if s.n_space_dims != k.n_space_dims:
-        raise ValueError(
-            f"stencil {s.name!r} has {s.n_space_dims} space dimensions, kernel {k.name!r} has "
-            f"{k.n_space_dims}"
-        )
+    s = _stencil(k, stencil)
     core_gpu = g._core_params()
     core_stencil = _core.time.StencilParams(n_space_dims=s.n_space_dims, c_iter_s=s.c_iter_on(g))
     return core_gpu, core_stencil, s, g
@@ -372,6 +381,8 @@ def _time_args(
     if gpu is not None:
         core_gpu, core_stencil, _, _ = _time_model(k, gpu, stencil)
         return {"gpu": core_gpu, "stencil": core_stencil}
+    if stencil is not None:
+        _stencil(k, stencil)  # unused with a measured time, but never silently wrong
     return {"talg_s": _convert.real(talg_s, "talg_s")}
 
 
@@ -589,6 +600,10 @@ def energy_batch(
         reasons = np.asarray(times.reasons, dtype=np.uint32)
         talg = times.talg_s
     else:
+        # Unused with measured times, checked as with a time model (the bindings' parser).
+        _convert.variant(variant)
+        if stencil is not None:
+            _stencil(k, stencil)
         reasons = np.zeros(n, dtype=np.uint32)
         talg = _per_row(talg_s, n, "talg_s", np.float64)
     subtiles = _per_row(0 if subtile is None else subtile, n, "subtile", np.int64)
@@ -1070,6 +1085,9 @@ def design_matrix(runs: Runs) -> npt.NDArray[np.float64]:
     ------
     TypeError
         If ``runs`` is not a :class:`Runs`.
+    OverflowError
+        If a coefficient is not finite (e.g. a custom kernel's huge op count times
+        N V): the message names the row and the column.
     """
     if not isinstance(runs, Runs):
         raise TypeError(f"runs: expected Runs, got {_convert._describe(runs)}")
@@ -2298,7 +2316,9 @@ def candidates(
         raise TypeError(
             f"space: expected a costmetrics.time.SearchSpace, got {type(space).__name__}"
         )
-    divisors = _convert.int_sequence(subtile_divisors, "subtile_divisors")
+    divisors = _convert.int_sequence(
+        subtile_divisors, "subtile_divisors", max_len=_core.time.MAX_SEARCH_POINTS
+    )
     if not divisors or min(divisors) < 1:
         raise ValueError(f"subtile_divisors: expected positive integers, got {divisors}")
     if isinstance(sizes, (str, bytes)) or not isinstance(sizes, (Sequence, np.ndarray)):

@@ -732,7 +732,7 @@ def _groups(kernel: Kernel, fusion: Fusion) -> list[list[int]]:
     for g in fusion:
         if not isinstance(g, Sequence) or isinstance(g, str):
             raise TypeError(f"fusion: each group is a list of loop indices, got {g!r}")
-        groups.append(_convert.int_sequence(g, "fusion group"))
+        groups.append(_convert.int_sequence(g, "fusion group", max_len=_ex.MAX_LOOPS))
     return groups
 
 
@@ -824,7 +824,7 @@ def _candidates(box: Box, candidates: Sequence[int] | None) -> list[int]:
         top = max(box.nx, box.ny)
         out = [1 << i for i in range(0, 21) if (1 << i) < top] + [top]
         return out
-    return _convert.int_sequence(candidates, "candidates")
+    return _convert.int_sequence(candidates, "candidates", max_len=_ex.MAX_BLOCK_CANDIDATES)
 
 
 def best_blocking(
@@ -934,7 +934,7 @@ def simulate_sweep(
             b,
             groups,
             _blockings(block, b, len(groups)),
-            _convert.int_sequence(cache_bytes, "cache_bytes"),
+            _convert.int_sequence(cache_bytes, "cache_bytes", max_len=_ex.MAX_CACHE_SIZES),
             max_accesses,
             threads,
         )
@@ -1046,7 +1046,7 @@ def bytes_per_flop_vs_block(
     ndarray, shape (len(cache_bytes), len(blocks))
         Bytes per weighted flop.
     """
-    edges = _convert.int_sequence(blocks, "blocks")
+    edges = _convert.int_sequence(blocks, "blocks", max_len=_ex.MAX_BLOCK_CANDIDATES)
     if isinstance(cache_bytes, (str, bytes)) or not isinstance(cache_bytes, (Sequence, np.ndarray)):
         raise TypeError(
             f"cache_bytes: expected a sequence of int or None, got {type(cache_bytes).__name__} "
@@ -1118,7 +1118,7 @@ def traffic_vs_cache(
     ValueError
         For an unknown strategy, or as :func:`estimate` and :func:`best_blocking`.
     """
-    caches = _convert.int_sequence(cache_bytes, "cache_bytes")
+    caches = _convert.int_sequence(cache_bytes, "cache_bytes", max_len=_ex.MAX_CACHE_SIZES)
     names = [
         _convert.choice(x, f"strategies[{i}]", _FUSION_STRATEGIES)
         for i, x in enumerate(_sequence(strategies, "strategies"))

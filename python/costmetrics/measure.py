@@ -2040,8 +2040,10 @@ class Point:
         name = normalize_name(self.stencil.strip())
         if name in STENCILS:
             object.__setattr__(self, "stencil", name)
-        object.__setattr__(self, "sizes", tuple(_convert.int_sequence(self.sizes, "Point.sizes")))
-        object.__setattr__(self, "tiles", tuple(_convert.int_sequence(self.tiles, "Point.tiles")))
+        most = _core.time.MAX_SPACE_DIMS + 1  # (S1, ..., T): at most three space entries
+        for attr in ("sizes", "tiles"):
+            values = _convert.int_sequence(getattr(self, attr), f"Point.{attr}", max_len=most)
+            object.__setattr__(self, attr, tuple(values))
         tags = self.tags
         if isinstance(tags, (str, bytes)) or not isinstance(tags, (Sequence, np.ndarray)):
             raise TypeError(

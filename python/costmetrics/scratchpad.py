@@ -125,7 +125,9 @@ def _affine(expr: str, loops: Sequence[str], what: str) -> tuple[list[int], int]
         number = 1
         name: str | None = None
         for f in factors:
-            if f.isdigit():
+            # ASCII digits only: str.isdigit() also takes '²' (int() then fails) and
+            # Arabic-Indic digits (int() reads them as numbers: 'A[٣*i]' was A[3*i]).
+            if f.isascii() and f.isdigit():
                 number *= int(f)
             elif _NAME.fullmatch(f):
                 if name is not None:
@@ -251,7 +253,9 @@ def local_arrays(
         overlapping data spaces (Algorithm 2 read literally).
     max_points : int
         Bound on the (statement instance, reference) pairs enumerated to decide overlaps
-        and count distinct elements.
+        and count distinct elements, in 1..``_core.scratchpad.MAX_ENUMERATION_POINTS``
+        (2^24, the default: each distinct element is kept, about 150 bytes, so the cap
+        keeps a call near 2.5 GB); above it ``ValueError``.
 
     Returns
     -------
@@ -434,7 +438,8 @@ def integer_optimum(
         :func:`powers_of_two`), one list per loop; None (the default) means every integer
         1..N_l.
     max_points : int
-        Refuse (OverflowError) to evaluate more tile vectors than this.
+        Refuse (OverflowError) to evaluate more tile vectors than this; in
+        1..``_core.scratchpad.MAX_TILE_VECTORS`` (2^32, about 20 min on one core).
     threads : int
         Worker threads in [0, 1024] (0: all cores).
 
@@ -450,7 +455,8 @@ def integer_optimum(
         a sequence of them.
     ValueError
         If ``candidates`` does not have one non-empty, strictly increasing list per loop
-        within 1..N_l, ``threads`` is outside [0, 1024] or ``max_points`` not positive.
+        within 1..N_l, ``threads`` is outside [0, 1024] or ``max_points`` is outside
+        1..2^32.
     OverflowError
         If the search would evaluate more than ``max_points`` tile vectors.
     """
@@ -468,7 +474,11 @@ def integer_optimum(
         for i, row in enumerate(candidates):
             if isinstance(row, (str, bytes)) or not isinstance(row, (Sequence, np.ndarray)):
                 raise TypeError(f"candidates[{i}]: expected a sequence of integers")
-            cand.append(_convert.int_sequence(row, f"candidates[{i}]"))
+            cand.append(
+                _convert.int_sequence(
+                    row, f"candidates[{i}]", max_len=_core.scratchpad.MAX_CANDIDATES_PER_LOOP
+                )
+            )
     # Negative counts would mean "all cores" to the core; refuse them as simulate_sweep does.
     n_threads = _as_int(threads, "threads", lo=0, hi=1024)
     return _core.scratchpad.integer_optimum(

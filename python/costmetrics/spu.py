@@ -404,26 +404,30 @@ def load_seed() -> dict[str, Any]:
 class AccessSweep(Record):
     """Off-chip accesses over cubic problem sizes N (one entry per N in every field).
 
+    The counts (``flops``, ``lower_bound``, ``gpu_exact``, ``spu_exact``) are int64, equal
+    to :func:`off_chip`'s exact integers (float64 would round them above 2^53); the closed
+    forms are float64.
+
     Attributes
     ----------
     n : numpy.ndarray
         The sizes N.
     flops : numpy.ndarray
-        3 N^3 flops.
+        3 N^3 flops (int64).
     lower_bound : numpy.ndarray
-        6 N^2 words.
+        6 N^2 words (int64).
     gpu_exact, gpu_closed_form : numpy.ndarray
-        GPU accesses, counted and by Eq. 3.3.
+        GPU accesses, counted (int64) and by Eq. 3.3 (float64).
     spu_exact, spu_closed_form : numpy.ndarray
-        SPU accesses, counted and by Eq. 3.8.
+        SPU accesses, counted (int64) and by Eq. 3.8 (float64).
     """
 
     n: npt.NDArray[np.int64]
-    flops: npt.NDArray[np.float64]
-    lower_bound: npt.NDArray[np.float64]
-    gpu_exact: npt.NDArray[np.float64]
+    flops: npt.NDArray[np.int64]
+    lower_bound: npt.NDArray[np.int64]
+    gpu_exact: npt.NDArray[np.int64]
     gpu_closed_form: npt.NDArray[np.float64]
-    spu_exact: npt.NDArray[np.float64]
+    spu_exact: npt.NDArray[np.int64]
     spu_closed_form: npt.NDArray[np.float64]
 
 
@@ -453,13 +457,25 @@ def sweep(
     ValueError
         If ``ns`` is empty, or as :func:`off_chip` for an entry (``p b > N`` among them).
     """
-    sizes = _convert.int_sequence(ns, "ns")
+    sizes = _convert.int_sequence(ns, "ns", max_len=_core.spu.MAX_SWEEP_SIZES)
     if not sizes:
         raise ValueError("ns: expected at least one problem size, got an empty sequence")
     rows = [off_chip(n, tile=tile, grid=grid) for n in sizes]
-    columns = {
-        key: np.array([float(getattr(r, key)) for r in rows])
-        for key in AccessSweep._fields
-        if key != "n"
-    }
-    return AccessSweep(n=np.array(sizes, dtype=np.int64), **columns)
+    # The counts are exact int64 in the core (an overflow raised in off_chip); the closed
+    # forms are reals.
+
+    def counts(key: str) -> npt.NDArray[np.int64]:
+        return np.array([getattr(r, key) for r in rows], dtype=np.int64)
+
+    def reals(key: str) -> npt.NDArray[np.float64]:
+        return np.array([getattr(r, key) for r in rows], dtype=np.float64)
+
+    return AccessSweep(
+        n=np.array(sizes, dtype=np.int64),
+        flops=counts("flops"),
+        lower_bound=counts("lower_bound"),
+        gpu_exact=counts("gpu_exact"),
+        gpu_closed_form=reals("gpu_closed_form"),
+        spu_exact=counts("spu_exact"),
+        spu_closed_form=reals("spu_closed_form"),
+    )

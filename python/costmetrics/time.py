@@ -589,7 +589,8 @@ def _candidates(values: object, name: str, what: str = "candidates") -> tuple[in
     """One candidate list as a tuple of ints: not empty, no candidate twice."""
     # An empty list leaves nothing to search; a repeated candidate would be evaluated,
     # counted in n_points and listed among the near-optimal tiles once per repeat.
-    out = tuple(_convert.int_sequence(values, name))
+    # One axis never holds more candidates than the whole search may have points.
+    out = tuple(_convert.int_sequence(values, name, max_len=_core_time.MAX_SEARCH_POINTS))
     if not out:
         raise ValueError(f"{name}: no {what}")
     seen: set[int] = set()
@@ -773,8 +774,9 @@ def landscape(
     if s.n_space_dims != 2:
         raise ValueError(f"stencil: landscape needs a 2D stencil, {s.name} has {s.n_space_dims}")
     ts1 = _convert.integer(tS1, "tS1")
-    tt_axis = np.asarray(_convert.int_sequence(tT_values, "tT_values"), dtype=np.int64)
-    ts2_axis = np.asarray(_convert.int_sequence(tS2_values, "tS2_values"), dtype=np.int64)
+    most = _core_time.MAX_SEARCH_POINTS  # a landscape is a (tT, tS2) search grid
+    tt_axis = np.asarray(_convert.int_sequence(tT_values, "tT_values", max_len=most), np.int64)
+    ts2_axis = np.asarray(_convert.int_sequence(tS2_values, "tS2_values", max_len=most), np.int64)
     tt, ts2 = np.meshgrid(tt_axis, ts2_axis, indexing="ij")
     grid = np.stack([np.full(tt.size, ts1), ts2.ravel(), tt.ravel()], axis=1).astype(np.int64)
     return talg_batch(stencil, gpu, sizes, grid, variant=variant).talg_s.reshape(tt.shape)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from costmetrics import _convert
+from costmetrics import _convert, _core
 from costmetrics import time as cm_time
 from costmetrics._record import Record, record
 from costmetrics.measure import (
@@ -1721,7 +1721,8 @@ def _run_key(t: Table, i: int, clipped: bool) -> _Run:
 
 def _ks(ks: object) -> tuple[int, ...]:
     """Return the k values of a tuner curve: a non-empty sequence of integers >= 1."""
-    k_list = tuple(_convert.int_sequence(ks, "ks"))
+    # A tuner's k counts points of a search: never more than a search may have.
+    k_list = tuple(_convert.int_sequence(ks, "ks", max_len=_core.time.MAX_SEARCH_POINTS))
     if not k_list or any(k < 1 for k in k_list):
         raise ValueError(f"ks: must be positive integers, got {list(k_list)!r}")
     return k_list

@@ -28,6 +28,12 @@ namespace costmetrics::chain {
 inline constexpr int kMaxParetoMatrices = 32;
 // Longest chain optimal_order() accepts: its tables take 16 (n+1)^2 bytes (64 MB).
 inline constexpr int kMaxOrderMatrices = 2000;
+// Capacities random_chain_reductions() and joint_comparisons() take in one call.
+inline constexpr int kMaxCapacities = 16;
+// Records (chains x capacities) one random_chain_reductions() or joint_comparisons() call
+// returns: about 150 bytes each once in Python (2 M records measured at 0.37 GB), so at
+// most about 2.5 GB.
+inline constexpr std::int64_t kMaxChainRecords = std::int64_t{1} << 24;
 // Default work per thread below which optimal_order() fills an anti-diagonal on one thread.
 inline constexpr std::int64_t kDefaultMinWorkPerThread = std::int64_t{1} << 18;
 
@@ -306,8 +312,8 @@ std::vector<ParetoPoint> pareto_front(const std::vector<std::int64_t>& dims,
 // ---------------------------------------------------------------------------------------------
 // Random chains (Table D.1) and the joint-versus-fixed-tree comparison.
 // Limits (validate()): 2 <= n_min <= n_max <= 1000 (n_max <= kMaxParetoMatrices for the
-// joint comparison), 1 <= chains_per_length <= 10^6, at most 2^24 chains per capacity, 1 to
-// 16 capacities.
+// joint comparison), 1 <= chains_per_length <= 10^6, 1 to kMaxCapacities (16) capacities,
+// at most kMaxChainRecords (2^24) records in all: lengths x chains_per_length x capacities.
 
 enum class DimDistribution {
   UniformStep = 0,  // uniform over the multiples of `step` in [lo, hi]

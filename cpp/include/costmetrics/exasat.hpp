@@ -30,6 +30,8 @@ inline constexpr std::size_t kMaxLoops = 4096;
 inline constexpr std::int64_t kMaxBoxEdge = 1LL << 20;  // per dimension
 inline constexpr std::int64_t kDefaultMaxSimAccesses = 20'000'000;
 inline constexpr std::int64_t kHardMaxSimAccesses = 400'000'000;
+inline constexpr std::size_t kMaxBlockCandidates = 256;  // best_blocking's block edges
+inline constexpr std::size_t kMaxCacheSizes = 1024;      // simulate_sweep's cache sizes
 
 // Machine description (Section 4.2: aggregate throughput, aggregate bandwidth, cache or
 // scratchpad size, line and word sizes, cost of special functions).

@@ -24,6 +24,16 @@
 
 namespace costmetrics::scratchpad {
 
+// Candidate values of one loop in integer_optimum (bounds the memory of the lists).
+inline constexpr std::size_t kMaxCandidatesPerLoop = std::size_t{1} << 24;
+// Upper bound of local_arrays' max_points (statement-instance x reference pairs): each
+// distinct element is kept in a set, about 150 bytes (2^24 pairs of a 1-D statement
+// measured at 2.4 GB peak), so a call stays near 2.5 GB whatever max_points says.
+inline constexpr std::int64_t kMaxEnumerationPoints = std::int64_t{1} << 24;
+// Upper bound of integer_optimum's max_points (tile vectors): no memory, but time, about
+// 0.3 us per vector on one core, so at most about 20 min on one core.
+inline constexpr std::int64_t kMaxTileVectors = std::int64_t{1} << 32;
+
 // Section 4.3: C = N x ((P x S) + V x L / P) for N occurrences of a movement of V words by P
 // inner-level processes, S the synchronization cost per process per occurrence and L the
 // cost per word. All inputs finite, P > 0, the others >= 0, else std::invalid_argument.

@@ -20,6 +20,10 @@
 
 namespace costmetrics::spu {
 
+// Problem sizes of one sweep (costmetrics.spu.sweep, one off_chip per size): bounds the
+// memory and time of a call whatever iterable it is given.
+inline constexpr std::int64_t kMaxSweepSizes = std::int64_t{1} << 20;
+
 // One problem: the stencil's iteration space, the tile edge and the SPU grid.
 struct Problem {
   std::int64_t n = 0;     // N: extent of i and of j (the CTA grid is over (i, j))

@@ -23,10 +23,15 @@ inline constexpr int kMaxSmCount = 1 << 20;             // nSM, nV
 inline constexpr int kMaxBlocksPerSm = 1 << 16;         // MTB_SM
 inline constexpr double kMaxSmemWords = 4194304.0;      // 2^22 words = 16 MiB per SM or block
 inline constexpr double kMaxTimeParameterS = 1.0;       // L (s/word), tau_sync, T_sync, C_iter
+// Smallest nonzero L, tau_sync, T_sync and C_iter: the times divide them by at most
+// nSM nV <= 2^40, and 1e-290 / 2^40 ~ 1e-302 is still a normal double (DBL_MIN ~ 2.2e-308),
+// so T_ideal is positive and every term keeps full precision (5e-324 gave T_ideal = 0).
+inline constexpr double kMinTimeParameterS = 1e-290;
 inline constexpr double kMaxPrefetchAheadWords = 1048576.0;  // 2^20 words = 4 MiB ahead
 inline constexpr std::int64_t kMaxIterationPoints = std::int64_t{1} << 53;  // S1*...*T
 inline constexpr std::size_t kMaxSearchPoints = std::size_t{1} << 24;       // search space
 inline constexpr int kMaxThreads = 1024;                                      // n_threads
+inline constexpr int kMaxSpaceDims = 3;                                       // n_space_dims
 
 // Memory levels where a problem's arrays live (the `machine` variant, docs/time.md).
 inline constexpr int kMemoryLevels = 4;  // 0 = L1, 1 = L2, 2 = L3, 3 = DRAM

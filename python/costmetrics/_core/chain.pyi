@@ -168,6 +168,8 @@ class JointComparison(_ChainCase):
 
 MAX_PARETO_MATRICES: int
 MAX_ORDER_MATRICES: int
+MAX_CAPACITIES: int
+MAX_CHAIN_RECORDS: int
 DEFAULT_MIN_WORK_PER_THREAD: int
 
 def optimal_order(dims: list[int], threads: int = 0, min_work_per_thread: int = ...) -> OpOrder: ...

@@ -11,6 +11,8 @@ MAX_LOOPS: int
 MAX_BOX_EDGE: int
 DEFAULT_MAX_SIM_ACCESSES: int
 HARD_MAX_SIM_ACCESSES: int
+MAX_BLOCK_CANDIDATES: int
+MAX_CACHE_SIZES: int
 
 class Machine(_Record):
     @property

@@ -4,6 +4,10 @@ from collections.abc import Sequence
 
 from costmetrics._core import _Bound, _Record
 
+MAX_CANDIDATES_PER_LOOP: int
+MAX_ENUMERATION_POINTS: int
+MAX_TILE_VECTORS: int
+
 class Reference(_Bound):
     @property
     def array(self) -> str: ...

@@ -2,6 +2,8 @@
 
 from costmetrics._core import _Record
 
+MAX_SWEEP_SIZES: int
+
 class Problem(_Record):
     @property
     def n(self) -> int: ...

@@ -16,7 +16,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from costmetrics import _convert
+from costmetrics import _convert, _core
 from costmetrics import chain as cm_chain
 from costmetrics.experiments.chain import CAPACITIES, load_seed_d7, plot_tree
 from costmetrics.explore._base import Explorer, register
@@ -43,7 +43,7 @@ def _parse_dims(dims: str | Sequence[int]) -> tuple[int, ...]:
     else:
         values = dims
     # NumPy integers and 1-D integer arrays too, as everywhere else.
-    result = _convert.int_sequence(values, "dims")
+    result = _convert.int_sequence(values, "dims", max_len=_core.chain.MAX_ORDER_MATRICES + 1)
     if len(result) < 3:
         raise ValueError(f"dims: need at least 3 sizes (two matrices), got {len(result)}")
     if len(result) - 1 > MAX_MATRICES:
