@@ -502,7 +502,7 @@ def test_preset_fields_round_trip(tmp_path: Path) -> None:
          r"dram_curve_bytes: at most 16 points, got 17"),
         ({"l_shared_s_per_word": "fast"}, TypeError, r"l_shared_s_per_word: expected 4"),
         ({"l_shared_s_per_word": (0, 0, 0, "x")}, TypeError, r"l_shared_s_per_word\[3\]"),
-        ({"cache_l2_bytes": -1}, ValueError, r"cache_l2_bytes: must be positive"),
+        ({"cache_l2_bytes": -1}, ValueError, r"cache_l2_bytes: must be 0 or positive, got -1"),
         ({"threads_ref": True}, TypeError, r"threads_ref: expected a positive integer"),
         ({"tile_schedule": "zigzag"}, ValueError, r"schedule: expected one of 'round-robin'"),
         ({"tile_schedule": 1}, TypeError, r"tile_schedule: expected a string"),
