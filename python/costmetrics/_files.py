@@ -73,6 +73,37 @@ def _existing_kind(path: Path, name: str) -> str | None:
     return "file"
 
 
+def writable_folder(folder: Path, name: str) -> Path:
+    """Create ``folder`` if missing and check that a file can be written in it.
+
+    Parameters
+    ----------
+    folder : Path
+        The folder.
+    name : str
+        The argument or option that named it, for the message.
+
+    Returns
+    -------
+    Path
+        ``folder``.
+
+    Raises
+    ------
+    ValueError
+        If it cannot be created or written; the message names ``name`` and the folder.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A probe file, not os.access: as root, access says yes to read-only mounts.
+        probe = folder / f".costmetrics-write-check-{os.getpid()}"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write to {folder}: {exc.strerror or exc}") from None
+    return folder
+
+
 def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> Path:
     """Check, before long work starts, that ``path`` can be written or appended to.
 
@@ -107,14 +138,7 @@ def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> 
     folder = path.parent if str(path.parent) else Path(".")
     if not create_folder and not folder.is_dir():
         raise ValueError(f"{name}: folder {folder} does not exist")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        # A probe file, not os.access: as root, access says yes to read-only mounts.
-        probe = folder / f".costmetrics-write-check-{os.getpid()}"
-        probe.write_text("", encoding="utf-8")
-        probe.unlink()
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot write to {folder}: {exc.strerror or exc}") from None
+    writable_folder(folder, name)
     if kind == "file":
         try:
             with path.open("a", encoding="utf-8"):  # a regular file: appends nothing

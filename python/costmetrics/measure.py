@@ -43,7 +43,12 @@ import yaml
 
 from costmetrics import _convert, _core
 from costmetrics import energy as _cm_energy
-from costmetrics._files import atomic_path, check_output_file, write_text_atomic
+from costmetrics._files import (
+    atomic_path,
+    check_output_file,
+    writable_folder,
+    write_text_atomic,
+)
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -1241,15 +1246,7 @@ def check_writable(out_dir: str | Path, name: str = "out") -> Path:
     """
     if not isinstance(out_dir, (str, Path)):
         raise TypeError(f"{name}: expected a path, got {type(out_dir).__name__}")
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".costmetrics-write-check-{os.getpid()}"
-        probe.write_text("", encoding="utf-8")
-        probe.unlink()
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot write to {out}: {exc.strerror or exc}") from None
-    return out
+    return writable_folder(Path(out_dir), name)
 
 
 class _Progress:
