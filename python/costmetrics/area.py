@@ -148,8 +148,9 @@ class ReferenceGpu(Record):
 
         Parameters
         ----------
-        caches : bool or numpy.bool_
-            Keep the L1 and L2 caches (default) or remove them (Sec. C.4.1).
+        caches : bool
+            Keep the L1 and L2 caches (default) or remove them (Sec. C.4.1). A NumPy
+            bool is accepted too; anything else raises TypeError.
 
         Returns
         -------
@@ -178,8 +179,9 @@ class ReferenceGpu(Record):
 
         Parameters
         ----------
-        caches : bool or numpy.bool_
-            Include the L1 and L2 caches (default) or remove them (Sec. C.4.1).
+        caches : bool
+            Include the L1 and L2 caches (default) or remove them (Sec. C.4.1). A NumPy
+            bool is accepted too; anything else raises TypeError.
         coefficients : {"structural", "rounded"} or coefficient record
             Eq. C.6 (default) or Eq. C.7.
 
