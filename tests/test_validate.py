@@ -128,6 +128,11 @@ def test_top_mask_hand_computed(tmp_path: Path) -> None:
     ]
     with pytest.raises(ValueError, match="within"):
         cv.top_mask(table, within=1.0)
+    # (second campaign: a NumPy float was refused as "must be in [0, 1)")
+    same = cv.top_mask(table, within=np.float32(0.2))  # type: ignore[arg-type]
+    assert same.tolist() == cv.top_mask(table, within=float(np.float32(0.2))).tolist()
+    with pytest.raises(TypeError, match="within"):
+        cv.top_mask(table, within="0.2")  # type: ignore[arg-type]
 
 
 def test_selection_hand_computed(tmp_path: Path) -> None:

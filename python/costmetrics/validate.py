@@ -527,7 +527,9 @@ def top_mask(table: Table | str | Path, *, within: float = 0.20) -> npt.NDArray[
         bool per point (row of :meth:`costmetrics.measure.Table.medians`).
     """
     t = _table(table)
-    if not (isinstance(within, (int, float)) and 0 <= within < 1):
+    # Through the converter: a NumPy float (np.float32(0.2)) was refused as out of range.
+    within = _convert.real(within, "within")
+    if not 0 <= within < 1:
         raise ValueError(f"within: must be in [0, 1), got {within!r}")
     mask = np.zeros(len(t), dtype=bool)
     for rows in _groups(t).values():
