@@ -273,6 +273,16 @@ def test_cli_area_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.count("\n") == 1 and "n_v" in err
     assert main(["area", "--n-sm", "16"]) == 2
     assert "--n-v" in capsys.readouterr().err
+    # Second campaign: --validate ignored the design options, --no-caches dropped an L2
+    # given beside it, without a word.
+    for argv, named in (
+        (["--validate", "--n-sm", "4"], "--validate: compares the reference GPUs; drop --n-sm"),
+        (["--gpu", "gtx980", "--validate"], "drop --gpu"),
+        (["--gpu", "gtx980", "--no-caches", "--l2-kb", "100"], "--no-caches: drops the L1"),
+    ):
+        assert main(["area", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and named in err
 
 
 def test_area_model_names_are_looked_up_not_joined_into_paths() -> None:

@@ -1486,6 +1486,15 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import area as cm_area
 
+        design = ("gpu", "n_sm", "n_v", "smem_kb", "regs_kb_per_vu", "l1_kb_per_pair", "l2_kb")
+        given = ["--" + k.replace("_", "-") for k in design if getattr(args, k) is not None]
+        if args.no_caches:
+            given.append("--no-caches")
+        # Each of these was ignored without a word (adversarial campaign, 2026-11-30).
+        if args.validate and given:
+            raise ValueError(f"--validate: compares the reference GPUs; drop {', '.join(given)}")
+        if args.no_caches and (args.l1_kb_per_pair is not None or args.l2_kb is not None):
+            raise ValueError("--no-caches: drops the L1 and L2; drop --l1-kb-per-pair/--l2-kb")
         if args.validate:
             rows = [{**vars(r), "error_percent": r.error_percent()} for r in cm_area.validation()]
             if args.json:
