@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -333,6 +334,11 @@ def test_foreign_tables_are_refused_untouched(tmp_path: Path, complete_table: by
         "schema 1": text.replace("schema 3", "schema 1"),
         "schema 2": text.replace("schema 3", "schema 2"),
         "seed": text,
+        # (second campaign: a protocol line that is not JSON resumed with no seed, warmup
+        # or pin check)
+        "protocol line that is not a JSON object": re.sub(
+            r"(?m)^# protocol: .*$", "# protocol: {not json", text, count=1
+        ),
     }
     for match, body in cases.items():
         path = tmp_path / "foreign.csv"

@@ -3515,7 +3515,13 @@ def _check_resume_header(
         try:
             old = json.loads(recorded)
         except json.JSONDecodeError:
-            old = {}
+            old = None
+        if not isinstance(old, dict):
+            # (it resumed with no seed, warmup or pin check at all)
+            raise ValueError(
+                f"{name}: {path} has a protocol line that is not a JSON object "
+                f"({recorded[:80]!r}); it cannot be resumed safely: measure into a new file"
+            )
         for key in ("seed", "warmup", "pin"):
             if key in old and old[key] != protocol[key]:
                 # measure()'s own argument is named; another caller's option (--confirm).
