@@ -222,6 +222,9 @@ def test_cli_negative_sizes_reach_the_model_in_both_spellings(
         (["energy", "eval", "--kernel", "jacobi1d", "--sizes", "4096,,1024", "--tiles",
           "64,16", "--talg-s", "1"], "--sizes", "4096,,1024"),
         (["exasat", "stencil7", "hopper", "--box", "64,,64"], "--box", "64,,64"),
+        # (second campaign: int() took these)
+        (["chain", "--dims", "３,4,5"], "--dims", "３,4,5"),
+        (["chain", "--dims", "3,4_0,5"], "--dims", "3,4_0,5"),
     ],
 )  # fmt: skip
 def test_cli_empty_list_fields_are_refused(

@@ -320,15 +320,14 @@ def _path(text: str) -> Path:
 def _int_list(text: str) -> list[int]:
     """Parse ``"8192,8192,8192"`` into integers (argparse ``type=``).
 
-    Every field must be an integer: an empty field (``"3,,5"``, ``"3,5,"``) is an error,
-    never skipped. argparse names the option in the message.
+    Every field must be an integer of ASCII digits: an empty field (``"3,,5"``, ``"3,5,"``)
+    is an error, never skipped, and so are ``8_192`` and full-width or other non-ASCII
+    digits, which ``int()`` would take. argparse names the option in the message.
     """
-    try:
-        return [int(item) for item in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}"
-        ) from None
+    items = text.split(",")
+    if not all(re.fullmatch(r"\s*[+-]?[0-9]+\s*", item) for item in items):
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
+    return [int(item) for item in items]
 
 
 def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> None:
