@@ -1246,6 +1246,16 @@ def test_a_calibration_without_a_stencil_of_the_table_is_refused() -> None:
         cv.validate(RUN_B / "sweep.csv", cals, n_boot=5)
 
 
+def test_a_table_saved_with_a_byte_order_mark_reads_the_same(tmp_path: Path) -> None:
+    # Second adversarial campaign (2026-11-30): the mark hid the schema line and the
+    # column names ("lacks columns").
+    text = (RUN_B / "sweep.csv").read_bytes()
+    marked = tmp_path / "bom.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + text)
+    a, b = mm.read_table(RUN_B / "sweep.csv"), mm.read_table(marked)
+    assert a.comments == b.comments and np.array_equal(a.time_s, b.time_s)
+
+
 def test_corrupt_tables_are_refused_by_line(tmp_path: Path) -> None:
     lines = (RUN_B / "sweep.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     header_at = next(i for i, line in enumerate(lines) if line.startswith("stencil,"))

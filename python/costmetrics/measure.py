@@ -2630,6 +2630,9 @@ def read_table(path: str | Path) -> Table:
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
+    # A table saved by an editor may start with a UTF-8 byte-order mark, which hid the
+    # schema line and the column names ("lacks columns"); it is not part of the text.
+    data = data.removeprefix(b"\xef\xbb\xbf")
     raw_lines, partial = _split_complete_lines(data)
     try:
         lines = [b.decode("utf-8") for b in raw_lines]
