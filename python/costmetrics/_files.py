@@ -73,6 +73,18 @@ def _existing_kind(path: Path, name: str) -> str | None:
     return "file"
 
 
+def _regular_file_or_nothing(path: Path, name: str) -> bool:
+    """Tell whether a regular file is at ``path`` (``False``: nothing is).
+
+    A folder, FIFO, device or socket raises ``ValueError`` naming ``name``, found by
+    ``stat`` alone (:func:`_existing_kind`).
+    """
+    kind = _existing_kind(path, name)
+    if kind == "folder":
+        raise ValueError(f"{name}: {path} is a folder, expected a file")
+    return kind == "file"
+
+
 def writable_folder(folder: Path, name: str) -> Path:
     """Create ``folder`` if missing and check that a file can be written in it.
 
@@ -132,14 +144,12 @@ def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> 
         created) or not writable, or the file cannot be appended to; the message names
         ``name`` and the path.
     """
-    kind = _existing_kind(path, name)
-    if kind == "folder":
-        raise ValueError(f"{name}: {path} is a folder, expected a file")
+    exists = _regular_file_or_nothing(path, name)
     folder = path.parent if str(path.parent) else Path(".")
     if not create_folder and not folder.is_dir():
         raise ValueError(f"{name}: folder {folder} does not exist")
     writable_folder(folder, name)
-    if kind == "file":
+    if exists:
         try:
             with path.open("a", encoding="utf-8"):  # a regular file: appends nothing
                 pass
@@ -172,14 +182,12 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
         If ``path`` exists and is not a regular file (checked before and after the block).
     """
     target = Path(path)
-    if _existing_kind(target, name) == "folder":
-        raise ValueError(f"{name}: {target} is a folder, expected a file")
+    _regular_file_or_nothing(target, name)
     _remove_stale_temporaries(target)
     tmp = _temporary(target)
     try:
         yield tmp
-        if _existing_kind(target, name) == "folder":  # it may have appeared meanwhile
-            raise ValueError(f"{name}: {target} is a folder, expected a file")
+        _regular_file_or_nothing(target, name)  # something else may have appeared meanwhile
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

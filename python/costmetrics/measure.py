@@ -3483,6 +3483,15 @@ def _cut_partial_line(path: Path) -> str:
     )
 
 
+def _starts_fresh(path: Path) -> bool:
+    """Tell whether :func:`measure` writes the table ``path`` from scratch.
+
+    So it does for no file, an empty one, or a header cut before its first row: there is
+    nothing to resume.
+    """
+    return not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path)
+
+
 def _only_header_prefix(path: Path) -> bool:
     """Tell whether ``path`` holds no data row and starts like this protocol's header.
 
@@ -3543,7 +3552,7 @@ def _check_resumable(path: Path, name: str, protocol: dict[str, Any]) -> None:
     protocol, harness or machine, and runs that failed their correctness check.
     """
     check_output_file(path, name, create_folder=True)
-    if not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path):
+    if _starts_fresh(path):
         return
     _check_resume_header(_comments_of(path), path, protocol, name)
     if _has_rows(path):
@@ -3594,11 +3603,6 @@ def _header_texts(command: object, notes: object) -> list[str]:
     return [_header_text(command, "command")] + [
         _header_text(note, f"notes[{i}]") for i, note in enumerate(notes)
     ]
-
-
-def _prepare_out(path: Path) -> None:
-    # The table's folder is created if missing (documented for ``out``).
-    check_output_file(path, "out", create_folder=True)
 
 
 def measure(
@@ -3797,7 +3801,7 @@ def measure(
                         quiet_probe_s=gate_probe_s)  # fmt: skip
         if every_s is not None:
             protocol.update(quiet_every_s=every_s)
-    _prepare_out(path)
+    check_output_file(path, "out", create_folder=True)  # its folder created if missing
     counter = find_rapl_package(powercap_root)
     machine = machine_record()
     cpus = default_threads()
@@ -3811,7 +3815,7 @@ def measure(
         )
     do_probe = _convert.boolean(cpu_probe, "cpu_probe")
     done: set[tuple[_Unit, int]] = set()
-    fresh = not path.exists() or path.stat().st_size == 0 or _only_header_prefix(path)
+    fresh = _starts_fresh(path)
     if not fresh:
         # Refuse a foreign table before touching it; then cut a partial last line.
         _check_resume_header(_comments_of(path), path, protocol)
