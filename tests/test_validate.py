@@ -999,6 +999,41 @@ def test_calibration_with_statistic_round_trip(folder: str) -> None:
         broken.with_statistic("min")
 
 
+@pytest.mark.parametrize(
+    "folder", ["quiet_run_2026-11-28", "quiet_run_2026-11-29_xeon_cliprows_levels_c"]
+)
+def test_calibration_derived_again_gives_back_the_saved_parameters(folder: str) -> None:
+    # The presets were derived when the calibration was measured, by the code of that day;
+    # this version's rules on the same stored passes give them back (nothing measured).
+    for n in (1, 2):
+        cal = mm.load_calibration(SHIPPED / folder / f"calibration_{n}t")
+        again = cal.derived_again()
+        assert again is not cal and again.statistic == cal.statistic
+        assert again.gpu == cal.gpu
+        assert {s: again.c_iter_s(s) for s in cal.stencils} == {
+            s: cal.c_iter_s(s) for s in cal.stencils
+        }
+        # Another tile-buffer budget is M_SM (and the block's share) and nothing else.
+        l2 = int(cal.machine["l2_bytes"])
+        other = cal.derived_again(buffer_budget_bytes=l2)
+        assert other.gpu.smem_per_sm_bytes == other.gpu.smem_per_block_bytes == l2
+        assert other.settings["buffer_budget_bytes"] == l2
+        assert dataclasses.replace(
+            other.gpu, smem_per_sm_bytes=cal.gpu.smem_per_sm_bytes,
+            smem_per_block_bytes=cal.gpu.smem_per_block_bytes, source=cal.gpu.source,
+        ) == cal.gpu  # fmt: skip
+        assert cal.settings["buffer_budget_bytes"] != l2  # the saved one is untouched
+    for bad in (0, 1023, 2**41):
+        with pytest.raises(ValueError, match="buffer_budget_bytes"):
+            cal.derived_again(buffer_budget_bytes=bad)
+    with pytest.raises(TypeError, match="buffer_budget_bytes"):
+        cal.derived_again(buffer_budget_bytes="1 MiB")  # type: ignore[arg-type]
+    broken = dataclasses.replace(cal, settings={k: v for k, v in cal.settings.items()
+                                                if k != "segments"})  # fmt: skip
+    with pytest.raises(ValueError, match=r"^calibration: this calibration cannot be derived"):
+        broken.derived_again()
+
+
 def test_validate_with_the_minimum() -> None:
     table, cals = exp_validate.shipped_paths()
     report = cv.validate(table, cals, statistic="min", n_boot=5)

@@ -124,3 +124,41 @@ def test_bad_arguments_exit_2_before_measuring(tmp_path: Path) -> None:
         done = _run(*args, "--out", str(tmp_path / "o"))
         assert done.returncode == 2 and name in done.stderr, (args, done.stderr)
     assert not (tmp_path / "o" / "run0").exists()
+
+
+RESCORE = SCRIPT.with_name("bench_validate_rescore.py")
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "measurements"
+
+
+def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> None:
+    folder = SHIPPED / "quiet_run_2026-11-28"
+    before = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
+    done = subprocess.run(
+        [sys.executable, str(RESCORE), str(folder),
+         str(SHIPPED / "diagnostic_2026-11-29_xeon_share_lines"), "--calibrations", "saved",
+         "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "diagnostic_2026-11-29_xeon_share_lines: no sweep with its calibrations" in done.stderr
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == before
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    (table,) = summary["tables"]
+    assert table["folder"] == folder.name and [r["run"] for r in table["runs"]] == [0, 1]
+    # Run 1 scored directly, as a fresh run's validation scores it (seed = the run index).
+    cals = [mm.load_calibration(p) for p in cv.run_folder_calibrations(folder / "run1")]
+    report = cv.validate(folder / "run1" / "sweep.csv", cals, seed=1)
+    fitted = report.fitted["machine"].test_score
+    values = table["runs"][1]["values"]
+    assert values["2t all"]["value"] == pytest.approx(fitted.group(threads=2).rmse_all)
+    assert values["1t top"]["value"] == pytest.approx(fitted.group(threads=1).rmse_top)
+    assert table["runs"][1]["points"] == len(mm.read_table(folder / "run1" / "sweep.csv").medians())
+    rows = json.loads((tmp_path / "r" / folder.name / "targets.json").read_text("utf-8"))
+    mine = [r for r in rows["targets"] if r["run"] == "0" and r["variant"] == "fitted-machine"]
+    assert table["runs"][0]["met"] == sum(r["met"] for r in mine)
+    assert table["runs"][0]["judged"] == len(mine) == 10
+    assert not any(r["goal"].startswith("machine variant batch cost") for r in rows["targets"])
+    assert f"| {folder.name} | 1 | AMD EPYC |" in done.stdout
+    bad = subprocess.run([sys.executable, str(RESCORE), str(tmp_path / "nope")],
+                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "nope: not a folder" in bad.stderr

@@ -891,7 +891,40 @@ class Calibration:
             return self
         return self._derived_again(stat)
 
-    def _derived_again(self, stat: str) -> Calibration:
+    def derived_again(self, *, buffer_budget_bytes: int | None = None) -> Calibration:
+        """Return the calibration derived again from its passes by this version's rules.
+
+        Nothing is measured: every pass of every micro-benchmark is kept in ``micro``, and
+        the parameters are derived from them as :func:`calibrate` derives them now. A
+        calibration saved by an older version thus gets the parameters this version's
+        rules give its measurements (``benchmarks/bench_validate_rescore.py`` scores the
+        shipped tables so).
+
+        Parameters
+        ----------
+        buffer_budget_bytes : int, optional
+            The tile-buffer budget M_SM in bytes; default: the one saved in ``settings``
+            (:func:`calibrate`'s ``buffer_budget_bytes``).
+
+        Returns
+        -------
+        Calibration
+            A new calibration with the same statistic.
+
+        Raises
+        ------
+        ValueError
+            For a budget outside [1024, 2^40] bytes, or a calibration whose settings,
+            passes or machine record do not give back the points it measured.
+        """
+        budget = None
+        if buffer_budget_bytes is not None:
+            budget = _positive_int(buffer_budget_bytes, "buffer_budget_bytes", 1024, 2**40)
+        return self._derived_again(self.statistic, budget, "calibration")
+
+    def _derived_again(
+        self, stat: str, budget: int | None = None, name: str = "statistic"
+    ) -> Calibration:
         """Derive the calibration from its stored passes with this version's rules."""
         st, m = self.settings, self.machine
         try:
@@ -909,16 +942,18 @@ class Calibration:
             when = str(st.get("measured_at") or self.gpu.source.split("CPU, ", 1)[1].split(",")[0])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(
-                f"statistic: this calibration cannot be derived again (its settings, passes "
+                f"{name}: this calibration cannot be derived again (its settings, passes "
                 f"or machine record are incomplete: {exc!r})"
             ) from None
         if set(points) != set(self.micro):
             raise ValueError(
-                "statistic: this calibration's micro-benchmarks are not the ones its settings "
+                f"{name}: this calibration's micro-benchmarks are not the ones its settings "
                 "give (written by another version)"
             )
         settings = {k: v for k, v in st.items() if k != "fits"}
         settings["statistic"] = stat
+        if budget is not None:
+            settings["buffer_budget_bytes"] = budget
         return _derive_calibration(
             samples, units, points, list(self.stencils), m, settings, caches, when
         )

@@ -1,0 +1,243 @@
+"""Score shipped validation runs again with this version's model, measuring nothing.
+
+Each folder given is one run of ``bench_validate_run.py`` as shipped in
+``data/measurements/`` (``sweep.csv`` and its calibrations at 1 and 2 threads,
+``costmetrics.validate.run_folder_calibrations``), with further runs of the same command in
+``run1/``, ``run2/``, ... beside them; or a folder as that script writes it (``run0/``,
+``run1/``, ...). For every run the sweep is validated again
+(``costmetrics.validate.validate``, the per-point statistic of ``--statistic``) and every
+issue-21 target is judged as ``bench_validate_run.py`` judges it (its ``_judge``: the
+runs of a folder together, so their agreement and the selection floor too; the selection
+re-measured where the run has its ``confirm.csv``). The machine variant's batch cost is
+not timed: it is a measurement, and this script measures nothing.
+
+``--calibrations current`` (the default) derives each calibration again from its stored
+micro-benchmark passes by this version's rules (``Calibration.derived_again``) with the
+tile-buffer budget ``costmetrics calibrate`` now sets, one core's L2 (2026-11-29,
+docs/validate.md, "The selection targets re-measured"); ``saved`` uses the presets as
+they were saved.
+
+What it says is the state of the model and its calibration rules against every table,
+one command: a regression check of the model across the project's measurements, not a
+validation of anything chosen on those tables (data/measurements/README.md says which
+table chose what).
+
+Run: ``python benchmarks/bench_validate_rescore.py FOLDER [FOLDER ...] [--out DIR]
+[--variant fitted-machine] [--statistic median] [--calibrations current|saved] [--json]``.
+``--out`` writes ``summary.md``, ``summary.json`` and each folder's ``targets.md`` /
+``targets.json`` under ``DIR/<folder name>/``. Folders without a sweep and its
+calibrations (diagnostics) are listed and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from costmetrics import measure as mm
+from costmetrics import validate as cv
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_validate_run as bvr  # the same judgement as a fresh run's
+
+#: The columns of the summary: (short label, target name without its thread count).
+COLUMNS = (
+    ("2t top", "threads: RMSE top 20%"),
+    ("2t all", "threads: RMSE all points"),
+    ("worst top", "threads: worst stencil top 20%"),
+    ("worst all", "threads: worst stencil all points"),
+    ("1t top", "1 thread: RMSE top 20%"),
+    ("1t all", "1 thread: RMSE all points"),
+    ("opt mean", "predicted optimum (tile, threads) vs best: mean"),
+    ("opt worst", "predicted optimum (tile, threads) vs best: worst problem"),
+    ("vs base", "baseline (mean, < 0 is faster)"),
+    ("tune k=5", "tuner k = 5: worst problem vs grid's best"),
+)
+
+
+def _has_calibrations(run: Path) -> bool:
+    try:
+        cv.run_folder_calibrations(run)
+    except ValueError:
+        return False
+    return True
+
+
+def _runs_of(folder: Path) -> list[Path]:
+    """The folder's runs, each with a sweep and its calibrations.
+
+    Shipped: the folder is run 0, its run1/, run2/, ... the others; as
+    ``bench_validate_run.py --out`` writes them: run0/, run1/, ...
+    """
+    runs = [folder]
+    i = 0
+    while (folder / f"run{i}").is_dir() or i == 0:
+        runs.append(folder / f"run{i}")
+        i += 1
+    return [r for r in runs if (r / "sweep.csv").is_file() and _has_calibrations(r)]
+
+
+def _calibrations(run: Path, which: str) -> list[Any]:
+    cals = [mm.load_calibration(d) for d in cv.run_folder_calibrations(run)]
+    if which == "current":
+        cals = [c.derived_again(buffer_budget_bytes=int(c.machine["l2_bytes"])) for c in cals]
+    return cals
+
+
+def _rescore_folder(
+    folder: Path, variant: str, statistic: str, which: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every target of the folder's runs (``_judge``'s rows) and the summary of ``variant``."""
+    runs = _runs_of(folder)
+    reports, tables, confirmations = [], [], []
+    for i, run in enumerate(runs):
+        cals = _calibrations(run, which)
+        reports.append(cv.validate(run / "sweep.csv", cals, seed=i, statistic=statistic))
+        tables.append(mm.read_table(run / "sweep.csv").per_point(statistic))
+        conf = run / "confirm.csv"
+        confirmations.append(mm.read_table(conf).per_point(statistic) if conf.is_file() else None)
+    rows = bvr._judge(reports, tables, None, confirmations)
+    raw = mm.read_table(runs[0] / "sweep.csv")
+    levels = sorted(set(raw.memory_level), key=lambda x: ("L1", "L2", "L3", "DRAM").index(x)
+                    if x in ("L1", "L2", "L3", "DRAM") else 9)  # fmt: skip
+    per_run = []
+    for i, report in enumerate(reports):
+        mine = [r for r in rows if r["run"] == str(i) and r["variant"] == variant
+                and not r["goal"].startswith("re-measured")]  # fmt: skip
+        values = {}
+        for label, name in COLUMNS:
+            hit = [r for r in mine if r["goal"].endswith(name)]
+            values[label] = {"value": hit[0]["value"], "met": hit[0]["met"],
+                             "stencil": hit[0]["target"][len(hit[0]["goal"]):].strip(" ()")
+                             } if hit else None  # fmt: skip
+        again = {r["goal"]: r for r in rows if r["run"] == str(i) and r["variant"] == variant
+                 and r["goal"].startswith("re-measured")}  # fmt: skip
+        per_run.append({
+            "run": i,
+            "points": len(tables[i]),
+            # The noise floor of the per-point statistic at 1 thread and at all cores, as
+            # the targets' rows print it.
+            "noise_floor": {
+                "1": next((r["noise_floor"] for r in mine if r["goal"] == "1 thread: RMSE all "
+                           "points"), math.nan),
+                str(max(report.threads)): next((r["noise_floor"] for r in mine if r["goal"]
+                                                .endswith("threads: RMSE all points")), math.nan),
+            },
+            "met": sum(1 for r in mine if r["met"]),
+            "judged": len(mine),
+            "missed": [r["target"] for r in mine if not r["met"]],
+            "values": values,
+            "re_measured": {k: v["value"] for k, v in again.items()},
+        })  # fmt: skip
+    agree = [r for r in rows if r["run"] == "all" and r["variant"] == variant]
+    summary = {
+        "folder": folder.name,
+        "cpu_model": raw.machine.get("cpu_model"),
+        "levels": levels,
+        "runs": per_run,
+        "runs_agree": agree[0]["value"] if agree else None,
+        "loadavg_1m": list(reports[0].loadavg_1m),
+    }
+    return rows, summary
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{100 * x:.1f}"
+
+
+def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, which: str) -> str:
+    lines = [
+        f"Variant `{variant}`, the {statistic} over passes, calibrations {which}. Values in %; "
+        "a value in bold misses its target (limits: 2 threads top 20% < 7, all < 15, worst "
+        "stencil < 10 / < 25; 1 thread < 5 / < 10; optimum < 3 / < 10; vs the largest-tile "
+        "baseline < 0; tune k = 5 < 2). Noise floor of the median, 1 / 2 threads.",
+        "",
+        "| table | run | CPU | levels | points | noise floor | "
+        + " | ".join(label for label, _ in COLUMNS)
+        + " | met |",
+        "|---|---|---|---|---|---|" + "---|" * len(COLUMNS) + "---|",
+    ]
+    for s in summaries:
+        cpu = (
+            "AMD EPYC"
+            if "AMD" in str(s["cpu_model"])
+            else ("Xeon" if "Xeon" in str(s["cpu_model"]) else str(s["cpu_model"]))
+        )
+        levels = s["levels"][0] if len(s["levels"]) == 1 else f"{s['levels'][0]}-{s['levels'][-1]}"
+        for r in s["runs"]:
+            cells = []
+            for label, _ in COLUMNS:
+                v = r["values"][label]
+                text = "-" if v is None else _pct(v["value"])
+                cells.append(text if v is None or v["met"] else f"**{text}**")
+            floor = " / ".join(_pct(r["noise_floor"][k]) for k in sorted(r["noise_floor"], key=int))
+            lines.append(
+                f"| {s['folder']} | {r['run']} | {cpu} | {levels} | {r['points']} | {floor} | "
+                + " | ".join(cells)
+                + f" | {r['met']} of {r['judged']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", type=Path, nargs="+", help="shipped run folders")
+    parser.add_argument("--out", type=Path, default=None, help="write the summary and targets")
+    parser.add_argument("--variant", default="fitted-machine", choices=bvr.VARIANTS)
+    parser.add_argument("--statistic", default="median", choices=list(mm.STATISTICS))
+    parser.add_argument("--calibrations", default="current", choices=["current", "saved"])
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args(argv)
+    for f in args.folders:
+        if not f.is_dir():
+            print(f"bench_validate_rescore: {f}: not a folder", file=sys.stderr)
+            return 2
+    out = None
+    if args.out is not None:
+        try:
+            out = mm.check_writable(args.out, "--out")
+        except (TypeError, ValueError) as exc:
+            print(f"bench_validate_rescore: {exc}", file=sys.stderr)
+            return 2
+    summaries = []
+    t0 = time.monotonic()
+    for k, folder in enumerate(args.folders, 1):
+        if not _runs_of(folder):
+            print(f"[{k}/{len(args.folders)}] {folder.name}: no sweep with its calibrations, "
+                  "skipped", file=sys.stderr)  # fmt: skip
+            continue
+        rows, summary = _rescore_folder(folder, args.variant, args.statistic, args.calibrations)
+        summaries.append(summary)
+        print(f"[{k}/{len(args.folders)}] {folder.name}: "
+              + ", ".join(f"run {r['run']} {r['met']} of {r['judged']}" for r in summary["runs"])
+              + f" ({time.monotonic() - t0:.0f} s)", file=sys.stderr)  # fmt: skip
+        if out is not None:
+            d = out / folder.name
+            d.mkdir(exist_ok=True)
+            _write(d / "targets.json", json.dumps({"targets": rows}, indent=1, default=str) + "\n")
+            machine = mm.read_table(folder / "sweep.csv").machine
+            _write(d / "targets.md", bvr._markdown(rows, machine, summary["loadavg_1m"]))
+    text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
+    doc = {"variant": args.variant, "statistic": args.statistic,
+           "calibrations": args.calibrations, "tables": summaries}  # fmt: skip
+    if out is not None:
+        _write(out / "summary.md", text)
+        _write(out / "summary.json", json.dumps(doc, indent=1, default=str) + "\n")
+    print(json.dumps(doc, indent=1, default=str) if args.json else text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
