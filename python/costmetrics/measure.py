@@ -2620,7 +2620,9 @@ def read_table(path: str | Path) -> Table:
     ------
     ValueError
         If the file cannot be read, a column is missing, a value is malformed (the
-        message names the line and column), or a point appears twice in one pass.
+        message names the line and column), a row's ``memory_level`` is not the level
+        the header's cache sizes give its ``working_set_bytes`` (checked where the
+        header records a cache size), or a point appears twice in one pass.
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
@@ -2736,6 +2738,27 @@ def read_table(path: str | Path) -> Table:
             level = row[col["memory_level"]].strip()
             if level not in MEMORY_LEVELS:
                 raise ValueError(f"{where}: column memory_level: unknown {level!r}")
+            if any(caches):
+                # measure() derives the level from the working set and the header's cache
+                # sizes; a row that says otherwise would be grouped under the wrong level.
+                ws = values["working_set_bytes"]
+                if ws < 0:
+                    raise ValueError(
+                        f"{where}: column working_set_bytes: must be >= 0, got {int(ws)}"
+                    )
+                if math.isnan(ws):  # not recorded: the working set of the row's sizes
+                    size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
+                    ws = float(_working_set_bytes(name, size4))
+                expected = _level_of_bytes(int(ws), caches)
+                if level != expected:
+                    known = ", ".join(
+                        f"{lv} {c}" for lv, c in zip(MEMORY_LEVELS, caches, strict=False) if c
+                    )
+                    raise ValueError(
+                        f"{where}: column memory_level: {level} contradicts working_set_bytes "
+                        f"{int(ws)}, which the header's cache sizes ({known} bytes) put in "
+                        f"{expected}"
+                    )
             if not (0 <= values["pass"] < _MAX_PASSES):
                 # Bounded as measure() bounds passes: per_point holds a row per pass index.
                 raise ValueError(
