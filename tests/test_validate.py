@@ -87,6 +87,16 @@ def test_relative_rmse_refuses_overflow() -> None:
     assert cv.relative_rmse([1e-320], [1e-320]) == 0.0  # the ratio itself is fine
 
 
+def test_relative_rmse_keeps_errors_below_1e_15() -> None:
+    # The result was rounded to 15 decimals: an error of one part in 2^52 read 0.0.
+    eps = 2.0**-52
+    assert cv.relative_rmse([1.0], [1.0 + eps]) == eps
+    assert cv.relative_rmse([1.0, 1.0], [1.0 + eps, 1.0 - eps]) == eps
+    assert cv.relative_rmse([2.0, 4.0], [2.0, 4.0]) == 0.0
+    # Each square fits a double but their sum does not: the RMSE still does (it was inf).
+    assert cv.relative_rmse([1e-154, 1e-154], [1.0, 1.0]) == pytest.approx(1e154, rel=1e-15)
+
+
 @settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=20),

@@ -22,6 +22,7 @@ See ``docs/validate.md``.
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field, replace
@@ -333,8 +334,10 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
 
     Examples
     --------
-    >>> relative_rmse([1.0, 2.0], [1.1, 1.8])  # errors +10% and -10%
-    0.1
+    >>> relative_rmse([1.0, 2.0], [1.5, 1.0])  # errors +50% and -50%
+    0.5
+    >>> relative_rmse([1.0], [1.0 + 2**-52])  # one part in 2^52, not rounded away
+    2.220446049250313e-16
     """
     m = _convert.real_array(measured, "measured")
     p = _convert.real_array(predicted, "predicted")
@@ -354,7 +357,16 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
             f"measured: the relative error of predicted {float(p[i])!r} against measured "
             f"{float(m[i])!r} does not fit a double"
         )
-    return float(round(np.sqrt(np.mean(squared)), 15))
+    # The sum is exact before its one rounding (math.fsum): a relative error of 3e-16 is
+    # reported as such, not rounded to 0 (the result was rounded to 15 decimals).
+    terms = squared.ravel().tolist()
+    try:
+        mean = math.fsum(terms) / len(terms)
+    except OverflowError:
+        # Each square fits a double but their sum does not; the root does once scaled.
+        top = max(terms)
+        mean = math.fsum(t / top for t in terms) / len(terms) * top
+    return math.sqrt(mean)
 
 
 def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
