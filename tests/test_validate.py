@@ -509,7 +509,9 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["gpu"]["max_blocks_per_sm"] == 1
 
 
-def test_cli_validate_confirm(tmp_path: Path) -> None:
+def test_cli_validate_confirm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A tiny real sweep and calibration (numbers meaningless): --confirm measures the runs
     # the tuner keeps and the grid's fastest again, and scores the curves on them.
     sweep, cal, again = tmp_path / "m.csv", tmp_path / "cal", tmp_path / "again" / "c.csv"
@@ -547,6 +549,18 @@ def test_cli_validate_confirm(tmp_path: Path) -> None:
     done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+    # measure's LoadWarning was printed as Python prints a warning ("validate.py:2107:
+    # LoadWarning: ...", then the source line); now one line like the CLI's errors.
+    from costmetrics.cli import main
+
+    monkeypatch.setattr(mm, "load_is_high", lambda load, cpus: True)
+    assert main([*args, "--confirm", str(again), "--confirm-passes", "2", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "LoadWarning" not in err and ".py:" not in err, err
+    lines = [ln for ln in err.splitlines() if "warning" in ln]
+    assert len(lines) == 1 and lines[0].startswith(
+        "costmetrics validate: warning: load average "
+    ), err
 
 
 def test_cli_validate_checks_plot_and_confirm_first(

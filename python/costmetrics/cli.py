@@ -37,13 +37,14 @@ input: :func:`main` prints it as one line on standard error and exits with statu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -181,6 +182,28 @@ def one_line(text: str) -> str:
     fields: a path may hold a line break, which would split the header.
     """
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(command: str) -> Iterator[None]:
+    """Print the warnings raised inside as ``costmetrics COMMAND: warning: ...`` lines.
+
+    Python prints a warning as ``file.py:123: LoadWarning: ...`` followed by the source
+    line; at the command line each is one line on standard error, worded like the errors
+    :func:`main` prints. They are printed when the block ends without an error (a bad
+    input's error stays the one line on standard error).
+
+    Parameters
+    ----------
+    command : str
+        The subcommand, for the prefix.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        print(f"costmetrics {command}: warning: {' '.join(str(w.message).split())}",
+              file=sys.stderr)  # fmt: skip
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -706,8 +729,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
         command, notes = one_line(command), [one_line(n) for n in notes]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _warnings_as_lines("measure"):
             cm_measure.measure(
                 points,
                 args.out,
@@ -727,8 +749,6 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 quiet_every_s=args.quiet_every,
                 quiet_probe_s=1.0 if args.quiet_probe is None else args.quiet_probe,
             )
-        for w in caught:
-            print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)
         table = cm_measure.read_table(args.out)
         energy = cm_measure.write_energy_csv(
             table.medians(), args.out.with_suffix(".energy.csv"), [f"from {args.out}"]
@@ -854,11 +874,14 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         )
         again: list[cm_validate.TunerCurve] = []
         if args.confirm is not None:
-            again = cm_validate.confirm_selection(
-                table.per_point(args.statistic), list(report.tuner.values()), args.confirm,
-                passes=args.confirm_passes, progress=not args.json,
-                command=one_line(f"costmetrics validate {args.table} --confirm {args.confirm}"),
-            )  # fmt: skip
+            with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
+                again = cm_validate.confirm_selection(
+                    table.per_point(args.statistic), list(report.tuner.values()),
+                    args.confirm, passes=args.confirm_passes, progress=not args.json,
+                    command=one_line(
+                        f"costmetrics validate {args.table} --confirm {args.confirm}"
+                    ),
+                )  # fmt: skip
         if args.plot is not None:
             save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
@@ -982,19 +1005,20 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
-        result = cm_measure.tune(
-            args.stencil,
-            args.calibration,
-            tuple(args.sizes),
-            variant=args.variant,
-            k=args.k,
-            threads=_thread_counts(args.threads),
-            passes=args.passes,
-            seed=args.seed,
-            out=args.out,
-            progress=not args.json,
-            statistic=args.statistic,
-        )
+        with _warnings_as_lines("tune"):  # its measurement's (load, CPU interference)
+            result = cm_measure.tune(
+                args.stencil,
+                args.calibration,
+                tuple(args.sizes),
+                variant=args.variant,
+                k=args.k,
+                threads=_thread_counts(args.threads),
+                passes=args.passes,
+                seed=args.seed,
+                out=args.out,
+                progress=not args.json,
+                statistic=args.statistic,
+            )
         if args.json:
             print_json(result._asdict())
             return 0
