@@ -605,6 +605,26 @@ def test_cli_validate_checks_plot_and_confirm_first(
         assert re.match(rf"costmetrics validate: error: {message}", lines[0]), lines[0]
 
 
+def test_check_confirm_output_checks_with_confirm_selections_protocol(tmp_path: Path) -> None:
+    # The check validate --confirm makes first (it read the seed from confirm_selection's
+    # signature and called measure._check_resumable): measure's own checks, for the seed,
+    # warm-up and pinning confirm_selection measures with.
+    cv.check_confirm_output(tmp_path / "new" / "c.csv", "--confirm")  # nothing to resume
+    table = tmp_path / "m.csv"
+    mm.measure([mm.Point("jacobi1d", (64, 8), (4, 2))], table, threads=1, passes=1)
+    cv.check_confirm_output(table, seed=0)  # measure's seed, warm-up 1, pinned: resumable
+    seed_0 = rf"^--confirm: {re.escape(str(table))} was measured with seed = 0, not 100;"
+    with pytest.raises(ValueError, match=seed_0):
+        cv.check_confirm_output(table, "--confirm")  # confirm_selection's seed is 100
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ValueError, match=r"^out: .*folder is a folder"):
+        cv.check_confirm_output(tmp_path / "folder")
+    with pytest.raises(TypeError, match=r"^--confirm: expected a file path, got int 3"):
+        cv.check_confirm_output(3, "--confirm")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        cv.check_confirm_output(table, seed=-1)
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -857,17 +857,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 raise ValueError(
                     f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
                 )
-            # With the seed, warmup and pinning confirm_selection will call measure with.
-            import inspect
-
-            given = inspect.signature(cm_validate.confirm_selection).parameters
-            defaults = inspect.signature(cm_measure.measure).parameters
-            protocol = {
-                "seed": given["seed"].default,
-                "warmup": defaults["warmup"].default,
-                "pin": defaults["pin"].default,
-            }
-            cm_measure._check_resumable(args.confirm, "--confirm", protocol)
+            cm_validate.check_confirm_output(args.confirm, "--confirm")
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
             table, args.calibration, time=args.time, statistic=args.statistic
