@@ -15,6 +15,8 @@ import functools
 import itertools
 import json
 import math
+import re
+import shutil
 import sys
 import tempfile
 import time
@@ -801,6 +803,34 @@ def test_calibration_errors(tmp_path: Path) -> None:
         mm.calibrate(statistic="mean")
     with pytest.raises(TypeError):
         mm.save_calibration("x", tmp_path)  # type: ignore[arg-type]
+
+
+def test_calibration_gpu_key_must_name_a_file_in_gpus(tmp_path: Path) -> None:
+    # A gpu_key with '../' or a separator is joined into gpus/<key>.yaml: it was saved
+    # outside gpus/ and, from a folder saved before the digests, loaded from outside it.
+    source = cm.presets.data_dir() / "measurements" / "cpu_calibration"
+    shipped = mm.load_calibration(source)
+    for key in ("../evil", "a/b", "a\\b", "..", "."):
+        bad = dataclasses.replace(shipped, gpu=dataclasses.replace(shipped.gpu, key=key))
+        message = rf"^cal\.gpu\.key: GPU key {re.escape(repr(key))} cannot name the preset"
+        with pytest.raises(ValueError, match=message):
+            mm.save_calibration(bad, tmp_path / "new")
+        assert not (tmp_path / "new").exists()
+    folder = tmp_path / "cal"
+    shutil.copytree(source, folder)
+    meta = json.loads((folder / "calibration.json").read_text(encoding="utf-8"))
+    assert "files" not in meta  # an older folder: every file in it is read
+    shutil.copy(folder / "gpus" / f"{meta['gpu_key']}.yaml", tmp_path / "outside.yaml")
+    cases: list[tuple[object, str]] = [
+        ("../../outside", "GPU key '../../outside' cannot name the preset file gpus/<key>.yaml"),
+        (5, "a GPU key must be a string, got int 5"),
+    ]
+    for gpu_key, match in cases:
+        meta["gpu_key"] = gpu_key
+        (folder / "calibration.json").write_text(json.dumps(meta), encoding="utf-8")
+        where = re.escape(f"path: {folder / 'calibration.json'}: gpu_key: ")
+        with pytest.raises(ValueError, match=f"^{where}{re.escape(match)}"):
+            mm.load_calibration(folder)
 
 
 def test_micro_benchmark_bad_input() -> None:

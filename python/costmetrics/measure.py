@@ -1757,6 +1757,28 @@ def _yaml_dump(data: dict[str, Any], header: Sequence[str]) -> str:
     return "".join(f"# {h}\n" for h in header) + text
 
 
+def _preset_file_key(key: object, name: str) -> str:
+    """Return a calibration's GPU key if it can name the file ``gpus/<key>.yaml``.
+
+    The one rule of :func:`save_calibration` and :func:`load_calibration`: the key is
+    joined into a path inside the calibration folder, so a path separator, a NUL, ``.``
+    or ``..`` would put the preset outside ``gpus/`` (written there, or read from there).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the key.
+    """
+    if not isinstance(key, str):
+        raise ValueError(f"{name}: a GPU key must be a string, got {type(key).__name__} {key!r}")
+    if key in ("", ".", "..") or any(c in key for c in "/\\\0"):
+        raise ValueError(
+            f"{name}: GPU key {key!r} cannot name the preset file gpus/<key>.yaml (no '/', "
+            "'\\' or NUL, not empty, '.' or '..')"
+        )
+    return key
+
+
 def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     """Write a calibration in the layout of ``data/``: presets plus the raw statistics.
 
@@ -1780,9 +1802,18 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     -------
     list of Path
         The files written.
+
+    Raises
+    ------
+    TypeError
+        If ``cal`` is not a :class:`Calibration`.
+    ValueError
+        If the GPU key cannot name a file in ``gpus/`` (a path separator, a NUL, ``.``
+        or ``..``; nothing is written).
     """
     if not isinstance(cal, Calibration):
         raise TypeError(f"cal: expected a Calibration, got {type(cal).__name__}")
+    _preset_file_key(cal.gpu.key, "cal.gpu.key")  # before anything is written
     out = Path(out_dir)
     (out / "gpus").mkdir(parents=True, exist_ok=True)
     (out / "stencils").mkdir(parents=True, exist_ok=True)
@@ -1846,7 +1877,8 @@ def load_calibration(path: str | Path) -> Calibration:
     Raises
     ------
     ValueError
-        If a file is missing or malformed (the message names it).
+        If a file is missing or malformed (the message names it), or ``gpu_key`` cannot
+        name a file in ``gpus/`` (the rule of :func:`save_calibration`).
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a folder path, got {type(path).__name__}")
@@ -1860,7 +1892,10 @@ def load_calibration(path: str | Path) -> Calibration:
     if not isinstance(meta, dict) or "gpu_key" not in meta:
         raise ValueError(f"path: {meta_path} is not a costmetrics calibration (no gpu_key)")
     _check_calibration_record(meta, meta_path)
-    gpu_path = root / "gpus" / f"{meta['gpu_key']}.yaml"
+    # Older folders (no digests) read gpus/<key>.yaml unchecked: '../x' read a preset
+    # outside the folder. The rule save_calibration writes by.
+    key = _preset_file_key(meta["gpu_key"], f"path: {meta_path}: gpu_key")
+    gpu_path = root / "gpus" / f"{key}.yaml"
     if "files" in meta:
         stencil_paths = _calibration_files(meta, root, gpu_path)
     else:  # saved before the digests were recorded: every preset in the folder
