@@ -42,6 +42,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -134,13 +135,35 @@ def check_input_file(path: Path, option: str) -> Path:
     Raises
     ------
     ValueError
-        If it does not exist or is a folder.
+        If it does not exist, or is a folder or another kind of file that is not a regular
+        file (a device such as /dev/zero, a FIFO, a socket); only ``stat`` is called.
     """
-    if path.is_dir():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{option}: no file {path}") from None
+    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    if stat.S_ISDIR(mode):
         raise ValueError(f"{option}: {path} is a folder, expected a file")
-    if not path.is_file():
-        raise ValueError(f"{option}: no file {path}")
+    if not stat.S_ISREG(mode):
+        # /dev/zero exists: "no file" sent the user looking for a typo.
+        raise ValueError(f"{option}: {path} is a {_file_kind(mode)}, not a regular file")
     return path
+
+
+def _file_kind(mode: int) -> str:
+    """Name, in words, a ``stat`` mode that is neither a regular file nor a folder."""
+    for test, kind in (
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
 
 
 def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
@@ -1538,7 +1561,14 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             "l2_kb": 0.0,
         }
         if args.gpu is not None:
-            config.update(cm_area.reference_gpu(args.gpu).config()._asdict())
+            try:
+                reference = cm_area.reference_gpu(args.gpu)
+            except ValueError:
+                # reference_gpu names its own parameter ("name: no reference GPU"); here
+                # the user typed --gpu. A broken preset file raises again below, by name.
+                known = sorted(cm_area.reference_gpus())
+                raise ValueError(f"--gpu: no reference GPU {args.gpu!r}; known: {known}") from None
+            config.update(reference.config()._asdict())
         for key in config:
             value = getattr(args, key)
             if value is not None:
