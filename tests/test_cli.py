@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import types
@@ -257,6 +258,51 @@ def test_cli_input_and_output_paths_name_the_option(
         assert captured.out == "" and len(lines) == 1, captured.err
         assert f"costmetrics {argv[0]}: error: {message}" in lines[0], lines[0]
         assert "Errno" not in lines[0]
+
+
+def test_cli_messages_name_what_was_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (a) A bad loop bound in a --file program named neither the file, its line, nor the
+    # loop ("statement: loop 0 is empty (upper -5 < lower 0)", "extents[0]: must be
+    # positive"); (b) area --gpu named the parameter `name`; (c) --file /dev/zero said
+    # "no file" though it exists.
+    two = "statements:\n  - loops: {i: [0, 10]}\n    writes: ['A[i]']\n"
+    files = {
+        "empty.yaml": two + "  - loops: {i: [0, -5]}\n    writes: ['A[i]']\n",
+        "far.yaml": two + "  - loops:\n      i: [0, 2000000000000]\n    writes: ['A[i]']\n",
+        "huge.json": '{"statements": [{"loops": {"i": [0, 1e20]}, "writes": ["A[i]"]}]}',
+        "int.json": '{"statements": [{"loops": {"i": [0, 100000000000000000000]}, '
+        '"writes": ["A[i]"]}]}',
+        "tile.yaml": "processes: 1\nsync_cost: 1\ncost_per_word: 1\nmemory_limit_words: 9\n"
+        "writes: ['A[t][i]']\nloops: {t: 4, i: -5}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t = tmp_path
+    cases = [
+        (f"{t / 'empty.yaml'}", f"{t / 'empty.yaml'}, line 4: statements[1]: loops['i'] = "
+         "(0, -5): the loop is empty (upper -5 < lower 0)"),
+        (f"{t / 'far.yaml'}", f"{t / 'far.yaml'}, line 4: statements[1]: loops['i'] = "
+         "(0, 2000000000000): the loop bounds are outside [-2^40, 2^40]"),
+        (f"{t / 'huge.json'}", f"{t / 'huge.json'}, line 1: statements[0]: loops['i'][1]: "
+         "expected an integer, got float 1e+20"),
+        (f"{t / 'int.json'}", f"{t / 'int.json'}, line 1: statements[0]: loops['i'][1]: "
+         "100000000000000000000 does not fit a signed 64-bit integer"),
+        (f"{t / 'tile.yaml'}", f"{t / 'tile.yaml'}, line 6: loops['i']: must be positive, got -5"),
+        ("/dev/zero", "--file: /dev/zero is a character device, not a regular file"),
+        (str(fifo), f"--file: {fifo} is a FIFO (named pipe), not a regular file"),
+    ]  # fmt: skip
+    argvs = [(["scratchpad", "--file", path], message) for path, message in cases]
+    argvs.append((["area", "--gpu", "nope"], "--gpu: no reference GPU 'nope'; known: "))
+    for argv, message in argvs:
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
 
 
 def test_cli_talg_text_output(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,8 @@ import functools
 import itertools
 import json
 import math
+import re
+import shutil
 import sys
 import tempfile
 import time
@@ -553,6 +555,38 @@ def test_read_table_refuses_absurd_times_and_energies(tmp_path: Path) -> None:
     assert mm.read_table(_write_table(path, [row])).cpu_time_s[0] == 1.5
 
 
+def test_read_table_refuses_a_level_its_working_set_contradicts(tmp_path: Path) -> None:
+    # A row saying L1 for a 1 GB working set was read as L1 (and grouped so by validate)
+    # although the header's cache sizes put it in DRAM.
+    machine = {"l1d_bytes": 32768, "l2_bytes": 1048576, "l3_bytes": 33554432}
+    path = tmp_path / "t.csv"
+
+    def table(ws: object, level: str, header: bool = True) -> Path:
+        row = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+        row[mm.CSV_COLUMNS.index("working_set_bytes")] = ws
+        row[mm.CSV_COLUMNS.index("memory_level")] = level
+        _write_table(path, [row])
+        if header:
+            path.write_text(f"# machine: {json.dumps(machine)}\n" + path.read_text("utf-8"))
+        return path
+
+    for ws, level, expected in [(10**9, "L1", "DRAM"), (1024, "L2", "L1"), (2**21, "L1", "L3")]:
+        match = (
+            rf"^{path}, line 4: column memory_level: {level} contradicts working_set_bytes "
+            rf"{ws}, which the header's cache sizes \(L1 32768, L2 1048576, L3 33554432 "
+            rf"bytes\) put in {expected}$"
+        )
+        with pytest.raises(ValueError, match=match):
+            mm.read_table(table(ws, level))
+        assert mm.read_table(table(ws, expected)).memory_level == (expected,)
+        assert mm.read_table(table(ws, level, header=False)).memory_level == (level,)  # unknown
+    # An empty working_set_bytes: the level is checked against the sizes' working set.
+    with pytest.raises(ValueError, match="L2 contradicts working_set_bytes 528, "):
+        mm.read_table(table("", "L2"))
+    with pytest.raises(ValueError, match="column working_set_bytes: must be >= 0, got -1"):
+        mm.read_table(table(-1, "L1"))
+
+
 # --------------------------------------------------------------------------------------
 # Micro-benchmarks and calibration (smoke: tiny sizes, positivity, round trip)
 # --------------------------------------------------------------------------------------
@@ -769,6 +803,34 @@ def test_calibration_errors(tmp_path: Path) -> None:
         mm.calibrate(statistic="mean")
     with pytest.raises(TypeError):
         mm.save_calibration("x", tmp_path)  # type: ignore[arg-type]
+
+
+def test_calibration_gpu_key_must_name_a_file_in_gpus(tmp_path: Path) -> None:
+    # A gpu_key with '../' or a separator is joined into gpus/<key>.yaml: it was saved
+    # outside gpus/ and, from a folder saved before the digests, loaded from outside it.
+    source = cm.presets.data_dir() / "measurements" / "cpu_calibration"
+    shipped = mm.load_calibration(source)
+    for key in ("../evil", "a/b", "a\\b", "..", "."):
+        bad = dataclasses.replace(shipped, gpu=dataclasses.replace(shipped.gpu, key=key))
+        message = rf"^cal\.gpu\.key: GPU key {re.escape(repr(key))} cannot name the preset"
+        with pytest.raises(ValueError, match=message):
+            mm.save_calibration(bad, tmp_path / "new")
+        assert not (tmp_path / "new").exists()
+    folder = tmp_path / "cal"
+    shutil.copytree(source, folder)
+    meta = json.loads((folder / "calibration.json").read_text(encoding="utf-8"))
+    assert "files" not in meta  # an older folder: every file in it is read
+    shutil.copy(folder / "gpus" / f"{meta['gpu_key']}.yaml", tmp_path / "outside.yaml")
+    cases: list[tuple[object, str]] = [
+        ("../../outside", "GPU key '../../outside' cannot name the preset file gpus/<key>.yaml"),
+        (5, "a GPU key must be a string, got int 5"),
+    ]
+    for gpu_key, match in cases:
+        meta["gpu_key"] = gpu_key
+        (folder / "calibration.json").write_text(json.dumps(meta), encoding="utf-8")
+        where = re.escape(f"path: {folder / 'calibration.json'}: gpu_key: ")
+        with pytest.raises(ValueError, match=f"^{where}{re.escape(match)}"):
+            mm.load_calibration(folder)
 
 
 def test_micro_benchmark_bad_input() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -273,6 +274,33 @@ def test_bad_arguments_name_the_parameter(tmp_path: Path) -> None:
     assert sp.parse_reference("A[i]", ["i"], write=np.bool_(True)).write is True  # type: ignore[arg-type]
 
 
+def test_loop_bound_errors_name_the_loop_and_its_bounds(tmp_path: Path) -> None:
+    # The core knows loops by position: "statement: loop 0 is empty", "extents[0]: must be
+    # positive"; the messages now name the loop as given, with its bounds, and load() puts
+    # the file, the line and the statement before them.
+    with pytest.raises(ValueError, match=r"^loops\['j'\] = \(5, 1\): the loop is empty \("):
+        sp.statement({"i": (0, 3), "j": (5, 1)}, reads=["A[i][j]"])
+    with pytest.raises(ValueError, match=r"^loops\['i'\] = \(0, 2199023255553\): the loop "):
+        sp.statement({"i": (0, 2**41 + 1)}, reads=["A[i]"])
+
+    def tile(loops: dict[str, int], ref: str) -> sp.TileProblem:
+        return sp.tile_problem(
+            loops, reads=[ref], processes=1, sync_cost=1, cost_per_word=1, memory_limit_words=9
+        )
+
+    with pytest.raises(ValueError, match=r"^loops\['i'\]: must be positive, got 0$"):
+        tile({"t": 4, "i": 0}, "A[t][i]")
+    with pytest.raises(ValueError, match=r"^loops\['t'\] = 2199023255553 exceeds 2\^40$"):
+        tile({"t": 2**41 + 1}, "A[t]")
+    f = tmp_path / "block.yaml"
+    f.write_text(
+        "statements:\n  - loops: {i: [0, 3]}\n    reads: ['A[i]']\n  - {loops: {i: [0, 3]}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(f))}, line 4: statements\[1\]: "):
+        sp.load(f)  # no reference
+
+
 def test_infeasible_problem() -> None:
     # Memory limit below the smallest tile's footprint: no feasible tile vector.
     p = sp.tile_problem(
@@ -357,7 +385,7 @@ def test_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     )
     assert main(["scratchpad", "--file", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "extents[0]" in err
+    assert err.count("\n") == 1 and f"{bad}, line 1: loops['i']: must be positive, got 0" in err
 
 
 def test_experiment_figure1_rows(tmp_path: Path) -> None:

@@ -87,6 +87,16 @@ def test_relative_rmse_refuses_overflow() -> None:
     assert cv.relative_rmse([1e-320], [1e-320]) == 0.0  # the ratio itself is fine
 
 
+def test_relative_rmse_keeps_errors_below_1e_15() -> None:
+    # The result was rounded to 15 decimals: an error of one part in 2^52 read 0.0.
+    eps = 2.0**-52
+    assert cv.relative_rmse([1.0], [1.0 + eps]) == eps
+    assert cv.relative_rmse([1.0, 1.0], [1.0 + eps, 1.0 - eps]) == eps
+    assert cv.relative_rmse([2.0, 4.0], [2.0, 4.0]) == 0.0
+    # Each square fits a double but their sum does not: the RMSE still does (it was inf).
+    assert cv.relative_rmse([1e-154, 1e-154], [1.0, 1.0]) == pytest.approx(1e154, rel=1e-15)
+
+
 @settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.floats(1e-6, 1e3), min_size=1, max_size=20),
@@ -499,7 +509,9 @@ def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["gpu"]["max_blocks_per_sm"] == 1
 
 
-def test_cli_validate_confirm(tmp_path: Path) -> None:
+def test_cli_validate_confirm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A tiny real sweep and calibration (numbers meaningless): --confirm measures the runs
     # the tuner keeps and the grid's fastest again, and scores the curves on them.
     sweep, cal, again = tmp_path / "m.csv", tmp_path / "cal", tmp_path / "again" / "c.csv"
@@ -537,6 +549,18 @@ def test_cli_validate_confirm(tmp_path: Path) -> None:
     done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+    # measure's LoadWarning was printed as Python prints a warning ("validate.py:2107:
+    # LoadWarning: ...", then the source line); now one line like the CLI's errors.
+    from costmetrics.cli import main
+
+    monkeypatch.setattr(mm, "load_is_high", lambda load, cpus: True)
+    assert main([*args, "--confirm", str(again), "--confirm-passes", "2", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "LoadWarning" not in err and ".py:" not in err, err
+    lines = [ln for ln in err.splitlines() if "warning" in ln]
+    assert len(lines) == 1 and lines[0].startswith(
+        "costmetrics validate: warning: load average "
+    ), err
 
 
 def test_cli_validate_checks_plot_and_confirm_first(
@@ -579,6 +603,26 @@ def test_cli_validate_checks_plot_and_confirm_first(
         lines = captured.err.strip().splitlines()
         assert captured.out == "" and len(lines) == 1, captured.err
         assert re.match(rf"costmetrics validate: error: {message}", lines[0]), lines[0]
+
+
+def test_check_confirm_output_checks_with_confirm_selections_protocol(tmp_path: Path) -> None:
+    # The check validate --confirm makes first (it read the seed from confirm_selection's
+    # signature and called measure._check_resumable): measure's own checks, for the seed,
+    # warm-up and pinning confirm_selection measures with.
+    cv.check_confirm_output(tmp_path / "new" / "c.csv", "--confirm")  # nothing to resume
+    table = tmp_path / "m.csv"
+    mm.measure([mm.Point("jacobi1d", (64, 8), (4, 2))], table, threads=1, passes=1)
+    cv.check_confirm_output(table, seed=0)  # measure's seed, warm-up 1, pinned: resumable
+    seed_0 = rf"^--confirm: {re.escape(str(table))} was measured with seed = 0, not 100;"
+    with pytest.raises(ValueError, match=seed_0):
+        cv.check_confirm_output(table, "--confirm")  # confirm_selection's seed is 100
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ValueError, match=r"^out: .*folder is a folder"):
+        cv.check_confirm_output(tmp_path / "folder")
+    with pytest.raises(TypeError, match=r"^--confirm: expected a file path, got int 3"):
+        cv.check_confirm_output(3, "--confirm")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        cv.check_confirm_output(table, seed=-1)
 
 
 @pytest.mark.parametrize(

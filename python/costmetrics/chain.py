@@ -178,7 +178,8 @@ def optimal_order(
     dims : sequence of int
         ``(P0, ..., Pn)``, all positive; at least two entries, at most 2001.
     threads : int, optional
-        Worker threads for long chains (0: all cores).
+        Worker threads for long chains (0: all cores); more than the cores (at least 2)
+        are not started, since each would only add its start-up on every anti-diagonal.
     min_work_per_thread : int, optional
         Inner-loop iterations each thread must get before an anti-diagonal of the DP is
         split over threads. The default (2^18) keeps chains shorter than ~1500 matrices on

@@ -37,13 +37,15 @@ input: :func:`main` prints it as one line on standard error and exits with statu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import re
+import stat
 import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -133,13 +135,35 @@ def check_input_file(path: Path, option: str) -> Path:
     Raises
     ------
     ValueError
-        If it does not exist or is a folder.
+        If it does not exist, or is a folder or another kind of file that is not a regular
+        file (a device such as /dev/zero, a FIFO, a socket); only ``stat`` is called.
     """
-    if path.is_dir():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{option}: no file {path}") from None
+    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    if stat.S_ISDIR(mode):
         raise ValueError(f"{option}: {path} is a folder, expected a file")
-    if not path.is_file():
-        raise ValueError(f"{option}: no file {path}")
+    if not stat.S_ISREG(mode):
+        # /dev/zero exists: "no file" sent the user looking for a typo.
+        raise ValueError(f"{option}: {path} is a {_file_kind(mode)}, not a regular file")
     return path
+
+
+def _file_kind(mode: int) -> str:
+    """Name, in words, a ``stat`` mode that is neither a regular file nor a folder."""
+    for test, kind in (
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
 
 
 def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
@@ -181,6 +205,28 @@ def one_line(text: str) -> str:
     fields: a path may hold a line break, which would split the header.
     """
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(command: str) -> Iterator[None]:
+    """Print the warnings raised inside as ``costmetrics COMMAND: warning: ...`` lines.
+
+    Python prints a warning as ``file.py:123: LoadWarning: ...`` followed by the source
+    line; at the command line each is one line on standard error, worded like the errors
+    :func:`main` prints. They are printed when the block ends without an error (a bad
+    input's error stays the one line on standard error).
+
+    Parameters
+    ----------
+    command : str
+        The subcommand, for the prefix.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        print(f"costmetrics {command}: warning: {' '.join(str(w.message).split())}",
+              file=sys.stderr)  # fmt: skip
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -706,8 +752,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
         command, notes = one_line(command), [one_line(n) for n in notes]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with _warnings_as_lines("measure"):
             cm_measure.measure(
                 points,
                 args.out,
@@ -727,8 +772,6 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                 quiet_every_s=args.quiet_every,
                 quiet_probe_s=1.0 if args.quiet_probe is None else args.quiet_probe,
             )
-        for w in caught:
-            print(f"costmetrics measure: warning: {w.message}", file=sys.stderr)
         table = cm_measure.read_table(args.out)
         energy = cm_measure.write_energy_csv(
             table.medians(), args.out.with_suffix(".energy.csv"), [f"from {args.out}"]
@@ -837,28 +880,21 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 raise ValueError(
                     f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
                 )
-            # With the seed, warmup and pinning confirm_selection will call measure with.
-            import inspect
-
-            given = inspect.signature(cm_validate.confirm_selection).parameters
-            defaults = inspect.signature(cm_measure.measure).parameters
-            protocol = {
-                "seed": given["seed"].default,
-                "warmup": defaults["warmup"].default,
-                "pin": defaults["pin"].default,
-            }
-            cm_measure._check_resumable(args.confirm, "--confirm", protocol)
+            cm_validate.check_confirm_output(args.confirm, "--confirm")
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
         report = cm_validate.validate(
             table, args.calibration, time=args.time, statistic=args.statistic
         )
         again: list[cm_validate.TunerCurve] = []
         if args.confirm is not None:
-            again = cm_validate.confirm_selection(
-                table.per_point(args.statistic), list(report.tuner.values()), args.confirm,
-                passes=args.confirm_passes, progress=not args.json,
-                command=one_line(f"costmetrics validate {args.table} --confirm {args.confirm}"),
-            )  # fmt: skip
+            with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
+                again = cm_validate.confirm_selection(
+                    table.per_point(args.statistic), list(report.tuner.values()),
+                    args.confirm, passes=args.confirm_passes, progress=not args.json,
+                    command=one_line(
+                        f"costmetrics validate {args.table} --confirm {args.confirm}"
+                    ),
+                )  # fmt: skip
         if args.plot is not None:
             save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
@@ -982,19 +1018,20 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
-        result = cm_measure.tune(
-            args.stencil,
-            args.calibration,
-            tuple(args.sizes),
-            variant=args.variant,
-            k=args.k,
-            threads=_thread_counts(args.threads),
-            passes=args.passes,
-            seed=args.seed,
-            out=args.out,
-            progress=not args.json,
-            statistic=args.statistic,
-        )
+        with _warnings_as_lines("tune"):  # its measurement's (load, CPU interference)
+            result = cm_measure.tune(
+                args.stencil,
+                args.calibration,
+                tuple(args.sizes),
+                variant=args.variant,
+                k=args.k,
+                threads=_thread_counts(args.threads),
+                passes=args.passes,
+                seed=args.seed,
+                out=args.out,
+                progress=not args.json,
+                statistic=args.statistic,
+            )
         if args.json:
             print_json(result._asdict())
             return 0
@@ -1524,7 +1561,14 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             "l2_kb": 0.0,
         }
         if args.gpu is not None:
-            config.update(cm_area.reference_gpu(args.gpu).config()._asdict())
+            try:
+                reference = cm_area.reference_gpu(args.gpu)
+            except ValueError:
+                # reference_gpu names its own parameter ("name: no reference GPU"); here
+                # the user typed --gpu. A broken preset file raises again below, by name.
+                known = sorted(cm_area.reference_gpus())
+                raise ValueError(f"--gpu: no reference GPU {args.gpu!r}; known: {known}") from None
+            config.update(reference.config()._asdict())
         for key in config:
             value = getattr(args, key)
             if value is not None:

@@ -1792,6 +1792,28 @@ def _yaml_dump(data: dict[str, Any], header: Sequence[str]) -> str:
     return "".join(f"# {h}\n" for h in header) + text
 
 
+def _preset_file_key(key: object, name: str) -> str:
+    """Return a calibration's GPU key if it can name the file ``gpus/<key>.yaml``.
+
+    The one rule of :func:`save_calibration` and :func:`load_calibration`: the key is
+    joined into a path inside the calibration folder, so a path separator, a NUL, ``.``
+    or ``..`` would put the preset outside ``gpus/`` (written there, or read from there).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the key.
+    """
+    if not isinstance(key, str):
+        raise ValueError(f"{name}: a GPU key must be a string, got {type(key).__name__} {key!r}")
+    if key in ("", ".", "..") or any(c in key for c in "/\\\0"):
+        raise ValueError(
+            f"{name}: GPU key {key!r} cannot name the preset file gpus/<key>.yaml (no '/', "
+            "'\\' or NUL, not empty, '.' or '..')"
+        )
+    return key
+
+
 def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     """Write a calibration in the layout of ``data/``: presets plus the raw statistics.
 
@@ -1815,9 +1837,18 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     -------
     list of Path
         The files written.
+
+    Raises
+    ------
+    TypeError
+        If ``cal`` is not a :class:`Calibration`.
+    ValueError
+        If the GPU key cannot name a file in ``gpus/`` (a path separator, a NUL, ``.``
+        or ``..``; nothing is written).
     """
     if not isinstance(cal, Calibration):
         raise TypeError(f"cal: expected a Calibration, got {type(cal).__name__}")
+    _preset_file_key(cal.gpu.key, "cal.gpu.key")  # before anything is written
     out = Path(out_dir)
     (out / "gpus").mkdir(parents=True, exist_ok=True)
     (out / "stencils").mkdir(parents=True, exist_ok=True)
@@ -1881,7 +1912,8 @@ def load_calibration(path: str | Path) -> Calibration:
     Raises
     ------
     ValueError
-        If a file is missing or malformed (the message names it).
+        If a file is missing or malformed (the message names it), or ``gpu_key`` cannot
+        name a file in ``gpus/`` (the rule of :func:`save_calibration`).
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a folder path, got {type(path).__name__}")
@@ -1895,7 +1927,10 @@ def load_calibration(path: str | Path) -> Calibration:
     if not isinstance(meta, dict) or "gpu_key" not in meta:
         raise ValueError(f"path: {meta_path} is not a costmetrics calibration (no gpu_key)")
     _check_calibration_record(meta, meta_path)
-    gpu_path = root / "gpus" / f"{meta['gpu_key']}.yaml"
+    # Older folders (no digests) read gpus/<key>.yaml unchecked: '../x' read a preset
+    # outside the folder. The rule save_calibration writes by.
+    key = _preset_file_key(meta["gpu_key"], f"path: {meta_path}: gpu_key")
+    gpu_path = root / "gpus" / f"{key}.yaml"
     if "files" in meta:
         stencil_paths = _calibration_files(meta, root, gpu_path)
     else:  # saved before the digests were recorded: every preset in the folder
@@ -2655,7 +2690,9 @@ def read_table(path: str | Path) -> Table:
     ------
     ValueError
         If the file cannot be read, a column is missing, a value is malformed (the
-        message names the line and column), or a point appears twice in one pass.
+        message names the line and column), a row's ``memory_level`` is not the level
+        the header's cache sizes give its ``working_set_bytes`` (checked where the
+        header records a cache size), or a point appears twice in one pass.
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
@@ -2771,6 +2808,27 @@ def read_table(path: str | Path) -> Table:
             level = row[col["memory_level"]].strip()
             if level not in MEMORY_LEVELS:
                 raise ValueError(f"{where}: column memory_level: unknown {level!r}")
+            if any(caches):
+                # measure() derives the level from the working set and the header's cache
+                # sizes; a row that says otherwise would be grouped under the wrong level.
+                ws = values["working_set_bytes"]
+                if ws < 0:
+                    raise ValueError(
+                        f"{where}: column working_set_bytes: must be >= 0, got {int(ws)}"
+                    )
+                if math.isnan(ws):  # not recorded: the working set of the row's sizes
+                    size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
+                    ws = float(_working_set_bytes(name, size4))
+                expected = _level_of_bytes(int(ws), caches)
+                if level != expected:
+                    known = ", ".join(
+                        f"{lv} {c}" for lv, c in zip(MEMORY_LEVELS, caches, strict=False) if c
+                    )
+                    raise ValueError(
+                        f"{where}: column memory_level: {level} contradicts working_set_bytes "
+                        f"{int(ws)}, which the header's cache sizes ({known} bytes) put in "
+                        f"{expected}"
+                    )
             if not (0 <= values["pass"] < _MAX_PASSES):
                 # Bounded as measure() bounds passes: per_point holds a row per pass index.
                 raise ValueError(

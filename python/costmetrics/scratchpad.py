@@ -186,6 +186,12 @@ def parse_reference(text: str, loops: Sequence[str], *, write: bool = False) -> 
     return Reference(array=m.group(1), write=write, coeffs=rows, offsets=offsets)
 
 
+#: How the core's checks name a loop: by its position in a statement ("statement: loop 0
+#: is empty ...") or in a tile problem's extents ("extents[0]: must be positive ...").
+_CORE_LOOP = re.compile(r"statement: loop (\d+) ")
+_CORE_EXTENT = re.compile(r"extents\[(\d+)\]")
+
+
 def _loops(loops: object, what: str) -> dict[str, Any]:
     if not isinstance(loops, Mapping) or not loops:
         raise TypeError(f"{what}: expected a non-empty mapping of loop index names")
@@ -235,7 +241,19 @@ def statement(
             raise TypeError(f"loops[{name!r}]: expected (lower, upper)")
         lower.append(_as_int(bounds[0], f"loops[{name!r}][0]"))
         upper.append(_as_int(bounds[1], f"loops[{name!r}][1]"))
-    return Statement(lower=lower, upper=upper, refs=_refs(list(lp), writes, reads, "statement"))
+    refs = _refs(list(lp), writes, reads, "statement")
+    try:
+        return Statement(lower=lower, upper=upper, refs=refs)
+    except ValueError as exc:
+        # The core checks the bounds but knows a loop only by its position ("statement:
+        # loop 0 is empty ..."); the caller named it, so the message names it too.
+        m = _CORE_LOOP.match(str(exc))
+        if m is None:
+            raise
+        i = int(m.group(1))
+        raise ValueError(
+            f"loops[{list(lp)[i]!r}] = ({lower[i]}, {upper[i]}): the loop {str(exc)[m.end() :]}"
+        ) from None
 
 
 def local_arrays(
@@ -349,15 +367,24 @@ def tile_problem(
     extents = [_as_int(v, f"loops[{k!r}]") for k, v in lp.items()]
     if not isinstance(ceil_occurrences, bool):
         raise TypeError("ceil_occurrences: expected a bool")
-    return TileProblem(
-        extents=extents,
-        refs=_refs(list(lp), writes, reads, "tile_problem"),
-        processes=_as_real(processes, "processes"),
-        sync_cost=_as_real(sync_cost, "sync_cost"),
-        cost_per_word=_as_real(cost_per_word, "cost_per_word"),
-        memory_limit_words=_as_real(memory_limit_words, "memory_limit_words"),
-        ceil_occurrences=ceil_occurrences,
-    )
+    refs = _refs(list(lp), writes, reads, "tile_problem")
+    try:
+        return TileProblem(
+            extents=extents,
+            refs=refs,
+            processes=_as_real(processes, "processes"),
+            sync_cost=_as_real(sync_cost, "sync_cost"),
+            cost_per_word=_as_real(cost_per_word, "cost_per_word"),
+            memory_limit_words=_as_real(memory_limit_words, "memory_limit_words"),
+            ceil_occurrences=ceil_occurrences,
+        )
+    except ValueError as exc:
+        # The core names a loop's range by position ("extents[0]: must be positive");
+        # the caller gave it as loops[name].
+        m = _CORE_EXTENT.match(str(exc))
+        if m is None:
+            raise
+        raise ValueError(f"loops[{list(lp)[int(m.group(1))]!r}]{str(exc)[m.end() :]}") from None
 
 
 def _tiles(problem: TileProblem, tiles: Sequence[float]) -> list[float]:
@@ -771,6 +798,49 @@ def jacobi1d_problem(
     )
 
 
+def _nodes(text: str) -> yaml.Node | None:
+    """Return the file's YAML node tree, for line numbers (None where it does not compose)."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:  # a JSON file YAML does not read: no line numbers
+        return None
+
+
+def _at(p: Path, root: yaml.Node | None, *keys: str | int) -> str:
+    """Return ``"<file>, line <n>"`` for the node at ``keys``, else ``"<file>"``.
+
+    ``keys`` are mapping keys and list indexes from the root; the file alone where the tree
+    or the node is missing.
+    """
+    node = root
+    for key in keys:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == key), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+            node = node.value[key] if 0 <= key < len(node.value) else None
+        else:
+            node = None
+    return str(p) if node is None or not keys else f"{p}, line {node.start_mark.line + 1}"
+
+
+#: What building a block or problem from a file's values raises for a bad file.
+_FILE_ERRORS = (KeyError, ValueError, OverflowError, TypeError, AttributeError)
+
+
+def _in_file(exc: Exception, where: str) -> Exception:
+    """``exc`` with ``where`` (the file, line, statement) before its message.
+
+    Bad values keep their kind (``ValueError``, ``OverflowError``); a missing key and a
+    value of the wrong type (``TypeError``, ``AttributeError`` of a list given for a
+    mapping) are a malformed file, ``ValueError``.
+    """
+    if isinstance(exc, KeyError):
+        return ValueError(f"{where}: missing key {exc}")
+    if isinstance(exc, OverflowError):
+        return OverflowError(f"{where}: {exc}")
+    return ValueError(f"{where}: {exc}")
+
+
 def load(path: str | Path) -> list[Statement] | TileProblem:
     """Load a program block or a tile problem from a YAML or JSON file.
 
@@ -803,19 +873,23 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
         raise ValueError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'YAML'}") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{p}: expected a mapping at the top level")
-    try:
-        if "statements" in data:
-            stmts = data["statements"]
-            if not isinstance(stmts, list):
-                raise ValueError(f"{p}: 'statements' must be a list")
-            return [
-                statement(
-                    {k: tuple(v) for k, v in s["loops"].items()},
-                    writes=s.get("writes", []),
-                    reads=s.get("reads", []),
+    nodes = _nodes(text)
+    if "statements" in data:
+        stmts = data["statements"]
+        if not isinstance(stmts, list):
+            raise ValueError(f"{_at(p, nodes, 'statements')}: 'statements' must be a list")
+        block = []
+        for k, s in enumerate(stmts):
+            try:
+                if not isinstance(s, dict):
+                    raise TypeError("expected a mapping with loops, writes and reads")
+                block.append(
+                    statement(s["loops"], writes=s.get("writes", []), reads=s.get("reads", []))
                 )
-                for s in stmts
-            ]
+            except _FILE_ERRORS as exc:
+                raise _in_file(exc, f"{_at(p, nodes, 'statements', k)}: statements[{k}]") from None
+        return block
+    try:
         known = {
             "loops",
             "writes",
@@ -839,7 +913,8 @@ def load(path: str | Path) -> list[Statement] | TileProblem:
             memory_limit_words=data["memory_limit_words"],
             ceil_occurrences=data.get("ceil_occurrences", False),
         )
-    except KeyError as exc:
-        raise ValueError(f"{p}: missing key {exc}") from None
-    except (TypeError, AttributeError) as exc:
-        raise ValueError(f"{p}: {exc}") from None
+    except _FILE_ERRORS as exc:
+        # The line of the key the message starts with ("loops['t']: ...", "processes: ...").
+        m = re.match(r"(\w+)(?:\['([^']*)'\])?", str(exc))
+        keys = [] if m is None else [k for k in m.groups() if k is not None]
+        raise _in_file(exc, _at(p, nodes, *keys)) from None

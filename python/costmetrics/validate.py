@@ -22,6 +22,7 @@ See ``docs/validate.md``.
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field, replace
@@ -39,6 +40,7 @@ from costmetrics.measure import (
     Calibration,
     Point,
     Table,
+    _check_resumable,
     _header_value,
     _l3_in_effect,
     _pass_times_array,
@@ -67,6 +69,7 @@ __all__ = [
     "TunerCurve",
     "ValidationReport",
     "bootstrap_rmse",
+    "check_confirm_output",
     "confirm_selection",
     "confirmation_points",
     "confirmed_curve",
@@ -333,8 +336,10 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
 
     Examples
     --------
-    >>> relative_rmse([1.0, 2.0], [1.1, 1.8])  # errors +10% and -10%
-    0.1
+    >>> relative_rmse([1.0, 2.0], [1.5, 1.0])  # errors +50% and -50%
+    0.5
+    >>> relative_rmse([1.0], [1.0 + 2**-52])  # one part in 2^52, not rounded away
+    2.220446049250313e-16
     """
     m = _convert.real_array(measured, "measured")
     p = _convert.real_array(predicted, "predicted")
@@ -354,7 +359,16 @@ def relative_rmse(measured: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
             f"measured: the relative error of predicted {float(p[i])!r} against measured "
             f"{float(m[i])!r} does not fit a double"
         )
-    return float(round(np.sqrt(np.mean(squared)), 15))
+    # The sum is exact before its one rounding (math.fsum): a relative error of 3e-16 is
+    # reported as such, not rounded to 0 (the result was rounded to 15 decimals).
+    terms = squared.ravel().tolist()
+    try:
+        mean = math.fsum(terms) / len(terms)
+    except OverflowError:
+        # Each square fits a double but their sum does not; the root does once scaled.
+        top = max(terms)
+        mean = math.fsum(t / top for t in terms) / len(terms) * top
+    return math.sqrt(mean)
 
 
 def _pass_times(pass_times_s: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -2032,6 +2046,52 @@ def confirmed_curve(curve: TunerCurve, confirmation: Table | str | Path) -> Tune
     )  # fmt: skip
 
 
+#: The protocol confirm_selection measures with (seed of the shuffled orders, warm-up runs,
+#: pinning); check_confirm_output checks a table to resume against the same values.
+_CONFIRM_SEED = 100
+_CONFIRM_WARMUP = 1
+_CONFIRM_PIN = True
+
+
+def check_confirm_output(out: str | Path, name: str = "out", *, seed: int = _CONFIRM_SEED) -> None:
+    """Check, before any long work, that :func:`confirm_selection` can measure into ``out``.
+
+    The checks :func:`costmetrics.measure.measure` makes on its table before measuring,
+    for the protocol :func:`confirm_selection` uses: ``out`` must be a regular file or
+    missing (its folder is created), writable, and if it holds a table, one of the same
+    protocol (``seed``, warm-up, pinning), harness version and machine, with no run that
+    failed its correctness check. ``costmetrics validate --confirm`` calls it before the
+    validation, which takes minutes.
+
+    Parameters
+    ----------
+    out : str or Path
+        The table :func:`confirm_selection` is to write or resume.
+    name : str
+        The argument or option that named it, for the messages (e.g. ``"--confirm"``).
+    seed : int
+        The ``seed`` :func:`confirm_selection` is to be called with.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is not a str or Path, ``name`` not a non-empty str or ``seed`` not an
+        integer.
+    ValueError
+        If :func:`confirm_selection` would refuse ``out`` (the message names ``name``),
+        or ``seed`` is outside [0, 2^63).
+    """
+    label = _convert.string(name, "name", nonempty=True)
+    if not isinstance(out, (str, Path)):
+        raise TypeError(f"{label}: expected a file path, got {type(out).__name__} {out!r}")
+    protocol = {
+        "seed": _convert.integer(seed, "seed", lo=0, hi=2**63 - 1),  # as measure bounds it
+        "warmup": _CONFIRM_WARMUP,
+        "pin": _CONFIRM_PIN,
+    }
+    _check_resumable(Path(out), label, protocol)
+
+
 def confirm_selection(
     table: Table | str | Path,
     curves: Sequence[TunerCurve],
@@ -2039,7 +2099,7 @@ def confirm_selection(
     *,
     passes: int = 9,
     grid_top: int = 3,
-    seed: int = 100,
+    seed: int = _CONFIRM_SEED,
     progress: bool = False,
     command: str = "",
 ) -> list[TunerCurve]:
@@ -2092,7 +2152,10 @@ def confirm_selection(
     top = _convert.integer(grid_top, "grid_top", lo=1)
     n_passes = _convert.integer(passes, "passes", lo=2, hi=1000)
     points = confirmation_points(t, curve_list, grid_top=top)
-    path = measure(points, out, passes=n_passes, seed=seed, progress=progress, command=command)
+    path = measure(
+        points, out, passes=n_passes, warmup=_CONFIRM_WARMUP, seed=seed, pin=_CONFIRM_PIN,
+        progress=progress, command=command,
+    )  # fmt: skip
     return [confirmed_curve(c, path) for c in curve_list]
 
 

@@ -64,9 +64,10 @@ struct OpOrder {
 // or a non-positive dim, and std::overflow_error when the minimum op count does not fit in
 // 64 bits (intermediate candidates may exceed it: they are computed in saturating 128-bit
 // arithmetic). Ties between splits go to the smallest k (the strict '<' of Algorithm 10, as
-// NumPy's multi_dot also does). `threads` <= 0 means hardware concurrency; an anti-diagonal
-// is split over threads only when each thread gets at least `min_work_per_thread` inner
-// iterations (the default pays for thread start-up; 1 forces the threaded path).
+// NumPy's multi_dot also does). `threads` <= 0 means hardware concurrency, and more than
+// the hardware has (at least 2) are not started; an anti-diagonal is split over threads
+// only when each thread gets at least `min_work_per_thread` inner iterations (the default
+// pays for thread start-up; 1 forces the threaded path).
 OpOrder optimal_order(const std::vector<std::int64_t>& dims, int threads = 0,
                       std::int64_t min_work_per_thread = kDefaultMinWorkPerThread);
 
