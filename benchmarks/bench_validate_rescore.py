@@ -23,10 +23,13 @@ validation of anything chosen on those tables (data/measurements/README.md says 
 table chose what).
 
 Run: ``python benchmarks/bench_validate_rescore.py FOLDER [FOLDER ...] [--out DIR]
-[--variant fitted-machine] [--statistic median] [--calibrations current|saved] [--json]``.
+[--variant fitted-machine] [--statistic median] [--calibrations current|saved]
+[--quiet-floor F] [--json]``.
 ``--out`` writes ``summary.md``, ``summary.json`` and each folder's ``targets.md`` /
-``targets.json`` under ``DIR/<folder name>/``. Folders without a sweep and its
-calibrations (diagnostics) are listed and skipped.
+``targets.json`` under ``DIR/<folder name>/``. After the table of runs, one of targets: the
+runs that meet each, and its median value, over every run and over the runs whose noise
+floor is at most ``--quiet-floor`` (default 5%) at every thread count. Folders without a
+sweep and its calibrations (diagnostics) are listed and skipped.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -102,7 +106,14 @@ def _rescore_folder(
         tables.append(mm.read_table(run / "sweep.csv").per_point(statistic))
         conf = run / "confirm.csv"
         confirmations.append(mm.read_table(conf).per_point(statistic) if conf.is_file() else None)
-    rows = bvr._judge(reports, tables, None, confirmations)
+    note = ""
+    try:
+        rows = bvr._judge(reports, tables, None, confirmations)
+    except ValueError as exc:
+        # The runs this model keeps are not all in confirm.csv (measured for the picks of
+        # the code of that day): the selection is judged on the grid alone.
+        rows = bvr._judge(reports, tables, None, None)
+        note = f"not judged re-measured ({exc})"
     raw = mm.read_table(runs[0] / "sweep.csv")
     levels = sorted(set(raw.memory_level), key=lambda x: ("L1", "L2", "L3", "DRAM").index(x)
                     if x in ("L1", "L2", "L3", "DRAM") else 9)  # fmt: skip
@@ -143,6 +154,7 @@ def _rescore_folder(
         "runs": per_run,
         "runs_agree": agree[0]["value"] if agree else None,
         "loadavg_1m": list(reports[0].loadavg_1m),
+        "note": note,
     }
     return rows, summary
 
@@ -182,7 +194,48 @@ def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, whi
                 + " | ".join(cells)
                 + f" | {r['met']} of {r['judged']} |"
             )
-    return "\n".join(lines) + "\n"
+    notes = [f"- {s['folder']}: {s['note']}" for s in summaries if s.get("note")]
+    return "\n".join(lines + (["", *notes] if notes else [])) + "\n"
+
+
+def _quiet(run: dict[str, Any], floor: float) -> bool:
+    """Whether the run's noise floor of the statistic is at most ``floor`` at every thread
+    count (a run the targets can be judged on: the 1-thread top 20% limit is 5%)."""
+    values = list(run["noise_floor"].values())
+    return bool(values) and all(math.isfinite(v) and v <= floor for v in values)
+
+
+def _per_target(summaries: list[dict[str, Any]], floor: float) -> str:
+    """Per target: the runs that meet it and the median value, over every run and over the
+    runs whose noise floor is at most ``floor``."""
+    groups = {
+        "every run": [r for s in summaries for r in s["runs"]],
+        f"noise floor <= {100 * floor:g}%": [
+            r for s in summaries for r in s["runs"] if _quiet(r, floor)
+        ],
+    }
+    lines = [
+        "| target | " + " | ".join(f"{g}: met / runs, median" for g in groups) + " |",
+        "|---|" + "---|" * len(groups),
+    ]
+    for label, _ in COLUMNS:
+        cells = []
+        for runs in groups.values():
+            vals = [r["values"][label] for r in runs if r["values"][label] is not None]
+            finite = [v["value"] for v in vals if math.isfinite(v["value"])]
+            median = statistics.median(finite) if finite else math.nan
+            cells.append(f"{sum(v['met'] for v in vals)} / {len(vals)}, {_pct(median)}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    every = [
+        f"{sum(r['met'] == r['judged'] for r in runs)} of {len(runs)} ({g})"
+        for g, runs in groups.items()
+    ]
+    return (
+        "\n".join(lines)
+        + "\n\nRuns meeting every target judged on them: "
+        + ", ".join(every)
+        + ".\n"
+    )
 
 
 def _write(path: Path, text: str) -> None:
@@ -198,8 +251,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="fitted-machine", choices=bvr.VARIANTS)
     parser.add_argument("--statistic", default="median", choices=list(mm.STATISTICS))
     parser.add_argument("--calibrations", default="current", choices=["current", "saved"])
+    parser.add_argument(
+        "--quiet-floor", type=float, default=0.05, metavar="FRACTION",
+        help="the per-target table's second column: runs whose noise floor is at most this at "
+        "every thread count (default 0.05)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
+    if not 0 < args.quiet_floor < 1:
+        print(f"bench_validate_rescore: --quiet-floor: must be in (0, 1), got "
+              f"{args.quiet_floor}", file=sys.stderr)  # fmt: skip
+        return 2
     for f in args.folders:
         if not f.is_dir():
             print(f"bench_validate_rescore: {f}: not a folder", file=sys.stderr)
@@ -222,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
         summaries.append(summary)
         print(f"[{k}/{len(args.folders)}] {folder.name}: "
               + ", ".join(f"run {r['run']} {r['met']} of {r['judged']}" for r in summary["runs"])
-              + f" ({time.monotonic() - t0:.0f} s)", file=sys.stderr)  # fmt: skip
+              + f" ({time.monotonic() - t0:.0f} s)"
+              + (f"; {summary['note']}" if summary["note"] else ""), file=sys.stderr)  # fmt: skip
         if out is not None:
             d = out / folder.name
             d.mkdir(exist_ok=True)
@@ -230,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
             machine = mm.read_table(folder / "sweep.csv").machine
             _write(d / "targets.md", bvr._markdown(rows, machine, summary["loadavg_1m"]))
     text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
+    text += "\n" + _per_target(summaries, args.quiet_floor)
     doc = {"variant": args.variant, "statistic": args.statistic,
            "calibrations": args.calibrations, "tables": summaries}  # fmt: skip
     if out is not None:
