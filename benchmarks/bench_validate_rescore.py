@@ -27,8 +27,9 @@ Run: ``python benchmarks/bench_validate_rescore.py FOLDER [FOLDER ...] [--out DI
 [--quiet-floor F] [--json]``.
 ``--out`` writes ``summary.md``, ``summary.json`` and each folder's ``targets.md`` /
 ``targets.json`` under ``DIR/<folder name>/``. After the table of runs, one of targets: the
-runs that meet each, and its median value, over every run and over the runs whose noise
-floor is at most ``--quiet-floor`` (default 5%) at every thread count. Folders without a
+runs that meet each, and its median value, over every run and over the runs of this
+version's harness whose noise floor is at most ``--quiet-floor`` (default 5%) at every
+thread count. Folders without a
 sweep and its calibrations (diagnostics) are listed and skipped.
 """
 
@@ -147,9 +148,14 @@ def _rescore_folder(
             "re_measured": {k: v["value"] for k, v in again.items()},
         })  # fmt: skip
     agree = [r for r in rows if r["run"] == "all" and r["variant"] == variant]
+    # The harness version the sweep was measured with (its "# harness:" line).
+    harness = next(
+        (c.split(":", 1)[1].strip() for c in raw.comments if c.startswith("harness:")), "?"
+    )
     summary = {
         "folder": folder.name,
         "cpu_model": raw.machine.get("cpu_model"),
+        "harness": harness,
         "levels": levels,
         "runs": per_run,
         "runs_agree": agree[0]["value"] if agree else None,
@@ -170,10 +176,10 @@ def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, whi
         "stencil < 10 / < 25; 1 thread < 5 / < 10; optimum < 3 / < 10; vs the largest-tile "
         "baseline < 0; tune k = 5 < 2). Noise floor of the median, 1 / 2 threads.",
         "",
-        "| table | run | CPU | levels | points | noise floor | "
+        "| table | run | CPU | harness | levels | points | noise floor | "
         + " | ".join(label for label, _ in COLUMNS)
         + " | met |",
-        "|---|---|---|---|---|---|" + "---|" * len(COLUMNS) + "---|",
+        "|---|---|---|---|---|---|---|" + "---|" * len(COLUMNS) + "---|",
     ]
     for s in summaries:
         cpu = (
@@ -190,9 +196,8 @@ def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, whi
                 cells.append(text if v is None or v["met"] else f"**{text}**")
             floor = " / ".join(_pct(r["noise_floor"][k]) for k in sorted(r["noise_floor"], key=int))
             lines.append(
-                f"| {s['folder']} | {r['run']} | {cpu} | {levels} | {r['points']} | {floor} | "
-                + " | ".join(cells)
-                + f" | {r['met']} of {r['judged']} |"
+                f"| {s['folder']} | {r['run']} | {cpu} | {s['harness']} | {levels} | {r['points']} "
+                f"| {floor} | " + " | ".join(cells) + f" | {r['met']} of {r['judged']} |"
             )
     notes = [f"- {s['folder']}: {s['note']}" for s in summaries if s.get("note")]
     return "\n".join(lines + (["", *notes] if notes else [])) + "\n"
@@ -207,13 +212,14 @@ def _quiet(run: dict[str, Any], floor: float) -> bool:
 
 def _per_target(summaries: list[dict[str, Any]], floor: float) -> str:
     """Per target: the runs that meet it and the median value, over every run and over the
-    runs whose noise floor is at most ``floor``."""
+    runs of this version's harness whose noise floor is at most ``floor``."""
     groups = {
         "every run": [r for s in summaries for r in s["runs"]],
-        f"noise floor <= {100 * floor:g}%": [
-            r for s in summaries for r in s["runs"] if _quiet(r, floor)
+        f"harness {mm.HARNESS_VERSION}, noise floor <= {100 * floor:g}%": [
+            r for s in summaries for r in s["runs"]
+            if s["harness"] == mm.HARNESS_VERSION and _quiet(r, floor)
         ],
-    }
+    }  # fmt: skip
     lines = [
         "| target | " + " | ".join(f"{g}: met / runs, median" for g in groups) + " |",
         "|---|" + "---|" * len(groups),
