@@ -42,6 +42,7 @@ import os
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,18 +96,35 @@ def _calibrations(run: Path, which: str) -> list[Any]:
     return cals
 
 
+@dataclass
+class _Run:
+    """One run of a folder, read: its sweep, its calibrations, its confirm.csv if any."""
+
+    path: Path
+    calibrations: list[Any]
+    sweep: mm.Table
+    confirm: mm.Table | None
+
+
+def _load_folder(folder: Path, which: str) -> list[_Run]:
+    """Every run of the folder read (before any scoring: a bad folder stops nothing midway)."""
+    out = []
+    for run in _runs_of(folder):
+        conf = run / "confirm.csv"
+        out.append(_Run(run, _calibrations(run, which), mm.read_table(run / "sweep.csv"),
+                        mm.read_table(conf) if conf.is_file() else None))  # fmt: skip
+    return out
+
+
 def _rescore_folder(
-    folder: Path, variant: str, statistic: str, which: str
+    folder: Path, runs: list[_Run], variant: str, statistic: str
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every target of the folder's runs (``_judge``'s rows) and the summary of ``variant``."""
-    runs = _runs_of(folder)
-    reports, tables, confirmations = [], [], []
-    for i, run in enumerate(runs):
-        cals = _calibrations(run, which)
-        reports.append(cv.validate(run / "sweep.csv", cals, seed=i, statistic=statistic))
-        tables.append(mm.read_table(run / "sweep.csv").per_point(statistic))
-        conf = run / "confirm.csv"
-        confirmations.append(mm.read_table(conf).per_point(statistic) if conf.is_file() else None)
+    reports = [cv.validate(r.sweep, r.calibrations, seed=i, statistic=statistic)
+               for i, r in enumerate(runs)]  # fmt: skip
+    tables = [r.sweep.per_point(statistic) for r in runs]
+    confirmations = [r.confirm.per_point(statistic) if r.confirm is not None else None
+                     for r in runs]  # fmt: skip
     note = ""
     try:
         rows = bvr._judge(reports, tables, None, confirmations)
@@ -115,7 +133,7 @@ def _rescore_folder(
         # the code of that day): the selection is judged on the grid alone.
         rows = bvr._judge(reports, tables, None, None)
         note = f"not judged re-measured ({exc})"
-    raw = mm.read_table(runs[0] / "sweep.csv")
+    raw = runs[0].sweep
     levels = sorted(set(raw.memory_level), key=lambda x: ("L1", "L2", "L3", "DRAM").index(x)
                     if x in ("L1", "L2", "L3", "DRAM") else 9)  # fmt: skip
     per_run = []
@@ -272,6 +290,13 @@ def main(argv: list[str] | None = None) -> int:
         if not f.is_dir():
             print(f"bench_validate_rescore: {f}: not a folder", file=sys.stderr)
             return 2
+    names = [f.resolve().name for f in args.folders]
+    if len(set(names)) != len(names):
+        # --out keeps each folder's targets under its name.
+        twice = sorted({n for n in names if names.count(n) > 1})
+        print(f"bench_validate_rescore: folders: a name given twice: {', '.join(twice)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     out = None
     if args.out is not None:
         try:
@@ -279,16 +304,29 @@ def main(argv: list[str] | None = None) -> int:
         except (TypeError, ValueError) as exc:
             print(f"bench_validate_rescore: {exc}", file=sys.stderr)
             return 2
+    # Every folder read first: a folder that cannot be scored stops the command before
+    # any scoring, with one line naming it.
+    loaded: list[tuple[Path, list[_Run]]] = []
+    for folder in args.folders:
+        try:
+            runs = _load_folder(folder, args.calibrations)
+        except (TypeError, ValueError, OSError) as exc:
+            print(f"bench_validate_rescore: {folder}: {exc}", file=sys.stderr)
+            return 2
+        if not runs:
+            print(f"{folder.name}: no sweep with its calibrations, skipped", file=sys.stderr)
+            continue
+        loaded.append((folder, runs))
+    if not loaded:
+        print("bench_validate_rescore: folders: none holds a sweep with its calibrations",
+              file=sys.stderr)  # fmt: skip
+        return 2
     summaries = []
     t0 = time.monotonic()
-    for k, folder in enumerate(args.folders, 1):
-        if not _runs_of(folder):
-            print(f"[{k}/{len(args.folders)}] {folder.name}: no sweep with its calibrations, "
-                  "skipped", file=sys.stderr)  # fmt: skip
-            continue
-        rows, summary = _rescore_folder(folder, args.variant, args.statistic, args.calibrations)
+    for k, (folder, runs) in enumerate(loaded, 1):
+        rows, summary = _rescore_folder(folder, runs, args.variant, args.statistic)
         summaries.append(summary)
-        print(f"[{k}/{len(args.folders)}] {folder.name}: "
+        print(f"[{k}/{len(loaded)}] {folder.name}: "
               + ", ".join(f"run {r['run']} {r['met']} of {r['judged']}" for r in summary["runs"])
               + f" ({time.monotonic() - t0:.0f} s)"
               + (f"; {summary['note']}" if summary["note"] else ""), file=sys.stderr)  # fmt: skip
@@ -296,8 +334,8 @@ def main(argv: list[str] | None = None) -> int:
             d = out / folder.name
             d.mkdir(exist_ok=True)
             _write(d / "targets.json", json.dumps({"targets": rows}, indent=1, default=str) + "\n")
-            machine = mm.read_table(folder / "sweep.csv").machine
-            _write(d / "targets.md", bvr._markdown(rows, machine, summary["loadavg_1m"]))
+            _write(d / "targets.md", bvr._markdown(rows, runs[0].sweep.machine,
+                                                   summary["loadavg_1m"]))  # fmt: skip
     text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
     text += "\n" + _per_target(summaries, args.quiet_floor)
     doc = {"variant": args.variant, "statistic": args.statistic,

@@ -9,6 +9,7 @@ before anything is measured.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,6 +160,23 @@ def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> Non
     assert table["runs"][0]["judged"] == len(mine) == 10
     assert not any(r["goal"].startswith("machine variant batch cost") for r in rows["targets"])
     assert f"| {folder.name} | 1 | AMD EPYC |" in done.stdout
-    bad = subprocess.run([sys.executable, str(RESCORE), str(tmp_path / "nope")],
-                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+
+    def rescore(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(RESCORE), *args], capture_output=True,
+                              text=True, timeout=120, check=False)  # fmt: skip
+
+    bad = rescore(str(tmp_path / "nope"))
     assert bad.returncode == 2 and "nope: not a folder" in bad.stderr
+    bad = rescore(str(folder), str(folder))
+    assert bad.returncode == 2 and "a name given twice: quiet_run_2026-11-28" in bad.stderr
+    bad = rescore(str(tmp_path))  # no run in it
+    assert bad.returncode == 2 and "none holds a sweep with its calibrations" in bad.stderr
+    # A folder that cannot be read stops everything before any scoring, with one line.
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("calibration_1t", "calibration_2t"):
+        shutil.copytree(folder / name, cut / name)
+    (cut / "sweep.csv").write_bytes((folder / "sweep.csv").read_bytes()[:3000] + b"x,y\n")
+    bad = rescore(str(folder), str(cut), "--out", str(tmp_path / "r2"))
+    assert bad.returncode == 2 and f"{cut}: " in bad.stderr and "Traceback" not in bad.stderr
+    assert not (tmp_path / "r2" / folder.name).exists()
