@@ -24,7 +24,8 @@ table chose what).
 
 Run: ``python benchmarks/bench_validate_rescore.py FOLDER [FOLDER ...] [--out DIR]
 [--variant fitted-machine] [--statistic median] [--calibrations current|saved]
-[--quiet-floor F] [--json]``.
+[--quiet-floor F] [--json]``; ``--quick`` (CI's smoke run, about 10 s) scores the shipped
+``quiet_run_2026-11-28`` alone.
 ``--out`` writes ``summary.md``, ``summary.json`` and each folder's ``targets.md`` /
 ``targets.json`` under ``DIR/<folder name>/``. After the table of runs, one of targets: the
 runs that meet each, and its median value, over every run and over the runs of this
@@ -51,6 +52,11 @@ from costmetrics import validate as cv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_validate_run as bvr  # the same judgement as a fresh run's
+
+#: ``--quick``'s folder: the current shipped table, two runs of the default sizes.
+QUICK_FOLDER = (
+    Path(__file__).resolve().parents[1] / "data" / "measurements" / "quiet_run_2026-11-28"
+)
 
 #: The columns of the summary: (short label, target name without its thread count).
 COLUMNS = (
@@ -270,7 +276,7 @@ def _write(path: Path, text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folders", type=Path, nargs="+", help="shipped run folders")
+    parser.add_argument("folders", type=Path, nargs="*", help="shipped run folders")
     parser.add_argument("--out", type=Path, default=None, help="write the summary and targets")
     parser.add_argument("--variant", default="fitted-machine", choices=bvr.VARIANTS)
     parser.add_argument("--statistic", default="median", choices=list(mm.STATISTICS))
@@ -281,7 +287,20 @@ def main(argv: list[str] | None = None) -> int:
         "every thread count (default 0.05)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--quick", action="store_true",
+        help=f"smoke run: the shipped {QUICK_FOLDER.name} alone (no folder may be given)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.quick:
+        if args.folders:
+            print("bench_validate_rescore: --quick scores its own folder; give no folder",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        args.folders = [QUICK_FOLDER]
+    if not args.folders:
+        print("bench_validate_rescore: folders: give at least one run folder", file=sys.stderr)
+        return 2
     if not 0 < args.quiet_floor < 1:
         print(f"bench_validate_rescore: --quiet-floor: must be in (0, 1), got "
               f"{args.quiet_floor}", file=sys.stderr)  # fmt: skip

@@ -226,6 +226,13 @@ def test_cli_negative_sizes_reach_the_model_in_both_spellings(
         # (second campaign: int() took these)
         (["chain", "--dims", "３,4,5"], "--dims", "３,4,5"),
         (["chain", "--dims", "3,4_0,5"], "--dims", "3,4_0,5"),
+        # (single numbers took them too: int("８0") is 80, float("٣") is 3.0)
+        (["chain", "--dims", "100,100,100", "--M", "８0"], "--M", "８0"),
+        (["spu", "--n", "١٢٨"], "--n", "١٢٨"),
+        (["spu", "--n", "1_28"], "--n", "1_28"),
+        (["area", "--smem-kb", "٣"], "--smem-kb", "٣"),
+        (["area", "--smem-kb", "1_0"], "--smem-kb", "1_0"),
+        (["scratchpad", "--example", "me", "--max-points", "８"], "--max-points", "８"),
     ],
 )  # fmt: skip
 def test_cli_empty_list_fields_are_refused(
@@ -238,6 +245,20 @@ def test_cli_empty_list_fields_are_refused(
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err
     assert f"argument {option}: " in lines[0] and repr(value) in lines[0]
+
+
+def test_cli_scratchpad_max_points_reaches_both_searches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The search's and the enumeration's limits were the API's defaults only; a bound too
+    # big for them said "raise max_points", which the CLI had no option for.
+    for example, what in (("me", "tile vectors"), ("figure1", "(instance, reference) pairs")):
+        assert main(["scratchpad", "--example", example, "--max-points", "1"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+        assert f"more than 1 {what}; raise max_points" in captured.err
+    assert main(["scratchpad", "--example", "me", "--max-points", "1000000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["integer_optimum"]["points_visited"] <= 1_000_000
 
 
 def test_cli_input_and_output_paths_name_the_option(

@@ -12,7 +12,7 @@ per subcommand (dashes as underscores) and names them in its
 
     def _add_chain(parser: argparse.ArgumentParser) -> Handler:
         '''Optimal parenthesization of a matrix chain.'''  # first line: the help text
-        parser.add_argument("dims", type=int, nargs="+", help="matrix dimensions")
+        parser.add_argument("dims", type=_int, nargs="+", help="matrix dimensions")
         add_json_flag(parser)
 
         def run(args: argparse.Namespace) -> int:
@@ -363,6 +363,32 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
+def _int(text: str) -> int:
+    """Parse one integer of ASCII digits (argparse ``type=``).
+
+    ``int()`` alone takes ``8_192`` and full-width or other non-ASCII digits (``"８0"`` read
+    as 80, ``"١٢٨"`` as 128); the CLI refuses them, as :func:`_int_list` does. argparse
+    names the option in the message.
+    """
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    """Parse one number written in ASCII (argparse ``type=``).
+
+    ``float()`` alone takes ``1_000`` and non-ASCII digits (``"٣"`` read as 3.0). Whether a
+    value such as ``nan`` or ``inf`` is allowed is the option's own check, as before.
+    """
+    if not text.isascii() or "_" in text:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
 def _int_list(text: str) -> list[int]:
     """Parse ``"8192,8192,8192"`` into integers (argparse ``type=``).
 
@@ -411,7 +437,7 @@ def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
     """Exhaustive search for the tile sizes minimizing T_alg (Eq. A.32)."""
     _add_time_arguments(parser, with_tiles=False)
     parser.add_argument(
-        "--within", type=float, default=0.10, help="near-optimal fraction (default 0.10)"
+        "--within", type=_float, default=0.10, help="near-optimal fraction (default 0.10)"
     )
 
     def run(args: argparse.Namespace) -> int:
@@ -463,7 +489,7 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
         "--dims", required=True, type=_int_list, help="P0,P1,...,Pn e.g. 936,1008,552,368"
     )
     parser.add_argument(
-        "--M", type=int, default=None, help="on-chip capacity in words (omit: op count only)"
+        "--M", type=_int, default=None, help="on-chip capacity in words (omit: op count only)"
     )
     parser.add_argument("--beta", choices=["printed", "derived"], default="printed")
     parser.add_argument(
@@ -528,27 +554,27 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
     )
     parser.add_argument(
-        "--passes", type=int, default=None, help="interleaved shuffled passes (default 5)"
+        "--passes", type=_int, default=None, help="interleaved shuffled passes (default 5)"
     )
-    parser.add_argument("--repeats", type=int, default=None, help="former name of --passes")
+    parser.add_argument("--repeats", type=_int, default=None, help="former name of --passes")
     parser.add_argument(
-        "--configs", type=int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
+        "--configs", type=_int, default=70, help="random tile shapes for C_iter (the seed uses 70)"
     )
     parser.add_argument(
         "--working-set-words",
-        type=int,
+        type=_int,
         default=2 * 514 * 514,
         help="main-array size of the L benchmark, floats",
     )
     parser.add_argument(
         "--max-working-set-words",
-        type=int,
+        type=_int,
         default=2**25,
         help="largest array of the per-level copy points, floats (default: the harness limit)",
     )
     parser.add_argument(
         "--budget-bytes",
-        type=int,
+        type=_int,
         default=None,
         help="tile-buffer budget M_SM per core (default: the L2 per core)",
     )
@@ -632,8 +658,8 @@ def _add_shuffled_passes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads", default="1,all", help="thread counts, e.g. 1,2 or 1,all (default: 1,all)"
     )
-    parser.add_argument("--passes", type=int, default=5, help="shuffled passes (default 5)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled orders")
+    parser.add_argument("--passes", type=_int, default=5, help="shuffled passes (default 5)")
+    parser.add_argument("--seed", type=_int, default=0, help="seed of the shuffled orders")
 
 
 def _add_measure(parser: argparse.ArgumentParser) -> Handler:
@@ -650,7 +676,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         "--stencils", nargs="+", default=None, help="default: all six (heat3d included)"
     )
     _add_shuffled_passes(parser)
-    parser.add_argument("--warmup", type=int, default=1, help="untimed runs before each run")
+    parser.add_argument("--warmup", type=_int, default=1, help="untimed runs before each run")
     parser.add_argument(
         "--schedule",
         default=None,
@@ -671,13 +697,13 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--limit",
-        type=int,
+        type=_int,
         default=None,
         help="measure only the first N points of the sweep (a quick partial sweep)",
     )
     parser.add_argument(
         "--noise-target",
-        type=float,
+        type=_float,
         default=None,
         metavar="FRACTION",
         help="then pairs of passes over each group (stencil, threads, schedule, memory "
@@ -685,7 +711,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--max-passes",
-        type=int,
+        type=_int,
         default=None,
         help="with --noise-target: at most this many passes (default 4 x --passes)",
     )
@@ -698,7 +724,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--quiet-host",
-        type=float,
+        type=_float,
         default=None,
         metavar="FRACTION",
         help="before each pass, probe the host for 1 s and wait while more than FRACTION of "
@@ -706,14 +732,14 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--quiet-wait",
-        type=float,
+        type=_float,
         default=None,
         metavar="SECONDS",
         help="with --quiet-host: the longest wait before a pass (default 600)",
     )
     parser.add_argument(
         "--quiet-every",
-        type=float,
+        type=_float,
         default=None,
         metavar="SECONDS",
         help="with --quiet-host: gate again inside a pass once SECONDS have passed since the "
@@ -721,7 +747,7 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--quiet-probe",
-        type=float,
+        type=_float,
         default=None,
         metavar="SECONDS",
         help="with --quiet-host: seconds of each gate's probe (default 1)",
@@ -850,7 +876,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--confirm-passes",
-        type=int,
+        type=_int,
         default=9,
         metavar="P",
         help="with --confirm: fresh shuffled passes (default 9)",
@@ -1005,11 +1031,11 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     """Rank (tile, threads) with the time model, measure the top k, report the best."""
     parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
     parser.add_argument(
-        "sizes", type=int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
+        "sizes", type=_int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
     )
     _add_calibration_folders(parser, "this machine's calibration folder")
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
-    parser.add_argument("-k", type=int, default=5, help="candidates to measure (default 5)")
+    parser.add_argument("-k", type=_int, default=5, help="candidates to measure (default 5)")
     _add_shuffled_passes(parser)
     _add_statistic(parser)
     parser.add_argument("--out", type=_path, default=None, metavar="CSV", help="keep the runs here")
@@ -1161,9 +1187,9 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--sizes", required=True, type=_int_list, help="S[,S2],T e.g. 4096,1024")
         if with_tiles:
             p.add_argument("--tiles", required=True, type=_int_list, help="tS[,tS2],tT")
-        p.add_argument("--subtile", type=int, default=None, help="sS of SW and J1D (default tS)")
+        p.add_argument("--subtile", type=_int, default=None, help="sS of SW and J1D (default tS)")
         p.add_argument("--params", default="model_a", help="model_a (default) or model_b")
-        p.add_argument("--talg-s", type=float, default=None, help="measured T_alg in seconds")
+        p.add_argument("--talg-s", type=_float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
         p.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
@@ -1172,46 +1198,46 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
     best = actions.add_parser("best-tiles", help="tiles minimizing E_alg (Eq. B.7)")
     model_arguments(best, False)
-    best.add_argument("--within", type=float, default=0.10, help="near-optimal fraction")
+    best.add_argument("--within", type=_float, default=0.10, help="near-optimal fraction")
     fit = actions.add_parser("fit", help="fit the parameters to a measurement CSV (B.7.1)")
     fit.add_argument("--table", required=True, type=_path, help="CSV (docs/energy.md)")
     fit.add_argument("--method", choices=["l1", "lsq"], default="l1")
-    fit.add_argument("--train-fraction", type=float, default=0.1)
-    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--train-fraction", type=_float, default=0.1)
+    fit.add_argument("--seed", type=_int, default=0)
     fit.add_argument("--weighting", choices=["relative", "absolute"], default="relative")
-    fit.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples (0: none)")
-    fit.add_argument("--level", type=float, default=0.95, help="confidence level")
+    fit.add_argument("--n-boot", type=_int, default=200, help="bootstrap resamples (0: none)")
+    fit.add_argument("--level", type=_float, default=0.95, help="confidence level")
     fit.add_argument(
-        "--max-rel-halfwidth", type=float, default=0.5,
+        "--max-rel-halfwidth", type=_float, default=0.5,
         help="wider intervals are reported as not determined (default 0.5: +-50%%)",
     )  # fmt: skip
     fit.add_argument("--prior", default=None, help="prior parameters, e.g. model_a")
-    fit.add_argument("--prior-weight", type=float, default=1.0, help="weight of the prior")
+    fit.add_argument("--prior-weight", type=_float, default=1.0, help="weight of the prior")
     add_json_flag(fit)
     des = actions.add_parser(
         "design", help="choose the runs that best determine the parameters (before measuring)"
     )
-    des.add_argument("--budget", required=True, type=int, help="runs to choose")
+    des.add_argument("--budget", required=True, type=_int, help="runs to choose")
     des.add_argument(
         "--table", type=_path, default=None,
         help="candidate runs: a CSV (docs/energy.md); default: the synthetic grid",
     )  # fmt: skip
     des.add_argument(
-        "--flop-heavy", type=int, default=0, metavar="N",
+        "--flop-heavy", type=_int, default=0, metavar="N",
         help="add two hypothetical kernels with N fadd / N fmul per iteration (synthetic grid)",
     )  # fmt: skip
-    des.add_argument("--noise", type=float, default=0.03, help="relative noise of one energy")
-    des.add_argument("--level", type=float, default=0.95, help="confidence level")
+    des.add_argument("--noise", type=_float, default=0.03, help="relative noise of one energy")
+    des.add_argument("--level", type=_float, default=0.95, help="confidence level")
     des.add_argument(
-        "--precision", type=float, default=None,
+        "--precision", type=_float, default=None,
         help="relative half-width for the budget each parameter needs (default 0.5)",
     )  # fmt: skip
-    des.add_argument("--random", type=int, default=20, help="random choices to compare")
+    des.add_argument("--random", type=_int, default=20, help="random choices to compare")
     des.add_argument(
         "--replicates", action="store_true",
         help="a run may be chosen more than once (each time one more measurement of it)",
     )  # fmt: skip
-    des.add_argument("--seed", type=int, default=0)
+    des.add_argument("--seed", type=_int, default=0)
     des.add_argument("--out", type=_path, default=None, help="write the chosen runs as CSV")
     add_json_flag(des)
     b3 = actions.add_parser("table-b3", help="optimization error over measured tile grids")
@@ -1369,7 +1395,7 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
     group.add_argument(
         "--best-block", action="store_true", help="choose the least-traffic block per loop nest"
     )
-    parser.add_argument("--cache-bytes", type=int, help="override the machine's cache size")
+    parser.add_argument("--cache-bytes", type=_int, help="override the machine's cache size")
     policy = parser.add_mutually_exclusive_group()
     policy.add_argument("--write-allocate", dest="write_allocate", action="store_true",
                         default=None, help="stores read their line first")  # fmt: skip
@@ -1506,12 +1532,12 @@ def _area_band(text: str) -> tuple[float, float]:
 def _add_area(parser: argparse.ArgumentParser) -> Handler:
     """GPU die area from the silicon-area model (App. C, Eqs. C.4-C.7)."""
     parser.add_argument("--gpu", default=None, help="reference GPU: gtx980 or titanx")
-    parser.add_argument("--n-sm", type=int, default=None, help="number of SMs")
-    parser.add_argument("--n-v", type=int, default=None, help="vector units per SM")
-    parser.add_argument("--smem-kb", type=float, default=None, help="shared memory per SM, kB")
-    parser.add_argument("--regs-kb-per-vu", type=float, default=None, help="default 2")
-    parser.add_argument("--l1-kb-per-pair", type=float, default=None, help="default 0")
-    parser.add_argument("--l2-kb", type=float, default=None, help="default 0")
+    parser.add_argument("--n-sm", type=_int, default=None, help="number of SMs")
+    parser.add_argument("--n-v", type=_int, default=None, help="vector units per SM")
+    parser.add_argument("--smem-kb", type=_float, default=None, help="shared memory per SM, kB")
+    parser.add_argument("--regs-kb-per-vu", type=_float, default=None, help="default 2")
+    parser.add_argument("--l1-kb-per-pair", type=_float, default=None, help="default 0")
+    parser.add_argument("--l2-kb", type=_float, default=None, help="default 0")
     parser.add_argument("--no-caches", action="store_true", help="drop the L1 and L2 caches")
     parser.add_argument("--coefficients", choices=["structural", "rounded"], default="structural")
     parser.add_argument(
@@ -1626,8 +1652,8 @@ def _design_cells(design: Mapping[str, Any]) -> list[str]:
 def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     """Codesign sweep: tile-optimal designs in an area budget (App. C, C.8-C.19)."""
     parser.add_argument("--workload", choices=["2d", "3d", "all"], default="2d")
-    parser.add_argument("--area-min", type=float, default=200.0, help="mm^2 (default 200)")
-    parser.add_argument("--area-max", type=float, default=650.0, help="mm^2 (default 650)")
+    parser.add_argument("--area-min", type=_float, default=200.0, help="mm^2 (default 200)")
+    parser.add_argument("--area-max", type=_float, default=650.0, help="mm^2 (default 650)")
     parser.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
     parser.add_argument("--block-smem", choices=["half", "full", "capped"], default="half")
     limits = parser.add_argument_group(
@@ -1649,7 +1675,7 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
     )
     for name, text in limit_flags:
         limits.add_argument(
-            "--" + name.replace("_", "-"), type=int, default=None, metavar="N", help=text
+            "--" + name.replace("_", "-"), type=_int, default=None, metavar="N", help=text
         )
     parser.add_argument(
         "--budget",
@@ -1778,11 +1804,11 @@ def _join_negative_values(argv: Sequence[str]) -> list[str]:
 
 def _add_spu(parser: argparse.ArgumentParser) -> Handler:
     """Stencil Processing Unit: off-chip accesses on GPU and SPU (thesis 003, Ch. 3)."""
-    parser.add_argument("--n", required=True, type=int, help="N, extent of i and j")
-    parser.add_argument("--k", type=int, default=None, help="K, extent of k (default N)")
-    parser.add_argument("--tile", type=int, default=32, help="b, tile edge (default 32)")
-    parser.add_argument("--grid", type=int, default=4, help="p, SPU has p x p SMs (default 4)")
-    parser.add_argument("--subtile", type=int, default=4, help="subtile edge (default 4)")
+    parser.add_argument("--n", required=True, type=_int, help="N, extent of i and j")
+    parser.add_argument("--k", type=_int, default=None, help="K, extent of k (default N)")
+    parser.add_argument("--tile", type=_int, default=32, help="b, tile edge (default 32)")
+    parser.add_argument("--grid", type=_int, default=4, help="p, SPU has p x p SMs (default 4)")
+    parser.add_argument("--subtile", type=_int, default=4, help="subtile edge (default 4)")
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
@@ -1842,10 +1868,19 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--pow2", action="store_true", help="also the optimum over powers-of-two tiles"
     )
+    parser.add_argument(
+        "--max-points", type=_int, default=None, metavar="N",
+        help="at most N (instance, reference) pairs for a program block, or N tile vectors "
+        "for a tile problem's search (default: the API's, 2^24 and 5e7)",
+    )  # fmt: skip
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import scratchpad as cm_sp
+
+        # The API's own defaults unless --max-points is given (its range is the core's
+        # check, named max_points in its message).
+        limit: dict[str, Any] = {} if args.max_points is None else {"max_points": args.max_points}
 
         if args.example == "figure1":
             obj: Any = cm_sp.figure1_block()
@@ -1856,7 +1891,7 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         else:
             obj = cm_sp.load(check_input_file(args.file, "--file"))
         if isinstance(obj, list):
-            arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading)]
+            arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading, **limit)]
             if args.json:
                 print_json({"local_arrays": arrays})
                 return 0
@@ -1874,7 +1909,7 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
             ]
             print(_table([cols] + [[str(a[c]) for c in cols] for a in arrays]))
             return 0
-        c = cm_sp.compare(obj)
+        c = cm_sp.compare(obj, **limit)
         result: dict[str, Any] = {
             "integer_optimum": c.integer._asdict(),
             "relaxed_tiles": list(c.relaxed.tiles),
@@ -1887,7 +1922,7 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         }
         if args.pow2:
             result["pow2_optimum"] = cm_sp.integer_optimum(
-                obj, candidates=cm_sp.powers_of_two(obj)
+                obj, candidates=cm_sp.powers_of_two(obj), **limit
             )._asdict()
         if args.json:
             print_json(result)
