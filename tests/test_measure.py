@@ -454,7 +454,7 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     s3, ts3 = (sizes[2], tiles[2]) if len(sizes) == 4 else ("", "")
     return [
         stencil, sizes[0], s2, s3, sizes[-1], tiles[0], ts2, ts3, tiles[-1], tags, 1, "round-robin",
-        0, 0, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
+        0, 0, time_s, time_s, energy, "true", 0.0, 1, 1, 1, 1, 1, "", "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
 
@@ -562,7 +562,9 @@ def test_read_table_refuses_a_level_its_working_set_contradicts(tmp_path: Path) 
     path = tmp_path / "t.csv"
 
     def table(ws: object, level: str, header: bool = True) -> Path:
-        row = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+        # Jacobi 1D's working set is 8 (S + 2) bytes: the sizes that give `ws`.
+        s = int(ws) // 8 - 2 if isinstance(ws, int) and ws > 0 else 64
+        row = _row("jacobi1d", (s, 8), (4, 2), 1.0)
         row[mm.CSV_COLUMNS.index("working_set_bytes")] = ws
         row[mm.CSV_COLUMNS.index("memory_level")] = level
         _write_table(path, [row])
@@ -585,6 +587,17 @@ def test_read_table_refuses_a_level_its_working_set_contradicts(tmp_path: Path) 
         mm.read_table(table("", "L2"))
     with pytest.raises(ValueError, match="column working_set_bytes: must be >= 0, got -1"):
         mm.read_table(table(-1, "L1"))
+    # A working set that is not the row's: measure() writes the sizes' own (every shipped
+    # row agrees); 1024 on Jacobi 1D 64 x 8 (528 bytes) was read before.
+    row = _row("jacobi1d", (64, 8), (4, 2), 1.0)
+    row[mm.CSV_COLUMNS.index("working_set_bytes")] = 1024
+    _write_table(path, [row])
+    with pytest.raises(
+        ValueError,
+        match=r"line 3: column working_set_bytes: 1024 is not the "
+        r"working set of jacobi1d on sizes \[64, 0, 0, 8\] \(528 bytes\)$",
+    ):
+        mm.read_table(path)
 
 
 # --------------------------------------------------------------------------------------

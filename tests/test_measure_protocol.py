@@ -682,7 +682,7 @@ def _synthetic_grid(
     for (ts, tt), t in times.items():
         lines.append(
             f"jacobi1d,4096,,,64,{ts},,,{tt},grid,2,{schedule},0,0,{t!r},,,true,0.0,"
-            "1,1,1,1,1,1024,L1,0,0.5,0.0"
+            "1,1,1,1,1,,L1,0,0.5,0.0"
         )
     path = tmp_path / "grid.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -720,7 +720,7 @@ def _grid_2d(tmp_path: Path, rows: dict[tuple[int, int, int], float], harness: s
     for (ts1, ts2, tt), t in rows.items():
         lines.append(
             f"laplacian2d,256,256,,128,{ts1},{ts2},,{tt},grid,2,block,0,0,{t!r},,,true,0.0,"
-            "1,1,1,1,1,1024,L2,0,0.5,0.0"
+            "1,1,1,1,1,,L2,0,0.5,0.0"
         )
     path = tmp_path / f"grid2d{harness}.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

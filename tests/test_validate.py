@@ -52,7 +52,7 @@ def _row(stencil: str, sizes: tuple[int, ...], tiles: tuple[int, ...], time_s: f
     return [
         stencil, sizes[0], s2, s3, sizes[-1], tiles[0], ts2, ts3, tiles[-1], tags, 2,
         "round-robin",
-        0, 0, time_s, time_s, "", "true", 0.0, 1, 1, 1, 1, 1, 1024, "L1", 0, 0.5, 0.0,
+        0, 0, time_s, time_s, "", "true", 0.0, 1, 1, 1, 1, 1, "", "L1", 0, 0.5, 0.0,
     ]  # fmt: skip
 
 

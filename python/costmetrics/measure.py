@@ -2690,9 +2690,10 @@ def read_table(path: str | Path) -> Table:
     ------
     ValueError
         If the file cannot be read, a column is missing, a value is malformed (the
-        message names the line and column), a row's ``memory_level`` is not the level
-        the header's cache sizes give its ``working_set_bytes`` (checked where the
-        header records a cache size), or a point appears twice in one pass.
+        message names the line and column), a row's ``working_set_bytes`` is not the
+        working set of its stencil and sizes, its ``memory_level`` is not the level the
+        header's cache sizes give that working set (checked where the header records a
+        cache size), or a point appears twice in one pass.
     """
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a file path, got {type(path).__name__}")
@@ -2808,17 +2809,23 @@ def read_table(path: str | Path) -> Table:
             level = row[col["memory_level"]].strip()
             if level not in MEMORY_LEVELS:
                 raise ValueError(f"{where}: column memory_level: unknown {level!r}")
+            size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
+            ws = values["working_set_bytes"]
+            if ws < 0:
+                raise ValueError(f"{where}: column working_set_bytes: must be >= 0, got {int(ws)}")
+            if math.isnan(ws):  # not recorded: the working set of the row's sizes
+                ws = float(_working_set_bytes(name, size4))
+            elif ws != _working_set_bytes(name, size4):
+                # measure() writes the working set of the row's stencil and sizes; another
+                # value is a hand-edited or foreign row (every shipped row agrees).
+                raise ValueError(
+                    f"{where}: column working_set_bytes: {int(ws)} is not the working set "
+                    f"of {name} on sizes {list(size4)} ({_working_set_bytes(name, size4)} "
+                    "bytes)"
+                )
             if any(caches):
                 # measure() derives the level from the working set and the header's cache
                 # sizes; a row that says otherwise would be grouped under the wrong level.
-                ws = values["working_set_bytes"]
-                if ws < 0:
-                    raise ValueError(
-                        f"{where}: column working_set_bytes: must be >= 0, got {int(ws)}"
-                    )
-                if math.isnan(ws):  # not recorded: the working set of the row's sizes
-                    size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
-                    ws = float(_working_set_bytes(name, size4))
                 expected = _level_of_bytes(int(ws), caches)
                 if level != expected:
                     known = ", ".join(
