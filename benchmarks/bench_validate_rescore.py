@@ -88,8 +88,8 @@ def _runs_of(folder: Path) -> list[Path]:
     ``bench_validate_run.py --out`` writes them: run0/, run1/, ...
     """
     runs = [folder]
-    i = 0
-    while (folder / f"run{i}").is_dir() or i == 0:
+    i = 0 if (folder / "run0").is_dir() else 1
+    while (folder / f"run{i}").is_dir():
         runs.append(folder / f"run{i}")
         i += 1
     return [r for r in runs if (r / "sweep.csv").is_file() and _has_calibrations(r)]
@@ -140,8 +140,7 @@ def _rescore_folder(
         rows = bvr._judge(reports, tables, None, None)
         note = f"not judged re-measured ({exc})"
     raw = runs[0].sweep
-    levels = sorted(set(raw.memory_level), key=lambda x: ("L1", "L2", "L3", "DRAM").index(x)
-                    if x in ("L1", "L2", "L3", "DRAM") else 9)  # fmt: skip
+    levels = sorted(set(raw.memory_level), key=mm.MEMORY_LEVELS.index)  # read_table checks them
     per_run = []
     for i, report in enumerate(reports):
         mine = [r for r in rows if r["run"] == str(i) and r["variant"] == variant
@@ -173,9 +172,7 @@ def _rescore_folder(
         })  # fmt: skip
     agree = [r for r in rows if r["run"] == "all" and r["variant"] == variant]
     # The harness version the sweep was measured with (its "# harness:" line).
-    harness = next(
-        (c.split(":", 1)[1].strip() for c in raw.comments if c.startswith("harness:")), "?"
-    )
+    harness = mm._header_value(raw.comments, "harness") or "?"
     summary = {
         "folder": folder.name,
         "cpu_model": raw.machine.get("cpu_model"),

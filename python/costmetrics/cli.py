@@ -363,6 +363,11 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
+#: One integer written in ASCII digits (``int()`` alone also takes ``8_192`` and full-width
+#: or other non-ASCII digits), for :func:`_int` and each field of :func:`_int_list`.
+_ASCII_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
+
+
 def _int(text: str) -> int:
     """Parse one integer of ASCII digits (argparse ``type=``).
 
@@ -370,7 +375,7 @@ def _int(text: str) -> int:
     as 80, ``"١٢٨"`` as 128); the CLI refuses them, as :func:`_int_list` does. argparse
     names the option in the message.
     """
-    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+    if not _ASCII_INT.fullmatch(text):
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
     return int(text)
 
@@ -397,7 +402,7 @@ def _int_list(text: str) -> list[int]:
     digits, which ``int()`` would take. argparse names the option in the message.
     """
     items = text.split(",")
-    if not all(re.fullmatch(r"\s*[+-]?[0-9]+\s*", item) for item in items):
+    if not all(_ASCII_INT.fullmatch(item) for item in items):
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
     return [int(item) for item in items]
 

@@ -2810,18 +2810,18 @@ def read_table(path: str | Path) -> Table:
             if level not in MEMORY_LEVELS:
                 raise ValueError(f"{where}: column memory_level: unknown {level!r}")
             size4 = (int(s[0]), int(s[1]), int(s[2]), int(s[3]))
+            own_ws = _working_set_bytes(name, size4)
             ws = values["working_set_bytes"]
             if ws < 0:
                 raise ValueError(f"{where}: column working_set_bytes: must be >= 0, got {int(ws)}")
             if math.isnan(ws):  # not recorded: the working set of the row's sizes
-                ws = float(_working_set_bytes(name, size4))
-            elif ws != _working_set_bytes(name, size4):
+                ws = float(own_ws)
+            elif ws != own_ws:
                 # measure() writes the working set of the row's stencil and sizes; another
                 # value is a hand-edited or foreign row (every shipped row agrees).
                 raise ValueError(
                     f"{where}: column working_set_bytes: {int(ws)} is not the working set "
-                    f"of {name} on sizes {list(size4)} ({_working_set_bytes(name, size4)} "
-                    "bytes)"
+                    f"of {name} on sizes {list(size4)} ({own_ws} bytes)"
                 )
             if any(caches):
                 # measure() derives the level from the working set and the header's cache
