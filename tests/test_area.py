@@ -144,16 +144,27 @@ def test_scalar_and_vector_agree() -> None:
         ({"smem_kb": -1.0}, ValueError, "smem_kb"),
         ({"smem_kb": float("nan")}, ValueError, "smem_kb"),
         ({"smem_kb": float("inf")}, ValueError, "smem_kb"),
-        ({"n_sm": 2.5}, ValueError, "integers"),
+        ({"n_sm": 2.5}, TypeError, "integers"),
+        # An integral float is not a count either, as in breakdown's Config.
+        ({"n_sm": 16.0}, TypeError, "n_sm: expected integers"),
+        ({"n_v": np.array([128.0])}, TypeError, "n_v: expected integers"),
         ({"n_sm": 2**40}, ValueError, "n_sm"),
+        ({"n_sm": 2**63}, OverflowError, "n_sm"),
+        ({"n_sm": np.array([16, 32], dtype=object)}, None, ""),
         ({"n_sm": 10**30}, OverflowError, "n_sm"),
         ({"n_sm": "16"}, TypeError, "n_sm"),
         ({"n_v": True}, TypeError, "n_v"),
         ({"n_v": None}, TypeError, "n_v"),
     ],
 )
-def test_bad_input(kwargs: dict[str, object], exception: type[Exception], match: str) -> None:
+def test_bad_input(
+    kwargs: dict[str, object], exception: type[Exception] | None, match: str
+) -> None:
     args: dict[str, object] = {"n_sm": 16, "n_v": 128, "smem_kb": 96.0, **kwargs}
+    if exception is None:  # accepted: an object array of Python ints that fit
+        got = cm_area.die_area(args["n_sm"], args["n_v"], args["smem_kb"])  # type: ignore[call-overload]
+        assert np.array_equal(got, cm_area.die_area(np.array([16, 32]), 128, 96.0))
+        return
     with pytest.raises(exception, match=match):
         cm_area.die_area(args["n_sm"], args["n_v"], args["smem_kb"])  # type: ignore[call-overload]
 
@@ -169,6 +180,12 @@ def test_bad_coefficients_and_names() -> None:
         cm_area.fit_memory([1.0], [1.0])
     with pytest.raises(ValueError, match="distinct"):
         cm_area.fit_memory([1.0, 1.0], [1.0, 2.0])
+    # A billion points are refused by their count before any is read (this took > 8 GB).
+    with pytest.raises(ValueError, match=r"size_kb: at most \d+ points, got 1000000000"):
+        cm_area.fit_memory(range(10**9), range(10**9))
+    # A 2-D table is not flattened into points.
+    with pytest.raises(ValueError, match=r"size_kb: expected a 1-D sequence.*\(2, 2\)"):
+        cm_area.fit_memory([[1.0, 2.0], [3.0, 4.0]], [1.0, 2.0, 3.0, 4.0])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="must be finite"):
         cm_area.Coefficients(**{**cm_area.coefficients()._asdict(), "beta_vu_mm2": -1.0})
 

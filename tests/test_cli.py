@@ -332,9 +332,28 @@ def test_cli_talg_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     b = cm.time.breakdown("heat2d", "gtx980", (4096, 4096, 1024), (8, 64, 8))  # both default
     rows = dict(line.split() for line in out.strip().splitlines())
-    assert list(rows) == list(b._fields)
+    assert list(rows) == [*b._fields, "below_ideal"]
     assert float(rows["talg_s"]) == pytest.approx(b.talg_s, rel=1e-5)  # printed with 6 digits
     assert rows["k"] == "9"  # floor(24576 / 2482) = 9 (Eq. A.12)
+    assert rows["below_ideal"] == "False"
+
+
+def test_cli_talg_and_best_tiles_carry_below_ideal(capsys: pytest.CaptureFixture[str]) -> None:
+    # The paper variant's known artefact (docs/api-conventions.md, "Defaults"): the CLI
+    # printed T_alg = 0.173 s under T_ideal = 0.309 s with no flag, in text and JSON.
+    argv = ["--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "4096,4096,1024"]
+    paper = [*argv, "--variant", "paper"]
+    assert main(["talg", *paper, "--tiles", "1,256,2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["below_ideal"] is True
+    assert main(["talg", *argv, "--tiles", "1,256,2", "--json"]) == 0  # exact: never
+    assert json.loads(capsys.readouterr().out)["below_ideal"] is False
+    assert main(["best-tiles", *paper, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["below_ideal"] is True
+    assert main(["best-tiles", *paper]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("note: T_alg < T_ideal (below_ideal)")
+    assert main(["talg", *paper, "--tiles", "1,256,2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("note: T_alg < T_ideal")
 
 
 def test_cli_best_tiles_text_output(capsys: pytest.CaptureFixture[str]) -> None:

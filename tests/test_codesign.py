@@ -578,3 +578,75 @@ def test_cli_codesign_checks_budget_and_save_before_the_sweep(
                  "--save", str(tmp_path / "a_file" / "x.npz")])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and "--save" in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- what was silently taken
+
+
+def test_weights_refuse_what_they_used_to_ignore(small: cd.SweepResult) -> None:
+    # Each of these returned a number before (2026-11-30 campaign): an unknown instance
+    # was ignored, a stencil named twice took the last value, str and bool were read.
+    name, sizes = small.workload.instances[0]
+    with pytest.raises(ValueError, match=r"weights: \('heat2d', \(1, 1, 1\)\) is not an instance"):
+        small.gflops({("heat2d", (1, 1, 1)): 0.0})
+    with pytest.raises(ValueError, match="'Heat 2D' names stencil 'heat2d' a second time"):
+        small.gflops({"heat2d": 1.0, "gradient2d": 1.0, "Heat 2D": 0.0})
+    with pytest.raises(TypeError, match=r"weights\['heat2d'\]: expected a real number, got str"):
+        small.gflops({"heat2d": "2"})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=r"weights\['heat2d'\]: expected a real number, got bool"):
+        small.gflops({"heat2d": True})
+    with pytest.raises(TypeError, match="weights: expected a mapping or a sequence"):
+        small.gflops("abc")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="weights: more values for 2 instances"):
+        small.gflops(range(10**12))
+    # What is accepted means what it says: a size key scales that instance alone.
+    by_size = small.gflops({(name, sizes): 3.0})
+    np.testing.assert_array_equal(by_size, small.gflops([3.0, 1.0]))
+    np.testing.assert_array_equal(small.gflops({"Heat 2D": 2.0}), small.gflops([2.0, 0.0]))
+
+
+def test_selection_arguments_are_checked(small: cd.SweepResult, tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="caches: expected True or False, got str 'no'"):
+        small.improvement("gtx980", caches="no")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"area_range: expected \(low, high\)"):
+        small.best((0, 1e6, 5))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"area_range\[0\]: expected a real number, got str"):
+        small.best(("0", "1e6"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="stencil: expected a string, got int 5"):
+        small.best(stencil=5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="stencil: 'laplacian2d' is not in this workload"):
+        small.best(stencil="laplacian2d")
+    assert small.best(stencil="Heat 2D") == small.best(stencil="heat2d")
+    with pytest.raises(TypeError, match="row: expected an integer, got bool"):
+        small.rank(True)
+    with pytest.raises(ValueError, match=r"rows\[1\]: must be in \[0, "):
+        small.table([0, len(small)])
+    assert small.table([1]) == [small.table()[1]]
+    with pytest.raises(ValueError, match=r"path: folder .* does not exist"):
+        small.save(tmp_path / "missing" / "x.npz")
+
+
+def test_load_refuses_metadata_without_a_field(small: cd.SweepResult, tmp_path: Path) -> None:
+    import json
+
+    path = small.save(tmp_path / "sweep.npz")
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["instances"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(tmp_path / "cut.npz", **arrays)
+    with pytest.raises(ValueError, match=r"cut.npz: not a codesign sweep file \(KeyError"):
+        cd.SweepResult.load(tmp_path / "cut.npz")
+
+
+def test_cli_codesign_budget_outside_the_sweep(capsys: pytest.CaptureFixture[str]) -> None:
+    from costmetrics.cli import main
+
+    args = ["codesign", "--workload", "3d", "--area-min", "425", "--area-max", "450",
+            "--variant", "paper", "--budget", "100,200", "--no-progress"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "best design per stencil in [100, 200] mm^2: none, no swept design lies there" in out
+    # The comparison with a reference is over the swept designs only, and says so.
+    assert "(best of the swept designs in [425, " in out

@@ -629,8 +629,16 @@ def test_best_tiles_matches_brute_force_with_the_time_model() -> None:
     assert best.tiles == tuple(int(v) for v in grid[feasible][i])
     assert best.e_alg_j == batch.e_alg_j[i]
     assert best.n_feasible == int(feasible.sum())
-    assert np.all(best.near_optimal_e_j <= 1.05 * best.e_alg_j)
+    assert np.all(best.near_optimal_e_alg_j <= 1.05 * best.e_alg_j)
     assert len(best.near_optimal) == int(np.sum(batch.e_alg_j <= 1.05 * best.e_alg_j))
+    # Its rows have time's shape: tile names, then the objective.
+    rows = best.table()
+    assert list(rows[0]) == ["tS1", "tS2", "tT", "e_alg_j"]
+    assert [(r["tS1"], r["tS2"], r["tT"]) for r in rows] == [tuple(t) for t in best.near_optimal]
+    assert [r["e_alg_j"] for r in rows] == best.near_optimal_e_alg_j.tolist()
+    # -0.0 is recorded as 0.0 (it was echoed as -0.0).
+    zero = en.best_tiles("jacobi2d", "gtx980", sizes, space=space, within=-0.0, variant="paper")
+    assert math.copysign(1.0, zero.within) == 1.0
 
 
 def test_compare_optima_is_consistent() -> None:

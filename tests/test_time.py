@@ -589,3 +589,36 @@ def test_talg_batch_takes_lists_mixing_python_and_numpy_integers() -> None:
         cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(64), 8.0]])  # type: ignore[arg-type]
     with pytest.raises(OverflowError, match="tiles"):
         cm.time.talg_batch("heat2d", "gtx980", size, [[8, np.uint64(2**63), 8]])  # type: ignore[arg-type]
+
+
+def test_rows_without_entries_and_masked_arrays_are_refused() -> None:
+    # [[]] and [[], []] were read as "no rows" and a masked array's mask was dropped,
+    # so the masked entry was computed (2026-11-30 campaign).
+    sizes = (64, 64, 16)
+    rows: Any
+    for rows in ([[]], [[], []]):
+        with pytest.raises(ValueError, match=r"tiles: must have shape \(n, 3\).*got shape \("):
+            cm_time.talg_batch("heat2d", "gtx980", sizes, rows)
+    masked = np.ma.array([[7, 64, 16]], mask=[[True, False, False]])
+    with pytest.raises(TypeError, match="tiles: a masked array's mask would be ignored"):
+        cm_time.talg_batch("heat2d", "gtx980", sizes, masked)
+    empty: Any
+    for empty in ([], np.zeros((0, 3), dtype=np.int64)):
+        assert cm_time.talg_batch("heat2d", "gtx980", sizes, empty).talg_s.shape == (0,)
+    # -0.0 is recorded as 0.0 (it was echoed as -0.0 by BestTiles.within and --json).
+    best = cm_time.best_tiles("heat2d", "gtx980", (256, 256, 64), within=-0.0)
+    assert math.copysign(1.0, best.within) == 1.0
+
+
+def test_object_arrays_of_python_integers_are_read_as_numbers() -> None:
+    # An object array of ints that fit was refused as "does not fit a 64-bit integer"; a
+    # real given as a Python int past 64 bits was refused in a batch though the scalar
+    # call takes it.
+    got = cm.area.die_area(np.array([16, 32], dtype=object), 128, 96)
+    np.testing.assert_array_equal(got, cm.area.die_area(np.array([16, 32]), 128, 96))
+    tiles = [[64, 16]]
+    batch = cm.energy.energy_batch("jacobi1d", None, (8192, 2048), tiles, talg_s=[2**70])
+    scalar = cm.energy.energy("jacobi1d", None, (8192, 2048), tiles[0], talg_s=2**70)
+    assert batch.e_alg_j[0] == scalar
+    with pytest.raises(OverflowError, match=r"talg_s: .* does not fit a double"):
+        cm.energy.energy_batch("jacobi1d", None, (8192, 2048), tiles, talg_s=[10**400])

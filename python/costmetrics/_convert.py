@@ -120,20 +120,25 @@ def real(value: object, name: str) -> float:
         raise OverflowError(f"{name}: {value!r} does not fit a double") from None
 
 
-def number_array(values: object, name: str) -> npt.NDArray[Any]:
+def number_array(values: object, name: str, *, real: bool = False) -> npt.NDArray[Any]:
     """Return a number or an array or (nested) sequence of real numbers as an int or float array.
 
-    ``str``, ``bytes``, ``None``, bools, complex numbers and text or object entries raise
-    ``TypeError`` naming ``name`` (``np.asarray(..., dtype=float)`` turned ``"1"`` into 1.0,
-    ``True`` into 1.0, and ``"abc"`` into its own message); Python integers past 64 bits
-    ``OverflowError``. NaN and infinities pass: the caller checks what it needs.
+    ``str``, ``bytes``, ``None``, bools, complex numbers, masked arrays and text or object
+    entries raise ``TypeError`` naming ``name`` (``np.asarray(..., dtype=float)`` turned
+    ``"1"`` into 1.0, ``True`` into 1.0, and ``"abc"`` into its own message). Python integers
+    in an object array are read as int64; past 64 bits they raise ``OverflowError``, unless
+    ``real`` (the values are reals: read as float64, ``OverflowError`` past the double
+    range). NaN and infinities pass: the caller checks what it needs.
     """
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name}: expected real numbers, got {_describe(values)}")
+    if isinstance(values, np.ma.MaskedArray):
+        # np.asarray drops the mask: the masked entries would be computed as if present.
+        raise TypeError(f"{name}: a masked array's mask would be ignored; pass a plain array")
     try:
         array = np.asarray(values)
     except OverflowError:
-        raise OverflowError(f"{name}: {values!r} does not fit a 64-bit number") from None
+        raise OverflowError(f"{name}: {_describe(values)} does not fit a 64-bit number") from None
     except ValueError:
         raise ValueError(f"{name}: expected a rectangular array of numbers") from None
     if (
@@ -141,15 +146,20 @@ def number_array(values: object, name: str) -> npt.NDArray[Any]:
         and array.size
         and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel())
     ):
-        raise OverflowError(f"{name}: {values!r} does not fit a 64-bit integer")
+        # Python ints (an object array of them, or beyond int64 in a list).
+        try:
+            return np.asarray(array, dtype=np.float64 if real else np.int64)
+        except OverflowError:
+            limit = "a double" if real else "a 64-bit integer"
+            raise OverflowError(f"{name}: {_describe(values)} does not fit {limit}") from None
     if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected real numbers, got dtype {array.dtype}")
     return array
 
 
 def real_array(values: object, name: str) -> npt.NDArray[np.float64]:
-    """Return :func:`number_array` as float64."""
-    return np.asarray(number_array(values, name), dtype=np.float64)
+    """Return :func:`number_array` (Python integers of any size read as reals) as float64."""
+    return np.asarray(number_array(values, name, real=True), dtype=np.float64)
 
 
 def int_sequence(
@@ -343,10 +353,19 @@ def rows(values: object, name: str, n_space_dims: int, *, tile: bool = True) -> 
     text = layout(n_space_dims, tile)
     if isinstance(values, (str, bytes, Mapping, Set)):
         raise TypeError(f"{name}: expected an integer array, got {_describe(values)}")
+    if isinstance(values, np.ma.MaskedArray):
+        # np.asarray drops the mask: the masked entries would be computed as if present.
+        raise TypeError(f"{name}: a masked array's mask would be ignored; pass a plain array")
     try:
         array = np.asarray(values)
     except ValueError:
         raise ValueError(f"{name}: rows must all have {n_space_dims + 1} entries {text}") from None
+    if array.size == 0 and array.shape not in ((0,), (0, n_space_dims + 1)):
+        # [[]] or [[], []] are rows without entries, not "no rows".
+        raise ValueError(
+            f"{name}: must have shape (n, {n_space_dims + 1}), one row {text} per entry, "
+            f"got shape {array.shape}"
+        )
     if not isinstance(values, np.ndarray):
         if array.size == 0:  # [] reads as float64: no rows
             return np.zeros((0, n_space_dims + 1), dtype=np.int64)

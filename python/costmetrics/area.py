@@ -12,7 +12,7 @@ cannot be removed (``docs/area.md``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from functools import cache
 from typing import Any, Literal, Union, overload
 
@@ -309,11 +309,14 @@ def _resolve_coefficients(coefficients: object) -> tuple[str, Any]:
 
 
 def _as_array(value: object, name: str, integer: bool) -> npt.NDArray[Any]:
-    arr = _convert.number_array(value, name)
+    arr = _convert.number_array(value, name, real=not integer)
     if integer:
         if arr.dtype.kind == "f":
-            if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
-                raise ValueError(f"{name}: must be integers, got {value!r}")
+            # As breakdown's Config (and every count of the other families): 16.0 is not
+            # a count of SMs, whether or not it is integral.
+            raise TypeError(f"{name}: expected integers, got {_convert._describe(value)}")
+        if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            raise OverflowError(f"{name}: {int(arr.max())} does not fit a signed 64-bit integer")
         if np.any(np.abs(arr.astype(np.float64)) > 2**24):
             raise ValueError(f"{name}: must be in [1, 2^24], got {value!r}")
         return arr.astype(np.int64)
@@ -490,9 +493,26 @@ def fit_memory(size_kb: Sequence[float], area_mm2: Sequence[float]) -> LinearFit
     OverflowError
         Points so large that the fit is not finite.
     """
-    xs = [float(x) for x in _as_array(size_kb, "size_kb", False).reshape(-1)]
-    ys = [float(y) for y in _as_array(area_mm2, "area_mm2", False).reshape(-1)]
+    xs = _points(size_kb, "size_kb")
+    ys = _points(area_mm2, "area_mm2")
     return _core_area.fit_linear(xs, ys)
+
+
+#: The most points :func:`fit_memory` reads (a memory-area table has tens; ten million
+#: points took 1.5 GB, so a longer sequence is refused before it is read whole).
+MAX_FIT_POINTS = 1 << 20
+
+
+def _points(values: object, name: str) -> list[float]:
+    if isinstance(values, Sized) and not isinstance(values, (str, bytes, np.ndarray)):
+        if len(values) > MAX_FIT_POINTS:
+            raise ValueError(f"{name}: at most {MAX_FIT_POINTS} points, got {len(values)}")
+    arr = _as_array(values, name, False)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D sequence of numbers, got shape {arr.shape}")
+    if arr.size > MAX_FIT_POINTS:
+        raise ValueError(f"{name}: at most {MAX_FIT_POINTS} points, got {arr.size}")
+    return [float(x) for x in arr]
 
 
 def calibrate_die(

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from costmetrics import _convert, _core
 from costmetrics import area as cm_area
-from costmetrics._files import atomic_path
+from costmetrics._files import atomic_path, check_output_file
 from costmetrics._record import Record, record
 from costmetrics.presets import (
     Gpu,
@@ -173,29 +173,46 @@ def _weight_vector(w: Workload, weights: Weights | Sequence[float] | None) -> tu
         return w.weights
     if isinstance(weights, Mapping):
         known = set(w.stencils)
-        for key in weights:
-            name = key[0] if isinstance(key, tuple) else key
+        per_stencil: dict[str, float] = {}
+        per_size: dict[tuple[str, tuple[int, ...]], float] = {}
+        # A key names a stencil of the workload, or one of its instances as (stencil,
+        # sizes); two keys that name the same one (e.g. "heat2d" and "Heat 2D") are
+        # refused rather than letting the last one win.
+        for key, value in weights.items():
+            name = key[0] if isinstance(key, tuple) and len(key) == 2 else key
             if not isinstance(name, str) or resolve_stencil(name, "weights").key not in known:
                 raise ValueError(f"weights: {key!r} is not a stencil of this workload")
-        per_stencil = {
-            resolve_stencil(k, "weights").key: float(v)
-            for k, v in weights.items()
-            if isinstance(k, str)
-        }
-        per_size = {
-            (resolve_stencil(k[0], "weights").key, tuple(k[1])): float(v)
-            for k, v in weights.items()
-            if isinstance(k, tuple)
-        }
+            stencil = resolve_stencil(name, "weights").key
+            v = _convert.real(value, f"weights[{key!r}]")
+            if isinstance(key, tuple):
+                inst = (
+                    stencil,
+                    tuple(_convert.int_sequence(key[1], f"weights[{key!r}]", max_len=4)),
+                )
+                if inst not in w.instances:
+                    raise ValueError(f"weights: {key!r} is not an instance of this workload")
+                if inst in per_size:
+                    raise ValueError(f"weights: {key!r} names {inst!r} a second time")
+                per_size[inst] = v
+            else:
+                if stencil in per_stencil:
+                    raise ValueError(f"weights: {key!r} names stencil {stencil!r} a second time")
+                per_stencil[stencil] = v
         out = []
-        for name, sizes in w.instances:
-            fr_c = per_stencil.get(name, 1.0 if not per_stencil else 0.0)
-            out.append(fr_c * per_size.get((name, sizes), 1.0))
+        for inst_name, inst_sizes in w.instances:
+            fr_c = per_stencil.get(inst_name, 1.0 if not per_stencil else 0.0)
+            out.append(fr_c * per_size.get((inst_name, inst_sizes), 1.0))
         return tuple(out)
-    vec = tuple(float(x) for x in weights)
-    if len(vec) != len(w.instances):
-        raise ValueError(f"weights: {len(vec)} values for {len(w.instances)} instances")
-    return vec
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, (Sequence, np.ndarray)):
+        raise TypeError(
+            f"weights: expected a mapping or a sequence of numbers, got {type(weights).__name__}"
+        )
+    n = len(w.instances)
+    items = list(itertools.islice(weights, n + 1))  # a longer sequence is not read whole
+    if len(items) != n:
+        got = "more" if len(items) > n else str(len(items))
+        raise ValueError(f"weights: {got} values for {n} instances")
+    return tuple(_convert.real(x, f"weights[{i}]") for i, x in enumerate(items))
 
 
 def workload(kind: str = "2d", *, stencils: Sequence[str] | None = None) -> Workload:
@@ -465,7 +482,7 @@ class SweepResult(Record):
         ValueError
             If no design lies in the range.
         """
-        perf = self.gflops({stencil: 1.0} if stencil is not None else None)
+        perf = self.gflops(self._stencil_weights(stencil))
         mask = self._area_mask(area_range)
         if not mask.any():
             raise ValueError(f"area_range: no design with area in {area_range}")
@@ -490,7 +507,8 @@ class SweepResult(Record):
         stencil: str | None = None,
     ) -> int:
         """Rank (1 = best) of a design among those in an area range, by GFLOP/s."""
-        perf = self.gflops({stencil: 1.0} if stencil is not None else None)
+        row = _convert.integer(row, "row", lo=0, hi=len(self) - 1)
+        perf = self.gflops(self._stencil_weights(stencil))
         idx = np.flatnonzero(self._area_mask(area_range))
         if row not in set(idx.tolist()):
             raise ValueError(f"row {row} is not in the area range {area_range}")
@@ -504,11 +522,28 @@ class SweepResult(Record):
             raise ValueError(f"design ({n_sm}, {n_v}, {smem_kb}) is not in this sweep")
         return int(hit[0])
 
+    def _stencil_weights(self, stencil: str | None) -> Weights | None:
+        """Weights of ``stencil`` alone (fr = 1 for it, 0 for the others; Table C.2)."""
+        if stencil is None:
+            return None
+        key = resolve_stencil(_convert.string(stencil, "stencil"), "stencil").key
+        if key not in self.workload.stencils:
+            have = ", ".join(self.workload.stencils)
+            raise ValueError(f"stencil: {stencil!r} is not in this workload ({have})")
+        return {key: 1.0}
+
     def _area_mask(self, area_range: tuple[float, float] | None) -> npt.NDArray[np.bool_]:
         a = self.designs["area_mm2"]
         if area_range is None:
             return np.ones(a.shape, dtype=bool)
-        lo, hi = (float(x) for x in area_range)
+        if isinstance(area_range, (str, bytes)) or not isinstance(area_range, Sequence):
+            raise TypeError(
+                f"area_range: expected (low, high) in mm^2, got {type(area_range).__name__}"
+            )
+        if len(area_range) != 2:
+            raise ValueError(f"area_range: expected (low, high) in mm^2, got {area_range!r}")
+        lo = _convert.real(area_range[0], "area_range[0]")
+        hi = _convert.real(area_range[1], "area_range[1]")
         if not (np.isfinite(lo) and np.isfinite(hi)) or lo > hi or hi < 0:
             raise ValueError(f"area_range: bad bounds {area_range!r}")
         mask: npt.NDArray[np.bool_] = (a >= lo) & (a <= hi)
@@ -530,6 +565,7 @@ class SweepResult(Record):
         Improvement
             The comparison.
         """
+        caches = _convert.boolean(caches, "caches")
         ref = self._reference(reference)
         budget = float(ref["area_mm2"] if caches else ref["area_cacheless_mm2"])
         row = self.best((0.0, budget)).row
@@ -574,7 +610,16 @@ class SweepResult(Record):
         perf = self.gflops()
         d = self.designs
         out = []
-        for i in range(len(self)) if rows is None else rows:
+        if rows is None:
+            picked = list(range(len(self)))
+        else:
+            if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
+                raise TypeError(f"rows: expected row numbers, got {type(rows).__name__}")
+            picked = [
+                _convert.integer(i, f"rows[{k}]", lo=0, hi=len(self) - 1)
+                for k, i in enumerate(rows)
+            ]
+        for i in picked:
             out.append(
                 {
                     "n_sm": int(d["n_sm"][i]),
@@ -590,7 +635,7 @@ class SweepResult(Record):
 
     def save(self, path: str | Path) -> Path:
         """Write the result to one ``.npz`` file (arrays plus JSON metadata)."""
-        p = Path(path)
+        p = check_output_file(Path(path), "path")
         meta = {
             "instances": [[n, list(z)] for n, z in self.workload.instances],
             "weights": list(self.workload.weights),
@@ -622,19 +667,19 @@ class SweepResult(Record):
                 meta = json.loads(str(z["meta"]))
                 designs = {k[len("design_") :]: z[k] for k in z.files if k.startswith("design_")}
                 arrays = {k: z[k] for k in ("talg_s", "tiles", "n_feasible", "n_evaluated")}
-        except (OSError, KeyError, ValueError) as exc:
-            raise ValueError(f"{path}: not a codesign sweep file ({exc})") from None
-        wl = Workload(
-            tuple((str(n), tuple(int(v) for v in z)) for n, z in meta["instances"]),
-            tuple(meta["weights"]),
-        )
+            instances = tuple((str(n), tuple(int(v) for v in z)) for n, z in meta["instances"])
+            weights = tuple(meta["weights"])
+            references, options = meta["references"], meta["options"]
+            elapsed_s, n_bounds = float(meta["elapsed_s"]), int(meta["n_bounds"])
+        except (OSError, KeyError, ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: not a codesign sweep file ({exc!r})") from None
         return cls(
             designs=designs,
-            workload=wl,
-            references=meta["references"],
-            options=meta["options"],
-            elapsed_s=float(meta["elapsed_s"]),
-            n_bounds=int(meta["n_bounds"]),
+            workload=Workload(instances, weights),
+            references=references,
+            options=options,
+            elapsed_s=elapsed_s,
+            n_bounds=n_bounds,
             **arrays,
         )
 

@@ -529,7 +529,7 @@ def _rows4(array: npt.NDArray[np.int64], n_dims: int) -> npt.NDArray[np.int64]:
 
 def _per_row(value: object, n: int, name: str, dtype: type) -> npt.NDArray[Any]:
     # Text, bools and ints past 64 bits refused by the shared converter.
-    array = _convert.number_array(value, name)
+    array = _convert.number_array(value, name, real=dtype is not np.int64)
     if dtype is np.int64 and array.dtype.kind == "f":
         raise TypeError(f"{name}: expected integers, got dtype {array.dtype}")
     if array.ndim == 0:
@@ -1803,8 +1803,8 @@ class BestEnergyTiles(Record):
         Every term at the argmin.
     near_optimal : numpy.ndarray
         Every feasible point with E_alg <= (1 + within) E_min, one per row, ascending.
-    near_optimal_e_j : numpy.ndarray
-        Their E_alg, J.
+    near_optimal_e_alg_j : numpy.ndarray
+        Their E_alg, J (named as ``time.BestTiles.near_optimal_talg_s``).
     n_points, n_feasible : int
         Size of the search space and feasible points in it.
     within : float
@@ -1815,10 +1815,19 @@ class BestEnergyTiles(Record):
     e_alg_j: float
     breakdown: Breakdown
     near_optimal: npt.NDArray[np.int64]
-    near_optimal_e_j: npt.NDArray[np.float64]
+    near_optimal_e_alg_j: npt.NDArray[np.float64]
     n_points: int
     n_feasible: int
     within: float
+
+    def table(self) -> list[dict[str, float | int]]:
+        """Return the near-optimal set as rows (tile sizes and ``e_alg_j``), as time's does."""
+        n_dims = self.near_optimal.shape[1] - 1
+        names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
+        return [
+            {**{n: int(v) for n, v in zip(names, row, strict=False)}, "e_alg_j": float(e)}
+            for row, e in zip(self.near_optimal, self.near_optimal_e_alg_j, strict=False)
+        ]
 
 
 def best_tiles(
@@ -1865,7 +1874,7 @@ def best_tiles(
     k = _get_kernel(kernel)
     size, _ = _size_and_tiles(k, sizes, [1] * (int(k.n_space_dims) + 1))
     core_space = cm_time._search_space(space, int(k.n_space_dims))._to_core()
-    fraction = _convert.real(within, "within")
+    fraction = _convert.real(within, "within") + 0.0  # -0.0 is recorded as 0.0
     time_args = _time_args(k, talg_s, gpu, stencil)
     r = _core_energy.search(
         k,
@@ -1883,7 +1892,7 @@ def best_tiles(
         e_alg_j=float(r["e_min_j"]),
         breakdown=r["best_breakdown"],
         near_optimal=np.asarray(r["near_optimal"]),
-        near_optimal_e_j=np.asarray(r["near_optimal_e_j"]),
+        near_optimal_e_alg_j=np.asarray(r["near_optimal_e_j"]),
         n_points=int(r["n_points"]),
         n_feasible=int(r["n_feasible"]),
         within=fraction,

@@ -696,7 +696,7 @@ def best_tiles(
     """
     s, _, core_gpu, core_stencil, core_size = _prepare(stencil, gpu, sizes)
     core_space = _search_space(space, s.n_space_dims)._to_core()
-    fraction = _convert.real(within, "within")
+    fraction = _convert.real(within, "within") + 0.0  # -0.0 is recorded as 0.0
     r = _core_time.search(
         core_gpu,
         core_stencil,
