@@ -1062,6 +1062,44 @@ def test_tune_smoke(tmp_path: Path) -> None:
         mm.tune("heat3d", cal, (512, 8), k=1, threads=1)
 
 
+def test_tune_ranks_with_the_variant_fitted_on_a_table(tmp_path: Path) -> None:
+    # tune(fit=TABLE) fits the variant on this machine's table first and ranks with the
+    # fitted parameters (the fitted machine variant is what ranks best on the shipped
+    # quiet runs). A plumbing check on a tiny table, with exact (the machine variant's
+    # fit needs a real sweep: on 8 tiny points it leaves the time model's range, refused).
+    cal = mm.load_calibration(CALIBRATION)
+    cal = mm.Calibration(cal.gpu, cal.stencils, mm.machine_record(), cal.micro, cal.settings)
+    sweep = tmp_path / "sweep.csv"
+    tiles = ((4, 2), (8, 2), (16, 4), (32, 4))
+    points = [mm.Point("jacobi1d", (s, 8), t) for s in (512, 384) for t in tiles]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        mm.measure(points, sweep, threads=1, passes=2, warmup=0)
+        result = mm.tune(
+            "jacobi1d", cal, (512, 8), k=2, threads=1, passes=2, warmup=0,
+            out=tmp_path / "tune.csv", fit=sweep,
+        )  # fmt: skip
+    assert result.variant == "fitted-exact"
+    fitted = cv.fit(mm.read_table(sweep), cal, variant="exact")
+    assert cv.predict(result.runs, fitted.calibrations, variant="exact")[0] == result.predicted_s
+    assert cv.predict(result.runs, cal, variant="exact")[0] != result.predicted_s
+    # A table that cannot be fitted, or from another machine, is refused before measuring.
+    with pytest.raises(ValueError, match=r"^fit: "):
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1, fit=tmp_path / "none.csv")
+    with pytest.raises(ValueError, match=r"^fit: calibration: measured on another machine"):
+        mm.tune(
+            "jacobi1d",
+            cal,
+            (512, 8),
+            k=1,
+            threads=1,
+            fit=data_dir() / "measurements" / "cpu_sweep_protocol.csv",
+        )
+    with pytest.raises(TypeError, match=r"^fit: path: expected a file path, got int"):
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1, fit=3)  # type: ignore[arg-type]
+    assert not (tmp_path / "none.csv").exists()
+
+
 def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
     # The CLI refuses the shipped calibration: it was measured on another machine (or
     # build) unless this is that machine; either way the exit status is 0 or 2, never a
@@ -1077,6 +1115,15 @@ def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
         assert "calibration" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     else:
         assert json.loads(done.stdout)["k"] == 2
+    # --fit names a table that must exist: checked before anything else, one line.
+    missing = tmp_path / "missing.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "costmetrics.cli", "tune", "jacobi1d", "512", "8",
+         "--calibration", str(CALIBRATION), "--fit", str(missing)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--fit" in done.stderr and str(missing) in done.stderr
 
 
 def test_measure_heat3d_smoke_and_predict(tmp_path: Path) -> None:

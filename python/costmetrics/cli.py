@@ -1054,6 +1054,14 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     )
     _add_calibration_folders(parser, "this machine's calibration folder")
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
+    parser.add_argument(
+        "--fit",
+        type=_path,
+        default=None,
+        metavar="CSV",
+        help="fit the variant's parameters on this machine's measured table first and rank "
+        "with them (best: --variant machine --fit SWEEP, docs/validate.md)",
+    )
     parser.add_argument("-k", type=_int, default=5, help="candidates to measure (default 5)")
     _add_shuffled_passes(parser)
     _add_statistic(parser)
@@ -1063,6 +1071,8 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.fit is not None:
+            check_input_file(args.fit, "--fit")
         with _warnings_as_lines("tune"):  # its measurement's (load, CPU interference)
             result = cm_measure.tune(
                 args.stencil,
@@ -1076,6 +1086,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
                 out=args.out,
                 progress=not args.json,
                 statistic=args.statistic,
+                fit=args.fit,
             )
         if args.json:
             print_json(result._asdict())

@@ -4223,7 +4223,7 @@ class TuneResult(Record):
     sizes : tuple of int
         The problem.
     variant : str
-        The ranking variant.
+        The ranking variant (``"fitted-<variant>"``: fitted first on a measured table).
     k : int
         Candidates measured.
     tiles : tuple of int
@@ -4339,6 +4339,7 @@ def tune(
     out: str | Path | None = None,
     progress: bool = False,
     statistic: str = "median",
+    fit: Table | str | Path | None = None,
 ) -> TuneResult:
     """Rank (tile, thread count) pairs with a time-model variant; measure the top k.
 
@@ -4376,6 +4377,12 @@ def tune(
         Progress bar on standard error.
     statistic : {"median", "min"}
         A candidate's time over its passes (:func:`point_statistic`).
+    fit : Table or path, optional
+        A table this machine measured (a :func:`measure` sweep) to fit the variant's
+        parameters on first (:func:`costmetrics.validate.fit`); the ranking then uses the
+        fitted parameters and the result's ``variant`` is ``"fitted-<variant>"``. On the
+        shipped quiet runs the fitted ``machine`` variant ranks best (docs/validate.md,
+        "The measured tuner").
 
     Returns
     -------
@@ -4400,6 +4407,18 @@ def tune(
         check_current_harness(c.machine.get("harness_version"), "calibration")
     if any(name not in c.stencils for c in cals.values()):
         raise ValueError(f"calibration: has no C_iter for stencil {name!r}")
+    ranked_by = v
+    if fit is not None:
+        # Before anything is measured: the table must be readable and fit (two problems
+        # or more, from this machine and harness, as validate requires).
+        try:
+            raw = fit if isinstance(fit, Table) else read_table(fit)
+            _refuse_failed_runs(raw, "table", str(fit))
+            cm_validate.check_calibrations_match_table(cals, raw)
+            fitted = cm_validate.fit(raw, cals, variant=v)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"fit: {exc}") from None
+        cals, ranked_by = fitted.calibrations, f"fitted-{v}"
     space = cm_time.default_search_space(space_dims(name))
     grid = space.grid()
     # Every feasible (tile, thread count) pair, ranked by (prediction, threads, tiles).
@@ -4445,7 +4464,7 @@ def tune(
     try:
         measure(
             points, path, threads=counts, passes=passes, warmup=warmup, schedule=sched,
-            seed=seed, command=f"costmetrics tune {name} {size_args} variant={v} k={n_k}",
+            seed=seed, command=f"costmetrics tune {name} {size_args} variant={ranked_by} k={n_k}",
             progress=progress,
         )  # fmt: skip
     except BaseException as err:
@@ -4477,7 +4496,7 @@ def tune(
     key = (name, size_args, best.tiles, best.threads, sched)
     runs = raw.select(np.asarray([raw.key_of(i) == key for i in range(len(raw))]))
     return TuneResult(
-        name, size_args, v, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
+        name, size_args, ranked_by, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
         tuple(candidates), str(path), runs,
         {n: cm_validate._for_threads_source(cals, n) for n in counts}, stat,
     )  # fmt: skip

@@ -2262,6 +2262,31 @@ class ValidationReport(Record):
         }
 
 
+def check_calibrations_match_table(calibrations: Mapping[int, Calibration], table: Table) -> None:
+    """Refuse calibrations from another machine or harness version than ``table``'s.
+
+    Parameters
+    ----------
+    calibrations : mapping of int to Calibration
+        Keyed by thread count.
+    table : Table
+        A measured table; its header's machine record and harness version (where recorded).
+
+    Raises
+    ------
+    ValueError
+        Naming ``calibration`` and what differs (issue 21, bad input).
+    """
+    machine = table.machine
+    if machine:  # a calibration must come from the machine that measured the table
+        for c in calibrations.values():
+            check_same_machine(c.machine, "calibration", machine)
+    version = _header_value(table.comments, "harness")
+    if version is not None:  # and from the table's harness version
+        for c in calibrations.values():
+            check_current_harness(c.machine.get("harness_version"), "calibration", version)
+
+
 def validate(
     table: Table | str | Path,
     calibration: Any,
@@ -2314,14 +2339,7 @@ def validate(
     _refuse_failed_runs(raw, "table", "the table" if isinstance(table, Table) else str(table))
     _statistic_name(statistic)  # before any work
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
-    machine = raw.machine
-    if machine:  # a calibration must come from the machine that measured the table
-        for c in cals.values():
-            check_same_machine(c.machine, "calibration", machine)
-    version = _header_value(raw.comments, "harness")
-    if version is not None:  # and from the table's harness version (issue 21, bad input)
-        for c in cals.values():
-            check_current_harness(c.machine.get("harness_version"), "calibration", version)
+    check_calibrations_match_table(cals, raw)
     in_table = sorted({str(n) for n in raw.stencil})
     for n, c in sorted(cals.items()):
         # A stencil without a C_iter was skipped: its points predicted NaN, and every
