@@ -1822,12 +1822,7 @@ class BestEnergyTiles(Record):
 
     def table(self) -> list[dict[str, float | int]]:
         """Return the near-optimal set as rows (tile sizes and ``e_alg_j``), as time's does."""
-        n_dims = self.near_optimal.shape[1] - 1
-        names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
-        return [
-            {**{n: int(v) for n, v in zip(names, row, strict=False)}, "e_alg_j": float(e)}
-            for row, e in zip(self.near_optimal, self.near_optimal_e_alg_j, strict=False)
-        ]
+        return cm_time._near_optimal_rows(self.near_optimal, self.near_optimal_e_alg_j, "e_alg_j")
 
 
 def best_tiles(

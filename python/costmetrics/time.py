@@ -656,12 +656,34 @@ class BestTiles(Record):
 
     def table(self) -> list[dict[str, float | int]]:
         """Return the near-optimal set as a list of rows (tile sizes and ``talg_s``)."""
-        n_dims = self.near_optimal.shape[1] - 1
-        names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
-        return [
-            {**{n: int(v) for n, v in zip(names, row, strict=False)}, "talg_s": float(t)}
-            for row, t in zip(self.near_optimal, self.near_optimal_talg_s, strict=False)
-        ]
+        return _near_optimal_rows(self.near_optimal, self.near_optimal_talg_s, "talg_s")
+
+
+def _near_optimal_rows(
+    tiles: npt.NDArray[np.int64], values: npt.NDArray[np.float64], value_name: str
+) -> list[dict[str, float | int]]:
+    """Rows of a search's near-optimal set: ``tS1``.. ``tT``, then ``value_name``.
+
+    Parameters
+    ----------
+    tiles : numpy.ndarray
+        One tile per row, time last.
+    values : numpy.ndarray
+        The objective of each row (``talg_s``, ``e_alg_j``).
+    value_name : str
+        The objective's key in the rows.
+
+    Returns
+    -------
+    list of dict
+        One dict per tile, for printing or JSON (the same shape in every family).
+    """
+    n_dims = tiles.shape[1] - 1
+    names = [*["tS1", "tS2", "tS3"][:n_dims], "tT"]
+    return [
+        {**{n: int(v) for n, v in zip(names, row, strict=False)}, value_name: float(x)}
+        for row, x in zip(tiles, values, strict=False)
+    ]
 
 
 def best_tiles(
