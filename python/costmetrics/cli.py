@@ -1119,6 +1119,12 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             "passes (fastest in: the same for every candidate)"
             + ("; the candidates cannot be told apart on this machine" if share < 0.9 else "")
         )
+        if not result.variant.startswith("fitted-"):
+            print(
+                f"note: ranked by the unfitted {result.variant} variant; a ranking fitted on a "
+                "sweep of this machine (--variant machine --fit SWEEP) came closer to the best "
+                "on the shipped runs (docs/validate.md, 'Which ranking to tune with')"
+            )
         return 0
 
     return run
