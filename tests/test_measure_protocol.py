@@ -1100,6 +1100,22 @@ def test_tune_ranks_with_the_variant_fitted_on_a_table(tmp_path: Path) -> None:
     assert not (tmp_path / "none.csv").exists()
 
 
+def test_cli_tune_text_output_notes_an_unfitted_ranking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from costmetrics.cli import main
+
+    cal = mm.load_calibration(CALIBRATION)
+    cal = mm.Calibration(cal.gpu, cal.stencils, mm.machine_record(), cal.micro, cal.settings)
+    mm.save_calibration(cal, tmp_path / "cal")
+    argv = ["tune", "jacobi1d", "512", "8", "--calibration", str(tmp_path / "cal"), "-k", "2",
+            "--threads", "1", "--passes", "1", "--out", str(tmp_path / "tune.csv")]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3].startswith("best: tiles ") and out[-2].startswith("the best is the fastest")
+    assert out[-1].startswith("note: ranked by the unfitted exact variant; ")
+
+
 def test_cli_tune_json_and_bad_input(tmp_path: Path) -> None:
     # The CLI refuses the shipped calibration: it was measured on another machine (or
     # build) unless this is that machine; either way the exit status is 0 or 2, never a
