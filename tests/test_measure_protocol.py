@@ -368,6 +368,41 @@ def test_duplicate_point_in_a_pass_is_an_error(tmp_path: Path, complete_table: b
         mm.read_table(path)
 
 
+def _header_at(lines: list[str]) -> int:
+    return next(i for i, line in enumerate(lines) if line.startswith("stencil,"))
+
+
+def test_a_column_named_twice_is_refused(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) The second time_s column's values were read, silently.
+    lines = complete_table.decode().splitlines(keepends=True)
+    at = _header_at(lines)
+    n_fields = lines[at].count(",") + 1
+    twice = [*lines[:at], lines[at].rstrip("\n") + ", time_s \n"]
+    twice += [line.rstrip("\n") + ",0.5\n" for line in lines[at + 1 :]]
+    path = tmp_path / "twice.csv"
+    path.write_text("".join(twice), encoding="utf-8")
+    match = (
+        rf"^{re.escape(str(path))}, line {at + 1}: column 'time_s' appears twice in the "
+        rf"header \(fields {mm.CSV_COLUMNS.index('time_s') + 1} and {n_fields + 1}\)"
+    )
+    with pytest.raises(ValueError, match=match):
+        mm.read_table(path)
+
+
+def test_column_names_are_stripped_as_values_are(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) "unix_time_s " was reported missing ("lacks columns
+    # ['unix_time_s']") although values with spaces around them are read.
+    lines = complete_table.decode().splitlines(keepends=True)
+    at = _header_at(lines)
+    spaced = ",".join(f" {c} " for c in lines[at].rstrip("\n").split(",")) + "\n"
+    path = _write_bytes(
+        tmp_path / "spaced.csv", "".join([*lines[:at], spaced, *lines[at + 1 :]]).encode()
+    )
+    a, b = mm.read_table(_write_bytes(tmp_path / "plain.csv", complete_table)), mm.read_table(path)
+    assert _key_list(a) == _key_list(b)
+    assert np.array_equal(a.time_s, b.time_s) and a.columns.keys() == b.columns.keys()
+
+
 # --------------------------------------------------------------------------------------
 # Passes until the noise floor is low (noise_target)
 # --------------------------------------------------------------------------------------

@@ -2689,8 +2689,9 @@ def read_table(path: str | Path) -> Table:
     Raises
     ------
     ValueError
-        If the file cannot be read, a column is missing, a value is malformed (the
-        message names the line and column), a row's ``working_set_bytes`` is not the
+        If the file cannot be read, a column is missing or named twice (names are read
+        stripped of spaces, as values are), a value is malformed (the message names the
+        line and column), a row's ``working_set_bytes`` is not the
         working set of its stencil and sizes, its ``memory_level`` is not the level the
         header's cache sizes give that working set (checked where the header records a
         cache size), or a point appears twice in one pass.
@@ -2728,7 +2729,18 @@ def read_table(path: str | Path) -> Table:
             data_lines.append((number, line))
     if not data_lines:
         raise ValueError(f"path: {p} has no header row")
-    header = _csv_fields(data_lines[0][1], f"{p}, line {data_lines[0][0]}")
+    header_at = f"{p}, line {data_lines[0][0]}"
+    # Names are stripped as the values are (a name written "time_s " was reported missing).
+    header = [h.strip() for h in _csv_fields(data_lines[0][1], header_at)]
+    first_at: dict[str, int] = {}
+    for i, h in enumerate(header):
+        if h and h in first_at:
+            # The lookup below kept the last of the two and read its values unannounced.
+            raise ValueError(
+                f"{header_at}: column {h!r} appears twice in the header (fields "
+                f"{first_at[h] + 1} and {i + 1}); which one holds its values is ambiguous"
+            )
+        first_at.setdefault(h, i)
     first = comments[0] if comments else ""
     # A table of a schema this version does not know (a newer one) was read as schema 3;
     # a table without a schema line (written by hand, by a test) still is.
