@@ -321,6 +321,21 @@ def test_cut_in_header_read_and_resume(tmp_path: Path, complete_table: bytes) ->
         assert len(table) == 1 and table.comments[0] == "costmetrics measurement table, schema 3"
 
 
+def test_a_table_with_a_byte_order_mark_is_resumed(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) read_table reads such a table; resume refused it, quoting its
+    # second header line as the first ("is not a table of this protocol").
+    bom = b"\xef\xbb\xbf"
+    last = complete_table.rstrip(b"\n").rfind(b"\n") + 1  # the last row, measured again
+    header_end = complete_table.index(b"\n", complete_table.index(b"\nstencil,") + 1) + 1
+    for cut in (last, header_end, last + 5):  # a row lacking; no row; a row cut short
+        path = _write_bytes(tmp_path / "bom.csv", bom + complete_table[:cut])
+        _quiet_measure([A, B], path, threads=1, passes=2, warmup=0)
+        data = path.read_bytes()
+        assert data.count(bom) == (0 if cut == header_end else 1), cut  # no second mark
+        resumed = mm.read_table(path)
+        assert _keys(resumed) == _keys(_read(_write_bytes(tmp_path / "f.csv", complete_table)))
+
+
 def _write_bytes(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path

@@ -2660,6 +2660,16 @@ _INTEGER_COLUMNS = frozenset(
 _TEXT_COLUMNS = frozenset({"stencil", "tags", "schedule", "memory_level", "correct"})
 
 
+def _without_bom(data: bytes) -> bytes:
+    """Return ``data`` without a leading UTF-8 byte-order mark.
+
+    A table saved by an editor may start with one, which hid the schema line and the
+    column names ("lacks columns"), and on resume the schema line; it is not part of the
+    text. Resuming appends to such a file and so never adds another.
+    """
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
 def _split_complete_lines(data: bytes) -> tuple[list[bytes], bytes]:
     """Complete (newline-terminated) lines, and the unterminated rest (b'' if none)."""
     cut = data.rfind(b"\n") + 1
@@ -2704,9 +2714,7 @@ def read_table(path: str | Path) -> Table:
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
-    # A table saved by an editor may start with a UTF-8 byte-order mark, which hid the
-    # schema line and the column names ("lacks columns"); it is not part of the text.
-    data = data.removeprefix(b"\xef\xbb\xbf")
+    data = _without_bom(data)
     raw_lines, partial = _split_complete_lines(data)
     try:
         lines = [b.decode("utf-8") for b in raw_lines]
@@ -3612,7 +3620,7 @@ def _only_header_prefix(path: Path) -> bool:
     """
     if _has_rows(path):
         return False
-    complete, partial = _split_complete_lines(path.read_bytes())
+    complete, partial = _split_complete_lines(_without_bom(path.read_bytes()))
     head = (complete[0] if complete else partial).decode("utf-8", "replace")
     wanted = f"# {_SCHEMA}"
     return wanted.startswith(head) or head == wanted
@@ -4122,7 +4130,7 @@ def _noisy_units(table: Table, units: Sequence[_Unit], below: int, target: float
 
 
 def _has_rows(path: Path) -> bool:
-    complete, _ = _split_complete_lines(path.read_bytes())
+    complete, _ = _split_complete_lines(_without_bom(path.read_bytes()))
     seen_header = False
     for raw in complete:
         if raw.startswith(b"#") or not raw.strip():
@@ -4134,7 +4142,9 @@ def _has_rows(path: Path) -> bool:
 
 
 def _comments_of(path: Path) -> tuple[str, ...]:
-    complete, _ = _split_complete_lines(path.read_bytes())
+    # Without the mark, as read_table reads it: the schema line read as a data line, and
+    # resume quoted the next comment as the table's first line.
+    complete, _ = _split_complete_lines(_without_bom(path.read_bytes()))
     return tuple(
         raw.decode("utf-8", "replace")[1:].strip() for raw in complete if raw.startswith(b"#")
     )
