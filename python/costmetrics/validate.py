@@ -2060,8 +2060,9 @@ def check_confirm_output(out: str | Path, name: str = "out", *, seed: int = _CON
     for the protocol :func:`confirm_selection` uses: ``out`` must be a regular file or
     missing (its folder is created), writable, and if it holds a table, one of the same
     protocol (``seed``, warm-up, pinning), harness version and machine, with no run that
-    failed its correctness check. ``costmetrics validate --confirm`` calls it before the
-    validation, which takes minutes.
+    failed its correctness check, and no other process measuring into it (the table's
+    lock). ``costmetrics validate --confirm`` calls it before the validation, which takes
+    minutes.
 
     Parameters
     ----------
