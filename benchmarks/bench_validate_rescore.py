@@ -113,12 +113,24 @@ class _Run:
 
 
 def _load_folder(folder: Path, which: str) -> list[_Run]:
-    """Every run of the folder read (before any scoring: a bad folder stops nothing midway)."""
+    """Every run of the folder read (before any scoring: a bad folder stops nothing midway).
+
+    Each run's calibrations are checked against its sweep as ``validate`` checks them
+    (same machine and harness version, a C_iter per stencil): calibrations copied from
+    another run or machine raised only while scoring, with a traceback.
+    """
     out = []
     for run in _runs_of(folder):
-        conf = run / "confirm.csv"
-        out.append(_Run(run, _calibrations(run, which), mm.read_table(run / "sweep.csv"),
-                        mm.read_table(conf) if conf.is_file() else None))  # fmt: skip
+        try:
+            conf = run / "confirm.csv"
+            loaded = _Run(run, _calibrations(run, which), mm.read_table(run / "sweep.csv"),
+                          mm.read_table(conf) if conf.is_file() else None)  # fmt: skip
+            cv._check_calibrations_fit_table(loaded.sweep, cv._calibrations(loaded.calibrations))
+        except ValueError as exc:
+            if run == folder:
+                raise
+            raise ValueError(f"{run.name}: {exc}") from None
+        out.append(loaded)
     return out
 
 
@@ -340,7 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     summaries = []
     t0 = time.monotonic()
     for k, (folder, runs) in enumerate(loaded, 1):
-        rows, summary = _rescore_folder(folder, runs, args.variant, args.statistic)
+        try:
+            rows, summary = _rescore_folder(folder, runs, args.variant, args.statistic)
+        except ValueError as exc:  # a check the reading did not make: one line, no traceback
+            print(f"bench_validate_rescore: {folder}: {exc}", file=sys.stderr)
+            return 2
         summaries.append(summary)
         print(f"[{k}/{len(loaded)}] {folder.name}: "
               + ", ".join(f"run {r['run']} {r['met']} of {r['judged']}" for r in summary["runs"])

@@ -180,3 +180,60 @@ def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> Non
     bad = rescore(str(folder), str(cut), "--out", str(tmp_path / "r2"))
     assert bad.returncode == 2 and f"{cut}: " in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "r2" / folder.name).exists()
+
+
+def _rescore(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(RESCORE), *args], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+
+
+def _mixed_folder(root: Path, sweep_of: str, calibrations_of: str) -> Path:
+    """A folder with one shipped run's sweep and another's calibrations."""
+    folder = root / f"{sweep_of}+{calibrations_of}"
+    folder.mkdir()
+    shutil.copy(SHIPPED / sweep_of / "sweep.csv", folder / "sweep.csv")
+    for name in ("calibration_1t", "calibration_2t"):
+        shutil.copytree(SHIPPED / calibrations_of / name, folder / name)
+    return folder
+
+
+def test_rescore_refuses_calibrations_of_another_harness_or_machine(tmp_path: Path) -> None:
+    # (adversarial tester) They raised while scoring, with a traceback (exit 1), though
+    # a folder that cannot be scored is to stop the command before any scoring.
+    good = SHIPPED / "quiet_run_2026-11-28"
+    for sweep_of, cals_of, match in (
+        ("quiet_run_2026-11-28", "quiet_run_2026-11-25_h4", "calibration: measured with "
+         "harness version 4, the table's is 5"),
+        ("quiet_run_2026-11-28_xeon", "quiet_run_2026-11-28", "calibration: measured on "
+         "another machine or harness build (cpu_model 'AMD EPYC'"),
+    ):  # fmt: skip
+        mixed = _mixed_folder(tmp_path, sweep_of, cals_of)
+        done = _rescore(str(good), str(mixed), "--out", str(tmp_path / "r"))
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"bench_validate_rescore: {mixed}: {match}")
+        assert not (tmp_path / "r" / good.name).exists()  # nothing scored
+
+
+def test_rescore_a_folder_failing_while_scored_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A check the reading does not make, raised while scoring: one line naming the
+    # folder and exit 2, not a traceback.
+    import importlib.util
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script adds benchmarks/
+    spec = importlib.util.spec_from_file_location("bench_validate_rescore", RESCORE)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)  # its dataclass looks itself up
+    spec.loader.exec_module(bench)
+
+    def fails(*args: object) -> None:
+        raise ValueError("table: something only scoring finds")
+
+    monkeypatch.setattr(bench, "_rescore_folder", fails)
+    folder = SHIPPED / "quiet_run_2026-11-28"
+    assert bench.main([str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bench_validate_rescore: {folder}: table: something only scoring finds\n"

@@ -204,6 +204,39 @@ def _calibrations(cal: object) -> dict[int, Calibration]:
     return out
 
 
+def _check_calibrations_fit_table(raw: Table, cals: Mapping[int, Calibration]) -> None:
+    """Raise unless every calibration of ``cals`` can score the table ``raw``.
+
+    :func:`validate`'s checks, before any work (``benchmarks/bench_validate_rescore.py``
+    makes them on each folder before it scores any): each calibration comes from the
+    machine that measured the table (where the table records one) and from the table's
+    harness version (where it records one), and has a C_iter for each of its stencils.
+
+    Raises
+    ------
+    ValueError
+        Naming ``calibration`` and what differs or lacks.
+    """
+    machine = raw.machine
+    if machine:  # a calibration must come from the machine that measured the table
+        for c in cals.values():
+            check_same_machine(c.machine, "calibration", machine)
+    version = _header_value(raw.comments, "harness")
+    if version is not None:  # and from the table's harness version (issue 21, bad input)
+        for c in cals.values():
+            check_current_harness(c.machine.get("harness_version"), "calibration", version)
+    in_table = sorted({str(n) for n in raw.stencil})
+    for n, c in sorted(cals.items()):
+        # A stencil without a C_iter was skipped: its points predicted NaN, and every
+        # score came out NaN ("n 0 -" at the CLI) with no word of why.
+        lacking = [name for name in in_table if name not in c.stencils]
+        if lacking:
+            raise ValueError(
+                f"calibration: the {n}-thread calibration has no C_iter for the table's "
+                f"stencil(s) {lacking} (it has {sorted(c.stencils)})"
+            )
+
+
 def _nearest_threads(cals: Mapping[int, Calibration], threads: int) -> Calibration:
     """Return the calibration (or fitted frame) of ``threads`` threads, else the nearest.
 
@@ -2315,24 +2348,7 @@ def validate(
     _refuse_failed_runs(raw, "table", "the table" if isinstance(table, Table) else str(table))
     _statistic_name(statistic)  # before any work
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
-    machine = raw.machine
-    if machine:  # a calibration must come from the machine that measured the table
-        for c in cals.values():
-            check_same_machine(c.machine, "calibration", machine)
-    version = _header_value(raw.comments, "harness")
-    if version is not None:  # and from the table's harness version (issue 21, bad input)
-        for c in cals.values():
-            check_current_harness(c.machine.get("harness_version"), "calibration", version)
-    in_table = sorted({str(n) for n in raw.stencil})
-    for n, c in sorted(cals.items()):
-        # A stencil without a C_iter was skipped: its points predicted NaN, and every
-        # score came out NaN ("n 0 -" at the CLI) with no word of why.
-        lacking = [name for name in in_table if name not in c.stencils]
-        if lacking:
-            raise ValueError(
-                f"calibration: the {n}-thread calibration has no C_iter for the table's "
-                f"stencil(s) {lacking} (it has {sorted(c.stencils)})"
-            )
+    _check_calibrations_fit_table(raw, cals)
     t = raw.per_point(statistic).with_time(time)
     top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
