@@ -49,6 +49,7 @@ from typing import Any
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
+from costmetrics._files import check_output_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_validate_run as bvr  # the same judgement as a fresh run's
@@ -349,6 +350,21 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_validate_rescore: folders: none holds a sweep with its calibrations",
               file=sys.stderr)  # fmt: skip
         return 2
+    if out is not None:
+        # So does an output path that cannot be written (a plain file where a folder's
+        # results go was found after all the scoring, with a traceback); the folders are
+        # created now. A folder's results go under its own name: "." or ".." put them
+        # in DIR itself or beside it.
+        try:
+            for f, _ in loaded:
+                d = mm.check_writable(out / f.resolve().name, "--out")
+                for name in ("targets.json", "targets.md"):
+                    check_output_file(d / name, "--out")
+            for name in ("summary.md", "summary.json"):
+                check_output_file(out / name, "--out")
+        except (TypeError, ValueError) as exc:
+            print(f"bench_validate_rescore: {exc}", file=sys.stderr)
+            return 2
     summaries = []
     t0 = time.monotonic()
     for k, (folder, runs) in enumerate(loaded, 1):
@@ -363,8 +379,7 @@ def main(argv: list[str] | None = None) -> int:
               + f" ({time.monotonic() - t0:.0f} s)"
               + (f"; {summary['note']}" if summary["note"] else ""), file=sys.stderr)  # fmt: skip
         if out is not None:
-            d = out / folder.name
-            d.mkdir(exist_ok=True)
+            d = out / folder.resolve().name  # checked (and created) before any scoring
             _write(d / "targets.json", json.dumps({"targets": rows}, indent=1, default=str) + "\n")
             _write(d / "targets.md", bvr._markdown(rows, runs[0].sweep.machine,
                                                    summary["loadavg_1m"]))  # fmt: skip

@@ -215,6 +215,25 @@ def test_rescore_refuses_calibrations_of_another_harness_or_machine(tmp_path: Pa
         assert not (tmp_path / "r" / good.name).exists()  # nothing scored
 
 
+def test_rescore_checks_its_output_paths_before_scoring(tmp_path: Path) -> None:
+    # (adversarial tester) A plain file where a folder's results go was found after all
+    # the scoring (about 11 s), with a FileExistsError traceback.
+    folder = SHIPPED / "quiet_run_2026-11-28"
+    for blocker in (folder.name, "summary.json", f"{folder.name}/targets.md"):
+        out = tmp_path / blocker.replace("/", "_")
+        (out / blocker).parent.mkdir(parents=True, exist_ok=True)
+        if blocker == folder.name:
+            (out / blocker).write_text("a file\n", encoding="utf-8")
+        else:
+            (out / blocker).mkdir()
+        done = _rescore(str(folder), "--out", str(out))
+        assert done.returncode == 2 and done.stderr.startswith("bench_validate_rescore: --out: "), (
+            done.stderr
+        )
+        assert done.stderr.count("\n") == 1 and str(out / blocker) in done.stderr
+        assert not (out / "summary.md").exists()
+
+
 def test_rescore_a_folder_failing_while_scored_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
