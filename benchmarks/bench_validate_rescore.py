@@ -50,6 +50,7 @@ from typing import Any
 from costmetrics import measure as mm
 from costmetrics import validate as cv
 from costmetrics._files import check_output_file
+from costmetrics.cli import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_validate_run as bvr  # the same judgement as a fresh run's
@@ -133,6 +134,11 @@ def _load_folder(folder: Path, which: str) -> list[_Run]:
             raise ValueError(f"{run.name}: {exc}") from None
         out.append(loaded)
     return out
+
+
+def _json(doc: Any) -> str:
+    """``doc`` as JSON: NaN as null, infinities as "inf"/"-inf" (the package CLI's rule)."""
+    return json.dumps(to_json(doc), indent=1, default=str, allow_nan=False) + "\n"
 
 
 def _rescore_folder(
@@ -380,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
               + (f"; {summary['note']}" if summary["note"] else ""), file=sys.stderr)  # fmt: skip
         if out is not None:
             d = out / folder.resolve().name  # checked (and created) before any scoring
-            _write(d / "targets.json", json.dumps({"targets": rows}, indent=1, default=str) + "\n")
+            _write(d / "targets.json", _json({"targets": rows}))
             _write(d / "targets.md", bvr._markdown(rows, runs[0].sweep.machine,
                                                    summary["loadavg_1m"]))  # fmt: skip
     text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
@@ -389,8 +395,8 @@ def main(argv: list[str] | None = None) -> int:
            "calibrations": args.calibrations, "tables": summaries}  # fmt: skip
     if out is not None:
         _write(out / "summary.md", text)
-        _write(out / "summary.json", json.dumps(doc, indent=1, default=str) + "\n")
-    print(json.dumps(doc, indent=1, default=str) if args.json else text)
+        _write(out / "summary.json", _json(doc))
+    print(_json(doc).rstrip("\n") if args.json else text)
     return 0
 
 

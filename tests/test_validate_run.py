@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -232,6 +233,34 @@ def test_rescore_checks_its_output_paths_before_scoring(tmp_path: Path) -> None:
         )
         assert done.stderr.count("\n") == 1 and str(out / blocker) in done.stderr
         assert not (out / "summary.md").exists()
+
+
+def test_rescore_json_is_strict_json(tmp_path: Path) -> None:
+    # (adversarial tester) A table of one pass has a noise floor of NaN, printed as a bare
+    # NaN token, which is not JSON; the package's CLI rule: null (and "inf" / "-inf").
+    src = SHIPPED / "quiet_run_2026-11-28"
+    one = tmp_path / "one_pass"
+    one.mkdir()
+    for name in ("calibration_1t", "calibration_2t"):
+        shutil.copytree(src / name, one / name)
+    lines = (src / "sweep.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("stencil,"))
+    column = lines[at].split(",").index("pass")
+    rows = [line for line in lines[at + 1 :] if line.split(",")[column] == "0"]
+    (one / "sweep.csv").write_text("".join(lines[: at + 1] + rows), encoding="utf-8")
+
+    def strict(text: str) -> Any:
+        def refuse(token: str) -> None:
+            raise AssertionError(f"bare {token} in the JSON")
+
+        return json.loads(text, parse_constant=refuse)
+
+    done = _rescore(str(one), "--json", "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    doc = strict(done.stdout)
+    assert doc["tables"][0]["runs"][0]["noise_floor"] == {"1": None, "2": None}
+    assert strict((tmp_path / "r" / "summary.json").read_text(encoding="utf-8")) == doc
+    strict((tmp_path / "r" / one.name / "targets.json").read_text(encoding="utf-8"))
 
 
 def test_rescore_a_folder_failing_while_scored_is_one_line(
