@@ -49,6 +49,8 @@ from typing import Any
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
+from costmetrics._files import check_output_file
+from costmetrics.cli import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_validate_run as bvr  # the same judgement as a fresh run's
@@ -113,13 +115,30 @@ class _Run:
 
 
 def _load_folder(folder: Path, which: str) -> list[_Run]:
-    """Every run of the folder read (before any scoring: a bad folder stops nothing midway)."""
+    """Every run of the folder read (before any scoring: a bad folder stops nothing midway).
+
+    Each run's calibrations are checked against its sweep as ``validate`` checks them
+    (same machine and harness version, a C_iter per stencil): calibrations copied from
+    another run or machine raised only while scoring, with a traceback.
+    """
     out = []
     for run in _runs_of(folder):
-        conf = run / "confirm.csv"
-        out.append(_Run(run, _calibrations(run, which), mm.read_table(run / "sweep.csv"),
-                        mm.read_table(conf) if conf.is_file() else None))  # fmt: skip
+        try:
+            conf = run / "confirm.csv"
+            loaded = _Run(run, _calibrations(run, which), mm.read_table(run / "sweep.csv"),
+                          mm.read_table(conf) if conf.is_file() else None)  # fmt: skip
+            cv._check_calibrations_fit_table(loaded.sweep, cv._calibrations(loaded.calibrations))
+        except ValueError as exc:
+            if run == folder:
+                raise
+            raise ValueError(f"{run.name}: {exc}") from None
+        out.append(loaded)
     return out
+
+
+def _json(doc: Any) -> str:
+    """``doc`` as JSON: NaN as null, infinities as "inf"/"-inf" (the package CLI's rule)."""
+    return json.dumps(to_json(doc), indent=1, default=str, allow_nan=False) + "\n"
 
 
 def _rescore_folder(
@@ -337,19 +356,37 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_validate_rescore: folders: none holds a sweep with its calibrations",
               file=sys.stderr)  # fmt: skip
         return 2
+    if out is not None:
+        # So does an output path that cannot be written (a plain file where a folder's
+        # results go was found after all the scoring, with a traceback); the folders are
+        # created now. A folder's results go under its own name: "." or ".." put them
+        # in DIR itself or beside it.
+        try:
+            for f, _ in loaded:
+                d = mm.check_writable(out / f.resolve().name, "--out")
+                for name in ("targets.json", "targets.md"):
+                    check_output_file(d / name, "--out")
+            for name in ("summary.md", "summary.json"):
+                check_output_file(out / name, "--out")
+        except (TypeError, ValueError) as exc:
+            print(f"bench_validate_rescore: {exc}", file=sys.stderr)
+            return 2
     summaries = []
     t0 = time.monotonic()
     for k, (folder, runs) in enumerate(loaded, 1):
-        rows, summary = _rescore_folder(folder, runs, args.variant, args.statistic)
+        try:
+            rows, summary = _rescore_folder(folder, runs, args.variant, args.statistic)
+        except ValueError as exc:  # a check the reading did not make: one line, no traceback
+            print(f"bench_validate_rescore: {folder}: {exc}", file=sys.stderr)
+            return 2
         summaries.append(summary)
         print(f"[{k}/{len(loaded)}] {folder.name}: "
               + ", ".join(f"run {r['run']} {r['met']} of {r['judged']}" for r in summary["runs"])
               + f" ({time.monotonic() - t0:.0f} s)"
               + (f"; {summary['note']}" if summary["note"] else ""), file=sys.stderr)  # fmt: skip
         if out is not None:
-            d = out / folder.name
-            d.mkdir(exist_ok=True)
-            _write(d / "targets.json", json.dumps({"targets": rows}, indent=1, default=str) + "\n")
+            d = out / folder.resolve().name  # checked (and created) before any scoring
+            _write(d / "targets.json", _json({"targets": rows}))
             _write(d / "targets.md", bvr._markdown(rows, runs[0].sweep.machine,
                                                    summary["loadavg_1m"]))  # fmt: skip
     text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
@@ -358,8 +395,8 @@ def main(argv: list[str] | None = None) -> int:
            "calibrations": args.calibrations, "tables": summaries}  # fmt: skip
     if out is not None:
         _write(out / "summary.md", text)
-        _write(out / "summary.json", json.dumps(doc, indent=1, default=str) + "\n")
-    print(json.dumps(doc, indent=1, default=str) if args.json else text)
+        _write(out / "summary.json", _json(doc))
+    print(_json(doc).rstrip("\n") if args.json else text)
     return 0
 
 

@@ -247,6 +247,31 @@ def test_cli_empty_list_fields_are_refused(
     assert f"argument {option}: " in lines[0] and repr(value) in lines[0]
 
 
+@pytest.mark.parametrize("value", ["١", "1,٢", "８", "1_0", "1,,2"])
+def test_cli_threads_take_ascii_integers_only(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester) --threads of measure and tune took non-ASCII digits and 1_0
+    # (int() alone), which every other integer option refuses (_ASCII_INT).
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("measuring started")
+
+    monkeypatch.setattr(measure, "measure", must_not_run)
+    monkeypatch.setattr(measure, "tune", must_not_run)
+    for argv in (
+        ["measure", "--out", str(tmp_path / "t.csv"), "--stencils", "jacobi1d", "--limit", "1"],
+        ["tune", "jacobi1d", "512", "8", "--calibration", str(tmp_path)],
+    ):
+        assert main([*argv, "--threads", value]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert (
+            len(lines) == 1
+            and f"--threads: expected integers or 'all', got {value!r}" in (lines[0])
+        ), lines
+
+
 def test_cli_scratchpad_max_points_reaches_both_searches(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

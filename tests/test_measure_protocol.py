@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -321,6 +322,93 @@ def test_cut_in_header_read_and_resume(tmp_path: Path, complete_table: bytes) ->
         assert len(table) == 1 and table.comments[0] == "costmetrics measurement table, schema 3"
 
 
+def test_a_table_with_a_byte_order_mark_is_resumed(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) read_table reads such a table; resume refused it, quoting its
+    # second header line as the first ("is not a table of this protocol").
+    bom = b"\xef\xbb\xbf"
+    last = complete_table.rstrip(b"\n").rfind(b"\n") + 1  # the last row, measured again
+    header_end = complete_table.index(b"\n", complete_table.index(b"\nstencil,") + 1) + 1
+    for cut in (last, header_end, last + 5):  # a row lacking; no row; a row cut short
+        path = _write_bytes(tmp_path / "bom.csv", bom + complete_table[:cut])
+        _quiet_measure([A, B], path, threads=1, passes=2, warmup=0)
+        data = path.read_bytes()
+        assert data.count(bom) == (0 if cut == header_end else 1), cut  # no second mark
+        resumed = mm.read_table(path)
+        assert _keys(resumed) == _keys(_read(_write_bytes(tmp_path / "f.csv", complete_table)))
+
+
+def test_a_second_sweep_on_a_table_being_measured_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (adversarial tester) Two sweeps on one table at once both appended every (point,
+    # pass): neither finished, and no reader or resume accepted the table again. Here the
+    # second (the API, and the CLI) starts while the first is inside its first run.
+    from costmetrics.cli import main
+
+    out = tmp_path / "t.csv"
+    real_run = mm.run
+    tried: list[bool] = []
+    refused: list[str] = []
+
+    def run_with_a_second_sweep(*args: object, **kwargs: object) -> Any:
+        if not tried:
+            tried.append(True)  # once (an unlocked second sweep came back here)
+            before = out.read_bytes()
+            with pytest.raises(ValueError, match="^out: .* is being measured by another "
+                               rf"process \(pid {os.getpid()}\); wait for it") as err:  # fmt: skip
+                _quiet_measure([A, B], out, threads=1, passes=2, warmup=0)
+            cli = ["measure", "--out", str(out), "--stencils", "jacobi1d", "--threads", "1",
+                   "--passes", "2", "--limit", "1", "--no-probe-cpus", "--json"]  # fmt: skip
+            assert main(cli) == 2
+            lines = capsys.readouterr().err.strip().splitlines()
+            assert len(lines) == 1 and "is being measured by another process" in lines[0]
+            assert out.read_bytes() == before  # the second wrote nothing
+            refused.append(str(err.value))
+        return real_run(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mm, "run", run_with_a_second_sweep)
+    _quiet_measure([A, B], out, threads=1, passes=2, warmup=0)
+    assert refused
+    assert len(_keys(mm.read_table(out))) == 4  # the first finished a table that reads
+    monkeypatch.setattr(mm, "run", real_run)
+    _quiet_measure([A, B], out, threads=1, passes=3, warmup=0)  # the lock was released
+    assert len(mm.read_table(out)) == 6
+
+
+def test_the_table_lock_dies_with_its_process(tmp_path: Path) -> None:
+    # A sweep killed by SIGKILL runs no handler; the kernel releases its flock, so the
+    # table is resumed as before (a lock file left behind must not block it).
+    out = tmp_path / "t.csv"
+    code = (
+        "import sys; from pathlib import Path; from costmetrics import measure as mm\n"
+        "with mm._table_lock(Path(sys.argv[1]), 'out'):\n"
+        "    print('locked', flush=True); sys.stdin.readline()"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", code, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:  # fmt: skip
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+            with pytest.raises(ValueError, match=rf"another process \(pid {holder.pid}\)"):
+                _quiet_measure([A], out, threads=1, passes=1, warmup=0)
+            assert not out.exists()
+        finally:
+            holder.kill()  # SIGKILL
+    _quiet_measure([A], out, threads=1, passes=1, warmup=0)
+    assert len(mm.read_table(out)) == 1
+
+
+def test_the_confirmation_check_refuses_a_table_being_measured(tmp_path: Path) -> None:
+    # validate --confirm checks its table before minutes of scoring; measure() would
+    # refuse it only after them.
+    out = tmp_path / "confirm.csv"
+    with mm._table_lock(out, "out"):
+        with pytest.raises(ValueError, match=r"^--confirm: .* is being measured by another"):
+            cv.check_confirm_output(out, "--confirm")
+    cv.check_confirm_output(out, "--confirm")  # released
+
+
 def _write_bytes(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
@@ -366,6 +454,41 @@ def test_duplicate_point_in_a_pass_is_an_error(tmp_path: Path, complete_table: b
     path.write_text("".join(lines) + lines[-1], encoding="utf-8")
     with pytest.raises(ValueError, match="already measured in pass"):
         mm.read_table(path)
+
+
+def _header_at(lines: list[str]) -> int:
+    return next(i for i, line in enumerate(lines) if line.startswith("stencil,"))
+
+
+def test_a_column_named_twice_is_refused(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) The second time_s column's values were read, silently.
+    lines = complete_table.decode().splitlines(keepends=True)
+    at = _header_at(lines)
+    n_fields = lines[at].count(",") + 1
+    twice = [*lines[:at], lines[at].rstrip("\n") + ", time_s \n"]
+    twice += [line.rstrip("\n") + ",0.5\n" for line in lines[at + 1 :]]
+    path = tmp_path / "twice.csv"
+    path.write_text("".join(twice), encoding="utf-8")
+    match = (
+        rf"^{re.escape(str(path))}, line {at + 1}: column 'time_s' appears twice in the "
+        rf"header \(fields {mm.CSV_COLUMNS.index('time_s') + 1} and {n_fields + 1}\)"
+    )
+    with pytest.raises(ValueError, match=match):
+        mm.read_table(path)
+
+
+def test_column_names_are_stripped_as_values_are(tmp_path: Path, complete_table: bytes) -> None:
+    # (adversarial tester) "unix_time_s " was reported missing ("lacks columns
+    # ['unix_time_s']") although values with spaces around them are read.
+    lines = complete_table.decode().splitlines(keepends=True)
+    at = _header_at(lines)
+    spaced = ",".join(f" {c} " for c in lines[at].rstrip("\n").split(",")) + "\n"
+    path = _write_bytes(
+        tmp_path / "spaced.csv", "".join([*lines[:at], spaced, *lines[at + 1 :]]).encode()
+    )
+    a, b = mm.read_table(_write_bytes(tmp_path / "plain.csv", complete_table)), mm.read_table(path)
+    assert _key_list(a) == _key_list(b)
+    assert np.array_equal(a.time_s, b.time_s) and a.columns.keys() == b.columns.keys()
 
 
 # --------------------------------------------------------------------------------------
@@ -1000,6 +1123,7 @@ def test_tune_default_table_folder_kept_only_with_rows(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     cal = mm.load_calibration(CALIBRATION)
     cal = mm.Calibration(cal.gpu, cal.stencils, mm.machine_record(), cal.micro, cal.settings)
+    real_measure = mm.measure
 
     def fails_at_once(points: list[mm.Point], out: Path, **kwargs: object) -> None:
         raise KeyboardInterrupt
@@ -1008,9 +1132,19 @@ def test_tune_default_table_folder_kept_only_with_rows(
         Path(out).write_text("# partial\n")
         raise OSError("disk full")
 
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
     monkeypatch.setattr(mm, "measure", fails_at_once)
     with pytest.raises(KeyboardInterrupt):
         mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1)
+    assert list(tmp_path.iterdir()) == []
+    # measure itself failing once it holds the table's lock: its lock file is no result.
+    with monkeypatch.context() as patch:
+        patch.setattr(mm, "measure", real_measure)
+        patch.setattr(mm, "_starts_fresh", interrupted)  # called under the lock only
+        with pytest.raises(KeyboardInterrupt):
+            mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1)
     assert list(tmp_path.iterdir()) == []
     monkeypatch.setattr(mm, "measure", fails_after_a_row)
     with pytest.raises(OSError, match="disk full") as err:

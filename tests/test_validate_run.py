@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -180,3 +181,107 @@ def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> Non
     bad = rescore(str(folder), str(cut), "--out", str(tmp_path / "r2"))
     assert bad.returncode == 2 and f"{cut}: " in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "r2" / folder.name).exists()
+
+
+def _rescore(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(RESCORE), *args], capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+
+
+def _mixed_folder(root: Path, sweep_of: str, calibrations_of: str) -> Path:
+    """A folder with one shipped run's sweep and another's calibrations."""
+    folder = root / f"{sweep_of}+{calibrations_of}"
+    folder.mkdir()
+    shutil.copy(SHIPPED / sweep_of / "sweep.csv", folder / "sweep.csv")
+    for name in ("calibration_1t", "calibration_2t"):
+        shutil.copytree(SHIPPED / calibrations_of / name, folder / name)
+    return folder
+
+
+def test_rescore_refuses_calibrations_of_another_harness_or_machine(tmp_path: Path) -> None:
+    # (adversarial tester) They raised while scoring, with a traceback (exit 1), though
+    # a folder that cannot be scored is to stop the command before any scoring.
+    good = SHIPPED / "quiet_run_2026-11-28"
+    for sweep_of, cals_of, match in (
+        ("quiet_run_2026-11-28", "quiet_run_2026-11-25_h4", "calibration: measured with "
+         "harness version 4, the table's is 5"),
+        ("quiet_run_2026-11-28_xeon", "quiet_run_2026-11-28", "calibration: measured on "
+         "another machine or harness build (cpu_model 'AMD EPYC'"),
+    ):  # fmt: skip
+        mixed = _mixed_folder(tmp_path, sweep_of, cals_of)
+        done = _rescore(str(good), str(mixed), "--out", str(tmp_path / "r"))
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"bench_validate_rescore: {mixed}: {match}")
+        assert not (tmp_path / "r" / good.name).exists()  # nothing scored
+
+
+def test_rescore_checks_its_output_paths_before_scoring(tmp_path: Path) -> None:
+    # (adversarial tester) A plain file where a folder's results go was found after all
+    # the scoring (about 11 s), with a FileExistsError traceback.
+    folder = SHIPPED / "quiet_run_2026-11-28"
+    for blocker in (folder.name, "summary.json", f"{folder.name}/targets.md"):
+        out = tmp_path / blocker.replace("/", "_")
+        (out / blocker).parent.mkdir(parents=True, exist_ok=True)
+        if blocker == folder.name:
+            (out / blocker).write_text("a file\n", encoding="utf-8")
+        else:
+            (out / blocker).mkdir()
+        done = _rescore(str(folder), "--out", str(out))
+        assert done.returncode == 2 and done.stderr.startswith("bench_validate_rescore: --out: "), (
+            done.stderr
+        )
+        assert done.stderr.count("\n") == 1 and str(out / blocker) in done.stderr
+        assert not (out / "summary.md").exists()
+
+
+def test_rescore_json_is_strict_json(tmp_path: Path) -> None:
+    # (adversarial tester) A table of one pass has a noise floor of NaN, printed as a bare
+    # NaN token, which is not JSON; the package's CLI rule: null (and "inf" / "-inf").
+    src = SHIPPED / "quiet_run_2026-11-28"
+    one = tmp_path / "one_pass"
+    one.mkdir()
+    for name in ("calibration_1t", "calibration_2t"):
+        shutil.copytree(src / name, one / name)
+    lines = (src / "sweep.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("stencil,"))
+    column = lines[at].split(",").index("pass")
+    rows = [line for line in lines[at + 1 :] if line.split(",")[column] == "0"]
+    (one / "sweep.csv").write_text("".join(lines[: at + 1] + rows), encoding="utf-8")
+
+    def strict(text: str) -> Any:
+        def refuse(token: str) -> None:
+            raise AssertionError(f"bare {token} in the JSON")
+
+        return json.loads(text, parse_constant=refuse)
+
+    done = _rescore(str(one), "--json", "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    doc = strict(done.stdout)
+    assert doc["tables"][0]["runs"][0]["noise_floor"] == {"1": None, "2": None}
+    assert strict((tmp_path / "r" / "summary.json").read_text(encoding="utf-8")) == doc
+    strict((tmp_path / "r" / one.name / "targets.json").read_text(encoding="utf-8"))
+
+
+def test_rescore_a_folder_failing_while_scored_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A check the reading does not make, raised while scoring: one line naming the
+    # folder and exit 2, not a traceback.
+    import importlib.util
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script adds benchmarks/
+    spec = importlib.util.spec_from_file_location("bench_validate_rescore", RESCORE)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)  # its dataclass looks itself up
+    spec.loader.exec_module(bench)
+
+    def fails(*args: object) -> None:
+        raise ValueError("table: something only scoring finds")
+
+    monkeypatch.setattr(bench, "_rescore_folder", fails)
+    folder = SHIPPED / "quiet_run_2026-11-28"
+    assert bench.main([str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bench_validate_rescore: {folder}: table: something only scoring finds\n"

@@ -642,19 +642,21 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
 
 
 def _thread_counts(text: str) -> list[int]:
-    """Parse ``--threads`` (``1,2`` or ``all`` or ``1,all``)."""
+    """Parse ``--threads`` (``1,2`` or ``all`` or ``1,all``).
+
+    Each count is ASCII digits (:data:`_ASCII_INT`), as every other integer option's:
+    ``int()`` alone took ``1_0`` and non-ASCII digits (``"١"`` read as 1).
+    """
     from costmetrics.measure import default_threads
 
     out = []
     for item in text.split(","):
-        item = item.strip()
-        if item == "all":
+        if item.strip() == "all":
             out.append(default_threads())
-            continue
-        try:
+        elif _ASCII_INT.fullmatch(item):
             out.append(int(item))
-        except ValueError:
-            raise ValueError(f"--threads: expected integers or 'all', got {text!r}") from None
+        else:
+            raise ValueError(f"--threads: expected integers or 'all', got {text!r}")
     return out
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import fcntl
 import hashlib
 import io
 import itertools
@@ -32,7 +33,8 @@ import platform
 import sys
 import time as _clock
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -2660,6 +2662,16 @@ _INTEGER_COLUMNS = frozenset(
 _TEXT_COLUMNS = frozenset({"stencil", "tags", "schedule", "memory_level", "correct"})
 
 
+def _without_bom(data: bytes) -> bytes:
+    """Return ``data`` without a leading UTF-8 byte-order mark.
+
+    A table saved by an editor may start with one, which hid the schema line and the
+    column names ("lacks columns"), and on resume the schema line; it is not part of the
+    text. Resuming appends to such a file and so never adds another.
+    """
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
 def _split_complete_lines(data: bytes) -> tuple[list[bytes], bytes]:
     """Complete (newline-terminated) lines, and the unterminated rest (b'' if none)."""
     cut = data.rfind(b"\n") + 1
@@ -2689,8 +2701,9 @@ def read_table(path: str | Path) -> Table:
     Raises
     ------
     ValueError
-        If the file cannot be read, a column is missing, a value is malformed (the
-        message names the line and column), a row's ``working_set_bytes`` is not the
+        If the file cannot be read, a column is missing or named twice (names are read
+        stripped of spaces, as values are), a value is malformed (the message names the
+        line and column), a row's ``working_set_bytes`` is not the
         working set of its stencil and sizes, its ``memory_level`` is not the level the
         header's cache sizes give that working set (checked where the header records a
         cache size), or a point appears twice in one pass.
@@ -2703,9 +2716,7 @@ def read_table(path: str | Path) -> Table:
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"path: cannot read {p}: {exc.strerror or exc}") from None
-    # A table saved by an editor may start with a UTF-8 byte-order mark, which hid the
-    # schema line and the column names ("lacks columns"); it is not part of the text.
-    data = data.removeprefix(b"\xef\xbb\xbf")
+    data = _without_bom(data)
     raw_lines, partial = _split_complete_lines(data)
     try:
         lines = [b.decode("utf-8") for b in raw_lines]
@@ -2728,7 +2739,18 @@ def read_table(path: str | Path) -> Table:
             data_lines.append((number, line))
     if not data_lines:
         raise ValueError(f"path: {p} has no header row")
-    header = _csv_fields(data_lines[0][1], f"{p}, line {data_lines[0][0]}")
+    header_at = f"{p}, line {data_lines[0][0]}"
+    # Names are stripped as the values are (a name written "time_s " was reported missing).
+    header = [h.strip() for h in _csv_fields(data_lines[0][1], header_at)]
+    first_at: dict[str, int] = {}
+    for i, h in enumerate(header):
+        if h and h in first_at:
+            # The lookup below kept the last of the two and read its values unannounced.
+            raise ValueError(
+                f"{header_at}: column {h!r} appears twice in the header (fields "
+                f"{first_at[h] + 1} and {i + 1}); which one holds its values is ambiguous"
+            )
+        first_at.setdefault(h, i)
     first = comments[0] if comments else ""
     # A table of a schema this version does not know (a newer one) was read as schema 3;
     # a table without a schema line (written by hand, by a test) still is.
@@ -3563,6 +3585,55 @@ def _fsync_append(fd: int, text: str) -> None:
     os.fsync(fd)
 
 
+def _lock_path(path: Path) -> Path:
+    """Return the lock file of the table ``path`` (:func:`_table_lock`), hidden beside it."""
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextmanager
+def _table_lock(path: Path, name: str) -> Iterator[None]:
+    """Hold an exclusive lock on the table ``path`` for the block (one writer at a time).
+
+    Two sweeps appending to one table wrote the same (point, pass) twice, which no reader
+    or resume accepts. The lock is an advisory ``flock`` on a sibling file that is never
+    removed: the table itself is created by renaming a temporary file over it (a lock on
+    the old inode would not hold the new one), and a lock file removed on exit could be
+    locked anew by a third process while a second still held the removed one. The kernel
+    releases the lock when its holder dies, even by SIGKILL; the file records the
+    holder's process id for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and ``path`` if another process holds the lock (or the lock file
+        cannot be opened or locked).
+    """
+    lock = _lock_path(path)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ValueError(
+            f"{name}: cannot open the lock file {lock}: {exc.strerror or exc}"
+        ) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            pid = f" (pid {holder})" if holder.isdigit() else ""
+            raise ValueError(
+                f"{name}: {path} is being measured by another process{pid}; wait for it "
+                "to end or measure into another file"
+            ) from None
+        except OSError as exc:  # e.g. a file system without locks
+            raise ValueError(f"{name}: cannot lock {lock}: {exc.strerror or exc}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def _cut_partial_line(path: Path) -> str:
     """Cut an unterminated last line off ``path``; return the ``# set aside`` note.
 
@@ -3600,7 +3671,7 @@ def _only_header_prefix(path: Path) -> bool:
     """
     if _has_rows(path):
         return False
-    complete, partial = _split_complete_lines(path.read_bytes())
+    complete, partial = _split_complete_lines(_without_bom(path.read_bytes()))
     head = (complete[0] if complete else partial).decode("utf-8", "replace")
     wanted = f"# {_SCHEMA}"
     return wanted.startswith(head) or head == wanted
@@ -3649,14 +3720,16 @@ def _check_resumable(path: Path, name: str, protocol: dict[str, Any]) -> None:
 
     ``protocol`` holds the ``seed``, ``warmup`` and ``pin`` it will be called with; errors
     name ``name`` (e.g. ``--confirm``): the file's kind and folder, a header of another
-    protocol, harness or machine, and runs that failed their correctness check.
+    protocol, harness or machine, runs that failed their correctness check, and a table
+    another process is measuring into (its lock, :func:`_table_lock`, taken for the check).
     """
     check_output_file(path, name, create_folder=True)
-    if _starts_fresh(path):
-        return
-    _check_resume_header(_comments_of(path), path, protocol, name)
-    if _has_rows(path):
-        _refuse_failed_runs(read_table(path), name, str(path))
+    with _table_lock(path, name):
+        if _starts_fresh(path):
+            return
+        _check_resume_header(_comments_of(path), path, protocol, name)
+        if _has_rows(path):
+            _refuse_failed_runs(read_table(path), name, str(path))
 
 
 def _refuse_failed_runs(table: Table, name: str, what: str) -> None:
@@ -3745,7 +3818,11 @@ def measure(
     row being written when the sweep was killed) is cut off, recorded in a ``# set
     aside`` header comment, and its point measured again. A table from another protocol
     schema, harness version or machine, or measured with another ``seed``, ``warmup`` or
-    ``pin``, is refused before anything runs.
+    ``pin``, is refused before anything runs. One sweep at a time writes a table: it holds
+    an exclusive lock (``flock`` on the hidden file ``.<name>.lock`` beside it, left in
+    place) from before it reads what was measured until it returns, and a second sweep on
+    the same table is refused at once; the lock dies with its process, so a sweep killed
+    (SIGKILL included) is resumed as before.
 
     Parameters
     ----------
@@ -3829,8 +3906,8 @@ def measure(
         For bad arguments (no points, a ``command``, note or ``powercap_root`` with a line
         break or another character that is not printable) or an ``out`` that cannot be
         resumed (before anything runs; a table holding a run that failed its correctness
-        check is not resumed), or when a run fails its correctness check (the row is
-        written first, with ``correct = false``).
+        check is not resumed, nor one another process is measuring into), or when a run
+        fails its correctness check (the row is written first, with ``correct = false``).
     """
     from tqdm import tqdm
 
@@ -3902,180 +3979,183 @@ def measure(
         if every_s is not None:
             protocol.update(quiet_every_s=every_s)
     check_output_file(path, "out", create_folder=True)  # its folder created if missing
-    counter = find_rapl_package(powercap_root)
-    machine = machine_record()
-    cpus = default_threads()
-    load_now = _loadavg()[0]
-    if load_is_high(load_now, cpus):
-        warnings.warn(
-            f"load average {load_now} is above half a runnable process per core ({cpus} "
-            "CPUs): the times will carry other processes' noise",
-            LoadWarning,
-            stacklevel=2,
-        )
-    do_probe = _convert.boolean(cpu_probe, "cpu_probe")
-    done: set[tuple[_Unit, int]] = set()
-    fresh = _starts_fresh(path)
-    if not fresh:
-        # Refuse a foreign table before touching it; then cut a partial last line.
-        _check_resume_header(_comments_of(path), path, protocol)
-        note = _cut_partial_line(path)
-        table = read_table(path) if _has_rows(path) else None
-        if table is not None:
-            _refuse_failed_runs(table, "out", str(path))
-            done = {(table.key_of(i), int(table.pass_index[i])) for i in range(len(table))}
-        resumed = (
-            f"# resumed: {_now()} loadavg {list(_loadavg())}; protocol {json.dumps(protocol)}\n"
-        )
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        try:
-            _fsync_append(fd, note + resumed)
-        finally:
-            os.close(fd)
-    else:
-        header = [
-            _SCHEMA,
-            f"command: {header_lines[0]}" if header_lines[0] else "command: (Python API)",
-            f"harness: {HARNESS_VERSION}",
-            f"machine: {json.dumps(machine, sort_keys=True)}",
-            f"energy: {energy_status(powercap_root)}",
-            f"started: {_now()} loadavg {machine['loadavg']}",
-            f"protocol: {json.dumps(protocol)}",
-            f"timing: {n_passes} passes over all points in a shuffled order (seed "
-            f"{seed_value}); per point and pass {n_warmup} warm-up run(s) then one timed "
-            "run; a point's time is its median over passes; threads pinned where allowed",
-            *(
-                [
-                    f"adaptive: then pairs of passes over each group (stencil, threads, "
-                    f"schedule, memory level) whose noise floor of the median is above "
-                    f"{target:g}, up to {n_max} passes"
-                ]
-                if target is not None
-                else []
-            ),
-            *header_lines[1:],
-        ]
+    # Before anything is read: a second sweep must not decide what is left to measure
+    # from rows the first is still writing.
+    with _table_lock(path, "out"):
+        counter = find_rapl_package(powercap_root)
+        machine = machine_record()
+        cpus = default_threads()
+        load_now = _loadavg()[0]
         if load_is_high(load_now, cpus):
-            header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")
-        if do_probe:
-            probe = probe_cpus(threads=min(max(counts), cpus))
-            header.append(f"cpus: {json.dumps(probe._asdict())}")
-            for text in probe_notes(probe):
-                header.append(f"warning: {text}")
-                warnings.warn(text, CpuInterferenceWarning, stacklevel=2)
-        text = "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS)
-        with atomic_path(path) as tmp:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            warnings.warn(
+                f"load average {load_now} is above half a runnable process per core ({cpus} "
+                "CPUs): the times will carry other processes' noise",
+                LoadWarning,
+                stacklevel=2,
+            )
+        do_probe = _convert.boolean(cpu_probe, "cpu_probe")
+        done: set[tuple[_Unit, int]] = set()
+        fresh = _starts_fresh(path)
+        if not fresh:
+            # Refuse a foreign table before touching it; then cut a partial last line.
+            _check_resume_header(_comments_of(path), path, protocol)
+            note = _cut_partial_line(path)
+            table = read_table(path) if _has_rows(path) else None
+            if table is not None:
+                _refuse_failed_runs(table, "out", str(path))
+                done = {(table.key_of(i), int(table.pass_index[i])) for i in range(len(table))}
+            resumed = (
+                f"# resumed: {_now()} loadavg {list(_loadavg())}; protocol {json.dumps(protocol)}\n"
+            )
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
-                _fsync_append(fd, text)
+                _fsync_append(fd, note + resumed)
             finally:
                 os.close(fd)
-    caches = _caches_of(machine)
-    todo = [
-        (k, units[int(i)])
-        for k in range(n_passes)
-        for i in pass_order(len(units), seed_value, k)
-        if (units[int(i)], k) not in done
-    ]
-    failures = []
-    bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-    fastest_round_s = 0.0  # the quiet-host gate's reference, carried from gate to gate
-    last_gate = -math.inf  # when the last gate ended (monotonic clock)
+        else:
+            header = [
+                _SCHEMA,
+                f"command: {header_lines[0]}" if header_lines[0] else "command: (Python API)",
+                f"harness: {HARNESS_VERSION}",
+                f"machine: {json.dumps(machine, sort_keys=True)}",
+                f"energy: {energy_status(powercap_root)}",
+                f"started: {_now()} loadavg {machine['loadavg']}",
+                f"protocol: {json.dumps(protocol)}",
+                f"timing: {n_passes} passes over all points in a shuffled order (seed "
+                f"{seed_value}); per point and pass {n_warmup} warm-up run(s) then one timed "
+                "run; a point's time is its median over passes; threads pinned where allowed",
+                *(
+                    [
+                        f"adaptive: then pairs of passes over each group (stencil, threads, "
+                        f"schedule, memory level) whose noise floor of the median is above "
+                        f"{target:g}, up to {n_max} passes"
+                    ]
+                    if target is not None
+                    else []
+                ),
+                *header_lines[1:],
+            ]
+            if load_is_high(load_now, cpus):
+                header.append(f"warning: load average {load_now} above {0.5 * cpus} at the start")
+            if do_probe:
+                probe = probe_cpus(threads=min(max(counts), cpus))
+                header.append(f"cpus: {json.dumps(probe._asdict())}")
+                for text in probe_notes(probe):
+                    header.append(f"warning: {text}")
+                    warnings.warn(text, CpuInterferenceWarning, stacklevel=2)
+            text = "".join(f"# {h}\n" for h in header) + _csv_line(CSV_COLUMNS)
+            with atomic_path(path) as tmp:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                try:
+                    _fsync_append(fd, text)
+                finally:
+                    os.close(fd)
+        caches = _caches_of(machine)
+        todo = [
+            (k, units[int(i)])
+            for k in range(n_passes)
+            for i in pass_order(len(units), seed_value, k)
+            if (units[int(i)], k) not in done
+        ]
+        failures = []
+        bar = tqdm(total=len(todo), disable=not progress, unit="run", file=sys.stderr)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        fastest_round_s = 0.0  # the quiet-host gate's reference, carried from gate to gate
+        last_gate = -math.inf  # when the last gate ended (monotonic clock)
 
-    def gate(k: int, position: int = 0, *, due: bool = True) -> None:
-        # due=False: a gate inside a pass, taken only once quiet_every_s have passed.
-        nonlocal fastest_round_s, last_gate
-        if slow_limit is None:
-            return
-        if not due and (every_s is None or _clock.monotonic() - last_gate < every_s):
-            return
-        wait = wait_for_quiet_host(
-            limit=slow_limit, wait_s=wait_limit_s, threads=min(max(counts), cpus),
-            reference_s=fastest_round_s or None, probe_s=gate_probe_s,
-            on_wait=lambda sp: bar.set_description(
-                f"pass {k}: waiting for a quiet host ({100 * sp.slow_share:.0f}% slow rounds)"
-            ),
-        )  # fmt: skip
-        speed, waited, quiet = wait.speed, wait.waited_s, wait.quiet
-        fastest_round_s = speed.reference_s
-        last_gate = _clock.monotonic()
-        gate_record = HostGate(
-            pass_index=k, position=position, time=_now(), slow_share=speed.slow_share,
-            median_over_reference=speed.median_over_reference, reference_s=speed.reference_s,
-            rounds=speed.rounds, waited_s=round(waited, 3), quiet=quiet, limit=slow_limit,
-        )  # fmt: skip
-        if not quiet:
-            warnings.warn(
-                f"pass {k}: the host still runs slow ({100 * speed.slow_share:.0f}% of the "
-                f"probe rounds) after {waited:.0f} s; measuring anyway",
-                CpuInterferenceWarning,
-                stacklevel=3,
+        def gate(k: int, position: int = 0, *, due: bool = True) -> None:
+            # due=False: a gate inside a pass, taken only once quiet_every_s have passed.
+            nonlocal fastest_round_s, last_gate
+            if slow_limit is None:
+                return
+            if not due and (every_s is None or _clock.monotonic() - last_gate < every_s):
+                return
+            wait = wait_for_quiet_host(
+                limit=slow_limit, wait_s=wait_limit_s, threads=min(max(counts), cpus),
+                reference_s=fastest_round_s or None, probe_s=gate_probe_s,
+                on_wait=lambda sp: bar.set_description(
+                    f"pass {k}: waiting for a quiet host ({100 * sp.slow_share:.0f}% slow rounds)"
+                ),
+            )  # fmt: skip
+            speed, waited, quiet = wait.speed, wait.waited_s, wait.quiet
+            fastest_round_s = speed.reference_s
+            last_gate = _clock.monotonic()
+            gate_record = HostGate(
+                pass_index=k, position=position, time=_now(), slow_share=speed.slow_share,
+                median_over_reference=speed.median_over_reference, reference_s=speed.reference_s,
+                rounds=speed.rounds, waited_s=round(waited, 3), quiet=quiet, limit=slow_limit,
+            )  # fmt: skip
+            if not quiet:
+                warnings.warn(
+                    f"pass {k}: the host still runs slow ({100 * speed.slow_share:.0f}% of the "
+                    f"probe rounds) after {waited:.0f} s; measuring anyway",
+                    CpuInterferenceWarning,
+                    stacklevel=3,
+                )
+            _fsync_append(fd, f"# host: {json.dumps(gate_record._asdict())}\n")
+
+        def measure_one(k: int, unit: _Unit, position: int) -> None:
+            stencil, sizes, tiles, n_threads, sched = unit
+            bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
+            r = run(
+                stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
+                pin=do_pin, check=True, energy=counter, schedule=sched,
+            )  # fmt: skip
+            _, s, t = _problem(stencil, sizes, tiles)
+            dims = space_dims(stencil)
+            ws = _working_set_bytes(stencil, s)
+            _fsync_append(
+                fd,
+                _csv_line(
+                    [
+                        stencil, s[0], s[1] if dims >= 2 else "", s[2] if dims == 3 else "",
+                        s[3], t[0], t[1] if dims >= 2 else "", t[2] if dims == 3 else "", t[3],
+                        "+".join(unit_tags[unit]),
+                        n_threads, sched, k, position, repr(r.time_min_s),
+                        repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
+                        repr(r.energy_j) if math.isfinite(r.energy_j) else "",
+                        "true" if r.correct else "false", repr(r.max_abs_error),
+                        r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
+                        r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,
+                        _loadavg()[0],
+                        round(_dt.datetime.now(_dt.UTC).timestamp(), 3),
+                    ]
+                ),
+            )  # fmt: skip
+            if not r.correct:
+                failures.append(unit)
+            bar.update(1)
+
+        try:
+            position = {(u, k): j for k in range(n_passes) for j, u in enumerate(
+                units[int(i)] for i in pass_order(len(units), seed_value, k)
+            )}  # fmt: skip
+            for j, (k, unit) in enumerate(todo):
+                gate(k, position[(unit, k)], due=j == 0 or todo[j - 1][0] != k)
+                measure_one(k, unit, position[(unit, k)])
+            # Pairs of passes over the groups still above the noise target (noise_target).
+            k = n_passes
+            while target is not None and k + 2 <= n_max:
+                noisy = _noisy_units(read_table(path), units, k, target)
+                if not noisy:
+                    break
+                for kk in (k, k + 1):
+                    order = [noisy[int(i)] for i in pass_order(len(noisy), seed_value, kk)]
+                    rest = [(j, u) for j, u in enumerate(order) if (u, kk) not in done]
+                    bar.total += len(rest)
+                    bar.refresh()
+                    for n_done, (j, u) in enumerate(rest):
+                        gate(kk, j, due=n_done == 0)
+                        measure_one(kk, u, j)
+                k += 2
+        finally:
+            os.close(fd)
+            bar.close()
+        if failures:
+            raise ValueError(
+                f"{len(failures)} run(s) differ from the naive stencil, first: {failures[0]}"
             )
-        _fsync_append(fd, f"# host: {json.dumps(gate_record._asdict())}\n")
-
-    def measure_one(k: int, unit: _Unit, position: int) -> None:
-        stencil, sizes, tiles, n_threads, sched = unit
-        bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
-        r = run(
-            stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
-            pin=do_pin, check=True, energy=counter, schedule=sched,
-        )  # fmt: skip
-        _, s, t = _problem(stencil, sizes, tiles)
-        dims = space_dims(stencil)
-        ws = _working_set_bytes(stencil, s)
-        _fsync_append(
-            fd,
-            _csv_line(
-                [
-                    stencil, s[0], s[1] if dims >= 2 else "", s[2] if dims == 3 else "",
-                    s[3], t[0], t[1] if dims >= 2 else "", t[2] if dims == 3 else "", t[3],
-                    "+".join(unit_tags[unit]),
-                    n_threads, sched, k, position, repr(r.time_min_s),
-                    repr(r.cpu_time_s) if r.cpu_time_s >= 0 else "",
-                    repr(r.energy_j) if math.isfinite(r.energy_j) else "",
-                    "true" if r.correct else "false", repr(r.max_abs_error),
-                    r.n_wavefronts, r.n_tiles, r.n_subtiles, r.words_loaded,
-                    r.words_stored, ws, _level_of_bytes(ws, caches), r.pinned_threads,
-                    _loadavg()[0],
-                    round(_dt.datetime.now(_dt.UTC).timestamp(), 3),
-                ]
-            ),
-        )  # fmt: skip
-        if not r.correct:
-            failures.append(unit)
-        bar.update(1)
-
-    try:
-        position = {(u, k): j for k in range(n_passes) for j, u in enumerate(
-            units[int(i)] for i in pass_order(len(units), seed_value, k)
-        )}  # fmt: skip
-        for j, (k, unit) in enumerate(todo):
-            gate(k, position[(unit, k)], due=j == 0 or todo[j - 1][0] != k)
-            measure_one(k, unit, position[(unit, k)])
-        # Pairs of passes over the groups still above the noise target (noise_target).
-        k = n_passes
-        while target is not None and k + 2 <= n_max:
-            noisy = _noisy_units(read_table(path), units, k, target)
-            if not noisy:
-                break
-            for kk in (k, k + 1):
-                order = [noisy[int(i)] for i in pass_order(len(noisy), seed_value, kk)]
-                rest = [(j, u) for j, u in enumerate(order) if (u, kk) not in done]
-                bar.total += len(rest)
-                bar.refresh()
-                for n_done, (j, u) in enumerate(rest):
-                    gate(kk, j, due=n_done == 0)
-                    measure_one(kk, u, j)
-            k += 2
-    finally:
-        os.close(fd)
-        bar.close()
-    if failures:
-        raise ValueError(
-            f"{len(failures)} run(s) differ from the naive stencil, first: {failures[0]}"
-        )
-    return path
+        return path
 
 
 def _noisy_units(table: Table, units: Sequence[_Unit], below: int, target: float) -> list[_Unit]:
@@ -4110,7 +4190,7 @@ def _noisy_units(table: Table, units: Sequence[_Unit], below: int, target: float
 
 
 def _has_rows(path: Path) -> bool:
-    complete, _ = _split_complete_lines(path.read_bytes())
+    complete, _ = _split_complete_lines(_without_bom(path.read_bytes()))
     seen_header = False
     for raw in complete:
         if raw.startswith(b"#") or not raw.strip():
@@ -4122,7 +4202,9 @@ def _has_rows(path: Path) -> bool:
 
 
 def _comments_of(path: Path) -> tuple[str, ...]:
-    complete, _ = _split_complete_lines(path.read_bytes())
+    # Without the mark, as read_table reads it: the schema line read as a data line, and
+    # resume quoted the next comment as the table's first line.
+    complete, _ = _split_complete_lines(_without_bom(path.read_bytes()))
     return tuple(
         raw.decode("utf-8", "replace")[1:].strip() for raw in complete if raw.startswith(b"#")
     )
@@ -4414,7 +4496,7 @@ def tune(
         try:
             raw = fit if isinstance(fit, Table) else read_table(fit)
             _refuse_failed_runs(raw, "table", str(fit))
-            cm_validate.check_calibrations_match_table(cals, raw)
+            cm_validate._check_calibrations_fit_table(raw, cals)
             fitted = cm_validate.fit(raw, cals, variant=v)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"fit: {exc}") from None
@@ -4471,6 +4553,7 @@ def tune(
         # A folder of our own that stayed empty is removed; rows already measured are kept
         # (lost data is worse than a stray file), and the error says where they are.
         if made_dir is not None:
+            _lock_path(path).unlink(missing_ok=True)  # measure's, not a result; no one waits
             if any(made_dir.iterdir()):
                 err.add_note(f"the runs measured so far are in {path}; pass out= to resume")
             else:

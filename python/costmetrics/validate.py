@@ -204,6 +204,39 @@ def _calibrations(cal: object) -> dict[int, Calibration]:
     return out
 
 
+def _check_calibrations_fit_table(raw: Table, cals: Mapping[int, Calibration]) -> None:
+    """Raise unless every calibration of ``cals`` can score the table ``raw``.
+
+    :func:`validate`'s checks, before any work (``benchmarks/bench_validate_rescore.py``
+    makes them on each folder before it scores any): each calibration comes from the
+    machine that measured the table (where the table records one) and from the table's
+    harness version (where it records one), and has a C_iter for each of its stencils.
+
+    Raises
+    ------
+    ValueError
+        Naming ``calibration`` and what differs or lacks.
+    """
+    machine = raw.machine
+    if machine:  # a calibration must come from the machine that measured the table
+        for c in cals.values():
+            check_same_machine(c.machine, "calibration", machine)
+    version = _header_value(raw.comments, "harness")
+    if version is not None:  # and from the table's harness version (issue 21, bad input)
+        for c in cals.values():
+            check_current_harness(c.machine.get("harness_version"), "calibration", version)
+    in_table = sorted({str(n) for n in raw.stencil})
+    for n, c in sorted(cals.items()):
+        # A stencil without a C_iter was skipped: its points predicted NaN, and every
+        # score came out NaN ("n 0 -" at the CLI) with no word of why.
+        lacking = [name for name in in_table if name not in c.stencils]
+        if lacking:
+            raise ValueError(
+                f"calibration: the {n}-thread calibration has no C_iter for the table's "
+                f"stencil(s) {lacking} (it has {sorted(c.stencils)})"
+            )
+
+
 def _nearest_threads(cals: Mapping[int, Calibration], threads: int) -> Calibration:
     """Return the calibration (or fitted frame) of ``threads`` threads, else the nearest.
 
@@ -2060,8 +2093,9 @@ def check_confirm_output(out: str | Path, name: str = "out", *, seed: int = _CON
     for the protocol :func:`confirm_selection` uses: ``out`` must be a regular file or
     missing (its folder is created), writable, and if it holds a table, one of the same
     protocol (``seed``, warm-up, pinning), harness version and machine, with no run that
-    failed its correctness check. ``costmetrics validate --confirm`` calls it before the
-    validation, which takes minutes.
+    failed its correctness check, and no other process measuring into it (the table's
+    lock). ``costmetrics validate --confirm`` calls it before the validation, which takes
+    minutes.
 
     Parameters
     ----------
@@ -2262,31 +2296,6 @@ class ValidationReport(Record):
         }
 
 
-def check_calibrations_match_table(calibrations: Mapping[int, Calibration], table: Table) -> None:
-    """Refuse calibrations from another machine or harness version than ``table``'s.
-
-    Parameters
-    ----------
-    calibrations : mapping of int to Calibration
-        Keyed by thread count.
-    table : Table
-        A measured table; its header's machine record and harness version (where recorded).
-
-    Raises
-    ------
-    ValueError
-        Naming ``calibration`` and what differs (issue 21, bad input).
-    """
-    machine = table.machine
-    if machine:  # a calibration must come from the machine that measured the table
-        for c in calibrations.values():
-            check_same_machine(c.machine, "calibration", machine)
-    version = _header_value(table.comments, "harness")
-    if version is not None:  # and from the table's harness version
-        for c in calibrations.values():
-            check_current_harness(c.machine.get("harness_version"), "calibration", version)
-
-
 def validate(
     table: Table | str | Path,
     calibration: Any,
@@ -2339,17 +2348,7 @@ def validate(
     _refuse_failed_runs(raw, "table", "the table" if isinstance(table, Table) else str(table))
     _statistic_name(statistic)  # before any work
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
-    check_calibrations_match_table(cals, raw)
-    in_table = sorted({str(n) for n in raw.stencil})
-    for n, c in sorted(cals.items()):
-        # A stencil without a C_iter was skipped: its points predicted NaN, and every
-        # score came out NaN ("n 0 -" at the CLI) with no word of why.
-        lacking = [name for name in in_table if name not in c.stencils]
-        if lacking:
-            raise ValueError(
-                f"calibration: the {n}-thread calibration has no C_iter for the table's "
-                f"stencil(s) {lacking} (it has {sorted(c.stencils)})"
-            )
+    _check_calibrations_fit_table(raw, cals)
     t = raw.per_point(statistic).with_time(time)
     top = top_mask(t, within=within)
     predicted = {v: _predict(t, cals, v) for v in VARIANTS}
