@@ -58,7 +58,7 @@ def measure_table(out: Path, passes: int, progress: bool) -> None:
 def report(table: Path, folder: Path) -> list[str]:
     """Per problem and thread count: median and RMS of predicted / measured."""
     cals = cv.run_folder_calibrations(folder)
-    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
+    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=40)
     points = mm.read_table(table).per_point("median")
     ratios: dict[tuple[tuple[int, ...], int], list[float]] = defaultdict(list)
     for i in range(len(points)):

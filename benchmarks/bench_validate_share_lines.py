@@ -73,7 +73,7 @@ def measure_table(out: Path, passes: int, progress: bool) -> None:
 def report(table: Path, folder: Path) -> list[str]:
     """Per 2-thread point: measured, predicted and the per-line cost the residual implies."""
     cals = cv.run_folder_calibrations(folder)
-    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=2)
+    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=40)
     cal = fitted.calibration
 
     def with_share(cost_s: float) -> dict[int, mm.Calibration]:

@@ -49,7 +49,7 @@ def report(folder: Path, stencil: str, sizes: tuple[int, ...], statistic: str) -
         known = sorted({(points.stencil[i], points.sizes_of(i)) for i in range(len(points))})
         raise ValueError(f"problem: {stencil} {sizes} is not in {folder} (has {known})")
     calibrated = cv.predict(points, cals, variant="machine")
-    fitted = cv.fit(table, cals, variant="machine", n_boot=10).predicted_s
+    fitted = cv.fit(table, cals, variant="machine", n_boot=40).predicted_s
     measured = np.asarray(points.time_s)
     lines = ["threads tile pitch measured_ms tiles words_loaded calibrated/meas fitted/meas"]
     classes: dict[tuple[int, int], list[float]] = {}

@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -253,7 +254,7 @@ def test_fit_recovers_known_parameters_on_synthetic_times(
     for row, t in zip(rows, times, strict=False):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, variant="exact", n_boot=20)
+    result = cv.fit(table, calibration, variant="exact", n_boot=40)
     # Every problem is predicted by parameters fitted on the other problems only.
     assert result.n_problems == 6
     assert result.test_score.rmse_all < 1e-6
@@ -280,7 +281,7 @@ def test_leave_problem_out_is_out_of_sample(tmp_path: Path, calibration: mm.Cali
     for i, (row, t) in enumerate(zip(rows, base, strict=False)):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t) * (1.0 if i < 6 else 3.0))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, calibration, variant="exact", n_boot=20)
+    result = cv.fit(table, calibration, variant="exact", n_boot=40)
     pred, meas = result.predicted_s, table.time_s
     # Fitted on the 3x problem, the 1x problem is predicted 3x (error +200%), and vice versa.
     assert np.allclose(pred[:6] / meas[:6], 3.0, rtol=1e-6)
@@ -324,7 +325,7 @@ def test_fit_machine_recovers_known_parameters_on_synthetic_times(
     for row, t in zip(rows, times, strict=False):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, start, variant="machine", n_boot=20)
+    result = cv.fit(table, start, variant="machine", n_boot=40)
     assert result.variant == "machine" and result.test_score.rmse_all < 1e-6
     assert result.parameters["c_iter_s[heat2d]"] == pytest.approx(2e-9, rel=1e-4)
     assert result.parameters["t_sync_s"] == pytest.approx(3e-7, rel=1e-3)
@@ -370,7 +371,7 @@ def test_fit_machine_keeps_the_shared_line_at_most_its_calibrated_cost(
     for row, t in zip(rows, times, strict=True):
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, start, variant="machine", n_boot=10)
+    result = cv.fit(table, start, variant="machine", n_boot=40)
     assert result.parameters["t_share_line_s"] == 2e-8
     # Without a measured shared line (0: no calibration at two threads) there is no bound.
     names = ["jacobi1d"]
@@ -390,7 +391,7 @@ def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up
     folder = SHIPPED / "quiet_run_2026-11-28_levels" / "run1"
     table = mm.read_table(folder / "sweep.csv").per_point("median")
     cals = [folder / "calibration_1t", folder / "calibration_2t"]
-    result = cv.fit(table, cals, variant="machine", n_boot=10)
+    result = cv.fit(table, cals, variant="machine", n_boot=40)
     rows = np.asarray([s == "jacobi1d" for s in table.stencil]) & (table.threads == 2)
     rows &= np.asarray([table.sizes_of(i) == (16384, 128) for i in range(len(table))])
     pred = result.predicted_s
@@ -411,7 +412,7 @@ def test_fit_machine_holds_a_level_no_training_point_streams_from() -> None:
         dataclasses.replace(c, gpu=dataclasses.replace(c.gpu, cache_l3_bytes=16 * 2**20))
         for c in (mm.load_calibration(folder / f"calibration_{n}t") for n in (1, 2))
     ]
-    result = cv.fit(table, cals, variant="machine", n_boot=10)
+    result = cv.fit(table, cals, variant="machine", n_boot=40)
     big = np.asarray([s == "heat3d" for s in table.stencil]) & (table.sizes[:, 0] == 254)
     ok = big & np.isfinite(result.predicted_s)
     assert ok.sum() >= 80
@@ -669,12 +670,12 @@ def test_fit_machine_holds_each_problem_out(protocol_medians: mm.Table) -> None:
     # the predictions of the others (they were fitted on it).
     t = protocol_medians
     cals = [CAL_1T, CAL_2T]
-    first = cv.fit(t, cals, variant="machine", n_boot=10)
+    first = cv.fit(t, cals, variant="machine", n_boot=40)
     held = np.asarray([t.stencil[i] == "heat2d" and t.sizes_of(i) == (256, 256, 128)
                        for i in range(len(t))])  # fmt: skip
     assert held.any()
     moved = dataclasses.replace(t, time_s=np.where(held, 3 * t.time_s, t.time_s))
-    second = cv.fit(moved, cals, variant="machine", n_boot=10)
+    second = cv.fit(moved, cals, variant="machine", n_boot=40)
     assert np.allclose(second.predicted_s[held], first.predicted_s[held], rtol=1e-9)
     others = ~held & np.isfinite(first.predicted_s)
     assert not np.allclose(second.predicted_s[others], first.predicted_s[others], rtol=1e-3)
@@ -692,7 +693,7 @@ def test_fit_machine_holds_each_problem_out(protocol_medians: mm.Table) -> None:
 def test_fit_machine_uses_both_thread_counts(protocol_medians: mm.Table) -> None:
     # One parameter set predicts 1 and 2 threads (the thread terms are increments over
     # one thread): with both calibrations the fit is scored at both counts.
-    report = cv.fit(protocol_medians, [CAL_1T, CAL_2T], variant="machine", n_boot=10)
+    report = cv.fit(protocol_medians, [CAL_1T, CAL_2T], variant="machine", n_boot=40)
     for n in (1, 2):
         g = report.test_score.group(threads=n)
         assert g.n_all > 100 and math.isfinite(g.rmse_all)
@@ -921,7 +922,7 @@ def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
     table, cals = exp_validate.shipped_paths()
     loaded = [mm.load_calibration(p) for p in cals]
     assert any(c.gpu.l_seg_s > 0 for c in loaded)
-    result = cv.fit(table, loaded, variant="exact", n_boot=10)
+    result = cv.fit(table, loaded, variant="exact", n_boot=40)
     t = mm.read_table(table).medians()
     # Predicted wherever the model is feasible: the table's tS3 = 16 tiles too (a CPU
     # preset's innermost tile need not be a multiple of 32, docs/time.md, "Eq. A.32 on a
@@ -1080,7 +1081,7 @@ def test_calibration_derived_again_gives_back_the_saved_parameters(folder: str) 
 
 def test_validate_with_the_minimum() -> None:
     table, cals = exp_validate.shipped_paths()
-    report = cv.validate(table, cals, statistic="min", n_boot=5)
+    report = cv.validate(table, cals, statistic="min", n_boot=40)
     t = mm.read_table(table).medians()
     assert t.pass_times_s is not None
     assert report.statistic == "min" and report.to_dict()["statistic"] == "min"
@@ -1186,7 +1187,7 @@ def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None
     # The fit predicts with them: its per-thread calibrations reproduce its design rows.
     t = mm.read_table(xeon / "sweep.csv").per_point("median")
     small = t.select(np.asarray([s == "jacobi1d" for s in t.stencil]))
-    result = cv.fit(small, cals, variant="machine", n_boot=2)
+    result = cv.fit(small, cals, variant="machine", n_boot=40)
     assert set(result.calibrations) == {1, 2}
     assert result.calibrations[1].gpu == result.calibration.gpu
     assert result.calibrations[2].gpu.dram_curve_share == two.dram_share
@@ -1322,7 +1323,7 @@ def test_a_calibration_without_a_stencil_of_the_table_is_refused() -> None:
         ValueError, match=r"^calibration: the 1-thread calibration has no C_iter for the "
         r"table's stencil\(s\) \['jacobi1d'\]"
     ):  # fmt: skip
-        cv.validate(RUN_B / "sweep.csv", cals, n_boot=5)
+        cv.validate(RUN_B / "sweep.csv", cals, n_boot=40)
 
 
 def test_a_table_saved_with_a_byte_order_mark_reads_the_same(tmp_path: Path) -> None:
@@ -1375,13 +1376,13 @@ def test_bootstrap_rmse_refuses_what_has_no_finite_interval() -> None:
     times = [[1.0, 1.1, 0.9, 1.05], [2.0, 2.1, 1.9, 2.0]]
     for bad in (math.nan, math.inf):
         with pytest.raises(ValueError, match=r"predicted\[1\]: must be finite"):
-            cv.bootstrap_rmse(times, [1.0, bad], n_boot=10)
+            cv.bootstrap_rmse(times, [1.0, bad], n_boot=40)
     # A point without passes is left out (it made every replicate NaN).
-    lo, hi = cv.bootstrap_rmse([[math.nan, math.nan], [1.0, 1.2]], [1.0, 1.0], n_boot=10)
+    lo, hi = cv.bootstrap_rmse([[math.nan, math.nan], [1.0, 1.2]], [1.0, 1.0], n_boot=40)
     assert math.isfinite(lo) and math.isfinite(hi)
     with pytest.raises(OverflowError, match="overflows a double"):
-        cv.bootstrap_rmse([[1e-300, 1e-300]], [1e300], n_boot=10)
-    assert math.isfinite(cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=np.int64(10))[1])  # type: ignore[arg-type]
+        cv.bootstrap_rmse([[1e-300, 1e-300]], [1e300], n_boot=40)
+    assert math.isfinite(cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=np.int64(40))[1])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="n_boot"):
         cv.bootstrap_rmse(times, [1.0, 2.0], n_boot=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="< 1e"):
@@ -1396,5 +1397,137 @@ def test_scores_refuse_what_is_not_real_numbers() -> None:
         with pytest.raises(TypeError, match="predicted: expected real numbers"):
             cv.relative_rmse([1.0], bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="predicted: expected real numbers"):
-        cv.bootstrap_rmse([[1.0, 1.0]], ["1"], n_boot=10)
+        cv.bootstrap_rmse([[1.0, 1.0]], ["1"], n_boot=40)
     assert cv.relative_rmse(np.array([2.0]), [2.2]) == pytest.approx(0.1)
+
+
+# --------------------------------------------------------------------------------------
+# Found by the 2026-11-30 campaign: results that depended on what they should not
+# --------------------------------------------------------------------------------------
+
+
+def _with_schedule(row: list[object], schedule: str) -> list[object]:
+    out = list(row)
+    out[mm.CSV_COLUMNS.index("schedule")] = schedule
+    return out
+
+
+def test_selection_of_a_problem_measured_with_both_schedules_ignores_row_order(
+    tmp_path: Path,
+) -> None:
+    # measure --schedule round-robin,block tags both schedules' rows alike; the first
+    # tagged row was taken, so the same data in another order gave another answer.
+    p = ("heat2d", (64, 64, 8))
+    default = mm.default_schedule("heat2d")
+    other = "round-robin" if default == "block" else "block"
+    mine = [
+        _row(*p, (1, 32, 2), 1.0),
+        _row(*p, (2, 32, 2), 2.0, "baseline"),
+        _row(*p, (4, 32, 2), 1.5, "grid+exact_opt"),
+    ]
+    theirs = [_row(*p, (1, 32, 2), 3.0), _row(*p, (2, 32, 2), 3.0, "baseline"),
+              _row(*p, (4, 32, 2), 2.25, "grid+exact_opt")]  # fmt: skip
+    rows_a = [_with_schedule(r, default) for r in mine] + [_with_schedule(r, other) for r in theirs]
+    rows_b = rows_a[3:] + rows_a[:3]
+    a = cv.selection(_write(tmp_path / "a.csv", rows_a), variant="exact")
+    b = cv.selection(_write(tmp_path / "b.csv", rows_b), variant="exact")
+    assert a == b and len(a) == 1
+    # The default schedule's rows are the ones judged, as the confirmation measures them.
+    assert (a[0].t_opt_s, a[0].t_baseline_s, a[0].t_best_s) == (1.5, 2.0, 1.0)
+
+
+def test_scores_do_not_depend_on_the_order_of_the_rows(tmp_path: Path) -> None:
+    # Same seed, same points: the bootstrap drew points by position in the order of each
+    # point's first row, so every interval changed when the rows were shuffled.
+    lines = PROTOCOL.read_text(encoding="utf-8").splitlines(keepends=True)
+    head = [x for x in lines if x.startswith("#")]
+    body = [x for x in lines if not x.startswith("#")]
+    shuffled = body[:1] + [body[1:][i] for i in np.random.default_rng(5).permutation(len(body) - 1)]
+    (tmp_path / "s.csv").write_text("".join(head + shuffled), encoding="utf-8")
+    a = cv.score(PROTOCOL, [CAL_1T, CAL_2T], variant="exact", n_boot=40)
+    b = cv.score(tmp_path / "s.csv", [CAL_1T, CAL_2T], variant="exact", n_boot=40)
+    assert len(a.groups) == len(b.groups) > 10
+    for x, y in zip(a.groups, b.groups, strict=True):
+        assert (x.stencil, x.memory_level, x.threads) == (y.stencil, y.memory_level, y.threads)
+        assert x.rmse_all == pytest.approx(y.rmse_all, rel=1e-12)
+        assert x.rmse_all_ci == y.rmse_all_ci and x.rmse_top_ci == y.rmse_top_ci
+
+
+def test_every_scoring_function_refuses_a_failed_run(tmp_path: Path) -> None:
+    # Only validate() refused a run whose correctness check failed; score, fit,
+    # predict, tuner_curve, top_mask, selection and selection_floor scored its time.
+    lines = PROTOCOL.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = next(x for x in lines if not x.startswith("#")).rstrip("\n").split(",")
+    col = header.index("correct")
+    i = next(k for k, x in enumerate(lines) if not x.startswith("#")) + 1
+    fields = lines[i].rstrip("\n").split(",")
+    fields[col] = "false"
+    lines[i] = ",".join(fields) + "\n"
+    bad = tmp_path / "failed.csv"
+    bad.write_text("".join(lines), encoding="utf-8")
+    cals = [CAL_1T, CAL_2T]
+    calls: dict[str, Any] = {
+        "score": lambda: cv.score(bad, cals, n_boot=40),
+        "fit": lambda: cv.fit(bad, cals, n_boot=40),
+        "predict": lambda: cv.predict(bad, cals),
+        "tuner_curve": lambda: cv.tuner_curve(bad, cals),
+        "top_mask": lambda: cv.top_mask(bad),
+        "selection": lambda: cv.selection(bad),
+        "selection_floor": lambda: cv.selection_floor(bad, PROTOCOL),
+        "table object": lambda: cv.top_mask(mm.read_table(bad)),
+    }
+    missed = []
+    for name, call in calls.items():
+        try:
+            call()
+        except ValueError as exc:
+            if "failed the correctness check" not in str(exc):
+                missed.append(f"{name}: {exc}")
+        else:
+            missed.append(f"{name}: scored it")
+    assert not missed, missed
+
+
+def test_bootstrap_needs_a_replicate_beyond_each_bound() -> None:
+    # n_boot = 1 gave an "interval" excluding the RMSE on all 108 groups of a run.
+    times, pred = [[1.0, 1.1], [2.0, 2.1], [3.0, 2.9]], [1.05, 2.2, 2.8]
+    with pytest.raises(ValueError, match=r"n_boot: at least 40 replicates for a 95% interval"):
+        cv.bootstrap_rmse(times, pred, n_boot=39)
+    with pytest.raises(ValueError, match=r"n_boot: at least 20 replicates for a 90% interval"):
+        cv.bootstrap_rmse(times, pred, n_boot=10, level=0.90)
+    lo, hi = cv.bootstrap_rmse(times, pred, n_boot=40)
+    assert lo <= cv.relative_rmse(np.median(times, axis=1), pred) <= hi
+    with pytest.raises(ValueError, match="n_boot: at least 40"):
+        cv.validate(PROTOCOL, [CAL_1T, CAL_2T], n_boot=1)  # refused before any work
+    with pytest.raises(ValueError, match="n_boot: at least 40"):
+        cv.score(PROTOCOL, [CAL_1T, CAL_2T], n_boot=2)
+
+
+def test_tuner_curve_of_and_calibrations_refuse_what_is_not_theirs(tmp_path: Path) -> None:
+    t = mm.read_table(PROTOCOL).per_point()
+    with pytest.raises(TypeError, match="predicted_s"):
+        cv.tuner_curve_of(t, [True] * len(t), label="x")
+    with pytest.raises(TypeError, match="predicted_s"):
+        cv.tuner_curve_of(t, np.ones(len(t), dtype=complex), label="x")
+    with pytest.raises(TypeError, match="predicted_s"):
+        cv.tuner_curve_of(t, ["a"] * len(t), label="x")
+    with pytest.raises(
+        TypeError, match="calibration: expected a Calibration, a path, or several, got bytes"
+    ):
+        cv.predict(PROTOCOL, b"x")
+
+
+def test_read_table_refuses_a_time_no_run_can_take(tmp_path: Path) -> None:
+    # A subnormal time (1e-320) was read as positive; validate's relative errors then
+    # overflowed, and the CLI printed two RuntimeWarnings before its error line.
+    table = _write(tmp_path / "t.csv", [_row("heat2d", (64, 64, 8), (1, 32, 2), 1e-320)])
+    with pytest.raises(ValueError, match=r"column time_s must be at least 1e-09 s.*1e-320"):
+        mm.read_table(table)
+    assert (
+        len(
+            mm.read_table(
+                _write(tmp_path / "u.csv", [_row("heat2d", (64, 64, 8), (1, 32, 2), 1e-9)])
+            )
+        )
+        == 1
+    )

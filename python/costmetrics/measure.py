@@ -194,6 +194,10 @@ _SCHEMA_PREFIX = "costmetrics measurement table"
 _CALIBRATION_SCHEMA = "costmetrics calibration, schema 1"
 #: The longest time a pass may record (s): an upper physical bound on one run.
 _MAX_TIME_S = 1e9
+#: The shortest time a table's run may record (s): below a nanosecond no run of the
+#: harness was timed (its clock's resolution), and a subnormal time made the relative
+#: errors of validate overflow (2026-11-30 campaign: 1e-320 was read as "positive").
+MIN_RUN_TIME_S = 1e-9
 #: The most passes measure() takes (and so the bound on a table's pass index).
 _MAX_PASSES = 1000
 _INT_LIMIT = 2**62
@@ -2606,6 +2610,11 @@ class Table(Record):
             raise ValueError(f"time: must be 'wall' or 'cpu', got {kind!r}")
         if not (np.all(np.isfinite(self.cpu_time_s)) and np.all(self.cpu_time_s > 0)):
             raise ValueError(f"time: {self.source} has rows without cpu_time_s")
+        if np.any(self.cpu_time_s < MIN_RUN_TIME_S):
+            raise ValueError(
+                f"time: {self.source} has a cpu_time_s below {MIN_RUN_TIME_S:g} s, "
+                "a timed run's least"
+            )
         passes = None if self.pass_times_s is None else self.pass_times_s[:, :1] * np.nan
         if passes is not None:
             passes[:, 0] = self.cpu_time_s
@@ -2897,9 +2906,13 @@ def read_table(path: str | Path) -> Table:
     if not stencils:
         raise ValueError(f"path: {p} has no data rows")
     arrays = {c: np.asarray(v, dtype=np.float64) for c, v in numbers.items()}
-    bad = ~(np.isfinite(arrays["time_s"]) & (arrays["time_s"] > 0))
+    bad = ~(np.isfinite(arrays["time_s"]) & (arrays["time_s"] >= MIN_RUN_TIME_S))
     if bad.any():
-        raise ValueError(f"path: {p}: column time_s must be positive (row {int(np.argmax(bad))})")
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"path: {p}: column time_s must be at least {MIN_RUN_TIME_S:g} s, a timed run's "
+            f"least, got {arrays['time_s'][i]!r} (row {i})"
+        )
     pass_index = (
         np.zeros(len(stencils), dtype=np.int64) if schema == 1 else arrays["pass"].astype(np.int64)
     )
@@ -3040,7 +3053,11 @@ MACHINE_IDENTITY: tuple[str, ...] = (
 
 
 def check_same_machine(
-    recorded: dict[str, Any], name: str, current: dict[str, Any] | None = None
+    recorded: dict[str, Any],
+    name: str,
+    current: dict[str, Any] | None = None,
+    *,
+    current_name: str = "",
 ) -> None:
     """Raise if a recorded machine record is not this machine (or ``current``).
 
@@ -3052,6 +3069,9 @@ def check_same_machine(
         The argument it came from, for the message.
     current : dict, optional
         The record to compare with (default: :func:`machine_record`).
+    current_name : str
+        What ``current`` is, for the message (e.g. ``"the table"``); without it, a given
+        ``current`` is "the other" and this machine "here".
 
     Raises
     ------
@@ -3073,11 +3093,16 @@ def check_same_machine(
             f"{current!r}"
         )
     now = machine_record() if current is None else current
+    if current is None:
+        than, theirs = "", "here"
+    else:
+        label = _convert.string(current_name, "current_name") or "the other"
+        than, theirs = f" than {label}", f"{label}'s"
     for key in MACHINE_IDENTITY:
         if key in recorded and key in now and recorded[key] != now[key]:
             raise ValueError(
-                f"{name}: measured on another machine or harness build ({key} "
-                f"{recorded[key]!r}, here {now[key]!r})"
+                f"{name}: measured on another machine or harness build{than} ({key} "
+                f"{recorded[key]!r}, {theirs} {now[key]!r})"
             )
 
 
@@ -4496,6 +4521,8 @@ def tune(
         try:
             raw = fit if isinstance(fit, Table) else read_table(fit)
             _refuse_failed_runs(raw, "table", str(fit))
+            if raw.machine:  # the table this machine measured, not the calibrations' rule
+                check_same_machine(raw.machine, "table")
             cm_validate._check_calibrations_fit_table(raw, cals)
             fitted = cm_validate.fit(raw, cals, variant=v)
         except (TypeError, ValueError) as exc:

@@ -126,12 +126,17 @@ def _check_variant(variant: object) -> Any:
 def _table(table: Table | str | Path, name: str = "table") -> Table:
     """Return the table of one row per point (:meth:`Table.per_point`) of a table or path.
 
-    ``name`` is the argument's name in the error of a wrong type.
+    ``name`` is the argument's name in the error of a wrong type. A table that holds a run
+    whose correctness check failed is refused (:func:`_refuse_failed_runs`), by every
+    scoring function as by :func:`validate`: its time is not the stencil's.
     """
     if isinstance(table, Table):
+        _refuse_failed_runs(table, name, f"the {name}")
         return table.per_point()
     if isinstance(table, (str, Path)):
-        return read_table(table).per_point()
+        raw = read_table(table)
+        _refuse_failed_runs(raw, name, str(table))
+        return raw.per_point()
     raise TypeError(f"{name}: expected a Table or a path, got {type(table).__name__}")
 
 
@@ -182,6 +187,10 @@ def _calibrations(cal: object) -> dict[int, Calibration]:
     """Calibrations keyed by the thread count (n_sm) they were measured with."""
     if isinstance(cal, (Calibration, str, Path)):
         items = [_one_calibration(cal)]
+    elif isinstance(cal, (bytes, bytearray)):  # a Sequence of ints, not of calibrations
+        raise TypeError(
+            f"calibration: expected a Calibration, a path, or several, got {type(cal).__name__}"
+        )
     elif isinstance(cal, Mapping):
         items = [_one_calibration(c) for c in cal.values()]
     elif isinstance(cal, Sequence):
@@ -220,7 +229,7 @@ def _check_calibrations_fit_table(raw: Table, cals: Mapping[int, Calibration]) -
     machine = raw.machine
     if machine:  # a calibration must come from the machine that measured the table
         for c in cals.values():
-            check_same_machine(c.machine, "calibration", machine)
+            check_same_machine(c.machine, "calibration", machine, current_name="the table")
     version = _header_value(raw.comments, "harness")
     if version is not None:  # and from the table's harness version (issue 21, bad input)
         for c in cals.values():
@@ -450,6 +459,18 @@ def noise_floor(pass_times_s: npt.ArrayLike, statistic: str = "median") -> float
     return float(np.sqrt(np.mean(d**2)))
 
 
+def _check_n_boot(n_boot: object, level: float = 0.95) -> int:
+    """Return ``n_boot`` if it gives a ``level`` percentile interval (:func:`bootstrap_rmse`)."""
+    n = _convert.integer(n_boot, "n_boot", lo=1, hi=100000)
+    n_min = math.ceil(2 / (1 - float(level)) - 1e-9)
+    if n < n_min:
+        raise ValueError(
+            f"n_boot: at least {n_min} replicates for a {100 * float(level):g}% interval "
+            f"(one beyond each bound), got {n}"
+        )
+    return n
+
+
 def bootstrap_rmse(
     pass_times_s: npt.ArrayLike,
     predicted: npt.ArrayLike,
@@ -477,7 +498,9 @@ def bootstrap_rmse(
     predicted : array_like
         Shape (points,), finite.
     n_boot : int
-        Replicates.
+        Replicates: at least ``2 / (1 - level)`` (40 at 95%), so that one replicate lies
+        beyond each bound; with fewer the percentile interval is the replicates' range
+        and excluded the estimate (all 108 intervals of a shipped run at ``n_boot=1``).
     seed : int
         Seed of the resampling, in ``[0, 2**63 - 1]`` (as a sweep's,
         :func:`costmetrics.measure.measure`).
@@ -511,7 +534,7 @@ def bootstrap_rmse(
         raise ValueError(f"level: must be in (0, 1), got {level!r}")
     if resample not in ("points", "points+passes"):
         raise ValueError(f"resample: must be 'points' or 'points+passes', got {resample!r}")
-    n_boot = _convert.integer(n_boot, "n_boot", lo=1, hi=100000)
+    n_boot = _check_n_boot(n_boot, level)
     seed = _convert.integer(seed, "seed", lo=0, hi=2**63 - 1)
     _statistic_name(statistic)
     if not np.all(np.isfinite(pred)):
@@ -701,9 +724,15 @@ def _score(
 ) -> Score:
     use = rows & np.isfinite(predicted)
     passes = table.pass_times_s if table.pass_times_s is not None else table.time_s[:, None]
+    # The bootstrap draws points by position: in the points' own order (stencil, sizes,
+    # tiles, threads, schedule), so that a seeded interval does not depend on the order
+    # of the table's rows (per_point keeps the order of each point's first row, which a
+    # shuffled pass sets).
+    canonical = np.asarray(sorted(range(len(table)), key=table.key_of), dtype=np.intp)
 
     def boot(m: npt.NDArray[np.bool_]) -> tuple[float, float]:
-        return bootstrap_rmse(passes[m], predicted[m], n_boot, seed, statistic=table.statistic)
+        idx = canonical[m[canonical]]
+        return bootstrap_rmse(passes[idx], predicted[idx], n_boot, seed, statistic=table.statistic)
 
     def group(stencil: str, level: str, threads: int, mask: npt.NDArray[np.bool_]) -> GroupScore:
         m_all, m_top = use & mask, use & mask & top
@@ -781,6 +810,7 @@ def score(
         RMSE over all feasible points and over the top points, overall and per group,
         with confidence intervals and noise floors.
     """
+    _check_n_boot(n_boot)  # before any work
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
     rows = np.ones(len(t), dtype=bool)
     return _score(v, t, _predict(t, cals, v), top_mask(t, within=within), rows, n_boot, seed)
@@ -1408,6 +1438,7 @@ def fit(
         With fewer than two problems, or if the model is not linear in the parameters
         on these points (it must be when k = 1).
     """
+    _check_n_boot(n_boot)  # before any work
     t, cals, v = _table(table), _calibrations(calibration), _check_variant(variant)
     if v == "machine":
         return _fit_machine(t, cals, within, n_boot, seed)
@@ -1524,7 +1555,11 @@ def selection(table: Table | str | Path, *, variant: str = "exact") -> list[Sele
 
     Uses the rows tagged ``<variant>_opt`` (the predicted optimum), ``<variant>_near``
     (points within 10% of it) and ``baseline`` by :func:`costmetrics.measure.measure`.
-    Problems without these tags are skipped.
+    Problems without these tags are skipped. A problem measured with several harness
+    schedules (``measure --schedule round-robin,block``, whose tags both schedules carry)
+    is judged on the rows of its stencil's default schedule
+    (:func:`costmetrics.measure.default_schedule`), as the confirmation measures it: taking
+    the first tagged row instead made the result depend on the order of the table's rows.
 
     Parameters
     ----------
@@ -1541,7 +1576,10 @@ def selection(table: Table | str | Path, *, variant: str = "exact") -> list[Sele
     t, v = _table(table), _check_variant(variant)
     opt, near, base = t.has_tag(f"{v}_opt"), t.has_tag(f"{v}_near"), t.has_tag("baseline")
     out = []
+    schedules = np.asarray(t.schedule)
     for (name, sizes, threads), rows in _groups(t).items():
+        if len(set(schedules[rows])) > 1:
+            rows = rows[schedules[rows] == default_schedule(name)]
         o, n, b = rows[opt[rows]], rows[(opt | near)[rows]], rows[base[rows]]
         if o.size == 0 or b.size == 0:
             continue
@@ -1834,7 +1872,7 @@ def tuner_curve_of(
         Per problem and k.
     """
     t = _table(table)
-    pred = np.asarray(predicted_s, dtype=np.float64)
+    pred = _convert.real_array(predicted_s, "predicted_s")  # bools, complex, text refused
     if pred.shape != (len(t),):
         raise ValueError(f"predicted_s: expected shape ({len(t)},), got {pred.shape}")
     if not isinstance(label, str) or not label:
@@ -2347,6 +2385,7 @@ def validate(
     # A run that failed its correctness check timed something else than the stencil.
     _refuse_failed_runs(raw, "table", "the table" if isinstance(table, Table) else str(table))
     _statistic_name(statistic)  # before any work
+    _check_n_boot(n_boot)
     cals = {n: c.with_statistic(statistic) for n, c in _calibrations(calibration).items()}
     _check_calibrations_fit_table(raw, cals)
     t = raw.per_point(statistic).with_time(time)
