@@ -578,3 +578,34 @@ def test_empty_path_options_are_refused_by_name(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "argument --out: expected a path, got an empty string" in err[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_output_folders_refuse_files_fifos_and_devices_by_kind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --out afile (or /dev/null) and reproduce
+    # --out FIFO said "--out: cannot write to afile: File exists" (mkdir's error).
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the output folder was checked")
+
+    monkeypatch.setattr(measure, "calibrate", must_not_run)
+    monkeypatch.setattr(reproduce_module, "reproduce", must_not_run)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for argv, message in (
+        (["calibrate", "--out", str(afile)], f"--out: {afile} is a file, expected a folder"),
+        (["calibrate", "--out", "/dev/null"],
+         "--out: /dev/null is a character device, expected a folder"),
+        (["reproduce", "--only", "area", "--out", str(fifo)],
+         f"--out: {fifo} is a FIFO (named pipe), expected a folder"),
+    ):  # fmt: skip
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0] == f"costmetrics {argv[0]}: error: {message}", lines[0]
+    assert afile.read_text() == "x" and os.path.exists("/dev/null")

@@ -85,6 +85,21 @@ def _regular_file_or_nothing(path: Path, name: str) -> bool:
     return kind == "file"
 
 
+def file_kind(mode: int) -> str:
+    """Name, in words, the kind of file a ``stat`` mode describes (``"file"``, ``"folder"``)."""
+    for test, kind in (
+        (stat.S_ISREG, "file"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
+
+
 def writable_folder(folder: Path, name: str) -> Path:
     """Create ``folder`` if missing and check that a file can be written in it.
 
@@ -103,8 +118,17 @@ def writable_folder(folder: Path, name: str) -> Path:
     Raises
     ------
     ValueError
-        If it cannot be created or written; the message names ``name`` and the folder.
+        If it is something other than a folder (a file, a FIFO, a device), or cannot be
+        created or written; the message names ``name`` and the folder.
     """
+    try:
+        mode = os.stat(folder).st_mode  # only stat: opening a FIFO blocks
+    except OSError:
+        pass  # missing, or a file as a folder above it: mkdir's error says which
+    else:
+        if not stat.S_ISDIR(mode):
+            # mkdir(exist_ok=True) said "File exists" of a file, /dev/null or a FIFO.
+            raise ValueError(f"{name}: {folder} is a {file_kind(mode)}, expected a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # A probe file, not os.access: as root, access says yes to read-only mounts.

@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from costmetrics._files import file_kind
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.families import FAMILIES
 
@@ -149,21 +150,8 @@ def check_input_file(path: Path, option: str) -> Path:
         raise ValueError(f"{option}: {path} is a folder, expected a file")
     if not stat.S_ISREG(mode):
         # /dev/zero exists: "no file" sent the user looking for a typo.
-        raise ValueError(f"{option}: {path} is a {_file_kind(mode)}, not a regular file")
+        raise ValueError(f"{option}: {path} is a {file_kind(mode)}, not a regular file")
     return path
-
-
-def _file_kind(mode: int) -> str:
-    """Name, in words, a ``stat`` mode that is neither a regular file nor a folder."""
-    for test, kind in (
-        (stat.S_ISCHR, "character device"),
-        (stat.S_ISBLK, "block device"),
-        (stat.S_ISFIFO, "FIFO (named pipe)"),
-        (stat.S_ISSOCK, "socket"),
-    ):
-        if test(mode):
-            return kind
-    return "special file"
 
 
 def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
