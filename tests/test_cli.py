@@ -609,3 +609,28 @@ def test_output_folders_refuse_files_fifos_and_devices_by_kind(
         assert captured.out == "" and len(lines) == 1, captured.err
         assert lines[0] == f"costmetrics {argv[0]}: error: {message}", lines[0]
     assert afile.read_text() == "x" and os.path.exists("/dev/null")
+
+
+def test_refused_options_leave_no_output_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --out newcal/deep --passes 0 left an empty
+    # newcal/deep/, reproduce --only bogus --out rnew1 an empty rnew1/: the folder was
+    # created before the other options were checked.
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["calibrate", "--out", "newcal/deep", "--passes", "0"],
+        ["reproduce", "--only", "bogus", "--out", "rnew1"],
+    ):
+        assert main(argv) == 2, argv
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "error: " in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
+    # A folder that could not be created is still refused before any work.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["calibrate", "--out", str(blocker / "a" / "b")]) == 2
+    assert f"error: --out: cannot write to {blocker / 'a' / 'b'}: " in capsys.readouterr().err
+    assert main(["reproduce", "--only", "area", "--out", str(blocker / "a")]) == 2
+    err = capsys.readouterr().err
+    assert f"error: --out: cannot write to {blocker / 'a'}: {blocker} is not a folder" in err

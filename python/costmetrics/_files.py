@@ -9,6 +9,7 @@ exception: they are appended to row by row and repaired on resume (:mod:`costmet
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -100,7 +101,7 @@ def file_kind(mode: int) -> str:
     return "special file"
 
 
-def writable_folder(folder: Path, name: str) -> Path:
+def writable_folder(folder: Path, name: str, *, create: bool = True) -> Path:
     """Create ``folder`` if missing and check that a file can be written in it.
 
     Parameters
@@ -109,6 +110,11 @@ def writable_folder(folder: Path, name: str) -> Path:
         The folder.
     name : str
         The argument or option that named it, for the message.
+    create : bool
+        Create a missing folder (default). With ``False`` nothing is created: a missing
+        folder passes if its nearest existing parent is a folder a file can be written in
+        (so that a command whose other options are checked later leaves no empty folder
+        when they are refused; the folder is created when the results are written).
 
     Returns
     -------
@@ -130,14 +136,31 @@ def writable_folder(folder: Path, name: str) -> Path:
             # mkdir(exist_ok=True) said "File exists" of a file, /dev/null or a FIFO.
             raise ValueError(f"{name}: {folder} is a {file_kind(mode)}, expected a folder")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        where = folder
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        elif not folder.is_dir():
+            where = _nearest_existing_parent(folder)
+            if not where.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"{where} is not a folder")
         # A probe file, not os.access: as root, access says yes to read-only mounts.
-        probe = folder / f".costmetrics-write-check-{os.getpid()}"
+        probe = where / f".costmetrics-write-check-{os.getpid()}"
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
         raise ValueError(f"{name}: cannot write to {folder}: {exc.strerror or exc}") from None
     return folder
+
+
+def _nearest_existing_parent(path: Path) -> Path:
+    """Return the nearest parent of ``path`` that exists (``stat`` alone; ``.`` at last)."""
+    for parent in path.parents:
+        try:
+            os.stat(parent)
+        except FileNotFoundError:
+            continue
+        return parent
+    return Path(".")
 
 
 def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> Path:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from costmetrics._files import file_kind
+from costmetrics._files import file_kind, writable_folder
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.families import FAMILIES
 
@@ -264,10 +264,10 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
-        from costmetrics.measure import check_writable
         from costmetrics.reproduce import reproduce
 
-        check_writable(args.out, "--out")
+        # Checked, not created: reproduce creates it once --only's names are checked.
+        writable_folder(args.out, "--out", create=False)
         results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
@@ -594,7 +594,9 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         if args.passes is not None and args.repeats is not None:
             raise ValueError("--repeats: the former name of --passes; give only one")
         passes = args.repeats if args.passes is None else args.passes
-        cm_measure.check_writable(args.out, "--out")  # before the ~10 s of benchmarks
+        # Before the ~10 s of benchmarks; created by save_calibration, after calibrate has
+        # checked the other options (a refused one left an empty folder).
+        writable_folder(args.out, "--out", create=False)
         cal = cm_measure.calibrate(
             threads=args.threads,
             passes=5 if passes is None else passes,
