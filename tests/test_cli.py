@@ -110,7 +110,7 @@ def test_bad_input_is_one_line_on_stderr_and_status_2(
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("costmetrics reproduce: error: only: unknown experiment")
+    assert lines[0].startswith("costmetrics reproduce: error: --only: unknown experiment")
 
 
 def test_errors_via_subprocess_have_no_traceback(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_errors_via_subprocess_have_no_traceback(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert "error: only: unknown experiment" in done.stderr
+    assert "error: --only: unknown experiment" in done.stderr
 
 
 def test_lazy_model_submodules() -> None:
@@ -634,3 +634,56 @@ def test_refused_options_leave_no_output_folder(
     assert main(["reproduce", "--only", "area", "--out", str(blocker / "a")]) == 2
     err = capsys.readouterr().err
     assert f"error: --out: cannot write to {blocker / 'a'}: {blocker} is not a folder" in err
+
+
+MEASUREMENTS = cm.presets.data_dir() / "measurements"
+
+
+def test_errors_name_the_option_not_the_parameter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --configs 0 said "n_configs: ...",
+    # --budget-bytes 0 "buffer_budget_bytes: ...", validate --calibration /nonexistent
+    # "path: cannot read /nonexistent/calibration.json", and --statistic min on a
+    # calibration saved without its passes "statistic: this calibration cannot be derived
+    # again (... TypeError("'int' object is not iterable"))".
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the options were checked")
+
+    monkeypatch.setattr(measure, "_run_point", must_not_run)  # calibrate's measurements
+    monkeypatch.setattr(measure, "tune", must_not_run)
+    out = str(tmp_path / "cal")
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    cases = [
+        (["calibrate", "--out", out, "--configs", "0"], "--configs: must be in [1, 1000], got 0"),
+        (["calibrate", "--out", out, "--budget-bytes", "0"], "--budget-bytes: must be in [1024, "),
+        (["calibrate", "--out", out, "--threads", "0"], "--threads: must be in [1, 256], got 0"),
+        (["calibrate", "--out", out, "--working-set-words", "0"], "--working-set-words: must be"),
+        (["calibrate", "--out", out, "--repeats", "0"], "--repeats: must be in [1, 1000], got 0"),
+        (["reproduce", "--only", "bogus", "--out", out], "--only: unknown experiment(s) ['bogus']"),
+        (["validate", str(tmp_path / "x.csv"), "--calibration", "/nonexistent"],
+         f"table: no file {tmp_path / 'x.csv'}"),
+        (["validate", sweep, "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["validate", sweep, "--calibration", str(tmp_path)],
+         f"--calibration: {tmp_path} has no calibration.json"),
+        (["validate", sweep, "--calibration", sweep],
+         f"--calibration: {sweep} is a file, expected a folder"),
+        (["measure", "--out", str(tmp_path / "t.csv"), "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["tune", "jacobi1d", "512", "8", "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["validate", sweep, "--calibration", str(MEASUREMENTS / "cpu_calibration"),
+          "--statistic", "min"],
+         "--statistic: this calibration lacks the stored passes of its micro-benchmarks that "
+         "the statistic 'min' needs"),
+    ]  # fmt: skip
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
+    assert list(tmp_path.iterdir()) == []

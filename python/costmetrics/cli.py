@@ -154,6 +154,35 @@ def check_input_file(path: Path, option: str) -> Path:
     return path
 
 
+def _check_calibration_folder(path: Path, option: str) -> Path:
+    """Make sure ``path`` is a calibration folder (``costmetrics calibrate --out``).
+
+    Checked before any work, by ``stat`` alone; :func:`costmetrics.measure.load_calibration`
+    named its own parameter (``path: cannot read /nonexistent/calibration.json``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``option`` and ``path`` if it is missing, not a folder, or has no
+        ``calibration.json``.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{option}: no folder {path}") from None
+    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    if not stat.S_ISDIR(mode):
+        raise ValueError(f"{option}: {path} is a {file_kind(mode)}, expected a folder")
+    if not (path / "calibration.json").is_file():
+        raise ValueError(
+            f"{option}: {path} has no calibration.json (expected a folder written by "
+            "costmetrics calibrate)"
+        )
+    return path
+
+
 def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
     """Make sure a file can be written (or appended to) before long work starts.
 
@@ -217,6 +246,31 @@ def _warnings_as_lines(command: str) -> Iterator[None]:
               file=sys.stderr)  # fmt: skip
 
 
+@contextlib.contextmanager
+def _options_named(options: Mapping[str, str]) -> Iterator[None]:
+    """Name the command-line option in a bad-input error that names a Python parameter.
+
+    The functions behind the subcommands check their parameters and name them
+    (``n_configs: must be in [1, 1000], got 0``); at the command line the option was typed
+    (``--configs``). A ``ValueError``, ``OverflowError`` or own ``TypeError`` (see
+    :func:`_is_bad_input`) whose message starts with a parameter of ``options`` is raised
+    again as a ``ValueError`` starting with its option; any other error passes unchanged.
+    The limits stay the function's own: nothing is checked twice.
+
+    Parameters
+    ----------
+    options : mapping of str to str
+        Parameter name to the option as typed, e.g. ``{"n_configs": "--configs"}``.
+    """
+    try:
+        yield
+    except (ValueError, OverflowError, TypeError) as exc:
+        parameter, sep, rest = str(exc).partition(": ")
+        if not (sep and parameter in options and _is_bad_input(exc)):
+            raise
+        raise ValueError(f"{options[parameter]}: {rest}") from None
+
+
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
 #: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
 #: subscriptable") do not, and are bugs to report with their traceback.
@@ -268,7 +322,8 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
 
         # Checked, not created: reproduce creates it once --only's names are checked.
         writable_folder(args.out, "--out", create=False)
-        results = reproduce(args.out, only=args.only, progress=True)
+        with _options_named({"only": "--only"}):
+            results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
             print_json(
@@ -597,16 +652,26 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         # Before the ~10 s of benchmarks; created by save_calibration, after calibrate has
         # checked the other options (a refused one left an empty folder).
         writable_folder(args.out, "--out", create=False)
-        cal = cm_measure.calibrate(
-            threads=args.threads,
-            passes=5 if passes is None else passes,
-            n_configs=args.configs,
-            working_set_words=args.working_set_words,
-            max_working_set_words=args.max_working_set_words,
-            buffer_budget_bytes=args.budget_bytes,
-            progress=not args.json,
-            statistic=args.statistic,
-        )
+        options = {
+            "threads": "--threads",
+            "passes": "--passes" if args.repeats is None else "--repeats",
+            "n_configs": "--configs",
+            "working_set_words": "--working-set-words",
+            "max_working_set_words": "--max-working-set-words",
+            "buffer_budget_bytes": "--budget-bytes",
+            "statistic": "--statistic",
+        }
+        with _options_named(options):  # calibrate checks them before measuring
+            cal = cm_measure.calibrate(
+                threads=args.threads,
+                passes=5 if passes is None else passes,
+                n_configs=args.configs,
+                working_set_words=args.working_set_words,
+                max_working_set_words=args.max_working_set_words,
+                buffer_budget_bytes=args.budget_bytes,
+                progress=not args.json,
+                statistic=args.statistic,
+            )
         files = cm_measure.save_calibration(cal, args.out)
         out = {
             "gpu": cal.gpu.to_dict(),
@@ -775,7 +840,10 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                     raise ValueError(f"--{flag.replace('_', '-')}: only with --quiet-host")
         check_output_file(args.out, "--out", create_folder=True)
         threads = _thread_counts(args.threads)
-        cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
+        cal = None
+        if args.calibration is not None:
+            _check_calibration_folder(args.calibration, "--calibration")
+            cal = cm_measure.load_calibration(args.calibration)
         if cal is not None:
             cm_measure.check_same_machine(cal.machine, "--calibration")
             cm_measure.check_current_harness(cal.machine.get("harness_version"), "--calibration")
@@ -918,10 +986,14 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
                 )
             cm_validate.check_confirm_output(args.confirm, "--confirm")
+        check_input_file(args.table, "table")
+        for folder in args.calibration:
+            _check_calibration_folder(folder, "--calibration")
         table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
-        report = cm_validate.validate(
-            table, args.calibration, time=args.time, statistic=args.statistic
-        )
+        with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
+            report = cm_validate.validate(
+                table, args.calibration, time=args.time, statistic=args.statistic
+            )
         again: list[cm_validate.TunerCurve] = []
         if args.confirm is not None:
             with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
@@ -1065,14 +1137,23 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
 
         if args.fit is not None:
             check_input_file(args.fit, "--fit")
-        with _warnings_as_lines("tune"):  # its measurement's (load, CPU interference)
+        threads = _thread_counts(args.threads)
+        for folder in args.calibration:
+            _check_calibration_folder(folder, "--calibration")
+        options = {
+            "calibration": "--calibration", "variant": "--variant", "k": "-k",
+            "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
+            "statistic": "--statistic", "fit": "--fit",
+        }  # fmt: skip
+        # The warnings are its measurement's (load, CPU interference).
+        with _warnings_as_lines("tune"), _options_named(options):
             result = cm_measure.tune(
                 args.stencil,
                 args.calibration,
                 tuple(args.sizes),
                 variant=args.variant,
                 k=args.k,
-                threads=_thread_counts(args.threads),
+                threads=threads,
                 passes=args.passes,
                 seed=args.seed,
                 out=args.out,

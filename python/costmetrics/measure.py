@@ -943,6 +943,14 @@ class Calibration:
             # Calibrations before 2026-11-25 07:40 UTC keep the time only in the source text.
             when = str(st.get("measured_at") or self.gpu.source.split("CPU, ", 1)[1].split(",")[0])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
+            if not all(isinstance(r, Mapping) and isinstance(r.get("passes"), list)
+                       for r in self.micro.values()):  # fmt: skip
+                # Saved before every pass was kept: said as a TypeError of the settings.
+                what = f"the statistic {stat!r}" if stat != self.statistic else "deriving it again"
+                raise ValueError(
+                    f"{name}: this calibration lacks the stored passes of its micro-benchmarks "
+                    f"that {what} needs (saved by an older version; calibrate again)"
+                ) from None
             raise ValueError(
                 f"{name}: this calibration cannot be derived again (its settings, passes "
                 f"or machine record are incomplete: {exc!r})"
