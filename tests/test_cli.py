@@ -687,3 +687,41 @@ def test_errors_name_the_option_not_the_parameter(
         assert captured.out == "" and len(lines) == 1, captured.err
         assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_calibrate_threads_take_all_and_confirm_passes_needs_confirm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --threads all was refused ("expected
+    # comma-separated integers") while measure and tune take it; validate --confirm-passes
+    # without --confirm was silently ignored.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    seen: list[object] = []
+
+    class StopError(Exception):
+        pass
+
+    def record(**kwargs: object) -> None:
+        seen.append(kwargs["threads"])
+        raise StopError
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the validation ran")
+
+    monkeypatch.setattr(measure, "calibrate", record)
+    monkeypatch.setattr(cm_validate, "validate", must_not_run)
+    for value in ("all", "1,all"):
+        with pytest.raises(StopError):
+            main(["calibrate", "--out", str(tmp_path / "cal"), "--threads", value])
+    n = measure.default_threads()
+    assert seen == [[n], [1, n]]
+    assert main(["calibrate", "--out", str(tmp_path / "cal"), "--threads", "few"]) == 2
+    assert "error: --threads: expected integers or 'all', got 'few'" in capsys.readouterr().err
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    cal = str(MEASUREMENTS / "cpu_calibration")
+    assert main(["validate", sweep, "--calibration", cal, "--confirm-passes", "1"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["costmetrics validate: error: --confirm-passes: only with --confirm"]
+    assert list(tmp_path.iterdir()) == []

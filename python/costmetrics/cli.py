@@ -611,9 +611,8 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--threads",
-        type=_int_list,
         default=None,
-        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+        help="thread counts, e.g. 1,2 or 1,all (default: all cores; 1 is always measured too)",
     )
     parser.add_argument(
         "--passes", type=_int, default=None, help="interleaved shuffled passes (default 5)"
@@ -649,6 +648,8 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         if args.passes is not None and args.repeats is not None:
             raise ValueError("--repeats: the former name of --passes; give only one")
         passes = args.repeats if args.passes is None else args.passes
+        # 'all' as measure and tune take it (the argparse type refused it).
+        threads = None if args.threads is None else _thread_counts(args.threads)
         # Before the ~10 s of benchmarks; created by save_calibration, after calibrate has
         # checked the other options (a refused one left an empty folder).
         writable_folder(args.out, "--out", create=False)
@@ -663,7 +664,7 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         }
         with _options_named(options):  # calibrate checks them before measuring
             cal = cm_measure.calibrate(
-                threads=args.threads,
+                threads=threads,
                 passes=5 if passes is None else passes,
                 n_configs=args.configs,
                 working_set_words=args.working_set_words,
@@ -956,7 +957,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--confirm-passes",
         type=_int,
-        default=9,
+        default=None,
         metavar="P",
         help="with --confirm: fresh shuffled passes (default 9)",
     )
@@ -969,6 +970,10 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
+        if args.confirm is None and args.confirm_passes is not None:
+            # It only shapes --confirm's measurement: given alone it was ignored.
+            raise ValueError("--confirm-passes: only with --confirm")
+        confirm_passes = 9 if args.confirm_passes is None else args.confirm_passes
         # Both outputs are checked before the validation (and --confirm's measurements).
         if args.plot is not None:
             from matplotlib.backend_bases import FigureCanvasBase
@@ -981,10 +986,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 )
             check_output_file(args.plot, "--plot")
         if args.confirm is not None:
-            if not 2 <= args.confirm_passes <= 1000:
-                raise ValueError(
-                    f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
-                )
+            if not 2 <= confirm_passes <= 1000:
+                raise ValueError(f"--confirm-passes: must be in [2, 1000], got {confirm_passes}")
             cm_validate.check_confirm_output(args.confirm, "--confirm")
         check_input_file(args.table, "table")
         for folder in args.calibration:
@@ -999,7 +1002,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
                 again = cm_validate.confirm_selection(
                     table.per_point(args.statistic), list(report.tuner.values()),
-                    args.confirm, passes=args.confirm_passes, progress=not args.json,
+                    args.confirm, passes=confirm_passes, progress=not args.json,
                     command=one_line(
                         f"costmetrics validate {args.table} --confirm {args.confirm}"
                     ),
