@@ -725,3 +725,26 @@ def test_calibrate_threads_take_all_and_confirm_passes_needs_confirm(
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == ["costmetrics validate: error: --confirm-passes: only with --confirm"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_prints_warnings_as_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (adversarial tester, 2026-11-30) validate on a table whose last line is unterminated
+    # printed read_table's UserWarning in Python's form: "/path/cli.py:931: UserWarning:
+    # ..." and the source line, unlike tune and measure.
+    lines = (MEASUREMENTS / "cpu_sweep.csv").read_text(encoding="utf-8").splitlines()
+    kept = [ln for ln in lines if not ln.startswith(("gradient2d", "heat2d", "jacobi2d",
+                                                     "laplacian2d"))]  # fmt: skip
+    cut = tmp_path / "cut.csv"
+    cut.write_text("\n".join(kept), encoding="utf-8")  # no newline after the last row
+    argv = ["validate", str(cut), "--calibration", str(MEASUREMENTS / "cpu_calibration")]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)
+    err = captured.err.strip().splitlines()
+    assert err == [
+        f"costmetrics validate: warning: {cut}: ignoring an unterminated last line of "
+        f"{len(kept[-1])} bytes (a sweep cut while writing; measure() sets it aside and "
+        "measures that point again)"
+    ], err

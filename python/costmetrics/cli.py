@@ -992,14 +992,16 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         check_input_file(args.table, "table")
         for folder in args.calibration:
             _check_calibration_folder(folder, "--calibration")
-        table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
-        with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
-            report = cm_validate.validate(
-                table, args.calibration, time=args.time, statistic=args.statistic
-            )
-        again: list[cm_validate.TunerCurve] = []
-        if args.confirm is not None:
-            with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
+        # One line each, as tune's and measure's: read_table's (an unterminated last line),
+        # the scoring's, and --confirm's measurement's (load, CPU interference).
+        with _warnings_as_lines("validate"):
+            table = cm_measure.read_table(args.table)  # read once: scored, its header's probe
+            with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
+                report = cm_validate.validate(
+                    table, args.calibration, time=args.time, statistic=args.statistic
+                )
+            again: list[cm_validate.TunerCurve] = []
+            if args.confirm is not None:
                 again = cm_validate.confirm_selection(
                     table.per_point(args.statistic), list(report.tuner.values()),
                     args.confirm, passes=confirm_passes, progress=not args.json,
@@ -1007,8 +1009,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                         f"costmetrics validate {args.table} --confirm {args.confirm}"
                     ),
                 )  # fmt: skip
-        if args.plot is not None:
-            save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
+            if args.plot is not None:
+                save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
         gates = cm_measure.table_host_gates(table)
         if args.json:
