@@ -748,3 +748,38 @@ def test_validate_prints_warnings_as_one_line_each(
         f"{len(kept[-1])} bytes (a sweep cut while writing; measure() sets it aside and "
         "measures that point again)"
     ], err
+
+
+def test_confirm_refuses_another_machines_table_before_scoring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) validate SWEEP --confirm DIR/c.csv with a table of
+    # another machine refused only after the whole validation (16 s), in
+    # confirm_selection, and left DIR/ and DIR/.c.csv.lock behind. The shipped Xeon run is
+    # another machine's wherever these tests run on another CPU.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    run = MEASUREMENTS / "quiet_run_2026-11-29_xeon_runs"
+    table = measure.read_table(run / "sweep.csv")
+    here = measure.machine_record()
+    differs = [k for k in measure.MACHINE_IDENTITY
+               if k in table.machine and k in here and table.machine[k] != here[k]]  # fmt: skip
+    if not differs:
+        pytest.skip("this machine is the one that measured the shipped Xeon run")
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the validation ran before --confirm's table was checked")
+
+    monkeypatch.setattr(cm_validate, "validate", must_not_run)
+    out = tmp_path / "DIR" / "c.csv"
+    argv = ["validate", str(run / "sweep.csv"), "--calibration", str(run / "calibration_1t"),
+            "--calibration", str(run / "calibration_2t"), "--confirm", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(
+        f"costmetrics validate: error: --confirm: {run / 'sweep.csv'}: measured on another "
+        f"machine or harness build ({differs[0]} "
+    ), lines[0]
+    assert list(tmp_path.iterdir()) == []

@@ -985,10 +985,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"(one of {', '.join('.' + f for f in sorted(formats))})"
                 )
             check_output_file(args.plot, "--plot")
-        if args.confirm is not None:
-            if not 2 <= confirm_passes <= 1000:
-                raise ValueError(f"--confirm-passes: must be in [2, 1000], got {confirm_passes}")
-            cm_validate.check_confirm_output(args.confirm, "--confirm")
+        if args.confirm is not None and not 2 <= confirm_passes <= 1000:
+            raise ValueError(f"--confirm-passes: must be in [2, 1000], got {confirm_passes}")
         check_input_file(args.table, "table")
         for folder in args.calibration:
             _check_calibration_folder(folder, "--calibration")
@@ -996,6 +994,15 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         # the scoring's, and --confirm's measurement's (load, CPU interference).
         with _warnings_as_lines("validate"):
             table = cm_measure.read_table(args.table)  # read once: scored, its header's probe
+            if args.confirm is not None:
+                # What confirm_selection refuses after the scoring (minutes), checked before
+                # it, and before --confirm's folder and lock file are made: the runs are
+                # measured again here, so the table must be this machine's and harness's.
+                name = f"--confirm: {args.table}"
+                if table.machine:
+                    cm_measure.check_same_machine(table.machine, name)
+                cm_measure.check_current_harness(table.header_value("harness"), name)
+                cm_validate.check_confirm_output(args.confirm, "--confirm")
             with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
                 report = cm_validate.validate(
                     table, args.calibration, time=args.time, statistic=args.statistic
