@@ -783,3 +783,37 @@ def test_confirm_refuses_another_machines_table_before_scoring(
         f"machine or harness build ({differs[0]} "
     ), lines[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_tune_checks_out_before_the_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) tune ... --fit TABLE --out DIR, DIR a folder, fitted
+    # first (10 s), then failed with "out: DIR is a folder, expected a file".
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tune ran before --out was checked")
+
+    monkeypatch.setattr(measure, "tune", must_not_run)
+    cal = str(MEASUREMENTS / "cpu_calibration")
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for out, message in (
+        (tmp_path, f"--out: {tmp_path} is a folder, expected a file"),
+        (Path("/dev/null"), "--out: /dev/null is not a regular file"),
+        (blocker / "t.csv", f"--out: {blocker} is a file, expected a folder"),
+    ):
+        argv = ["tune", "jacobi1d", "512", "8", "--calibration", cal, "--fit", sweep,
+                "--out", str(out)]  # fmt: skip
+        assert main(argv) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"costmetrics tune: error: {message}"), lines
+    # A missing folder is not created by the check (measure creates it).
+    argv = ["tune", "jacobi1d", "512", "8", "--calibration", cal, "-k", "0",
+            "--out", str(tmp_path / "new" / "t.csv")]  # fmt: skip
+    monkeypatch.undo()
+    assert main(argv) == 2
+    assert "error: -k: must be in [1, 10000], got 0" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

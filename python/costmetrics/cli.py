@@ -1147,6 +1147,13 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.out is not None:
+            # Before the fit (seconds) and the ranking; a missing folder is checked, not
+            # created (measure creates it), so that a refused option leaves none.
+            if args.out.parent.is_dir():
+                check_output_file(args.out, "--out")
+            else:
+                writable_folder(args.out.parent, "--out", create=False)
         if args.fit is not None:
             check_input_file(args.fit, "--fit")
         threads = _thread_counts(args.threads)
