@@ -110,7 +110,7 @@ def test_bad_input_is_one_line_on_stderr_and_status_2(
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith("costmetrics reproduce: error: only: unknown experiment")
+    assert lines[0].startswith("costmetrics reproduce: error: --only: unknown experiment")
 
 
 def test_errors_via_subprocess_have_no_traceback(tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_errors_via_subprocess_have_no_traceback(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert "error: only: unknown experiment" in done.stderr
+    assert "error: --only: unknown experiment" in done.stderr
 
 
 def test_lazy_model_submodules() -> None:
@@ -578,3 +578,242 @@ def test_empty_path_options_are_refused_by_name(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "argument --out: expected a path, got an empty string" in err[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_output_folders_refuse_files_fifos_and_devices_by_kind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --out afile (or /dev/null) and reproduce
+    # --out FIFO said "--out: cannot write to afile: File exists" (mkdir's error).
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the output folder was checked")
+
+    monkeypatch.setattr(measure, "calibrate", must_not_run)
+    monkeypatch.setattr(reproduce_module, "reproduce", must_not_run)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for argv, message in (
+        (["calibrate", "--out", str(afile)], f"--out: {afile} is a file, expected a folder"),
+        (["calibrate", "--out", "/dev/null"],
+         "--out: /dev/null is a character device, expected a folder"),
+        (["reproduce", "--only", "area", "--out", str(fifo)],
+         f"--out: {fifo} is a FIFO (named pipe), expected a folder"),
+    ):  # fmt: skip
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0] == f"costmetrics {argv[0]}: error: {message}", lines[0]
+    assert afile.read_text() == "x" and os.path.exists("/dev/null")
+
+
+def test_refused_options_leave_no_output_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --out newcal/deep --passes 0 left an empty
+    # newcal/deep/, reproduce --only bogus --out rnew1 an empty rnew1/: the folder was
+    # created before the other options were checked.
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["calibrate", "--out", "newcal/deep", "--passes", "0"],
+        ["reproduce", "--only", "bogus", "--out", "rnew1"],
+    ):
+        assert main(argv) == 2, argv
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and "error: " in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
+    # A folder that could not be created is still refused before any work.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["calibrate", "--out", str(blocker / "a" / "b")]) == 2
+    assert f"error: --out: cannot write to {blocker / 'a' / 'b'}: " in capsys.readouterr().err
+    assert main(["reproduce", "--only", "area", "--out", str(blocker / "a")]) == 2
+    err = capsys.readouterr().err
+    assert f"error: --out: cannot write to {blocker / 'a'}: {blocker} is not a folder" in err
+
+
+MEASUREMENTS = cm.presets.data_dir() / "measurements"
+
+
+def test_errors_name_the_option_not_the_parameter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --configs 0 said "n_configs: ...",
+    # --budget-bytes 0 "buffer_budget_bytes: ...", validate --calibration /nonexistent
+    # "path: cannot read /nonexistent/calibration.json", and --statistic min on a
+    # calibration saved without its passes "statistic: this calibration cannot be derived
+    # again (... TypeError("'int' object is not iterable"))".
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work ran before the options were checked")
+
+    monkeypatch.setattr(measure, "_run_point", must_not_run)  # calibrate's measurements
+    monkeypatch.setattr(measure, "tune", must_not_run)
+    out = str(tmp_path / "cal")
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    cases = [
+        (["calibrate", "--out", out, "--configs", "0"], "--configs: must be in [1, 1000], got 0"),
+        (["calibrate", "--out", out, "--budget-bytes", "0"], "--budget-bytes: must be in [1024, "),
+        (["calibrate", "--out", out, "--threads", "0"], "--threads: must be in [1, 256], got 0"),
+        (["calibrate", "--out", out, "--working-set-words", "0"], "--working-set-words: must be"),
+        (["calibrate", "--out", out, "--repeats", "0"], "--repeats: must be in [1, 1000], got 0"),
+        (["reproduce", "--only", "bogus", "--out", out], "--only: unknown experiment(s) ['bogus']"),
+        (["validate", str(tmp_path / "x.csv"), "--calibration", "/nonexistent"],
+         f"table: no file {tmp_path / 'x.csv'}"),
+        (["validate", sweep, "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["validate", sweep, "--calibration", str(tmp_path)],
+         f"--calibration: {tmp_path} has no calibration.json"),
+        (["validate", sweep, "--calibration", sweep],
+         f"--calibration: {sweep} is a file, expected a folder"),
+        (["measure", "--out", str(tmp_path / "t.csv"), "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["tune", "jacobi1d", "512", "8", "--calibration", "/nonexistent"],
+         "--calibration: no folder /nonexistent"),
+        (["validate", sweep, "--calibration", str(MEASUREMENTS / "cpu_calibration"),
+          "--statistic", "min"],
+         "--statistic: this calibration lacks the stored passes of its micro-benchmarks that "
+         "the statistic 'min' needs"),
+    ]  # fmt: skip
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_calibrate_threads_take_all_and_confirm_passes_needs_confirm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) calibrate --threads all was refused ("expected
+    # comma-separated integers") while measure and tune take it; validate --confirm-passes
+    # without --confirm was silently ignored.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    seen: list[object] = []
+
+    class StopError(Exception):
+        pass
+
+    def record(**kwargs: object) -> None:
+        seen.append(kwargs["threads"])
+        raise StopError
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the validation ran")
+
+    monkeypatch.setattr(measure, "calibrate", record)
+    monkeypatch.setattr(cm_validate, "validate", must_not_run)
+    for value in ("all", "1,all"):
+        with pytest.raises(StopError):
+            main(["calibrate", "--out", str(tmp_path / "cal"), "--threads", value])
+    n = measure.default_threads()
+    assert seen == [[n], [1, n]]
+    assert main(["calibrate", "--out", str(tmp_path / "cal"), "--threads", "few"]) == 2
+    assert "error: --threads: expected integers or 'all', got 'few'" in capsys.readouterr().err
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    cal = str(MEASUREMENTS / "cpu_calibration")
+    assert main(["validate", sweep, "--calibration", cal, "--confirm-passes", "1"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["costmetrics validate: error: --confirm-passes: only with --confirm"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_prints_warnings_as_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (adversarial tester, 2026-11-30) validate on a table whose last line is unterminated
+    # printed read_table's UserWarning in Python's form: "/path/cli.py:931: UserWarning:
+    # ..." and the source line, unlike tune and measure.
+    lines = (MEASUREMENTS / "cpu_sweep.csv").read_text(encoding="utf-8").splitlines()
+    kept = [ln for ln in lines if not ln.startswith(("gradient2d", "heat2d", "jacobi2d",
+                                                     "laplacian2d"))]  # fmt: skip
+    cut = tmp_path / "cut.csv"
+    cut.write_text("\n".join(kept), encoding="utf-8")  # no newline after the last row
+    argv = ["validate", str(cut), "--calibration", str(MEASUREMENTS / "cpu_calibration")]
+    assert main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)
+    err = captured.err.strip().splitlines()
+    assert err == [
+        f"costmetrics validate: warning: {cut}: ignoring an unterminated last line of "
+        f"{len(kept[-1])} bytes (a sweep cut while writing; measure() sets it aside and "
+        "measures that point again)"
+    ], err
+
+
+def test_confirm_refuses_another_machines_table_before_scoring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) validate SWEEP --confirm DIR/c.csv with a table of
+    # another machine refused only after the whole validation (16 s), in
+    # confirm_selection, and left DIR/ and DIR/.c.csv.lock behind. The shipped Xeon run is
+    # another machine's wherever these tests run on another CPU.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    run = MEASUREMENTS / "quiet_run_2026-11-29_xeon_runs"
+    table = measure.read_table(run / "sweep.csv")
+    here = measure.machine_record()
+    differs = [k for k in measure.MACHINE_IDENTITY
+               if k in table.machine and k in here and table.machine[k] != here[k]]  # fmt: skip
+    if not differs:
+        pytest.skip("this machine is the one that measured the shipped Xeon run")
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the validation ran before --confirm's table was checked")
+
+    monkeypatch.setattr(cm_validate, "validate", must_not_run)
+    out = tmp_path / "DIR" / "c.csv"
+    argv = ["validate", str(run / "sweep.csv"), "--calibration", str(run / "calibration_1t"),
+            "--calibration", str(run / "calibration_2t"), "--confirm", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(
+        f"costmetrics validate: error: --confirm: {run / 'sweep.csv'}: measured on another "
+        f"machine or harness build ({differs[0]} "
+    ), lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tune_checks_out_before_the_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (adversarial tester, 2026-11-30) tune ... --fit TABLE --out DIR, DIR a folder, fitted
+    # first (10 s), then failed with "out: DIR is a folder, expected a file".
+    from costmetrics import measure
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tune ran before --out was checked")
+
+    monkeypatch.setattr(measure, "tune", must_not_run)
+    cal = str(MEASUREMENTS / "cpu_calibration")
+    sweep = str(MEASUREMENTS / "cpu_sweep.csv")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for out, message in (
+        (tmp_path, f"--out: {tmp_path} is a folder, expected a file"),
+        (Path("/dev/null"), "--out: /dev/null is not a regular file"),
+        (blocker / "t.csv", f"--out: {blocker} is a file, expected a folder"),
+    ):
+        argv = ["tune", "jacobi1d", "512", "8", "--calibration", cal, "--fit", sweep,
+                "--out", str(out)]  # fmt: skip
+        assert main(argv) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"costmetrics tune: error: {message}"), lines
+    # A missing folder is not created by the check (measure creates it).
+    argv = ["tune", "jacobi1d", "512", "8", "--calibration", cal, "-k", "0",
+            "--out", str(tmp_path / "new" / "t.csv")]  # fmt: skip
+    monkeypatch.undo()
+    assert main(argv) == 2
+    assert "error: -k: must be in [1, 10000], got 0" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -409,6 +409,25 @@ def test_the_confirmation_check_refuses_a_table_being_measured(tmp_path: Path) -
     cv.check_confirm_output(out, "--confirm")  # released
 
 
+def test_a_refused_confirmation_check_leaves_no_lock_file(
+    tmp_path: Path, complete_table: bytes
+) -> None:
+    # (adversarial tester, 2026-11-30) check_confirm_output took the table's lock to check
+    # it, creating .<name>.lock: a refused --confirm into an existing table (here, one of
+    # another seed) left it behind, and so did a fresh path.
+    out = _write_bytes(tmp_path / "c.csv", complete_table)
+    with pytest.raises(ValueError, match=r"^--confirm: "):
+        cv.check_confirm_output(out, "--confirm")
+    cv.check_confirm_output(tmp_path / "new.csv", "--confirm")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.csv"]
+    assert out.read_bytes() == complete_table
+    # A lock file a writer made is still taken for the check (the test above).
+    with mm._table_lock(out, "out"):
+        pass
+    with pytest.raises(ValueError, match=r"^--confirm: .*seed"):
+        cv.check_confirm_output(out, "--confirm")
+
+
 def _write_bytes(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path

@@ -9,6 +9,7 @@ exception: they are appended to row by row and repaired on resume (:mod:`costmet
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -85,7 +86,22 @@ def _regular_file_or_nothing(path: Path, name: str) -> bool:
     return kind == "file"
 
 
-def writable_folder(folder: Path, name: str) -> Path:
+def file_kind(mode: int) -> str:
+    """Name, in words, the kind of file a ``stat`` mode describes (``"file"``, ``"folder"``)."""
+    for test, kind in (
+        (stat.S_ISREG, "file"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def writable_folder(folder: Path, name: str, *, create: bool = True) -> Path:
     """Create ``folder`` if missing and check that a file can be written in it.
 
     Parameters
@@ -94,6 +110,11 @@ def writable_folder(folder: Path, name: str) -> Path:
         The folder.
     name : str
         The argument or option that named it, for the message.
+    create : bool
+        Create a missing folder (default). With ``False`` nothing is created: a missing
+        folder passes if its nearest existing parent is a folder a file can be written in
+        (so that a command whose other options are checked later leaves no empty folder
+        when they are refused; the folder is created when the results are written).
 
     Returns
     -------
@@ -103,17 +124,43 @@ def writable_folder(folder: Path, name: str) -> Path:
     Raises
     ------
     ValueError
-        If it cannot be created or written; the message names ``name`` and the folder.
+        If it is something other than a folder (a file, a FIFO, a device), or cannot be
+        created or written; the message names ``name`` and the folder.
     """
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        mode = os.stat(folder).st_mode  # only stat: opening a FIFO blocks
+    except OSError:
+        pass  # missing, or a file as a folder above it: mkdir's error says which
+    else:
+        if not stat.S_ISDIR(mode):
+            # mkdir(exist_ok=True) said "File exists" of a file, /dev/null or a FIFO.
+            raise ValueError(f"{name}: {folder} is a {file_kind(mode)}, expected a folder")
+    try:
+        where = folder
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        elif not folder.is_dir():
+            where = _nearest_existing_parent(folder)
+            if not where.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"{where} is not a folder")
         # A probe file, not os.access: as root, access says yes to read-only mounts.
-        probe = folder / f".costmetrics-write-check-{os.getpid()}"
+        probe = where / f".costmetrics-write-check-{os.getpid()}"
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
         raise ValueError(f"{name}: cannot write to {folder}: {exc.strerror or exc}") from None
     return folder
+
+
+def _nearest_existing_parent(path: Path) -> Path:
+    """Return the nearest parent of ``path`` that exists (``stat`` alone; ``.`` at last)."""
+    for parent in path.parents:
+        try:
+            os.stat(parent)
+        except FileNotFoundError:
+            continue
+        return parent
+    return Path(".")
 
 
 def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> Path:

@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from costmetrics._files import file_kind, writable_folder
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.families import FAMILIES
 
@@ -149,21 +150,37 @@ def check_input_file(path: Path, option: str) -> Path:
         raise ValueError(f"{option}: {path} is a folder, expected a file")
     if not stat.S_ISREG(mode):
         # /dev/zero exists: "no file" sent the user looking for a typo.
-        raise ValueError(f"{option}: {path} is a {_file_kind(mode)}, not a regular file")
+        raise ValueError(f"{option}: {path} is a {file_kind(mode)}, not a regular file")
     return path
 
 
-def _file_kind(mode: int) -> str:
-    """Name, in words, a ``stat`` mode that is neither a regular file nor a folder."""
-    for test, kind in (
-        (stat.S_ISCHR, "character device"),
-        (stat.S_ISBLK, "block device"),
-        (stat.S_ISFIFO, "FIFO (named pipe)"),
-        (stat.S_ISSOCK, "socket"),
-    ):
-        if test(mode):
-            return kind
-    return "special file"
+def _check_calibration_folder(path: Path, option: str) -> Path:
+    """Make sure ``path`` is a calibration folder (``costmetrics calibrate --out``).
+
+    Checked before any work, by ``stat`` alone; :func:`costmetrics.measure.load_calibration`
+    named its own parameter (``path: cannot read /nonexistent/calibration.json``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``option`` and ``path`` if it is missing, not a folder, or has no
+        ``calibration.json``.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{option}: no folder {path}") from None
+    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    if not stat.S_ISDIR(mode):
+        raise ValueError(f"{option}: {path} is a {file_kind(mode)}, expected a folder")
+    if not (path / "calibration.json").is_file():
+        raise ValueError(
+            f"{option}: {path} has no calibration.json (expected a folder written by "
+            "costmetrics calibrate)"
+        )
+    return path
 
 
 def check_output_file(path: Path, option: str, *, create_folder: bool = False) -> Path:
@@ -229,6 +246,31 @@ def _warnings_as_lines(command: str) -> Iterator[None]:
               file=sys.stderr)  # fmt: skip
 
 
+@contextlib.contextmanager
+def _options_named(options: Mapping[str, str]) -> Iterator[None]:
+    """Name the command-line option in a bad-input error that names a Python parameter.
+
+    The functions behind the subcommands check their parameters and name them
+    (``n_configs: must be in [1, 1000], got 0``); at the command line the option was typed
+    (``--configs``). A ``ValueError``, ``OverflowError`` or own ``TypeError`` (see
+    :func:`_is_bad_input`) whose message starts with a parameter of ``options`` is raised
+    again as a ``ValueError`` starting with its option; any other error passes unchanged.
+    The limits stay the function's own: nothing is checked twice.
+
+    Parameters
+    ----------
+    options : mapping of str to str
+        Parameter name to the option as typed, e.g. ``{"n_configs": "--configs"}``.
+    """
+    try:
+        yield
+    except (ValueError, OverflowError, TypeError) as exc:
+        parameter, sep, rest = str(exc).partition(": ")
+        if not (sep and parameter in options and _is_bad_input(exc)):
+            raise
+        raise ValueError(f"{options[parameter]}: {rest}") from None
+
+
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
 #: Python's own TypeErrors ("unsupported operand type(s)", "'NoneType' object is not
 #: subscriptable") do not, and are bugs to report with their traceback.
@@ -276,11 +318,12 @@ def _add_reproduce(parser: argparse.ArgumentParser) -> Handler:
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
-        from costmetrics.measure import check_writable
         from costmetrics.reproduce import reproduce
 
-        check_writable(args.out, "--out")
-        results = reproduce(args.out, only=args.only, progress=True)
+        # Checked, not created: reproduce creates it once --only's names are checked.
+        writable_folder(args.out, "--out", create=False)
+        with _options_named({"only": "--only"}):
+            results = reproduce(args.out, only=args.only, progress=True)
         md_path, json_path = args.out / "report.md", args.out / "report.json"
         if args.json:
             print_json(
@@ -568,9 +611,8 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     )
     parser.add_argument(
         "--threads",
-        type=_int_list,
         default=None,
-        help="thread counts, e.g. 1,2 (default: all cores; 1 is always measured too)",
+        help="thread counts, e.g. 1,2 or 1,all (default: all cores; 1 is always measured too)",
     )
     parser.add_argument(
         "--passes", type=_int, default=None, help="interleaved shuffled passes (default 5)"
@@ -606,17 +648,31 @@ def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
         if args.passes is not None and args.repeats is not None:
             raise ValueError("--repeats: the former name of --passes; give only one")
         passes = args.repeats if args.passes is None else args.passes
-        cm_measure.check_writable(args.out, "--out")  # before the ~10 s of benchmarks
-        cal = cm_measure.calibrate(
-            threads=args.threads,
-            passes=5 if passes is None else passes,
-            n_configs=args.configs,
-            working_set_words=args.working_set_words,
-            max_working_set_words=args.max_working_set_words,
-            buffer_budget_bytes=args.budget_bytes,
-            progress=not args.json,
-            statistic=args.statistic,
-        )
+        # 'all' as measure and tune take it (the argparse type refused it).
+        threads = None if args.threads is None else _thread_counts(args.threads)
+        # Before the ~10 s of benchmarks; created by save_calibration, after calibrate has
+        # checked the other options (a refused one left an empty folder).
+        writable_folder(args.out, "--out", create=False)
+        options = {
+            "threads": "--threads",
+            "passes": "--passes" if args.repeats is None else "--repeats",
+            "n_configs": "--configs",
+            "working_set_words": "--working-set-words",
+            "max_working_set_words": "--max-working-set-words",
+            "buffer_budget_bytes": "--budget-bytes",
+            "statistic": "--statistic",
+        }
+        with _options_named(options):  # calibrate checks them before measuring
+            cal = cm_measure.calibrate(
+                threads=threads,
+                passes=5 if passes is None else passes,
+                n_configs=args.configs,
+                working_set_words=args.working_set_words,
+                max_working_set_words=args.max_working_set_words,
+                buffer_budget_bytes=args.budget_bytes,
+                progress=not args.json,
+                statistic=args.statistic,
+            )
         files = cm_measure.save_calibration(cal, args.out)
         out = {
             "gpu": cal.gpu.to_dict(),
@@ -785,7 +841,10 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
                     raise ValueError(f"--{flag.replace('_', '-')}: only with --quiet-host")
         check_output_file(args.out, "--out", create_folder=True)
         threads = _thread_counts(args.threads)
-        cal = None if args.calibration is None else cm_measure.load_calibration(args.calibration)
+        cal = None
+        if args.calibration is not None:
+            _check_calibration_folder(args.calibration, "--calibration")
+            cal = cm_measure.load_calibration(args.calibration)
         if cal is not None:
             cm_measure.check_same_machine(cal.machine, "--calibration")
             cm_measure.check_current_harness(cal.machine.get("harness_version"), "--calibration")
@@ -898,7 +957,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument(
         "--confirm-passes",
         type=_int,
-        default=9,
+        default=None,
         metavar="P",
         help="with --confirm: fresh shuffled passes (default 9)",
     )
@@ -911,6 +970,10 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
+        if args.confirm is None and args.confirm_passes is not None:
+            # It only shapes --confirm's measurement: given alone it was ignored.
+            raise ValueError("--confirm-passes: only with --confirm")
+        confirm_passes = 9 if args.confirm_passes is None else args.confirm_passes
         # Both outputs are checked before the validation (and --confirm's measurements).
         if args.plot is not None:
             from matplotlib.backend_bases import FigureCanvasBase
@@ -922,28 +985,39 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"(one of {', '.join('.' + f for f in sorted(formats))})"
                 )
             check_output_file(args.plot, "--plot")
-        if args.confirm is not None:
-            if not 2 <= args.confirm_passes <= 1000:
-                raise ValueError(
-                    f"--confirm-passes: must be in [2, 1000], got {args.confirm_passes}"
+        if args.confirm is not None and not 2 <= confirm_passes <= 1000:
+            raise ValueError(f"--confirm-passes: must be in [2, 1000], got {confirm_passes}")
+        check_input_file(args.table, "table")
+        for folder in args.calibration:
+            _check_calibration_folder(folder, "--calibration")
+        # One line each, as tune's and measure's: read_table's (an unterminated last line),
+        # the scoring's, and --confirm's measurement's (load, CPU interference).
+        with _warnings_as_lines("validate"):
+            table = cm_measure.read_table(args.table)  # read once: scored, its header's probe
+            if args.confirm is not None:
+                # What confirm_selection refuses after the scoring (minutes), checked before
+                # it, and before --confirm's folder and lock file are made: the runs are
+                # measured again here, so the table must be this machine's and harness's.
+                name = f"--confirm: {args.table}"
+                if table.machine:
+                    cm_measure.check_same_machine(table.machine, name)
+                cm_measure.check_current_harness(table.header_value("harness"), name)
+                cm_validate.check_confirm_output(args.confirm, "--confirm")
+            with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
+                report = cm_validate.validate(
+                    table, args.calibration, time=args.time, statistic=args.statistic
                 )
-            cm_validate.check_confirm_output(args.confirm, "--confirm")
-        table = cm_measure.read_table(args.table)  # read once: scored, and its header's probe
-        report = cm_validate.validate(
-            table, args.calibration, time=args.time, statistic=args.statistic
-        )
-        again: list[cm_validate.TunerCurve] = []
-        if args.confirm is not None:
-            with _warnings_as_lines("validate"):  # measure's (load, CPU interference)
+            again: list[cm_validate.TunerCurve] = []
+            if args.confirm is not None:
                 again = cm_validate.confirm_selection(
                     table.per_point(args.statistic), list(report.tuner.values()),
-                    args.confirm, passes=args.confirm_passes, progress=not args.json,
+                    args.confirm, passes=confirm_passes, progress=not args.json,
                     command=one_line(
                         f"costmetrics validate {args.table} --confirm {args.confirm}"
                     ),
                 )  # fmt: skip
-        if args.plot is not None:
-            save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
+            if args.plot is not None:
+                save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
         gates = cm_measure.table_host_gates(table)
         if args.json:
@@ -1073,16 +1147,32 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.out is not None:
+            # Before the fit (seconds) and the ranking; a missing folder is checked, not
+            # created (measure creates it), so that a refused option leaves none.
+            if args.out.parent.is_dir():
+                check_output_file(args.out, "--out")
+            else:
+                writable_folder(args.out.parent, "--out", create=False)
         if args.fit is not None:
             check_input_file(args.fit, "--fit")
-        with _warnings_as_lines("tune"):  # its measurement's (load, CPU interference)
+        threads = _thread_counts(args.threads)
+        for folder in args.calibration:
+            _check_calibration_folder(folder, "--calibration")
+        options = {
+            "calibration": "--calibration", "variant": "--variant", "k": "-k",
+            "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
+            "statistic": "--statistic", "fit": "--fit",
+        }  # fmt: skip
+        # The warnings are its measurement's (load, CPU interference).
+        with _warnings_as_lines("tune"), _options_named(options):
             result = cm_measure.tune(
                 args.stencil,
                 args.calibration,
                 tuple(args.sizes),
                 variant=args.variant,
                 k=args.k,
-                threads=_thread_counts(args.threads),
+                threads=threads,
                 passes=args.passes,
                 seed=args.seed,
                 out=args.out,

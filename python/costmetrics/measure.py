@@ -947,6 +947,14 @@ class Calibration:
             # Calibrations before 2026-11-25 07:40 UTC keep the time only in the source text.
             when = str(st.get("measured_at") or self.gpu.source.split("CPU, ", 1)[1].split(",")[0])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
+            if not all(isinstance(r, Mapping) and isinstance(r.get("passes"), list)
+                       for r in self.micro.values()):  # fmt: skip
+                # Saved before every pass was kept: said as a TypeError of the settings.
+                what = f"the statistic {stat!r}" if stat != self.statistic else "deriving it again"
+                raise ValueError(
+                    f"{name}: this calibration lacks the stored passes of its micro-benchmarks "
+                    f"that {what} needs (saved by an older version; calibrate again)"
+                ) from None
             raise ValueError(
                 f"{name}: this calibration cannot be derived again (its settings, passes "
                 f"or machine record are incomplete: {exc!r})"
@@ -3616,7 +3624,7 @@ def _lock_path(path: Path) -> Path:
 
 
 @contextmanager
-def _table_lock(path: Path, name: str) -> Iterator[None]:
+def _table_lock(path: Path, name: str, *, create: bool = True) -> Iterator[None]:
     """Hold an exclusive lock on the table ``path`` for the block (one writer at a time).
 
     Two sweeps appending to one table wrote the same (point, pass) twice, which no reader
@@ -3627,6 +3635,10 @@ def _table_lock(path: Path, name: str) -> Iterator[None]:
     releases the lock when its holder dies, even by SIGKILL; the file records the
     holder's process id for the message.
 
+    With ``create=False`` (a check before any writing, :func:`_check_resumable`) a missing
+    lock file is not created and the block runs unlocked: every writer creates it before
+    it writes and never removes it, so no process holds it.
+
     Raises
     ------
     ValueError
@@ -3634,6 +3646,10 @@ def _table_lock(path: Path, name: str) -> Iterator[None]:
         cannot be opened or locked).
     """
     lock = _lock_path(path)
+    if not create and not lock.exists():
+        # No writer has locked the table: none holds it (a refused check left a new one).
+        yield
+        return
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -3746,10 +3762,11 @@ def _check_resumable(path: Path, name: str, protocol: dict[str, Any]) -> None:
     ``protocol`` holds the ``seed``, ``warmup`` and ``pin`` it will be called with; errors
     name ``name`` (e.g. ``--confirm``): the file's kind and folder, a header of another
     protocol, harness or machine, runs that failed their correctness check, and a table
-    another process is measuring into (its lock, :func:`_table_lock`, taken for the check).
+    another process is measuring into (its lock, :func:`_table_lock`, taken for the check
+    where a writer made one: the check creates no lock file).
     """
     check_output_file(path, name, create_folder=True)
-    with _table_lock(path, name):
+    with _table_lock(path, name, create=False):
         if _starts_fresh(path):
             return
         _check_resume_header(_comments_of(path), path, protocol, name)
