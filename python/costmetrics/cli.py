@@ -118,6 +118,17 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def _stat_mode(path: Path, option: str, what: str) -> int:
+    """Return the mode of ``path`` (``stat`` alone); errors name ``option``."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{option}: no {what} {path}") from None
+    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+
+
 def check_input_file(path: Path, option: str) -> Path:
     """Make sure a file to read exists and is a file, before long work starts.
 
@@ -139,13 +150,7 @@ def check_input_file(path: Path, option: str) -> Path:
         If it does not exist, or is a folder or another kind of file that is not a regular
         file (a device such as /dev/zero, a FIFO, a socket); only ``stat`` is called.
     """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise ValueError(f"{option}: no file {path}") from None
-    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    mode = _stat_mode(path, option, "file")
     if stat.S_ISDIR(mode):
         raise ValueError(f"{option}: {path} is a folder, expected a file")
     if not stat.S_ISREG(mode):
@@ -166,13 +171,7 @@ def _check_calibration_folder(path: Path, option: str) -> Path:
         Naming ``option`` and ``path`` if it is missing, not a folder, or has no
         ``calibration.json``.
     """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise ValueError(f"{option}: no folder {path}") from None
-    except (OSError, ValueError) as exc:  # no permission, a NUL byte, a file as a folder
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ValueError(f"{option}: cannot read {path!s}: {reason}") from None
+    mode = _stat_mode(path, option, "folder")
     if not stat.S_ISDIR(mode):
         raise ValueError(f"{option}: {path} is a {file_kind(mode)}, expected a folder")
     if not (path / "calibration.json").is_file():
