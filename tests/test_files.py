@@ -145,3 +145,20 @@ def test_output_checks_refuse_fifos_and_devices_without_opening_them(tmp_path: P
     assert not (tmp_path / "no").exists()
     assert check_output_file(missing, "--out", create_folder=True) == missing
     assert missing.parent.is_dir() and not missing.exists()
+
+
+def test_a_link_to_a_result_file_is_followed_and_kept(tmp_path: Path) -> None:
+    # (adversarial tester, 2026-11-30) The atomic rename replaced a symbolic link with a
+    # regular file: the file the link named kept its old content, while appends (a
+    # measurement table's rows) went through the link.
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    write_text_atomic(link, "new\n")
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text() == "new\n"
+    # A sweep through the link and one through the file take one lock.
+    from costmetrics.measure import _lock_path
+
+    assert _lock_path(link) == _lock_path(real) == tmp_path / ".real.csv.lock"

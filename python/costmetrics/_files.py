@@ -213,7 +213,8 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
     ----------
     path : str or Path
         The file; its folder must exist. If something is there, it must be a regular file:
-        a FIFO or a device (/dev/null) is never replaced by the rename.
+        a FIFO or a device (/dev/null) is never replaced by the rename. A symbolic link is
+        followed: the file it points to is written and the link is kept.
     name : str
         The argument that named ``path``, for the message.
 
@@ -229,6 +230,11 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
         If ``path`` exists and is not a regular file (checked before and after the block).
     """
     target = Path(path)
+    if target.is_symlink():
+        # A link names the file to write: the rename replaced the link itself with a
+        # regular file and left the file it named as it was (appends went through the
+        # link), so the result goes where the link points and the link stays.
+        target = Path(os.path.realpath(target))
     _regular_file_or_nothing(target, name)
     _remove_stale_temporaries(target)
     tmp = _temporary(target)

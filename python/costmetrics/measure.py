@@ -3619,8 +3619,13 @@ def _fsync_append(fd: int, text: str) -> None:
 
 
 def _lock_path(path: Path) -> Path:
-    """Return the lock file of the table ``path`` (:func:`_table_lock`), hidden beside it."""
-    return path.with_name(f".{path.name}.lock")
+    """Return the lock file of the table ``path`` (:func:`_table_lock`), hidden beside it.
+
+    Beside the file a link names, not the link: a sweep through the link and one through
+    the file itself take the same lock (and the write follows the link, ``atomic_path``).
+    """
+    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    return real.with_name(f".{real.name}.lock")
 
 
 @contextmanager
