@@ -1531,3 +1531,14 @@ def test_read_table_refuses_a_time_no_run_can_take(tmp_path: Path) -> None:
         )
         == 1
     )
+
+
+@pytest.mark.parametrize("text", ["\uff10.001", "\u0661", "1_0"])
+def test_read_table_takes_ascii_numbers_only(tmp_path: Path, text: str) -> None:
+    # int() and float() read a full-width "０.001", an Arabic-Indic "١" and "1_0"; the CLI
+    # refuses such digits in its options, and a table holds what measure() writes.
+    row = _row("heat2d", (64, 64, 8), (1, 32, 2), 0.001)
+    column = "time_s" if "." in text else "threads"
+    row[mm.CSV_COLUMNS.index(column)] = text
+    with pytest.raises(ValueError, match=rf"column {column}: not an ASCII number"):
+        mm.read_table(_write(tmp_path / "t.csv", [row]))

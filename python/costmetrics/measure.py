@@ -2656,6 +2656,10 @@ def _parse_number(text: str, column: str, where: str, *, integer: bool) -> float
     value = text.strip()
     if value == "":
         return float("nan")
+    if not value.isascii() or "_" in value:
+        # Python's int() and float() read "٣", "０.001" and "1_0"; a table holds the
+        # ASCII numbers measure() writes, as every CLI option takes ASCII digits only.
+        raise ValueError(f"{where}: column {column}: not an ASCII number: {value!r}")
     try:
         number = float(int(value)) if integer else float(value)
     except ValueError:
