@@ -1243,6 +1243,16 @@ def test_tune_ranks_with_the_variant_fitted_on_a_table(tmp_path: Path) -> None:
     assert cv.predict(result.runs, fitted.calibrations, variant="exact")[0] == result.predicted_s
     assert cv.predict(result.runs, cal, variant="exact")[0] != result.predicted_s
     # A table that cannot be fitted, or from another machine, is refused before measuring.
+    one = tmp_path / "one.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        mm.measure(points[:4], one, threads=1, passes=1, warmup=0)
+    with pytest.raises(
+        ValueError,
+        match=r"^fit: the exact variant could not be fitted on .*one.csv \(1 problem\(s\), "
+        r"4 points\): .*; measure more problems",
+    ):
+        mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1, fit=one)
     with pytest.raises(ValueError, match=r"^fit: "):
         mm.tune("jacobi1d", cal, (512, 8), k=1, threads=1, fit=tmp_path / "none.csv")
     with pytest.raises(ValueError, match=r"^fit: table: measured on another machine .*, here "):

@@ -4550,9 +4550,19 @@ def tune(
             if raw.machine:  # the table this machine measured, not the calibrations' rule
                 check_same_machine(raw.machine, "table")
             cm_validate._check_calibrations_fit_table(raw, cals)
-            fitted = cm_validate.fit(raw, cals, variant=v)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"fit: {exc}") from None
+        try:
+            fitted = cm_validate.fit(raw, cals, variant=v)
+        except ValueError as exc:
+            # E.g. too few problems, or (machine) parameters that leave the time model's
+            # range on a small table: say what was being fitted on what, and what helps.
+            problems = len({(raw.stencil[i], raw.sizes_of(i)) for i in range(len(raw))})
+            raise ValueError(
+                f"fit: the {v} variant could not be fitted on {fit} ({problems} problem(s), "
+                f"{len(raw.per_point())} points): {exc}; measure more problems (a "
+                "`measure` sweep) or rank without --fit"
+            ) from None
         cals, ranked_by = fitted.calibrations, f"fitted-{v}"
     space = cm_time.default_search_space(space_dims(name))
     grid = space.grid()
