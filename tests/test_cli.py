@@ -677,8 +677,8 @@ def test_errors_name_the_option_not_the_parameter(
          "--calibration: no folder /nonexistent"),
         (["validate", sweep, "--calibration", str(MEASUREMENTS / "cpu_calibration"),
           "--statistic", "min"],
-         "--statistic: this calibration lacks the stored passes of its micro-benchmarks that "
-         "the statistic 'min' needs"),
+         "--statistic: the 2-thread calibration 'cpuamdepyc2t' lacks the stored passes of its "
+         "micro-benchmarks that the statistic 'min' needs"),
     ]  # fmt: skip
     for argv, message in cases:
         assert main(argv) == 2, argv

@@ -933,6 +933,8 @@ class Calibration:
     ) -> Calibration:
         """Derive the calibration from its stored passes with this version's rules."""
         st, m = self.settings, self.machine
+        # Which calibration, for the messages: validate takes one per thread count.
+        this = f"the {int(self.gpu.n_sm)}-thread calibration {self.gpu.key!r}"
         try:
             caches = (int(m["l1d_bytes"]), int(m["l2_bytes"]), int(m["l3_bytes"]))
             thread_list = [int(a) for a in st["threads"]]
@@ -952,16 +954,16 @@ class Calibration:
                 # Saved before every pass was kept: said as a TypeError of the settings.
                 what = f"the statistic {stat!r}" if stat != self.statistic else "deriving it again"
                 raise ValueError(
-                    f"{name}: this calibration lacks the stored passes of its micro-benchmarks "
+                    f"{name}: {this} lacks the stored passes of its micro-benchmarks "
                     f"that {what} needs (saved by an older version; calibrate again)"
                 ) from None
             raise ValueError(
-                f"{name}: this calibration cannot be derived again (its settings, passes "
+                f"{name}: {this} cannot be derived again (its settings, passes "
                 f"or machine record are incomplete: {exc!r})"
             ) from None
         if set(points) != set(self.micro):
             raise ValueError(
-                f"{name}: this calibration's micro-benchmarks are not the ones its settings "
+                f"{name}: the micro-benchmarks of {this} are not the ones its settings "
                 "give (written by another version)"
             )
         settings = {k: v for k, v in st.items() if k != "fits"}
