@@ -1453,6 +1453,13 @@ def test_scores_do_not_depend_on_the_order_of_the_rows(tmp_path: Path) -> None:
         assert (x.stencil, x.memory_level, x.threads) == (y.stencil, y.memory_level, y.threads)
         assert x.rmse_all == pytest.approx(y.rmse_all, rel=1e-12)
         assert x.rmse_all_ci == y.rmse_all_ci and x.rmse_top_ci == y.rmse_top_ci
+    # The selection rows and the tuner's problems come in the problems' own order too
+    # (they came in the order of each problem's first row).
+    assert cv.selection(PROTOCOL) == cv.selection(tmp_path / "s.csv")
+    curve_a = cv.tuner_curve(PROTOCOL, [CAL_1T, CAL_2T])
+    curve_b = cv.tuner_curve(tmp_path / "s.csv", [CAL_1T, CAL_2T])
+    assert curve_a.problems == curve_b.problems and curve_a.picks == curve_b.picks
+    np.testing.assert_array_equal(curve_a.distance, curve_b.distance)
 
 
 def test_every_scoring_function_refuses_a_failed_run(tmp_path: Path) -> None:

@@ -274,7 +274,10 @@ def _groups(table: Table, by_threads: bool = True) -> dict[Any, npt.NDArray[np.i
         if by_threads:
             key = (*key, int(table.threads[i]))
         groups.setdefault(key, []).append(i)
-    return {k: np.asarray(v, dtype=np.intp) for k, v in groups.items()}
+    # In the problems' own order (stencil, sizes, threads), not the order of their first
+    # rows: the selection rows and tuner curves of a table then do not depend on the
+    # order its rows were measured in.
+    return {k: np.asarray(groups[k], dtype=np.intp) for k in sorted(groups)}
 
 
 def _tile_rows(table: Table, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
