@@ -984,8 +984,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"(one of {', '.join('.' + f for f in sorted(formats))})"
                 )
             check_output_file(args.plot, "--plot")
-        if args.confirm is not None and not 2 <= confirm_passes <= 1000:
-            raise ValueError(f"--confirm-passes: must be in [2, 1000], got {confirm_passes}")
+        if args.confirm is not None:
+            cm_validate._confirm_passes(confirm_passes, "--confirm-passes")
         check_input_file(args.table, "table")
         for folder in args.calibration:
             _check_calibration_folder(folder, "--calibration")
@@ -997,10 +997,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                 # What confirm_selection refuses after the scoring (minutes), checked before
                 # it, and before --confirm's folder and lock file are made: the runs are
                 # measured again here, so the table must be this machine's and harness's.
-                name = f"--confirm: {args.table}"
-                if table.machine:
-                    cm_measure.check_same_machine(table.machine, name)
-                cm_measure.check_current_harness(table.header_value("harness"), name)
+                cm_validate._check_this_machines_table(table, f"--confirm: {args.table}")
                 cm_validate.check_confirm_output(args.confirm, "--confirm")
             with _options_named({"calibration": "--calibration", "statistic": "--statistic"}):
                 report = cm_validate.validate(

@@ -4549,8 +4549,7 @@ def tune(
         try:
             raw = fit if isinstance(fit, Table) else read_table(fit)
             _refuse_failed_runs(raw, "table", str(fit))
-            if raw.machine:  # the table this machine measured, not the calibrations' rule
-                check_same_machine(raw.machine, "table")
+            cm_validate._check_this_machines_table(raw, "table")  # ranked for this machine
             cm_validate._check_calibrations_fit_table(raw, cals)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"fit: {exc}") from None

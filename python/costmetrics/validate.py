@@ -2127,6 +2127,22 @@ _CONFIRM_WARMUP = 1
 _CONFIRM_PIN = True
 
 
+def _check_this_machines_table(table: Table, name: str) -> None:
+    """Refuse a table another machine, or another harness version, measured.
+
+    Its runs are to be measured again here (:func:`confirm_selection`) or ranked for this
+    machine (``tune --fit``); ``name`` names the table in the message.
+    """
+    if table.machine:
+        check_same_machine(table.machine, name)
+    check_current_harness(_header_value(table.comments, "harness"), name)
+
+
+def _confirm_passes(passes: object, name: str = "passes") -> int:
+    """Return the fresh passes of :func:`confirm_selection` (at least 2, a noise floor's)."""
+    return _convert.integer(passes, name, lo=2, hi=1000)
+
+
 def check_confirm_output(out: str | Path, name: str = "out", *, seed: int = _CONFIRM_SEED) -> None:
     """Check, before any long work, that :func:`confirm_selection` can measure into ``out``.
 
@@ -2220,12 +2236,10 @@ def confirm_selection(
     from costmetrics.measure import measure
 
     t = _table(table)
-    if t.machine:  # the runs are measured again here: the grid must be this machine's
-        check_same_machine(t.machine, "table")
-    check_current_harness(_header_value(t.comments, "harness"), "table")
+    _check_this_machines_table(t, "table")  # the runs are measured again here
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=1)
-    n_passes = _convert.integer(passes, "passes", lo=2, hi=1000)
+    n_passes = _confirm_passes(passes)
     points = confirmation_points(t, curve_list, grid_top=top)
     path = measure(
         points, out, passes=n_passes, warmup=_CONFIRM_WARMUP, seed=seed, pin=_CONFIRM_PIN,
