@@ -86,6 +86,16 @@ def _regular_file_or_nothing(path: Path, name: str) -> bool:
     return kind == "file"
 
 
+def linked_file(path: Path) -> Path:
+    """Return the file a symbolic link ``path`` names (``path`` itself if not a link).
+
+    A link names the file to write: the atomic rename replaced the link itself with a
+    regular file and left the file it named as it was (appends went through the link), so
+    results go where the link points, the link stays, and a table's lock is the file's.
+    """
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def file_kind(mode: int) -> str:
     """Name, in words, the kind of file a ``stat`` mode describes (``"file"``, ``"folder"``)."""
     for test, kind in (
@@ -229,12 +239,7 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
     ValueError
         If ``path`` exists and is not a regular file (checked before and after the block).
     """
-    target = Path(path)
-    if target.is_symlink():
-        # A link names the file to write: the rename replaced the link itself with a
-        # regular file and left the file it named as it was (appends went through the
-        # link), so the result goes where the link points and the link stays.
-        target = Path(os.path.realpath(target))
+    target = linked_file(Path(path))
     _regular_file_or_nothing(target, name)
     _remove_stale_temporaries(target)
     tmp = _temporary(target)

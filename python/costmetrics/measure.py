@@ -48,6 +48,7 @@ from costmetrics import energy as _cm_energy
 from costmetrics._files import (
     atomic_path,
     check_output_file,
+    linked_file,
     writable_folder,
     write_text_atomic,
 )
@@ -3630,7 +3631,7 @@ def _lock_path(path: Path) -> Path:
     Beside the file a link names, not the link: a sweep through the link and one through
     the file itself take the same lock (and the write follows the link, ``atomic_path``).
     """
-    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    real = linked_file(path)
     return real.with_name(f".{real.name}.lock")
 
 
