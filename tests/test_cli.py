@@ -785,6 +785,38 @@ def test_confirm_refuses_another_machines_table_before_scoring(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_refused_command_leaves_no_output_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # measure --out DIR/t.csv created DIR when checking --out, before --threads and
+    # --calibration were checked; validate --confirm DIR/c.csv created DIR in its check and
+    # left it when the scoring then failed. The check now creates nothing.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    for extra in (["--threads", "999"], ["--calibration", str(tmp_path / "missing")]):
+        out = tmp_path / "new" / "t.csv"
+        argv = ["measure", "--out", str(out), "--stencils", "jacobi1d", "--limit", "1",
+                "--passes", "1", "--no-probe-cpus", *extra]  # fmt: skip
+        assert main(argv) == 2, extra
+        assert "error: --" in capsys.readouterr().err
+        assert list(tmp_path.iterdir()) == [], extra
+    table = tmp_path / "m.csv"
+    measure.measure([measure.Point("jacobi1d", (64, 8), (4, 2))], table, threads=1, passes=1,
+                    warmup=0, cpu_probe=False)  # fmt: skip
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise ValueError("calibration: refused by this test")
+
+    monkeypatch.setattr(cm_validate, "validate", refuse)
+    out = tmp_path / "DIR" / "c.csv"
+    argv = ["validate", str(table), "--calibration", str(MEASUREMENTS / "cpu_calibration"),
+            "--confirm", str(out)]  # fmt: skip
+    assert main(argv) == 2
+    assert "--calibration: refused by this test" in capsys.readouterr().err
+    assert not (tmp_path / "DIR").exists()  # (m.csv has its lock file beside it)
+
+
 def test_tune_checks_out_before_the_fit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

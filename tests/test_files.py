@@ -143,8 +143,13 @@ def test_output_checks_refuse_fifos_and_devices_without_opening_them(tmp_path: P
     with pytest.raises(ValueError, match=r"^--save: folder .*such does not exist"):
         check_output_file(missing, "--save")
     assert not (tmp_path / "no").exists()
+    # A folder its writer creates passes, and the check creates nothing (a command refused
+    # later left an empty folder); its nearest existing parent must be writable.
     assert check_output_file(missing, "--out", create_folder=True) == missing
-    assert missing.parent.is_dir() and not missing.exists()
+    assert not (tmp_path / "no").exists()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match=r"^--out: cannot write .*file/x/t.csv: Not a direc"):
+        check_output_file(tmp_path / "file" / "x" / "t.csv", "--out", create_folder=True)
 
 
 def test_a_link_to_a_result_file_is_followed_and_kept(tmp_path: Path) -> None:

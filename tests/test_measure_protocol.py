@@ -362,6 +362,7 @@ def test_a_second_sweep_on_a_table_being_measured_is_refused(
             assert main(cli) == 2
             lines = capsys.readouterr().err.strip().splitlines()
             assert len(lines) == 1 and "is being measured by another process" in lines[0]
+            assert lines[0].startswith("costmetrics measure: error: --out: "), lines[0]
             assert out.read_bytes() == before  # the second wrote nothing
             refused.append(str(err.value))
         return real_run(*args, **kwargs)  # type: ignore[arg-type]

@@ -186,8 +186,10 @@ def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> 
     name : str
         The argument or option that named it, for the message.
     create_folder : bool
-        Create a missing folder (as :func:`costmetrics.measure.measure` does for its table);
-        by default the folder must exist, as :func:`atomic_path` requires.
+        Accept a missing folder that its writer creates (as :func:`costmetrics.measure.measure`
+        does for its table) if its nearest existing parent is a folder a file can be written
+        in; the check itself creates nothing, so a command refused later leaves no empty
+        folder. By default the folder must exist, as :func:`atomic_path` requires.
 
     Returns
     -------
@@ -198,14 +200,14 @@ def check_output_file(path: Path, name: str, *, create_folder: bool = False) -> 
     ------
     ValueError
         If ``path`` is a folder or not a regular file, its folder is missing (and not to be
-        created) or not writable, or the file cannot be appended to; the message names
+        created) or could not be written, or the file cannot be appended to; the message names
         ``name`` and the path.
     """
     exists = _regular_file_or_nothing(path, name)
     folder = path.parent if str(path.parent) else Path(".")
     if not create_folder and not folder.is_dir():
         raise ValueError(f"{name}: folder {folder} does not exist")
-    writable_folder(folder, name)
+    writable_folder(folder, name, create=False)
     if exists:
         try:
             with path.open("a", encoding="utf-8"):  # a regular file: appends nothing

@@ -857,7 +857,16 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
         command = "costmetrics " + " ".join(sys.argv[1:]) if sys.argv[1:] else "costmetrics measure"
         notes = [f"calibration: {args.calibration}"] if args.calibration else []
         command, notes = one_line(command), [one_line(n) for n in notes]
-        with _warnings_as_lines("measure"):
+        # measure() names its parameters ("out: ... is being measured by another process");
+        # here the options were typed.
+        options = {
+            "out": "--out", "passes": "--passes", "warmup": "--warmup", "seed": "--seed",
+            "threads": "--threads", "schedule": "--schedule", "noise_target": "--noise-target",
+            "max_passes": "--max-passes", "quiet_host": "--quiet-host",
+            "quiet_wait_s": "--quiet-wait", "quiet_every_s": "--quiet-every",
+            "quiet_probe_s": "--quiet-probe",
+        }  # fmt: skip
+        with _warnings_as_lines("measure"), _options_named(options):
             cm_measure.measure(
                 points,
                 args.out,

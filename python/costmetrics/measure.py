@@ -4032,7 +4032,8 @@ def measure(
                         quiet_probe_s=gate_probe_s)  # fmt: skip
         if every_s is not None:
             protocol.update(quiet_every_s=every_s)
-    check_output_file(path, "out", create_folder=True)  # its folder created if missing
+    check_output_file(path, "out", create_folder=True)
+    writable_folder(path.parent if str(path.parent) else Path("."), "out")  # made if missing
     # Before anything is read: a second sweep must not decide what is left to measure
     # from rows the first is still writing.
     with _table_lock(path, "out"):
