@@ -1146,12 +1146,30 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     parser.add_argument("-k", type=_int, default=5, help="candidates to measure (default 5)")
     _add_shuffled_passes(parser)
     _add_statistic(parser)
+    parser.add_argument(
+        "--confidence",
+        type=_float,
+        default=None,
+        metavar="SHARE",
+        help="then pairs of passes over the candidates until the measured best is the fastest "
+        "in SHARE of the bootstrap resamples (e.g. 0.9): on a noisy host, measure until the "
+        "best stands out",
+    )
+    parser.add_argument(
+        "--max-passes",
+        type=_int,
+        default=None,
+        help="with --confidence: at most this many passes (default 4 x --passes)",
+    )
     parser.add_argument("--out", type=_path, default=None, metavar="CSV", help="keep the runs here")
     add_json_flag(parser)
 
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        if args.max_passes is not None and args.confidence is None:
+            # It only bounds --confidence's passes: given alone it was ignored.
+            raise ValueError("--max-passes: only with --confidence")
         if args.out is not None:
             # Before the fit (seconds) and the ranking; a missing folder is checked, not
             # created (measure creates it), so that a refused option leaves none.
@@ -1167,7 +1185,8 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
         options = {
             "calibration": "--calibration", "variant": "--variant", "k": "-k",
             "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
-            "statistic": "--statistic", "fit": "--fit",
+            "statistic": "--statistic", "fit": "--fit", "confidence": "--confidence",
+            "max_passes": "--max-passes",
         }  # fmt: skip
         # The warnings are its measurement's (load, CPU interference).
         with _warnings_as_lines("tune"), _options_named(options):
@@ -1184,6 +1203,8 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
                 progress=not args.json,
                 statistic=args.statistic,
                 fit=args.fit,
+                confidence=args.confidence,
+                max_passes=args.max_passes,
             )
         if args.json:
             print_json(result._asdict())
@@ -1211,10 +1232,17 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
         )
         share = next(c.fastest_share for c in result.candidates if c.tiles == result.tiles
                      and c.threads == result.threads)  # fmt: skip
+        target = 0.9 if result.confidence is None else result.confidence
+        verdict = ""
+        if not result.confident:
+            verdict = (
+                f"; under {100 * target:.0f}%: the candidates cannot be told apart on this "
+                f"machine with {result.passes} passes"
+                + (" (--confidence measures more)" if result.confidence is None else "")
+            )
         print(
             f"the best is the fastest in {100 * share:.0f}% of 1000 bootstrap resamples of the "
-            "passes (fastest in: the same for every candidate)"
-            + ("; the candidates cannot be told apart on this machine" if share < 0.9 else "")
+            f"passes (fastest in: the same for every candidate){verdict}"
         )
         if not result.variant.startswith("fitted-"):
             print(

@@ -4382,6 +4382,16 @@ class TuneResult(Record):
         (they differ where no calibration was measured at that count: a stand-in).
     statistic : str
         How a candidate's time was taken over its passes (:func:`point_statistic`).
+    confidence : float or None
+        The share the measured best had to reach to stop measuring (``tune(confidence=)``),
+        or None: the given passes only.
+    confident : bool
+        Whether the measured best is the fastest in at least ``confidence`` of the
+        bootstrap resamples (0.9 where none was given): false when the candidates
+        cannot be told apart on this machine with the passes measured.
+    passes : int
+        The best candidate's passes (more than ``passes`` where ``confidence`` asked for
+        them, or where a resumed table held them).
     """
 
     stencil: str
@@ -4397,6 +4407,9 @@ class TuneResult(Record):
     runs: Table = field(repr=False)
     calibration_threads: dict[int, int] = field(default_factory=dict)
     statistic: str = "median"
+    confidence: float | None = None
+    confident: bool = False
+    passes: int = 0
 
     def _asdict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "runs"}
@@ -4417,7 +4430,8 @@ def fastest_shares(
 
     Each candidate's passes (its row, NaN where a pass lacks it) are drawn with replacement
     ``resamples`` times and the statistic (:func:`point_statistic`) taken again; a resample's
-    fastest candidate is the one with the least statistic (the earlier row on ties). On a
+    fastest candidate is the one with the least statistic (candidates that tie share the
+    resample in equal parts). On a
     machine whose run times have two modes (``docs/validate.md``), candidates within the
     noise share the wins: this says whether a measured "best" is one.
 
@@ -4457,7 +4471,11 @@ def fastest_shares(
             raise ValueError(f"pass_times_s: candidate {i} has no finite positive passes")
         drawn = passes[rng.integers(0, passes.size, size=(n_b, passes.size))]
         stats[i] = np.median(drawn, axis=1) if stat == "median" else drawn.min(axis=1)
-    wins = np.bincount(np.argmin(stats, axis=0), minlength=t.shape[0])
+    # A resample whose least statistic several candidates share counts for each of them
+    # in equal parts: giving it to the earlier row made candidates with the same times
+    # look told apart (all to the first), which tune(confidence=) must not believe.
+    fastest = stats == stats.min(axis=0)
+    wins = (fastest / fastest.sum(axis=0)).sum(axis=1)
     return np.asarray(wins / n_b, dtype=np.float64)
 
 
@@ -4477,6 +4495,8 @@ def tune(
     progress: bool = False,
     statistic: str = "median",
     fit: Table | str | Path | None = None,
+    confidence: float | None = None,
+    max_passes: int | None = None,
 ) -> TuneResult:
     """Rank (tile, thread count) pairs with a time-model variant; measure the top k.
 
@@ -4520,6 +4540,16 @@ def tune(
         fitted parameters and the result's ``variant`` is ``"fitted-<variant>"``. On the
         shipped quiet runs the fitted ``machine`` variant ranks best (docs/validate.md,
         "The measured tuner").
+    confidence : float, optional
+        Then measure pairs of passes more over every candidate until the measured best is
+        the fastest in at least this share of the bootstrap resamples of the passes
+        (its ``fastest_share``, :func:`fastest_shares`), e.g. 0.9; in (0, 1). On a noisy
+        host a few passes cannot tell close candidates apart; this measures until they can,
+        or until ``max_passes``. A stopping rule, not a significance test: candidates
+        within the noise of each other are never told apart, and the result says so
+        (``confident`` false).
+    max_passes : int, optional
+        With ``confidence``: at most this many passes (default ``4 * passes``, at most 1000).
 
     Returns
     -------
@@ -4537,6 +4567,19 @@ def tune(
     v = cm_validate._check_variant(variant)
     n_k = _positive_int(k, "k", 1, 10000)
     stat = _statistic_name(statistic)
+    n_passes = _positive_int(passes, "passes", 1, _MAX_PASSES)
+    share_target: float | None = None
+    n_max = n_passes
+    if confidence is not None:
+        share_target = _convert.real(confidence, "confidence")
+        if not 0.0 < share_target < 1.0:
+            raise ValueError(
+                f"confidence: must be in (0, 1) (a share of resamples), got {share_target!r}"
+            )
+        n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
+        n_max = _positive_int(n_max, "max_passes", n_passes, _MAX_PASSES)
+    elif max_passes is not None:
+        raise ValueError("max_passes: only with confidence (passes until the best stands out)")
     counts = _thread_list(threads)
     cals = cm_validate._calibrations(calibration)
     for c in cals.values():
@@ -4609,12 +4652,16 @@ def tune(
     else:
         path = Path(out)
     points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
-    try:
+
+    def measure_passes(n: int) -> None:  # resumes: only the passes not yet in the table
         measure(
-            points, path, threads=counts, passes=passes, warmup=warmup, schedule=sched,
+            points, path, threads=counts, passes=n, warmup=warmup, schedule=sched,
             seed=seed, command=f"costmetrics tune {name} {size_args} variant={ranked_by} k={n_k}",
             progress=progress,
         )  # fmt: skip
+
+    try:
+        measure_passes(n_passes)
     except BaseException as err:
         # A folder of our own that stayed empty is removed; rows already measured are kept
         # (lost data is worse than a stray file), and the error says where they are.
@@ -4625,14 +4672,31 @@ def tune(
             else:
                 made_dir.rmdir()
         raise
-    raw = read_table(path)
-    med = raw.per_point(stat)
-    index = {med.key_of(i): i for i in range(len(med))}
-    rows = [index[(name, size_args, tiles, n, sched)] for _, n, tiles in top]
-    passes_s = med.pass_times_s
-    if passes_s is None:  # per_point() keeps the passes; a guard, not a case
-        raise RuntimeError(f"{path}: the table of points lost its passes")
-    shares = fastest_shares(passes_s[rows], stat, seed=seed)
+
+    def judged() -> tuple[Table, Table, list[int], npt.NDArray[np.float64]]:
+        raw = read_table(path)
+        med = raw.per_point(stat)
+        index = {med.key_of(i): i for i in range(len(med))}
+        rows = [index[(name, size_args, tiles, n, sched)] for _, n, tiles in top]
+        passes_s = med.pass_times_s
+        if passes_s is None:  # per_point() keeps the passes; a guard, not a case
+            raise RuntimeError(f"{path}: the table of points lost its passes")
+        return raw, med, rows, fastest_shares(passes_s[rows], stat, seed=seed)
+
+    def best_share(med: Table, rows: list[int], shares: npt.NDArray[np.float64]) -> float:
+        times = med.time_s[rows]
+        return float(shares[int(np.argmin(times))])  # the earlier rank on ties, as below
+
+    raw, med, rows, shares = judged()
+    n_measured = n_passes
+    # Pairs of passes over every candidate (one interleaved order, as the first passes)
+    # until the measured best stands out from the others (confidence), or max_passes.
+    while share_target is not None and best_share(med, rows, shares) < share_target:
+        if n_measured + 2 > n_max:
+            break
+        n_measured += 2
+        measure_passes(n_measured)
+        raw, med, rows, shares = judged()
     candidates = [
         TuneCandidate(
             rank, tiles, n, pred, float(med.time_s[j]),
@@ -4647,5 +4711,6 @@ def tune(
     return TuneResult(
         name, size_args, ranked_by, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
         tuple(candidates), str(path), runs,
-        {n: cm_validate._for_threads_source(cals, n) for n in counts}, stat,
+        {n: cm_validate._for_threads_source(cals, n) for n in counts}, stat, share_target,
+        best.fastest_share >= (0.9 if share_target is None else share_target), len(runs),
     )  # fmt: skip
