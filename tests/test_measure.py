@@ -1707,3 +1707,93 @@ def test_paths_with_a_nul_byte_are_named() -> None:
     ):
         with pytest.raises(ValueError, match=r"^path: cannot read .*embedded null byte"):
             call()
+
+
+def test_check_host_judges_each_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    # check_host's verdict from scripted probes: quiet only when no finding is left, and
+    # each finding (slow rounds, CPUs that slow each other, stalls, a CPU slower alone,
+    # load) is one note. The windows carry the fastest round to the next.
+    cpus = _probe([1e-3, 1e-3], [1e-3, 1e-3], [0.0, 0.0])
+    shares = [0.0, 0.0]
+    references: list[float | None] = []
+
+    def host(**kwargs: Any) -> mm.HostSpeed:
+        references.append(kwargs["reference_s"])
+        share = shares[len(references) - 1]
+        return mm.HostSpeed(slow_share=share, median_over_reference=1.0, fastest_round_s=1e-3,
+                            reference_s=9e-4, rounds=100 * len(references),
+                            pinned_cpus=2)  # fmt: skip
+
+    monkeypatch.setattr(mm, "probe_cpus", lambda **kwargs: cpus)
+    monkeypatch.setattr(mm, "probe_host", host)
+    monkeypatch.setattr(mm, "_loadavg", lambda: (0.1, 0.1, 0.1))
+    monkeypatch.setattr(mm, "default_threads", lambda: 2)
+    quiet = mm.check_host(duration_s=2)
+    assert quiet.quiet and quiet.notes == () and quiet.slow_share == 0.0
+    assert references == [None, 9e-4] and len(quiet.windows) == 2 and quiet.threads == 2
+    json.dumps(quiet._asdict(), allow_nan=False)
+    # 10% and 40% of 100 and 200 rounds: 30% in all, over the limit.
+    shares[:], references[:] = [0.1, 0.4], []
+    slow = mm.check_host(duration_s=2)
+    assert not slow.quiet and math.isclose(slow.slow_share, 0.3)
+    assert slow.notes == ("30% of the host's probe rounds ran over 1.3x the fastest (quiet: "
+                          "at most 10%): the host ran this machine's CPUs slow in stretches, "
+                          "and run times will spread accordingly",)  # fmt: skip
+    shares[:], references[:] = [0.1, 0.4], []
+    assert mm.check_host(duration_s=2, limit=0.35).quiet
+    # A CPU 46% slower alone (the AMD guest's CPU 1 on 2026-11-30); load; stalls.
+    cpus = _probe([1.0e-3, 1.46e-3], [1.0e-3, 1.46e-3], [0.0, 0.02])
+    monkeypatch.setattr(mm, "_loadavg", lambda: (1.5, 1.0, 1.0))
+    shares[:], references[:] = [0.0, 0.0], []
+    busy = mm.check_host(duration_s=2)
+    assert not busy.quiet and len(busy.notes) == 3
+    assert busy.notes[0].startswith("CPU 1 stalled 2.0% of the time")
+    assert busy.notes[1].startswith("CPU 1 runs 46% slower alone than CPU 0 (median 1.460 ms")
+    assert busy.notes[2].startswith("load average 1.5 is above half a runnable process")
+    monkeypatch.setattr(mm, "_loadavg", lambda: (math.nan,) * 3)
+    shares[:], references[:] = [0.0, 0.0], []
+    assert mm.check_host(duration_s=2)._asdict()["loadavg_1m"] is None  # strict JSON
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"duration_s": 0.5}, ValueError, r"^duration_s: must be in \[1, 3600\]"),
+        ({"duration_s": math.inf}, ValueError, r"^duration_s: "),
+        ({"duration_s": "10"}, TypeError, r"^duration_s: "),
+        ({"limit": 1.0}, ValueError, r"^limit: must be in \(0, 1\)"),
+        ({"limit": 0.0}, ValueError, r"^limit: "),
+        ({"threads": 0}, ValueError, r"^threads: "),
+        ({"threads": 10**6}, ValueError, r"^threads: this process may use \d+ CPUs, got"),
+        ({"progress": "yes"}, TypeError, r"^progress: "),
+    ],
+)
+def test_check_host_bad_input(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        mm.check_host(**kwargs)
+
+
+def test_check_host_on_this_machine(capsys: pytest.CaptureFixture[str]) -> None:
+    # The real probes, one window: the values are in range and the CLI prints them (text
+    # and strict JSON); the verdict itself depends on the host and is not asserted.
+    from costmetrics.cli import main
+
+    check = mm.check_host(duration_s=1, threads=1)
+    assert check.threads == 1 and len(check.windows) == 1 and 0 <= check.slow_share <= 1
+    assert check.quiet == (not check.notes) and check.cpu_model
+    assert main(["probe", "--seconds", "1", "--threads", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["threads"] == 1 and out["quiet"] == (not out["notes"])
+    assert main(["probe", "--seconds", "1", "--threads", "1"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith(f"{check.cpu_model}, 1 CPU(s), load average ")
+    assert text[-1].startswith(("quiet: ", "not quiet: "))
+    for argv, message in (
+        (["--seconds", "0.5"], "--seconds: must be in [1, 3600] seconds, got 0.5"),
+        (["--threads", "1,2"], "--threads: one count or 'all', got '1,2'"),
+        (["--threads", "4096"], "--threads: this process may use"),
+        (["--limit", "2"], "--limit: must be in (0, 1)"),
+    ):
+        assert main(["probe", *argv]) == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"costmetrics probe: error: {message}")

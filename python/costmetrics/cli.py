@@ -599,6 +599,80 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _add_probe(parser: argparse.ArgumentParser) -> Handler:
+    """Check whether this machine is quiet enough for measurements that repeat."""
+    parser.add_argument(
+        "--seconds",
+        type=_float,
+        default=10.0,
+        help="seconds of host-speed windows, about one each (default 10)",
+    )
+    parser.add_argument(
+        "--threads",
+        default=None,
+        help="CPUs to probe: a count or 'all' (default: all this process may use)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=_float,
+        default=None,
+        metavar="FRACTION",
+        help="share of slow probe rounds judged quiet (default 0.1)",
+    )
+    add_json_flag(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        from costmetrics import measure as cm_measure
+
+        threads = None
+        if args.threads is not None:
+            counts = _thread_counts(args.threads)
+            if len(counts) != 1:
+                raise ValueError(f"--threads: one count or 'all', got {args.threads!r}")
+            threads = counts[0]
+        options = {"duration_s": "--seconds", "threads": "--threads", "limit": "--limit"}
+        with _options_named(options):
+            check = cm_measure.check_host(
+                duration_s=args.seconds,
+                threads=threads,
+                limit=cm_measure.HOST_SLOW_LIMIT if args.limit is None else args.limit,
+                progress=not args.json,
+            )
+        if args.json:
+            print_json(check._asdict())
+            return 0
+        rows = [["CPU", "alone", "beside the others", "slower", "stalled", "longest stall"]]
+        probe = check.cpus
+        for cpu, (alone, together) in enumerate(zip(probe.alone_s, probe.together_s, strict=True)):
+            rows.append(
+                [
+                    str(cpu), f"{1e3 * alone:.3f} ms", f"{1e3 * together:.3f} ms",
+                    f"{100 * (together / alone - 1):+.1f}%" if alone > 0 else "-",
+                    f"{100 * probe.stall_share[cpu]:.2f}%",
+                    f"{1e3 * probe.longest_stall_s[cpu]:.2f} ms",
+                ]
+            )  # fmt: skip
+        print(f"{check.cpu_model}, {check.threads} CPU(s), load average {check.loadavg_1m}")
+        print(_table(rows))
+        windows = " ".join(f"{100 * w.slow_share:.0f}%" for w in check.windows)
+        print(
+            f"host: {100 * check.slow_share:.0f}% of the probe rounds over 1.3x the fastest "
+            f"({len(check.windows)} windows: {windows})"
+        )
+        for note in check.notes:
+            print(f"note: {note}")
+        if check.quiet:
+            print("quiet: measurements here should repeat (their noise floor says how well)")
+        else:
+            print(
+                "not quiet: measure later, or let measure wait for quiet stretches "
+                "(--quiet-host 0.1) and tune measure until its pick stands out (--confidence 0.9)"
+            )
+        return 0
+
+    return run
+
+
 def _add_calibrate(parser: argparse.ArgumentParser) -> Handler:
     """Measure this CPU's time-model parameters (Sec. A.5.1 and the machine variant)."""
     parser.add_argument(

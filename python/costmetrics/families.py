@@ -94,10 +94,10 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family(
         "measure",
-        "Measurement harness: calibration, measured sweeps and tuning on this CPU",
+        "Measurement harness: host check, calibration, measured sweeps and tuning on this CPU",
         notebook=None,  # shown in 02_validate
         docs="validate",
-        commands=("calibrate", "measure", "tune"),
+        commands=("probe", "calibrate", "measure", "tune"),
         experiment=False,  # its measurements feed the validate experiment
     ),
     Family(

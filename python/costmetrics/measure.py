@@ -81,6 +81,7 @@ __all__ = [
     "CpuInterferenceWarning",
     "CpuProbe",
     "DramShareCurve",
+    "HostCheck",
     "HostGate",
     "HostSpeed",
     "LoadWarning",
@@ -94,6 +95,7 @@ __all__ = [
     "TuneResult",
     "calibrate",
     "check_current_harness",
+    "check_host",
     "check_same_machine",
     "check_writable",
     "default_points",
@@ -3367,6 +3369,152 @@ def wait_for_quiet_host(
         if on_wait is not None:
             on_wait(speed)
         _clock.sleep(min(4.0, longest - waited))
+
+
+@record
+class HostCheck(Record):
+    """What :func:`check_host` found: whether this machine is quiet enough to measure on.
+
+    Attributes
+    ----------
+    cpu_model : str
+        The CPU model (:func:`machine_record`).
+    threads : int
+        CPUs probed.
+    loadavg_1m : float
+        The 1-minute load average at the start (NaN where unknown).
+    cpus : CpuProbe
+        Each CPU alone and beside the others, and its stalls (:func:`probe_cpus`).
+    windows : tuple of HostSpeed
+        The host's speed in windows of about one second (:func:`probe_host`), each judged
+        against the fastest round seen before it.
+    slow_share : float
+        Slow rounds (over 1.3x the fastest) of all windows' rounds.
+    quiet : bool
+        ``slow_share`` at most ``limit``, no CPU interference or stall over the limits of
+        :func:`probe_notes`, no CPU slower alone than another by more than
+        :data:`INTERFERENCE_LIMIT`, and a load average at most half a process per core.
+    notes : tuple of str
+        One sentence per finding that makes the host not quiet.
+    limit : float
+        The share of slow rounds judged quiet.
+    """
+
+    cpu_model: str
+    threads: int
+    loadavg_1m: float
+    cpus: CpuProbe
+    windows: tuple[HostSpeed, ...]
+    slow_share: float
+    quiet: bool
+    notes: tuple[str, ...]
+    limit: float
+
+    def _asdict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["cpus"] = self.cpus._asdict()
+        d["windows"] = [w._asdict() for w in self.windows]
+        d["notes"] = list(self.notes)
+        if not math.isfinite(self.loadavg_1m):
+            d["loadavg_1m"] = None  # unknown; JSON has no NaN
+        return d
+
+
+def check_host(
+    *,
+    duration_s: float = 10.0,
+    threads: int | None = None,
+    limit: float = HOST_SLOW_LIMIT,
+    progress: bool = False,
+) -> HostCheck:
+    """Check whether this machine is quiet enough for measurements that repeat.
+
+    Runs :func:`probe_cpus` (each CPU alone and beside the others, and their stalls), then
+    :func:`probe_host` in windows of about one second for ``duration_s`` seconds, each
+    window judged against the fastest round seen so far, and reads the load average. The
+    virtual machines this project ran on had periods where 60-98% of the probe rounds ran
+    slow and the 2-thread run times of one point spread 1.3-2x; on a quiet host 0-2% did
+    (docs/validate.md, "Where the targets stand", the host probes). A measurement worth
+    reporting wants ``quiet``; :func:`measure` (``quiet_host``) can wait for it before each
+    pass, and :func:`tune` (``confidence``) can measure until its pick stands out.
+
+    Parameters
+    ----------
+    duration_s : float
+        Seconds of host windows, in [1, 3600].
+    threads : int, optional
+        CPUs to probe, the first ``threads`` this process may use (default: all).
+    limit : float
+        The share of slow rounds that counts as quiet, in (0, 1).
+    progress : bool
+        Progress bar on standard error.
+
+    Returns
+    -------
+    HostCheck
+        The probes, the share of slow rounds and the verdict with its reasons.
+
+    Raises
+    ------
+    ValueError
+        If a value is out of range, or ``threads`` exceeds the CPUs this process may use.
+    TypeError
+        If an argument has the wrong type.
+    """
+    from tqdm import tqdm
+
+    seconds = _convert.real(duration_s, "duration_s")
+    if not 1.0 <= seconds <= 3600.0:
+        raise ValueError(f"duration_s: must be in [1, 3600] seconds, got {duration_s!r}")
+    share_limit = _convert.real(limit, "limit")
+    if not 0.0 < share_limit < 1.0:
+        raise ValueError(f"limit: must be in (0, 1) (a share of slow probe rounds), got {limit!r}")
+    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    if n > default_threads():
+        raise ValueError(f"threads: this process may use {default_threads()} CPUs, got {n}")
+    show = _convert.boolean(progress, "progress")
+    load = _loadavg()[0]
+    n_windows = max(1, round(seconds))
+    bar = tqdm(total=n_windows + 1, disable=not show, unit="probe", file=sys.stderr)
+    try:
+        bar.set_description("CPUs alone and together")
+        cpus = probe_cpus(threads=n)
+        bar.update(1)
+        windows: list[HostSpeed] = []
+        reference: float | None = None
+        for _ in range(n_windows):
+            bar.set_description("host speed")
+            speed = probe_host(threads=n, duration_s=seconds / n_windows, reference_s=reference)
+            reference = speed.reference_s
+            windows.append(speed)
+            bar.update(1)
+    finally:
+        bar.close()
+    rounds = sum(w.rounds for w in windows)
+    slow = sum(w.slow_share * w.rounds for w in windows) / rounds if rounds else 1.0
+    notes = list(probe_notes(cpus))
+    if slow > share_limit:
+        notes.append(
+            f"{100 * slow:.0f}% of the host's probe rounds ran over 1.3x the fastest (quiet: "
+            f"at most {100 * share_limit:.0f}%): the host ran this machine's CPUs slow in "
+            "stretches, and run times will spread accordingly"
+        )
+    alone = [a for a in cpus.alone_s if a > 0]
+    if len(alone) > 1 and max(alone) / min(alone) - 1.0 > INTERFERENCE_LIMIT:
+        slowest, fastest = int(np.argmax(cpus.alone_s)), int(np.argmin(cpus.alone_s))
+        notes.append(
+            f"CPU {slowest} runs {100 * (max(alone) / min(alone) - 1):.0f}% slower alone than "
+            f"CPU {fastest} (median {1e3 * max(alone):.3f} ms against {1e3 * min(alone):.3f} "
+            "ms): a run on every CPU waits for it"
+        )
+    if load_is_high(load, default_threads()):
+        notes.append(
+            f"load average {load} is above half a runnable process per core "
+            f"({default_threads()} CPUs): other processes share the CPUs"
+        )
+    model = str(machine_record().get("cpu_model", "unknown"))
+    return HostCheck(model, n, load, cpus, tuple(windows), slow, not notes, tuple(notes),
+                     share_limit)  # fmt: skip
 
 
 def probe_notes(probe: CpuProbe) -> list[str]:
