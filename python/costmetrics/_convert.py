@@ -120,6 +120,18 @@ def real(value: object, name: str) -> float:
         raise OverflowError(f"{name}: {value!r} does not fit a double") from None
 
 
+def share(value: object, name: str, what: str) -> float:
+    """Convert ``value`` (:func:`real`) to a share strictly between 0 and 1.
+
+    ``ValueError`` names ``name``, the range, ``what`` the share is of, and the value (NaN
+    and infinities included).
+    """
+    out = real(value, name)
+    if not 0.0 < out < 1.0:
+        raise ValueError(f"{name}: must be in (0, 1) ({what}), got {out!r}")
+    return out
+
+
 def number_array(values: object, name: str, *, real: bool = False) -> npt.NDArray[Any]:
     """Return a number or an array or (nested) sequence of real numbers as an int or float array.
 

@@ -3350,9 +3350,7 @@ def wait_for_quiet_host(
     TypeError
         If an argument has the wrong type.
     """
-    share = _convert.real(limit, "limit")
-    if not 0.0 < share < 1.0:
-        raise ValueError(f"limit: must be in (0, 1) (a share of slow probe rounds), got {limit!r}")
+    share = _convert.share(limit, "limit", "a share of slow probe rounds")
     longest = _convert.real(wait_s, "wait_s")
     if not 0.0 <= longest <= 86400.0:
         raise ValueError(f"wait_s: must be in [0, 86400] seconds, got {wait_s!r}")
@@ -3466,9 +3464,7 @@ def check_host(
     seconds = _convert.real(duration_s, "duration_s")
     if not 1.0 <= seconds <= 3600.0:
         raise ValueError(f"duration_s: must be in [1, 3600] seconds, got {duration_s!r}")
-    share_limit = _convert.real(limit, "limit")
-    if not 0.0 < share_limit < 1.0:
-        raise ValueError(f"limit: must be in (0, 1) (a share of slow probe rounds), got {limit!r}")
+    share_limit = _convert.share(limit, "limit", "a share of slow probe rounds")
     n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
     if n > default_threads():
         raise ValueError(f"threads: this process may use {default_threads()} CPUs, got {n}")
@@ -4139,16 +4135,10 @@ def measure(
     n_warmup = _positive_int(warmup, "warmup", 0, 1000)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
     do_pin = _convert.boolean(pin, "pin")
-    target: float | None = None
-    n_max = n_passes
-    if noise_target is not None:
-        target = _convert.real(noise_target, "noise_target")
-        if not 0.0 < target < 1.0:
-            raise ValueError(f"noise_target: must be in (0, 1) (a fraction), got {target!r}")
-        n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
-        n_max = _positive_int(n_max, "max_passes", n_passes, _MAX_PASSES)
-    elif max_passes is not None:
-        raise ValueError("max_passes: only with noise_target (passes until the floor is low)")
+    target, n_max = _adaptive_passes(
+        noise_target, "noise_target", "a fraction", "passes until the floor is low",
+        max_passes, n_passes,
+    )  # fmt: skip
     slow_limit: float | None = None
     wait_limit_s = _convert.real(quiet_wait_s, "quiet_wait_s")
     if not 0.0 <= wait_limit_s <= 86400.0:
@@ -4162,11 +4152,7 @@ def measure(
     if not 0.05 <= gate_probe_s <= 60.0:
         raise ValueError(f"quiet_probe_s: must be in [0.05, 60] seconds, got {quiet_probe_s!r}")
     if quiet_host is not None:
-        slow_limit = _convert.real(quiet_host, "quiet_host")
-        if not 0.0 < slow_limit < 1.0:
-            raise ValueError(
-                f"quiet_host: must be in (0, 1) (a share of slow probe rounds), got {quiet_host!r}"
-            )
+        slow_limit = _convert.share(quiet_host, "quiet_host", "a share of slow probe rounds")
     units, unit_tags = _units(items, counts, schedules)
     protocol = {
         "passes": n_passes, "warmup": n_warmup, "seed": seed_value, "pin": do_pin,
@@ -4359,6 +4345,24 @@ def measure(
                 f"{len(failures)} run(s) differ from the naive stencil, first: {failures[0]}"
             )
         return path
+
+
+def _adaptive_passes(
+    target: object, name: str, what: str, purpose: str, max_passes: int | None, n_passes: int
+) -> tuple[float | None, int]:
+    """Return the target share and pass bound of a loop of extra passes (measure, tune).
+
+    ``target`` (None: no extra passes) is a share in (0, 1) of ``what``; ``max_passes``
+    bounds the passes, ``4 * n_passes`` (at most 1000) by default, at least ``n_passes``,
+    and is refused without a target (it would be ignored: ``purpose`` says what it bounds).
+    """
+    if target is None:
+        if max_passes is not None:
+            raise ValueError(f"max_passes: only with {name} ({purpose})")
+        return None, n_passes
+    value = _convert.share(target, name, what)
+    n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
+    return value, _positive_int(n_max, "max_passes", n_passes, _MAX_PASSES)
 
 
 def _noisy_units(table: Table, units: Sequence[_Unit], below: int, target: float) -> list[_Unit]:
@@ -4716,18 +4720,10 @@ def tune(
     n_k = _positive_int(k, "k", 1, 10000)
     stat = _statistic_name(statistic)
     n_passes = _positive_int(passes, "passes", 1, _MAX_PASSES)
-    share_target: float | None = None
-    n_max = n_passes
-    if confidence is not None:
-        share_target = _convert.real(confidence, "confidence")
-        if not 0.0 < share_target < 1.0:
-            raise ValueError(
-                f"confidence: must be in (0, 1) (a share of resamples), got {share_target!r}"
-            )
-        n_max = min(1000, 4 * n_passes) if max_passes is None else max_passes
-        n_max = _positive_int(n_max, "max_passes", n_passes, _MAX_PASSES)
-    elif max_passes is not None:
-        raise ValueError("max_passes: only with confidence (passes until the best stands out)")
+    share_target, n_max = _adaptive_passes(
+        confidence, "confidence", "a share of resamples", "passes until the best stands out",
+        max_passes, n_passes,
+    )  # fmt: skip
     counts = _thread_list(threads)
     cals = cm_validate._calibrations(calibration)
     for c in cals.values():
