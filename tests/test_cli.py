@@ -22,6 +22,11 @@ from costmetrics.report import ExperimentResult, ReproducedValue
 reproduce_module = sys.modules["costmetrics.reproduce"]
 
 
+def command(argv: list[str]) -> str:
+    """The subcommand an error names: energy's actions with theirs (``energy fit``)."""
+    return " ".join(argv[:2]) if argv[0] == "energy" else argv[0]
+
+
 def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"costmetrics {costmetrics.__version__}"
@@ -203,6 +208,37 @@ def test_cli_bad_input_is_one_line_and_status_2(
     assert len(lines) == 1 and "error" in lines[0], captured.err
 
 
+@pytest.mark.parametrize(
+    ("argv", "prog", "extra"),
+    [
+        (["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "1,1,2", "--tiles",
+          "8,64,8", "--within", "0.1"], "costmetrics talg", "--within 0.1"),
+        (["presets", "--bogus"], "costmetrics presets", "--bogus"),
+        (["chain", "--dims", "3,4,5", "--M", "100", "7"], "costmetrics chain", "7"),
+        (["energy", "fit", "--table", "x.csv", "--within", "0.1"], "costmetrics energy fit",
+         "--within 0.1"),
+    ],
+)  # fmt: skip
+def test_unrecognized_arguments_name_the_subcommand(
+    argv: list[str], prog: str, extra: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (adversarial tester) An option of another subcommand lost the subcommand's name:
+    # "costmetrics: error: unrecognized arguments: --within 0.1 (see costmetrics -h)".
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"{prog}: error: unrecognized arguments: {extra} (see {prog} -h)\n"
+
+
+def test_energy_errors_name_the_action(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse's errors said "costmetrics energy fit: error: ...", the handler's
+    # "costmetrics energy: error: ...": both name the action now.
+    assert main(["energy", "fit", "--table", "/nonexistent/x.csv"]) == 2
+    assert capsys.readouterr().err == (
+        "costmetrics energy fit: error: --table: no file /nonexistent/x.csv\n"
+    )
+
+
 def test_cli_negative_sizes_reach_the_model_in_both_spellings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -302,7 +338,7 @@ def test_cli_input_and_output_paths_name_the_option(
         captured = capsys.readouterr()
         lines = captured.err.strip().splitlines()
         assert captured.out == "" and len(lines) == 1, captured.err
-        assert f"costmetrics {argv[0]}: error: {message}" in lines[0], lines[0]
+        assert f"costmetrics {command(argv)}: error: {message}" in lines[0], lines[0]
         assert "Errno" not in lines[0]
 
 
@@ -536,7 +572,7 @@ def test_cli_output_files_refuse_fifos_and_devices_without_opening_them(
                 captured = capsys.readouterr()
                 lines = captured.err.strip().splitlines()
                 assert captured.out == "" and len(lines) == 1, captured.err
-                assert lines[0] == f"costmetrics {argv[0]}: error: {option}: {message}", lines
+                assert lines[0] == f"costmetrics {command(argv)}: error: {option}: {message}", lines
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)

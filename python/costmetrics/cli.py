@@ -1950,6 +1950,21 @@ class _Parser(argparse.ArgumentParser):
         """Print ``message`` as one line and exit with :data:`EXIT_USAGE`."""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        """Parse ``args``; an argument none of this parser's options takes is an error here.
+
+        argparse hands a subcommand's unrecognized arguments up to the top parser, whose
+        error named no subcommand (``costmetrics: error: unrecognized arguments: --within
+        0.1 (see costmetrics -h)``); refused by the innermost parser, the error names it
+        (``costmetrics talg: error: ... (see costmetrics talg -h)``).
+        """
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
 
 #: Options whose values may start with a minus sign (comma-separated integer lists).
 #: ``--sizes -5,3`` is rewritten to ``--sizes=-5,3`` before argparse sees it, so that both
@@ -2154,6 +2169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (status 2, one line), --help, --version (0)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Handler = args.handler
+    # energy's actions (eval, fit, ...) are subcommands of their own, as in argparse's errors.
+    command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:
         return handler(args)
     except BrokenPipeError:
@@ -2165,10 +2182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_bad_input(exc):
             raise  # an internal error: its traceback, not "bad input"
         message = " ".join(str(exc).split())  # one line, whatever the message holds
-        print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
+        print(f"costmetrics {command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"costmetrics {args.command}: interrupted", file=sys.stderr)
+        print(f"costmetrics {command}: interrupted", file=sys.stderr)
         return 130
 
 
