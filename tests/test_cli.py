@@ -170,7 +170,7 @@ def test_internal_errors_are_not_reported_as_bad_input(
     # Our own validation errors still are one line and status 2.
     monkeypatch.undo()
     assert main([*argv, "--tiles", "8,64"]) == 2
-    assert "error: tiles: " in capsys.readouterr().err
+    assert "error: --tiles: " in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ boundary cases (issue 6)
@@ -239,12 +239,88 @@ def test_energy_errors_name_the_action(capsys: pytest.CaptureFixture[str]) -> No
     )
 
 
+TALG = ["talg", "--stencil", "heat2d", "--gpu", "gtx980"]
+BEST = ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes"]
+EVAL = ["energy", "eval", "--kernel", "jacobi1d", "--sizes", "1000,100", "--tiles", "10,8"]
+EBEST = ["energy", "best-tiles", "--kernel", "jacobi1d", "--sizes", "1000,100", "--talg-s", "1"]
+FIT = ["energy", "fit", "--table", str(cm.presets.data_dir() / "energy/synthetic_model_a_runs.csv")]
+DESIGN = ["energy", "design", "--budget", "5"]
+
+#: (adversarial tester) Errors from an option's value named the Python parameter
+#: (``tiles[2]:``, ``talg_s:``, ``n (N):``) or nothing (``train_fraction must be ...``):
+#: each names the option as typed, an entry of a list option by its index (``--tiles[2]``).
+OPTION_ERRORS = [
+    # talg, best-tiles
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "8,64,9223372036854775808"],
+     "--tiles[2]: 9223372036854775808 does not fit a signed 64-bit integer"),
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "-8,64,8"], "--tiles: infeasible: "),
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "8,64"], "--tiles: must have 3 entries"),
+    ([*TALG, "--sizes", "-4096,4096,64", "--tiles", "8,64,8"],
+     "--sizes[0]: must be positive, got -4096"),
+    ([*TALG, "--sizes", "4096,4096,0", "--tiles", "8,64,8"], "--sizes[2]: must be positive, got 0"),
+    ([*TALG, "--sizes", "9007199254740993,1,1", "--tiles", "8,64,8"],
+     "--sizes: iteration-space size S1*...*T = 9007199254740993 exceeds 2^53 points"),
+    ([*TALG, "--sizes", "4096,4096", "--tiles", "8,64,8"], "--sizes: must have 3 entries"),
+    (["talg", "--stencil", "x", "--gpu", "gtx980", "--sizes", "1,1,2", "--tiles", "8,64,8"],
+     "--stencil: unknown stencil 'x'"),
+    (["talg", "--stencil", "heat2d", "--gpu", "x", "--sizes", "1,1,2", "--tiles", "8,64,8"],
+     "--gpu: unknown GPU 'x'"),
+    ([*BEST, "64,64,8", "--within", "nan"], "--within: must be in [0, 1e+06], got nan"),
+    ([*BEST, "-64,64,8"], "--sizes[0]: must be positive, got -64"),
+    # energy eval, best-tiles
+    ([*EVAL, "--talg-s", "0"], "--talg-s: must be finite and > 0, got 0"),
+    ([*EVAL, "--talg-s", "1e308"], "--talg-s: E_alg is not finite: "),
+    ([*EVAL, "--talg-s", "1", "--gpu", "gtx980"], "--talg-s/--gpu: give exactly one of "),
+    ([*EVAL, "--talg-s", "1", "--subtile", "11"],
+     "--subtile: subtile sS = 11 exceeds the tile size tS1 = 10"),
+    ([*EVAL, "--talg-s", "1", "--subtile", "-1"], "--subtile: subtile sS: must be >= 0"),
+    ([*EVAL, "--talg-s", "1", "--params", "model_c"],
+     "--params: unknown parameter set 'model_c'"),
+    ([*EVAL, "--gpu", "gtx980"], "--stencil: kernel 'jacobi1d' has no time-model preset"),
+    ([*EVAL, "--gpu", "gtx980", "--stencil", "heat2d"],
+     "--stencil: stencil 'Heat2D' has 2 space dimensions"),
+    ([*EVAL[:3], "nope", *EVAL[4:], "--talg-s", "1"], "--kernel: unknown kernel 'nope'"),
+    ([*EVAL[:7], "10,-8", "--talg-s", "1"], "--tiles[1]: must be positive, got -8"),
+    ([*EVAL[:5], "1000,0", *EVAL[6:], "--talg-s", "1"], "--sizes[1]: must be positive, got 0"),
+    ([*EBEST, "--within", "-1"], "--within: must be in [0, 1e+06], got -1"),
+    # energy fit, design, table-b3
+    ([*FIT, "--train-fraction", "0"], "--train-fraction: must be in (0, 1], got 0.0"),
+    ([*FIT, "--n-boot", "100000000"], "--n-boot: must be in [0, 100000], got 100000000"),
+    ([*FIT, "--level", "1"], "--level: must be in (0, 1), got 1.0"),
+    ([*FIT, "--seed", "-1"], "--seed: must be in [0, inf], got -1"),
+    ([*FIT, "--max-rel-halfwidth", "-1"], "--max-rel-halfwidth: must be > 0, got -1.0"),
+    ([*FIT, "--prior", "nope"], "--prior: unknown parameter set 'nope'"),
+    ([*FIT, "--prior-weight", "nan"], "--prior-weight: must be finite and >= 0, got nan"),
+    ([*DESIGN, "--noise", "0"], "--noise: must be in [1e-06, 1), got 0.0"),
+    (["energy", "design", "--budget", "100000000"],
+     "--budget: 100000000 exceeds the candidate set (1782 runs)"),
+    (["energy", "design", "--budget", "0"], "--budget: must be >= 1, got 0"),
+    ([*DESIGN, "--level", "1"], "--level: must be in [1e-09, 1 - 1e-09], got 1.0"),
+    ([*DESIGN, "--precision", "0"], "--precision: must be finite and >= 1e-6, got 0.0"),
+    ([*DESIGN, "--random", "-1"], "--random: must be in [0, 10000], got -1"),
+    ([*DESIGN, "--flop-heavy", "-1"], "--flop-heavy: must be >= 0 (0: none), got -1"),
+    ([*DESIGN, "--flop-heavy", "10000000"], "--flop-heavy: must be in [1, 1000000], got 10000000"),
+    (["energy", "table-b3", *FIT[2:4], "--params", "nope"], "--params: unknown parameter set"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "message"), OPTION_ERRORS)
+def test_errors_name_the_option_as_typed(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2, argv
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    assert lines[0].startswith(f"costmetrics {command(argv)}: error: {message}"), lines[0]
+
+
 def test_cli_negative_sizes_reach_the_model_in_both_spellings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for argv in (["--sizes", "-5,64,64"], ["--sizes=-5,64,64"]):
         main(["talg", "--stencil", "heat2d", "--gpu", "gtx980", *argv, "--tiles", "8,64,8"])
-        assert "S1: must be positive, got -5" in capsys.readouterr().err
+        assert "--sizes[0]: must be positive, got -5" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -252,22 +252,51 @@ def _options_named(options: Mapping[str, str]) -> Iterator[None]:
     The functions behind the subcommands check their parameters and name them
     (``n_configs: must be in [1, 1000], got 0``); at the command line the option was typed
     (``--configs``). A ``ValueError``, ``OverflowError`` or own ``TypeError`` (see
-    :func:`_is_bad_input`) whose message starts with a parameter of ``options`` is raised
-    again as a ``ValueError`` starting with its option; any other error passes unchanged.
-    The limits stay the function's own: nothing is checked twice.
+    :func:`_is_bad_input`) whose message starts with a key of ``options`` is raised again
+    as a ``ValueError`` starting with its option (:func:`_rename`); any other error passes
+    unchanged. The limits stay the function's own: nothing is checked twice.
 
     Parameters
     ----------
     options : mapping of str to str
-        Parameter name to the option as typed, e.g. ``{"n_configs": "--configs"}``.
+        Parameter name (or the words a message starts with, e.g. ``"subtile sS"``) to the
+        option as typed, e.g. ``{"n_configs": "--configs"}``.
     """
     try:
         yield
     except (ValueError, OverflowError, TypeError) as exc:
-        parameter, sep, rest = str(exc).partition(": ")
-        if not (sep and parameter in options and _is_bad_input(exc)):
+        renamed = _rename(str(exc), options) if _is_bad_input(exc) else None
+        if renamed is None:
             raise
-        raise ValueError(f"{options[parameter]}: {rest}") from None
+        raise ValueError(renamed) from None
+
+
+#: What may follow a key of :func:`_options_named` at the start of a message: an element
+#: index (``tiles[2]: ...``), the model's symbol (``n (N): ...``), then ``: `` or the rest
+#: of a sentence (``subtile sS = 11 exceeds ...``).
+_AFTER_KEY = re.compile(r"(?P<index>(\[\d+\])*)(?P<alias> \([^()]*\))?(?P<colon>: )?")
+
+
+def _rename(message: str, options: Mapping[str, str]) -> str | None:
+    """Return ``message`` starting with the option of its leading key, or None if none.
+
+    ``tiles[2]: x`` becomes ``--tiles[2]: x`` (the element keeps its index), ``n (N): x``
+    becomes ``--n: x``, and a message whose key is not followed by ``: `` keeps its words
+    after the option (``subtile sS = 11 exceeds ...`` becomes ``--subtile: subtile sS =
+    11 exceeds ...``), as does one whose key is several words (``iteration-space size
+    S1*...*T: ...``). The longest matching key wins; a key matches whole words only.
+    """
+    for key in sorted(options, key=len, reverse=True):
+        if not message.startswith(key):
+            continue
+        after = _AFTER_KEY.match(message, len(key))
+        assert after is not None  # every group is optional
+        end = after.end()
+        if after["colon"] and " " not in key:
+            return f"{options[key]}{after['index']}: {message[end:]}"
+        if after["colon"] or end == len(message) or message[end] == " ":
+            return f"{options[key]}: {message}"
+    return None
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -463,6 +492,32 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
     add_json_flag(parser)
 
 
+def _grid_options(sizes: Sequence[int], tiles: Sequence[int] | None = None) -> dict[str, str]:
+    """Return the options of the models' names of the ``--sizes`` and ``--tiles`` entries.
+
+    The models name an entry by its symbol (``S1: must be positive``, ``tT: ...``) or by
+    its index (``tiles[2]: ... does not fit a signed 64-bit integer``); at the command line
+    both are the entry of the option as typed (``--sizes[0]``, ``--tiles[2]``). The last
+    entry is the time steps (``T``, ``tT``).
+    """
+    out = {"sizes": "--sizes", "iteration-space size S1*...*T": "--sizes"}
+    out.update({f"S{d + 1}": f"--sizes[{d}]" for d in range(len(sizes) - 1)})
+    out["T"] = f"--sizes[{len(sizes) - 1}]"
+    if tiles is not None:
+        out["tiles"] = "--tiles"
+        out.update({f"tS{d + 1}": f"--tiles[{d}]" for d in range(len(tiles) - 1)})
+        out["tT"] = f"--tiles[{len(tiles) - 1}]"
+    return out
+
+
+def _time_options(args: argparse.Namespace) -> dict[str, str]:
+    """Return the options of ``talg`` and ``best-tiles`` by the time model's names."""
+    return {
+        "stencil": "--stencil", "gpu": "--gpu", "variant": "--variant", "within": "--within",
+        **_grid_options(args.sizes, getattr(args, "tiles", None)),
+    }  # fmt: skip
+
+
 _BELOW_IDEAL_NOTE = (
     "note: T_alg < T_ideal (below_ideal): the paper variant's hexagon geometry leaves gaps "
     "for small tiles; the exact variant never predicts below T_ideal (docs/api-conventions.md)"
@@ -476,7 +531,10 @@ def _add_talg(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import time as cm_time
 
-        b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, variant=args.variant)
+        with _options_named(_time_options(args)):
+            b = cm_time.breakdown(
+                args.stencil, args.gpu, args.sizes, args.tiles, variant=args.variant
+            )
         # below_ideal is a property of the record, not a field: it travels with it here
         # (docs/api-conventions.md, "Defaults").
         if args.json:
@@ -501,9 +559,10 @@ def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import time as cm_time
 
-        best = cm_time.best_tiles(
-            args.stencil, args.gpu, args.sizes, within=args.within, variant=args.variant
-        )
+        with _options_named(_time_options(args)):
+            best = cm_time.best_tiles(
+                args.stencil, args.gpu, args.sizes, within=args.within, variant=args.variant
+            )
         if args.json:
             print_json(
                 {
@@ -1275,15 +1334,13 @@ def _finite_or_text(value: float) -> Any:
 def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
     from costmetrics import energy as cm_energy
 
-    if args.budget < 1:
-        raise ValueError(f"--budget must be >= 1, got {args.budget}")
     if args.out is not None:
         check_output_file(args.out, "--out")
     if args.table is not None:
         if args.flop_heavy:
-            raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
-    if args.flop_heavy < 0:
-        raise ValueError(f"--flop-heavy must be >= 0, got {args.flop_heavy}")
+            raise ValueError("--flop-heavy: adds to the synthetic grid; not with --table")
+    if args.flop_heavy < 0:  # 0 (the default) adds none; a count is flop_heavy_kernel's check
+        raise ValueError(f"--flop-heavy: must be >= 0 (0: none), got {args.flop_heavy}")
     if args.table is not None:
         cands = cm_energy.Candidates.from_runs(args.table)
     else:
@@ -1337,6 +1394,36 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(len(d.runs))
         ],
     }
+
+
+def _energy_options(args: argparse.Namespace) -> dict[str, str]:
+    """Return the options of an ``energy`` action by the energy model's names."""
+    if args.action in ("eval", "best-tiles"):
+        out = {
+            "kernel": "--kernel", "params": "--params", "talg_s": "--talg-s", "gpu": "--gpu",
+            "stencil": "--stencil", "variant": "--variant", "within": "--within",
+            "subtile": "--subtile", "subtile sS": "--subtile",
+            "give exactly one of talg_s": "--talg-s/--gpu",
+            **_grid_options(args.sizes, getattr(args, "tiles", None)),
+        }  # fmt: skip
+        if args.talg_s is not None:
+            # E_static = P_stat T_alg of a valid-looking but huge --talg-s.
+            out["E_alg is not finite"] = "--talg-s"
+        return out
+    if args.action == "fit":
+        return {
+            "method": "--method", "train_fraction": "--train-fraction", "seed": "--seed",
+            "weighting": "--weighting", "n_boot": "--n-boot", "level": "--level",
+            "max_rel_halfwidth": "--max-rel-halfwidth", "prior": "--prior",
+            "params": "--prior", "prior_weight": "--prior-weight",
+        }  # fmt: skip
+    if args.action == "design":
+        return {
+            "budget": "--budget", "noise_sigma": "--noise", "level": "--level",
+            "precision": "--precision", "n_random": "--random", "seed": "--seed",
+            "ops_per_iteration": "--flop-heavy",
+        }  # fmt: skip
+    return {"params": "--params"}  # table-b3
 
 
 def _add_energy(parser: argparse.ArgumentParser) -> Handler:
@@ -1411,67 +1498,68 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
 
         if getattr(args, "table", None) is not None:  # fit, design, table-b3
             check_input_file(args.table, "--table")
-        if args.action in ("eval", "best-tiles"):
-            common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
-            if args.action == "eval":
-                b = cm_energy.breakdown(
-                    args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
-                    talg_s=args.talg_s, **common,
-                )  # fmt: skip
-                out: dict[str, Any] = b._asdict()
-            else:
-                r = cm_energy.best_tiles(
-                    args.kernel, args.gpu, args.sizes, params=args.params, talg_s=args.talg_s,
-                    within=args.within, **common,
+        with _options_named(_energy_options(args)):
+            if args.action in ("eval", "best-tiles"):
+                common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
+                if args.action == "eval":
+                    b = cm_energy.breakdown(
+                        args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
+                        talg_s=args.talg_s, **common,
+                    )  # fmt: skip
+                    out: dict[str, Any] = b._asdict()
+                else:
+                    r = cm_energy.best_tiles(
+                        args.kernel, args.gpu, args.sizes, params=args.params, talg_s=args.talg_s,
+                        within=args.within, **common,
+                    )  # fmt: skip
+                    out = {
+                        "tiles": list(r.tiles),
+                        "e_alg_j": r.e_alg_j,
+                        "talg_s": r.breakdown.talg_s,
+                        "n_points": r.n_points,
+                        "n_feasible": r.n_feasible,
+                        "within": r.within,
+                        "near_optimal": r.table(),
+                    }
+            elif args.action == "fit":
+                f = cm_energy.fit(
+                    args.table, method=args.method, train_fraction=args.train_fraction,
+                    seed=args.seed, weighting=args.weighting, prior=args.prior,
+                    prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
+                    max_rel_halfwidth=args.max_rel_halfwidth,
                 )  # fmt: skip
                 out = {
-                    "tiles": list(r.tiles),
-                    "e_alg_j": r.e_alg_j,
-                    "talg_s": r.breakdown.talg_s,
-                    "n_points": r.n_points,
-                    "n_feasible": r.n_feasible,
-                    "within": r.within,
-                    "near_optimal": r.table(),
+                    "method": f.method,
+                    "weighting": f.weighting,
+                    "rank": f.rank,
+                    "parameters": f.parameters,
+                    "estimates": [
+                        {
+                            "quantity": e.name,
+                            "value": e.value,
+                            "low": _finite_or_text(e.low),
+                            "high": _finite_or_text(e.high),
+                            "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                            "determined": e.determined,
+                        }
+                        for e in f.estimates.values()
+                    ],
+                    "n_boot": f.n_boot,
+                    "level": f.level,
+                    "max_rel_halfwidth": f.max_rel_halfwidth,
+                    "prior": None if f.prior is None else f.prior._asdict(),
+                    "prior_weight": f.prior_weight,
+                    "n_train": f.n_train,
+                    "n_test": f.n_test,
+                    "train_rmse_pct": f.train_rmse_pct,
+                    "test_rmse_pct": f.test_rmse_pct,
+                    "kernel_rmse_pct": f.kernel_rmse_pct,
                 }
-        elif args.action == "fit":
-            f = cm_energy.fit(
-                args.table, method=args.method, train_fraction=args.train_fraction,
-                seed=args.seed, weighting=args.weighting, prior=args.prior,
-                prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
-                max_rel_halfwidth=args.max_rel_halfwidth,
-            )  # fmt: skip
-            out = {
-                "method": f.method,
-                "weighting": f.weighting,
-                "rank": f.rank,
-                "parameters": f.parameters,
-                "estimates": [
-                    {
-                        "quantity": e.name,
-                        "value": e.value,
-                        "low": _finite_or_text(e.low),
-                        "high": _finite_or_text(e.high),
-                        "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
-                        "determined": e.determined,
-                    }
-                    for e in f.estimates.values()
-                ],
-                "n_boot": f.n_boot,
-                "level": f.level,
-                "max_rel_halfwidth": f.max_rel_halfwidth,
-                "prior": None if f.prior is None else f.prior._asdict(),
-                "prior_weight": f.prior_weight,
-                "n_train": f.n_train,
-                "n_test": f.n_test,
-                "train_rmse_pct": f.train_rmse_pct,
-                "test_rmse_pct": f.test_rmse_pct,
-                "kernel_rmse_pct": f.kernel_rmse_pct,
-            }
-        elif args.action == "design":
-            out = _energy_design(args)
-        else:
-            errors = cm_energy.optimization_error(args.table, params=args.params)
-            out = {k: vars(v) for k, v in errors.items()}
+            elif args.action == "design":
+                out = _energy_design(args)
+            else:
+                errors = cm_energy.optimization_error(args.table, params=args.params)
+                out = {k: vars(v) for k, v in errors.items()}
         if args.json:
             print_json(out)
             return 0
