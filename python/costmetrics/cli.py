@@ -283,7 +283,7 @@ def _rename(message: str, options: Mapping[str, str]) -> str | None:
     ``tiles[2]: x`` becomes ``--tiles[2]: x`` (the element keeps its index), ``n (N): x``
     becomes ``--n: x``, and a message whose key is not followed by ``: `` keeps its words
     after the option (``subtile sS = 11 exceeds ...`` becomes ``--subtile: subtile sS =
-    11 exceeds ...``), as does one whose key is several words (``iteration-space size
+    11 exceeds ...``; the key ``"iteration-space size"`` keeps ``iteration-space size
     S1*...*T: ...``). The longest matching key wins; a key matches whole words only.
     """
     for key in sorted(options, key=len, reverse=True):
@@ -292,9 +292,9 @@ def _rename(message: str, options: Mapping[str, str]) -> str | None:
         after = _AFTER_KEY.match(message, len(key))
         assert after is not None  # every group is optional
         end = after.end()
-        if after["colon"] and " " not in key:
+        if after["colon"]:
             return f"{options[key]}{after['index']}: {message[end:]}"
-        if after["colon"] or end == len(message) or message[end] == " ":
+        if end == len(message) or message[end] == " ":
             return f"{options[key]}: {message}"
     return None
 
@@ -500,7 +500,7 @@ def _grid_options(sizes: Sequence[int], tiles: Sequence[int] | None = None) -> d
     both are the entry of the option as typed (``--sizes[0]``, ``--tiles[2]``). The last
     entry is the time steps (``T``, ``tT``).
     """
-    out = {"sizes": "--sizes", "iteration-space size S1*...*T": "--sizes"}
+    out = {"sizes": "--sizes", "iteration-space size": "--sizes"}
     out.update({f"S{d + 1}": f"--sizes[{d}]" for d in range(len(sizes) - 1)})
     out["T"] = f"--sizes[{len(sizes) - 1}]"
     if tiles is not None:
@@ -620,15 +620,20 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import chain as cm_chain
 
-        order = cm_chain.optimal_order(args.dims)
+        if args.pareto and args.M is None:
+            raise ValueError("--pareto: needs --M")
+        with _options_named({"dims": "--dims", "M": "--M", "beta": "--beta"}):
+            order = cm_chain.optimal_order(args.dims)
+            dm = (
+                None
+                if args.M is None
+                else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
+            )
+            front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta) if args.pareto else []
         out: dict[str, Any] = {"op_count": order.cost, "parenthesization": order.parenthesization}
-        dm = None if args.M is None else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
         if dm is not None:
             out.update({k: v for k, v in dm._asdict().items() if k != "parenthesization"})
         if args.pareto:
-            if args.M is None:
-                raise ValueError("--pareto needs --M")
-            front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta)
             out["pareto_front"] = front
         if args.json:
             print_json(out)
@@ -1408,7 +1413,7 @@ def _energy_options(args: argparse.Namespace) -> dict[str, str]:
         }  # fmt: skip
         if args.talg_s is not None:
             # E_static = P_stat T_alg of a valid-looking but huge --talg-s.
-            out["E_alg is not finite"] = "--talg-s"
+            out["E_alg"] = "--talg-s"
         return out
     if args.action == "fit":
         return {
@@ -1670,18 +1675,22 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
         def is_file(text: str) -> bool:
             return text.endswith((".yaml", ".yml", ".json")) or os.sep in text
 
-        kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
-        machine = (
-            ex.load_machine(args.machine).machine
-            if is_file(args.machine)
-            else ex.machine(args.machine)
-        )
+        # A preset file's errors name it ("path: cannot read ...", "FILE, line 3: ...").
+        with _options_named({"kernel": "--kernel", "path": "--kernel"}):
+            kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
+        with _options_named({"machine": "--machine", "path": "--machine"}):
+            machine = (
+                ex.load_machine(args.machine).machine
+                if is_file(args.machine)
+                else ex.machine(args.machine)
+            )
         fields = machine._asdict()
         if args.cache_bytes is not None:
             fields["cache_bytes"] = args.cache_bytes
         if args.write_allocate is not None:
             fields["write_allocate"] = args.write_allocate
-        machine = ex.Machine(**fields)
+        with _options_named({"cache_bytes": "--cache-bytes"}):
+            machine = ex.Machine(**fields)
         if len(args.box) not in (1, 3):
             raise ValueError(f"--box: give one edge or nx,ny,nz, got {args.box}")
         box = args.box[0] if len(args.box) == 1 else tuple(args.box)
@@ -1690,17 +1699,29 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
             if len(args.block) not in (1, 2):
                 raise ValueError(f"--block: give b or bx,by, got {args.block}")
             block = args.block[0] if len(args.block) == 1 else tuple(args.block)
-        if args.best_block:
-            est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
-        else:
-            est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
-        sim = (
-            ex.simulate(
-                kernel, machine, box, fusion=args.fusion, block=[[g.bx, g.by] for g in est.groups]
+        # The model names an edge of the box and the block (nx, bx); one value is every edge.
+        options = {"box": "--box", "block": "--block", "fusion": "--fusion"}
+        edges = (("n", "xyz", "--box", args.box), ("b", "xy", "--block", args.block))
+        for letter, axes, option, values in edges:
+            for i, axis in enumerate(axes):  # nx, ny, nz; bx, by
+                one = values is None or len(values) == 1
+                options[letter + axis] = option if one else f"{option}[{i}]"
+        with _options_named(options):
+            if args.best_block:
+                est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
+            else:
+                est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
+            sim = (
+                ex.simulate(
+                    kernel,
+                    machine,
+                    box,
+                    fusion=args.fusion,
+                    block=[[g.bx, g.by] for g in est.groups],
+                )
+                if args.simulate
+                else None
             )
-            if args.simulate
-            else None
-        )
         groups = [
             {
                 "loops": [kernel.loops[i].name for i in g.loops],
@@ -1854,18 +1875,23 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
                 + ", ".join("--" + m.replace("_", "-") for m in missing)
                 + ")"
             )
-        total = cm_area.die_area(
-            config["n_sm"],
-            config["n_v"],
-            config["smem_kb"],
-            regs_kb_per_vu=config["regs_kb_per_vu"],
-            l1_kb_per_pair=config["l1_kb_per_pair"],
-            l2_kb=config["l2_kb"],
-            coefficients=args.coefficients,
-        )
+        # A value of the --gpu preset is its own (checked when it loads); a bad one was typed.
+        options = {k: "--" + k.replace("_", "-") for k in config}
+        options["coefficients"] = "--coefficients"
+        with _options_named(options):
+            total = cm_area.die_area(
+                config["n_sm"],
+                config["n_v"],
+                config["smem_kb"],
+                regs_kb_per_vu=config["regs_kb_per_vu"],
+                l1_kb_per_pair=config["l1_kb_per_pair"],
+                l2_kb=config["l2_kb"],
+                coefficients=args.coefficients,
+            )
+            parts = cm_area.breakdown(**config) if args.coefficients == "structural" else None
         out: dict[str, Any] = {**config, "coefficients": args.coefficients, "area_mm2": total}
-        if args.coefficients == "structural":
-            out["breakdown"] = cm_area.breakdown(**config)._asdict()
+        if parts is not None:
+            out["breakdown"] = parts._asdict()
         if args.json:
             print_json(out)
             return 0
@@ -1942,15 +1968,22 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         thread_limits = given if (given or args.thread_limits) else None
         if args.save is not None:
             check_output_file(args.save, "--save")  # before the sweep, not after it
-        result = cm_codesign.sweep(
-            args.workload,
-            args.area_min,
-            args.area_max,
-            variant=args.variant,
-            block_smem=args.block_smem,
-            progress=not args.no_progress and not args.json and sys.stderr.isatty(),
-            thread_limits=thread_limits,
-        )
+        options = {
+            "area_min_mm2": "--area-min", "area_max_mm2": "--area-max",
+            "area range": "--area-min/--area-max", "workload": "--workload",
+            "variant": "--variant", "block_smem": "--block-smem",
+            **{f"ThreadLimits.{name}": "--" + name.replace("_", "-") for name, _ in limit_flags},
+        }  # fmt: skip
+        with _options_named(options):
+            result = cm_codesign.sweep(
+                args.workload,
+                args.area_min,
+                args.area_max,
+                variant=args.variant,
+                block_smem=args.block_smem,
+                progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+                thread_limits=thread_limits,
+            )
         if args.save is not None:
             result.save(args.save)
         perf = result.gflops()
@@ -2088,10 +2121,17 @@ def _add_spu(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics import spu as cm_spu
 
         kw = {"k": args.k, "tile": args.tile, "grid": args.grid}
-        out: dict[str, Any] = {
-            "off_chip": cm_spu.off_chip(args.n, **kw)._asdict(),
-            "configuration": cm_spu.configuration(args.n, subtile=args.subtile, **kw)._asdict(),
-        }
+        # The model names a parameter with its symbol (n (N), tile (b)); Eq. 3.8's passes
+        # and the overflow of 3 N^2 K are about two options.
+        options = {
+            "n": "--n", "k": "--k", "tile": "--tile", "grid": "--grid", "subtile": "--subtile",
+            "off_chip": "--grid/--tile", "3 N^2": "--n" if args.k is None else "--n/--k",
+        }  # fmt: skip
+        with _options_named(options):
+            out: dict[str, Any] = {
+                "off_chip": cm_spu.off_chip(args.n, **kw)._asdict(),
+                "configuration": cm_spu.configuration(args.n, subtile=args.subtile, **kw)._asdict(),
+            }
         try:
             out["global_sync"] = cm_spu.global_sync(args.n, **kw)._asdict()
         except ValueError as exc:
@@ -2152,8 +2192,13 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics import scratchpad as cm_sp
 
         # The API's own defaults unless --max-points is given (its range is the core's
-        # check, named max_points in its message).
+        # check; its message names max_points, renamed --max-points by _options_named).
         limit: dict[str, Any] = {} if args.max_points is None else {"max_points": args.max_points}
+        # A search or enumeration past its limit says "raise max_points" (integer_optimum:
+        # ..., local_arrays: ...).
+        options = {"max_points": "--max-points", "reading": "--reading"}
+        if args.max_points is not None:
+            options.update(integer_optimum="--max-points", local_arrays="--max-points")
 
         if args.example == "figure1":
             obj: Any = cm_sp.figure1_block()
@@ -2164,7 +2209,9 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         else:
             obj = cm_sp.load(check_input_file(args.file, "--file"))
         if isinstance(obj, list):
-            arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading, **limit)]
+            with _options_named(options):
+                found = cm_sp.local_arrays(obj, reading=args.reading, **limit)
+            arrays = [la._asdict() for la in found]
             if args.json:
                 print_json({"local_arrays": arrays})
                 return 0
@@ -2182,7 +2229,13 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
             ]
             print(_table([cols] + [[str(a[c]) for c in cols] for a in arrays]))
             return 0
-        c = cm_sp.compare(obj, **limit)
+        with _options_named(options):
+            c = cm_sp.compare(obj, **limit)
+            pow2 = (
+                cm_sp.integer_optimum(obj, candidates=cm_sp.powers_of_two(obj), **limit)
+                if args.pow2
+                else None
+            )
         result: dict[str, Any] = {
             "integer_optimum": c.integer._asdict(),
             "relaxed_tiles": list(c.relaxed.tiles),
@@ -2193,10 +2246,8 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
             "rounding_cost_gap": c.cost_gap,
             "distance_linf": c.distance_linf,
         }
-        if args.pow2:
-            result["pow2_optimum"] = cm_sp.integer_optimum(
-                obj, candidates=cm_sp.powers_of_two(obj), **limit
-            )._asdict()
+        if pow2 is not None:
+            result["pow2_optimum"] = pow2._asdict()
         if args.json:
             print_json(result)
             return 0
