@@ -369,6 +369,27 @@ def test_errors_name_the_option_as_typed(
     assert lines[0].startswith(f"costmetrics {command(argv)}: error: {message}"), lines[0]
 
 
+def test_measure_and_tune_errors_name_the_option_as_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # measure --stencils nope said "stencil: unknown harness stencil"; tune's positional
+    # sizes "S1: must be positive" (its usage names them sizes).
+    cal = str(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    out = str(tmp_path / "t" / "t.csv")
+    for argv, message in (
+        (["measure", "--out", out, "--stencils", "nope", "--limit", "1"],
+         "--stencils: unknown harness stencil 'nope'"),
+        (["tune", "jacobi1d", "-512", "8", "--calibration", cal],
+         "sizes[0]: must be positive, got -512"),
+    ):  # fmt: skip
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_negative_sizes_reach_the_model_in_both_spellings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

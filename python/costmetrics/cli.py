@@ -492,17 +492,20 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
     add_json_flag(parser)
 
 
-def _grid_options(sizes: Sequence[int], tiles: Sequence[int] | None = None) -> dict[str, str]:
+def _grid_options(
+    sizes: Sequence[int], tiles: Sequence[int] | None = None, option: str = "--sizes"
+) -> dict[str, str]:
     """Return the options of the models' names of the ``--sizes`` and ``--tiles`` entries.
 
     The models name an entry by its symbol (``S1: must be positive``, ``tT: ...``) or by
     its index (``tiles[2]: ... does not fit a signed 64-bit integer``); at the command line
     both are the entry of the option as typed (``--sizes[0]``, ``--tiles[2]``). The last
-    entry is the time steps (``T``, ``tT``).
+    entry is the time steps (``T``, ``tT``). ``option`` is the sizes' option (tune's are
+    its positional ``sizes``).
     """
-    out = {"sizes": "--sizes", "iteration-space size": "--sizes"}
-    out.update({f"S{d + 1}": f"--sizes[{d}]" for d in range(len(sizes) - 1)})
-    out["T"] = f"--sizes[{len(sizes) - 1}]"
+    out = {"sizes": option, "iteration-space size": option}
+    out.update({f"S{d + 1}": f"{option}[{d}]" for d in range(len(sizes) - 1)})
+    out["T"] = f"{option}[{len(sizes) - 1}]"
     if tiles is not None:
         out["tiles"] = "--tiles"
         out.update({f"tS{d + 1}": f"--tiles[{d}]" for d in range(len(tiles) - 1)})
@@ -913,7 +916,10 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             cm_measure.check_current_harness(cal.machine.get("harness_version"), "--calibration")
         stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
         sizes = None if args.sizes == "default" else cm_measure.LEVEL_SIZES
-        points = cm_measure.default_points(stencils, sizes=sizes, calibration=cal, grid=args.grid)
+        with _options_named({"stencil": "--stencils", "stencils": "--stencils"}):
+            points = cm_measure.default_points(
+                stencils, sizes=sizes, calibration=cal, grid=args.grid
+            )
         if args.limit is not None:
             if args.limit < 1:
                 raise ValueError(f"--limit: must be positive, got {args.limit}")
@@ -1251,6 +1257,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
             "statistic": "--statistic", "fit": "--fit", "confidence": "--confidence",
             "max_passes": "--max-passes",
+            **_grid_options(args.sizes, option="sizes"),  # positional: its name in the usage
         }  # fmt: skip
         # The warnings are its measurement's (load, CPU interference).
         with _warnings_as_lines("tune"), _options_named(options):
