@@ -338,6 +338,8 @@ OPTION_ERRORS = [
      "--max-points: the search would evaluate more than 1 tile vectors; raise max_points"),
     # area
     (["area", "--n-sm", "0", "--n-v", "128", "--smem-kb", "96"], "--n-sm: must be in [1, 2^24]"),
+    (["area", "--n-sm", "16"], "--n-v/--smem-kb: required without --gpu (give --gpu or "),
+    (["exasat", "--box", "8"], "--kernel: required (or --list)"),
     (["area", "--n-sm", "16", "--n-v", "-128", "--smem-kb", "96"], "--n-v: must be in [1, 2^24]"),
     (["area", "--n-sm", "16", "--n-v", "128", "--smem-kb", "nan"],
      "--smem-kb: must be finite, got nan"),

@@ -1677,7 +1677,7 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
                 print("machines: " + ", ".join(listing["machines"]))
             return 0
         if not args.kernel:
-            raise ValueError("--kernel is required (or --list)")
+            raise ValueError("--kernel: required (or --list)")
 
         def is_file(text: str) -> bool:
             return text.endswith((".yaml", ".yml", ".json")) or os.sep in text
@@ -1877,11 +1877,9 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             config.update(l1_kb_per_pair=0.0, l2_kb=0.0)
         missing = [k for k in ("n_sm", "n_v", "smem_kb") if config[k] is None]
         if missing:
-            raise ValueError(
-                "give --gpu or --n-sm, --n-v and --smem-kb (missing: "
-                + ", ".join("--" + m.replace("_", "-") for m in missing)
-                + ")"
-            )
+            named = "/".join("--" + m.replace("_", "-") for m in missing)
+            raise ValueError(f"{named}: required without --gpu (give --gpu or --n-sm, --n-v and "
+                             "--smem-kb)")  # fmt: skip
         # A value of the --gpu preset is its own (checked when it loads); a bad one was typed.
         options = {k: "--" + k.replace("_", "-") for k in config}
         options["coefficients"] = "--coefficients"
