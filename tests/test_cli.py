@@ -22,6 +22,11 @@ from costmetrics.report import ExperimentResult, ReproducedValue
 reproduce_module = sys.modules["costmetrics.reproduce"]
 
 
+def command(argv: list[str]) -> str:
+    """The subcommand an error names: energy's actions with theirs (``energy fit``)."""
+    return " ".join(argv[:2]) if argv[0] == "energy" else argv[0]
+
+
 def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"costmetrics {costmetrics.__version__}"
@@ -165,7 +170,7 @@ def test_internal_errors_are_not_reported_as_bad_input(
     # Our own validation errors still are one line and status 2.
     monkeypatch.undo()
     assert main([*argv, "--tiles", "8,64"]) == 2
-    assert "error: tiles: " in capsys.readouterr().err
+    assert "error: --tiles: " in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ boundary cases (issue 6)
@@ -203,12 +208,196 @@ def test_cli_bad_input_is_one_line_and_status_2(
     assert len(lines) == 1 and "error" in lines[0], captured.err
 
 
+@pytest.mark.parametrize(
+    ("argv", "prog", "extra"),
+    [
+        (["talg", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes", "1,1,2", "--tiles",
+          "8,64,8", "--within", "0.1"], "costmetrics talg", "--within 0.1"),
+        (["presets", "--bogus"], "costmetrics presets", "--bogus"),
+        (["chain", "--dims", "3,4,5", "--M", "100", "7"], "costmetrics chain", "7"),
+        (["energy", "fit", "--table", "x.csv", "--within", "0.1"], "costmetrics energy fit",
+         "--within 0.1"),
+    ],
+)  # fmt: skip
+def test_unrecognized_arguments_name_the_subcommand(
+    argv: list[str], prog: str, extra: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (adversarial tester) An option of another subcommand lost the subcommand's name:
+    # "costmetrics: error: unrecognized arguments: --within 0.1 (see costmetrics -h)".
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"{prog}: error: unrecognized arguments: {extra} (see {prog} -h)\n"
+
+
+def test_energy_errors_name_the_action(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse's errors said "costmetrics energy fit: error: ...", the handler's
+    # "costmetrics energy: error: ...": both name the action now.
+    assert main(["energy", "fit", "--table", "/nonexistent/x.csv"]) == 2
+    assert capsys.readouterr().err == (
+        "costmetrics energy fit: error: --table: no file /nonexistent/x.csv\n"
+    )
+
+
+TALG = ["talg", "--stencil", "heat2d", "--gpu", "gtx980"]
+BEST = ["best-tiles", "--stencil", "heat2d", "--gpu", "gtx980", "--sizes"]
+EVAL = ["energy", "eval", "--kernel", "jacobi1d", "--sizes", "1000,100", "--tiles", "10,8"]
+EBEST = ["energy", "best-tiles", "--kernel", "jacobi1d", "--sizes", "1000,100", "--talg-s", "1"]
+FIT = ["energy", "fit", "--table", str(cm.presets.data_dir() / "energy/synthetic_model_a_runs.csv")]
+DESIGN = ["energy", "design", "--budget", "5"]
+
+#: (adversarial tester) Errors from an option's value named the Python parameter
+#: (``tiles[2]:``, ``talg_s:``, ``n (N):``) or nothing (``train_fraction must be ...``):
+#: each names the option as typed, an entry of a list option by its index (``--tiles[2]``).
+OPTION_ERRORS = [
+    # talg, best-tiles
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "8,64,9223372036854775808"],
+     "--tiles[2]: 9223372036854775808 does not fit a signed 64-bit integer"),
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "-8,64,8"], "--tiles: infeasible: "),
+    ([*TALG, "--sizes", "4096,4096,64", "--tiles", "8,64"], "--tiles: must have 3 entries"),
+    ([*TALG, "--sizes", "-4096,4096,64", "--tiles", "8,64,8"],
+     "--sizes[0]: must be positive, got -4096"),
+    ([*TALG, "--sizes", "4096,4096,0", "--tiles", "8,64,8"], "--sizes[2]: must be positive, got 0"),
+    ([*TALG, "--sizes", "9007199254740993,1,1", "--tiles", "8,64,8"],
+     "--sizes: iteration-space size S1*...*T = 9007199254740993 exceeds 2^53 points"),
+    ([*TALG, "--sizes", "4096,4096", "--tiles", "8,64,8"], "--sizes: must have 3 entries"),
+    (["talg", "--stencil", "x", "--gpu", "gtx980", "--sizes", "1,1,2", "--tiles", "8,64,8"],
+     "--stencil: unknown stencil 'x'"),
+    (["talg", "--stencil", "heat2d", "--gpu", "x", "--sizes", "1,1,2", "--tiles", "8,64,8"],
+     "--gpu: unknown GPU 'x'"),
+    ([*BEST, "64,64,8", "--within", "nan"], "--within: must be in [0, 1e+06], got nan"),
+    ([*BEST, "-64,64,8"], "--sizes[0]: must be positive, got -64"),
+    # energy eval, best-tiles
+    ([*EVAL, "--talg-s", "0"], "--talg-s: must be finite and > 0, got 0"),
+    ([*EVAL, "--talg-s", "1e308"], "--talg-s: E_alg is not finite: "),
+    ([*EVAL, "--talg-s", "1", "--gpu", "gtx980"], "--talg-s/--gpu: give exactly one of "),
+    ([*EVAL, "--talg-s", "1", "--subtile", "11"],
+     "--subtile: subtile sS = 11 exceeds the tile size tS1 = 10"),
+    ([*EVAL, "--talg-s", "1", "--subtile", "-1"], "--subtile: must be >= 0 (0: sS = tS), got -1"),
+    ([*EVAL, "--talg-s", "1", "--params", "model_c"],
+     "--params: unknown parameter set 'model_c'"),
+    ([*EVAL, "--gpu", "gtx980"], "--stencil: kernel 'jacobi1d' has no time-model preset"),
+    ([*EVAL, "--gpu", "gtx980", "--stencil", "heat2d"],
+     "--stencil: stencil 'Heat2D' has 2 space dimensions"),
+    ([*EVAL[:3], "nope", *EVAL[4:], "--talg-s", "1"], "--kernel: unknown kernel 'nope'"),
+    ([*EVAL[:7], "10,-8", "--talg-s", "1"], "--tiles[1]: must be positive, got -8"),
+    ([*EVAL[:5], "1000,0", *EVAL[6:], "--talg-s", "1"], "--sizes[1]: must be positive, got 0"),
+    ([*EBEST, "--within", "-1"], "--within: must be in [0, 1e+06], got -1"),
+    # energy fit, design, table-b3
+    ([*FIT, "--train-fraction", "0"], "--train-fraction: must be in (0, 1], got 0.0"),
+    ([*FIT, "--n-boot", "100000000"], "--n-boot: must be in [0, 100000], got 100000000"),
+    ([*FIT, "--level", "1"], "--level: must be in (0, 1), got 1.0"),
+    ([*FIT, "--seed", "-1"], "--seed: must be in [0, inf], got -1"),
+    ([*FIT, "--max-rel-halfwidth", "-1"], "--max-rel-halfwidth: must be > 0, got -1.0"),
+    ([*FIT, "--prior", "nope"], "--prior: unknown parameter set 'nope'"),
+    ([*FIT, "--prior-weight", "nan"], "--prior-weight: must be finite and >= 0, got nan"),
+    ([*DESIGN, "--noise", "0"], "--noise: must be in [1e-06, 1), got 0.0"),
+    (["energy", "design", "--budget", "100000000"],
+     "--budget: 100000000 exceeds the candidate set (1782 runs)"),
+    (["energy", "design", "--budget", "0"], "--budget: must be >= 1, got 0"),
+    ([*DESIGN, "--level", "1"], "--level: must be in [1e-09, 1 - 1e-09], got 1.0"),
+    ([*DESIGN, "--precision", "0"], "--precision: must be finite and >= 1e-6, got 0.0"),
+    ([*DESIGN, "--random", "-1"], "--random: must be in [0, 10000], got -1"),
+    ([*DESIGN, "--flop-heavy", "-1"], "--flop-heavy: must be >= 0 (0: none), got -1"),
+    ([*DESIGN, "--flop-heavy", "10000000"], "--flop-heavy: must be in [1, 1000000], got 10000000"),
+    (["energy", "table-b3", *FIT[2:4], "--params", "nope"], "--params: unknown parameter set"),
+    # chain
+    (["chain", "--dims", "2"], "--dims: need at least two sizes (one matrix), got 1"),
+    (["chain", "--dims", "2,0,2"], "--dims[1]: must be positive, got 0"),
+    (["chain", "--dims", "2,3,4", "--M", "9223372036854775808"],
+     "--M: 9223372036854775808 does not fit a signed 64-bit integer"),
+    (["chain", "--dims", "2,3,4", "--M", "-5"], "--M: must be positive, got -5"),
+    (["chain", "--dims", "3,4,5", "--pareto"], "--pareto: needs --M"),
+    # exasat
+    (["exasat", "--kernel", "nope"], "--kernel: unknown preset 'nope'"),
+    (["exasat", "--kernel", "/nonexistent/k.yaml"], "--kernel: cannot read preset file"),
+    (["exasat", "--kernel", "stencil7", "--machine", "nope"], "--machine: unknown preset 'nope'"),
+    (["exasat", "--kernel", "stencil7", "--box", "0"], "--box: must be positive, got 0"),
+    (["exasat", "--kernel", "stencil7", "--box", "8,0,8"], "--box[1]: must be positive, got 0"),
+    (["exasat", "--kernel", "stencil7", "--block", "0"], "--block: must be positive, got 0"),
+    (["exasat", "--kernel", "stencil7", "--cache-bytes", "0"],
+     "--cache-bytes: must be positive, got 0"),
+    (["exasat", "--kernel", "stencil7", "--simulate", "--box", "4096"],
+     "--box: the LRU simulation would make "),
+    # spu
+    (["spu", "--n", "0"], "--n: must be positive, got 0"),
+    (["spu", "--n", "64", "--tile", "0"], "--tile: must be positive, got 0"),
+    (["spu", "--n", "64", "--tile", "65"], "--tile: tile (b) = 65 exceeds n (N) = 64"),
+    (["spu", "--n", "64", "--grid", "0"], "--grid: must be positive, got 0"),
+    (["spu", "--n", "64", "--k", "0"], "--k: must be positive, got 0"),
+    (["spu", "--n", "64", "--subtile", "3"], "--grid/--tile: Eq. 3.8 needs p b <= N"),
+    (["spu", "--n", "64", "--grid", "1", "--subtile", "64"],
+     "--subtile: subtile = 64 must divide tile (b) = 32"),
+    (["spu", "--n", "2147483648"], "--n: 3 N^2 K: 4611686018427387904 x 2147483648 overflows"),
+    # scratchpad
+    (["scratchpad", "--example", "figure1", "--max-points", "0"],
+     "--max-points: must be in [1, 16777216] pairs"),
+    (["scratchpad", "--example", "me", "--max-points", "0"],
+     "--max-points: must be in [1, 4294967296] tile vectors"),
+    (["scratchpad", "--example", "jacobi1d", "--max-points", "1"],
+     "--max-points: the search would evaluate more than 1 tile vectors; raise max_points"),
+    # area
+    (["area", "--n-sm", "0", "--n-v", "128", "--smem-kb", "96"], "--n-sm: must be in [1, 2^24]"),
+    (["area", "--n-sm", "16"], "--n-v/--smem-kb: required without --gpu (give --gpu or "),
+    (["exasat", "--box", "8"], "--kernel: required (or --list)"),
+    (["area", "--n-sm", "16", "--n-v", "-128", "--smem-kb", "96"], "--n-v: must be in [1, 2^24]"),
+    (["area", "--n-sm", "16", "--n-v", "128", "--smem-kb", "nan"],
+     "--smem-kb: must be finite, got nan"),
+    (["area", "--gpu", "gtx980", "--regs-kb-per-vu", "-1"],
+     "--regs-kb-per-vu: must be finite and >= 0, got -1"),
+    (["area", "--gpu", "gtx980", "--l1-kb-per-pair", "inf"], "--l1-kb-per-pair: must be finite"),
+    # codesign
+    (["codesign", "--area-min", "nan"], "--area-min: must be finite and >= 0, got nan"),
+    (["codesign", "--area-max", "inf"], "--area-max: must be finite and >= 0, got inf"),
+    (["codesign", "--area-min", "600", "--area-max", "200"],
+     "--area-min/--area-max: area_min_mm2 = 6e+02 exceeds area_max_mm2 = 2e+02"),
+    (["codesign", "--workload", "3d", "--area-min", "1e6", "--area-max", "2e6"],
+     "--area-min/--area-max: area range [1e+06, 2e+06] mm^2 holds no design"),
+    (["codesign", "--max-threads-per-block", "0"], "--max-threads-per-block: must be in [32, "),
+    (["codesign", "--max-threads-per-sm", "0"], "--max-threads-per-sm: must be in [32, "),
+    (["codesign", "--registers-per-sm", "0"], "--registers-per-sm: must be in [32 * "),
+    (["codesign", "--registers-per-thread", "0"], "--registers-per-thread: must be in [1, "),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "message"), OPTION_ERRORS)
+def test_errors_name_the_option_as_typed(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2, argv
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    assert lines[0].startswith(f"costmetrics {command(argv)}: error: {message}"), lines[0]
+
+
+def test_measure_and_tune_errors_name_the_option_as_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # measure --stencils nope said "stencil: unknown harness stencil"; tune's positional
+    # sizes "S1: must be positive" (its usage names them sizes).
+    cal = str(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    out = str(tmp_path / "t" / "t.csv")
+    for argv, message in (
+        (["measure", "--out", out, "--stencils", "nope", "--limit", "1"],
+         "--stencils: unknown harness stencil 'nope'"),
+        (["tune", "jacobi1d", "-512", "8", "--calibration", cal],
+         "sizes[0]: must be positive, got -512"),
+    ):  # fmt: skip
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics {argv[0]}: error: {message}"), lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_negative_sizes_reach_the_model_in_both_spellings(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for argv in (["--sizes", "-5,64,64"], ["--sizes=-5,64,64"]):
         main(["talg", "--stencil", "heat2d", "--gpu", "gtx980", *argv, "--tiles", "8,64,8"])
-        assert "S1: must be positive, got -5" in capsys.readouterr().err
+        assert "--sizes[0]: must be positive, got -5" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -302,7 +491,7 @@ def test_cli_input_and_output_paths_name_the_option(
         captured = capsys.readouterr()
         lines = captured.err.strip().splitlines()
         assert captured.out == "" and len(lines) == 1, captured.err
-        assert f"costmetrics {argv[0]}: error: {message}" in lines[0], lines[0]
+        assert f"costmetrics {command(argv)}: error: {message}" in lines[0], lines[0]
         assert "Errno" not in lines[0]
 
 
@@ -536,7 +725,7 @@ def test_cli_output_files_refuse_fifos_and_devices_without_opening_them(
                 captured = capsys.readouterr()
                 lines = captured.err.strip().splitlines()
                 assert captured.out == "" and len(lines) == 1, captured.err
-                assert lines[0] == f"costmetrics {argv[0]}: error: {option}: {message}", lines
+                assert lines[0] == f"costmetrics {command(argv)}: error: {option}: {message}", lines
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)

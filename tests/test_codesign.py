@@ -515,7 +515,7 @@ def test_cli_codesign_thread_limits(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)["thread_limits"] is None
     assert main([*args, "--registers-per-thread", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "registers_per_thread" in err
+    assert err.count("\n") == 1 and "--registers-per-thread: " in err
 
 
 def test_sweep_refuses_what_it_used_to_ignore() -> None:

@@ -1064,9 +1064,9 @@ def test_flop_heavy_kernels_make_the_flops_identifiable() -> None:
 
 def test_design_bad_input() -> None:
     c = _candidates()
-    with pytest.raises(ValueError, match=r"budget 5000 exceeds the candidate set \(1782 runs\)"):
+    with pytest.raises(ValueError, match=r"budget: 5000 exceeds the candidate set \(1782 runs\)"):
         en.design(c, 5000)
-    with pytest.raises(ValueError, match="budget must be >= 1"):
+    with pytest.raises(ValueError, match="budget: must be >= 1"):
         en.design(c, 0)
     with pytest.raises(TypeError, match="budget"):
         en.design(c, 10.0)  # type: ignore[arg-type]
@@ -1127,11 +1127,11 @@ def test_design_refuses_levels_and_noise_without_a_finite_interval() -> None:
     # level 1e-300: z = 0 and a division by zero; 1 - 1e-16: 0.5 + level / 2 rounds to 1.
     c = _candidates()
     for level in (1e-300, 1 - 1e-16, 0.0, 1.0):
-        with pytest.raises(ValueError, match=r"^level must be in \[1e-09, 1 - 1e-09\], got "):
+        with pytest.raises(ValueError, match=r"^level: must be in \[1e-09, 1 - 1e-09\], got "):
             en.design(c, 4, level=level, n_random=1)
-    with pytest.raises(ValueError, match=r"^noise_sigma must be in \[1e-06, 1\), got 1e-300"):
+    with pytest.raises(ValueError, match=r"^noise_sigma: must be in \[1e-06, 1\), got 1e-300"):
         en.design(c, 4, noise_sigma=1e-300, n_random=1)
-    with pytest.raises(ValueError, match=r"^good_enough must be in \[0, 1e\+06\], got 1e\+300"):
+    with pytest.raises(ValueError, match=r"^good_enough: must be in \[0, 1e\+06\], got 1e\+300"):
         en.design(c, 4, good_enough=1e300, n_random=1)
 
 

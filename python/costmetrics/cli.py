@@ -252,22 +252,51 @@ def _options_named(options: Mapping[str, str]) -> Iterator[None]:
     The functions behind the subcommands check their parameters and name them
     (``n_configs: must be in [1, 1000], got 0``); at the command line the option was typed
     (``--configs``). A ``ValueError``, ``OverflowError`` or own ``TypeError`` (see
-    :func:`_is_bad_input`) whose message starts with a parameter of ``options`` is raised
-    again as a ``ValueError`` starting with its option; any other error passes unchanged.
-    The limits stay the function's own: nothing is checked twice.
+    :func:`_is_bad_input`) whose message starts with a key of ``options`` is raised again
+    as a ``ValueError`` starting with its option (:func:`_rename`); any other error passes
+    unchanged. The limits stay the function's own: nothing is checked twice.
 
     Parameters
     ----------
     options : mapping of str to str
-        Parameter name to the option as typed, e.g. ``{"n_configs": "--configs"}``.
+        Parameter name (or the words a message starts with, e.g. ``"subtile sS"``) to the
+        option as typed, e.g. ``{"n_configs": "--configs"}``.
     """
     try:
         yield
     except (ValueError, OverflowError, TypeError) as exc:
-        parameter, sep, rest = str(exc).partition(": ")
-        if not (sep and parameter in options and _is_bad_input(exc)):
+        renamed = _rename(str(exc), options) if _is_bad_input(exc) else None
+        if renamed is None:
             raise
-        raise ValueError(f"{options[parameter]}: {rest}") from None
+        raise ValueError(renamed) from None
+
+
+#: What may follow a key of :func:`_options_named` at the start of a message: an element
+#: index (``tiles[2]: ...``), the model's symbol (``n (N): ...``), then ``: `` or the rest
+#: of a sentence (``subtile sS = 11 exceeds ...``).
+_AFTER_KEY = re.compile(r"(?P<index>(\[\d+\])*)(?P<alias> \([^()]*\))?(?P<colon>: )?")
+
+
+def _rename(message: str, options: Mapping[str, str]) -> str | None:
+    """Return ``message`` starting with the option of its leading key, or None if none.
+
+    ``tiles[2]: x`` becomes ``--tiles[2]: x`` (the element keeps its index), ``n (N): x``
+    becomes ``--n: x``, and a message whose key is not followed by ``: `` keeps its words
+    after the option (``subtile sS = 11 exceeds ...`` becomes ``--subtile: subtile sS =
+    11 exceeds ...``; the key ``"iteration-space size"`` keeps ``iteration-space size
+    S1*...*T: ...``). The longest matching key wins; a key matches whole words only.
+    """
+    for key in sorted(options, key=len, reverse=True):
+        if not message.startswith(key):
+            continue
+        after = _AFTER_KEY.match(message, len(key))
+        assert after is not None  # every group is optional
+        end = after.end()
+        if after["colon"]:
+            return f"{options[key]}{after['index']}: {message[end:]}"
+        if end == len(message) or message[end] == " ":
+            return f"{options[key]}: {message}"
+    return None
 
 
 #: A TypeError of our own validation names the parameter first ("tiles: expected ...");
@@ -463,6 +492,35 @@ def _add_time_arguments(parser: argparse.ArgumentParser, with_tiles: bool) -> No
     add_json_flag(parser)
 
 
+def _grid_options(
+    sizes: Sequence[int], tiles: Sequence[int] | None = None, option: str = "--sizes"
+) -> dict[str, str]:
+    """Return the options of the models' names of the ``--sizes`` and ``--tiles`` entries.
+
+    The models name an entry by its symbol (``S1: must be positive``, ``tT: ...``) or by
+    its index (``tiles[2]: ... does not fit a signed 64-bit integer``); at the command line
+    both are the entry of the option as typed (``--sizes[0]``, ``--tiles[2]``). The last
+    entry is the time steps (``T``, ``tT``). ``option`` is the sizes' option (tune's are
+    its positional ``sizes``).
+    """
+    out = {"sizes": option, "iteration-space size": option}
+    out.update({f"S{d + 1}": f"{option}[{d}]" for d in range(len(sizes) - 1)})
+    out["T"] = f"{option}[{len(sizes) - 1}]"
+    if tiles is not None:
+        out["tiles"] = "--tiles"
+        out.update({f"tS{d + 1}": f"--tiles[{d}]" for d in range(len(tiles) - 1)})
+        out["tT"] = f"--tiles[{len(tiles) - 1}]"
+    return out
+
+
+def _time_options(args: argparse.Namespace) -> dict[str, str]:
+    """Return the options of ``talg`` and ``best-tiles`` by the time model's names."""
+    return {
+        "stencil": "--stencil", "gpu": "--gpu", "variant": "--variant", "within": "--within",
+        **_grid_options(args.sizes, getattr(args, "tiles", None)),
+    }  # fmt: skip
+
+
 _BELOW_IDEAL_NOTE = (
     "note: T_alg < T_ideal (below_ideal): the paper variant's hexagon geometry leaves gaps "
     "for small tiles; the exact variant never predicts below T_ideal (docs/api-conventions.md)"
@@ -476,7 +534,10 @@ def _add_talg(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import time as cm_time
 
-        b = cm_time.breakdown(args.stencil, args.gpu, args.sizes, args.tiles, variant=args.variant)
+        with _options_named(_time_options(args)):
+            b = cm_time.breakdown(
+                args.stencil, args.gpu, args.sizes, args.tiles, variant=args.variant
+            )
         # below_ideal is a property of the record, not a field: it travels with it here
         # (docs/api-conventions.md, "Defaults").
         if args.json:
@@ -501,9 +562,10 @@ def _add_best_tiles(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import time as cm_time
 
-        best = cm_time.best_tiles(
-            args.stencil, args.gpu, args.sizes, within=args.within, variant=args.variant
-        )
+        with _options_named(_time_options(args)):
+            best = cm_time.best_tiles(
+                args.stencil, args.gpu, args.sizes, within=args.within, variant=args.variant
+            )
         if args.json:
             print_json(
                 {
@@ -561,15 +623,20 @@ def _add_chain(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import chain as cm_chain
 
-        order = cm_chain.optimal_order(args.dims)
+        if args.pareto and args.M is None:
+            raise ValueError("--pareto: needs --M")
+        with _options_named({"dims": "--dims", "M": "--M", "beta": "--beta"}):
+            order = cm_chain.optimal_order(args.dims)
+            dm = (
+                None
+                if args.M is None
+                else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
+            )
+            front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta) if args.pareto else []
         out: dict[str, Any] = {"op_count": order.cost, "parenthesization": order.parenthesization}
-        dm = None if args.M is None else cm_chain.data_movement(args.dims, args.M, beta=args.beta)
         if dm is not None:
             out.update({k: v for k, v in dm._asdict().items() if k != "parenthesization"})
         if args.pareto:
-            if args.M is None:
-                raise ValueError("--pareto needs --M")
-            front = cm_chain.pareto_front(args.dims, args.M, beta=args.beta)
             out["pareto_front"] = front
         if args.json:
             print_json(out)
@@ -923,7 +990,10 @@ def _add_measure(parser: argparse.ArgumentParser) -> Handler:
             cm_measure.check_current_harness(cal.machine.get("harness_version"), "--calibration")
         stencils = cm_measure.STENCILS if args.stencils is None else tuple(args.stencils)
         sizes = None if args.sizes == "default" else cm_measure.LEVEL_SIZES
-        points = cm_measure.default_points(stencils, sizes=sizes, calibration=cal, grid=args.grid)
+        with _options_named({"stencil": "--stencils", "stencils": "--stencils"}):
+            points = cm_measure.default_points(
+                stencils, sizes=sizes, calibration=cal, grid=args.grid
+            )
         if args.limit is not None:
             if args.limit < 1:
                 raise ValueError(f"--limit: must be positive, got {args.limit}")
@@ -1261,6 +1331,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
             "statistic": "--statistic", "fit": "--fit", "confidence": "--confidence",
             "max_passes": "--max-passes",
+            **_grid_options(args.sizes, option="sizes"),  # positional: its name in the usage
         }  # fmt: skip
         # The warnings are its measurement's (load, CPU interference).
         with _warnings_as_lines("tune"), _options_named(options):
@@ -1349,15 +1420,13 @@ def _finite_or_text(value: float) -> Any:
 def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
     from costmetrics import energy as cm_energy
 
-    if args.budget < 1:
-        raise ValueError(f"--budget must be >= 1, got {args.budget}")
     if args.out is not None:
         check_output_file(args.out, "--out")
     if args.table is not None:
         if args.flop_heavy:
-            raise ValueError("--flop-heavy adds to the synthetic grid; not with --table")
-    if args.flop_heavy < 0:
-        raise ValueError(f"--flop-heavy must be >= 0, got {args.flop_heavy}")
+            raise ValueError("--flop-heavy: adds to the synthetic grid; not with --table")
+    if args.flop_heavy < 0:  # 0 (the default) adds none; a count is flop_heavy_kernel's check
+        raise ValueError(f"--flop-heavy: must be >= 0 (0: none), got {args.flop_heavy}")
     if args.table is not None:
         cands = cm_energy.Candidates.from_runs(args.table)
     else:
@@ -1411,6 +1480,36 @@ def _energy_design(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(len(d.runs))
         ],
     }
+
+
+def _energy_options(args: argparse.Namespace) -> dict[str, str]:
+    """Return the options of an ``energy`` action by the energy model's names."""
+    if args.action in ("eval", "best-tiles"):
+        out = {
+            "kernel": "--kernel", "params": "--params", "talg_s": "--talg-s", "gpu": "--gpu",
+            "stencil": "--stencil", "variant": "--variant", "within": "--within",
+            "subtile": "--subtile", "subtile sS": "--subtile",
+            "give exactly one of talg_s": "--talg-s/--gpu",
+            **_grid_options(args.sizes, getattr(args, "tiles", None)),
+        }  # fmt: skip
+        if args.talg_s is not None:
+            # E_static = P_stat T_alg of a valid-looking but huge --talg-s.
+            out["E_alg"] = "--talg-s"
+        return out
+    if args.action == "fit":
+        return {
+            "method": "--method", "train_fraction": "--train-fraction", "seed": "--seed",
+            "weighting": "--weighting", "n_boot": "--n-boot", "level": "--level",
+            "max_rel_halfwidth": "--max-rel-halfwidth", "prior": "--prior",
+            "params": "--prior", "prior_weight": "--prior-weight",
+        }  # fmt: skip
+    if args.action == "design":
+        return {
+            "budget": "--budget", "noise_sigma": "--noise", "level": "--level",
+            "precision": "--precision", "n_random": "--random", "seed": "--seed",
+            "ops_per_iteration": "--flop-heavy",
+        }  # fmt: skip
+    return {"params": "--params"}  # table-b3
 
 
 def _add_energy(parser: argparse.ArgumentParser) -> Handler:
@@ -1485,67 +1584,68 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
 
         if getattr(args, "table", None) is not None:  # fit, design, table-b3
             check_input_file(args.table, "--table")
-        if args.action in ("eval", "best-tiles"):
-            common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
-            if args.action == "eval":
-                b = cm_energy.breakdown(
-                    args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
-                    talg_s=args.talg_s, **common,
-                )  # fmt: skip
-                out: dict[str, Any] = b._asdict()
-            else:
-                r = cm_energy.best_tiles(
-                    args.kernel, args.gpu, args.sizes, params=args.params, talg_s=args.talg_s,
-                    within=args.within, **common,
+        with _options_named(_energy_options(args)):
+            if args.action in ("eval", "best-tiles"):
+                common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
+                if args.action == "eval":
+                    b = cm_energy.breakdown(
+                        args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
+                        talg_s=args.talg_s, **common,
+                    )  # fmt: skip
+                    out: dict[str, Any] = b._asdict()
+                else:
+                    r = cm_energy.best_tiles(
+                        args.kernel, args.gpu, args.sizes, params=args.params, talg_s=args.talg_s,
+                        within=args.within, **common,
+                    )  # fmt: skip
+                    out = {
+                        "tiles": list(r.tiles),
+                        "e_alg_j": r.e_alg_j,
+                        "talg_s": r.breakdown.talg_s,
+                        "n_points": r.n_points,
+                        "n_feasible": r.n_feasible,
+                        "within": r.within,
+                        "near_optimal": r.table(),
+                    }
+            elif args.action == "fit":
+                f = cm_energy.fit(
+                    args.table, method=args.method, train_fraction=args.train_fraction,
+                    seed=args.seed, weighting=args.weighting, prior=args.prior,
+                    prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
+                    max_rel_halfwidth=args.max_rel_halfwidth,
                 )  # fmt: skip
                 out = {
-                    "tiles": list(r.tiles),
-                    "e_alg_j": r.e_alg_j,
-                    "talg_s": r.breakdown.talg_s,
-                    "n_points": r.n_points,
-                    "n_feasible": r.n_feasible,
-                    "within": r.within,
-                    "near_optimal": r.table(),
+                    "method": f.method,
+                    "weighting": f.weighting,
+                    "rank": f.rank,
+                    "parameters": f.parameters,
+                    "estimates": [
+                        {
+                            "quantity": e.name,
+                            "value": e.value,
+                            "low": _finite_or_text(e.low),
+                            "high": _finite_or_text(e.high),
+                            "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
+                            "determined": e.determined,
+                        }
+                        for e in f.estimates.values()
+                    ],
+                    "n_boot": f.n_boot,
+                    "level": f.level,
+                    "max_rel_halfwidth": f.max_rel_halfwidth,
+                    "prior": None if f.prior is None else f.prior._asdict(),
+                    "prior_weight": f.prior_weight,
+                    "n_train": f.n_train,
+                    "n_test": f.n_test,
+                    "train_rmse_pct": f.train_rmse_pct,
+                    "test_rmse_pct": f.test_rmse_pct,
+                    "kernel_rmse_pct": f.kernel_rmse_pct,
                 }
-        elif args.action == "fit":
-            f = cm_energy.fit(
-                args.table, method=args.method, train_fraction=args.train_fraction,
-                seed=args.seed, weighting=args.weighting, prior=args.prior,
-                prior_weight=args.prior_weight, n_boot=args.n_boot, level=args.level,
-                max_rel_halfwidth=args.max_rel_halfwidth,
-            )  # fmt: skip
-            out = {
-                "method": f.method,
-                "weighting": f.weighting,
-                "rank": f.rank,
-                "parameters": f.parameters,
-                "estimates": [
-                    {
-                        "quantity": e.name,
-                        "value": e.value,
-                        "low": _finite_or_text(e.low),
-                        "high": _finite_or_text(e.high),
-                        "rel_halfwidth": _finite_or_text(e.rel_halfwidth),
-                        "determined": e.determined,
-                    }
-                    for e in f.estimates.values()
-                ],
-                "n_boot": f.n_boot,
-                "level": f.level,
-                "max_rel_halfwidth": f.max_rel_halfwidth,
-                "prior": None if f.prior is None else f.prior._asdict(),
-                "prior_weight": f.prior_weight,
-                "n_train": f.n_train,
-                "n_test": f.n_test,
-                "train_rmse_pct": f.train_rmse_pct,
-                "test_rmse_pct": f.test_rmse_pct,
-                "kernel_rmse_pct": f.kernel_rmse_pct,
-            }
-        elif args.action == "design":
-            out = _energy_design(args)
-        else:
-            errors = cm_energy.optimization_error(args.table, params=args.params)
-            out = {k: vars(v) for k, v in errors.items()}
+            elif args.action == "design":
+                out = _energy_design(args)
+            else:
+                errors = cm_energy.optimization_error(args.table, params=args.params)
+                out = {k: vars(v) for k, v in errors.items()}
         if args.json:
             print_json(out)
             return 0
@@ -1651,23 +1751,27 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
                 print("machines: " + ", ".join(listing["machines"]))
             return 0
         if not args.kernel:
-            raise ValueError("--kernel is required (or --list)")
+            raise ValueError("--kernel: required (or --list)")
 
         def is_file(text: str) -> bool:
             return text.endswith((".yaml", ".yml", ".json")) or os.sep in text
 
-        kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
-        machine = (
-            ex.load_machine(args.machine).machine
-            if is_file(args.machine)
-            else ex.machine(args.machine)
-        )
+        # A preset file's errors name it ("path: cannot read ...", "FILE, line 3: ...").
+        with _options_named({"kernel": "--kernel", "path": "--kernel"}):
+            kernel = ex.load_kernel(args.kernel) if is_file(args.kernel) else ex.kernel(args.kernel)
+        with _options_named({"machine": "--machine", "path": "--machine"}):
+            machine = (
+                ex.load_machine(args.machine).machine
+                if is_file(args.machine)
+                else ex.machine(args.machine)
+            )
         fields = machine._asdict()
         if args.cache_bytes is not None:
             fields["cache_bytes"] = args.cache_bytes
         if args.write_allocate is not None:
             fields["write_allocate"] = args.write_allocate
-        machine = ex.Machine(**fields)
+        with _options_named({"cache_bytes": "--cache-bytes"}):
+            machine = ex.Machine(**fields)
         if len(args.box) not in (1, 3):
             raise ValueError(f"--box: give one edge or nx,ny,nz, got {args.box}")
         box = args.box[0] if len(args.box) == 1 else tuple(args.box)
@@ -1676,17 +1780,29 @@ def _add_exasat(parser: argparse.ArgumentParser) -> Handler:
             if len(args.block) not in (1, 2):
                 raise ValueError(f"--block: give b or bx,by, got {args.block}")
             block = args.block[0] if len(args.block) == 1 else tuple(args.block)
-        if args.best_block:
-            est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
-        else:
-            est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
-        sim = (
-            ex.simulate(
-                kernel, machine, box, fusion=args.fusion, block=[[g.bx, g.by] for g in est.groups]
+        # The model names an edge of the box and the block (nx, bx); one value is every edge.
+        options = {"box": "--box", "block": "--block", "fusion": "--fusion"}
+        edges = (("n", "xyz", "--box", args.box), ("b", "xy", "--block", args.block))
+        for letter, axes, option, values in edges:
+            for i, axis in enumerate(axes):  # nx, ny, nz; bx, by
+                one = values is None or len(values) == 1
+                options[letter + axis] = option if one else f"{option}[{i}]"
+        with _options_named(options):
+            if args.best_block:
+                est = ex.best_blocking(kernel, machine, box, fusion=args.fusion)
+            else:
+                est = ex.estimate(kernel, machine, box, fusion=args.fusion, block=block)
+            sim = (
+                ex.simulate(
+                    kernel,
+                    machine,
+                    box,
+                    fusion=args.fusion,
+                    block=[[g.bx, g.by] for g in est.groups],
+                )
+                if args.simulate
+                else None
             )
-            if args.simulate
-            else None
-        )
         groups = [
             {
                 "loops": [kernel.loops[i].name for i in g.loops],
@@ -1835,23 +1951,26 @@ def _add_area(parser: argparse.ArgumentParser) -> Handler:
             config.update(l1_kb_per_pair=0.0, l2_kb=0.0)
         missing = [k for k in ("n_sm", "n_v", "smem_kb") if config[k] is None]
         if missing:
-            raise ValueError(
-                "give --gpu or --n-sm, --n-v and --smem-kb (missing: "
-                + ", ".join("--" + m.replace("_", "-") for m in missing)
-                + ")"
+            named = "/".join("--" + m.replace("_", "-") for m in missing)
+            raise ValueError(f"{named}: required without --gpu (give --gpu or --n-sm, --n-v and "
+                             "--smem-kb)")  # fmt: skip
+        # A value of the --gpu preset is its own (checked when it loads); a bad one was typed.
+        options = {k: "--" + k.replace("_", "-") for k in config}
+        options["coefficients"] = "--coefficients"
+        with _options_named(options):
+            total = cm_area.die_area(
+                config["n_sm"],
+                config["n_v"],
+                config["smem_kb"],
+                regs_kb_per_vu=config["regs_kb_per_vu"],
+                l1_kb_per_pair=config["l1_kb_per_pair"],
+                l2_kb=config["l2_kb"],
+                coefficients=args.coefficients,
             )
-        total = cm_area.die_area(
-            config["n_sm"],
-            config["n_v"],
-            config["smem_kb"],
-            regs_kb_per_vu=config["regs_kb_per_vu"],
-            l1_kb_per_pair=config["l1_kb_per_pair"],
-            l2_kb=config["l2_kb"],
-            coefficients=args.coefficients,
-        )
+            parts = cm_area.breakdown(**config) if args.coefficients == "structural" else None
         out: dict[str, Any] = {**config, "coefficients": args.coefficients, "area_mm2": total}
-        if args.coefficients == "structural":
-            out["breakdown"] = cm_area.breakdown(**config)._asdict()
+        if parts is not None:
+            out["breakdown"] = parts._asdict()
         if args.json:
             print_json(out)
             return 0
@@ -1928,15 +2047,22 @@ def _add_codesign(parser: argparse.ArgumentParser) -> Handler:
         thread_limits = given if (given or args.thread_limits) else None
         if args.save is not None:
             check_output_file(args.save, "--save")  # before the sweep, not after it
-        result = cm_codesign.sweep(
-            args.workload,
-            args.area_min,
-            args.area_max,
-            variant=args.variant,
-            block_smem=args.block_smem,
-            progress=not args.no_progress and not args.json and sys.stderr.isatty(),
-            thread_limits=thread_limits,
-        )
+        options = {
+            "area_min_mm2": "--area-min", "area_max_mm2": "--area-max",
+            "area range": "--area-min/--area-max", "workload": "--workload",
+            "variant": "--variant", "block_smem": "--block-smem",
+            **{f"ThreadLimits.{name}": "--" + name.replace("_", "-") for name, _ in limit_flags},
+        }  # fmt: skip
+        with _options_named(options):
+            result = cm_codesign.sweep(
+                args.workload,
+                args.area_min,
+                args.area_max,
+                variant=args.variant,
+                block_smem=args.block_smem,
+                progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+                thread_limits=thread_limits,
+            )
         if args.save is not None:
             result.save(args.save)
         perf = result.gflops()
@@ -2024,6 +2150,21 @@ class _Parser(argparse.ArgumentParser):
         """Print ``message`` as one line and exit with :data:`EXIT_USAGE`."""
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        """Parse ``args``; an argument none of this parser's options takes is an error here.
+
+        argparse hands a subcommand's unrecognized arguments up to the top parser, whose
+        error named no subcommand (``costmetrics: error: unrecognized arguments: --within
+        0.1 (see costmetrics -h)``); refused by the innermost parser, the error names it
+        (``costmetrics talg: error: ... (see costmetrics talg -h)``).
+        """
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
 
 #: Options whose values may start with a minus sign (comma-separated integer lists).
 #: ``--sizes -5,3`` is rewritten to ``--sizes=-5,3`` before argparse sees it, so that both
@@ -2059,10 +2200,17 @@ def _add_spu(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics import spu as cm_spu
 
         kw = {"k": args.k, "tile": args.tile, "grid": args.grid}
-        out: dict[str, Any] = {
-            "off_chip": cm_spu.off_chip(args.n, **kw)._asdict(),
-            "configuration": cm_spu.configuration(args.n, subtile=args.subtile, **kw)._asdict(),
-        }
+        # The model names a parameter with its symbol (n (N), tile (b)); Eq. 3.8's passes
+        # and the overflow of 3 N^2 K are about two options.
+        options = {
+            "n": "--n", "k": "--k", "tile": "--tile", "grid": "--grid", "subtile": "--subtile",
+            "off_chip": "--grid/--tile", "3 N^2": "--n" if args.k is None else "--n/--k",
+        }  # fmt: skip
+        with _options_named(options):
+            out: dict[str, Any] = {
+                "off_chip": cm_spu.off_chip(args.n, **kw)._asdict(),
+                "configuration": cm_spu.configuration(args.n, subtile=args.subtile, **kw)._asdict(),
+            }
         try:
             out["global_sync"] = cm_spu.global_sync(args.n, **kw)._asdict()
         except ValueError as exc:
@@ -2123,8 +2271,13 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics import scratchpad as cm_sp
 
         # The API's own defaults unless --max-points is given (its range is the core's
-        # check, named max_points in its message).
+        # check; its message names max_points, renamed --max-points by _options_named).
         limit: dict[str, Any] = {} if args.max_points is None else {"max_points": args.max_points}
+        # A search or enumeration past its limit says "raise max_points" (integer_optimum:
+        # ..., local_arrays: ...).
+        options = {"max_points": "--max-points", "reading": "--reading"}
+        if args.max_points is not None:
+            options.update(integer_optimum="--max-points", local_arrays="--max-points")
 
         if args.example == "figure1":
             obj: Any = cm_sp.figure1_block()
@@ -2135,7 +2288,9 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
         else:
             obj = cm_sp.load(check_input_file(args.file, "--file"))
         if isinstance(obj, list):
-            arrays = [la._asdict() for la in cm_sp.local_arrays(obj, reading=args.reading, **limit)]
+            with _options_named(options):
+                found = cm_sp.local_arrays(obj, reading=args.reading, **limit)
+            arrays = [la._asdict() for la in found]
             if args.json:
                 print_json({"local_arrays": arrays})
                 return 0
@@ -2153,7 +2308,13 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
             ]
             print(_table([cols] + [[str(a[c]) for c in cols] for a in arrays]))
             return 0
-        c = cm_sp.compare(obj, **limit)
+        with _options_named(options):
+            c = cm_sp.compare(obj, **limit)
+            pow2 = (
+                cm_sp.integer_optimum(obj, candidates=cm_sp.powers_of_two(obj), **limit)
+                if args.pow2
+                else None
+            )
         result: dict[str, Any] = {
             "integer_optimum": c.integer._asdict(),
             "relaxed_tiles": list(c.relaxed.tiles),
@@ -2164,10 +2325,8 @@ def _add_scratchpad(parser: argparse.ArgumentParser) -> Handler:
             "rounding_cost_gap": c.cost_gap,
             "distance_linf": c.distance_linf,
         }
-        if args.pow2:
-            result["pow2_optimum"] = cm_sp.integer_optimum(
-                obj, candidates=cm_sp.powers_of_two(obj), **limit
-            )._asdict()
+        if pow2 is not None:
+            result["pow2_optimum"] = pow2._asdict()
         if args.json:
             print_json(result)
             return 0
@@ -2228,6 +2387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (status 2, one line), --help, --version (0)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     handler: Handler = args.handler
+    # energy's actions (eval, fit, ...) are subcommands of their own, as in argparse's errors.
+    command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:
         return handler(args)
     except BrokenPipeError:
@@ -2239,10 +2400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_bad_input(exc):
             raise  # an internal error: its traceback, not "bad input"
         message = " ".join(str(exc).split())  # one line, whatever the message holds
-        print(f"costmetrics {args.command}: error: {message}", file=sys.stderr)
+        print(f"costmetrics {command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"costmetrics {args.command}: interrupted", file=sys.stderr)
+        print(f"costmetrics {command}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -360,8 +360,8 @@ def _time_model(
     if stencil is None:
         if k.kind != "jacobi2d":
             raise ValueError(
-                f"kernel {k.name!r} has no time-model preset; pass stencil= (a time-model "
-                "Stencil) or a measured talg_s"
+                f"stencil: kernel {k.name!r} has no time-model preset; pass stencil= (a "
+                "time-model Stencil) or a measured talg_s"
             )
         stencil = "jacobi2d"
     s = _stencil(k, stencil)
@@ -1594,20 +1594,20 @@ def fit(
     _convert.choice(weighting, "weighting", ("absolute", "relative"))
     train_fraction = _convert.real(train_fraction, "train_fraction")
     if not 0 < train_fraction <= 1:
-        raise ValueError(f"train_fraction must be in (0, 1], got {train_fraction}")
+        raise ValueError(f"train_fraction: must be in (0, 1], got {train_fraction}")
     seed = _convert.integer(seed, "seed", lo=0)
     n_boot = _convert.integer(n_boot, "n_boot")
     if not 0 <= n_boot <= 100_000:
-        raise ValueError(f"n_boot must be in [0, 100000], got {n_boot}")
+        raise ValueError(f"n_boot: must be in [0, 100000], got {n_boot}")
     level = _convert.real(level, "level")
     if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+        raise ValueError(f"level: must be in (0, 1), got {level}")
     max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
     if not max_rel_halfwidth > 0:
-        raise ValueError(f"max_rel_halfwidth must be > 0, got {max_rel_halfwidth}")
+        raise ValueError(f"max_rel_halfwidth: must be > 0, got {max_rel_halfwidth}")
     prior_weight = _convert.real(prior_weight, "prior_weight")
     if not (math.isfinite(prior_weight) and prior_weight >= 0):
-        raise ValueError(f"prior_weight must be finite and >= 0, got {prior_weight}")
+        raise ValueError(f"prior_weight: must be finite and >= 0, got {prior_weight}")
     prior_params = None if prior is None else _params(prior)
     prior_x = (
         None
@@ -2062,7 +2062,7 @@ def synthetic_runs(
     if isinstance(noise_sigma, bool) or not isinstance(noise_sigma, (int, float)):
         raise TypeError(f"noise_sigma: expected a number, got {type(noise_sigma).__name__}")
     if not (0 <= noise_sigma <= 1):
-        raise ValueError(f"noise_sigma must be in [0, 1], got {noise_sigma}")
+        raise ValueError(f"noise_sigma: must be in [0, 1], got {noise_sigma}")
     p = _params(params)
     if counts is None:
         counts = dict(_table_b2_shared()["n_instances"])
@@ -2250,7 +2250,7 @@ class Candidates(Record):
         """
         sigma = _convert.real(noise_sigma, "noise_sigma")
         if not 0 <= sigma <= 1:
-            raise ValueError(f"noise_sigma must be in [0, 1], got {sigma}")
+            raise ValueError(f"noise_sigma: must be in [0, 1], got {sigma}")
         rng = np.random.default_rng(_convert.integer(seed, "seed", lo=0))
         energy_j = self.energy_j(params=params) * np.exp(sigma * rng.standard_normal(len(self)))
         comments = (
@@ -2416,7 +2416,7 @@ def flop_heavy_kernel(op: Literal["fadd", "fmul"] = "fadd", ops_per_iteration: i
     op = _convert.choice(op, "op", ("fadd", "fmul"))  # type: ignore[assignment]
     n = _convert.integer(ops_per_iteration, "ops_per_iteration")
     if not 1 <= n <= 1_000_000:
-        raise ValueError(f"ops_per_iteration must be in [1, 1000000], got {n}")
+        raise ValueError(f"ops_per_iteration: must be in [1, 1000000], got {n}")
     return custom_kernel(
         f"flops_{op}{n}", 1, {op: float(n)},
         "2*(2*tT + tS)", "4*(2*tS + 4*tT*tS/sS)", "tS*tT", "S*T/(tS*tT)",
@@ -2798,38 +2798,38 @@ def design(
     n_cand = len(candidates)
     budget = _convert.integer(budget, "budget")
     if budget < 1:
-        raise ValueError(f"budget must be >= 1, got {budget}")
+        raise ValueError(f"budget: must be >= 1, got {budget}")
     replicates = _convert.boolean(replicates, "replicates")
     if not replicates and budget > n_cand:
         raise ValueError(
-            f"budget {budget} exceeds the candidate set ({n_cand} runs); each candidate "
+            f"budget: {budget} exceeds the candidate set ({n_cand} runs); each candidate "
             "is chosen at most once (replicates=True allows more)"
         )
     # With replicates the choice costs about 4 ms per run (a greedy path of 4 budget runs
     # and the exchange passes): 10^4 runs take under a minute.
     if replicates and budget > _MAX_REPLICATED_BUDGET:
         raise ValueError(
-            f"budget must be <= {_MAX_REPLICATED_BUDGET} with replicates, got {budget}"
+            f"budget: must be <= {_MAX_REPLICATED_BUDGET} with replicates, got {budget}"
         )
     sigma = _convert.real(noise_sigma, "noise_sigma")
     if not (math.isfinite(sigma) and _MIN_NOISE_SIGMA <= sigma < 1):
-        raise ValueError(f"noise_sigma must be in [{_MIN_NOISE_SIGMA:g}, 1), got {sigma!r}")
+        raise ValueError(f"noise_sigma: must be in [{_MIN_NOISE_SIGMA:g}, 1), got {sigma!r}")
     level = _convert.real(level, "level")
     # Nearer 0 or 1 the normal quantile of 0.5 + level / 2 is 0 or undefined in doubles.
     if not _MIN_LEVEL <= level <= 1 - _MIN_LEVEL:
-        raise ValueError(f"level must be in [{_MIN_LEVEL:g}, 1 - {_MIN_LEVEL:g}], got {level!r}")
+        raise ValueError(f"level: must be in [{_MIN_LEVEL:g}, 1 - {_MIN_LEVEL:g}], got {level!r}")
     max_rel_halfwidth = _convert.real(max_rel_halfwidth, "max_rel_halfwidth")
     if not (math.isfinite(max_rel_halfwidth) and max_rel_halfwidth >= 1e-6):
-        raise ValueError(f"max_rel_halfwidth must be finite and >= 1e-6, got {max_rel_halfwidth}")
+        raise ValueError(f"max_rel_halfwidth: must be finite and >= 1e-6, got {max_rel_halfwidth}")
     target_pm = max_rel_halfwidth if precision is None else _convert.real(precision, "precision")
     if not (math.isfinite(target_pm) and 1e-6 <= target_pm):
-        raise ValueError(f"precision must be finite and >= 1e-6, got {target_pm}")
+        raise ValueError(f"precision: must be finite and >= 1e-6, got {target_pm}")
     good_enough = _convert.real(good_enough, "good_enough")
     if not (math.isfinite(good_enough) and 0 <= good_enough <= _MAX_GOOD_ENOUGH):
-        raise ValueError(f"good_enough must be in [0, {_MAX_GOOD_ENOUGH:g}], got {good_enough!r}")
+        raise ValueError(f"good_enough: must be in [0, {_MAX_GOOD_ENOUGH:g}], got {good_enough!r}")
     n_random = _convert.integer(n_random, "n_random")
     if not 0 <= n_random <= 10_000:
-        raise ValueError(f"n_random must be in [0, 10000], got {n_random}")
+        raise ValueError(f"n_random: must be in [0, 10000], got {n_random}")
     seed = _convert.integer(seed, "seed", lo=0)
     ref = np.asarray([getattr(_params(params), n) for n in PARAM_NAMES], dtype=np.float64)
     if not np.all(np.isfinite(candidates.design)):

@@ -57,6 +57,8 @@ _BYTES_PER_GB = 1e9
 _INT32_MAX = 2**31 - 1
 #: Largest C_iter the time model accepts.
 _MAX_C_ITER_S = float(_core.time.MAX_TIME_PARAMETER_S)
+#: Smallest positive time parameter (L per word, tau_sync, T_sync) the time model accepts.
+_MIN_TIME_S = float(_core.time.MIN_TIME_PARAMETER_S)
 
 
 def normalize_name(name: str) -> str:
@@ -117,15 +119,19 @@ def _positive_float(value: object, field_name: str, where: str) -> float:
 
 
 def _non_negative_int(value: object, field_name: str, where: str) -> int:
-    if (
-        not isinstance(value, (bool, np.bool_))
-        and isinstance(value, (numbers.Integral, np.integer))
-        and value <= 0
+    if not isinstance(value, (bool, np.bool_)) and isinstance(
+        value, (numbers.Integral, np.integer)
     ):
-        if value == 0:
+        # (not _positive_int's "must be positive" and "[1, ...]": 0 is valid here)
+        number = int(value)
+        if number == 0:
             return 0
-        # (not _positive_int's "must be positive": 0 is valid here)
-        raise ValueError(f"{field_name}{where}: must be 0 or positive, got {int(value)}")
+        if number < 0:
+            raise ValueError(f"{field_name}{where}: must be 0 or positive, got {number}")
+        if number > _INT32_MAX:
+            raise OverflowError(
+                f"{field_name}{where}: {number} is outside the supported range [0, {_INT32_MAX}]"
+            )
     return _positive_int(value, field_name, where)
 
 
@@ -624,7 +630,15 @@ def _validate_gpu_fields(g: Gpu, where: str) -> None:
     for name in _GPU_INT_FIELDS:
         object.__setattr__(g, name, _positive_int(getattr(g, name), name, where))
     for name in _GPU_FLOAT_FIELDS:
-        object.__setattr__(g, name, _positive_float(getattr(g, name), name, where))
+        try:
+            number = _positive_float(getattr(g, name), name, where)
+        except ValueError:
+            # 0, negative or not finite: the one rule of a GPU's L, tau_sync and T_sync (the
+            # time model's range without its 0, checked by the core below), as its message.
+            raise ValueError(
+                f"{_GPU_TIME_RULE[name]}, got {getattr(g, name)}".replace(":", where + ":", 1)
+            ) from None
+        object.__setattr__(g, name, number)
     if not g.l_s_per_word > 0:  # 5e-324 s/GB is positive, its time per word 0.0
         raise ValueError(
             f"l_s_per_gb{where}: {g.l_s_per_gb!r} s/GB gives no time per 4-byte word (it "
@@ -681,11 +695,36 @@ _CORE_TO_PRESET = {
     "smem_per_sm_words": "smem_per_sm_bytes (as words)",
     "smem_per_block_words": "smem_per_block_bytes (as words)",
     "l_s_per_word": "l_s_per_gb (as s per 4-byte word)",
+    "MachineTerms.schedule": "tile_schedule",
+}
+
+#: A GPU's L, tau_sync and T_sync: the time model's range (0, or 1e-290 .. 1 s) without 0,
+#: which a GPU preset refuses (docs/time.md, "Limits"). One rule, stated alike for 0 (the
+#: preset's check) and for a value outside the range (the core's, _core_field_to_preset).
+_GPU_TIME_RULE = {
+    "l_s_per_gb": (
+        f"l_s_per_gb: must be in [{_MIN_TIME_S * _BYTES_PER_GB / BYTES_PER_WORD:g}, "
+        f"{_MAX_C_ITER_S * _BYTES_PER_GB / BYTES_PER_WORD:g}] s/GB ([{_MIN_TIME_S:g}, "
+        f"{_MAX_C_ITER_S:g}] s per 4-byte word)"
+    ),
+    "tau_sync_s": f"tau_sync_s: must be in [{_MIN_TIME_S:g}, {_MAX_C_ITER_S:g}] s",
+    "t_sync_s": f"t_sync_s: must be in [{_MIN_TIME_S:g}, {_MAX_C_ITER_S:g}] s",
+}
+#: The core's names of these fields (l_s_per_word: the preset's l_s_per_gb in s per word).
+_CORE_TIME_FIELDS = {
+    "l_s_per_word": "l_s_per_gb",
+    "tau_sync_s": "tau_sync_s",
+    "t_sync_s": "t_sync_s",
 }
 
 
 def _core_field_to_preset(message: str) -> str:
     name, sep, rest = message.partition(": ")
+    if name in _CORE_TIME_FIELDS and rest.startswith("must be 0 or in ["):
+        # The core takes 0 (a negligible cost); a GPU preset does not (checked before).
+        rule = _GPU_TIME_RULE[_CORE_TIME_FIELDS[name]]
+        unit = " s per 4-byte word" if name == "l_s_per_word" else ""
+        return f"{rule}, got {rest.rpartition(', got ')[2]}{unit}"
     return f"{_CORE_TO_PRESET.get(name, name)}{sep}{rest}"
 
 
