@@ -283,6 +283,10 @@ OPTION_ERRORS = [
     ([*EVAL[:7], "10,-8", "--talg-s", "1"], "--tiles[1]: must be positive, got -8"),
     ([*EVAL[:5], "1000,0", *EVAL[6:], "--talg-s", "1"], "--sizes[1]: must be positive, got 0"),
     ([*EBEST, "--within", "-1"], "--within: must be in [0, 1e+06], got -1"),
+    # The time model's variant with a measured T_alg: it was accepted and ignored.
+    ([*EVAL, "--talg-s", "1", "--variant", "paper"],
+     "--variant: only with --gpu (--talg-s is a measured T_alg)"),
+    ([*EBEST, "--variant", "exact"], "--variant: only with --gpu (--talg-s is a measured T_alg)"),
     # energy fit, design, table-b3
     ([*FIT, "--train-fraction", "0"], "--train-fraction: must be in (0, 1], got 0.0"),
     ([*FIT, "--n-boot", "100000000"], "--n-boot: must be in [0, 100000], got 100000000"),

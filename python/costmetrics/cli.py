@@ -1526,7 +1526,12 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
         p.add_argument("--talg-s", type=_float, default=None, help="measured T_alg in seconds")
         p.add_argument("--gpu", default=None, help="GPU preset: T_alg from the time model")
         p.add_argument("--stencil", default=None, help="time-model stencil (default: kernel's)")
-        p.add_argument("--variant", choices=["exact", "paper", "machine"], default="exact")
+        p.add_argument(
+            "--variant",
+            choices=["exact", "paper", "machine"],
+            default=None,
+            help="time-model variant, with --gpu (default exact)",
+        )
         add_json_flag(p)
 
     model_arguments(actions.add_parser("eval", help="E_alg and its terms for one run"), True)
@@ -1586,7 +1591,11 @@ def _add_energy(parser: argparse.ArgumentParser) -> Handler:
             check_input_file(args.table, "--table")
         with _options_named(_energy_options(args)):
             if args.action in ("eval", "best-tiles"):
-                common = {"subtile": args.subtile, "stencil": args.stencil, "variant": args.variant}
+                if args.talg_s is not None and args.variant is not None:
+                    # The time model's variant, unused with a measured T_alg: it was ignored.
+                    raise ValueError("--variant: only with --gpu (--talg-s is a measured T_alg)")
+                variant = "exact" if args.variant is None else args.variant
+                common = {"subtile": args.subtile, "stencil": args.stencil, "variant": variant}
                 if args.action == "eval":
                     b = cm_energy.breakdown(
                         args.kernel, args.gpu, args.sizes, args.tiles, params=args.params,
