@@ -38,6 +38,7 @@ import numpy as np
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
+from costmetrics._files import write_text_atomic
 
 
 def _points(quick: bool) -> list[mm.Point]:
@@ -130,7 +131,7 @@ def main() -> None:
         "loadavg_end": load1,
         "rows": rows,
     }
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(args.out / "summary.json", json.dumps(summary, indent=2) + "\n")
     print(
         f"Machine: {machine['cpu_model']}, L2 {machine['l2_bytes'] // 1024} KiB, "
         f"L3 {machine['l3_bytes'] // 1024**2} MiB, {machine['allowed_cpus']} CPUs; load "

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 import time
@@ -49,7 +48,7 @@ from typing import Any
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
-from costmetrics._files import check_output_file
+from costmetrics._files import check_output_file, write_text_atomic
 from costmetrics.cli import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -285,9 +284,7 @@ def _per_target(summaries: list[dict[str, Any]], floor: float) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)  # whole or not at all, even if killed
 
 
 def main(argv: list[str] | None = None) -> int:

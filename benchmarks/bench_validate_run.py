@@ -76,6 +76,7 @@ import numpy as np
 from costmetrics import measure as mm
 from costmetrics import time as cm_time
 from costmetrics import validate as cv
+from costmetrics._files import write_text_atomic
 
 #: Issue 21's accuracy targets (fractions).
 ALL_CORES_TOP, ALL_CORES_TOP_STENCIL = 0.07, 0.10
@@ -95,9 +96,7 @@ def _say(t0: float, text: str) -> None:
 
 
 def _write_json(path: Path, value: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(value, indent=1, default=str) + "\n")
 
 
 def _calibration(path: Path, threads: int, quick: bool, stencils: tuple[str, ...]) -> Any:
@@ -547,8 +546,7 @@ def _main_in(args: argparse.Namespace, out_arg: Path) -> int:
     text = _markdown(rows, machine, reports[0].loadavg_1m)
     _write_json(out / "targets.json", {"machine": machine, "targets": rows,
                                        "loadavg_1m": list(reports[0].loadavg_1m)})  # fmt: skip
-    (out / "targets.md.tmp").write_text(text, encoding="utf-8")
-    os.replace(out / "targets.md.tmp", out / "targets.md")
+    write_text_atomic(out / "targets.md", text)
     print(text)
     for i, r in ((i, r) for i, run in enumerate(by_run) for r in run.values()):
         for v, c in r.tuner.items():

@@ -15,6 +15,7 @@ import functools
 import itertools
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -773,25 +774,57 @@ def test_calibration_saved_over_another_is_one_calibration(
     one = dataclasses.replace(shipped, stencils={"jacobi1d": shipped.stencils["jacobi1d"]})
     mm.save_calibration(one, folder)
     assert list(mm.load_calibration(folder).stencils) == ["jacobi1d"]
-    # (b) A newer calibration (another C_iter, another buffer budget) whose save is killed
-    # after its preset and first stencil file: the folder is refused, by name, on load.
+    # (b) A newer calibration (another buffer budget) whose save is killed at any step:
+    # the folder holds the older or the newer calibration, whole, never a mix. (Until
+    # 2026-11-30 the save replaced the presets one by one before its calibration.json, so
+    # a kill in between left a folder load_calibration refused: the older one was lost.)
     gpu = dataclasses.replace(shipped.gpu, smem_per_sm_bytes=2 * shipped.gpu.smem_per_sm_bytes)
-    newer = dataclasses.replace(shipped, gpu=gpu)
-    mm.save_calibration(shipped, folder)
-    from costmetrics._files import write_text_atomic as real_write
+    stencils = {k: dataclasses.replace(v, c_iter_s={g: 1.5 * c for g, c in v.c_iter_s.items()})
+                for k, v in shipped.stencils.items()}  # fmt: skip
+    newer = dataclasses.replace(shipped, gpu=gpu, stencils=stencils)
+    real_replace = os.replace
+    renames: list[object] = []
 
-    calls = []
+    def count(src: Any, dst: Any) -> None:
+        renames.append(dst)
+        real_replace(src, dst)
 
-    def killed_after_two(path: str | Path, text: str) -> None:
-        calls.append(path)
-        if len(calls) > 2:
-            raise KeyboardInterrupt  # stands for SIGKILL: nothing after it is written
-        real_write(path, text)
-
-    monkeypatch.setattr(mm, "write_text_atomic", killed_after_two)
-    with pytest.raises(KeyboardInterrupt):
-        mm.save_calibration(newer, folder)
+    monkeypatch.setattr(os, "replace", count)
+    mm.save_calibration(newer, tmp_path / "count")  # every rename of a whole save
     monkeypatch.undo()
+    steps = len(renames)
+    assert steps == 2 * (1 + len(shipped.stencils)) + 1  # pending files, the commit, renames
+    seen = set()
+    for kill_before in range(steps + 1):
+        mm.save_calibration(shipped, folder)
+        done: list[object] = []
+
+        def killed(
+            src: Any, dst: Any, kill_before: int = kill_before, done: list[object] = done
+        ) -> None:
+            if len(done) == kill_before:
+                raise KeyboardInterrupt  # stands for SIGKILL: nothing after it happens
+            done.append(dst)
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", killed)
+        try:
+            mm.save_calibration(newer, folder)
+        except KeyboardInterrupt:
+            pass
+        monkeypatch.undo()
+        got = mm.load_calibration(folder)
+        is_newer = got.gpu.smem_per_sm_bytes == gpu.smem_per_sm_bytes
+        assert got.stencils == (newer if is_newer else shipped).stencils, kill_before
+        seen.add(is_newer)
+        # The kill's leftovers never block the next save, which is whole.
+        mm.save_calibration(newer, folder)
+        assert mm.load_calibration(folder).gpu.smem_per_sm_bytes == gpu.smem_per_sm_bytes
+        assert not list(folder.rglob("*.pending")), kill_before
+    assert seen == {False, True}  # the kills before the commit kept the older, after it the newer
+    # A preset edited by hand is refused, naming the folder.
+    yaml_path = folder / "gpus" / f"{gpu.key}.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"^path: {folder} mixes two calibrations: gpus/"):
         mm.load_calibration(folder)
     # A missing listed file is refused as well; saving again repairs the folder.

@@ -141,3 +141,30 @@ def test_reproduce_checks_its_arguments_before_running(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"only: experiment\(s\) named more than once: \['time'\]"):
         reproduce(tmp_path, only=["time", "chain", "time"])
     assert not (tmp_path / "report.md").exists()
+
+
+def test_a_report_killed_between_its_files_is_never_a_pair_of_two_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (kill campaign, 2026-11-30) reproduce --only area spu, then --only area killed just
+    # after report.md was renamed into place: report.md listed area, report.json area and
+    # spu. Now the older report.json is gone before report.md is written.
+    import costmetrics.report as report_module
+
+    first = [ExperimentResult("area", [_value(1.0, 1.0)]), ExperimentResult("spu", [])]
+    write_report(first, tmp_path)
+    from costmetrics._files import write_text_atomic as real_write
+
+    def killed_after_the_markdown(path: Path, text: str) -> None:
+        if path.name == "report.json":
+            raise KeyboardInterrupt  # stands for SIGKILL
+        real_write(path, text)
+
+    monkeypatch.setattr(report_module, "write_text_atomic", killed_after_the_markdown)
+    with pytest.raises(KeyboardInterrupt):
+        write_report([ExperimentResult("area", [_value(2.0, 2.0)])], tmp_path)
+    monkeypatch.undo()
+    assert "## spu" not in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert not (tmp_path / "report.json").exists()
+    write_report([ExperimentResult("area", [_value(2.0, 2.0)])], tmp_path)  # the rerun
+    assert [r["seed_value"] for r in json.loads((tmp_path / "report.json").read_text())] == [2.0]

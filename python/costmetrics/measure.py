@@ -1839,11 +1839,20 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     Writes ``out_dir/gpus/<key>.yaml`` (the machine preset, readable by
     :func:`costmetrics.load_gpu`), ``out_dir/stencils/<stencil>.yaml`` (C_iter, readable
     by :func:`costmetrics.load_stencil`) and ``out_dir/calibration.json`` (machine record,
-    micro-benchmark statistics, settings, and the SHA-256 of each preset file written),
-    last. :func:`load_calibration` reads only the listed files and refuses a folder whose
-    files do not match: saved over an older calibration, the folder holds this one (the
-    older one's other presets are ignored), and a save killed midway is refused on load
-    rather than read as a mix of the two.
+    micro-benchmark statistics, settings, and the SHA-256 of each preset file written).
+    :func:`load_calibration` reads only the listed files and refuses a folder whose files
+    do not match: saved over an older calibration, the folder holds this one (the older
+    one's other presets are ignored).
+
+    Saved over an older calibration, the folder holds one of the two, whole, at every
+    instant, even if the save is killed: the presets are first written beside their
+    places as hidden pending files (``.<name>.yaml.pending``), then ``calibration.json``
+    (the moment the new calibration counts), then each pending file is renamed onto its
+    place. A save killed before ``calibration.json`` leaves the older calibration (and
+    pending files the next save replaces); one killed after it leaves the new one, whose
+    presets not yet renamed :func:`load_calibration` reads from their pending files. (A
+    save that replaced the presets first made a killed save lose the older calibration:
+    its ``calibration.json`` no longer matched them.)
 
     Parameters
     ----------
@@ -1875,7 +1884,7 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     digests: dict[str, str] = {}
 
     def write(path: Path, text: str) -> None:
-        write_text_atomic(path, text)
+        write_text_atomic(_pending_preset(path), text)  # renamed onto path below
         written.append(path)
         digests[path.relative_to(out).as_posix()] = _sha256(text.encode("utf-8"))
 
@@ -1908,11 +1917,22 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
         "files": digests,
     }
     meta_path = out / "calibration.json"
-    # Written last, with the digests of the presets it belongs with: an older
-    # calibration.json beside presets a killed save replaced no longer matches them.
+    # The commit: from here the folder holds this calibration (its presets in place or
+    # still pending); before, the older one, whose presets are all still in place.
     write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
+    for path in written:
+        os.replace(_pending_preset(path), linked_file(path))
     written.append(meta_path)
     return written
+
+
+def _pending_preset(path: Path) -> Path:
+    """Return where :func:`save_calibration` writes the preset ``path`` before its commit.
+
+    Beside the file a link names (the rename onto it keeps the link), hidden.
+    """
+    real = linked_file(path)
+    return real.with_name(f".{real.name}.pending")
 
 
 def load_calibration(path: str | Path) -> Calibration:
@@ -1951,7 +1971,7 @@ def load_calibration(path: str | Path) -> Calibration:
     key = _preset_file_key(meta["gpu_key"], f"path: {meta_path}: gpu_key")
     gpu_path = root / "gpus" / f"{key}.yaml"
     if "files" in meta:
-        stencil_paths = _calibration_files(meta, root, gpu_path)
+        gpu_path, stencil_paths = _calibration_files(meta, root, gpu_path)
     else:  # saved before the digests were recorded: every preset in the folder
         stencil_paths = sorted((root / "stencils").glob("*.yaml"))
     gpu = load_gpu(gpu_path)
@@ -1991,12 +2011,14 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> list[Path]:
-    """Check the preset files calibration.json lists; return the stencil presets.
+def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> tuple[Path, list[Path]]:
+    """Check the preset files calibration.json lists; return the files to read.
 
-    Each listed file must be there with the recorded SHA-256 (ValueError naming the folder
-    otherwise): a save killed after it replaced some presets, but before the new
-    calibration.json, left an older calibration.json beside newer presets.
+    Each listed file must be there with the recorded SHA-256, in its place or, where a
+    save was killed after its calibration.json but before it renamed the file into place,
+    as its pending file (:func:`save_calibration`); otherwise ValueError naming the folder
+    (a file edited or replaced by hand, or a save of an older version killed midway).
+    Returns the machine preset's file and the stencil presets' files.
     """
     files = meta["files"]
     where = f"path: {root}"
@@ -2007,27 +2029,52 @@ def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> list
     if gpu_path.relative_to(root).as_posix() not in files:
         raise ValueError(f"{where}: calibration.json does not list its preset {gpu_path.name}")
     stencil_paths = []
+    gpu_file = gpu_path
     for rel, digest in files.items():
         parts = rel.split("/")
         if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
             raise ValueError(f"{where}: calibration.json lists {rel!r}, not a preset file")
-        p = root / rel
-        try:
-            _convert.regular_file_size(p, "path")
-            data = p.read_bytes()
-        except OSError as exc:
-            raise ValueError(
-                f"{where} is an incomplete calibration: {rel} is missing "
-                f"({exc.strerror or exc}); calibrate into it again"
-            ) from None
-        if _sha256(data) != digest:
+        p = _listed_preset(root / rel, digest)
+        if p is None:
+            try:
+                _convert.regular_file_size(root / rel, "path")
+            except (OSError, ValueError) as exc:
+                raise ValueError(
+                    f"{where} is an incomplete calibration: {rel} is missing "
+                    f"({getattr(exc, 'strerror', None) or exc}); calibrate into it again"
+                ) from None
             raise ValueError(
                 f"{where} mixes two calibrations: {rel} is not the file its calibration.json "
-                "was saved with (a save interrupted?); calibrate into it again"
+                "was saved with (edited, or a save interrupted?); calibrate into it again"
             )
         if parts[0] == "stencils":
             stencil_paths.append(p)
-    return sorted(stencil_paths)
+        elif root / rel == gpu_path:
+            gpu_file = p
+    return gpu_file, sorted(stencil_paths)
+
+
+def _listed_preset(path: Path, digest: str) -> Path | None:
+    """Return the file holding the preset ``path`` with SHA-256 ``digest``, or None.
+
+    The file in its place, else its pending file (a save killed after its commit). The
+    place is read a second time after a missing pending file: a save that renamed it
+    into place between the two reads.
+    """
+
+    def matches(p: Path) -> bool:
+        try:
+            _convert.regular_file_size(p, "path")
+            return _sha256(p.read_bytes()) == digest
+        except (OSError, ValueError):
+            return False
+
+    if matches(path):
+        return path
+    pending = _pending_preset(path)
+    if matches(pending):
+        return pending
+    return path if matches(path) else None
 
 
 def _check_calibration_record(meta: dict[str, Any], meta_path: Path) -> None:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from costmetrics._files import save_figure_atomic, write_text_atomic
+from costmetrics._files import linked_file, save_figure_atomic, write_text_atomic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -126,7 +126,10 @@ def _json_safe(value: object) -> object:
 def write_report(results: Sequence[ExperimentResult], out_dir: str | Path) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.json`` into ``out_dir``.
 
-    ``report.json`` is strict JSON: a NaN or infinite value is written as null.
+    ``report.json`` is strict JSON: a NaN or infinite value is written as null. Each file
+    is written whole (renamed into place); the older ``report.json`` is removed before
+    ``report.md`` is written, so a run killed between the two leaves ``report.md`` without
+    ``report.json``, not a pair from two runs.
 
     Parameters
     ----------
@@ -190,6 +193,10 @@ def write_report(results: Sequence[ExperimentResult], out_dir: str | Path) -> tu
         lines.append("")
     md_path = out_dir / "report.md"
     json_path = out_dir / "report.json"
+    # The two files cannot be renamed into place at once: the older report.json goes
+    # first, so that a run killed between the two writes leaves report.md alone (and the
+    # next run writes both), never a report.md and a report.json of two runs.
+    linked_file(json_path).unlink(missing_ok=True)
     write_text_atomic(md_path, "\n".join(lines))
     write_text_atomic(
         json_path, json.dumps(_json_safe(records), indent=2, default=str, allow_nan=False)
