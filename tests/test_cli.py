@@ -1042,3 +1042,27 @@ def test_tune_checks_out_before_the_fit(
     assert main(argv) == 2
     assert "error: -k: must be in [1, 10000], got 0" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_sigterm_ends_a_command_as_an_interrupt(tmp_path: Path) -> None:
+    # (kill campaign, 2026-11-30) SIGTERM ended the process at once: a write under way left
+    # its hidden temporary file. It is now raised where the command runs, as SIGINT is:
+    # the clean-up runs, one line says so, and the status is 143.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with subprocess.Popen(
+        [sys.executable, "-m", "costmetrics.cli", "probe", "--seconds", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as proc:  # fmt: skip
+        assert proc.stderr is not None
+        seen = ""
+        deadline = time.monotonic() + 120
+        while "host speed" not in seen and time.monotonic() < deadline:
+            seen += proc.stderr.read(1)  # the progress bar: the command runs
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, seen + err
+    assert err.strip().splitlines()[-1].endswith("costmetrics probe: terminated")

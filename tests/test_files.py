@@ -62,6 +62,49 @@ def test_temporaries_of_killed_writers_are_removed(tmp_path: Path) -> None:
     assert (tmp_path / "table.csv").read_text(encoding="utf-8") == "whole\n"
 
 
+def test_a_locked_temporary_of_an_unseen_process_is_kept(tmp_path: Path) -> None:
+    # (kill campaign, 2026-11-30) A writer in another PID namespace (a container sharing
+    # the folder) has a process id this process cannot see: its live temporary was taken
+    # for a killed writer's and removed, and its rename then failed. A writer locks its
+    # temporary; only an unlocked one is removed. The writer here holds the lock on a
+    # temporary named after an id that runs nowhere.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    unseen = tmp_path / f".table.csv.{int(done.stdout)}.tmp"
+    unseen.write_text("half", encoding="utf-8")
+    code = (
+        "import fcntl, os, sys\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('locked', flush=True); sys.stdin.readline()"
+    )
+    with subprocess.Popen([sys.executable, "-c", code, str(unseen)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as holder:  # fmt: skip
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+            write_text_atomic(tmp_path / "table.csv", "whole\n")
+            assert unseen.read_text(encoding="utf-8") == "half"  # kept: its writer lives
+        finally:
+            holder.kill()
+    write_text_atomic(tmp_path / "table.csv", "again\n")  # the lock died with its holder
+    assert not unseen.exists()
+    assert (tmp_path / "table.csv").read_text(encoding="utf-8") == "again\n"
+    # A writer's own temporary is locked while the block runs.
+    import fcntl
+
+    with atomic_path(tmp_path / "x.csv") as tmp:
+        tmp.write_text("x", encoding="utf-8")
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+
+
 def test_figures_keep_their_format(tmp_path: Path) -> None:
     fig, ax = plt.subplots()
     ax.plot([0, 1], [1, 0])

@@ -10,6 +10,7 @@ exception: they are appended to row by row and repaired on resume (:mod:`costmet
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 from collections.abc import Iterator
@@ -31,7 +32,11 @@ def _remove_stale_temporaries(path: Path) -> None:
     """Remove the temporaries of ``path`` left by processes that no longer run.
 
     A process killed while it writes (SIGKILL: no handler runs) leaves its temporary file;
-    the next write of the same file removes it, so that a rerun leaves a clean folder.
+    the next write of the same file removes it, so that a rerun leaves a clean folder. A
+    temporary is removed only when no process of this system holds the lock its writer
+    takes (:func:`atomic_path`): the process id in its name is not enough, since a writer
+    in another PID namespace (a container sharing the folder) has an id this process
+    cannot see, and its live temporary was removed under it.
     """
     prefix = f".{path.name}."
     try:
@@ -48,9 +53,25 @@ def _remove_stale_temporaries(path: Path) -> None:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            tmp.unlink(missing_ok=True)
+            _remove_unlocked(tmp)
         except (PermissionError, OverflowError):
             continue  # alive under another user, or no such process id on this system
+
+
+def _remove_unlocked(tmp: Path) -> None:
+    """Remove the temporary ``tmp`` unless a writer holds its lock (:func:`atomic_path`)."""
+    try:
+        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return  # gone meanwhile, or not a file this process may open: left alone
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # held: a live writer (another PID namespace), or no locks here
+        tmp.unlink(missing_ok=True)  # while locked: no writer can take it meanwhile
+    finally:
+        os.close(fd)
 
 
 def _existing_kind(path: Path, name: str) -> str | None:
@@ -245,13 +266,26 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
     _regular_file_or_nothing(target, name)
     _remove_stale_temporaries(target)
     tmp = _temporary(target)
+    # The temporary is made here and locked for the whole write: another process's
+    # clean-up (_remove_stale_temporaries) leaves a locked temporary alone, whatever the
+    # process id in its name says. The block writes it by name (same inode, same lock).
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot write {tmp}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pass  # a file system without locks: written as before, unlocked
         yield tmp
         _regular_file_or_nothing(target, name)  # something else may have appeared meanwhile
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(fd)  # releases the lock, after the rename
 
 
 @contextmanager

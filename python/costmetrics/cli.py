@@ -2388,7 +2388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 2 on bad input (a one-line message on standard
-        error, no traceback), 130 when interrupted.
+        error, no traceback), 130 when interrupted (SIGINT), 143 when terminated (SIGTERM).
     """
     raw = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -2399,7 +2399,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # energy's actions (eval, fit, ...) are subcommands of their own, as in argparse's errors.
     command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:
-        return handler(args)
+        with _terminate_as_interrupt():
+            return handler(args)
+    except _Terminated:
+        print(f"costmetrics {command}: terminated", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         # The reader of our standard output went away (e.g. ``| head``): stop quietly, and
         # keep Python from failing again when it flushes stdout at exit.
@@ -2414,6 +2418,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"costmetrics {command}: interrupted", file=sys.stderr)
         return 130
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command runs, as SIGINT raises KeyboardInterrupt."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`_Terminated` while the block runs (main thread only).
+
+    The default action of SIGTERM ends the process at once, so no clean-up ran: a killed
+    write left its hidden temporary file beside the result. Raised as an interrupt, it
+    runs what SIGINT runs (the temporary removed, a measurement table's lock released).
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _subcommands() -> list[tuple[str, AddParser]]:
