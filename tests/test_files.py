@@ -210,3 +210,37 @@ def test_a_link_to_a_result_file_is_followed_and_kept(tmp_path: Path) -> None:
     from costmetrics.measure import _lock_path
 
     assert _lock_path(link) == _lock_path(real) == tmp_path / ".real.csv.lock"
+
+
+def test_threads_of_one_process_writing_one_file_do_not_share_a_temporary(
+    tmp_path: Path,
+) -> None:
+    # The temporary was named by the process alone: two threads writing the same file
+    # truncated and wrote one temporary, and the second rename found it gone. Named by the
+    # thread too, each write is whole; the last rename wins.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    target = tmp_path / "shared.txt"
+    texts = [f"{i}\n" * (20_000 + i) for i in range(8)]
+    barrier = threading.Barrier(len(texts))
+
+    def write(text: str) -> None:
+        barrier.wait()
+        for _ in range(20):
+            write_text_atomic(target, text)
+
+    with ThreadPoolExecutor(len(texts)) as pool:
+        for future in [pool.submit(write, t) for t in texts]:
+            future.result()  # no writer failed
+    assert target.read_text(encoding="utf-8") in texts and _leftovers(tmp_path) == []
+    # A killed writer's temporary in this naming is removed by the next write.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f".shared.txt.{int(done.stdout)}.123.tmp"
+    stale.write_text("half", encoding="utf-8")
+    write_text_atomic(target, "whole\n")
+    assert not stale.exists() and _leftovers(tmp_path) == []

@@ -1830,3 +1830,35 @@ def test_check_host_on_this_machine(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["probe", *argv]) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"costmetrics probe: error: {message}")
+
+
+def test_saves_into_one_calibration_folder_at_once_take_turns(tmp_path: Path) -> None:
+    # Two saves into one folder shared the pending preset files: one renamed the other's
+    # away and failed (FileNotFoundError). They take turns on the folder's lock; the folder
+    # then holds one of the calibrations whole.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    shipped = mm.load_calibration(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    versions = [
+        dataclasses.replace(
+            shipped,
+            gpu=dataclasses.replace(
+                shipped.gpu, smem_per_sm_bytes=shipped.gpu.smem_per_sm_bytes + 4096 * i
+            ),
+        )
+        for i in range(4)
+    ]
+    barrier = threading.Barrier(len(versions))
+
+    def save(cal: mm.Calibration) -> None:
+        barrier.wait()
+        for _ in range(5):
+            mm.save_calibration(cal, tmp_path / "cal")
+
+    with ThreadPoolExecutor(len(versions)) as pool:
+        for future in [pool.submit(save, c) for c in versions]:
+            future.result()
+    got = mm.load_calibration(tmp_path / "cal")
+    assert got.gpu.smem_per_sm_bytes in {c.gpu.smem_per_sm_bytes for c in versions}
+    assert not list((tmp_path / "cal").rglob("*.pending"))

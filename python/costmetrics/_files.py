@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 def _temporary(path: Path) -> Path:
     # In the same folder (a rename across file systems is not atomic), hidden, and named by
-    # the process, so that two processes writing the same file do not share it.
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # the process and the thread, so that two writers of the same file (two processes, or
+    # two threads of one) do not share it.
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
 
 
 def _remove_stale_temporaries(path: Path) -> None:
@@ -44,10 +46,11 @@ def _remove_stale_temporaries(path: Path) -> None:
     except OSError:
         return  # the write itself reports an unusable folder
     for tmp in leftovers:
-        pid_text = tmp.name[len(prefix) :].removesuffix(".tmp")
-        if not tmp.name.endswith(".tmp") or not pid_text.isdigit():
+        # .<name>.<pid>.<thread>.tmp (.<name>.<pid>.tmp before 2026-11-30)
+        ids = tmp.name[len(prefix) :].removesuffix(".tmp").split(".")
+        if not tmp.name.endswith(".tmp") or len(ids) > 2 or not all(i.isdigit() for i in ids):
             continue
-        pid = int(pid_text)
+        pid = int(ids[0])
         if pid == os.getpid():
             continue
         try:

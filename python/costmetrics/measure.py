@@ -1844,8 +1844,10 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     do not match: saved over an older calibration, the folder holds this one (the older
     one's other presets are ignored).
 
-    Saved over an older calibration, the folder holds one of the two, whole, at every
-    instant, even if the save is killed: the presets are first written beside their
+    Saves into one folder take turns (an exclusive lock on its hidden
+    ``.calibration.lock``). Saved over an older calibration, the folder holds one of the
+    two, whole, at every instant, even if the save is killed: the presets are first
+    written beside their
     places as hidden pending files (``.<name>.yaml.pending``), then ``calibration.json``
     (the moment the new calibration counts), then each pending file is renamed onto its
     place. A save killed before ``calibration.json`` leaves the older calibration (and
@@ -1880,6 +1882,18 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     (out / "gpus").mkdir(parents=True, exist_ok=True)
     (out / "stencils").mkdir(parents=True, exist_ok=True)
+    # Two saves into one folder at once (two calibrate runs) take turns: they share the
+    # pending files, and one renamed the other's away. A save takes well under a second.
+    fd = os.open(out / ".calibration.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return _save_calibration_locked(cal, out)
+    finally:
+        os.close(fd)
+
+
+def _save_calibration_locked(cal: Calibration, out: Path) -> list[Path]:
+    """Write the calibration into ``out`` (:func:`save_calibration`, holding its lock)."""
     written = []
     digests: dict[str, str] = {}
 
