@@ -244,3 +244,39 @@ def test_threads_of_one_process_writing_one_file_do_not_share_a_temporary(
     stale.write_text("half", encoding="utf-8")
     write_text_atomic(target, "whole\n")
     assert not stale.exists() and _leftovers(tmp_path) == []
+
+
+def test_temporaries_of_long_names_and_odd_leftovers(tmp_path: Path) -> None:
+    # (campaign, 2026-11-30) A legal 250-byte name was refused: its temporary's name
+    # (name + ids + .tmp) passed the file system's limit. A FIFO left at a dead writer's
+    # temporary name hung every later write of the file (its clean-up opened it for
+    # reading, waiting for a writer), and one at this writer's own name hung the write.
+    import subprocess
+    import sys
+    import threading
+
+    long_target = tmp_path / ("x" * 246 + ".csv")
+    write_text_atomic(long_target, "long\n")
+    assert long_target.read_text(encoding="utf-8") == "long\n" and _leftovers(tmp_path) == []
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    target = tmp_path / "t.csv"
+    dead_fifo = tmp_path / f".t.csv.{int(done.stdout)}.7.tmp"
+    os.mkfifo(dead_fifo)
+    result: list[BaseException | None] = []
+
+    def write() -> None:
+        try:
+            # A FIFO at the name this thread's temporary takes.
+            os.mkfifo(tmp_path / f".t.csv.{os.getpid()}.{threading.get_native_id()}.tmp")
+            write_text_atomic(target, "whole\n")
+            result.append(None)
+        except BaseException as exc:  # reported below
+            result.append(exc)
+
+    worker = threading.Thread(target=write, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "the write hung on a FIFO"
+    assert result == [None] and target.read_text(encoding="utf-8") == "whole\n"
+    assert dead_fifo.exists()  # not a regular file: left alone, not opened

@@ -1862,3 +1862,119 @@ def test_saves_into_one_calibration_folder_at_once_take_turns(tmp_path: Path) ->
     got = mm.load_calibration(tmp_path / "cal")
     assert got.gpu.smem_per_sm_bytes in {c.gpu.smem_per_sm_bytes for c in versions}
     assert not list((tmp_path / "cal").rglob("*.pending"))
+
+
+def _calibration_versions(n: int) -> list[mm.Calibration]:
+    """``n`` calibrations that differ in the machine preset and in every stencil's C_iter."""
+    shipped = mm.load_calibration(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    out = []
+    for i in range(n):
+        gpu = dataclasses.replace(
+            shipped.gpu, smem_per_sm_bytes=shipped.gpu.smem_per_sm_bytes + 4096 * i
+        )
+        stencils = {
+            k: dataclasses.replace(v, c_iter_s={g: c * (1 + i) for g, c in v.c_iter_s.items()})
+            for k, v in shipped.stencils.items()
+        }
+        out.append(dataclasses.replace(shipped, gpu=gpu, stencils=stencils))
+    return out
+
+
+def _which(cal: mm.Calibration, versions: list[mm.Calibration]) -> int:
+    """The index of the version ``cal`` is, whole (its preset and every stencil), or -1."""
+    for i, v in enumerate(versions):
+        if cal.gpu.smem_per_sm_bytes == v.gpu.smem_per_sm_bytes and cal.stencils == v.stencils:
+            return i
+    return -1
+
+
+def test_two_killed_saves_in_a_row_leave_a_whole_calibration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (campaign, 2026-11-30) Save B killed after its commit (its presets still pending),
+    # then save C killed before its commit: C overwrote B's pending presets, and the folder
+    # held neither. A save now first renames the committed calibration's pending presets.
+    # Every pair of kill points (before the k-th rename of each save) is tried.
+    a, b, c = versions = _calibration_versions(3)
+    folder = tmp_path / "cal"
+    real_replace = os.replace
+
+    def save_killed(cal: mm.Calibration, kill_before: int) -> bool:
+        done: list[object] = []
+
+        def killed(src: Any, dst: Any) -> None:
+            if len(done) == kill_before:
+                raise KeyboardInterrupt  # stands for SIGKILL
+            done.append(dst)
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", killed)
+        try:
+            mm.save_calibration(cal, folder)
+            return False
+        except KeyboardInterrupt:
+            return True
+        finally:
+            monkeypatch.setattr(os, "replace", real_replace)
+
+    n_presets = 1 + len(a.stencils)  # a save renames its pending presets, then its commit
+    for kill_b in (n_presets - 1, n_presets, n_presets + 1, n_presets + 3, 40):
+        mm.save_calibration(a, folder)
+        if not save_killed(b, kill_b):
+            break
+        after_b = _which(mm.load_calibration(folder), versions)
+        assert after_b in (0, 1), kill_b
+        for kill_c in range(40):
+            mm.save_calibration(a, folder)
+            save_killed(b, kill_b)
+            killed_c = save_killed(c, kill_c)
+            got = _which(mm.load_calibration(folder), versions)
+            assert got in ((after_b, 2) if killed_c else (2,)), (kill_b, kill_c)
+            if not killed_c:
+                break
+    else:
+        raise AssertionError("a save took more than 40 renames")
+    assert kill_b == 40  # the last save was whole
+
+
+def test_a_load_during_a_save_reads_one_calibration_whole(tmp_path: Path) -> None:
+    # (campaign, 2026-11-30) A load between a save's renames read a mix of two
+    # calibrations, silently (3567 of 6399 loads, another process saving in a loop). A
+    # load waits for a save under way (the folder's lock, shared).
+    import threading
+
+    versions = _calibration_versions(3)
+    folder = tmp_path / "cal"
+    mm.save_calibration(versions[0], folder)
+    stop = threading.Event()
+
+    def saver() -> None:
+        i = 0
+        while not stop.is_set():
+            mm.save_calibration(versions[i % 3], folder)
+            i += 1
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        seen = [_which(mm.load_calibration(folder), versions) for _ in range(150)]
+    finally:
+        stop.set()
+        thread.join()
+    assert -1 not in seen and len(set(seen)) > 1
+
+
+def test_a_link_at_a_pending_preset_name_is_not_followed(tmp_path: Path) -> None:
+    # (campaign, 2026-11-30) A link planted at stencils/.heat2d.yaml.pending made the save
+    # write the preset into the file it named (outside the folder), and left
+    # stencils/heat2d.yaml a link to it.
+    versions = _calibration_versions(2)
+    folder = tmp_path / "cal"
+    mm.save_calibration(versions[0], folder)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    (folder / "stencils" / ".heat2d.yaml.pending").symlink_to(victim)
+    mm.save_calibration(versions[1], folder)
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert not (folder / "stencils" / "heat2d.yaml").is_symlink()
+    assert _which(mm.load_calibration(folder), versions) == 1

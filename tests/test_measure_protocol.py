@@ -1469,8 +1469,17 @@ def test_fastest_shares() -> None:
         mm.fastest_shares(np.zeros((0, 3)))
     with pytest.raises(ValueError, match="candidate 1"):
         mm.fastest_shares([[1.0], [np.nan]])
-    with pytest.raises(ValueError, match="candidate 0"):
+    with pytest.raises(ValueError, match=r"pass_times_s\[0, 0\]: a time must be finite, > 0"):
         mm.fastest_shares([[-1.0], [1.0]])
+    # (campaign, 2026-11-30) -inf was dropped like a missing pass ([1.0, 0.0]); strings,
+    # complex numbers, bools and None were NumPy's errors or taken as times.
+    with pytest.raises(ValueError, match=r"pass_times_s\[0, 0\]: .* got -inf"):
+        mm.fastest_shares([[-np.inf, 1.0, 1.0], [1.1, 1.1, 1.1]])
+    with pytest.raises(ValueError, match=r"pass_times_s\[1, 0\]: .* got 1e\+308"):
+        mm.fastest_shares([[1.0], [1e308]])
+    for bad in ([["a"], [1.0]], [[1j], [1.0]], [[True], [False]], [[None], [1.0]]):
+        with pytest.raises(TypeError, match=r"^pass_times_s: expected real numbers"):
+            mm.fastest_shares(bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="resamples"):
         mm.fastest_shares([[1.0]], resamples=0)
     with pytest.raises(ValueError, match="statistic"):

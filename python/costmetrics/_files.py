@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import os
 import stat
 import threading
@@ -23,11 +24,31 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+#: The longest file name most file systems take (NAME_MAX); a temporary's name is kept to it.
+_NAME_MAX = 255
+
+
+def _temporary_prefix(path: Path) -> str:
+    """Return what the names of ``path``'s temporaries start with: ``.<name>.``.
+
+    A name within 60 bytes of the limit is cut and tagged with its digest
+    (``.<start>~<digest>.``), so that the temporary of a legal long name is a legal name
+    too (the process and thread ids and ``.tmp`` take at most 47 bytes).
+    """
+    prefix = f".{path.name}."
+    if len(os.fsencode(prefix)) <= _NAME_MAX - 60:
+        return prefix
+    digest = hashlib.sha256(os.fsencode(path.name)).hexdigest()[:16]
+    start = os.fsencode(path.name)[:120].decode("utf-8", "ignore")
+    return f".{start}~{digest}."
+
+
 def _temporary(path: Path) -> Path:
     # In the same folder (a rename across file systems is not atomic), hidden, and named by
     # the process and the thread, so that two writers of the same file (two processes, or
     # two threads of one) do not share it.
-    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
+    name = f"{_temporary_prefix(path)}{os.getpid()}.{threading.get_native_id()}.tmp"
+    return path.with_name(name)
 
 
 def _remove_stale_temporaries(path: Path) -> None:
@@ -40,7 +61,7 @@ def _remove_stale_temporaries(path: Path) -> None:
     in another PID namespace (a container sharing the folder) has an id this process
     cannot see, and its live temporary was removed under it.
     """
-    prefix = f".{path.name}."
+    prefix = _temporary_prefix(path)
     try:
         leftovers = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
     except OSError:
@@ -62,12 +83,18 @@ def _remove_stale_temporaries(path: Path) -> None:
 
 
 def _remove_unlocked(tmp: Path) -> None:
-    """Remove the temporary ``tmp`` unless a writer holds its lock (:func:`atomic_path`)."""
+    """Remove the temporary ``tmp`` unless a writer holds its lock (:func:`atomic_path`).
+
+    Only a regular file is touched: a FIFO of that name is opened without waiting for a
+    writer (a blocking open hung every later write of the file) and left alone.
+    """
     try:
-        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return  # gone meanwhile, or not a file this process may open: left alone
+        return  # gone meanwhile, a link, or not a file this process may open: left alone
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -273,9 +300,13 @@ def atomic_path(path: str | Path, name: str = "path") -> Iterator[Path]:
     # clean-up (_remove_stale_temporaries) leaves a locked temporary alone, whatever the
     # process id in its name says. The block writes it by name (same inode, same lock).
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        # Named by this process and thread: whatever is there is a leftover of an earlier
+        # process of the same id (a FIFO would block the open, a link redirect the write).
+        if os.path.lexists(tmp) and not os.path.isdir(tmp):
+            os.unlink(tmp)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
-        raise ValueError(f"{name}: cannot write {tmp}: {exc.strerror or exc}") from None
+        raise ValueError(f"{name}: cannot write {target}: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1884,21 +1884,26 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     (out / "stencils").mkdir(parents=True, exist_ok=True)
     # Two saves into one folder at once (two calibrate runs) take turns: they share the
     # pending files, and one renamed the other's away. A save takes well under a second.
-    fd = os.open(out / ".calibration.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with _calibration_lock(out, shared=False):
         return _save_calibration_locked(cal, out)
-    finally:
-        os.close(fd)
 
 
 def _save_calibration_locked(cal: Calibration, out: Path) -> list[Path]:
     """Write the calibration into ``out`` (:func:`save_calibration`, holding its lock)."""
+    _finish_committed_save(out)
     written = []
     digests: dict[str, str] = {}
 
     def write(path: Path, text: str) -> None:
-        write_text_atomic(_pending_preset(path), text)  # renamed onto path below
+        pending = _pending_preset(path)
+        # Ours by name: a leftover of a save killed before its commit, replaced; whatever
+        # it is (a link would redirect the write outside the folder), never followed.
+        try:
+            if os.path.lexists(pending):
+                os.unlink(pending)
+        except OSError as exc:
+            raise ValueError(f"out_dir: cannot replace {pending}: {exc.strerror or exc}") from None
+        write_text_atomic(pending, text)  # renamed onto path below
         written.append(path)
         digests[path.relative_to(out).as_posix()] = _sha256(text.encode("utf-8"))
 
@@ -1940,6 +1945,31 @@ def _save_calibration_locked(cal: Calibration, out: Path) -> list[Path]:
     return written
 
 
+def _finish_committed_save(out: Path) -> None:
+    """Rename into place the pending presets of the calibration ``out`` holds.
+
+    They are left by a save killed after its commit; a new save renames them before it
+    writes pending presets of its own.
+
+    A second save killed before its own commit then leaves this calibration whole: it had
+    overwritten the pending presets the first one's calibration.json still read, and the
+    folder held neither calibration (the campaign of 2026-11-30, two kills in a row).
+    """
+    try:
+        meta = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+        files = meta["files"]
+        listed = [(str(rel), str(digest)) for rel, digest in files.items()]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return  # no calibration here, or one without digests: nothing is pending
+    for rel, digest in listed:
+        parts = rel.split("/")
+        if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
+            continue  # not a preset of this layout; load_calibration refuses the folder
+        place = out / rel
+        if _listed_preset(place, digest) == _pending_preset(place):
+            os.replace(_pending_preset(place), linked_file(place))
+
+
 def _pending_preset(path: Path) -> Path:
     """Return where :func:`save_calibration` writes the preset ``path`` before its commit.
 
@@ -1971,6 +2001,39 @@ def load_calibration(path: str | Path) -> Calibration:
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path: expected a folder path, got {type(path).__name__}")
     root = Path(path)
+    # A save under way (save_calibration's lock) is waited for: read between its renames,
+    # the folder was read as a mix of two calibrations, silently.
+    with _calibration_lock(root, shared=True):
+        return _load_calibration(root)
+
+
+@contextmanager
+def _calibration_lock(root: Path, *, shared: bool) -> Iterator[None]:
+    """Hold the lock of the calibration folder ``root`` (save: exclusive; load: shared).
+
+    A load of a folder without the lock file (saved before 2026-11-30, or never) takes
+    none; a save creates it.
+    """
+    lock = root / ".calibration.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY if shared else os.O_RDWR | os.O_CREAT, 0o644)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        if shared:
+            yield  # no lock file (or not readable): no save of this version is under way;
+            return  # the read itself names a path it cannot read
+        raise ValueError(f"out_dir: cannot open {lock}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        except OSError:
+            pass  # a file system without locks: as before
+        yield
+    finally:
+        os.close(fd)
+
+
+def _load_calibration(root: Path) -> Calibration:
+    """Read the calibration folder ``root`` (:func:`load_calibration`)."""
     meta_path = root / "calibration.json"
     _, text = _convert.text_file(meta_path, "path")  # a regular UTF-8 file, bounded
     try:
@@ -2086,7 +2149,7 @@ def _listed_preset(path: Path, digest: str) -> Path | None:
     if matches(path):
         return path
     pending = _pending_preset(path)
-    if matches(pending):
+    if not pending.is_symlink() and matches(pending):  # a save's own file, never a link
         return pending
     return path if matches(path) else None
 
@@ -4667,13 +4730,18 @@ def fastest_shares(
     Raises
     ------
     ValueError
-        If the array is not 2-D with at least one candidate, a candidate has no finite
-        positive pass, or an argument is out of range.
+        If the array is not 2-D with at least one candidate, a candidate has no pass, a
+        time is not finite, > 0 and < 1e9 s (NaN: a pass lacks it), or an argument is out
+        of range.
+    TypeError
+        If ``pass_times_s`` holds anything but real numbers (strings, bools, None).
     """
     stat = _statistic_name(statistic)
     n_b = _positive_int(resamples, "resamples", 1, 10**6)
     seed_value = _positive_int(seed, "seed", 0, 2**63 - 1)
-    t = np.asarray(pass_times_s, dtype=np.float64)
+    # Real times, each finite, > 0 and < 1e9 s, or NaN: -inf was dropped like a missing
+    # pass, strings and complex numbers raised NumPy's errors, bools and None were times.
+    t = _pass_times_array(pass_times_s)
     if t.ndim != 2 or t.shape[0] == 0:
         raise ValueError(f"pass_times_s: must be 2-D (candidates, passes), got shape {t.shape}")
     rng = np.random.default_rng([seed_value, 21])
