@@ -2021,7 +2021,8 @@ def _calibration_lock(root: Path, *, shared: bool) -> Iterator[None]:
         if shared:
             yield  # no lock file (or not readable): no save of this version is under way;
             return  # the read itself names a path it cannot read
-        raise ValueError(f"out_dir: cannot open {lock}: {exc.strerror or exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"out_dir: cannot open {lock}: {reason}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
