@@ -1957,7 +1957,7 @@ def test_a_load_during_a_save_reads_one_calibration_whole(tmp_path: Path) -> Non
     thread = threading.Thread(target=saver)
     thread.start()
     try:
-        seen = [_which(mm.load_calibration(folder), versions) for _ in range(150)]
+        seen = [_which(mm.load_calibration(folder), versions) for _ in range(60)]
     finally:
         stop.set()
         thread.join()
