@@ -1066,3 +1066,26 @@ def test_sigterm_ends_a_command_as_an_interrupt(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, seen + err
     assert err.strip().splitlines()[-1].endswith("costmetrics probe: terminated")
+
+
+def test_a_second_sigterm_ends_a_command_whose_first_was_swallowed() -> None:
+    # The interrupt a SIGTERM raises can be caught by a library's bare except (once in the
+    # campaign of 2026-11-30 a measure ran to its end after one); a second SIGTERM then
+    # ends the process at once, as without the handler.
+    import subprocess
+    import sys
+
+    code = (
+        "import os, signal, time\n"
+        "from costmetrics.cli import _terminate_as_interrupt\n"
+        "with _terminate_as_interrupt():\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)\n"
+        "    except BaseException:\n"
+        "        print('swallowed', flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)\n"
+        "    print('survived', flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+    assert done.returncode == -15 and done.stdout == "swallowed\n", done

@@ -2439,7 +2439,15 @@ def _terminate_as_interrupt() -> Iterator[None]:
         yield
         return
 
+    raised: list[int] = []
+
     def terminated(signum: int, frame: object) -> None:
+        if raised:
+            # The first was swallowed somewhere (a library's bare except): a second
+            # SIGTERM ends the process at once, as without this handler.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+        raised.append(signum)
         raise _Terminated
 
     previous = signal.signal(signal.SIGTERM, terminated)
