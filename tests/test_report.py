@@ -168,3 +168,25 @@ def test_a_report_killed_between_its_files_is_never_a_pair_of_two_runs(
     assert not (tmp_path / "report.json").exists()
     write_report([ExperimentResult("area", [_value(2.0, 2.0)])], tmp_path)  # the rerun
     assert [r["seed_value"] for r in json.loads((tmp_path / "report.json").read_text())] == [2.0]
+
+
+def test_an_interrupted_experiment_leaves_no_empty_folder(
+    fake_experiment: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (campaign, 2026-11-30) reproduce --only area stopped by SIGTERM in its first second
+    # left an empty area/ folder, which looked like the experiment's output.
+    import costmetrics
+
+    module = sys.modules["costmetrics.experiments.fake"]
+
+    def interrupted(out_dir: Path) -> ExperimentResult:
+        raise KeyboardInterrupt  # stands for SIGINT or SIGTERM before anything is written
+
+    monkeypatch.setattr(module, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        costmetrics.reproduce(tmp_path / "out")
+    assert not (tmp_path / "out" / "fake").exists()
+    (tmp_path / "out" / "fake").mkdir()  # a folder that was there before is kept
+    with pytest.raises(KeyboardInterrupt):
+        costmetrics.reproduce(tmp_path / "out")
+    assert (tmp_path / "out" / "fake").is_dir()

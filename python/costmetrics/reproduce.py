@@ -77,7 +77,15 @@ def reproduce(
         bar.set_postfix_str(name)
         module = importlib.import_module(f"costmetrics.experiments.{name}")
         sub = out / name
+        made = not sub.exists()
         sub.mkdir(parents=True, exist_ok=True)
-        results.append(module.run(sub))
+        try:
+            results.append(module.run(sub))
+        except BaseException:
+            # Interrupted (or failed) before it wrote anything: no empty folder is left
+            # that looks like an experiment's output.
+            if made and not any(sub.iterdir()):
+                sub.rmdir()
+            raise
     write_report(results, out)
     return results
