@@ -21,8 +21,9 @@ k = 5 candidates. This is a hard set, because they lie close together.
   regret), its median and worst over the problems, the share of problems within 2%, and the
   mean number of passes spent.
 
-Run: ``python benchmarks/bench_measure_tune_confidence.py FOLDER... [--confidence C] [--json]``. Each
-FOLDER is a run folder with ``sweep.csv``, or a table. ``--quick`` replays one shipped run.
+Run: ``python benchmarks/bench_measure_tune_confidence.py FOLDER... [--confidence C]
+[--json]``. Each FOLDER is a run folder with ``sweep.csv``, or a table. ``--quick`` replays
+one shipped run.
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one shipped run")
     args = parser.parse_args(argv)
     if not 0.0 < args.confidence < 1.0:
-        print(f"bench_measure_tune_confidence: --confidence: must be in (0, 1), got {args.confidence}",
-              file=sys.stderr)  # fmt: skip
+        print(f"bench_measure_tune_confidence: --confidence: must be in (0, 1), "
+              f"got {args.confidence}", file=sys.stderr)  # fmt: skip
         return 2
     folders = [QUICK] if args.quick else args.folders
     if not folders:
