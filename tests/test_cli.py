@@ -287,6 +287,9 @@ OPTION_ERRORS = [
     ([*EVAL, "--talg-s", "1", "--variant", "paper"],
      "--variant: only with --gpu (--talg-s is a measured T_alg)"),
     ([*EBEST, "--variant", "exact"], "--variant: only with --gpu (--talg-s is a measured T_alg)"),
+    # The search found no feasible tile because of the sub-tile: it named nothing.
+    ([*EBEST, "--subtile", "100000"],
+     "--subtile: no tile of the search space is feasible with sS = 100000 (each needs sS <= tS)"),
     # energy fit, design, table-b3
     ([*FIT, "--train-fraction", "0"], "--train-fraction: must be in (0, 1], got 0.0"),
     ([*FIT, "--n-boot", "100000000"], "--n-boot: must be in [0, 100000], got 100000000"),

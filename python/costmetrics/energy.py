@@ -1871,17 +1871,32 @@ def best_tiles(
     core_space = cm_time._search_space(space, int(k.n_space_dims))._to_core()
     fraction = _convert.real(within, "within") + 0.0  # -0.0 is recorded as 0.0
     time_args = _time_args(k, talg_s, gpu, stencil)
-    r = _core_energy.search(
-        k,
-        size,
-        _subtile(subtile),
-        _params(params),
-        core_space,
-        fraction,
-        variant=variant,
-        threads=_convert.integer(threads, "threads"),
-        **time_args,
-    )
+    n_threads = _convert.integer(threads, "threads")
+    sub = _subtile(subtile)
+
+    def search(sub_s: int) -> dict[str, Any]:
+        return dict(
+            _core_energy.search(
+                k, size, sub_s, _params(params), core_space, fraction, variant=variant,
+                threads=n_threads, **time_args,
+            )
+        )  # fmt: skip
+
+    try:
+        r = search(sub)
+    except ValueError as exc:
+        # The core's search says only that no tile is feasible; where the sub-tile is why
+        # (sS above every tile's tS of the space), name it.
+        if sub == 0 or "no feasible tile" not in str(exc):
+            raise
+        try:
+            search(0)
+        except ValueError:
+            raise exc from None
+        raise ValueError(
+            f"subtile: no tile of the search space is feasible with sS = {sub} (each needs "
+            "sS <= tS); give a smaller sub-tile, or none (sS = tS)"
+        ) from None
     return BestEnergyTiles(
         tiles=tuple(int(v) for v in r["best"]),
         e_alg_j=float(r["e_min_j"]),
