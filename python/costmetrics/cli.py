@@ -1377,7 +1377,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
         )
         share = next(c.fastest_share for c in result.candidates if c.tiles == result.tiles
                      and c.threads == result.threads)  # fmt: skip
-        target = 0.9 if result.confidence is None else result.confidence
+        target = cm_measure.TOLD_APART_SHARE if result.confidence is None else result.confidence
         verdict = ""
         if not result.confident:
             verdict = (

@@ -1875,11 +1875,9 @@ def best_tiles(
     sub = _subtile(subtile)
 
     def search(sub_s: int) -> dict[str, Any]:
-        return dict(
-            _core_energy.search(
-                k, size, sub_s, _params(params), core_space, fraction, variant=variant,
-                threads=n_threads, **time_args,
-            )
+        return _core_energy.search(
+            k, size, sub_s, _params(params), core_space, fraction, variant=variant,
+            threads=n_threads, **time_args,
         )  # fmt: skip
 
     try:

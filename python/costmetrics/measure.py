@@ -77,6 +77,7 @@ __all__ = [
     "STALL_LIMIT",
     "STATISTICS",
     "STENCILS",
+    "TOLD_APART_SHARE",
     "Calibration",
     "CpuInterferenceWarning",
     "CpuProbe",
@@ -1847,13 +1848,13 @@ def save_calibration(cal: Calibration, out_dir: str | Path) -> list[Path]:
     Saves into one folder take turns (an exclusive lock on its hidden
     ``.calibration.lock``). Saved over an older calibration, the folder holds one of the
     two, whole, at every instant, even if the save is killed: the presets are first
-    written beside their
-    places as hidden pending files (``.<name>.yaml.pending``), then ``calibration.json``
-    (the moment the new calibration counts), then each pending file is renamed onto its
-    place. A save killed before ``calibration.json`` leaves the older calibration (and
-    pending files the next save replaces); one killed after it leaves the new one, whose
-    presets not yet renamed :func:`load_calibration` reads from their pending files. (A
-    save that replaced the presets first made a killed save lose the older calibration:
+    written beside their places as hidden pending files (``.<name>.yaml.pending``), then
+    ``calibration.json`` (the moment the new calibration counts), then each pending file
+    is renamed onto its place. A save killed before ``calibration.json`` leaves the older
+    calibration (and pending files the next save replaces); one killed after it leaves the
+    new one, whose presets not yet renamed :func:`load_calibration` reads from their
+    pending files. (A save that replaced the presets first made a killed save lose the
+    older calibration:
     its ``calibration.json`` no longer matched them.)
 
     Parameters
@@ -1962,8 +1963,7 @@ def _finish_committed_save(out: Path) -> None:
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return  # no calibration here, or one without digests: nothing is pending
     for rel, digest in listed:
-        parts = rel.split("/")
-        if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
+        if not _is_preset_file(rel):
             continue  # not a preset of this layout; load_calibration refuses the folder
         place = out / rel
         if _listed_preset(place, digest) == _pending_preset(place):
@@ -2109,8 +2109,7 @@ def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> tupl
     stencil_paths = []
     gpu_file = gpu_path
     for rel, digest in files.items():
-        parts = rel.split("/")
-        if len(parts) != 2 or parts[0] not in ("gpus", "stencils") or parts[1] in ("", ".", ".."):
+        if not _is_preset_file(rel):
             raise ValueError(f"{where}: calibration.json lists {rel!r}, not a preset file")
         p = _listed_preset(root / rel, digest)
         if p is None:
@@ -2125,11 +2124,17 @@ def _calibration_files(meta: dict[str, Any], root: Path, gpu_path: Path) -> tupl
                 f"{where} mixes two calibrations: {rel} is not the file its calibration.json "
                 "was saved with (edited, or a save interrupted?); calibrate into it again"
             )
-        if parts[0] == "stencils":
+        if rel.startswith("stencils/"):
             stencil_paths.append(p)
         elif root / rel == gpu_path:
             gpu_file = p
     return gpu_file, sorted(stencil_paths)
+
+
+def _is_preset_file(rel: str) -> bool:
+    """Whether ``rel``, a file calibration.json lists, is ``gpus/<f>`` or ``stencils/<f>``."""
+    parts = rel.split("/")
+    return len(parts) == 2 and parts[0] in ("gpus", "stencils") and parts[1] not in ("", ".", "..")
 
 
 def _listed_preset(path: Path, digest: str) -> Path | None:
@@ -4664,8 +4669,8 @@ class TuneResult(Record):
         or None: the given passes only.
     confident : bool
         Whether the measured best is the fastest in at least ``confidence`` of the
-        bootstrap resamples (0.9 where none was given): false when the candidates
-        cannot be told apart on this machine with the passes measured.
+        bootstrap resamples (:data:`TOLD_APART_SHARE` where none was given): false when the
+        candidates cannot be told apart on this machine with the passes measured.
     passes : int
         The best candidate's passes (more than ``passes`` where ``confidence`` asked for
         them, or where a resumed table held them).
@@ -4759,6 +4764,12 @@ def fastest_shares(
     fastest = stats == stats.min(axis=0)
     wins = (fastest / fastest.sum(axis=0)).sum(axis=1)
     return np.asarray(wins / n_b, dtype=np.float64)
+
+
+#: The share of bootstrap resamples in which :func:`tune`'s measured best must be the
+#: fastest to count as told apart from the other candidates, where no ``confidence`` is
+#: given (``TuneResult.confident``).
+TOLD_APART_SHARE = 0.9
 
 
 def tune(
@@ -4986,5 +4997,6 @@ def tune(
         name, size_args, ranked_by, n_k, best.tiles, best.threads, best.time_s, best.predicted_s,
         tuple(candidates), str(path), runs,
         {n: cm_validate._for_threads_source(cals, n) for n in counts}, stat, share_target,
-        best.fastest_share >= (0.9 if share_target is None else share_target), len(runs),
+        best.fastest_share >= (TOLD_APART_SHARE if share_target is None else share_target),
+        len(runs),
     )  # fmt: skip
