@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -1179,6 +1180,28 @@ def test_tune_default_table_folder_kept_only_with_rows(
     table = kept / "tune.csv"
     assert table.read_text() == "# partial\n"
     assert any(str(table) in note for note in getattr(err.value, "__notes__", []))
+    # confidence's later pairs of passes failing: the same note (they had none, and the
+    # table of the first passes was left in a folder no message named).
+    for stale in tmp_path.iterdir():
+        shutil.rmtree(stale)
+    calls: list[int] = []
+
+    def fails_on_the_extra_passes(points: list[mm.Point], out: Path, **kwargs: Any) -> None:
+        calls.append(int(kwargs["passes"]))
+        if len(calls) > 1:
+            raise OSError("disk full")
+        real_measure(points, out, **kwargs)
+
+    monkeypatch.setattr(mm, "measure", fails_on_the_extra_passes)
+    # Candidates never told apart, so confidence asks for more passes.
+    monkeypatch.setattr(mm, "fastest_shares", lambda t, *a, **k: np.full(len(t), 1 / len(t)))
+    with warnings.catch_warnings(), pytest.raises(OSError, match="disk full") as err:
+        warnings.simplefilter("ignore", mm.LoadWarning)
+        mm.tune("jacobi1d", cal, (512, 8), k=2, threads=1, passes=2, warmup=0, confidence=0.9)
+    assert calls == [2, 4]
+    (kept,) = tmp_path.iterdir()
+    assert len(mm.read_table(kept / "tune.csv")) == 4  # the first passes, kept
+    assert any(str(kept / "tune.csv") in note for note in getattr(err.value, "__notes__", []))
 
 
 def test_tune_smoke(tmp_path: Path) -> None:

@@ -112,7 +112,8 @@ step "C++ unit tests: ctest (the Release build of the wheel)"
 (cd build/wheel && ctest --output-on-failure --parallel "$jobs")
 
 step "Python tests, notebooks and pinned reproduction outputs: pytest"
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$py" -m pytest
+# --durations: the slowest tests in every log, for keeping CI under its 15 minutes.
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$py" -m pytest --durations=25
 
 if [[ -n "$asan_pid" ]]; then
   step "C++ unit tests under ASan + UBSan: wait for the background build and ctest"

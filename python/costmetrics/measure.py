@@ -3596,16 +3596,14 @@ def check_host(
         raise ValueError(f"duration_s: must be in [1, 3600] seconds, got {duration_s!r}")
     share_limit = _convert.share(limit, "limit", "a share of slow probe rounds")
     n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
-    if n > default_threads():
-        raise ValueError(f"threads: this process may use {default_threads()} CPUs, got {n}")
     show = _convert.boolean(progress, "progress")
     load = _loadavg()[0]
     n_windows = max(1, round(seconds))
-    bar = tqdm(total=n_windows + 1, disable=not show, unit="probe", file=sys.stderr)
+    # The CPU probe (under a second) runs before the bar: the core checks the thread count
+    # against the CPUs this process may use, and a refused count shows no bar.
+    cpus = probe_cpus(threads=n)
+    bar = tqdm(total=n_windows + 1, initial=1, disable=not show, unit="probe", file=sys.stderr)
     try:
-        bar.set_description("CPUs alone and together")
-        cpus = probe_cpus(threads=n)
-        bar.update(1)
         windows: list[HostSpeed] = []
         reference: float | None = None
         for _ in range(n_windows):
@@ -4939,24 +4937,26 @@ def tune(
     points = [Point(name, size_args, tiles, ("tune",), threads=n) for _, n, tiles in top]
 
     def measure_passes(n: int) -> None:  # resumes: only the passes not yet in the table
-        measure(
-            points, path, threads=counts, passes=n, warmup=warmup, schedule=sched,
-            seed=seed, command=f"costmetrics tune {name} {size_args} variant={ranked_by} k={n_k}",
-            progress=progress,
-        )  # fmt: skip
+        # The first passes and confidence's later pairs alike: a folder of our own that
+        # stayed empty is removed; rows already measured are kept (lost data is worse than
+        # a stray file), and the error says where they are.
+        try:
+            measure(
+                points, path, threads=counts, passes=n, warmup=warmup, schedule=sched,
+                seed=seed,
+                command=f"costmetrics tune {name} {size_args} variant={ranked_by} k={n_k}",
+                progress=progress,
+            )  # fmt: skip
+        except BaseException as err:
+            if made_dir is not None:
+                _lock_path(path).unlink(missing_ok=True)  # measure's, not a result
+                if any(made_dir.iterdir()):
+                    err.add_note(f"the runs measured so far are in {path}; pass out= to resume")
+                else:
+                    made_dir.rmdir()
+            raise
 
-    try:
-        measure_passes(n_passes)
-    except BaseException as err:
-        # A folder of our own that stayed empty is removed; rows already measured are kept
-        # (lost data is worse than a stray file), and the error says where they are.
-        if made_dir is not None:
-            _lock_path(path).unlink(missing_ok=True)  # measure's, not a result; no one waits
-            if any(made_dir.iterdir()):
-                err.add_note(f"the runs measured so far are in {path}; pass out= to resume")
-            else:
-                made_dir.rmdir()
-        raise
+    measure_passes(n_passes)
 
     def judged() -> tuple[Table, Table, list[int], npt.NDArray[np.float64]]:
         raw = read_table(path)
