@@ -864,7 +864,7 @@ def test_errors_name_the_option_not_the_parameter(
     cases = [
         (["calibrate", "--out", out, "--configs", "0"], "--configs: must be in [1, 1000], got 0"),
         (["calibrate", "--out", out, "--budget-bytes", "0"], "--budget-bytes: must be in [1024, "),
-        (["calibrate", "--out", out, "--threads", "0"], "--threads: must be in [1, 256], got 0"),
+        (["calibrate", "--out", out, "--threads", "0"], "--threads: must be in [1, "),
         (["calibrate", "--out", out, "--working-set-words", "0"], "--working-set-words: must be"),
         (["calibrate", "--out", out, "--repeats", "0"], "--repeats: must be in [1, 1000], got 0"),
         (["reproduce", "--only", "bogus", "--out", out], "--only: unknown experiment(s) ['bogus']"),

@@ -676,7 +676,7 @@ def test_calibrate_checks_its_output_first(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"out: cannot write to"):
         mm.calibrate(out=blocker / "cal")
     assert time.perf_counter() - start < 1.0  # refused before measuring anything
-    with pytest.raises(ValueError, match=r"threads: must be in \[1, 256\]"):
+    with pytest.raises(ValueError, match=r"threads: must be in \[1, \d+\] \(the CPUs this "):
         mm.calibrate(threads=[1, 0])
     with pytest.raises(TypeError, match="threads"):
         mm.calibrate(threads="2")  # type: ignore[arg-type]
@@ -1808,6 +1808,34 @@ def test_check_host_judges_each_finding(monkeypatch: pytest.MonkeyPatch) -> None
 def test_check_host_bad_input(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         mm.check_host(**kwargs)
+
+
+def test_thread_counts_bound_to_the_cpus_have_one_rule(tmp_path: Path) -> None:
+    # A sweep's, a calibration's and a probe's thread count said three things: "must be in
+    # [1, 256]" or "[1, 1048576]" for 0, "3 threads exceed the 2 CPU(s)" or "must be in
+    # [1, 2] (the CPUs this process may use)" for too many. One rule and one message now,
+    # the core's probes included.
+    from costmetrics import _core
+
+    cpus = mm.default_threads()
+    point = mm.Point("jacobi1d", (64, 4), (8, 4), ("x",))
+    calls: dict[str, Callable[[int], object]] = {
+        "measure": lambda n: mm.measure([point], tmp_path / "t.csv", threads=n),
+        "calibrate": lambda n: mm.calibrate(threads=n),
+        "probe_cpus": lambda n: mm.probe_cpus(threads=n),
+        "probe_host": lambda n: mm.probe_host(threads=n, duration_s=0.1),
+        "check_host": lambda n: mm.check_host(threads=n),
+        "core probe_cpus": lambda n: _core.measure.probe_cpus(n, 1, 0.0),
+    }
+    for label, call in calls.items():
+        for n in (0, -3, cpus + 1, 10**6):
+            if label == "core probe_cpus" and abs(n) > 2**31 - 1:
+                continue
+            want = f"threads: must be in [1, {cpus}] (the CPUs this process may use), got {n}"
+            with pytest.raises(ValueError) as err:
+                call(n)
+            assert str(err.value) == want, (label, n, str(err.value))
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
 
 
 def test_check_host_on_this_machine(capsys: pytest.CaptureFixture[str]) -> None:

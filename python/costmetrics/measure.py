@@ -3361,7 +3361,7 @@ def probe_cpus(*, threads: int | None = None, repeats: int = 21, spin_s: float =
     TypeError
         If an argument has the wrong type.
     """
-    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    n = default_threads() if threads is None else _thread_count_on_cpus(threads)
     reps = _positive_int(repeats, "repeats", 1, 1 << 20)
     spin = _convert.real(spin_s, "spin_s")
     return _cm.probe_cpus(n, reps, spin)
@@ -3409,7 +3409,7 @@ def probe_host(
     TypeError
         If an argument has the wrong type.
     """
-    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    n = default_threads() if threads is None else _thread_count_on_cpus(threads)
     duration = _convert.real(duration_s, "duration_s")
     reference = 0.0
     if reference_s is not None:
@@ -3595,15 +3595,15 @@ def check_host(
     if not 1.0 <= seconds <= 3600.0:
         raise ValueError(f"duration_s: must be in [1, 3600] seconds, got {duration_s!r}")
     share_limit = _convert.share(limit, "limit", "a share of slow probe rounds")
-    n = default_threads() if threads is None else _positive_int(threads, "threads", 1, 1 << 20)
+    n = default_threads() if threads is None else _thread_count_on_cpus(threads)
     show = _convert.boolean(progress, "progress")
     load = _loadavg()[0]
     n_windows = max(1, round(seconds))
-    # The CPU probe (under a second) runs before the bar: the core checks the thread count
-    # against the CPUs this process may use, and a refused count shows no bar.
-    cpus = probe_cpus(threads=n)
-    bar = tqdm(total=n_windows + 1, initial=1, disable=not show, unit="probe", file=sys.stderr)
+    bar = tqdm(total=n_windows + 1, disable=not show, unit="probe", file=sys.stderr)
     try:
+        bar.set_description("CPUs alone and together")
+        cpus = probe_cpus(threads=n)
+        bar.update(1)
         windows: list[HostSpeed] = []
         reference: float | None = None
         for _ in range(n_windows):
@@ -3783,6 +3783,26 @@ def table_cpu_probe(table: Table) -> CpuProbe | None:
         raise ValueError(f"{table.source}: the header line 'cpus:' is not a probe ({exc})") from exc
 
 
+#: Threads one harness run may use (the core's ``kMaxThreads``).
+_MAX_RUN_THREADS = 256
+
+
+def _thread_count_on_cpus(value: object, name: str = "threads") -> int:
+    """One thread count of a timed sweep, a calibration or a probe: one thread per CPU.
+
+    More threads than CPUs would time the CPUs' sharing, not the work. One rule and one
+    message for every such count; the core's probes check theirs by the same rule and
+    words (``require_probe_threads``).
+    """
+    cpus = default_threads()
+    limit = min(cpus, _MAX_RUN_THREADS)
+    n = _convert.integer(value, name)
+    if not 1 <= n <= limit:
+        why = "the CPUs this process may use" if limit == cpus else "the harness's limit"
+        raise ValueError(f"{name}: must be in [1, {limit}] ({why}), got {n}")
+    return n
+
+
 def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> tuple[int, ...]:
     cpus = default_threads()
     if threads is None:
@@ -3797,12 +3817,7 @@ def _thread_list(threads: int | Sequence[int] | None, name: str = "threads") -> 
         raise ValueError(f"{name}: must name at least one thread count")
     out: list[int] = []
     for v in values:
-        n = _positive_int(v, name, 1, 256)
-        if n > cpus:
-            raise ValueError(
-                f"{name}: {n} threads exceed the {cpus} CPU(s) this process may run on "
-                "(a timed sweep would measure time-sharing)"
-            )
+        n = _thread_count_on_cpus(v, name)
         if n not in out:
             out.append(n)
     return tuple(out)
