@@ -1873,10 +1873,11 @@ def best_tiles(
     time_args = _time_args(k, talg_s, gpu, stencil)
     n_threads = _convert.integer(threads, "threads")
     sub = _subtile(subtile)
+    core_params = _params(params)
 
     def search(sub_s: int) -> dict[str, Any]:
         return _core_energy.search(
-            k, size, sub_s, _params(params), core_space, fraction, variant=variant,
+            k, size, sub_s, core_params, core_space, fraction, variant=variant,
             threads=n_threads, **time_args,
         )  # fmt: skip
 
