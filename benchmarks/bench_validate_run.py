@@ -18,9 +18,10 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    k-curve (the best of the first k runs the model ranks, against the grid's best run),
    once per per-point statistic of ``--statistics`` (default both: the median over the
    passes, and the minimum, ``costmetrics.measure.point_statistic``), on the same runs;
-4. the selection re-measured (``--confirm-passes P``, default 9; 0: off): the run each
-   variant's tuner curve keeps at every k and the grid's three fastest runs per problem,
-   measured again in P fresh shuffled passes (``run<i>/confirm.csv``,
+4. the selection re-measured (``--confirm-passes P``; default: as many passes as the
+   sweep's most-measured point, ``costmetrics.validate.confirm_passes_of``; 0: off): the
+   run each variant's tuner curve keeps at every k and the grid's three fastest runs per
+   problem, measured again in P fresh shuffled passes (``run<i>/confirm.csv``,
    ``costmetrics.validate.confirmation_points``); the predicted optimum and ``tune``'s
    k = 5 are judged a second time on them (``costmetrics.validate.confirmed_curve``):
    against one grid's least median, a run chosen by the same medians is measured against
@@ -182,7 +183,7 @@ def _one_run(
         name = "validate.json" if stat == "median" else f"validate_{stat}.json"
         _write_json(run_dir / name, report.to_dict())
         reports[stat] = report
-    if args.confirm_passes:
+    if args.confirm_passes != 0:
         _confirm(run_dir, index, args, t0, reports)
     return reports
 
@@ -208,7 +209,14 @@ def _confirm(
     """
     curves = [c for r in reports.values() for v, c in r.tuner.items() if v in VARIANTS]
     curves += _grid_curves(run_dir, list(reports))
-    passes = 2 if args.quick else args.confirm_passes
+    if args.quick:
+        passes = 2
+    elif args.confirm_passes is None:
+        # As many as the sweep: in 9 passes the re-measurement of a 21-pass grid ranked its
+        # runs with a wider noise than the grid's own (docs/validate.md, 2026-12-01).
+        passes = cv.confirm_passes_of(run_dir / "sweep.csv")
+    else:
+        passes = args.confirm_passes
     _say(t0, f"run {index}: the selection re-measured, {passes} shuffled passes")
     cv.confirm_selection(
         run_dir / "sweep.csv", curves, run_dir / "confirm.csv", passes=passes,
@@ -461,9 +469,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet-probe", type=float, default=1.0, metavar="SECONDS",
                         help="seconds of each gate's probe (default 1)")  # fmt: skip
     parser.add_argument(
-        "--confirm-passes", type=int, default=9, metavar="P",
+        "--confirm-passes", type=int, default=None, metavar="P",
         help="measure the runs each variant keeps and the grid's fastest again in P fresh "
-        "shuffled passes, and judge the selection targets on them too (default 9; 0: off)",
+        "shuffled passes, and judge the selection targets on them too (default: as many "
+        "as the sweep's most-measured point; 0: off)",
     )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="smoke run (meaningless numbers)")
     args = parser.parse_args(argv)
@@ -494,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
             f"bench_validate_run: --passes: must be at least 5, got {args.passes}", file=sys.stderr
         )
         return 2
-    if args.confirm_passes != 0 and not 2 <= args.confirm_passes <= 1000:
+    if args.confirm_passes not in (None, 0) and not 2 <= args.confirm_passes <= 1000:
         print(f"bench_validate_run: --confirm-passes: must be 0 or in [2, 1000], got "
               f"{args.confirm_passes}", file=sys.stderr)  # fmt: skip
         return 2

@@ -943,6 +943,26 @@ def test_selection_floor_one_run_under_several_names(tmp_path: Path) -> None:
     assert floor.distance[0].tolist() == pytest.approx([1.0 / 0.9 - 1, 0.0])
 
 
+def test_confirm_passes_follow_the_grid(tmp_path: Path) -> None:
+    # The re-measurement takes as many passes as the grid's most-measured point (in 9
+    # passes it ranked a 21-pass grid's runs with a wider noise than the grid's own,
+    # docs/validate.md 2026-12-01), never fewer than 2 (a noise floor's) nor over 1000.
+    one_pass = _synthetic_grid(tmp_path, {(16, 4): 1.0, (64, 8): 1.1})
+    assert cv.confirm_passes_of(one_pass) == 2
+    lines = one_pass.read_text(encoding="utf-8").splitlines()
+    rows = []
+    for line in lines[2:]:  # (16, 4) in passes 0-20, (64, 8) in passes 0-8
+        fields = line.split(",")
+        for k in range(21 if fields[5] == "16" else 9):
+            rows.append(",".join([*fields[:12], str(k), *fields[13:]]))
+    many = tmp_path / "many.csv"
+    many.write_text("\n".join(lines[:2] + rows) + "\n", encoding="utf-8")
+    assert cv.confirm_passes_of(many) == 21
+    assert cv.confirm_passes_of(mm.read_table(many).per_point("median")) == 21
+    with pytest.raises(ValueError, match="cannot read"):
+        cv.confirm_passes_of(tmp_path / "missing.csv")
+
+
 def test_confirmed_curve_hand_computed(tmp_path: Path) -> None:
     # The grid's least median is (16, 4) at 1.00; the model ranks (64, 8) first (1.04 in the
     # grid), (4, 2) second, (16, 4) third: kept (64, 8) at k = 1 and 2, (16, 4) at k = 3.

@@ -550,6 +550,11 @@ def test_cli_validate_confirm(
     done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+    # Without --confirm-passes, as many passes as the sweep's (2 here; 9 until 2026-12-01).
+    again_default = tmp_path / "again" / "default.csv"
+    done = _cli(*args, "--confirm", str(again_default), "--json")
+    assert done.returncode == 0, done.stderr
+    assert mm.read_table(again_default).n_passes == mm.read_table(sweep).n_passes == 2
     # measure's LoadWarning was printed as Python prints a warning ("validate.py:2107:
     # LoadWarning: ...", then the source line); now one line like the CLI's errors.
     from costmetrics.cli import main

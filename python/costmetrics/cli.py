@@ -1111,7 +1111,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         type=_int,
         default=None,
         metavar="P",
-        help="with --confirm: fresh shuffled passes (default 9)",
+        help="with --confirm: fresh shuffled passes (default: as many as the table's "
+        "most-measured point, at least 2)",
     )
     _add_statistic(parser)
     add_json_flag(parser)
@@ -1125,7 +1126,6 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         if args.confirm is None and args.confirm_passes is not None:
             # It only shapes --confirm's measurement: given alone it was ignored.
             raise ValueError("--confirm-passes: only with --confirm")
-        confirm_passes = 9 if args.confirm_passes is None else args.confirm_passes
         # Both outputs are checked before the validation (and --confirm's measurements).
         if args.plot is not None:
             from matplotlib.backend_bases import FigureCanvasBase
@@ -1137,8 +1137,8 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"(one of {', '.join('.' + f for f in sorted(formats))})"
                 )
             check_output_file(args.plot, "--plot")
-        if args.confirm is not None:
-            cm_validate._confirm_passes(confirm_passes, "--confirm-passes")
+        if args.confirm_passes is not None:
+            cm_validate._confirm_passes(args.confirm_passes, "--confirm-passes")
         check_input_file(args.table, "table")
         for folder in args.calibration:
             _check_calibration_folder(folder, "--calibration")
@@ -1160,7 +1160,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             if args.confirm is not None:
                 again = cm_validate.confirm_selection(
                     table.per_point(args.statistic), list(report.tuner.values()),
-                    args.confirm, passes=confirm_passes, progress=not args.json,
+                    args.confirm, passes=args.confirm_passes, progress=not args.json,
                     command=one_line(
                         f"costmetrics validate {args.table} --confirm {args.confirm}"
                     ),

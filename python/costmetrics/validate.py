@@ -70,6 +70,7 @@ __all__ = [
     "ValidationReport",
     "bootstrap_rmse",
     "check_confirm_output",
+    "confirm_passes_of",
     "confirm_selection",
     "confirmation_points",
     "confirmed_curve",
@@ -2143,6 +2144,29 @@ def _confirm_passes(passes: object, name: str = "passes") -> int:
     return _convert.integer(passes, name, lo=2, hi=1000)
 
 
+def confirm_passes_of(table: Table | str | Path) -> int:
+    """Return the fresh passes :func:`confirm_selection` takes by default for ``table``.
+
+    As many as the table's most-measured point has (:attr:`Table.n_passes`), at least 2
+    (a noise floor's) and at most 1000. A re-measurement in fewer passes than the grid
+    ranks its runs with a wider noise than the grid's own: on the quiet Xeon runs of
+    2026-12-01 with 21-pass sweeps, re-measured in 9 passes the grid's own best landed
+    3.8-10.0% from the fastest run, in 21 passes 2.7-3.1% (docs/validate.md, "Fresh runs
+    on a quiet Xeon host").
+
+    Parameters
+    ----------
+    table : Table or path
+        The measured grid whose runs are to be measured again.
+
+    Returns
+    -------
+    int
+        The passes, in ``[2, 1000]``.
+    """
+    return min(max(_table(table).n_passes, 2), 1000)
+
+
 def check_confirm_output(out: str | Path, name: str = "out", *, seed: int = _CONFIRM_SEED) -> None:
     """Check, before any long work, that :func:`confirm_selection` can measure into ``out``.
 
@@ -2188,7 +2212,7 @@ def confirm_selection(
     curves: Sequence[TunerCurve],
     out: str | Path,
     *,
-    passes: int = 9,
+    passes: int | None = None,
     grid_top: int = 3,
     seed: int = _CONFIRM_SEED,
     progress: bool = False,
@@ -2210,8 +2234,9 @@ def confirm_selection(
         Curves that record their picks (e.g. the ``tuner`` values of a :class:`ValidationReport`).
     out : str or Path
         The table of the second measurement.
-    passes : int
-        Shuffled passes (at least 2).
+    passes : int or None
+        Shuffled passes (at least 2); None (the default): as many as ``table``'s
+        most-measured point has (:func:`confirm_passes_of`).
     grid_top : int
         The grid's fastest runs per problem measured again too (at least 1: the grid's
         best is then among the runs the distances are taken against).
@@ -2239,7 +2264,7 @@ def confirm_selection(
     _check_this_machines_table(t, "table")  # the runs are measured again here
     curve_list = _curves(curves)
     top = _convert.integer(grid_top, "grid_top", lo=1)
-    n_passes = _confirm_passes(passes)
+    n_passes = confirm_passes_of(t) if passes is None else _confirm_passes(passes)
     points = confirmation_points(t, curve_list, grid_top=top)
     path = measure(
         points, out, passes=n_passes, warmup=_CONFIRM_WARMUP, seed=seed, pin=_CONFIRM_PIN,
