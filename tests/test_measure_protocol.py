@@ -994,6 +994,29 @@ def test_confirmed_curve_hand_computed(tmp_path: Path) -> None:
     assert confirmed.variant == "synthetic, re-measured"
     assert confirmed.distance[0].tolist() == pytest.approx([0.0, 0.0, 0.05])
     assert confirmed.n_points.tolist() == [5] and confirmed.picks == curve.picks
+    # Against the grid's best run, (16, 4), also timed again (1.05): the kept (64, 8) ran
+    # 1.00, 1.0 / 1.05 - 1 below it; k = 3 keeps (16, 4) itself.
+    best = cv.tuner_curve_of(path, np.asarray(list(grid.values())), label="the grid's best",
+                             ks=(1,))  # fmt: skip
+    assert best.picks == ((((16, 4), 2, "block"),),)
+    vs_best = cv.confirmed_curve(curve, again, reference=best)
+    assert vs_best.variant == "synthetic, re-measured against the grid's best"
+    assert vs_best.distance[0].tolist() == pytest.approx([1.0 / 1.05 - 1, 1.0 / 1.05 - 1, 0.0])
+    assert vs_best.picks == curve.picks and vs_best.ks == curve.ks
+    with pytest.raises(TypeError, match="reference"):
+        cv.confirmed_curve(curve, again, reference="grid")  # type: ignore[arg-type]
+    bare_ref = cv.TunerCurve("bare", best.ks, best.problems, best.distance, best.n_points)
+    with pytest.raises(ValueError, match=r"^reference: 'bare' records no run"):
+        cv.confirmed_curve(curve, again, reference=bare_ref)
+    other_problem = cv.TunerCurve("other", best.ks, (("jacobi1d", (8192, 64)),),
+                                  best.distance, best.n_points, best.picks)  # fmt: skip
+    no_problem = r"^reference: 'other' has no problem jacobi1d \[4096, 64\]"
+    with pytest.raises(ValueError, match=no_problem):
+        cv.confirmed_curve(curve, again, reference=other_problem)
+    (tmp_path / "e").mkdir()
+    without_best = _synthetic_grid(tmp_path / "e", {(64, 8): 1.0, (4, 2): 1.2}, schedule="block")
+    with pytest.raises(ValueError, match=r"confirmation: lacks the run \"the grid's best\" keeps"):
+        cv.confirmed_curve(curve, without_best, reference=best)
     # A kept run not measured again, a curve without picks, a run of another schedule.
     (tmp_path / "d").mkdir()
     short = _synthetic_grid(tmp_path / "d", {(16, 4): 1.0}, schedule="block")

@@ -546,10 +546,24 @@ def test_cli_validate_confirm(
         kept = out["tuner"][name.removesuffix(", re-measured")]["problems"]
         assert [p["picks"] for p in curve["problems"]] == [p["picks"] for p in kept]
         assert all(0 <= d for p in curve["problems"] for d in p["distance"])
+    # Against the grid's best run, both timed again: (1 + the kept run's distance to the
+    # fastest re-measured) / (1 + the grid's best's distance to it), problem by problem.
+    grid = mm.read_table(sweep).per_point("median")
+    best = cv.confirmed_curve(cv.tuner_curve_of(grid, grid.time_s, label="g", ks=(1,)), again)
+    best_d = {(p["stencil"], tuple(p["sizes"])): p["distance"][0]
+              for p in best.to_dict()["problems"]}  # fmt: skip
+    vs_grid = out["tuner_re_measured_vs_grid_best"]
+    assert set(vs_grid) == {f"{v}, re-measured against the grid's best" for v in out["tuner"]}
+    for name, curve in vs_grid.items():
+        plain = curves[name.replace("against the grid's best", "").rstrip(" ")]
+        for p, q in zip(curve["problems"], plain["problems"], strict=True):
+            ref = 1 + best_d[(p["stencil"], tuple(p["sizes"]))]
+            assert p["distance"] == pytest.approx([(1 + d) / ref - 1 for d in q["distance"]])
     # Rerun: the table is complete, no run is measured again.
     done = _cli(*args, "--confirm", str(again), "--confirm-passes", "2")
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
+    assert "the kept run over the grid's best run, both measured again" in done.stdout
     # Without --confirm-passes, as many passes as the sweep's (2 here; 9 until 2026-12-01).
     again_default = tmp_path / "again" / "default.csv"
     done = _cli(*args, "--confirm", str(again_default), "--json")

@@ -63,6 +63,19 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     key = ("0", "re-measured: tuner k = 5: worst problem vs best", "fitted-machine", "median")
     assert {(t["run"], t["goal"], t["variant"], t["statistic"]): t["value"]
             for t in again_rows}[key] == pytest.approx(fm.summary()["5"]["max"])  # fmt: skip
+    # And against the grid's best run, both timed in confirm.csv.
+    grid = mm.read_table(out / "run0" / "sweep.csv").per_point("median")
+    best = cv.tuner_curve_of(grid, grid.time_s, label="the grid's best", ks=(1,))
+    vs = cv.confirmed_curve(report.tuner["fitted-machine"], confirm.per_point("median"),
+                            reference=best).summary()  # fmt: skip
+    by_goal = {t["goal"]: t for t in targets
+               if t["variant"] == "fitted-machine" and t["statistic"] == "median"
+               and t["goal"].startswith("re-measured vs the grid's best: ")}  # fmt: skip
+    assert by_goal["re-measured vs the grid's best: tuner k = 5: worst problem"][
+        "value"] == pytest.approx(vs["5"]["max"])  # fmt: skip
+    assert by_goal["re-measured vs the grid's best: predicted optimum: mean"][
+        "value"] == pytest.approx(vs["1"]["mean"])  # fmt: skip
+    assert len(by_goal) == 3 and all(np.isfinite(t["noise_floor"]) for t in by_goal.values())
     sweep = out / "run0" / "sweep.csv"
     before = mm.read_table(sweep)
     # Cut the table inside its last row (a kill while writing) and rerun: the row is set

@@ -1157,14 +1157,22 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     table, args.calibration, time=args.time, statistic=args.statistic
                 )
             again: list[cm_validate.TunerCurve] = []
+            vs_grid: list[cm_validate.TunerCurve] = []
             if args.confirm is not None:
+                grid = table.per_point(args.statistic)
                 again = cm_validate.confirm_selection(
-                    table.per_point(args.statistic), list(report.tuner.values()),
+                    grid, list(report.tuner.values()),
                     args.confirm, passes=args.confirm_passes, progress=not args.json,
                     command=one_line(
                         f"costmetrics validate {args.table} --confirm {args.confirm}"
                     ),
                 )  # fmt: skip
+                # The kept runs against the grid's best run, both timed again.
+                best = cm_validate.tuner_curve_of(grid, grid.time_s, label="the grid's best",
+                                                  ks=(1,))  # fmt: skip
+                confirmation = cm_measure.read_table(args.confirm)
+                vs_grid = [cm_validate.confirmed_curve(c, confirmation, reference=best)
+                           for c in report.tuner.values()]  # fmt: skip
             if args.plot is not None:
                 save_figure_atomic(plot_predicted_vs_measured(report), args.plot, dpi=120)
         probe = cm_measure.table_cpu_probe(table)
@@ -1177,6 +1185,7 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             out["cpu_probe"] = None if probe is None else probe._asdict()
             out["host_gates"] = [g._asdict() for g in gates]
             out["tuner_re_measured"] = {c.variant: c.to_dict() for c in again}
+            out["tuner_re_measured_vs_grid_best"] = {c.variant: c.to_dict() for c in vs_grid}
             print_json(out)
             return 0
         header = [
@@ -1266,6 +1275,13 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             ]
             print(f"tuner ({curve.variant} in {args.confirm}, distance to the fastest run "
                   "measured again): " + "; ".join(parts))  # fmt: skip
+        for curve in vs_grid:
+            parts = [
+                f"k={k}: mean {100 * d['mean']:+.1f}% max {100 * d['max']:+.1f}%"
+                for k, d in curve.summary().items()
+            ]
+            print(f"tuner ({curve.variant} in {args.confirm}, the kept run over the grid's "
+                  "best run, both measured again): " + "; ".join(parts))  # fmt: skip
         return 0
 
     return run
