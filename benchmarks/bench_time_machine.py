@@ -12,8 +12,8 @@ timings vary with it).
 
 With ``--calibration DIR`` (a ``costmetrics calibrate`` folder), the cases are instead
 that machine's own preset and stencils on the largest default problem of Jacobi 1D, Heat
-2D and Heat 3D, the batch ``bench_validate_run.py`` times (there its minimum of 7): the
-cost a user of that calibration pays. Each line then also gives the spread of the
+2D and Heat 3D, the batch ``bench_validate_run.py`` times (there the median of 21 paired
+ratios): the cost a user of that calibration pays. Each line then also gives the spread of the
 per-repeat ratio (on a noisy host the median ratio moves by tenths between runs).
 
 Instructions instead of time (they do not depend on the host's load): ``--one
