@@ -1008,6 +1008,12 @@ def test_confirmed_curve_hand_computed(tmp_path: Path) -> None:
     bare_ref = cv.TunerCurve("bare", best.ks, best.problems, best.distance, best.n_points)
     with pytest.raises(ValueError, match=r"^reference: 'bare' records no run"):
         cv.confirmed_curve(curve, again, reference=bare_ref)
+    # A curve with no k: an IndexError (as reference) and a reshape error (as curve) before.
+    no_k = cv.TunerCurve("no k", (), best.problems, np.zeros((1, 0)), best.n_points, ((),))
+    with pytest.raises(ValueError, match=r"^reference: 'no k' has no k"):
+        cv.confirmed_curve(curve, again, reference=no_k)
+    with pytest.raises(ValueError, match=r"^curves\[0\]: 'no k' has no k"):
+        cv.confirmed_curve(no_k, again)
     other_problem = cv.TunerCurve("other", best.ks, (("jacobi1d", (8192, 64)),),
                                   best.distance, best.n_points, best.picks)  # fmt: skip
     no_problem = r"^reference: 'other' has no problem jacobi1d \[4096, 64\]"

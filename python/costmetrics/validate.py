@@ -1988,15 +1988,22 @@ def _run_times(t: Table) -> dict[tuple[Any, ...], float]:
     return {k: float(np.median(v)) for k, v in times.items()}
 
 
+def _check_records_picks(c: TunerCurve, name: str) -> None:
+    """Refuse a curve with no k, or that records no run per problem (``name`` names it)."""
+    if not c.ks:
+        raise ValueError(f"{name}: {c.variant!r} has no k (ks is empty)")
+    if len(c.picks) != len(c.problems) or any(len(row) != len(c.ks) for row in c.picks):
+        raise ValueError(
+            f"{name}: {c.variant!r} records no run per problem (picks); "
+            "a curve of tuner_curve_of or selection_floor does"
+        )
+
+
 def _curves(curves: object) -> list[TunerCurve]:
     """Return ``curves`` as a list of tuner curves that record their picks."""
     out = _convert.instances(curves, "curves", TunerCurve)
     for i, c in enumerate(out):
-        if len(c.picks) != len(c.problems):
-            raise ValueError(
-                f"curves[{i}]: {c.variant!r} records no run per problem (picks); "
-                "a curve of tuner_curve_of or selection_floor does"
-            )
+        _check_records_picks(c, f"curves[{i}]")
     return out
 
 
@@ -2139,11 +2146,7 @@ def confirmed_curve(
     ref_index: dict[tuple[str, tuple[int, ...]], int] = {}
     if reference is not None:
         r = reference
-        if len(r.picks) != len(r.problems):
-            raise ValueError(
-                f"reference: {r.variant!r} records no run per problem (picks); a curve of "
-                "tuner_curve_of or selection_floor does"
-            )
+        _check_records_picks(r, "reference")
         ref_index = {prob: i for i, prob in enumerate(r.problems)}
     rows: list[list[float]] = []
     for p, (stencil, sizes) in enumerate(c.problems):
