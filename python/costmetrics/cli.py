@@ -1262,26 +1262,23 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
                     f"best within 10% vs baseline: "
                     f"{100 * summary['mean_gain_near_over_baseline']:+.1f}%"
                 )
+
+        def curve_line(curve: cm_validate.TunerCurve, what: str, sign: str = "") -> str:
+            parts = [
+                f"k={k}: mean {100 * d['mean']:{sign}.1f}% max {100 * d['max']:{sign}.1f}%"
+                for k, d in curve.summary().items()
+            ]
+            return f"tuner ({what}): " + "; ".join(parts)
+
         for v, curve in report.tuner.items():
-            parts = [
-                f"k={k}: mean {100 * d['mean']:.1f}% max {100 * d['max']:.1f}%"
-                for k, d in curve.summary().items()
-            ]
-            print(f"tuner ({v}, distance to the measured grid's best): " + "; ".join(parts))
+            print(curve_line(curve, f"{v}, distance to the measured grid's best"))
         for curve in again:
-            parts = [
-                f"k={k}: mean {100 * d['mean']:.1f}% max {100 * d['max']:.1f}%"
-                for k, d in curve.summary().items()
-            ]
-            print(f"tuner ({curve.variant} in {args.confirm}, distance to the fastest run "
-                  "measured again): " + "; ".join(parts))  # fmt: skip
+            print(curve_line(curve, f"{curve.variant} in {args.confirm}, distance to the "
+                                    "fastest run measured again"))  # fmt: skip
         for curve in vs_grid:
-            parts = [
-                f"k={k}: mean {100 * d['mean']:+.1f}% max {100 * d['max']:+.1f}%"
-                for k, d in curve.summary().items()
-            ]
-            print(f"tuner ({curve.variant} in {args.confirm}, the kept run over the grid's "
-                  "best run, both measured again): " + "; ".join(parts))  # fmt: skip
+            # Signed: the kept run may run faster than the grid's best measured again.
+            print(curve_line(curve, f"{curve.variant} in {args.confirm}, the kept run over "
+                                    "the grid's best run, both measured again", "+"))  # fmt: skip
         return 0
 
     return run
