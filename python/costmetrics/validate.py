@@ -2193,7 +2193,7 @@ def _confirm_passes(passes: object, name: str = "passes") -> int:
 def confirm_passes_of(table: Table | str | Path) -> int:
     """Return the fresh passes :func:`confirm_selection` takes by default for ``table``.
 
-    As many as the table's most-measured point has (:attr:`Table.n_passes`), at least 2
+    As many as the table's most-measured point has (``Table.n_passes``), at least 2
     (a noise floor's) and at most 1000. A re-measurement in fewer passes than the grid
     ranks its runs with a wider noise than the grid's own: on the quiet Xeon runs of
     2026-12-01 with 21-pass sweeps, re-measured in 9 passes the grid's own best landed
