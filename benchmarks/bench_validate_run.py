@@ -272,8 +272,8 @@ def _batch_cost(quick: bool, cal: Any) -> float:
     preset, which has no machine term, so the ratio was about 1 whatever the terms cost.
     Until 2026-12-01 it took the ratio of each variant's minimum of 7 calls: on a quiet
     Xeon it read 1.95x, 2.20x and 2.32x for one calibration, and one fast ``exact`` call
-    moved it; the median of paired ratios, as ``bench_time_machine.py`` keeps, read
-    1.87-1.96x in four calls, docs/validate.md, "Fresh runs on a quiet Xeon host".)
+    moved it; the median of 21 paired ratios, as ``bench_time_machine.py`` keeps, read
+    1.91-1.95x in six calls, docs/validate.md, "Fresh runs on a quiet Xeon host".)
     """
     rng = np.random.default_rng(0)
     n = 2_000 if quick else 20_000
