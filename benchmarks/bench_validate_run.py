@@ -192,9 +192,8 @@ def _one_run(
     return reports
 
 
-def _grid_curves(run_dir: Path, stats: list[str]) -> list[cv.TunerCurve]:
+def _grid_curves(raw: mm.Table, stats: list[str]) -> list[cv.TunerCurve]:
     """Each statistic's grid ranked by its own times: k = 1 keeps the grid's best run."""
-    raw = mm.read_table(run_dir / "sweep.csv")
     return [cv.tuner_curve_of(t, t.time_s, label="the grid itself", ks=(1,))
             for t in (raw.per_point(s) for s in stats)]  # fmt: skip
 
@@ -211,19 +210,20 @@ def _confirm(
     (``costmetrics.validate.confirmation_points``; docs/validate.md, "The selection
     targets re-measured").
     """
+    raw = mm.read_table(run_dir / "sweep.csv")  # read once: its curves, passes, runs
     curves = [c for r in reports.values() for v, c in r.tuner.items() if v in VARIANTS]
-    curves += _grid_curves(run_dir, list(reports))
+    curves += _grid_curves(raw, list(reports))
     if args.quick:
         passes = 2
     elif args.confirm_passes is None:
         # As many as the sweep: in 9 passes the re-measurement of a 21-pass grid ranked its
         # runs with a wider noise than the grid's own (docs/validate.md, 2026-12-01).
-        passes = cv.confirm_passes_of(run_dir / "sweep.csv")
+        passes = cv.confirm_passes_of(raw)
     else:
         passes = args.confirm_passes
     _say(t0, f"run {index}: the selection re-measured, {passes} shuffled passes")
     cv.confirm_selection(
-        run_dir / "sweep.csv", curves, run_dir / "confirm.csv", passes=passes,
+        raw, curves, run_dir / "confirm.csv", passes=passes,
         grid_top=CONFIRM_GRID_TOP, seed=100 + index, progress=True,
         command=f"python benchmarks/bench_validate_run.py --out {run_dir.parent} "
                 f"(run {index}, the selection re-measured)",
@@ -331,9 +331,12 @@ def _judge(
     # The re-measured targets' floor, with a run's confirm.csv: its grid's own best (k = 1
     # of the grid ranked by itself) against the fastest run measured again.
     confs = confirmations or [None] * len(tables)
-    grids = [cv.tuner_curve_of(t, t.time_s, label="the grid's best", ks=(1,)) for t in tables]
+    grids = [cv.tuner_curve_of(t, t.time_s, label="the grid's best", ks=(1,))
+             if conf is not None else None
+             for t, conf in zip(tables, confs, strict=True)]  # fmt: skip
     own_floors = [
-        cv.confirmed_curve(grid, conf).summary()["1"] if conf is not None else None
+        cv.confirmed_curve(grid, conf).summary()["1"]
+        if grid is not None and conf is not None else None
         for grid, conf in zip(grids, confs, strict=True)
     ]  # fmt: skip
 

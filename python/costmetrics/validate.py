@@ -2145,9 +2145,8 @@ def confirmed_curve(
 
     ref_index: dict[tuple[str, tuple[int, ...]], int] = {}
     if reference is not None:
-        r = reference
-        _check_records_picks(r, "reference")
-        ref_index = {prob: i for i, prob in enumerate(r.problems)}
+        _check_records_picks(reference, "reference")
+        ref_index = {prob: i for i, prob in enumerate(reference.problems)}
     rows: list[list[float]] = []
     for p, (stencil, sizes) in enumerate(c.problems):
         if reference is None:
@@ -2155,10 +2154,10 @@ def confirmed_curve(
         else:
             if (stencil, sizes) not in ref_index:
                 raise ValueError(
-                    f"reference: {r.variant!r} has no problem {stencil} {list(sizes)} "
+                    f"reference: {reference.variant!r} has no problem {stencil} {list(sizes)} "
                     f"(of {c.variant!r})"
                 )
-            bar = time_of(r, ref_index[(stencil, sizes)], 0)
+            bar = time_of(reference, ref_index[(stencil, sizes)], 0)
         rows.append([time_of(c, p, j) / bar - 1 for j in range(len(c.ks))])
     label = ", re-measured" if reference is None else f", re-measured against {reference.variant}"
     return TunerCurve(
@@ -2316,7 +2315,9 @@ def confirm_selection(
         points, out, passes=n_passes, warmup=_CONFIRM_WARMUP, seed=seed, pin=_CONFIRM_PIN,
         progress=progress, command=command,
     )  # fmt: skip
-    return [confirmed_curve(c, path) for c in curve_list]
+    again = read_table(path)  # read once for every curve
+    _refuse_failed_runs(again, "confirmation", str(path))  # as a path given would be
+    return [confirmed_curve(c, again) for c in curve_list]
 
 
 @record
