@@ -932,6 +932,18 @@ def test_confirmed_curve_contract(points: list[tuple[float, float, float]], top:
         assert (other.distance >= 0).all()
         for j, run in enumerate(curve.picks[0]):
             assert other.distance[0, j] == fresh_of[run[0]] / low - 1
+        # Against the grid's best run, both re-measured: each kept run's fresh time over
+        # the grid's best's (negative where the kept run ran faster); 0 against itself.
+        if top >= 1:
+            best = cv.tuner_curve_of(table, table.time_s, label="best", ks=(1,))
+            vs = cv.confirmed_curve(curve, _write(Path(d) / "fresh.csv", fresh), reference=best)
+            bar = fresh_of[best.picks[0][0][0]]
+            for j, run in enumerate(curve.picks[0]):
+                assert vs.distance[0, j] == pytest.approx(fresh_of[run[0]] / bar - 1)
+                assert np.isfinite(vs.distance[0, j]) and vs.distance[0, j] > -1
+            itself = cv.confirmed_curve(best, _write(Path(d) / "fresh.csv", fresh),
+                                        reference=best)  # fmt: skip
+            assert itself.distance.tolist() == [[0.0]]
 
 
 def test_fit_of_exact_ignores_the_machine_terms_of_the_calibration() -> None:
