@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from costmetrics._files import file_kind, writable_folder
+from costmetrics._interrupt import Terminated, terminate_as_interrupt
 from costmetrics.experiments import EXPERIMENTS
 from costmetrics.families import FAMILIES
 
@@ -2433,41 +2434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command runs, as SIGINT raises KeyboardInterrupt."""
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM into :class:`_Terminated` while the block runs (main thread only).
-
-    The default action of SIGTERM ends the process at once, so no clean-up ran: a killed
-    write left its hidden temporary file beside the result. Raised as an interrupt, it
-    runs what SIGINT runs (the temporary removed, a measurement table's lock released).
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    raised: list[int] = []
-
-    def terminated(signum: int, frame: object) -> None:
-        if raised:
-            # The first was swallowed somewhere (a library's bare except): a second
-            # SIGTERM ends the process at once, as without this handler.
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-        raised.append(signum)
-        raise _Terminated
-
-    previous = signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+#: SIGTERM as an interrupt (:mod:`costmetrics._interrupt`), under the names the tests use.
+_Terminated = Terminated
+_terminate_as_interrupt = terminate_as_interrupt
 
 
 def _subcommands() -> list[tuple[str, AddParser]]:

@@ -52,6 +52,7 @@ from costmetrics._files import (
     writable_folder,
     write_text_atomic,
 )
+from costmetrics._interrupt import raise_if_terminated
 from costmetrics._record import Record, record
 from costmetrics._tables import SIZE_COLUMNS, TILE_COLUMNS
 from costmetrics.presets import (
@@ -1778,6 +1779,7 @@ def calibrate(
     for p in range(n_pass):
         for i in rng.permutation(len(keys)):
             pt = points[keys[int(i)]]
+            raise_if_terminated()  # a SIGTERM whose interrupt was lost (_interrupt)
             r = _run_point(pt, n_cfg, seed_value, do_pin)
             samples[pt.key].append(float(r.value_s))
             units[pt.key] = int(r.units)
@@ -4428,6 +4430,7 @@ def measure(
 
         def measure_one(k: int, unit: _Unit, position: int) -> None:
             stencil, sizes, tiles, n_threads, sched = unit
+            raise_if_terminated()  # a SIGTERM whose interrupt was lost (_interrupt): rows kept
             bar.set_description(f"pass {k} {stencil} {sizes} {tiles} x{n_threads}", refresh=False)
             r = run(
                 stencil, sizes, tiles, threads=n_threads, repeats=1, warmup=n_warmup,
