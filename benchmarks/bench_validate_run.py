@@ -12,7 +12,9 @@ For each of ``--runs`` independent runs (default 2, shuffle seeds 0, 1, ...):
    3D 24) of the shipped problems (``--sizes default``; ``--sizes levels``: from
    L2-resident to past L2 and, for Heat 3D, past L3), the model's choices and the
    largest-tile baseline, at 1 thread and all cores, ``--passes`` (default 9) shuffled
-   passes, each stencil with its default schedule (block in 1D);
+   passes, each stencil with its default schedule (block in 1D), then pairs of passes over
+   each group (stencil, threads, schedule, memory level) whose noise floor of the median is
+   above ``--noise-target`` (default 0.02; 0: off), up to ``--max-passes`` (default 21);
 3. ``costmetrics validate`` per variant (paper, exact, machine and their fitted twins,
    leave-one-problem-out) with bootstrap intervals and the noise floor, and the tuner's
    k-curve (the best of the first k runs the model ranks, against the grid's best run),
@@ -58,7 +60,10 @@ two calibrations of 4-6 s and a sweep of about 90 s, measured 2026-11-24 for the
 sweep; validation about 10 s; 2026-11-28: about 2.5 minutes per run, 9 passes); ``--sizes
 levels`` adds problems up to 128 MiB: about 9 minutes per run (2026-11-28, 03:26 and
 04:12), 14.5 with the second DRAM problems of Jacobi 1D and Heat 3D (05:01), 23 with
-a 2D problem in DRAM too (16:48, a noisy period). ``--quick``
+a 2D problem in DRAM too (16:48, a noisy period). With the adaptive passes of the
+default (2026-12-01, a quiet Intel Xeon guest): about 5.5 minutes per run with ``--sizes
+default`` (05:14-05:25 for two runs, the re-measurement included) and 47-49 with ``--sizes
+levels`` (03:19-04:56 for two). ``--quick``
 is a smoke run of a few seconds whose numbers mean nothing.
 """
 
@@ -461,6 +466,29 @@ def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) ->
     return "\n".join(lines) + "\n"
 
 
+#: The adaptive passes by default (since 2026-12-01): pairs of passes over each group whose
+#: noise floor of the median is above 2%, up to 21 passes. With 9 passes alone the quiet
+#: Xeon runs' noise floors were 3.5-4.0%, too close to the 5% of the 1-thread target to
+#: tell a model's miss from noise; with these 1.9-2.8% (docs/validate.md, "Fresh runs on a
+#: quiet Xeon host").
+NOISE_TARGET = 0.02
+MAX_PASSES = 21
+
+
+def _adaptive_defaults(args: argparse.Namespace) -> None:
+    """Fill in ``--noise-target`` and ``--max-passes`` (their values are checked after).
+
+    Unset: :data:`NOISE_TARGET` and :data:`MAX_PASSES` (at least ``--passes``), except for
+    ``--quick``, whose smoke run stays short; 0: off, ``--passes`` passes alone.
+    """
+    if args.noise_target is None and not args.quick:
+        args.noise_target = NOISE_TARGET
+        if args.max_passes is None:
+            args.max_passes = max(MAX_PASSES, args.passes)
+    elif args.noise_target == 0:
+        args.noise_target = None  # off: --passes passes, as before 2026-12-01
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -474,12 +502,14 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=None,
         metavar="FRACTION",
-        help="then pairs of passes over the groups whose noise floor of the "
-        "median is above FRACTION (costmetrics measure --noise-target)",
+        help="then pairs of passes over the groups whose noise floor of the median is above "
+        f"FRACTION (costmetrics measure --noise-target; default {NOISE_TARGET:g}, 0: off; "
+        "--quick: off)",
     )
     parser.add_argument(
-        "--max-passes", type=int, default=None, help="with --noise-target: at most this many passes"
-    )
+        "--max-passes", type=int, default=None,
+        help=f"with --noise-target: at most this many passes (default {MAX_PASSES})",
+    )  # fmt: skip
     parser.add_argument("--sizes", choices=["default", "levels"], default="default",
                         help="the shipped problems, or L2-resident to past L2/L3")  # fmt: skip
     parser.add_argument("--statistics", default="median,min",
@@ -536,6 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_validate_run: --confirm-passes: must be 0 or in [2, 1000], got "
               f"{args.confirm_passes}", file=sys.stderr)  # fmt: skip
         return 2
+    _adaptive_defaults(args)
     if args.noise_target is not None and not 0 < args.noise_target < 1:
         print(f"bench_validate_run: --noise-target: must be in (0, 1), got {args.noise_target}",
               file=sys.stderr)  # fmt: skip
