@@ -468,9 +468,9 @@ def _markdown(rows: list[dict[str, Any]], machine: dict[str, Any], load: Any) ->
 
 #: The adaptive passes by default (since 2026-12-01): pairs of passes over each group whose
 #: noise floor of the median is above 2%, up to 21 passes. With 9 passes alone the quiet
-#: Xeon runs' noise floors were 3.5-4.0%, too close to the 5% of the 1-thread target to
-#: tell a model's miss from noise; with these 1.9-2.8% (docs/validate.md, "Fresh runs on a
-#: quiet Xeon host").
+#: Xeon levels runs' noise floors were 3.5-4.0%, too close to the 5% of the 1-thread
+#: target to tell a model's miss from noise; with these, 1.6-3.1% on nine runs
+#: (docs/validate.md, "The quiet-machine run").
 NOISE_TARGET = 0.02
 MAX_PASSES = 21
 
