@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "costmetrics"
 CPP = ROOT / "cpp"
 #: Modules of the package that are no family (infrastructure shared by all).
-NOT_FAMILIES = {"__init__", "__main__", "_convert", "_files", "_interrupt", "_record", "_tables", "cli",
-                "families", "presets", "report", "reproduce"}  # fmt: skip
+NOT_FAMILIES = {"__init__", "__main__", "_convert", "_files", "_interrupt", "_record", "_tables",
+                "cli", "families", "presets", "report", "reproduce"}  # fmt: skip
 #: C++ headers and notebooks that are no family's.
 SHARED_HEADERS = {"checked", "parallel", "record", "search"}
 OTHER_NOTEBOOKS = {"10_explore"}
