@@ -43,7 +43,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -109,21 +109,11 @@ def stream_costs(passes: int, threads: tuple[int, ...]) -> dict[int, dict[int, f
     return out
 
 
-def _shares(sizes: list[float], costs: list[float]) -> mm.DramShareCurve | None:
-    """``dram_share_curve``'s rule on (bytes, cost) points: running maximum, 0 to 1."""
-    c = np.maximum.accumulate(np.asarray(costs, dtype=float))
-    rise = float(c[-1] - c[0])
-    if len(sizes) < 2 or not rise > 0:
-        return None
-    s = np.clip((c - c[0]) / rise, 0.0, 1.0)
-    return mm.DramShareCurve(tuple(float(x) for x in sizes), tuple(float(x) for x in s))
-
-
 def stream_curve(shipped: mm.DramShareCurve, costs: dict[int, float]) -> mm.DramShareCurve | None:
     """The ``stream`` candidate: the stream's own shares from the shipped curve's start."""
     start = shipped.array_bytes[0]
     pts = [(m * MIB, c) for m, c in sorted(costs.items()) if m * MIB >= start]
-    return _shares([p[0] for p in pts], [p[1] for p in pts])
+    return mm._share_curve([p[0] for p in pts], [p[1] for p in pts])
 
 
 def flat_end_bytes(start: float, costs: dict[int, float], flat: float) -> float:
@@ -142,17 +132,13 @@ def flat_end_bytes(start: float, costs: dict[int, float], flat: float) -> float:
     return float(end)
 
 
-#: One core's L2 of the folder being scored (``score`` sets it from the sweep's machine).
-_L2_BYTES = [2 * MIB]
-
-
 def rebased_curve(
-    shipped: mm.DramShareCurve, costs: dict[int, float], flat: float, threads: int
+    shipped: mm.DramShareCurve, costs: dict[int, float], flat: float, threads: int, l2_bytes: int
 ) -> mm.DramShareCurve:
     """The ``rebase`` candidate: 0 to the stream's flat end, the shipped rise past it."""
     b = np.asarray(shipped.array_bytes)
     s = np.asarray(shipped.dram_share)
-    b0 = flat_end_bytes(max(float(b[0]), 2.0 * _L2_BYTES[0] * threads), costs, flat)
+    b0 = flat_end_bytes(max(float(b[0]), 2.0 * l2_bytes * threads), costs, flat)
     keep = b > b0
     if b0 <= b[0] or keep.sum() < 1:
         return shipped  # nothing flat past the start, or nothing left past the flat end
@@ -163,7 +149,11 @@ def rebased_curve(
 
 @contextlib.contextmanager
 def curve_replaced(
-    kind: str, costs: dict[int, dict[int, float]], flat: float, rebase_threads: tuple[int, ...]
+    kind: str,
+    costs: dict[int, dict[int, float]],
+    flat: float,
+    rebase_threads: tuple[int, ...],
+    l2_bytes: int,
 ) -> Iterator[None]:
     """Make the validate module read ``kind``'s curve where the calibration has one."""
     shipped_rule = cv.dram_share_curve
@@ -176,7 +166,7 @@ def curve_replaced(
             return stream_curve(shipped, costs[threads]) or shipped
         if threads not in rebase_threads:
             return shipped
-        return rebased_curve(shipped, costs[threads], flat, threads)
+        return rebased_curve(shipped, costs[threads], flat, threads, l2_bytes)
 
     cv.dram_share_curve = replaced  # type: ignore[assignment]
     try:
@@ -185,11 +175,17 @@ def curve_replaced(
         cv.dram_share_curve = shipped_rule
 
 
-def score(folders: list[Path], cpu_model: str | None) -> dict[tuple[str, int], list[float]]:
+def score(
+    folders: list[Path],
+    cpu_model: str | None,
+    curve: Callable[[int], contextlib.AbstractContextManager[None]] | None = None,
+) -> dict[tuple[str, int], list[float]]:
     """(folder, run) -> the shown columns' values, in %, fitted machine variant, median.
 
     Folders measured on another CPU model than the stream (``cpu_model``; None: any) are
-    skipped: a stream measured on one machine says nothing of another's caches.
+    skipped: a stream measured on one machine says nothing of another's caches. ``curve``
+    (None: the shipped one) is entered around each folder's scoring with one core's L2 of
+    that folder's machine.
     """
     out = {}
     for folder in folders:
@@ -197,8 +193,9 @@ def score(folders: list[Path], cpu_model: str | None) -> dict[tuple[str, int], l
         if cpu_model is not None and runs[0].sweep.machine.get("cpu_model") != cpu_model:
             print(f"{folder.name}: skipped, measured on {runs[0].sweep.machine.get('cpu_model')}")
             continue
-        _L2_BYTES[0] = int(runs[0].sweep.machine.get("l2_bytes", 2 * MIB))
-        _, summary = rescore._rescore_folder(folder, runs, "fitted-machine", "median")
+        l2_bytes = int(runs[0].sweep.machine.get("l2_bytes", 2 * MIB))
+        with curve(l2_bytes) if curve is not None else contextlib.nullcontext():
+            _, summary = rescore._rescore_folder(folder, runs, "fitted-machine", "median")
         for run in summary["runs"]:
             vals = [run["values"][c]["value"] if run["values"][c] else np.nan for c in SHOWN]
             out[(folder.name, run["run"])] = [100 * v for v in vals]
@@ -271,8 +268,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     results = {"shipped": score(args.folders, cpu_model)}
     for kind in ("stream", "rebase"):
-        with curve_replaced(kind, costs, args.flat, rebase_threads):
-            results[kind] = score(args.folders, cpu_model)
+        results[kind] = score(
+            args.folders,
+            cpu_model,
+            lambda l2, kind=kind: curve_replaced(kind, costs, args.flat, rebase_threads, l2),
+        )
     print("\nfitted machine variant, median, % (columns: " + ", ".join(SHOWN) + ")")
     for key in results["shipped"]:
         cells = " | ".join(" ".join(f"{x:5.1f}" for x in results[k][key]) for k in results)

@@ -344,6 +344,13 @@ def _judge(
         if grid is not None and conf is not None else None
         for grid, conf in zip(grids, confs, strict=True)
     ]  # fmt: skip
+    # The rows against the grid's best: the confirmation's noise floor of the median, once
+    # per run (the same for every variant).
+    conf_floors = [
+        cv.noise_floor(conf.pass_times_s, stat)
+        if conf is not None and conf.pass_times_s is not None else np.nan
+        for conf in confs
+    ]  # fmt: skip
 
     def add(run: str, target: str, variant: str, value: float, limit: float,
             noise: float = np.nan, worst: str = "") -> None:  # fmt: skip
@@ -407,10 +414,8 @@ def _judge(
                     again[str(TUNE_K)]["max"], TUNE_WITHIN, own["max"])  # fmt: skip
                 # The kept runs against the grid's best, both timed in the fresh passes:
                 # no least-of-several bar for noise to pull down (docs/validate.md, 2026-12-01).
-                conf = confs[i]
-                vs_grid = cv.confirmed_curve(curve, conf, reference=grids[i]).summary()
-                passes = conf.pass_times_s if conf is not None else None
-                noise = cv.noise_floor(passes, stat) if passes is not None else np.nan
+                vs_grid = cv.confirmed_curve(curve, confs[i], reference=grids[i]).summary()
+                noise = conf_floors[i]
                 add(run, "re-measured vs the grid's best: predicted optimum: mean", v,
                     vs_grid["1"]["mean"], OPT_MEAN, noise)  # fmt: skip
                 add(run, "re-measured vs the grid's best: predicted optimum: worst problem", v,

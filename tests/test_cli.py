@@ -1089,8 +1089,8 @@ def test_a_second_sigterm_ends_a_command_whose_first_was_swallowed() -> None:
 
     code = (
         "import os, signal, time\n"
-        "from costmetrics.cli import _terminate_as_interrupt\n"
-        "with _terminate_as_interrupt():\n"
+        "from costmetrics._interrupt import terminate_as_interrupt\n"
+        "with terminate_as_interrupt():\n"
         "    try:\n"
         "        os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)\n"
         "    except BaseException:\n"

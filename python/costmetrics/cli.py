@@ -2413,9 +2413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # energy's actions (eval, fit, ...) are subcommands of their own, as in argparse's errors.
     command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             return handler(args)
-    except _Terminated:
+    except Terminated:
         print(f"costmetrics {command}: terminated", file=sys.stderr)
         return 143
     except BrokenPipeError:
@@ -2432,11 +2432,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"costmetrics {command}: interrupted", file=sys.stderr)
         return 130
-
-
-#: SIGTERM as an interrupt (:mod:`costmetrics._interrupt`), under the names the tests use.
-_Terminated = Terminated
-_terminate_as_interrupt = terminate_as_interrupt
 
 
 def _subcommands() -> list[tuple[str, AddParser]]:

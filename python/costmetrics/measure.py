@@ -1249,15 +1249,25 @@ def dram_share_curve(
     if len(cost_at) < 2:
         return None
     sizes = sorted(cost_at)
-    costs = np.maximum.accumulate([float(np.median(cost_at[b])) for b in sizes])
-    rise = float(costs[-1] - costs[0])
-    if not rise > 0:
+    return _share_curve(sizes, [float(np.median(cost_at[b])) for b in sizes])
+
+
+def _share_curve(sizes: Sequence[float], costs: Sequence[float]) -> DramShareCurve | None:
+    """:func:`dram_share_curve`'s rule on (bytes, cost per word) points, bytes increasing.
+
+    A running maximum of the costs (a dip is noise), the first point's share 0 and the
+    dearest's 1; None where the cost does not rise past the first.
+    """
+    cost = np.maximum.accumulate(np.asarray(costs, dtype=np.float64))
+    rise = float(cost[-1] - cost[0])
+    if len(sizes) < 2 or not rise > 0:
         return None
-    if len(sizes) > DRAM_CURVE_POINTS:
-        keep = np.unique(np.linspace(0, len(sizes) - 1, DRAM_CURVE_POINTS).round().astype(int))
-        sizes, costs = [sizes[k] for k in keep], costs[keep]
-    shares = np.clip((costs - costs[0]) / rise, 0.0, 1.0)
-    return DramShareCurve(tuple(float(b) for b in sizes), tuple(float(x) for x in shares))
+    kept = list(sizes)
+    if len(kept) > DRAM_CURVE_POINTS:
+        keep = np.unique(np.linspace(0, len(kept) - 1, DRAM_CURVE_POINTS).round().astype(int))
+        kept, cost = [kept[k] for k in keep], cost[keep]
+    shares = np.clip((cost - cost[0]) / rise, 0.0, 1.0)
+    return DramShareCurve(tuple(float(b) for b in kept), tuple(float(x) for x in shares))
 
 
 def _l3_in_effect(
