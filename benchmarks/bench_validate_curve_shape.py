@@ -158,8 +158,12 @@ def curve_replaced(
     """Make the validate module read ``kind``'s curve where the calibration has one."""
     shipped_rule = cv.dram_share_curve
 
-    def replaced(micro: dict[str, Any], *, threads: int, segment_words: int = 64) -> Any:
-        shipped = shipped_rule(micro, threads=threads, segment_words=segment_words)
+    def replaced(
+        micro: dict[str, Any], *, threads: int, segment_words: int = 64, from_bytes: int = 0
+    ) -> Any:
+        shipped = shipped_rule(
+            micro, threads=threads, segment_words=segment_words, from_bytes=from_bytes
+        )
         if shipped is None or threads not in costs:
             return shipped
         if kind == "stream":
