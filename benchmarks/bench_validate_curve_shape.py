@@ -158,12 +158,8 @@ def curve_replaced(
     """Make the validate module read ``kind``'s curve where the calibration has one."""
     shipped_rule = cv.dram_share_curve
 
-    def replaced(
-        micro: dict[str, Any], *, threads: int, segment_words: int = 64, from_bytes: int = 0
-    ) -> Any:
-        shipped = shipped_rule(
-            micro, threads=threads, segment_words=segment_words, from_bytes=from_bytes
-        )
+    def replaced(micro: dict[str, Any], *, threads: int, segment_words: int = 64) -> Any:
+        shipped = shipped_rule(micro, threads=threads, segment_words=segment_words)
         if shipped is None or threads not in costs:
             return shipped
         if kind == "stream":

@@ -1144,26 +1144,10 @@ def test_dram_share_curve() -> None:
     assert thin is not None and len(thin.array_bytes) == cm.presets.DRAM_CURVE_POINTS
     assert thin.array_bytes[0] == 4.0 * _MIB and thin.array_bytes[-1] == 160.0 * _MIB
     assert thin.dram_share[0] == 0.0 and thin.dram_share[-1] == 1.0
-    # Past 4 MiB (the first point, 1 Mi words, left out): the 16 MiB point is share 0 and
-    # the rise is measured from its cost, (c - 0.50) / (0.90 - 0.50) = 0, 0.35/0.40, 1, 1.
-    past = mm.dram_share_curve(micro, threads=1, from_bytes=4 * _MIB + 1)
-    assert past is not None and past.array_bytes == tuple(4.0 * ws for ws in words)[1:]
-    assert past.dram_share == pytest.approx((0.0, 0.35 / 0.40, 1.0, 1.0), abs=1e-12)
-    assert mm.dram_share_curve(micro, threads=1, from_bytes=4 * _MIB) == curve  # at, kept
-    assert mm.dram_share_curve(micro, threads=1, from_bytes=120 * _MIB + 1) is None  # one left
-    assert mm.dram_share_curve(micro, threads=1, from_bytes=0) == curve
-    # Where it starts: twice the working cores' L2 with the L3 climb measured, else 0.
-    assert mm._curve_start_bytes({"l3_climb": True}, 1, 2 * _MIB) == 4 * _MIB
-    assert mm._curve_start_bytes({"l3_climb": True}, 2, 2 * _MIB) == 8 * _MIB
-    assert mm._curve_start_bytes({"l3_curve": True}, 1, 2 * _MIB) == 0  # before the climb
-    assert mm._curve_start_bytes({"l3_climb": True}, 1, 0) == 0  # L2 unknown
     # Bad arguments are named, for the capacity fit too.
     not_a_mapping: Any = None
-    half_a_byte: Any = 1.5
     calls: list[tuple[Callable[[], object], str]] = [
         (lambda: mm.dram_share_curve(not_a_mapping, threads=1), "micro: expected a mapping"),
-        (lambda: mm.dram_share_curve(micro, threads=1, from_bytes=-1), r"from_bytes: must be"),
-        (lambda: mm.dram_share_curve(micro, threads=1, from_bytes=half_a_byte), "from_bytes"),
         (lambda: mm.dram_share_curve(micro, threads=0), r"threads: must be in \[1,"),
         (lambda: mm.dram_share_curve(micro, threads=True), "threads: expected an integer"),
         (lambda: mm.dram_share_curve(micro, threads=1, segment_words=-1), "segment_words"),

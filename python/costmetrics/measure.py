@@ -1211,7 +1211,7 @@ class DramShareCurve(Record):
 
 
 def dram_share_curve(
-    micro: dict[str, Any], *, threads: int, segment_words: int = 64, from_bytes: int = 0
+    micro: dict[str, Any], *, threads: int, segment_words: int = 64
 ) -> DramShareCurve | None:
     """Read the share streamed from DRAM against the arrays' bytes off the copy curve.
 
@@ -1234,12 +1234,6 @@ def dram_share_curve(
         Thread count whose copy points are read.
     segment_words : int
         Segment length of the per-level copy points.
-    from_bytes : int
-        Copy points at smaller working sets are left out, so that the first point kept
-        (share 0) is a cost of the L3 alone. The fitted ``machine`` variant passes twice the
-        working cores' L2 (``_curve_start_bytes``): closer to the L2, part of the array
-        still hits in it, and a curve starting there counts the step from the L2 to the L3
-        as a share of DRAM.
 
     Returns
     -------
@@ -1249,11 +1243,9 @@ def dram_share_curve(
         sets were measured at the L3 or DRAM level or the cost does not rise past the
         first.
     """
-    start = _positive_int(from_bytes, "from_bytes", 0, 1 << 50)
     cost_at: dict[int, list[float]] = {}
     for size, cost, _ in _l3_copy_points(micro, threads, segment_words):
-        if size >= start:
-            cost_at.setdefault(size, []).append(cost)
+        cost_at.setdefault(size, []).append(cost)
     if len(cost_at) < 2:
         return None
     sizes = sorted(cost_at)
@@ -1290,22 +1282,6 @@ def _l3_in_effect(
     return effective_l3_bytes(micro, l3_bytes, threads=threads,
                               segment_words=_segment_words_of(settings),
                               climb_top_as_dram=climb_top_as_dram)  # fmt: skip
-
-
-def _curve_start_bytes(settings: dict[str, Any], threads: int, l2_bytes: int) -> int:
-    """Where a calibration's DRAM-share curve starts: twice the working cores' L2, in bytes.
-
-    The L3 climb's first copy point (``_l3_curve_working_sets``) is measured there, past
-    any L2 hit. A calibration without the climb (``l3_climb`` unset, written before
-    2026-11-28 23:30 UTC) has no copy point between its reference, at the L2's size, and
-    the L3's far end; it keeps every point (0). On the Intel Xeon guest (2 MiB of L2 per
-    core) the reference of 1 thread, 2.02 MiB, costs 0.08-0.16 ns per word against the
-    L2 point's 0.075 and the climb's first point's 0.17-0.29 (docs/validate.md, "The
-    DRAM-share curve starts past the L2").
-    """
-    if not settings.get("l3_climb") or l2_bytes <= 0:
-        return 0
-    return 2 * threads * l2_bytes
 
 
 def _segment_words_of(settings: dict[str, Any]) -> int:

@@ -38,11 +38,9 @@ from costmetrics._record import Record, record
 from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
-    DramShareCurve,
     Point,
     Table,
     _check_resumable,
-    _curve_start_bytes,
     _header_value,
     _l3_in_effect,
     _pass_times_array,
@@ -1002,7 +1000,8 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     """
     cal = cals[min(cals)]
     g = cal.gpu
-    curve = _dram_curve_of(cal)
+    curve = dram_share_curve(cal.micro, threads=int(g.n_sm),
+                             segment_words=_segment_words_of(cal.settings))  # fmt: skip
     g = replace(
         g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
         cache_l3_bytes=_fitted_l3_bytes(cal),
@@ -1029,25 +1028,12 @@ def _machine_frames(cals: dict[int, Calibration]) -> dict[int, Calibration]:
     out: dict[int, Calibration] = {}
     for n, cal in cals.items():
         g = frame.gpu.with_threads(n)
-        curve = _dram_curve_of(cal)
+        curve = dram_share_curve(cal.micro, threads=int(cal.gpu.n_sm),
+                                 segment_words=_segment_words_of(cal.settings))  # fmt: skip
         if frame.gpu.dram_curve_bytes and curve and any(0 < x < 1 for x in curve.dram_share):
             g = replace(g, dram_curve_bytes=curve.array_bytes, dram_curve_share=curve.dram_share)
         out[n] = replace(frame, gpu=g)
     return out
-
-
-def _dram_curve_of(cal: Calibration) -> DramShareCurve | None:
-    """Return the DRAM-share curve of a calibration at its own thread count, from twice its L2.
-
-    ``measure.dram_share_curve`` over the copy points from ``measure._curve_start_bytes``
-    up: a curve starting at the L2's size counts the step from the L2 to the L3 as a share
-    of DRAM (``docs/validate.md``, "The DRAM-share curve starts past the L2").
-    """
-    n = int(cal.gpu.n_sm)
-    return dram_share_curve(
-        cal.micro, threads=n, segment_words=_segment_words_of(cal.settings),
-        from_bytes=_curve_start_bytes(cal.settings, n, int(cal.gpu.cache_l2_bytes)),
-    )  # fmt: skip
 
 
 def _fitted_l3_bytes(cal: Calibration) -> int:
