@@ -18,7 +18,7 @@ the control too (1 thread: r 0.67-0.85 and slope 0.15-0.29 within twice the L2, 
 0.78-0.89 and slope 0.18-0.65 past it). Measures nothing.
 
 Run: ``python benchmarks/bench_validate_drift.py FOLDER [FOLDER ...] [--threads 1]
-[--statistic median]``; each folder's ``run1/``, ``run2/``, ... count as runs too.
+[--statistic median]``; each folder's runs as ``bench_validate_rescore.py`` reads them.
 ``--quick`` reads the two shipped levels pairs of 2026-12-01 (seconds).
 """
 
@@ -34,6 +34,9 @@ from costmetrics import measure as mm
 from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_validate_rescore as rescore  # a folder's runs, as the rescoring reads them
+
 QUICK = tuple(
     data_dir() / "measurements" / f"quiet_run_2026-12-01_xeon_levels_{name}"
     for name in ("default", "l2start")
@@ -43,15 +46,6 @@ QUICK = tuple(
 Problem = tuple[str, tuple[int, ...], bool]
 #: A run's times of one problem: tiles -> seconds.
 Times = dict[tuple[int, ...], float]
-
-
-def runs_of(folders: list[Path]) -> list[Path]:
-    """Each folder and its ``runN/`` subfolders that hold a sweep."""
-    out = []
-    for folder in folders:
-        subs = sorted(folder.glob("run[0-9]*"), key=lambda p: int(p.name[3:]))
-        out += [f for f in (folder, *subs) if (f / "sweep.csv").is_file()]
-    return out
 
 
 def _name(problem: Problem) -> str:
@@ -69,8 +63,7 @@ def run_record(run: Path, threads: int, statistic: str) -> tuple[float, dict[Pro
     s}) of one run at ``threads``."""
     cal_path = cv.run_folder_calibrations(run)[0 if threads == 1 else 1]
     cal = mm.load_calibration(cal_path)
-    seg = cal.settings.get("segment_words", 64)
-    copy = sorted(mm._l3_copy_points(cal.micro, threads, seg if isinstance(seg, int) else 64))
+    copy = sorted(mm._l3_copy_points(cal.micro, threads, mm._segment_words_of(cal.settings)))
     if not copy:
         raise ValueError(f"{cal_path}: no copy point past the L2 at {threads} thread(s)")
     table = mm.read_table(run / "sweep.csv")
@@ -88,7 +81,7 @@ def run_record(run: Path, threads: int, statistic: str) -> tuple[float, dict[Pro
 
 def report(folders: list[Path], threads: int, statistic: str) -> list[str]:
     """Lines: per run its copy cost and per problem its relative time; then r and slope."""
-    runs = runs_of(folders)
+    runs = [run for folder in folders for run in rescore._runs_of(folder)]
     if len(runs) < 3:
         raise ValueError(f"folders: {len(runs)} run(s) with a sweep; give at least 3")
     records = [run_record(r, threads, statistic) for r in runs]
