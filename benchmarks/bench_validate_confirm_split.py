@@ -107,6 +107,9 @@ def score_run(
     problems = []
     for p, (stencil, sizes) in enumerate(curve.problems):
         keys = [k for k in per_run if k[0] == stencil and k[1] == sizes]
+        if not keys:
+            raise ValueError(f"confirm: measured no run of {stencil} {list(sizes)} again "
+                             "(the re-measurement of another run?)")  # fmt: skip
         times = np.vstack([per_run[k] for k in keys])
         entry: dict[str, Any] = {"problem": f"{stencil} {list(sizes)}", "runs": len(keys),
                                  "passes": int(times.shape[1])}  # fmt: skip
@@ -155,23 +158,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --splits: expected 1-100000, got {args.splits}", file=sys.stderr)
         return 2
     try:  # every table read before any scoring
+        given = None
+        if args.confirm is not None:
+            try:
+                given = mm.read_table(args.confirm)
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"--confirm: {exc}") from None
         jobs = []
         for folder in folders:
             if not folder.is_dir():
                 raise ValueError(f"folders: {folder} is not a folder")
             for i, run in enumerate(rescore._load_folder(folder, "saved")):
-                confirm = (mm.read_table(args.confirm) if args.confirm is not None and i == 0
-                           else run.confirm)  # fmt: skip
+                confirm = given if given is not None and i == 0 else run.confirm
                 if confirm is not None:
                     jobs.append((folder, i, run, confirm))
+        out = []
+        for folder, i, run, confirm in jobs:
+            scored = score_run(run.sweep, run.calibrations, confirm, seed=i,
+                               variant=args.variant, splits=args.splits)  # fmt: skip
+            out.append({"folder": folder.name, "run": i, **scored})
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    out = []
-    for folder, i, run, confirm in jobs:
-        scored = score_run(run.sweep, run.calibrations, confirm, seed=i, variant=args.variant,
-                           splits=args.splits)  # fmt: skip
-        out.append({"folder": folder.name, "run": i, **scored})
     if args.json:
         print(json.dumps(out, indent=1))
         return 0

@@ -403,9 +403,9 @@ def _judge(
                 d = float(np.max(curve.distance[:, curve.ks.index(TUNE_K)]))
                 add(run, f"tuner k = {TUNE_K}: worst problem vs grid's best", v, d, TUNE_WITHIN,
                     floor[str(TUNE_K)]["max"] if floor else np.nan)  # fmt: skip
-            own = own_floors[i]
-            if own is not None and confirmations and curve is not None and curve.problems:
-                again = cv.confirmed_curve(curve, confirmations[i]).summary()
+            own, conf = own_floors[i], confs[i]
+            if own is not None and conf is not None and curve is not None and curve.problems:
+                again = cv.confirmed_curve(curve, conf).summary()
                 add(run, "re-measured: predicted optimum vs best: mean", v,
                     again["1"]["mean"], OPT_MEAN, own["mean"])  # fmt: skip
                 add(run, "re-measured: predicted optimum vs best: worst problem", v,
@@ -414,7 +414,7 @@ def _judge(
                     again[str(TUNE_K)]["max"], TUNE_WITHIN, own["max"])  # fmt: skip
                 # The kept runs against the grid's best, both timed in the fresh passes:
                 # no least-of-several bar for noise to pull down (docs/validate.md, 2026-12-01).
-                vs_grid = cv.confirmed_curve(curve, confs[i], reference=grids[i]).summary()
+                vs_grid = cv.confirmed_curve(curve, conf, reference=grids[i]).summary()
                 noise = conf_floors[i]
                 add(run, "re-measured vs the grid's best: predicted optimum: mean", v,
                     vs_grid["1"]["mean"], OPT_MEAN, noise)  # fmt: skip
