@@ -1551,6 +1551,15 @@ def test_tuner_curve_of_and_calibrations_refuse_what_is_not_theirs(tmp_path: Pat
         cv.tuner_curve_of(t, np.ones(len(t), dtype=complex), label="x")
     with pytest.raises(TypeError, match="predicted_s"):
         cv.tuner_curve_of(t, ["a"] * len(t), label="x")
+    for bad in (-1e-9, -np.inf):
+        pred = np.ones(len(t))
+        pred[len(t) // 2] = bad
+        with pytest.raises(ValueError, match=rf"predicted_s\[{len(t) // 2}\]: .* must be >= 0"):
+            cv.tuner_curve_of(t, pred, label="x")
+    pred = np.ones(len(t))
+    pred[0] = np.nan
+    pred[1] = np.inf
+    assert cv.tuner_curve_of(t, pred, label="x").problems  # not ranked, not refused
     with pytest.raises(
         TypeError, match="calibration: expected a Calibration, a path, or several, got bytes"
     ):

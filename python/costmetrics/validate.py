@@ -1864,7 +1864,7 @@ def tuner_curve_of(
     table : Table or path
         A measured grid (per point, the rows of :meth:`costmetrics.measure.Table.medians`).
     predicted_s : array_like
-        Predicted time per point (NaN: not ranked).
+        Predicted time per point in s, >= 0 (NaN or inf: not ranked).
     label : str
         What ranked the points (e.g. ``"fitted-machine"``): the curve's ``variant``.
     ks : sequence of int
@@ -1874,11 +1874,27 @@ def tuner_curve_of(
     -------
     TunerCurve
         Per problem and k.
+
+    Raises
+    ------
+    TypeError
+        If ``predicted_s`` holds anything but real numbers, or ``label`` is not a
+        non-empty string.
+    ValueError
+        If ``predicted_s`` has not one entry per point of ``table`` or a negative entry,
+        or ``ks`` is not positive integers.
     """
     t = _table(table)
     pred = _convert.real_array(predicted_s, "predicted_s")  # bools, complex, text refused
     if pred.shape != (len(t),):
         raise ValueError(f"predicted_s: expected shape ({len(t)},), got {pred.shape}")
+    negative = np.flatnonzero(pred < 0)  # NaN compares false: not ranked, not refused
+    if negative.size:
+        i = int(negative[0])
+        raise ValueError(
+            f"predicted_s[{i}]: a predicted time must be >= 0 (NaN or inf: not ranked), "
+            f"got {float(pred[i])!r}"
+        )
     if not isinstance(label, str) or not label:
         raise TypeError(f"label: expected a non-empty string, got {label!r}")
     v = label
