@@ -59,12 +59,8 @@ def _pass_times(confirm: mm.Table) -> dict[tuple[Any, ...], npt.NDArray[np.float
     points = confirm.per_point("median")
     if points.pass_times_s is None:
         raise ValueError("confirm: no pass times (a table of one row per point without them)")
-    clipped = cv._clips_wide_sub_tiles(points)
-    rows: dict[tuple[Any, ...], list[npt.NDArray[np.float64]]] = {}
-    for i in range(len(points)):
-        key = (points.stencil[i], points.sizes_of(i), *cv._run_key(points, i, clipped))
-        rows.setdefault(key, []).append(points.pass_times_s[i])
-    return {k: np.nanmedian(np.vstack(v), axis=0) for k, v in rows.items()}
+    passes = points.pass_times_s
+    return {k: np.nanmedian(passes[rows], axis=0) for k, rows in cv._run_rows(points).items()}
 
 
 def distances(

@@ -1990,18 +1990,25 @@ def selection_floor(
     return tuner_curve_of(t.select(shared), ranking[shared], label="another run", ks=k_list)
 
 
-def _run_times(t: Table) -> dict[tuple[Any, ...], float]:
-    """Return each run's time: the median of the rows that measured it.
+def _run_rows(t: Table) -> dict[tuple[Any, ...], list[int]]:
+    """Return the rows of ``t`` that measured each run.
 
     Keys are ``(stencil, sizes, tiles, threads, schedule)``; one run under several names
     is one run.
     """
     clipped = _clips_wide_sub_tiles(t)
-    times: dict[tuple[Any, ...], list[float]] = {}
+    rows: dict[tuple[Any, ...], list[int]] = {}
     for i in range(len(t)):
-        key = (t.stencil[i], t.sizes_of(i), *_run_key(t, i, clipped))
-        times.setdefault(key, []).append(float(t.time_s[i]))
-    return {k: float(np.median(v)) for k, v in times.items()}
+        rows.setdefault((t.stencil[i], t.sizes_of(i), *_run_key(t, i, clipped)), []).append(i)
+    return rows
+
+
+def _run_times(t: Table) -> dict[tuple[Any, ...], float]:
+    """Return each run's time: the median of the rows that measured it.
+
+    Keys as :func:`_run_rows`.
+    """
+    return {k: float(np.median(t.time_s[rows])) for k, rows in _run_rows(t).items()}
 
 
 def _check_records_picks(c: TunerCurve, name: str) -> None:
