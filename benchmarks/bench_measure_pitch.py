@@ -6,7 +6,7 @@ with gaps of the other half. This sweep holds ``tT`` and ``T`` and varies ``tS``
 the pitch goes from 38 to 2054 points while the words loaded fall by 1.4x at most (T = 4),
 for a problem whose arrays live in L3 and one whose arrays live in DRAM (on a 32 MiB L3).
 It answers: does the time per point depend on the pitch beyond what the words and tiles
-explain, and only in DRAM? (docs/validate.md, "A DRAM problem for every stencil, and
+explain, and only in DRAM? (docs/validate-log.md, "A DRAM problem for every stencil, and
 Jacobi 1D's tile pitch").
 
 Protocol of ``costmetrics measure``: ``--passes`` shuffled passes, one warm-up and one

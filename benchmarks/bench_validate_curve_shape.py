@@ -25,7 +25,7 @@ reads (nothing in the package changes):
   1 (the arrays stay in L3 while a stream says so), at the thread counts of
   ``--rebase-threads`` (default 1).
 
-Found with it on 2026-12-01 (docs/validate.md, "A stream's DRAM-share curve"): neither is
+Found with it on 2026-12-01 (docs/validate-log.md, "A stream's DRAM-share curve"): neither is
 kept.
 
 Run: ``python benchmarks/bench_validate_curve_shape.py FOLDER [FOLDER ...] [--passes 5]

@@ -8,7 +8,7 @@ tiles of ``tS3 = 32`` (many short lines), 1 and 2 threads, in shuffled passes
 of these shapes is in it) and prints, per problem and thread count, the median and the
 RMS of predicted / measured.
 
-Found with it on 2026-11-29 (docs/validate.md, "Heat 3D in DRAM: the row length"): at
+Found with it on 2026-11-29 (docs/validate-log.md, "Heat 3D in DRAM: the row length"): at
 134 MB of arrays the median ratio is 0.87-0.88 for ``S3 = 510``, 0.93 for 254 and
 1.04-1.05 for 126; at 16.8 MB it is 1.07-1.12 whatever ``S3``. The model's per-line DRAM
 cost is the same for every row length.

@@ -36,7 +36,7 @@ A quiet-host gate (``--quiet-host F``, off by default; ``--quiet-every``,
 ``--quiet-probe``, ``--quiet-wait``): before each calibration and pass (and inside a pass
 every ``--quiet-every`` seconds), :func:`costmetrics.measure.wait_for_quiet_host` probes
 the host and waits while more than ``F`` of the probe rounds run slow; each gate is a
-``# host:`` line in the table. Measured on 2026-11-28 (docs/validate.md, "The host's
+``# host:`` line in the table. Measured on 2026-11-28 (docs/validate-log.md, "The host's
 quiet periods"), it did not make the 2-thread runs repeat in a middling or noisy period of
 the host: the probe does not forecast the next seconds.
 
@@ -326,7 +326,7 @@ def _judge(
     stat = reports[0].statistic
     scores_by_run = [_scores(r) for r in reports]
     # The selection targets' floor, with two runs or more: each run's grid ranked by the
-    # next run's times (cv.selection_floor; docs/validate.md, "The selection targets
+    # next run's times (cv.selection_floor; docs/validate-log.md, "The selection targets
     # against a second run"), printed as their noise floor.
     floors = [
         cv.selection_floor(tables[i], tables[(i + 1) % len(tables)], ks=(1, TUNE_K)).summary()

@@ -8,7 +8,7 @@ where an exhaustive measurement from that other run would land, and k its top k.
 it, it prints the model's own distances from each run's ``validate.json`` (the fitted
 ``machine`` variant's tuner curve, held out, as ``bench_validate_run.py`` wrote them).
 
-Found with it on 2026-11-29 (docs/validate.md, "The selection targets against a second
+Found with it on 2026-11-29 (docs/validate-log.md, "The selection targets against a second
 run"; the three pairs of Xeon levels runs of 17:30-20:45 UTC): ranked by the other run of
 its pair, a run's k = 1 lands 2.0-3.6% from its best on average and 7.5-10.6% on the worst
 problem, and k = 5 1.7-6.8% on the worst problem, 2% or more on five of the six runs. The

@@ -31,10 +31,10 @@ module's internal design matrix, ``_machine_design``), without changing the mode
 
 History: ``prefetch-gap`` (Jacobi 1D: per tile of each thread, ``min(tS - 2, 320)`` words
 the prefetcher streams into a wavefront's gap, times the DRAM share) was a candidate here
-until it became the model's ``l_prefetch_s_per_word`` (8a16130; ``docs/validate.md``,
+until it became the model's ``l_prefetch_s_per_word`` (8a16130; ``docs/validate-log.md``,
 "Jacobi 1D's gaps in DRAM"). The script was ``bench_validate_line3d.py``, whose
 candidate (a line cost of its own for 3D stencils) is now the model's ``tau_line_3d_s``
-(``docs/validate.md``, "The 3D line cost, checked on a fresh run"). A term chosen this
+(``docs/validate-log.md``, "The 3D line cost, checked on a fresh run"). A term chosen this
 way on a table is not validated by that table: it needs a run measured after it, and a
 leave-one-problem-out score cannot learn a per-level term of a level only one problem
 reaches (its column is then 0 in that fold and the term keeps its calibrated value).

@@ -10,7 +10,7 @@ variant, calibrated and fitted (leave-one-problem-out, as ``costmetrics validate
 problem's points predicted by a fit on the others). Closing lines give the median ratio
 per pitch class and, per thread count, the median ratio and the RMSE of the whole problem.
 
-Found with it on 2026-11-28 (docs/validate.md, "A DRAM problem for every stencil, and
+Found with it on 2026-11-28 (docs/validate-log.md, "A DRAM problem for every stencil, and
 Jacobi 1D's tile pitch"): on Jacobi 1D 8388606 x 4 (64 MiB, in DRAM) the fit predicts the
 tiles of pitch 64-1023 at 0.45-0.58x of their measured times (pitch < 64: 1.01-1.17x,
 >= 1024: 0.81-0.95x; three runs); on 2097152 x 8 (16 MiB, in L3) the classes are 0.85-1.07x.

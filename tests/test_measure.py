@@ -1090,7 +1090,7 @@ def test_effective_l3_resident_capacity() -> None:
     # Copy points only inside sysfs's L3 (an L3 larger than the harness reaches, none at
     # the DRAM level): sysfs's size is kept even where the cost rises (the SYNTHETIC curve
     # made from C = 10 MiB). Fitting C there made the unfitted machine variant 2.5x worse at
-    # 1 thread on the Intel Xeon guest (docs/validate.md, "A second machine").
+    # 1 thread on the Intel Xeon guest (docs/validate-log.md, "A second machine").
     inside = {ws: ("L3", c) for ws, (_, c) in made.items()}
     assert mm.effective_l3_bytes(_copy_micro(inside), 480 * _MIB, threads=1) == 480 * _MIB
     # The largest array no dearer than the L3 point (a broken curve): sysfs's size kept.
@@ -1219,7 +1219,7 @@ def test_xeon_calibrations_with_and_without_the_l3_climb() -> None:
     # The Intel Xeon guest (480 MiB of L3 by sysfs, no copy point past it). Without the climb
     # the copy fit read the 2 MiB reference at 1 thread against the 128 MiB points at 2 as a
     # shared cost per word of 6e-10 s; with it, the L3 costs come from 4-128 MiB at both
-    # thread counts (docs/validate.md, "A second machine"). Both kinds derive again.
+    # thread counts (docs/validate-log.md, "A second machine"). Both kinds derive again.
     root = Path(__file__).resolve().parents[1] / "data" / "measurements"
     old = mm.load_calibration(root / "quiet_run_2026-11-28_xeon_levels" / "calibration_2t")
     new = mm.load_calibration(root / "quiet_run_2026-11-28_xeon_levels_curve" / "calibration_2t")

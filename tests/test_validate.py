@@ -386,7 +386,7 @@ def test_fit_machine_keeps_the_shared_line_at_most_its_calibrated_cost(
 def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up() -> None:
     # MEASURED (2026-11-28 00:50, run 1 of the levels run): held out, the one Jacobi 1D
     # problem in L2 was predicted 1.9x at 2 threads (RMSE 192%) when the fit could take
-    # the shared line's cost to many times its measured value (docs/validate.md, "The
+    # the shared line's cost to many times its measured value (docs/validate-log.md, "The
     # shared-line bound"); with the bound it is 23.5%.
     folder = SHIPPED / "quiet_run_2026-11-28_levels" / "run1"
     table = mm.read_table(folder / "sweep.csv").per_point("median")
@@ -524,7 +524,7 @@ def test_cli_validate_confirm(
                 "--configs", "2", "--working-set-words", "65536", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     # The default tile-buffer budget is one core's L2 (half of it refused the fastest Heat
-    # 3D tiles on a 512 KiB L2, docs/validate.md, "The selection targets re-measured").
+    # 3D tiles on a 512 KiB L2, docs/validate-log.md, "The selection targets re-measured").
     budget = mm.load_calibration(cal).gpu.smem_per_sm_bytes
     assert budget == (mm._cache_bytes(2) or 256 * 1024)
     args = ["validate", str(sweep), "--calibration", str(cal)]
@@ -1156,7 +1156,7 @@ def test_the_fitted_machine_variant_splits_a_large_l3_at_the_climb() -> None:
     # On the Xeon guest (480 MiB L3 by sysfs, no copy point past it) the fitted variant
     # splits L3 and DRAM at the capacity fitted to the copy climb, while the calibrated
     # variant keeps sysfs's size; on the AMD guest (a DRAM point) both use the
-    # calibration's capacity (docs/validate.md, "The L3 in effect of the fitted variant").
+    # calibration's capacity (docs/validate-log.md, "The L3 in effect of the fitted variant").
     root = Path(__file__).resolve().parents[1] / "data" / "measurements"
     xeon = root / "quiet_run_2026-11-29_xeon_xrow_levels"
     cals = {n: mm.load_calibration(xeon / f"calibration_{n}t") for n in (1, 2)}
@@ -1169,7 +1169,7 @@ def test_the_fitted_machine_variant_splits_a_large_l3_at_the_climb() -> None:
 
 
 def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() -> None:
-    # The fitted variant's L3/DRAM split is the 1-thread copy curve's (docs/validate.md,
+    # The fitted variant's L3/DRAM split is the 1-thread copy curve's (docs/validate-log.md,
     # "The DRAM share from the copy curve"); the calibrated variant has no curve.
     root = Path(__file__).resolve().parents[1] / "data" / "measurements"
     xeon = root / "quiet_run_2026-11-29_xeon_dramline_levels"
@@ -1202,7 +1202,7 @@ def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() ->
 def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None:
     # With 2 threads the copy benchmark's arrays stay in L3 up to a larger size; each
     # thread count's rows take their own calibration's curve where it has a point strictly
-    # between 0 and 1, else the fewest threads' (docs/validate.md, "Each thread count's own
+    # between 0 and 1, else the fewest threads' (docs/validate-log.md, "Each thread count's own
     # DRAM-share curve").
     root = Path(__file__).resolve().parents[1] / "data" / "measurements"
     xeon = root / "quiet_run_2026-11-29_xeon_blockends_levels"

@@ -681,7 +681,7 @@ def harness_tiles(stencil: str, sizes: Sequence[int], tiles: Sequence[int]) -> t
     so every such width runs the same points, copies, sub-tiles and buffers: one run under
     several names. :func:`tune` and the sweep's model choices (:func:`default_points`)
     measure it once, and :func:`costmetrics.validate.tuner_curve_of` counts it as one
-    configuration (``docs/validate.md``, "Harness 5" and "One run under several names").
+    configuration (``docs/validate-log.md``, "Harness 5" and "One run under several names").
 
     Parameters
     ----------
@@ -1134,7 +1134,7 @@ def effective_l3_bytes(
         ``_l3_curve_working_sets``), take the largest working set for the DRAM point.
         The fitted ``machine`` variant uses this (``costmetrics.validate``); a calibration
         does not, because the copy benchmark's cost there is not what the stencils pay
-        (``docs/validate.md``, "A second machine").
+        (``docs/validate-log.md``, "A second machine").
 
     Returns
     -------
@@ -1219,7 +1219,7 @@ def dram_share_curve(
     point to past the L3 (``_l3_curve_working_sets``). On a shared or virtual machine the
     cost climbs over that whole range, with no knee where ``1 - C / B`` would put one, and
     the capacity ``C`` fitted to it varies 3.4-14 MiB between calibrations of one machine
-    (``docs/validate.md``, "The DRAM share from the copy curve"). This reads the share off
+    (``docs/validate-log.md``, "The DRAM share from the copy curve"). This reads the share off
     the curve instead: at each working set ``B_k``, how far its cost is from the smallest
     L3 point's (share 0) towards the dearest point's (share 1). A larger working set is
     never cheaper (a running maximum: a dip is noise), so the shares do not decrease. The
@@ -1712,7 +1712,7 @@ def calibrate(
     buffer_budget_bytes : int, optional
         M_SM, the tile-buffer budget per core (default: the L2 cache per core, else 256
         KiB; half the L2 until 2026-11-29, which refused the fastest Heat 3D tiles on a
-        512 KiB L2, docs/validate.md, "The selection targets re-measured").
+        512 KiB L2, docs/validate-log.md, "The selection targets re-measured").
     passes : int
         Interleaved passes over all points (the median is kept).
     repeats : int, optional
@@ -2304,7 +2304,7 @@ DEFAULT_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
     "gradient2d": ((256, 256, 64), (512, 512, 64)),
     # 30 x 30 x 94: the lines of the widest sub-slabs (tS3 = 128) as long as 62^3's, so
     # that a fit holding one problem out has seen their ratio of lines to vectors (without
-    # it, 62^3's wide tiles were predicted 1.04-1.24x, docs/validate.md, "A second machine").
+    # it, 62^3's wide tiles were predicted 1.04-1.24x, docs/validate-log.md, "A second machine").
     "heat3d": ((30, 30, 30, 32), (30, 30, 94, 32), (62, 62, 62, 16)),
 }
 #: Problem sizes from L2-resident to far past L2 (machines seen: 512 KiB to 2 MiB of L2
@@ -2312,8 +2312,8 @@ DEFAULT_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
 #: 16 MiB, 64 MiB; 2D 512 KiB, 2 MiB, 8 MiB, 64 MiB; 3D 256 KiB, 2 MiB, 16 MiB, 54 MiB,
 #: 128 MiB (the harness limit is 128 MiB per array). Every stencil has a problem past a
 #: 32 MiB L3 (since 2026-11-28 16:45 the 2D ones too), Jacobi 1D and Heat 3D two, so that
-#: a fit holding one out still sees DRAM on its own stencil (docs/validate.md, "Heat 3D at
-#: 254^3"). T shrinks as S grows to keep runs short.
+#: a fit holding one out still sees DRAM on its own stencil (docs/validate-log.md, "Heat
+#: 3D at 254^3"). T shrinks as S grows to keep runs short.
 LEVEL_SIZES: dict[str, tuple[tuple[int, ...], ...]] = {
     "jacobi1d": ((16384, 128), (262144, 32), (2097152, 8), (8388606, 4)),
     "jacobi2d": ((254, 254, 64), (510, 510, 32), (1022, 1022, 8), (2894, 2894, 4)),
@@ -3349,7 +3349,7 @@ def probe_cpus(*, threads: int | None = None, repeats: int = 21, spin_s: float =
     On a machine whose CPUs are independent the kernel takes the same time alone and
     together and nothing stalls; on a virtual machine whose host shares a physical core
     between the guest's CPUs, or runs other work on them, the time together is longer
-    (docs/validate.md, "Where the two modes of 2-thread times come from"). Runs about
+    (docs/validate-log.md, "Where the two modes of the run times come from"). Runs about
     ``(threads + 1) * repeats`` ms plus ``spin_s``.
 
     Parameters
@@ -3574,7 +3574,7 @@ def check_host(
     window judged against the fastest round seen so far, and reads the load average. The
     virtual machines this project ran on had periods where 60-98% of the probe rounds ran
     slow and the 2-thread run times of one point spread 1.3-2x; on a quiet host 0-2% did
-    (docs/validate.md, "Where the targets stand", the host probes). A measurement worth
+    (docs/validate-log.md, "Where the targets stand", the host probes). A measurement worth
     reporting wants ``quiet``; :func:`measure` (``quiet_host``) can wait for it before each
     pass, and :func:`tune` (``confidence``) can measure until its pick stands out.
 
@@ -4938,7 +4938,7 @@ def tune(
     # One candidate per run: tiles the harness runs alike (sub-tiles wider than S + tT,
     # harness_tiles) are one configuration; the best-ranked name stands for it, so the k
     # measured candidates are k different runs (2026-11-29: up to 7 of a 2D problem's top
-    # 10 were one run under several names, docs/validate.md, "One run under several names").
+    # 10 were one run under several names, docs/validate-log.md, "One run under several names").
     # The walk stops at the k-th run: building the harness configuration of every feasible
     # pair (131,000 for Jacobi 1D) took 20 s in Python, for a ranking the batch gives in ms.
     seen: set[tuple[int, tuple[int, ...]]] = set()

@@ -252,7 +252,7 @@ class Gpu:
     tau_line_3d_dram_s : float, optional
         ``machine`` variant: seconds per line of a 3D stencil computed, times the share of
         the arrays streamed from DRAM (:func:`costmetrics.time.dram_share`): in DRAM each
-        line of a tile's plane starts a stream of its own (``docs/validate.md``, "The
+        line of a tile's plane starts a stream of its own (``docs/validate-log.md``, "The
         levels misses at 1 thread"). Fitted (``validate.fit``), 0 in a calibration.
     t_cross_row_s : float, optional
         ``machine`` variant: seconds per row of the cross-section (2D: a column's row; 3D:

@@ -843,7 +843,7 @@ class FitResult(Record):
         calibration's copy curve (``gpu.dram_curve_bytes`` and ``gpu.dram_curve_share``,
         :func:`costmetrics.measure.dram_share_curve`) where that rises, else ``1 - C / B``
         at ``gpu.cache_l3_bytes`` (on a machine whose copy points stay inside sysfs's L3,
-        the capacity fitted to the copy climb; ``docs/validate.md``, "The DRAM share from
+        the capacity fitted to the copy climb; ``docs/validate-log.md``, "The DRAM share from
         the copy curve").
     parameters : dict of str to float
         The fitted values there: ``l_s_per_word``, ``tau_sync_s``, ``t_sync_s``,
@@ -860,7 +860,7 @@ class FitResult(Record):
         The fitted parameters at each calibrated thread count, for :func:`predict` (the
         same parameters; for the ``machine`` variant each count keeps its own
         calibration's DRAM-share curve where that has a point strictly between 0 and 1,
-        ``docs/validate.md``, "Each thread count's own DRAM-share curve").
+        ``docs/validate-log.md``, "Each thread count's own DRAM-share curve").
     """
 
     variant: str
@@ -908,7 +908,7 @@ def dram_split(fit: FitResult) -> DramSplit:
     Returns
     -------
     DramSplit
-        The rule and its data (``docs/validate.md``, "The DRAM share from the copy curve").
+        The rule and its data (``docs/validate-log.md``, "The DRAM share from the copy curve").
 
     Raises
     ------
@@ -1020,7 +1020,7 @@ def _machine_frames(cals: dict[int, Calibration]) -> dict[int, Calibration]:
     count's curve has a point strictly between 0 and 1: with more threads streaming, the
     copy benchmark's arrays stay in L3 up to a larger size (on the Intel Xeon guest 0 at
     8 MiB and 0.50-0.53 at 32 MiB with 2 threads, against 0.26 and 0.62 with one), and the
-    stencils' words follow the curve of their own thread count (``docs/validate.md``, "Each
+    stencils' words follow the curve of their own thread count (``docs/validate-log.md``, "Each
     thread count's own DRAM-share curve"). A curve that jumps from 0 to 1 (the older
     calibrations' two copy points) tells nothing between them; the frame's is kept there.
     """
@@ -1045,7 +1045,7 @@ def _fitted_l3_bytes(cal: Calibration) -> int:
     fit then learns the L3 and DRAM costs per word from the stencils, so arrays of
     different sizes inside a large L3 get different costs; the calibrated variant keeps
     sysfs's size, since the copy benchmark's cost at the top of the climb is not what the
-    stencils pay (``docs/validate.md``, "A second machine" and "The L3 in effect of the
+    stencils pay (``docs/validate-log.md``, "A second machine" and "The L3 in effect of the
     fitted variant").
     """
     g = cal.gpu
@@ -1233,7 +1233,7 @@ def _machine_bounds(
     tile boundary. Without this bound the fit traded it against the per-wavefront barrier
     (both counted once per wavefront in 1D, when the block schedule still charged the
     lines at its block ends, docs/time.md) and took it to 27x the measured cost when the
-    one Jacobi 1D problem with many rows per wavefront was held out (docs/validate.md,
+    one Jacobi 1D problem with many rows per wavefront was held out (docs/validate-log.md,
     "The shared-line bound").
     """
     n_lv = len(MEMORY_LEVELS)
@@ -1730,7 +1730,7 @@ class TunerCurve(Record):
     Rows that measured one run under several names (tiles wider than ``S + tT``,
     :func:`costmetrics.measure.harness_tiles`; tables of harness 5 on) are one run, timed
     by the median of their rows: counted apart, they filled a top k with one run and
-    gave the grid's best the least of several samples of it (``docs/validate.md``, "One
+    gave the grid's best the least of several samples of it (``docs/validate-log.md``, "One
     run under several names").
 
     Attributes
@@ -1787,7 +1787,7 @@ class TunerCurve(Record):
 def _clips_wide_sub_tiles(t: Table) -> bool:
     """Return whether the table's harness ran sub-tiles wider than ``S + tT`` as ``S + tT``.
 
-    Harness 5 and later (``docs/validate.md``, "Harness 5"); a table without a harness
+    Harness 5 and later (``docs/validate-log.md``, "Harness 5"); a table without a harness
     line is taken as this build's harness.
     """
     version = _header_value(t.comments, "harness")
@@ -1950,7 +1950,7 @@ def selection_floor(
     exhaustive measured grid lands from the best of another, and ``k`` the best of its
     top k: what any ranking, an exhaustive measurement included, can be expected to
     reach against a single run's grid. The predicted optimum and ``tune``'s distances
-    are read against it (``docs/validate.md``, "The selection targets against a second
+    are read against it (``docs/validate-log.md``, "The selection targets against a second
     run"). Only the runs both tables measured are ranked and scored; a run measured
     under several names is one run, timed by the median of its rows, in both tables.
 
@@ -2120,7 +2120,7 @@ def confirmed_curve(
     grid's best" with both runs timed apart from the grid that chose them. It is
     negative where the kept run ran faster than the reference's. Against the fastest run
     measured again, the bar is the least of several noisy medians, which noise pulls
-    down; here both runs carry the same noise (docs/validate.md, "Fresh runs on a quiet
+    down; here both runs carry the same noise (docs/validate-log.md, "Fresh runs on a quiet
     Xeon host").
 
     Parameters

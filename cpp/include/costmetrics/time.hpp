@@ -73,7 +73,7 @@ struct MachineTerms {
   double tau_line_3d_s = 0;
   // The same, more per line times the share of the arrays streamed from DRAM (dram_share):
   // a line of a 3D tile's plane lies a row of S3 words from the next, so in DRAM each line
-  // starts a stream of its own (docs/validate.md, "The levels misses at 1 thread"), s.
+  // starts a stream of its own (docs/validate-log.md, "The levels misses at 1 thread"), s.
   double tau_line_3d_dram_s = 0;
   // Words the hardware prefetcher streams past the end of a run it follows (0: none): a
   // 1D wavefront's tiles read runs a gap apart (tS - 2 words for whole tiles, up to

@@ -17,7 +17,7 @@ older tables of ``data/measurements/`` (harness 3 and 4, and the unsound sequent
   degenerate tiles;
 - the same scores with each point's minimum over its passes in place of its median
   (``statistic="min"``), beside the median's, with both noise floors
-  (``validation_statistics.csv`` and ``.png``; ``docs/validate.md``, "Per-point statistic").
+  (``validation_statistics.csv`` and ``.png``; ``docs/validate-log.md``, "Per-point statistic").
 
 The notebook ``notebooks/02_validate.ipynb`` calls these same functions.
 """
