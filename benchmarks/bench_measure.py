@@ -57,6 +57,9 @@ def main() -> None:
     if args.passes < 2:
         print(f"error: --passes must be at least 2, got {args.passes}", file=sys.stderr)
         raise SystemExit(2)
+    if args.seed < 0:
+        print(f"error: --seed must be at least 0, got {args.seed}", file=sys.stderr)
+        raise SystemExit(2)
     names = list(PROBLEMS)[:1] if args.quick else list(PROBLEMS)
     passes = 2 if args.quick else args.passes
     machine = mm.machine_record()
