@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -55,11 +54,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one problem, two passes (CI)")
     args = parser.parse_args()
     if args.passes < 2:
-        print(f"error: --passes must be at least 2, got {args.passes}", file=sys.stderr)
-        raise SystemExit(2)
+        parser.error(f"--passes must be at least 2, got {args.passes}")
     if args.seed < 0:
-        print(f"error: --seed must be at least 0, got {args.seed}", file=sys.stderr)
-        raise SystemExit(2)
+        parser.error(f"--seed must be at least 0, got {args.seed}")
     names = list(PROBLEMS)[:1] if args.quick else list(PROBLEMS)
     passes = 2 if args.quick else args.passes
     machine = mm.machine_record()
