@@ -1237,29 +1237,28 @@ def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None
     assert frames[2].gpu.dram_curve_share == cv._machine_frame(cals).gpu.dram_curve_share
 
 
-@pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s", "tau_line_3d_l2_s"])
-def test_few_problem_terms_need_two_problems(term: str) -> None:
-    # A term of one memory level (the 3D lines' DRAM cost, the tile buffer evicted by DRAM
-    # streams, the 3D lines' L2 cost) is learned only where two training problems have
-    # their arrays there; with one it would be a factor on that problem alone
-    # (docs/validate-log.md, "The 3D line cost in L2").
+@pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s"])
+def test_dram_only_terms_need_two_problems(term: str) -> None:
+    # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams) is
+    # learned only where two training problems stream from DRAM; with one it would be a
+    # factor on that problem alone (docs/validate.md).
     names = ["heat3d"]
     n = len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL)
     tail = len(cv._MACHINE_FIT_HEAD) + len(names)
     j = tail + cv._MACHINE_FIT_TAIL.index(term)
-    others = [tail + cv._MACHINE_FIT_TAIL.index(x) for x in cv._FEW_PROBLEM_TERMS if x != term]
+    others = [tail + cv._MACHINE_FIT_TAIL.index(x) for x in cv._DRAM_ONLY_TERMS if x != term]
     start = np.full(n, 1e-9)
     start[j] = 0.0
     lower, upper = np.zeros(n), np.full(n, np.inf)
     cols = np.ones((4, n))
     cols[:, j] = [0.0, 0.0, 5.0, 7.0]
-    one = np.asarray([0, 1, 2, 2])  # rows 2 and 3: one problem at that level
-    lo, up = cv._with_few_problem_terms_held(cols, one, start, lower, upper, len(names))
+    one = np.asarray([0, 1, 2, 2])  # rows 2 and 3: one problem in DRAM
+    lo, up = cv._with_dram_terms_held(cols, one, start, lower, upper, len(names))
     assert lo[j] == up[j] == 0.0
     keep = np.setdiff1d(np.arange(n), [j])
     assert np.array_equal(lo[keep], lower[keep]) and np.array_equal(up[keep], upper[keep])
     two = np.asarray([0, 1, 2, 3])
-    lo, up = cv._with_few_problem_terms_held(cols, two, start, lower, upper, len(names))
+    lo, up = cv._with_dram_terms_held(cols, two, start, lower, upper, len(names))
     assert lo[j] == 0.0 and up[j] == np.inf
     assert all(up[k] == np.inf for k in others)  # informed by every row: not held
 

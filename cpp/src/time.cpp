@@ -152,7 +152,6 @@ void MachineTerms::validate() const {
   require_in_range(tau_line_3d_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_s", " s");
   require_in_range(tau_line_3d_dram_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_dram_s",
                    " s");
-  require_in_range(tau_line_3d_l2_s, 0.0, kMaxTimeParameterS, "machine.tau_line_3d_l2_s", " s");
   require_in_range(prefetch_ahead_words, 0.0, kMaxPrefetchAheadWords,
                    "machine.prefetch_ahead_words", " words");
   require_in_range(l_prefetch_s_per_word, 0.0, kMaxTimeParameterS,
@@ -176,7 +175,7 @@ int MachineTerms::dram_curve_points() const {
 
 bool MachineTerms::all_zero() const {
   bool zero = l_seg_s == 0 && tau_line_s == 0 && tau_line_3d_s == 0 && tau_line_3d_dram_s == 0 &&
-              tau_line_3d_l2_s == 0 && t_barrier_per_thread_s == 0 &&
+              t_barrier_per_thread_s == 0 &&
               t_share_line_s == 0 && l_buffer_s_per_word == 0 && t_cross_row_s == 0 &&
               l_prefetch_s_per_word == 0 && c_buffer_dram_s == 0;
   for (int lv = 0; lv < kMemoryLevels; ++lv) {
@@ -946,7 +945,7 @@ std::vector<std::string> design_parameter_names() {
   names.insert(names.end(),
                {"tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
                 "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word",
-                "c_buffer_dram_s", "tau_line_3d_l2_s"});
+                "c_buffer_dram_s"});
   return names;
 }
 
@@ -971,7 +970,6 @@ std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double
   p[19] = m.tau_line_3d_dram_s;
   p[20] = m.l_prefetch_s_per_word;
   p[21] = m.c_buffer_dram_s;
-  p[22] = m.tau_line_3d_l2_s;
   return p;
 }
 

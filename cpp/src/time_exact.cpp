@@ -717,7 +717,7 @@ class ExactModel {
   // dimension may be flattened (below), which changes c_s but not T_alg.
   ExactModel(const GpuParams& gpu, const StencilParams& stencil, const ProblemSize& size,
              const TileSizes& tiles, ExactPath path, bool machine, bool want_coef,
-             bool talg_only = false, double dram = 0.0, bool in_l2 = false)
+             bool talg_only = false, double dram = 0.0)
       : gpu_(gpu), stencil_(stencil), machine_(Extras && machine),
         want_coef_(Extras && want_coef) {
     need_lines_ = Extras && (machine || want_coef);
@@ -729,8 +729,6 @@ class ExactModel {
     if (machine && dims_ == 3 && gpu.machine.tau_line_3d_dram_s > 0.0) {
       tau_line_ += gpu.machine.tau_line_3d_dram_s * dram;
     }
-    // ... and with the arrays in a core's L2 (in_l2: memory level L2), tau_line_3d_l2_s more.
-    if (machine && dims_ == 3 && in_l2) tau_line_ += gpu.machine.tau_line_3d_l2_s;
     S1_ = size.space[0];
     T_ = size.time_steps;
     tS1_ = tiles.space[0];
@@ -2321,7 +2319,7 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
   StencilParams charged = stencil;
   charged.c_iter_s += mt.c_buffer_dram_s * buffer_evicted;
   ExactModel<Extras> model(gpu, charged, size, tiles, path, machine, row != nullptr, false,
-                           dram, level == 1);
+                           dram);
   Breakdown b;
 
   b.w_tile = static_cast<double>(tS1 + tT - 2);  // Eq. A.4
@@ -2465,7 +2463,6 @@ Breakdown evaluate_exact_impl(const GpuParams& gpu, const StencilParams& stencil
         }
         r[dims == 3 ? 17 : 13] += nc * w.counts[2];                         // tau_line (3D)
         if (dims == 3) r[19] += dram * (nc * w.counts[2]);                 // ... in DRAM
-        if (dims == 3 && level == 1) r[22] += nc * w.counts[2];            // ... in L2
         r[14] += n * barrier_threads;                                       // t_barrier
         if (!blocks) r[15] += w.n_tiles > 1 ? nm * w.rows.share : 0.0;  // t_share
         r[16] += nm_p * w.rows.buf;                                         // l_buffer

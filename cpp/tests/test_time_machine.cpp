@@ -88,7 +88,6 @@ void set_machine_terms(std::mt19937_64& rng, tmod::GpuParams& g) {
   m.l_buffer_s_per_word = u(5e-11);
   m.t_cross_row_s = u(5e-9);
   m.tau_line_3d_dram_s = u(1e-8);
-  m.tau_line_3d_l2_s = u(7e-9);
   m.prefetch_ahead_words = static_cast<double>(rng() % 640);
   m.l_prefetch_s_per_word = u(2e-10);
   m.c_buffer_dram_s = u(3e-10);
@@ -204,7 +203,6 @@ Case with_parameter(Case c, std::size_t i, double value) {
     case 19: m.tau_line_3d_dram_s = value; break;
     case 20: m.l_prefetch_s_per_word = value; break;
     case 21: m.c_buffer_dram_s = value; break;
-    case 22: m.tau_line_3d_l2_s = value; break;
     default:
       if (i < 9) m.l_level_s_per_word[i - 5] = value;
       else m.l_shared_s_per_word[i - 9] = value;
@@ -974,54 +972,6 @@ void test_line_cost_per_dimension() {
   CHECK(moved > 100);
 }
 
-// The 3D lines' L2 term (docs/time.md): tau_line_3d_l2_s more per line of a 3D stencil
-// whose arrays lie in a core's L2 (memory level L2), nothing at any other level or in 2D;
-// its design column is the line count there and 0 elsewhere.
-void test_line_3d_l2() {
-  std::mt19937_64 rng(2131);
-  auto pick = [&](i64 lo, i64 hi) { return lo + static_cast<i64>(rng() % (hi - lo + 1)); };
-  int moved = 0, unmoved = 0;
-  for (int i = 0; i < 800; ++i) {
-    const int n_sm = static_cast<int>(pick(1, 2));
-    tmod::GpuParams g = cpu_like_machine(rng, n_sm);  // 1 MiB of L2 per core, 32 MiB of L3
-    tmod::StencilParams st;
-    st.n_space_dims = 2 + i % 2;
-    st.c_iter_s = 1e-9 * static_cast<double>(pick(1, 9));
-    tmod::ProblemSize size;
-    // 3D: 8 (S + 2)^3 bytes from 0.2 MiB (L2 per core) to 40 MiB (past the L3); 2D alike.
-    const i64 s = st.n_space_dims == 3 ? pick(28, 170) : pick(150, 2200);
-    size.space = {{s, s, st.n_space_dims == 3 ? s : 0}};
-    size.time_steps = pick(2, 24);
-    tmod::TileSizes t;
-    t.space = {{pick(1, 16), pick(1, 32), st.n_space_dims == 3 ? 32 * pick(1, 2) : 0}};
-    if (st.n_space_dims == 2) t.space[1] = 32 * pick(1, 2);
-    t.time = 2 * pick(1, 6);
-    if (tmod::feasibility(g, st.n_space_dims, t) != tmod::kFeasible) continue;
-    const bool in_l2 =
-        st.n_space_dims == 3 && tmod::memory_level(g, st.n_space_dims, size) == 1;
-    const auto row = tmod::design_row(g, st, size, t, tmod::Variant::machine);
-    CHECK(in_l2 ? row[22] == row[17] && row[22] > 0 : row[22] == 0.0);
-    tmod::GpuParams raised = g;
-    raised.machine.tau_line_3d_l2_s += 1e-6;
-    const double base = tmod::evaluate(g, st, size, t, tmod::Variant::machine).talg_s;
-    const double up = tmod::evaluate(raised, st, size, t, tmod::Variant::machine).talg_s;
-    if (!in_l2) {
-      CHECK(up == base);
-      ++unmoved;
-      continue;
-    }
-    if (tmod::evaluate(g, st, size, t, tmod::Variant::exact).k != 1) continue;
-    CHECK_CLOSE(up - base, 1e-6 * row[22], 1e-9);
-    // The same as raising tau_line_3d_s by as much, which charges every 3D line.
-    tmod::GpuParams all_lines = g;
-    all_lines.machine.tau_line_3d_s += 1e-6;
-    CHECK_CLOSE(tmod::evaluate(all_lines, st, size, t, tmod::Variant::machine).talg_s, up, 1e-12);
-    ++moved;
-  }
-  std::printf("  3D lines in L2: %d moved, %d at other levels or 2D unmoved\n", moved, unmoved);
-  CHECK(moved > 50 && unmoved > 200);
-}
-
 void test_memory_level() {
   tmod::GpuParams g = gtx980();
   g.n_sm = 2;
@@ -1474,7 +1424,6 @@ void test_bad_inputs() {
   refuses([](tmod::MachineTerms& m) { m.l_seg_s = -1e-9; }, "machine.l_seg_s");
   refuses([&](tmod::MachineTerms& m) { m.tau_line_s = nan; }, "machine.tau_line_s");
   refuses([](tmod::MachineTerms& m) { m.tau_line_3d_s = -1e-12; }, "machine.tau_line_3d_s");
-  refuses([](tmod::MachineTerms& m) { m.tau_line_3d_l2_s = -1e-12; }, "machine.tau_line_3d_l2_s");
   refuses([](tmod::MachineTerms& m) { m.t_share_line_s = 2.0; }, "machine.t_share_line_s");
   refuses([](tmod::MachineTerms& m) { m.t_cross_row_s = -1e-9; }, "machine.t_cross_row_s");
   refuses([](tmod::MachineTerms& m) { m.prefetch_ahead_words = -1; },
@@ -1794,7 +1743,6 @@ int main() {
   test_grouped_batch_order();
   test_critical_thread_fast_vs_general();
   test_line_cost_per_dimension();
-  test_line_3d_l2();
   test_memory_level();
   test_dram_share();
   test_dram_share_curve();

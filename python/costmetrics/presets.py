@@ -254,11 +254,6 @@ class Gpu:
         the arrays streamed from DRAM (:func:`costmetrics.time.dram_share`): in DRAM each
         line of a tile's plane starts a stream of its own (``docs/validate-log.md``, "The
         levels misses at 1 thread"). Fitted (``validate.fit``), 0 in a calibration.
-    tau_line_3d_l2_s : float, optional
-        ``machine`` variant: seconds per line of a 3D stencil computed with the arrays in
-        a core's L2 (memory level L2), added to ``tau_line_3d_s`` there
-        (``docs/validate-log.md``, "The 3D line cost in L2"). Fitted (``validate.fit``), 0
-        in a calibration.
     t_cross_row_s : float, optional
         ``machine`` variant: seconds per row of the cross-section (2D: a column's row; 3D:
         a line of ``s3`` points) that a tile loads after a tile of the previous wavefront
@@ -329,7 +324,6 @@ class Gpu:
     l_buffer_s_per_word: float = field(default=0.0, repr=False)
     t_cross_row_s: float = field(default=0.0, repr=False)
     tau_line_3d_dram_s: float = field(default=0.0, repr=False)
-    tau_line_3d_l2_s: float = field(default=0.0, repr=False)
     prefetch_ahead_words: float = field(default=0.0, repr=False)
     l_prefetch_s_per_word: float = field(default=0.0, repr=False)
     c_buffer_dram_s: float = field(default=0.0, repr=False)
@@ -433,7 +427,6 @@ class Gpu:
             l_buffer_s_per_word=self.l_buffer_s_per_word,
             t_cross_row_s=self.t_cross_row_s,
             tau_line_3d_dram_s=self.tau_line_3d_dram_s,
-            tau_line_3d_l2_s=self.tau_line_3d_l2_s,
             prefetch_ahead_words=self.prefetch_ahead_words,
             l_prefetch_s_per_word=self.l_prefetch_s_per_word,
             c_buffer_dram_s=self.c_buffer_dram_s,
@@ -583,7 +576,7 @@ _MACHINE_INT_FIELDS = (
 _MACHINE_FLOAT_FIELDS = (
     "l_seg_s", "tau_line_s", "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word",
     "tau_line_3d_s", "t_cross_row_s", "tau_line_3d_dram_s", "prefetch_ahead_words",
-    "l_prefetch_s_per_word", "c_buffer_dram_s", "tau_line_3d_l2_s",
+    "l_prefetch_s_per_word", "c_buffer_dram_s",
 )  # fmt: skip
 _MACHINE_LEVEL_FIELDS = ("l_level_s_per_word", "l_shared_s_per_word")
 #: The measured DRAM-share curve: 0 to DRAM_CURVE_POINTS numbers each.

@@ -973,7 +973,6 @@ _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
     "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word", "tau_line_3d_s",
     "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word", "c_buffer_dram_s",
-    "tau_line_3d_l2_s",
 )  # fmt: skip
 #: Words a hardware prefetcher streams past the end of a run, for the fitted ``machine``
 #: variant's cost of a 1D wavefront's gaps where the calibration gives none: the L2
@@ -1068,7 +1067,7 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
         max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word, g.tau_line_3d_s,
         max(x.t_cross_row_s for x in gs), g.tau_line_3d_dram_s, g.l_prefetch_s_per_word,
-        g.c_buffer_dram_s, g.tau_line_3d_l2_s,
+        g.c_buffer_dram_s,
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
@@ -1107,9 +1106,9 @@ def _machine_design(
         block[:, tail] = r[:, 4]  # L_seg
         block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
         # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, the 3D lines'
-        # DRAM term, the words streamed into a 1D wavefront's gaps, the vector steps' cost
-        # of a tile buffer evicted by DRAM streams and the 3D lines' L2 term
-        block[:, tail + 1 + n_lv :] = r[:, 13:23]
+        # DRAM term, the words streamed into a 1D wavefront's gaps and the vector steps'
+        # cost of a tile buffer evicted by DRAM streams
+        block[:, tail + 1 + n_lv :] = r[:, 13:22]
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -1137,7 +1136,6 @@ def _machine_calibration(
         tau_line_3d_dram_s=float(theta[tail + 7 + n_lv]),
         l_prefetch_s_per_word=float(theta[tail + 8 + n_lv]),
         c_buffer_dram_s=float(theta[tail + 9 + n_lv]),
-        tau_line_3d_l2_s=float(theta[tail + 10 + n_lv]),
     )
     cal = replace(frame, gpu=gpu)
     return cal.with_parameters(
@@ -1286,16 +1284,15 @@ def _with_levels_held(
     return np.where(held, start, lower), np.where(held, start, upper)
 
 
-#: Fewest problems (stencil, sizes) for a fit to learn a term that only some problems have
-#: (:data:`_FEW_PROBLEM_TERMS`, see :func:`_with_few_problem_terms_held`).
-_TERM_PROBLEMS_MIN = 2
+#: Fewest problems (stencil, sizes) with arrays in DRAM for a fit to learn a term that only
+#: those problems have (:data:`_DRAM_ONLY_TERMS`, see :func:`_with_dram_terms_held`).
+_DRAM_TERM_PROBLEMS_MIN = 2
 #: The fitted ``machine`` parameters whose column is nonzero only where a problem's arrays
-#: lie at one memory level: the 3D lines' DRAM cost and the tile buffer evicted by DRAM
-#: streams (arrays streamed from DRAM), the 3D lines' L2 cost (arrays in a core's L2).
-_FEW_PROBLEM_TERMS = ("tau_line_3d_dram_s", "c_buffer_dram_s", "tau_line_3d_l2_s")
+#: stream from DRAM: the 3D lines' DRAM cost and the tile buffer evicted by DRAM streams.
+_DRAM_ONLY_TERMS = ("tau_line_3d_dram_s", "c_buffer_dram_s")
 
 
-def _with_few_problem_terms_held(
+def _with_dram_terms_held(
     columns: npt.NDArray[np.float64],
     problem: npt.NDArray[np.intp],
     start: npt.NDArray[np.float64],
@@ -1303,24 +1300,21 @@ def _with_few_problem_terms_held(
     upper: npt.NDArray[np.float64],
     n_names: int,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Return bounds that hold each term of few problems unless two problems inform it.
+    """Return bounds that hold each DRAM-only term unless two problems inform it.
 
     ``tau_line_3d_dram_s`` is a column only where a 3D problem's arrays stream from DRAM,
-    ``c_buffer_dram_s`` only where a 2D/3D problem's do, ``tau_line_3d_l2_s`` only where a
-    3D problem's arrays lie in a core's L2. With one such problem in the training set a
-    term is a factor on that problem alone: it absorbed that problem's misfit and moved the
-    shared parameters with it (the AMD guest's levels tables, where 254^3 is the one Heat
-    3D problem in DRAM: Heat 3D 126^3 went from 1.03x to 1.13x held out by the first; its
-    predicted optimum from 2.4% to 18.4% off the best by the second; there 30^3 is the one
-    Heat 3D problem in L2, and the L2 term fitted on it alone made the 1-thread top 20%
-    worse on 5 of 7 runs, docs/validate-log.md, "The 3D line cost in L2"). Held, a term
-    keeps its calibrated value (0).
+    ``c_buffer_dram_s`` only where a 2D/3D problem's do. With one such problem in the
+    training set a term is a factor on that problem alone: it absorbed that problem's
+    misfit and moved the shared parameters with it (the AMD guest's levels tables, where
+    254^3 is the one Heat 3D problem in DRAM: Heat 3D 126^3 went from 1.03x to 1.13x held
+    out by the first; its predicted optimum from 2.4% to 18.4% off the best by the second).
+    Held, a term keeps its calibrated value (0).
     """
     lower, upper = lower.copy(), upper.copy()
-    for name in _FEW_PROBLEM_TERMS:
+    for name in _DRAM_ONLY_TERMS:
         j = len(_MACHINE_FIT_HEAD) + n_names + _MACHINE_FIT_TAIL.index(name)
         informed = np.unique(problem[columns[:, j] > 0]).size
-        if informed < _TERM_PROBLEMS_MIN:
+        if informed < _DRAM_TERM_PROBLEMS_MIN:
             lower[j] = upper[j] = start[j]
     return lower, upper
 
@@ -1336,11 +1330,11 @@ def _held_bounds(
     """Return the fitted ``machine`` variant's bounds on the training ``columns``.
 
     ``problem`` is each row's problem index (:func:`_problem_index`). The levels and the
-    terms of few problems that the rows cannot inform are held (:func:`_with_levels_held`,
-    :func:`_with_few_problem_terms_held`).
+    DRAM-only terms that the rows cannot inform are held (:func:`_with_levels_held`,
+    :func:`_with_dram_terms_held`).
     """
     lower, upper = _with_levels_held(columns, start, lower, upper, n_names)
-    return _with_few_problem_terms_held(columns, problem, start, lower, upper, n_names)
+    return _with_dram_terms_held(columns, problem, start, lower, upper, n_names)
 
 
 def _problem_index(t: Table) -> npt.NDArray[np.intp]:

@@ -75,11 +75,6 @@ struct MachineTerms {
   // a line of a 3D tile's plane lies a row of S3 words from the next, so in DRAM each line
   // starts a stream of its own (docs/validate-log.md, "The levels misses at 1 thread"), s.
   double tau_line_3d_dram_s = 0;
-  // The same, more per line where the arrays lie in a core's L2 (memory level L2): fitted
-  // on the levels runs, the 3D line cost is larger with the arrays in L2 than with them
-  // in L3, which one cost per line plus a DRAM share cannot express (docs/validate-log.md,
-  // "The 3D line cost in L2"), s.
-  double tau_line_3d_l2_s = 0;
   // Words the hardware prefetcher streams past the end of a run it follows (0: none): a
   // 1D wavefront's tiles read runs a gap apart (tS - 2 words for whole tiles, up to
   // tS + tT - 4 for the rows of a tile clipped by T), and the streamer fetches at most
@@ -134,8 +129,6 @@ struct MachineTerms {
         COSTMETRICS_FIELD(MachineTerms, tau_line_3d_s, "per line of points computed (3D), s"),
         COSTMETRICS_FIELD(MachineTerms, tau_line_3d_dram_s,
                           "per line computed (3D) times the arrays' DRAM share, s"),
-        COSTMETRICS_FIELD(MachineTerms, tau_line_3d_l2_s,
-                          "per line computed (3D) with the arrays in a core's L2, s"),
         COSTMETRICS_FIELD(MachineTerms, prefetch_ahead_words,
                           "words the prefetcher streams past a run's end (0: none)"),
         COSTMETRICS_FIELD(MachineTerms, l_prefetch_s_per_word,
@@ -364,7 +357,7 @@ double tile_buffer_floats(int n_space_dims, const ProblemSize& size, const TileS
 
 // The calibrated parameters of the `machine` variant in the order of design_row(): L,
 // tau_sync, T_sync, C_iter, then the MachineTerms (arrays expanded per level).
-inline constexpr int kDesignParams = 23;
+inline constexpr int kDesignParams = 22;
 std::vector<std::string> design_parameter_names();
 // The same parameters of `gpu` and `c_iter_s` as a vector, in that order.
 std::array<double, kDesignParams> design_parameters(const GpuParams& gpu, double c_iter_s);
