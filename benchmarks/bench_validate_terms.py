@@ -28,6 +28,12 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   the model blends the L3 and DRAM costs. The question: does the cost rise with the DRAM
   share more slowly than the line, so that Heat 3D 254^3 (``f`` 0.96) is under-charged by
   a fit that matches the problems with ``f`` near 0.3-0.7?
+- ``line3d-l2``: a cost per 3D line where the arrays lie in a core's L2 (the level the
+  model charges), on top of ``tau_line_3d_s``, held at 0 unless two training problems
+  have their arrays there (as the DRAM-only terms). The question: is Heat 3D 30^3, the
+  one consistent miss inside the L2 (predicted 0.93x at 1 thread), short of a line cost
+  that the L3 and DRAM problems do not pay? Tried as the model's ``tau_line_3d_l2_s`` in
+  434d6da and reverted (``docs/validate-log.md``, "The 3D line cost in L2: not kept").
 
 History: ``prefetch-gap`` (Jacobi 1D: per tile of each thread, ``min(tS - 2, 320)`` words
 the prefetcher streams into a wavefront's gap, times the DRAM share) was a candidate here
@@ -64,7 +70,9 @@ from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
-CANDIDATES = ("seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve")
+CANDIDATES = (
+    "seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve", "line3d-l2"
+)  # fmt: skip
 
 
 def _solve(
@@ -77,12 +85,17 @@ def _solve(
     upper: np.ndarray,
     n_names: int,
     problem: np.ndarray,
+    hold_last: bool = False,
 ) -> np.ndarray:
     # As validate's own fit: a level no training point streams from keeps its costs, and
     # the DRAM cost of 3D lines needs two problems in DRAM (the candidates' columns follow
     # the fit's own, so the index of that term is the same).
-    bounds = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
-    return cv._solve_bounded(a, measured, start, *bounds)
+    lo, up = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
+    # hold_last: the candidate (the last column) likewise needs two problems to inform it.
+    if hold_last and np.unique(problem[rows][a[:, -1] > 0]).size < 2:
+        lo, up = lo.copy(), up.copy()
+        lo[-1] = up[-1] = start[-1]
+    return cv._solve_bounded(a, measured, start, lo, up)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:
@@ -144,6 +157,11 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     transfer1d = np.column_stack([cols, np.where(is1, moved, 0.0)])
     transfer1d[np.ix_(is1, transfer)] = 0.0
     free1d = transfer1d[:, :-1]
+    # line3d-l2: the 3D lines' column where the model charges the arrays at the L2 level.
+    j_line3d = j + cv._MACHINE_FIT_TAIL.index("tau_line_3d_s")
+    line3d_l2 = np.column_stack(
+        [cols, np.where(is3 & (level == mm.MEMORY_LEVELS.index("L2")), cols[:, j_line3d], 0.0)]
+    )
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
     problem = cv._problem_index(t)
@@ -161,10 +179,13 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("no-transfer1d", free1d, start, lower, upper),
         ("blend-curve", bend, np.append(start, start[n_lv - 1]),
          np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
+        ("line3d-l2", line3d_l2, np.append(start, 0.0), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
     ):  # fmt: skip
         solve = functools.partial(
-            _solve, start=s, lower=lo, upper=up, n_names=len(names), problem=problem
-        )
+            _solve, start=s, lower=lo, upper=up, n_names=len(names), problem=problem,
+            hold_last=label == "line3d-l2",
+        )  # fmt: skip
         oos, _ = cv._leave_problem_out(t, c, ok, solve, with_rows=True)
         lines.append(f"  {label}:")
         for n in sorted({int(x) for x in t.threads}):
@@ -194,6 +215,9 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
                          f"l_seg_s of the others {theta[j]:.3g} s")  # fmt: skip
         elif label == "blend-curve":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per word x f (1 - f)")
+        elif label == "line3d-l2":
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per 3D line in L2, "
+                         f"tau_line_3d_s {theta[j_line3d]:.3g} s")  # fmt: skip
         elif label == "transfer1d":
             lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
                          "rows' calibrated transfer")  # fmt: skip
