@@ -32,8 +32,11 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   model charges), on top of ``tau_line_3d_s``, held at 0 unless two training problems
   have their arrays there (as the DRAM-only terms). The question: is Heat 3D 30^3, the
   one consistent miss inside the L2 (predicted 0.93x at 1 thread), short of a line cost
-  that the L3 and DRAM problems do not pay? Tried as the model's ``tau_line_3d_l2_s`` in
-  434d6da and reverted (``docs/validate-log.md``, "The 3D line cost in L2: not kept").
+  that the L3 and DRAM problems do not pay? With the levels sizes held out one at a
+  time, 30^3 has one other L2 problem to learn from, so the term is held for it; what it
+  moves is the fits that predict the L3 and DRAM problems. Tried as the model's
+  ``tau_line_3d_l2_s`` in 434d6da and reverted (``docs/validate-log.md``, "The 3D line
+  cost in L2: not kept").
 
 History: ``prefetch-gap`` (Jacobi 1D: per tile of each thread, ``min(tS - 2, 320)`` words
 the prefetcher streams into a wavefront's gap, times the DRAM share) was a candidate here
