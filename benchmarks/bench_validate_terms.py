@@ -93,12 +93,10 @@ def _solve(
     # As validate's own fit: a level no training point streams from keeps its costs, and
     # the DRAM cost of 3D lines needs two problems in DRAM (the candidates' columns follow
     # the fit's own, so the index of that term is the same).
-    lo, up = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
-    # hold_last: the candidate (the last column) likewise needs two problems to inform it.
-    if hold_last and np.unique(problem[rows][a[:, -1] > 0]).size < 2:
-        lo, up = lo.copy(), up.copy()
-        lo[-1] = up[-1] = start[-1]
-    return cv._solve_bounded(a, measured, start, lo, up)
+    bounds = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
+    if hold_last:  # the candidate (the last column) needs as many problems as those terms
+        bounds = cv._held_unless_informed(a[:, -1:], problem[rows], start, bounds, [a.shape[1] - 1])
+    return cv._solve_bounded(a, measured, start, *bounds)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:

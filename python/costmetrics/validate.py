@@ -1310,10 +1310,30 @@ def _with_dram_terms_held(
     out by the first; its predicted optimum from 2.4% to 18.4% off the best by the second).
     Held, a term keeps its calibrated value (0).
     """
-    lower, upper = lower.copy(), upper.copy()
-    for name in _DRAM_ONLY_TERMS:
-        j = len(_MACHINE_FIT_HEAD) + n_names + _MACHINE_FIT_TAIL.index(name)
-        informed = np.unique(problem[columns[:, j] > 0]).size
+    head = len(_MACHINE_FIT_HEAD) + n_names
+    terms = [head + _MACHINE_FIT_TAIL.index(name) for name in _DRAM_ONLY_TERMS]
+    return _held_unless_informed(columns[:, terms], problem, start, (lower, upper), terms)
+
+
+_Bounds = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+
+
+def _held_unless_informed(
+    term_columns: npt.NDArray[np.float64],
+    problem: npt.NDArray[np.intp],
+    start: npt.NDArray[np.float64],
+    bounds: _Bounds,
+    terms: Sequence[int],
+) -> _Bounds:
+    """Return copies of the bounds that hold each of ``terms`` unless enough problems inform it.
+
+    ``terms`` are the terms' indices in the parameters, ``term_columns`` their columns in
+    that order (one per row of ``problem``); a term is held at ``start`` where fewer than
+    ``_DRAM_TERM_PROBLEMS_MIN`` problems have its column nonzero.
+    """
+    lower, upper = bounds[0].copy(), bounds[1].copy()
+    for k, j in enumerate(terms):
+        informed = np.unique(problem[term_columns[:, k] > 0]).size
         if informed < _DRAM_TERM_PROBLEMS_MIN:
             lower[j] = upper[j] = start[j]
     return lower, upper
