@@ -91,7 +91,8 @@ def diagnostic_main(
     ``--out TABLE --fit FOLDER [--passes N]`` measures ``TABLE`` (resumable) with
     ``measure(table, passes, progress)`` and prints ``score(table, folder)``; ``--quick``
     scores ``shipped`` (the shipped table and levels folder), measuring nothing. Arguments
-    are checked before anything runs (exit 2, one line).
+    are checked before anything runs, and a table or folder that cannot be written or read
+    is refused with one line (exit 2).
     """
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path, help="table to measure into (resumable)")
@@ -107,11 +108,22 @@ def diagnostic_main(
             ap.error("--out and --fit are required without --quick")
         if not (args.fit / "sweep.csv").is_file():
             ap.error(f"--fit: {args.fit} has no sweep.csv")
+        try:  # its calibrations too, before anything is measured
+            cv.run_folder_calibrations(args.fit)
+        except ValueError as exc:
+            ap.error(f"--fit: {exc}")
         if not 1 <= args.passes <= 1000:
             ap.error(f"--passes: must be in [1, 1000], got {args.passes}")
         table, folder = args.out, args.fit
-        measure(table, args.passes, sys.stderr.isatty())
-    print("\n".join(score(table, folder)))
+    prog = ap.prog
+    try:  # a path measure() cannot write is refused before any point runs
+        if not args.quick:
+            measure(table, args.passes, sys.stderr.isatty())
+        lines = score(table, folder)
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
     return 0
 
 

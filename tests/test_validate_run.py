@@ -20,6 +20,7 @@ import pytest
 
 from costmetrics import measure as mm
 from costmetrics import validate as cv
+from costmetrics.presets import data_dir
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_validate_run.py"
 
@@ -326,3 +327,35 @@ def test_rescore_a_folder_failing_while_scored_is_one_line(
     assert bench.main([str(folder)]) == 2
     err = capsys.readouterr().err
     assert err == f"bench_validate_rescore: {folder}: table: something only scoring finds\n"
+
+
+DIAGNOSTICS = ("bench_validate_heat3d_rows.py", "bench_validate_heat3d_pitch.py",
+               "bench_validate_share_lines.py")  # fmt: skip
+
+
+@pytest.mark.parametrize("script", DIAGNOSTICS)
+def test_diagnostics_refuse_bad_paths_before_measuring(script: str, tmp_path: Path) -> None:
+    """A fit folder without calibrations, or a table that cannot be written: exit 2, one
+    line naming the argument, and nothing measured (the diagnostics' shared command line)."""
+    path = SCRIPT.parent / script
+    levels = data_dir() / "measurements" / "quiet_run_2026-12-01_xeon_levels_fresh9"
+    no_cal = tmp_path / "no_cal"
+    no_cal.mkdir()
+    shutil.copy(levels / "sweep.csv", no_cal / "sweep.csv")
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    for args, name in (
+        (["--out", str(tmp_path / "t.csv"), "--fit", str(no_cal)], "--fit"),
+        (["--out", str(blocker / "t.csv"), "--fit", str(levels)], "out"),
+        (["--out", str(tmp_path), "--fit", str(levels)], "out"),
+        (["--out", str(tmp_path / "t.csv"), "--fit", str(levels), "--passes", "0"], "--passes"),
+    ):
+        done = subprocess.run(
+            [sys.executable, str(path), *args], capture_output=True, text=True, timeout=600,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        last = done.stderr.strip().splitlines()[-1]
+        assert f"{name}" in last, last
+    assert not (tmp_path / "t.csv").exists()
