@@ -37,6 +37,13 @@ module's internal design matrix, ``_machine_design``), without changing the mode
   moves is the fits that predict the L3 and DRAM problems. Tried as the model's
   ``tau_line_3d_l2_s`` in 434d6da and reverted (``docs/validate-log.md``, "The 3D line
   cost in L2: not kept").
+- ``exposed-dram3d``: a cost per Heat 3D word from DRAM times the share of the row's
+  calibrated time that is transfer, ``M / (M + C)`` (``M`` the words' calibrated cost at
+  every level, ``C`` the calibrated C_iter term), fitted >= 0. The question: are the
+  shallow tiles (``tT = 2``) of Heat 3D in DRAM, predicted at 0.6-0.8x, slow because their
+  DRAM words are exposed where a deep tile's run in the shadow of its compute, a cost a
+  sum of terms cannot tell apart? (``docs/validate-log.md``, "Heat 3D in DRAM: not the
+  power-of-two pitch".)
 
 History: ``prefetch-gap`` (Jacobi 1D: per tile of each thread, ``min(tS - 2, 320)`` words
 the prefetcher streams into a wavefront's gap, times the DRAM share) was a candidate here
@@ -74,7 +81,8 @@ from costmetrics.presets import data_dir
 
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4_line3d_levels"
 CANDIDATES = (
-    "seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve", "line3d-l2"
+    "seg3d-level", "xthread", "seg1d", "transfer1d", "no-transfer1d", "blend-curve", "line3d-l2",
+    "exposed-dram3d",
 )  # fmt: skip
 
 
@@ -163,6 +171,16 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
     line3d_l2 = np.column_stack(
         [cols, np.where(is3 & (level == mm.MEMORY_LEVELS.index("L2")), cols[:, j_line3d], 0.0)]
     )
+    # exposed-dram3d: Heat 3D's DRAM words times the transfer's share of the calibrated
+    # transfer + compute (C_iter's columns are those after the head, one per stencil).
+    transfer_s = cols[:, :n_lv] @ start[:n_lv]
+    c_iter = slice(len(cv._MACHINE_FIT_HEAD), j)
+    compute_s = cols[:, c_iter] @ start[c_iter]
+    exposed = np.divide(
+        transfer_s, transfer_s + compute_s, out=np.zeros(len(t)),
+        where=transfer_s + compute_s > 0,
+    )  # fmt: skip
+    exposed_dram3d = np.column_stack([cols, np.where(is3, cols[:, n_lv - 1] * exposed, 0.0)])
     top = cv.top_mask(t)
     problems = sorted({(t.stencil[i], t.sizes_of(i)) for i in range(len(t)) if is3[i] or is1[i]})
     problem = cv._problem_index(t)
@@ -181,6 +199,8 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         ("blend-curve", bend, np.append(start, start[n_lv - 1]),
          np.append(lower, -10.0 * start[n_lv - 1]), np.append(upper, np.inf)),
         ("line3d-l2", line3d_l2, np.append(start, 0.0), np.append(lower, 0.0),
+         np.append(upper, np.inf)),
+        ("exposed-dram3d", exposed_dram3d, np.append(start, 0.0), np.append(lower, 0.0),
          np.append(upper, np.inf)),
     ):  # fmt: skip
         solve = functools.partial(
@@ -219,6 +239,9 @@ def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[st
         elif label == "line3d-l2":
             lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per 3D line in L2, "
                          f"tau_line_3d_s {theta[j_line3d]:.3g} s")  # fmt: skip
+        elif label == "exposed-dram3d":
+            lines.append(f"    fitted on every problem: {theta[-1]:.3g} s per exposed Heat 3D "
+                         f"DRAM word, l_s_per_word[DRAM] {theta[n_lv - 1]:.3g} s")  # fmt: skip
         elif label == "transfer1d":
             lines.append(f"    fitted on every problem: factor {theta[-1]:.3g} on the 1D "
                          "rows' calibrated transfer")  # fmt: skip
