@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,7 @@ def compare(path: Path, n_boot: int = 1000) -> list[dict[str, object]]:
     return out
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("schedule.csv"), help="the table")
     parser.add_argument("--passes", type=int, default=5)
@@ -108,15 +109,19 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()}")
     threads = args.threads if args.threads is not None else mm.default_threads()
-    mm.measure(
-        points(args.quick),
-        args.out,
-        threads=threads,
-        passes=2 if args.quick else args.passes,
-        schedule=("round-robin", "block"),
-        command="python benchmarks/bench_measure_schedule.py",
-        progress=True,
-    )
+    try:  # measure() checks the table, the passes and the threads before it runs a point
+        mm.measure(
+            points(args.quick),
+            args.out,
+            threads=threads,
+            passes=2 if args.quick else args.passes,
+            schedule=("round-robin", "block"),
+            command="python benchmarks/bench_measure_schedule.py",
+            progress=True,
+        )
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"bench_measure_schedule: {exc}", file=sys.stderr)
+        return 2
     print(f"{'stencil':12s} {'threads':>7s} {'n':>3s} {'block/rr':>9s} {'95% CI':>16s} "
           f"{'min-max':>12s} {'floor rr':>9s} {'floor bl':>9s}")  # fmt: skip
     for row in compare(args.out):
@@ -128,7 +133,8 @@ def main() -> None:
             f"{100 * row['noise_floor_block']:8.1f}%"  # type: ignore[operator]
         )
     print("block/rr < 1: block faster. Keep round-robin unless the whole interval is below 1.")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
