@@ -30,14 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from costmetrics import measure as mm
-from costmetrics import time as cm_time
-from costmetrics import validate as cv
 from costmetrics.presets import data_dir
 
 # The diagnostics share their command line (this folder on sys.path: found from anywhere).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate_heat3d_rows import diagnostic_main
+from bench_validate_heat3d_rows import diagnostic_main, heat3d_predictions, measure_heat3d
 
 SHIPPED = data_dir() / "measurements" / "diagnostic_2026-12-01_xeon_heat3d_pitch"
 SHIPPED_FIT = data_dir() / "measurements" / "quiet_run_2026-12-01_xeon_levels_fresh9"
@@ -52,29 +49,18 @@ TILES = (
 
 def measure_table(out: Path, passes: int, progress: bool) -> None:
     """Measure every (problem, tile) at 1 and 2 threads into ``out`` (resumable)."""
-    points = [mm.Point("heat3d", p, t, ("grid",)) for p in PROBLEMS for t in TILES]
-    mm.measure(
-        points, out, threads=[1, 2], passes=passes, progress=progress,
-        command="python benchmarks/bench_validate_heat3d_pitch.py",
+    measure_heat3d(
+        out, PROBLEMS, TILES, passes, progress, "python benchmarks/bench_validate_heat3d_pitch.py"
     )  # fmt: skip
 
 
 def report(table: Path, folder: Path) -> list[str]:
     """Per tile and thread count: predicted / measured and ns per update, per problem."""
-    cals = cv.run_folder_calibrations(folder)
-    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=40)
-    points = mm.read_table(table).per_point("median")
     cells: dict[tuple[tuple[int, ...], int], dict[tuple[int, ...], tuple[float, float]]]
     cells = defaultdict(dict)
-    for i in range(len(points)):
-        sizes, n, tile = points.sizes_of(i), int(points.threads[i]), points.tiles_of(i)
-        cal = fitted.calibrations.get(n, fitted.calibration)
-        b = cm_time.breakdown(
-            cal.stencils["heat3d"], cal.gpu.with_threads(n), sizes, tile, variant="machine"
-        )  # fmt: skip
-        measured_s = float(points.time_s[i])
+    for sizes, n, tile, predicted_s, measured_s in heat3d_predictions(table, folder):
         updates = float(np.prod(sizes))
-        cells[(tile, n)][sizes] = (b.talg_s / measured_s, 1e9 * measured_s / updates)
+        cells[(tile, n)][sizes] = (predicted_s / measured_s, 1e9 * measured_s / updates)
     problems = sorted({s for cell in cells.values() for s in cell}, key=PROBLEMS.index)
     head = "  ".join(f"{'x'.join(map(str, s)):>17}" for s in problems)
     lines = ["predicted / measured, ns per update (median over passes)",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,29 +46,51 @@ TILES = (
 )  # fmt: skip
 
 
+def measure_heat3d(
+    out: Path, problems: Sequence[tuple[int, ...]], tiles: Sequence[tuple[int, ...]],
+    passes: int, progress: bool, command: str,
+) -> None:  # fmt: skip
+    """Measure Heat 3D on every (problem, tile) at 1 and 2 threads into ``out`` (resumable)."""
+    points = [mm.Point("heat3d", p, t, ("grid",)) for p in problems for t in tiles]
+    mm.measure(
+        points, out, threads=[1, 2], passes=passes, progress=progress, command=command
+    )  # fmt: skip
+
+
+def heat3d_predictions(
+    table: Path, folder: Path
+) -> list[tuple[tuple[int, ...], int, tuple[int, ...], float, float]]:
+    """``(sizes, threads, tile, predicted_s, measured_s)`` of every Heat 3D point of ``table``.
+
+    The prediction is the fitted ``machine`` variant of the levels run ``folder``, fitted on
+    all of its problems; the measured time is the median over passes.
+    """
+    cals = cv.run_folder_calibrations(folder)
+    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=40)
+    points = mm.read_table(table).per_point("median")
+    out = []
+    for i in range(len(points)):
+        sizes, n, tile = points.sizes_of(i), int(points.threads[i]), points.tiles_of(i)
+        cal = fitted.calibrations.get(n, fitted.calibration)
+        b = cm_time.breakdown(
+            cal.stencils["heat3d"], cal.gpu.with_threads(n), sizes, tile, variant="machine"
+        )  # fmt: skip
+        out.append((sizes, n, tile, b.talg_s, float(points.time_s[i])))
+    return out
+
+
 def measure_table(out: Path, passes: int, progress: bool) -> None:
     """Measure every (problem, tile) at 1 and 2 threads into ``out`` (resumable)."""
-    points = [mm.Point("heat3d", p, t, ("grid",)) for p in PROBLEMS for t in TILES]
-    mm.measure(
-        points, out, threads=[1, 2], passes=passes, progress=progress,
-        command="python benchmarks/bench_validate_heat3d_rows.py",
+    measure_heat3d(
+        out, PROBLEMS, TILES, passes, progress, "python benchmarks/bench_validate_heat3d_rows.py"
     )  # fmt: skip
 
 
 def report(table: Path, folder: Path) -> list[str]:
     """Per problem and thread count: median and RMS of predicted / measured."""
-    cals = cv.run_folder_calibrations(folder)
-    fitted = cv.fit(mm.read_table(folder / "sweep.csv"), cals, variant="machine", n_boot=40)
-    points = mm.read_table(table).per_point("median")
     ratios: dict[tuple[tuple[int, ...], int], list[float]] = defaultdict(list)
-    for i in range(len(points)):
-        sizes, n = points.sizes_of(i), int(points.threads[i])
-        cal = fitted.calibrations.get(n, fitted.calibration)
-        b = cm_time.breakdown(
-            cal.stencils["heat3d"], cal.gpu.with_threads(n), sizes, points.tiles_of(i),
-            variant="machine",
-        )  # fmt: skip
-        ratios[(sizes, n)].append(b.talg_s / float(points.time_s[i]))
+    for sizes, n, _, predicted_s, measured_s in heat3d_predictions(table, folder):
+        ratios[(sizes, n)].append(predicted_s / measured_s)
     lines = ["problem (S1, S2, S3, T)   threads  row_bytes  median  rms%"]
     for sizes, n in sorted(ratios, key=lambda k: (k[1], k[0][3], k[0])):
         r = np.asarray(ratios[(sizes, n)])
