@@ -137,13 +137,12 @@ def diagnostic_main(
         if not 1 <= args.passes <= 1000:
             ap.error(f"--passes: must be in [1, 1000], got {args.passes}")
         table, folder = args.out, args.fit
-    prog = ap.prog
     try:  # a path measure() cannot write is refused before any point runs
         if not args.quick:
             measure(table, args.passes, sys.stderr.isatty())
         lines = score(table, folder)
     except (OSError, ValueError) as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        print(f"{ap.prog}: {exc}", file=sys.stderr)
         return 2
     print("\n".join(lines))
     return 0

@@ -357,5 +357,5 @@ def test_diagnostics_refuse_bad_paths_before_measuring(script: str, tmp_path: Pa
         assert done.returncode == 2, (args, done.stderr)
         assert "Traceback" not in done.stderr
         last = done.stderr.strip().splitlines()[-1]
-        assert f"{name}" in last, last
+        assert name in last, last
     assert not (tmp_path / "t.csv").exists()
