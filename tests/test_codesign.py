@@ -266,6 +266,12 @@ def test_bad_inputs() -> None:
         cd.sweep(SMALL_3D, variant="fast")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="area_max_mm2"):
         cd.sweep(SMALL_3D, 0, "650", variant="paper")  # type: ignore[arg-type]
+    # (adversarial campaign, 2026-12-02) an executor without submit gave an AttributeError
+    # at the first shard.
+    bad_executors: tuple[object, ...] = (0, "pool", [], 1.5)
+    for executor in bad_executors:
+        with pytest.raises(TypeError, match=r"^executor: expected a concurrent.futures.Executor"):
+            cd.sweep(SMALL_3D, executor=executor, variant="paper")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a stencil of this workload"):
         cd.workload("2d").weighted({"heat3d": 1.0})
     with pytest.raises(ValueError, match="kind"):

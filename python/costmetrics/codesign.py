@@ -798,7 +798,8 @@ def sweep(
         Bad area range, an area range holding no design, an empty workload, a bad space,
         bad thread limits.
     TypeError
-        Thread limits of the wrong type, or a dict with an unknown field.
+        Thread limits of the wrong type, or a dict with an unknown field; an executor
+        without ``submit``.
     """
     wl = globals()["workload"](workload) if isinstance(workload, str) else workload
     if not isinstance(wl, Workload):
@@ -818,6 +819,13 @@ def sweep(
     n_threads = _convert.integer(threads, "threads", lo=0, hi=1024)
     if not callable(progress):
         _convert.boolean(progress, "progress")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        # Checked before the designs are enumerated: a bad executor would otherwise fail
+        # only at the first shard, with an AttributeError.
+        raise TypeError(
+            "executor: expected a concurrent.futures.Executor (an object with submit) or "
+            f"None, got {type(executor).__name__} {executor!r}"
+        )
     limits = _core_codesign.thread_limits(thread_limits)  # validated in C++
     limits_dict = None if limits is None else {k: int(v) for k, v in limits._asdict().items()}
     g = resolve_gpu(gpu, "gpu")
