@@ -383,6 +383,40 @@ def test_fit_machine_keeps_the_shared_line_at_most_its_calibrated_cost(
     assert cv._machine_bounds(values, names)[1][k] == np.inf
 
 
+def test_fit_machine_keeps_the_cross_row_at_most_its_calibrated_cost(
+    tmp_path: Path, calibration: mm.Calibration
+) -> None:
+    # SYNTHETIC: 2D times at 2 threads whose rows another thread stored cost 3x the
+    # calibration's (the shared-line benchmark); the fit may not take the cost above it,
+    # its upper bound (docs/validate-log.md, "The cross-row bound").
+    gpu = dataclasses.replace(calibration.gpu, n_sm=2, threads_ref=2, l_seg_s=4e-9,
+                              t_share_line_s=2e-8, t_cross_row_s=2e-8,
+                              tile_schedule="round-robin")  # fmt: skip
+    start = dataclasses.replace(calibration, gpu=gpu)
+    truth = dataclasses.replace(start, gpu=dataclasses.replace(gpu, t_cross_row_s=6e-8))
+    rows = [
+        _row("heat2d", size2, (s1, s2, tt), 1.0)  # 2 threads, round-robin
+        for size2 in ((128, 128, 32), (96, 160, 16), (256, 64, 8))
+        for s1, s2, tt in [(4, 64, 4), (8, 128, 8), (16, 32, 16), (2, 256, 2), (32, 64, 4)]
+    ]
+    path = _write(tmp_path / "t.csv", rows)
+    times = cv.predict(mm.read_table(path), truth, variant="machine")
+    calibrated = cv.predict(mm.read_table(path), start, variant="machine")
+    assert (times > calibrated).all()  # the term is charged on every point
+    for row, t in zip(rows, times, strict=True):
+        row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
+    table = mm.read_table(_write(tmp_path / "t.csv", rows))
+    result = cv.fit(table, start, variant="machine", n_boot=40)
+    assert result.parameters["t_cross_row_s"] == 2e-8
+    names = ["heat2d"]
+    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index("t_cross_row_s")
+    values = np.ones(len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL))
+    values[k] = 3e-8
+    assert cv._machine_bounds(values, names)[1][k] == 3e-8
+    values[k] = 0.0  # not measured (a calibration at one thread): no bound
+    assert cv._machine_bounds(values, names)[1][k] == np.inf
+
+
 def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up() -> None:
     # MEASURED (2026-11-28 00:50, run 1 of the levels run): held out, the one Jacobi 1D
     # problem in L2 was predicted 1.9x at 2 threads (RMSE 192%) when the fit could take

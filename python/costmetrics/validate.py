@@ -1234,7 +1234,13 @@ def _machine_bounds(
     (both counted once per wavefront in 1D, when the block schedule still charged the
     lines at its block ends, docs/time.md) and took it to 27x the measured cost when the
     one Jacobi 1D problem with many rows per wavefront was held out (docs/validate-log.md,
-    "The shared-line bound").
+    "The shared-line bound"). The cost of a row another thread stored (``t_cross_row_s``)
+    has the same bound: its row starts with one such line moved from the other core and
+    the prefetcher streams the rest (docs/time.md, "Rows another thread stored"). Every
+    fit on a quiet host kept it at 0.63-1.03x; on a noisy one, with Heat 3D 30^3 held
+    out, the other problems took it to 3.2-5.8x and 30^3, where it is a fifth to a third
+    of the 2-thread time, was over-predicted 1.13-1.30x (docs/validate-log.md, "The
+    cross-row bound").
     """
     n_lv = len(MEMORY_LEVELS)
     lower = np.zeros(start.size)
@@ -1242,9 +1248,10 @@ def _machine_bounds(
     tail = len(_MACHINE_FIT_HEAD) + len(names)
     lower[tail] = _L_SEG_FLOOR_S
     upper = np.full(start.size, np.inf)
-    share = tail + _MACHINE_FIT_TAIL.index("t_share_line_s")
-    if start[share] > 0:  # measured (a calibration at one thread has no shared line)
-        upper[share] = start[share]
+    for name in ("t_share_line_s", "t_cross_row_s"):
+        j = tail + _MACHINE_FIT_TAIL.index(name)
+        if start[j] > 0:  # measured (a calibration at one thread has no shared line)
+            upper[j] = start[j]
     return lower, upper
 
 
@@ -1436,7 +1443,8 @@ def fit(
     relative error (weights 1 / measured median). A C_iter whose stencil has no training
     point keeps its calibrated value. For ``variant="machine"`` every parameter of the
     variant is fitted as an absolute value within physical bounds (every cost >= 0, the
-    cost of a line written by two threads at most its calibrated worst case).
+    cost of a line written by two threads, and of a row another thread stored, at most
+    their calibrated worst case).
 
     Parameters
     ----------
