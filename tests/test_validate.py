@@ -352,53 +352,40 @@ def test_solve_bounded_keeps_upper_bounds_and_fixes_a_closed_interval() -> None:
     assert fixed[0] == 5.0 and np.isfinite(fixed[1])
 
 
-def test_fit_machine_keeps_the_shared_line_at_most_its_calibrated_cost(
-    tmp_path: Path, calibration: mm.Calibration
-) -> None:
-    # SYNTHETIC: 1D times at 2 threads whose shared line costs 3x the calibration's; the
-    # fit may not take it above the calibrated (micro-benchmark) value, its upper bound.
-    gpu = dataclasses.replace(calibration.gpu, n_sm=2, threads_ref=2, l_seg_s=4e-9,
-                              t_share_line_s=2e-8, tile_schedule="round-robin")  # fmt: skip
-    start = dataclasses.replace(calibration, gpu=gpu)
-    truth = dataclasses.replace(start, gpu=dataclasses.replace(gpu, t_share_line_s=6e-8))
-    rows = [
-        _row("jacobi1d", size1, (s1, tt), 1.0)  # 2 threads, round-robin
-        for size1 in ((4096, 64), (2048, 32), (8192, 16))
-        for s1, tt in [(4, 2), (16, 4), (64, 8), (32, 32), (8, 64), (2, 6)]
-    ]
-    path = _write(tmp_path / "t.csv", rows)
-    times = cv.predict(mm.read_table(path), truth, variant="machine")
-    for row, t in zip(rows, times, strict=True):
-        row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
-    table = mm.read_table(_write(tmp_path / "t.csv", rows))
-    result = cv.fit(table, start, variant="machine", n_boot=40)
-    assert result.parameters["t_share_line_s"] == 2e-8
-    # Without a measured shared line (0: no calibration at two threads) there is no bound.
-    names = ["jacobi1d"]
-    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index("t_share_line_s")
-    values = np.ones(len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL))
-    values[k] = 2e-8
-    assert cv._machine_bounds(values, names)[1][k] == 2e-8
-    values[k] = 0.0
-    assert cv._machine_bounds(values, names)[1][k] == np.inf
+_JACOBI1D_ROWS = [
+    ("jacobi1d", size1, (s1, tt))
+    for size1 in ((4096, 64), (2048, 32), (8192, 16))
+    for s1, tt in [(4, 2), (16, 4), (64, 8), (32, 32), (8, 64), (2, 6)]
+]
+_HEAT2D_ROWS = [
+    ("heat2d", size2, (s1, s2, tt))
+    for size2 in ((128, 128, 32), (96, 160, 16), (256, 64, 8))
+    for s1, s2, tt in [(4, 64, 4), (8, 128, 8), (16, 32, 16), (2, 256, 2), (32, 64, 4)]
+]
 
 
-def test_fit_machine_keeps_the_cross_row_at_most_its_calibrated_cost(
-    tmp_path: Path, calibration: mm.Calibration
+@pytest.mark.parametrize(
+    ("term", "points"),
+    [("t_share_line_s", _JACOBI1D_ROWS), ("t_cross_row_s", _HEAT2D_ROWS)],
+    ids=["shared-line-1d", "cross-row-2d"],
+)
+def test_fit_machine_keeps_a_line_moved_between_cores_at_most_its_calibrated_cost(
+    tmp_path: Path,
+    calibration: mm.Calibration,
+    term: str,
+    points: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
 ) -> None:
-    # SYNTHETIC: 2D times at 2 threads whose rows another thread stored cost 3x the
-    # calibration's (the shared-line benchmark); the fit may not take the cost above it,
-    # its upper bound (docs/validate-log.md, "The cross-row bound").
+    # SYNTHETIC: times at 2 threads (round-robin) whose shared line (1D) or row another
+    # thread stored (2D) costs 3x the calibration's; the fit may not take it above the
+    # calibrated value (the shared-line benchmark, a line moved strictly in turn), its
+    # upper bound (docs/validate-log.md, "The shared-line bound", "The cross-row bound").
     gpu = dataclasses.replace(calibration.gpu, n_sm=2, threads_ref=2, l_seg_s=4e-9,
                               t_share_line_s=2e-8, t_cross_row_s=2e-8,
                               tile_schedule="round-robin")  # fmt: skip
     start = dataclasses.replace(calibration, gpu=gpu)
-    truth = dataclasses.replace(start, gpu=dataclasses.replace(gpu, t_cross_row_s=6e-8))
-    rows = [
-        _row("heat2d", size2, (s1, s2, tt), 1.0)  # 2 threads, round-robin
-        for size2 in ((128, 128, 32), (96, 160, 16), (256, 64, 8))
-        for s1, s2, tt in [(4, 64, 4), (8, 128, 8), (16, 32, 16), (2, 256, 2), (32, 64, 4)]
-    ]
+    at_3x: dict[str, Any] = {term: 6e-8}
+    truth = dataclasses.replace(start, gpu=dataclasses.replace(gpu, **at_3x))
+    rows = [_row(name, sizes, tiles, 1.0) for name, sizes, tiles in points]
     path = _write(tmp_path / "t.csv", rows)
     times = cv.predict(mm.read_table(path), truth, variant="machine")
     calibrated = cv.predict(mm.read_table(path), start, variant="machine")
@@ -407,13 +394,14 @@ def test_fit_machine_keeps_the_cross_row_at_most_its_calibrated_cost(
         row[mm.CSV_COLUMNS.index("time_s")] = repr(float(t))
     table = mm.read_table(_write(tmp_path / "t.csv", rows))
     result = cv.fit(table, start, variant="machine", n_boot=40)
-    assert result.parameters["t_cross_row_s"] == 2e-8
-    names = ["heat2d"]
-    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index("t_cross_row_s")
+    assert result.parameters[term] == 2e-8
+    # Without a measured value (0: no calibration at two threads) there is no bound.
+    names = [points[0][0]]
+    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index(term)
     values = np.ones(len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL))
     values[k] = 3e-8
     assert cv._machine_bounds(values, names)[1][k] == 3e-8
-    values[k] = 0.0  # not measured (a calibration at one thread): no bound
+    values[k] = 0.0
     assert cv._machine_bounds(values, names)[1][k] == np.inf
 
 
