@@ -1236,11 +1236,11 @@ def _machine_bounds(
     one Jacobi 1D problem with many rows per wavefront was held out (docs/validate-log.md,
     "The shared-line bound"). The cost of a row another thread stored (``t_cross_row_s``)
     has the same bound: its row starts with one such line moved from the other core and
-    the prefetcher streams the rest (docs/time.md, "Rows another thread stored"). Every
-    fit on a quiet host kept it at 0.63-1.03x; on a noisy one, with Heat 3D 30^3 held
-    out, the other problems took it to 3.2-5.8x and 30^3, where it is a fifth to a third
-    of the 2-thread time, was over-predicted 1.13-1.30x (docs/validate-log.md, "The
-    cross-row bound").
+    the prefetcher streams the rest (docs/time.md, "Rows another thread stored"). The 42
+    fits stored with the quiet Xeon runs have it at 0.63-1.03x; on a noisy host, with Heat
+    3D 30^3 held out, the other problems took it to 3.2-5.8x and 30^3, where it is a fifth
+    to a third of the 2-thread time, was over-predicted 1.13-1.30x (docs/validate-log.md,
+    "The cross-row bound").
     """
     n_lv = len(MEMORY_LEVELS)
     lower = np.zeros(start.size)
