@@ -104,7 +104,12 @@ def _solve(
     bounds = cv._held_bounds(a, problem[rows], start, lower, upper, n_names)
     if hold_last:  # the candidate (the last column) needs as many problems as those terms
         bounds = cv._held_unless_informed(a[:, -1:], problem[rows], start, bounds, [a.shape[1] - 1])
-    return cv._solve_bounded(a, measured, start, *bounds)
+    # The fit's own scales for its parameters at 0 (the C_iter share is not in seconds),
+    # seconds for the candidates.
+    zero_scale = np.full(a.shape[1], cv._ZERO_SCALE_S)
+    own = cv._machine_zero_scale([""] * n_names)
+    zero_scale[: own.size] = own
+    return cv._solve_bounded(a, measured, start, *bounds, zero_scale)
 
 
 def scores(folder: Path, statistic: str, l3_bytes: int | None = None) -> list[str]:

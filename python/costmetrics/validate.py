@@ -965,7 +965,9 @@ def _solve(
 #: T_sync, C_iter per stencil (appended), then the per-segment cost, the shared
 #: bandwidth per level, the per-line overhead, the barrier per thread, the cost of a
 #: cache line written by two threads and the cost per word copied within the tile buffer
-#: (``docs/time.md``, "Machine variant").
+#: (``docs/time.md``, "Machine variant"); last, the share of the fewest threads' calibrated
+#: C_iter that each thread beyond them adds to every stencil's C_iter
+#: (:data:`C_ITER_SHARE_PER_EXTRA_THREAD`).
 _MACHINE_FIT_HEAD = (
     *(f"l_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_sync_s", "t_sync_s",
 )  # fmt: skip
@@ -973,7 +975,22 @@ _MACHINE_FIT_TAIL = (
     "l_seg_s", *(f"l_shared_s_per_word[{lv}]" for lv in MEMORY_LEVELS), "tau_line_s",
     "t_barrier_per_thread_s", "t_share_line_s", "l_buffer_s_per_word", "tau_line_3d_s",
     "t_cross_row_s", "tau_line_3d_dram_s", "l_prefetch_s_per_word", "c_buffer_dram_s",
+    "c_iter_share_per_extra_thread",
 )  # fmt: skip
+#: Name of the fitted ``machine`` variant's compute slow-down with every core busy: its
+#: C_iter at ``n`` threads is ``C_iter + (n - n_ref) * share * C_iter_cal``, with
+#: ``C_iter_cal`` the fewest threads' calibrated value of the stencil and ``share`` one
+#: dimensionless parameter for every stencil. The calibrated variant measures C_iter at
+#: each thread count; the fitted one, in the fewest threads' frame, had one C_iter for
+#: all of them. On a quiet Intel Xeon guest the share fits at 1.4-2.7%; on a noisy AMD
+#: EPYC guest, whose host runs the two virtual CPUs slower when both are busy, at 16-27%,
+#: and without it the fit charged that slow-down to the words (docs/validate-log.md,
+#: "A compute share per extra busy thread").
+C_ITER_SHARE_PER_EXTRA_THREAD = "c_iter_share_per_extra_thread"
+#: Scale the solver gives a fitted parameter whose calibrated value is 0: seconds for the
+#: costs, a share for :data:`C_ITER_SHARE_PER_EXTRA_THREAD`.
+_ZERO_SCALE_S = 1e-9
+_ZERO_SCALE_SHARE = 1e-2
 #: Words a hardware prefetcher streams past the end of a run, for the fitted ``machine``
 #: variant's cost of a 1D wavefront's gaps where the calibration gives none: the L2
 #: streamer of Intel cores runs up to 20 cache lines (of 16 floats) ahead of the loads
@@ -1057,7 +1074,11 @@ def _fitted_l3_bytes(cal: Calibration) -> int:
 
 
 def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequence[str]) -> Any:
-    """Calibrated values of the fitted parameters (the frame's; thread terms: the largest)."""
+    """Calibrated values of the fitted parameters (the frame's; thread terms: the largest).
+
+    The C_iter share per extra thread starts at the calibrations' own
+    (:func:`_calibrated_c_iter_share`).
+    """
     g = frame.gpu
     head = [g.l_s_per_word + d for d in g.l_level_s_per_word] + [g.tau_sync_s, g.t_sync_s]
     c_iter = [frame.c_iter_s(n) for n in names]
@@ -1067,9 +1088,24 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
         g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
         max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word, g.tau_line_3d_s,
         max(x.t_cross_row_s for x in gs), g.tau_line_3d_dram_s, g.l_prefetch_s_per_word,
-        g.c_buffer_dram_s,
+        g.c_buffer_dram_s, _calibrated_c_iter_share(cals, names),
     ]  # fmt: skip
     return np.asarray(head + c_iter + tail, dtype=np.float64)
+
+
+def _calibrated_c_iter_share(cals: Mapping[int, Calibration], names: Sequence[str]) -> float:
+    """Return the calibrations' own C_iter share per extra thread (0 with one calibration).
+
+    The median over ``names`` of ``(C_iter(n) / C_iter(n_min) - 1) / (n - n_min)`` between
+    the most and the fewest threads' calibrations, at least 0: the start of
+    :data:`C_ITER_SHARE_PER_EXTRA_THREAD` in the fit, and its value where no point
+    informs it.
+    """
+    lo, hi = min(cals), max(cals)
+    if hi == lo or not names:
+        return 0.0
+    ratios = [cals[hi].c_iter_s(n) / cals[lo].c_iter_s(n) - 1.0 for n in names]
+    return max(0.0, float(np.median(ratios)) / (hi - lo))
 
 
 def _machine_design(
@@ -1081,12 +1117,16 @@ def _machine_design(
     (its ``schedule`` column), in ``frames``' frame of that count (:func:`_machine_frames`,
     the nearest count's where it has none); the copy-cost column goes to the column of
     the point's memory level (split between L3 and DRAM by the arrays' DRAM share,
-    :func:`costmetrics.time.dram_share`) and C_iter to the column of its stencil.
+    :func:`costmetrics.time.dram_share`) and C_iter to the column of its stencil; the
+    C_iter column times the frame's threads beyond the fewest and the fewest threads'
+    calibrated C_iter of the stencil is the column of
+    :data:`C_ITER_SHARE_PER_EXTRA_THREAD`.
     """
     n_lv = len(MEMORY_LEVELS)
     cols = np.zeros((len(t), len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL)))
     ok = np.zeros(len(t), dtype=bool)
     index = {n: i for i, n in enumerate(names)}
+    fewest = frames[min(frames)]
     for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
         if name not in index:
             continue
@@ -1108,7 +1148,10 @@ def _machine_design(
         # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, the 3D lines'
         # DRAM term, the words streamed into a 1D wavefront's gaps and the vector steps'
         # cost of a tile buffer evicted by DRAM streams
-        block[:, tail + 1 + n_lv :] = r[:, 13:22]
+        block[:, tail + 1 + n_lv : tail + 10 + n_lv] = r[:, 13:22]
+        # The C_iter of the frame's thread count: that of the fewest threads plus the
+        # share per extra thread of their calibrated C_iter (_machine_calibration).
+        block[:, tail + 10 + n_lv] = r[:, 3] * _extra_threads(here) * fewest.c_iter_s(name)
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -1117,7 +1160,13 @@ def _machine_design(
 def _machine_calibration(
     frame: Calibration, names: Sequence[str], theta: npt.NDArray[np.float64]
 ) -> Calibration:
-    """Return the fitted parameters as a calibration (a preset the C++ model validates)."""
+    """Return the fitted parameters as a calibration (a preset the C++ model validates).
+
+    ``frame`` is one of :func:`_machine_frames`' frames, whose C_iter are still the fewest
+    threads' calibrated values: each stencil's C_iter is its fitted value plus the
+    frame's threads beyond the fewest times :data:`C_ITER_SHARE_PER_EXTRA_THREAD` times
+    that calibrated value.
+    """
     n_lv = len(MEMORY_LEVELS)
     g = frame.gpu
     l_ref = g.l_s_per_word
@@ -1138,10 +1187,17 @@ def _machine_calibration(
         c_buffer_dram_s=float(theta[tail + 9 + n_lv]),
     )
     cal = replace(frame, gpu=gpu)
+    extra = _extra_threads(frame) * float(theta[tail + 10 + n_lv])
     return cal.with_parameters(
         l_ref, float(theta[n_lv]), float(theta[n_lv + 1]),
-        {n: float(theta[n_lv + 2 + i]) for i, n in enumerate(names)},
+        {n: float(theta[n_lv + 2 + i]) + extra * frame.c_iter_s(n) for i, n in enumerate(names)},
     )  # fmt: skip
+
+
+def _extra_threads(frame: Calibration) -> int:
+    """Threads of a :func:`_machine_frames` frame beyond the fewest (its ``threads_ref``)."""
+    g = frame.gpu
+    return int(g.n_sm) - int(g.threads_ref or g.n_sm)
 
 
 def _leave_problem_out(
@@ -1190,19 +1246,22 @@ def _solve_bounded(
     start: npt.NDArray[np.float64],
     lower: npt.NDArray[np.float64],
     upper: npt.NDArray[np.float64] | None = None,
+    zero_scale: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Bounded least squares of the relative error for absolute parameter values.
 
-    Columns are scaled by the calibrated values (``start``, or 1e-9 where that is 0) so
-    that the solver sees numbers of order 1; a column no training point depends on keeps
-    its calibrated value, and so does one whose bounds leave no room (``upper <= lower``).
-    ``upper`` defaults to no upper bound.
+    Columns are scaled by the calibrated values (``start``, or ``zero_scale`` where that
+    is 0, by default 1e-9: seconds) so that the solver sees numbers of order 1; a column
+    no training point depends on keeps its calibrated value, and so does one whose bounds
+    leave no room (``upper <= lower``). ``upper`` defaults to no upper bound.
     """
     from scipy.optimize import lsq_linear
 
     if upper is None:
         upper = np.full(start.size, np.inf)
-    scale = np.where(start > 0, start, 1e-9)
+    if zero_scale is None:
+        zero_scale = np.full(start.size, _ZERO_SCALE_S)
+    scale = np.where(start > 0, start, zero_scale)
     free = (np.linalg.norm(columns, axis=0) > 0) & (upper > lower)
     out = np.where(upper > lower, start, np.clip(start, lower, upper))
     if not free.any():
@@ -1394,11 +1453,13 @@ def _fit_machine(
 
     problem = _problem_index(t)
 
+    zero_scale = _machine_zero_scale(names)
+
     def solve(
         a: npt.NDArray[np.float64], measured: npt.NDArray[np.float64], rows: npt.NDArray[np.bool_]
     ) -> Any:
         bounds = _held_bounds(a, problem[rows], start, lower, upper, len(names))
-        return _solve_bounded(a, measured, start, *bounds)
+        return _solve_bounded(a, measured, start, *bounds, zero_scale)
 
     out_of_sample, n_problems = _leave_problem_out(t, columns, ok, solve, with_rows=True)
     theta = solve(columns[ok], t.time_s[ok], ok)
@@ -1416,6 +1477,14 @@ def _fit_machine(
     return FitResult(
         "machine", fitted_cal, params, factors, n_problems, test, out_of_sample, fitted_cals
     )  # fmt: skip
+
+
+def _machine_zero_scale(names: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Return the solver's scale of each fitted ``machine`` parameter calibrated at 0."""
+    scale = np.full(len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL), _ZERO_SCALE_S)
+    scale[len(_MACHINE_FIT_HEAD) + len(names) + _MACHINE_FIT_TAIL.index(
+        C_ITER_SHARE_PER_EXTRA_THREAD)] = _ZERO_SCALE_SHARE  # fmt: skip
+    return scale
 
 
 def _with_threads(cal: Calibration, threads: int) -> Calibration:
