@@ -455,6 +455,16 @@ def test_fit_machine_learns_the_compute_share_of_each_extra_thread(
     )}  # fmt: skip
     assert cv._calibrated_c_iter_share(slow, names) == pytest.approx(0.0)  # median (0.5, -0.5)
     assert cv._calibrated_c_iter_share(slow, ["heat2d"]) == pytest.approx(0.5)
+    # At most one core's compute per extra thread (two threads sliced on one core: 1).
+    k = len(cv._MACHINE_FIT_HEAD) + len(names) + cv._MACHINE_FIT_TAIL.index(
+        cv.C_ITER_SHARE_PER_EXTRA_THREAD)  # fmt: skip
+    assert cv._machine_bounds(np.ones(k + 1), names)[1][k] == 1.0
+    ratios = {"heat2d": 3.5, "jacobi1d": 3.5}
+    fast = {1: cals[1], 2: cals[2].with_parameters(
+        g2.l_s_per_word, g2.tau_sync_s, g2.t_sync_s,
+        {n: r * cals[2].c_iter_s(n) for n, r in ratios.items()},
+    )}  # fmt: skip
+    assert cv._calibrated_c_iter_share(fast, names) == 1.0
 
 
 def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up() -> None:

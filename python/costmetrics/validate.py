@@ -991,6 +991,8 @@ C_ITER_SHARE_PER_EXTRA_THREAD = "c_iter_share_per_extra_thread"
 #: costs, a share for :data:`C_ITER_SHARE_PER_EXTRA_THREAD`.
 _ZERO_SCALE_S = 1e-9
 _ZERO_SCALE_SHARE = 1e-2
+#: Largest C_iter share per extra thread the fit may take (see :func:`_machine_bounds`).
+_C_ITER_SHARE_MAX = 1.0
 #: Words a hardware prefetcher streams past the end of a run, for the fitted ``machine``
 #: variant's cost of a 1D wavefront's gaps where the calibration gives none: the L2
 #: streamer of Intel cores runs up to 20 cache lines (of 16 floats) ahead of the loads
@@ -1097,7 +1099,7 @@ def _calibrated_c_iter_share(cals: Mapping[int, Calibration], names: Sequence[st
     """Return the calibrations' own C_iter share per extra thread (0 with one calibration).
 
     The median over ``names`` of ``(C_iter(n) / C_iter(n_min) - 1) / (n - n_min)`` between
-    the most and the fewest threads' calibrations, at least 0: the start of
+    the most and the fewest threads' calibrations, in [0, 1]: the start of
     :data:`C_ITER_SHARE_PER_EXTRA_THREAD` in the fit, and its value where no point
     informs it.
     """
@@ -1105,7 +1107,7 @@ def _calibrated_c_iter_share(cals: Mapping[int, Calibration], names: Sequence[st
     if hi == lo or not names:
         return 0.0
     ratios = [cals[hi].c_iter_s(n) / cals[lo].c_iter_s(n) - 1.0 for n in names]
-    return max(0.0, float(np.median(ratios)) / (hi - lo))
+    return min(_C_ITER_SHARE_MAX, max(0.0, float(np.median(ratios)) / (hi - lo)))
 
 
 def _machine_design(
@@ -1299,7 +1301,9 @@ def _machine_bounds(
     fits stored with the quiet Xeon runs have it at 0.63-1.03x; on a noisy host, with Heat
     3D 30^3 held out, the other problems took it to 3.2-5.8x and 30^3, where it is a fifth
     to a third of the 2-thread time, was over-predicted 1.13-1.30x (docs/validate-log.md,
-    "The cross-row bound").
+    "The cross-row bound"). The C_iter share per extra thread is at most 1: each busy
+    thread takes at most one core's compute from the others (fitted at 0-0.27 so far,
+    docs/validate-log.md, "A compute share per extra busy thread").
     """
     n_lv = len(MEMORY_LEVELS)
     lower = np.zeros(start.size)
@@ -1311,6 +1315,9 @@ def _machine_bounds(
         j = tail + _MACHINE_FIT_TAIL.index(name)
         if start[j] > 0:  # measured (a calibration at one thread has no shared line)
             upper[j] = start[j]
+    # Each busy thread takes at most one core's compute from the others (two threads
+    # time-sliced on one core run at half speed: a share of 1).
+    upper[tail + _MACHINE_FIT_TAIL.index(C_ITER_SHARE_PER_EXTRA_THREAD)] = _C_ITER_SHARE_MAX
     return lower, upper
 
 
