@@ -1520,7 +1520,9 @@ def fit(
     point keeps its calibrated value. For ``variant="machine"`` every parameter of the
     variant is fitted as an absolute value within physical bounds (every cost >= 0, the
     cost of a line written by two threads, and of a row another thread stored, at most
-    their calibrated worst case).
+    their calibrated worst case), and each stencil's C_iter at more threads than the
+    fewest grows by one fitted share of its calibrated value per extra thread
+    (:data:`C_ITER_SHARE_PER_EXTRA_THREAD`, in [0, 1]).
 
     Parameters
     ----------
