@@ -467,6 +467,38 @@ def test_fit_machine_learns_the_compute_share_of_each_extra_thread(
     assert cv._calibrated_c_iter_share(fast, names) == 1.0
 
 
+def test_fit_machine_on_all_cores_alone_keeps_the_barrier_of_one_thread() -> None:
+    # MEASURED (2026-12-02, the Zen 4 guest): fitted on the 2-thread rows of Heat 3D and
+    # Jacobi 1D (or of every stencil) with only the 2-thread calibration (threads_ref =
+    # 2), T_sync came out below t_barrier_per_thread,
+    # a barrier of one thread of -26 ns, and the fit raised building its preset. It now
+    # solves for that barrier, bounded at 0.
+    folder = SHIPPED / "noisy_run_2026-12-02_amd_zen4_b"
+    table = mm.read_table(folder / "sweep.csv").per_point("median")
+    stencils = np.isin(np.asarray(table.stencil), ["heat3d", "jacobi1d"])
+    two = table.select((table.threads == 2) & stencils)
+    result = cv.fit(two, folder / "calibration_2t", variant="machine", n_boot=40)
+    g = result.calibration.gpu
+    assert g.threads_ref == 2
+    assert g.t_sync_s - g.t_barrier_per_thread_s * (g.threads_ref - 1) >= 0
+    assert np.isfinite(result.predicted_s).all()
+    assert cv.relative_rmse(two.time_s, result.predicted_s) < 0.25
+    # The change of variables predicts the same times, and leaves a 1-thread frame as it was.
+    names = ["heat2d"]
+    n = len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL)
+    rng = np.random.default_rng(0)
+    columns, theta = rng.uniform(0, 1, (5, n)), rng.uniform(1e-9, 2e-9, n)
+    for ref in (1, 2, 4):
+        c, _ = cv._one_thread_barrier(columns, theta, names, ref)
+        ts, tb = cv._barrier_indices(names)
+        phi = theta.copy()
+        phi[ts] = theta[ts] - (ref - 1) * theta[tb]
+        assert np.allclose(c @ phi, columns @ theta, rtol=1e-12, atol=0)
+        assert np.allclose(cv._t_sync_of(phi, names, ref), theta, rtol=1e-12, atol=0)
+    same = cv._one_thread_barrier(columns, theta, names, 1)
+    assert np.array_equal(same[0], columns) and np.array_equal(same[1], theta)
+
+
 def test_fit_machine_holds_out_jacobi1d_in_l2_without_the_shared_line_blowing_up() -> None:
     # MEASURED (2026-11-28 00:50, run 1 of the levels run): held out, the one Jacobi 1D
     # problem in L2 was predicted 1.9x at 2 threads (RMSE 192%) when the fit could take

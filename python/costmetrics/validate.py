@@ -1456,7 +1456,10 @@ def _fit_machine(
     ok = usable & np.isfinite(base)
     if not np.allclose(columns[ok] @ start, base[ok], rtol=1e-9, atol=0):
         raise ValueError("variant: T_alg of 'machine' is not linear in its parameters (k > 1?)")
-    lower, upper = _machine_bounds(start, names)
+    # Solved for the barrier of one thread instead of T_sync (see _one_thread_barrier).
+    ref = int(frame.gpu.threads_ref or frame.gpu.n_sm)
+    columns, phi_start = _one_thread_barrier(columns, start, names, ref)
+    lower, upper = _machine_bounds(phi_start, names)
 
     problem = _problem_index(t)
 
@@ -1465,11 +1468,11 @@ def _fit_machine(
     def solve(
         a: npt.NDArray[np.float64], measured: npt.NDArray[np.float64], rows: npt.NDArray[np.bool_]
     ) -> Any:
-        bounds = _held_bounds(a, problem[rows], start, lower, upper, len(names))
-        return _solve_bounded(a, measured, start, *bounds, zero_scale)
+        bounds = _held_bounds(a, problem[rows], phi_start, lower, upper, len(names))
+        return _solve_bounded(a, measured, phi_start, *bounds, zero_scale)
 
     out_of_sample, n_problems = _leave_problem_out(t, columns, ok, solve, with_rows=True)
-    theta = solve(columns[ok], t.time_s[ok], ok)
+    theta = _t_sync_of(solve(columns[ok], t.time_s[ok], ok), names, ref)
     fitted_cals = {n: _machine_calibration(f, names, theta) for n, f in frames.items()}
     fitted_cal = fitted_cals[min(fitted_cals)]
     keys = [*_MACHINE_FIT_HEAD, *(f"c_iter_s[{n}]" for n in names), *_MACHINE_FIT_TAIL]
@@ -1484,6 +1487,46 @@ def _fit_machine(
     return FitResult(
         "machine", fitted_cal, params, factors, n_problems, test, out_of_sample, fitted_cals
     )  # fmt: skip
+
+
+def _barrier_indices(names: Sequence[str]) -> tuple[int, int]:
+    """Return the indices of T_sync and of the barrier per thread in the fitted parameters."""
+    head = len(_MACHINE_FIT_HEAD) + len(names)
+    return len(MEMORY_LEVELS) + 1, head + _MACHINE_FIT_TAIL.index("t_barrier_per_thread_s")
+
+
+def _one_thread_barrier(
+    columns: npt.NDArray[np.float64],
+    start: npt.NDArray[np.float64],
+    names: Sequence[str],
+    ref: int,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Return the columns and start with T_sync replaced by the barrier of one thread.
+
+    In a frame measured at ``ref`` threads the barrier of one thread is ``T_sync -
+    (ref - 1) t_barrier`` and must not be negative (the presets refuse it). As a bound
+    on T_sync alone that is a constraint between two parameters, which bounded least
+    squares cannot take; solved for the one-thread barrier ``T_1`` and ``t_barrier``,
+    ``T_sync = T_1 + (ref - 1) t_barrier`` and both bounds are boxes: the T_sync column
+    adds ``ref - 1`` times itself to the barrier's. With ``ref = 1`` (a 1-thread
+    calibration given) nothing changes. Fitted on 2-thread rows with only the 2-thread
+    calibration, T_sync came out below its ``t_barrier`` and the fit raised.
+    """
+    ts, tb = _barrier_indices(names)
+    columns, start = columns.copy(), start.copy()
+    columns[:, tb] += (ref - 1) * columns[:, ts]
+    start[ts] = max(_POSITIVE_FLOOR_S, start[ts] - (ref - 1) * start[tb])
+    return columns, start
+
+
+def _t_sync_of(
+    phi: npt.NDArray[np.float64], names: Sequence[str], ref: int
+) -> npt.NDArray[np.float64]:
+    """Return the parameters with T_sync from the one-thread barrier (see above)."""
+    ts, tb = _barrier_indices(names)
+    theta = phi.copy()
+    theta[ts] = phi[ts] + (ref - 1) * phi[tb]
+    return theta
 
 
 def _machine_zero_scale(names: Sequence[str]) -> npt.NDArray[np.float64]:
