@@ -1565,7 +1565,7 @@ def fit(
     cost of a line written by two threads, and of a row another thread stored, at most
     their calibrated worst case), and each stencil's C_iter at more threads than the
     fewest grows by one fitted share of its calibrated value per extra thread
-    (:data:`C_ITER_SHARE_PER_EXTRA_THREAD`, in [0, 1]).
+    (parameter ``c_iter_share_per_extra_thread``, in [0, 1]).
 
     Parameters
     ----------
