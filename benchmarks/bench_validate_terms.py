@@ -107,7 +107,7 @@ def _solve(
     # The fit's own scales for its parameters at 0 (the C_iter share is not in seconds),
     # seconds for the candidates.
     zero_scale = np.full(a.shape[1], cv._ZERO_SCALE_S)
-    own = cv._machine_zero_scale([""] * n_names)
+    own = cv._machine_zero_scale(n_names)
     zero_scale[: own.size] = own
     return cv._solve_bounded(a, measured, start, *bounds, zero_scale)
 

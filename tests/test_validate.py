@@ -470,9 +470,8 @@ def test_fit_machine_learns_the_compute_share_of_each_extra_thread(
 def test_fit_machine_on_all_cores_alone_keeps_the_barrier_of_one_thread() -> None:
     # MEASURED (2026-12-02, the Zen 4 guest): fitted on the 2-thread rows of Heat 3D and
     # Jacobi 1D (or of every stencil) with only the 2-thread calibration (threads_ref =
-    # 2), T_sync came out below t_barrier_per_thread,
-    # a barrier of one thread of -26 ns, and the fit raised building its preset. It now
-    # solves for that barrier, bounded at 0.
+    # 2), T_sync came out below t_barrier_per_thread, a barrier of one thread of -26 ns,
+    # and the fit raised building its preset. It now solves for that barrier, bounded at 0.
     folder = SHIPPED / "noisy_run_2026-12-02_amd_zen4_b"
     table = mm.read_table(folder / "sweep.csv").per_point("median")
     stencils = np.isin(np.asarray(table.stencil), ["heat3d", "jacobi1d"])

@@ -1129,6 +1129,7 @@ def _machine_design(
     ok = np.zeros(len(t), dtype=bool)
     index = {n: i for i, n in enumerate(names)}
     fewest = frames[min(frames)]
+    share = _tail_index(len(names), C_ITER_SHARE_PER_EXTRA_THREAD)
     for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
         if name not in index:
             continue
@@ -1150,10 +1151,10 @@ def _machine_design(
         # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, the 3D lines'
         # DRAM term, the words streamed into a 1D wavefront's gaps and the vector steps'
         # cost of a tile buffer evicted by DRAM streams
-        block[:, tail + 1 + n_lv : tail + 10 + n_lv] = r[:, 13:22]
+        block[:, tail + 1 + n_lv : share] = r[:, 13:22]
         # The C_iter of the frame's thread count: that of the fewest threads plus the
         # share per extra thread of their calibrated C_iter (_machine_calibration).
-        block[:, tail + 10 + n_lv] = r[:, 3] * _extra_threads(here) * fewest.c_iter_s(name)
+        block[:, share] = r[:, 3] * _extra_threads(here) * fewest.c_iter_s(name)
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -1189,11 +1190,20 @@ def _machine_calibration(
         c_buffer_dram_s=float(theta[tail + 9 + n_lv]),
     )
     cal = replace(frame, gpu=gpu)
-    extra = _extra_threads(frame) * float(theta[tail + 10 + n_lv])
+    share = float(theta[_tail_index(len(names), C_ITER_SHARE_PER_EXTRA_THREAD)])
+    extra = _extra_threads(frame) * share
     return cal.with_parameters(
         l_ref, float(theta[n_lv]), float(theta[n_lv + 1]),
         {n: float(theta[n_lv + 2 + i]) + extra * frame.c_iter_s(n) for i, n in enumerate(names)},
     )  # fmt: skip
+
+
+def _tail_index(n_names: int, name: str) -> int:
+    """Return the index of a :data:`_MACHINE_FIT_TAIL` parameter among the fitted ones.
+
+    The tail follows the head and the C_iter of ``n_names`` stencils.
+    """
+    return len(_MACHINE_FIT_HEAD) + n_names + _MACHINE_FIT_TAIL.index(name)
 
 
 def _extra_threads(frame: Calibration) -> int:
@@ -1312,12 +1322,12 @@ def _machine_bounds(
     lower[tail] = _L_SEG_FLOOR_S
     upper = np.full(start.size, np.inf)
     for name in ("t_share_line_s", "t_cross_row_s"):
-        j = tail + _MACHINE_FIT_TAIL.index(name)
+        j = _tail_index(len(names), name)
         if start[j] > 0:  # measured (a calibration at one thread has no shared line)
             upper[j] = start[j]
     # Each busy thread takes at most one core's compute from the others (two threads
     # time-sliced on one core run at half speed: a share of 1).
-    upper[tail + _MACHINE_FIT_TAIL.index(C_ITER_SHARE_PER_EXTRA_THREAD)] = _C_ITER_SHARE_MAX
+    upper[_tail_index(len(names), C_ITER_SHARE_PER_EXTRA_THREAD)] = _C_ITER_SHARE_MAX
     return lower, upper
 
 
@@ -1383,8 +1393,7 @@ def _with_dram_terms_held(
     out by the first; its predicted optimum from 2.4% to 18.4% off the best by the second).
     Held, a term keeps its calibrated value (0).
     """
-    head = len(_MACHINE_FIT_HEAD) + n_names
-    terms = [head + _MACHINE_FIT_TAIL.index(name) for name in _DRAM_ONLY_TERMS]
+    terms = [_tail_index(n_names, name) for name in _DRAM_ONLY_TERMS]
     return _held_unless_informed(columns[:, terms], problem, start, (lower, upper), terms)
 
 
@@ -1463,7 +1472,7 @@ def _fit_machine(
 
     problem = _problem_index(t)
 
-    zero_scale = _machine_zero_scale(names)
+    zero_scale = _machine_zero_scale(len(names))
 
     def solve(
         a: npt.NDArray[np.float64], measured: npt.NDArray[np.float64], rows: npt.NDArray[np.bool_]
@@ -1491,8 +1500,7 @@ def _fit_machine(
 
 def _barrier_indices(names: Sequence[str]) -> tuple[int, int]:
     """Return the indices of T_sync and of the barrier per thread in the fitted parameters."""
-    head = len(_MACHINE_FIT_HEAD) + len(names)
-    return len(MEMORY_LEVELS) + 1, head + _MACHINE_FIT_TAIL.index("t_barrier_per_thread_s")
+    return len(MEMORY_LEVELS) + 1, _tail_index(len(names), "t_barrier_per_thread_s")
 
 
 def _one_thread_barrier(
@@ -1529,11 +1537,13 @@ def _t_sync_of(
     return theta
 
 
-def _machine_zero_scale(names: Sequence[str]) -> npt.NDArray[np.float64]:
-    """Return the solver's scale of each fitted ``machine`` parameter calibrated at 0."""
-    scale = np.full(len(_MACHINE_FIT_HEAD) + len(names) + len(_MACHINE_FIT_TAIL), _ZERO_SCALE_S)
-    scale[len(_MACHINE_FIT_HEAD) + len(names) + _MACHINE_FIT_TAIL.index(
-        C_ITER_SHARE_PER_EXTRA_THREAD)] = _ZERO_SCALE_SHARE  # fmt: skip
+def _machine_zero_scale(n_names: int) -> npt.NDArray[np.float64]:
+    """Return the solver's scale of each fitted ``machine`` parameter calibrated at 0.
+
+    ``n_names`` is the number of stencils whose C_iter are fitted.
+    """
+    scale = np.full(len(_MACHINE_FIT_HEAD) + n_names + len(_MACHINE_FIT_TAIL), _ZERO_SCALE_S)
+    scale[_tail_index(n_names, C_ITER_SHARE_PER_EXTRA_THREAD)] = _ZERO_SCALE_SHARE
     return scale
 
 
