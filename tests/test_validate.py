@@ -410,7 +410,7 @@ def test_fit_machine_learns_the_compute_share_of_each_extra_thread(
 ) -> None:
     # SYNTHETIC: times at 1 and 2 threads from calibrations whose C_iter at 2 threads is
     # 1.3x the 1-thread value for every stencil (a host that runs the cores slower when
-    # both are busy; on the noisy AMD EPYC guest the fit finds 16-27%, docs/validate-log.md,
+    # both are busy; on the noisy AMD EPYC guest the fit finds 7-27%, docs/validate-log.md,
     # "A compute share per extra busy thread"). The two calibrations given to the fit have
     # the same C_iter, so the share starts at 0 and only the times can teach it.
     gpu = dataclasses.replace(calibration.gpu, threads_ref=0, tile_schedule="round-robin")

@@ -982,10 +982,10 @@ _MACHINE_FIT_TAIL = (
 #: ``C_iter_cal`` the fewest threads' calibrated value of the stencil and ``share`` one
 #: dimensionless parameter for every stencil. The calibrated variant measures C_iter at
 #: each thread count; the fitted one, in the fewest threads' frame, had one C_iter for
-#: all of them. On a quiet Intel Xeon guest the share fits at 1.4-2.7%; on a noisy AMD
-#: EPYC guest, whose host runs the two virtual CPUs slower when both are busy, at 16-27%,
-#: and without it the fit charged that slow-down to the words (docs/validate-log.md,
-#: "A compute share per extra busy thread").
+#: all of them. On the quiet Intel Xeon guest's tables the share fits at 1.1-2.8%; on an
+#: AMD EPYC guest whose host ran the two virtual CPUs slower when both were busy, at
+#: 7-27%, and without it the fit charged that slow-down to the words
+#: (docs/validate-log.md, "A compute share per extra busy thread").
 C_ITER_SHARE_PER_EXTRA_THREAD = "c_iter_share_per_extra_thread"
 #: Scale the solver gives a fitted parameter whose calibrated value is 0: seconds for the
 #: costs, a share for :data:`C_ITER_SHARE_PER_EXTRA_THREAD`.
