@@ -73,6 +73,9 @@ COLUMNS = (
     ("tune k=5", "tuner k = 5: worst problem vs grid's best"),
 )
 
+#: The selection targets of :data:`COLUMNS`, whose noise floor the summary gives.
+SELECTION = ("opt mean", "opt worst", "tune k=5")
+
 
 def _has_calibrations(run: Path) -> bool:
     try:
@@ -164,8 +167,11 @@ def _rescore_folder(
         mine = [r for r in rows if r["run"] == str(i) and r["variant"] == variant
                 and not r["goal"].startswith("re-measured")]  # fmt: skip
         values = {}
+        floors: dict[str, float] = {}
         for label, name in COLUMNS:
             hit = [r for r in mine if r["goal"].endswith(name)]
+            if hit:
+                floors[label] = hit[0]["noise_floor"]
             values[label] = {"value": hit[0]["value"], "met": hit[0]["met"],
                              "stencil": hit[0]["target"][len(hit[0]["goal"]):].strip(" ()")
                              } if hit else None  # fmt: skip
@@ -182,6 +188,9 @@ def _rescore_folder(
                 str(max(report.threads)): next((r["noise_floor"] for r in mine if r["goal"]
                                                 .endswith("threads: RMSE all points")), math.nan),
             },
+            # The selection targets' noise floor (bench_validate_run._judge: the next run's
+            # grid ranking this one's, or with one run its halves of passes ranking each other).
+            "selection_floor": {label: floors[label] for label in SELECTION if label in floors},
             "met": sum(1 for r in mine if r["met"]),
             "judged": len(mine),
             "missed": [r["target"] for r in mine if not r["met"]],
@@ -213,12 +222,14 @@ def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, whi
         f"Variant `{variant}`, the {statistic} over passes, calibrations {which}. Values in %; "
         "a value in bold misses its target (limits: 2 threads top 20% < 7, all < 15, worst "
         "stencil < 10 / < 25; 1 thread < 5 / < 10; optimum < 3 / < 10; vs the largest-tile "
-        "baseline < 0; tune k = 5 < 2). Noise floor of the median, 1 / 2 threads.",
+        "baseline < 0; tune k = 5 < 2). Noise floor of the median, 1 / 2 threads; "
+        "selection floor: of the optimum's mean and tune k = 5's worst problem (the next "
+        "run's grid ranking this one's, or the run's halves of passes ranking each other).",
         "",
         "| table | run | CPU | harness | levels | points | noise floor | "
         + " | ".join(label for label, _ in COLUMNS)
-        + " | met |",
-        "|---|---|---|---|---|---|---|" + "---|" * len(COLUMNS) + "---|",
+        + " | selection floor | met |",
+        "|---|---|---|---|---|---|---|" + "---|" * len(COLUMNS) + "---|---|",
     ]
     for s in summaries:
         cpu = (
@@ -234,9 +245,12 @@ def _markdown(summaries: list[dict[str, Any]], variant: str, statistic: str, whi
                 text = "-" if v is None else _pct(v["value"])
                 cells.append(text if v is None or v["met"] else f"**{text}**")
             floor = " / ".join(_pct(r["noise_floor"][k]) for k in sorted(r["noise_floor"], key=int))
+            sel = r.get("selection_floor", {})
+            sel_floor = f"{_pct(sel.get('opt mean'))} / {_pct(sel.get('tune k=5'))}"
             lines.append(
                 f"| {s['folder']} | {r['run']} | {cpu} | {s['harness']} | {levels} | {r['points']} "
-                f"| {floor} | " + " | ".join(cells) + f" | {r['met']} of {r['judged']} |"
+                f"| {floor} | " + " | ".join(cells) + f" | {sel_floor} | {r['met']} of "
+                f"{r['judged']} |"
             )
     notes = [f"- {s['folder']}: {s['note']}" for s in summaries if s.get("note")]
     return "\n".join(lines + (["", *notes] if notes else [])) + "\n"

@@ -45,7 +45,10 @@ with every target of issue 21 marked met / not met per variant and per run (each
 judged on its own scores; the runs' agreement once), the noise floor beside it, headed by
 the count of targets met on every run. With two runs or more the selection targets'
 noise floor is each run's grid ranked by the next run's times
-(``costmetrics.validate.selection_floor``). Everything is written under ``--out``:
+(``costmetrics.validate.selection_floor``); with one run, its grid ranked by the even
+passes' medians and scored on the odd passes' and the other way round
+(``costmetrics.validate.split_selection_floor``, an overstatement: each half is noisier
+than all the passes). Everything is written under ``--out``:
 ``run<i>/cal_<n>t/`` (calibrations), ``run<i>/sweep.csv`` (the tables),
 ``run<i>/validate.json`` (median; ``validate_min.json`` for the minimum), ``targets.json``
 and ``targets.md``.
@@ -309,6 +312,13 @@ def _batch_cost(quick: bool, cal: Any) -> float:
     return worst
 
 
+def _split_floor(table: mm.Table) -> dict[str, dict[str, float]] | None:
+    """One run's selection floor from its two halves of passes, None with one pass."""
+    if table.n_passes < 2:
+        return None
+    return cv.split_selection_floor(table, ks=(1, TUNE_K)).summary()
+
+
 def _judge(
     reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None,
     confirmations: list[mm.Table | None] | None = None,
@@ -327,10 +337,11 @@ def _judge(
     scores_by_run = [_scores(r) for r in reports]
     # The selection targets' floor, with two runs or more: each run's grid ranked by the
     # next run's times (cv.selection_floor; docs/validate-log.md, "The selection targets
-    # against a second run"), printed as their noise floor.
+    # against a second run"), printed as their noise floor; with one run, its grid ranked
+    # by half of its passes and scored on the other half (cv.split_selection_floor).
     floors = [
         cv.selection_floor(tables[i], tables[(i + 1) % len(tables)], ks=(1, TUNE_K)).summary()
-        if len(tables) > 1 else None
+        if len(tables) > 1 else _split_floor(tables[i])
         for i in range(len(tables))
     ]  # fmt: skip
     # The re-measured targets' floor, with a run's confirm.csv: its grid's own best (k = 1

@@ -597,6 +597,8 @@ def test_cli_validate_json() -> None:
     out = json.loads(done.stdout)
     assert set(out["scores"]) == set(cv.VARIANTS)
     assert out["cpu_probe"] is None  # the shipped table predates measure --probe-cpus
+    # One sequential sweep: no halves of passes to rank each other, no selection floor.
+    assert mm.read_table(SWEEP).n_passes == 1 and out["selection_floor"] is None
 
 
 def test_cli_measure_and_calibrate_quick(tmp_path: Path) -> None:
@@ -679,6 +681,10 @@ def test_cli_validate_confirm(
     assert done.returncode == 0, done.stderr
     assert "re-measured in" in done.stdout and len(mm.read_table(again)) == len(table)
     assert "the kept run over the grid's best run, both measured again" in done.stdout
+    # The tuner's noise floor: the grid ranked by half of its passes (2 here), in both.
+    assert "noise floor: the grid ranked by half of its passes" in done.stdout
+    split = cv.split_selection_floor(grid).to_dict()
+    assert out["selection_floor"] == split and split["variant"] == "half of the passes"
     # Without --confirm-passes, as many passes as the sweep's (2 here; 9 until 2026-12-01).
     again_default = tmp_path / "again" / "default.csv"
     done = _cli(*args, "--confirm", str(again_default), "--json")
@@ -1001,6 +1007,59 @@ def test_selection_floor_contract(points: list[tuple[float, float]]) -> None:
     assert (cv.selection_floor(table, table, ks=(1, 3)).distance == 0.0).all()
     ranked = cv.tuner_curve_of(table, second.time_s, label="x", ks=(1, 2, 5, 20))
     assert np.array_equal(floor.distance, ranked.distance)
+
+
+def _passes_row(tiles: tuple[int, int], pass_index: int, time_s: float) -> list[object]:
+    row = _row("jacobi1d", (4096, 64), tiles, time_s)
+    row[12] = pass_index  # the "pass" column
+    return row
+
+
+def test_split_selection_floor_hand_computed(tmp_path: Path) -> None:
+    # Even passes (0, 2) and odd passes (1, 3): medians A 1.0 / 1.3, B 1.2 / 1.0, C 1.1 / 1.1.
+    # Timed by the even half, ranked by the odd (B, C, A): k = 1 keeps B, 1.2 / 1.0 - 1;
+    # k = 2 C, 0.1; k = 3 A, 0. Timed by the odd, ranked by the even (A, C, B): 0.3, 0.1, 0.
+    times = {(1, 2): (1.0, 1.3), (4, 2): (1.2, 1.0), (16, 4): (1.1, 1.1)}
+    rows = [_passes_row(tiles, p, pair[p % 2]) for tiles, pair in times.items() for p in range(4)]
+    path = _write(tmp_path / "passes.csv", rows)
+    floor = cv.split_selection_floor(path, ks=(1, 2, 3))
+    assert floor.variant == "half of the passes" and floor.picks == ()
+    assert floor.n_points.tolist() == [3]
+    assert floor.distance[0].tolist() == pytest.approx([0.25, 0.10, 0.0])
+    # A table of runs or its medians: the same floor.
+    per_point = mm.read_table(path).medians()
+    assert np.array_equal(cv.split_selection_floor(per_point, ks=(1, 2, 3)).distance,
+                          floor.distance)  # fmt: skip
+    one_pass = _write(tmp_path / "one.csv", [_passes_row(t, 0, p[0]) for t, p in times.items()])
+    with pytest.raises(ValueError, match="two passes or more, got 1"):
+        cv.split_selection_floor(one_pass)
+    with pytest.raises(ValueError, match="ks"):
+        cv.split_selection_floor(path, ks=(0,))
+    with pytest.raises(TypeError, match="table"):
+        cv.split_selection_floor(1.0)  # type: ignore[arg-type]
+
+
+@campaign
+@given(st.lists(st.lists(st.floats(1e-4, 1.0), min_size=2, max_size=6), min_size=1, max_size=10))
+def test_split_selection_floor_contract(passes: list[list[float]]) -> None:
+    # Distances >= 0, not growing with k, 0 once k covers the grid; the mean of the two
+    # halves ranking each other (tuner_curve_of with the other half's medians).
+    rows = [_passes_row((i + 1, 2), p, x) for i, times in enumerate(passes)
+            for p, x in enumerate(times)]  # fmt: skip
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        table = mm.read_table(_write(Path(d) / "t.csv", rows)).medians()
+    floor = cv.split_selection_floor(table, ks=(1, 2, 5, 20))
+    assert (floor.distance >= 0).all() and (np.diff(floor.distance[0]) <= 1e-15).all()
+    assert floor.distance[0, -1] == 0.0 or len(passes) > 20
+    assert table.pass_times_s is not None
+    even = np.nanmedian(table.pass_times_s[:, 0::2], axis=1)
+    odd = np.nanmedian(table.pass_times_s[:, 1::2], axis=1)
+    ks = (1, 2, 5, 20)
+    one = cv.tuner_curve_of(dataclasses.replace(table, time_s=even), odd, label="x", ks=ks)
+    two = cv.tuner_curve_of(dataclasses.replace(table, time_s=odd), even, label="x", ks=ks)
+    assert np.allclose(floor.distance, (one.distance + two.distance) / 2, rtol=0, atol=1e-15)
 
 
 @campaign
@@ -1629,6 +1688,7 @@ def test_every_scoring_function_refuses_a_failed_run(tmp_path: Path) -> None:
         "top_mask": lambda: cv.top_mask(bad),
         "selection": lambda: cv.selection(bad),
         "selection_floor": lambda: cv.selection_floor(bad, PROTOCOL),
+        "split_selection_floor": lambda: cv.split_selection_floor(bad),
         "table object": lambda: cv.top_mask(mm.read_table(bad)),
     }
     missed = []

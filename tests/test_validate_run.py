@@ -45,8 +45,17 @@ def test_quick_run_judges_every_target_and_resumes(tmp_path: Path) -> None:
     assert "| run | target | variant |" in done.stdout
     assert "targets met on every run" in done.stdout
     assert {t["run"] for t in targets} == {"0", "all"}  # every target on the run; agreement once
-    # One run: no second grid to rank by, so the selection targets have no floor.
-    assert all(np.isnan(t["noise_floor"]) for t in targets if t["goal"].startswith("tuner k"))
+    # One run: no second grid to rank by; the selection targets' floor is the grid ranked
+    # by half of its passes, scored on the other half (validate.split_selection_floor).
+    grid = mm.read_table(out / "run0" / "sweep.csv").per_point("median")
+    split = cv.split_selection_floor(grid, ks=(1, 5)).summary()
+    tuner_rows = [t for t in targets
+                  if t["goal"].startswith("tuner k") and t["statistic"] == "median"]  # fmt: skip
+    assert tuner_rows
+    assert all(t["noise_floor"] == pytest.approx(split["5"]["max"]) for t in tuner_rows)
+    opt = [t for t in targets if t["goal"] == "predicted optimum (tile, threads) vs best: mean"
+           and t["statistic"] == "median"]  # fmt: skip
+    assert opt and all(t["noise_floor"] == pytest.approx(split["1"]["mean"]) for t in opt)
     # The selection re-measured: every kept run and the grid's fastest in confirm.csv, the
     # selection targets judged on it, the grid's own best re-measured as their floor.
     again_rows = [t for t in targets if t["goal"].startswith("re-measured: ")]

@@ -1273,6 +1273,14 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
 
         for v, curve in report.tuner.items():
             print(curve_line(curve, f"{v}, distance to the measured grid's best"))
+        if report.selection_floor is not None:
+            # What noise alone costs a ranking: a distance at or below it is within noise.
+            print(
+                curve_line(
+                    report.selection_floor,
+                    "noise floor: the grid ranked by half of its passes, scored on the other half",
+                )
+            )
         for curve in again:
             print(curve_line(curve, f"{curve.variant} in {args.confirm}, distance to the "
                                     "fastest run measured again"))  # fmt: skip

@@ -85,6 +85,7 @@ __all__ = [
     "selection",
     "selection_floor",
     "selection_summary",
+    "split_selection_floor",
     "top_mask",
     "tuner_curve",
     "tuner_curve_of",
@@ -2149,6 +2150,64 @@ def selection_floor(
     return tuner_curve_of(t.select(shared), ranking[shared], label="another run", ks=k_list)
 
 
+def split_selection_floor(
+    table: Table | str | Path,
+    *,
+    ks: Sequence[int] = (1, 3, 5, 10),
+) -> TunerCurve:
+    """Return the selection floor of one run: each half of its passes ranking the other.
+
+    :func:`selection_floor` needs a second run of the grid. One run's passes give two
+    disjoint halves, the even and the odd passes (as :func:`noise_floor` splits them, both
+    spread over the whole sweep): the grid timed by one half's statistic (median or
+    minimum, the table's) is ranked by the other half's and scored as
+    :func:`tuner_curve_of` scores a model, in both directions; the distance per problem
+    and k is the mean of the two. Like :func:`noise_floor`, it is what two independent
+    runs of half the protocol reach: each half is noisier than all the passes, so it
+    overstates the floor of a ranking scored on the full grid (a conservative floor).
+    A distance of a model's tuner at or below it cannot be told from noise.
+
+    Parameters
+    ----------
+    table : Table or path
+        A measured grid with two passes or more (a table of runs, or one row per point
+        with ``pass_times_s``, :meth:`costmetrics.measure.Table.per_point`).
+    ks : sequence of int
+        Numbers of measured candidates, each an integer >= 1.
+
+    Returns
+    -------
+    TunerCurve
+        Per problem and k, ``variant`` "half of the passes", no picks (the two
+        directions keep different runs).
+
+    Raises
+    ------
+    ValueError
+        If the table has fewer than two passes, or no point was measured in both halves;
+        or ``ks`` is not positive integers.
+    """
+    t = _table(table)
+    k_list = _ks(ks)
+    if t.pass_times_s is None:
+        t = t.per_point()  # a table of runs: its passes by point
+    passes = _pass_times(typing.cast("npt.NDArray[np.float64]", t.pass_times_s))
+    if passes.shape[1] < 2:
+        raise ValueError(
+            f"table: a selection floor from one run needs two passes or more, got {passes.shape[1]}"
+        )
+    even = point_statistic(passes[:, 0::2], t.statistic, axis=1)
+    odd = point_statistic(passes[:, 1::2], t.statistic, axis=1)
+    both = np.isfinite(even) & np.isfinite(odd)
+    if not both.any():
+        raise ValueError("table: no point was measured in both halves of the passes")
+    label = "half of the passes"
+    one = tuner_curve_of(replace(t, time_s=even).select(both), odd[both], label=label, ks=k_list)
+    two = tuner_curve_of(replace(t, time_s=odd).select(both), even[both], label=label, ks=k_list)
+    # The same problems in the same order: one table, one mask, every prediction finite.
+    return replace(one, distance=(one.distance + two.distance) / 2, picks=())
+
+
 def _run_rows(t: Table) -> dict[tuple[Any, ...], list[int]]:
     """Return the rows of ``t`` that measured each run.
 
@@ -2548,6 +2607,10 @@ class ValidationReport(Record):
     statistic : str
         A point's time over its passes: ``"median"`` or ``"min"``
         (:func:`costmetrics.measure.point_statistic`).
+    selection_floor : TunerCurve or None
+        :func:`split_selection_floor` of the table: the grid ranked by half of its
+        passes, scored on the other half, the noise floor of ``tuner``'s distances (None
+        with fewer than two passes).
     """
 
     scores: dict[str, Score]
@@ -2574,6 +2637,7 @@ class ValidationReport(Record):
     tuner: dict[str, TunerCurve] = field(default_factory=dict, repr=False)
     calibration_threads: dict[int, int] = field(default_factory=dict)
     statistic: str = "median"
+    selection_floor: TunerCurve | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as JSON-ready dictionaries (no per-point arrays)."""
@@ -2601,6 +2665,9 @@ class ValidationReport(Record):
             "selection_summary": self.selection_summary,
             "selection": {k: [r.to_dict() for r in rows] for k, rows in self.selection.items()},
             "tuner": {k: c.to_dict() for k, c in self.tuner.items()},
+            "selection_floor": (
+                None if self.selection_floor is None else self.selection_floor.to_dict()
+            ),
             "degenerate": [d.to_dict() for d in self.degenerate],
         }
 
@@ -2709,7 +2776,19 @@ def validate(
         },
         calibration_threads={n: int(_for_threads_source(cals, n)) for n in thread_counts},
         statistic=statistic,
+        selection_floor=_split_floor_or_none(t),
     )
+
+
+def _split_floor_or_none(t: Table) -> TunerCurve | None:
+    """:func:`split_selection_floor` of a table of one row per point, None without passes."""
+    passes = t.pass_times_s
+    if passes is None or passes.shape[1] < 2:
+        return None  # one pass, or CPU times (Table.with_time keeps no passes)
+    halves = np.isfinite(passes[:, 0::2]).any(axis=1) & np.isfinite(passes[:, 1::2]).any(axis=1)
+    if not halves.any():
+        return None
+    return split_selection_floor(t)
 
 
 def _path(table: object) -> str | Path:

@@ -500,7 +500,8 @@ def plot_tuner_curve(report: cv.ValidationReport, title: str = "") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One line per variant (mean) with the largest distance dashed.
+        One line per variant (mean) with the largest distance dashed, over the grey band
+        of the report's ``selection_floor`` (worst problem; its mean dotted) when it has one.
     """
     fig = Figure(figsize=(6, 4), layout="constrained")
     ax = fig.add_subplot()
@@ -510,6 +511,13 @@ def plot_tuner_curve(report: cv.ValidationReport, title: str = "") -> Figure:
         line = ax.plot(c.ks, 100 * c.distance.mean(axis=0), "o-", label=f"{v}: mean")[0]
         ax.plot(c.ks, 100 * c.distance.max(axis=0), "--", color=line.get_color(),
                 label=f"{v}: worst problem")  # fmt: skip
+    floor = report.selection_floor
+    if floor is not None and floor.problems:
+        # Noise alone: the grid ranked by half of its passes, scored on the other half.
+        ax.fill_between(floor.ks, 0, 100 * floor.distance.max(axis=0), color="0.85",
+                        label="noise floor (half the passes ranking the other), worst")  # fmt: skip
+        ax.plot(floor.ks, 100 * floor.distance.mean(axis=0), ":", color="0.4",
+                label="noise floor, mean")  # fmt: skip
     ax.set_xlabel("k (measured candidates, in predicted order)")
     ax.set_ylabel("best of top k / best measured - 1 [%]")
     ax.legend(fontsize=7)
