@@ -15,7 +15,16 @@ problem, and k = 5 1.7-6.8% on the worst problem, 2% or more on five of the six 
 fitted variant's own figures on the same runs, as each run's validate.json holds them
 (the code of its day): 1.5-3.7%, 7.3-12.2% and 1.3-6.8%.
 
-Run: ``python benchmarks/bench_validate_selection_floor.py RUN_A RUN_B [--json]`` (run
+Each run is also ranked by half of its own passes and scored on the other half
+(:func:`costmetrics.validate.split_selection_floor`, the floor ``bench_validate_run.py``
+prints with one run); with a single run, that is all it prints. On the eight quiet Xeon
+levels runs of 2026-12-01 that have a second run (``quiet_run_2026-12-01_xeon_levels``,
+``_levels_default``, ``_levels_l2start``, ``_levels_nt21``), the split floor's k = 1
+mean was 1.3-3.0% against 1.3-2.5% ranked by the other run, the larger on seven of the
+eight (docs/validate-log.md, "A levels run after the compute share, and one run's
+selection floor").
+
+Run: ``python benchmarks/bench_validate_selection_floor.py RUN_A [RUN_B] [--json]`` (run
 folders with ``sweep.csv``, or tables); ``--quick`` runs the shipped 19:58 / 20:21 pair.
 Reads tables only; measures nothing.
 """
@@ -69,17 +78,18 @@ def _row(name: str, summary: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", type=Path, nargs="*", help="two run folders or tables")
+    parser.add_argument("runs", type=Path, nargs="*", help="one or two run folders or tables")
     parser.add_argument("--statistic", choices=list(mm.STATISTICS), default="median")
     parser.add_argument("--quick", action="store_true", help="the shipped pair (seconds)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     args = parser.parse_args(argv)
     if args.quick:
         runs = [SHIPPED[0] / name for name in SHIPPED[1]]
-    elif len(args.runs) == 2:
+    elif len(args.runs) in (1, 2):
         runs = list(args.runs)
     else:
-        print("error: runs: give two run folders (or --quick)", file=sys.stderr)
+        print(f"error: runs: give one or two run folders (or --quick), got {len(args.runs)}",
+              file=sys.stderr)  # fmt: skip
         return 2
     try:
         tables = [mm.read_table(_table_path(r)).per_point(args.statistic) for r in runs]
@@ -88,12 +98,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     variant = "fitted-machine"
     out: dict[str, Any] = {"statistic": args.statistic, "ks": list(KS), "runs": []}
-    for scored, ranking in ((0, 1), (1, 0)):
-        floor = cv.selection_floor(tables[scored], tables[ranking], ks=KS)
+    pairs = [(0, 1), (1, 0)] if len(runs) == 2 else [(0, None)]
+    for scored, ranking in pairs:
+        try:
+            split = cv.split_selection_floor(tables[scored], ks=KS).to_dict()
+        except ValueError:
+            split = None  # a table of one pass: no halves to rank each other
+        floor = None
+        if ranking is not None:
+            floor = cv.selection_floor(tables[scored], tables[ranking], ks=KS).to_dict()
         out["runs"].append({
             "run": str(runs[scored]),
-            "ranked_by": str(runs[ranking]),
-            "floor": floor.to_dict(),
+            "ranked_by": None if ranking is None else str(runs[ranking]),
+            "floor": floor,
+            "split": split,
             "model": _model_summary(runs[scored], variant) if args.statistic == "median" else None,
         })  # fmt: skip
     if args.json:
@@ -105,7 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     print("|---" * (len(KS) + 1) + "|")
     for entry in out["runs"]:
         name = Path(entry["run"]).name
-        print(_row(f"{name}: by {Path(entry['ranked_by']).name}", entry["floor"]["summary"]))
+        if entry["floor"] is not None:
+            print(_row(f"{name}: by {Path(entry['ranked_by']).name}", entry["floor"]["summary"]))
+        if entry["split"] is not None:
+            print(_row(f"{name}: by half of its passes", entry["split"]["summary"]))
         if entry["model"] is not None:
             print(_row(f"{name}: {variant} (validate.json)", entry["model"]))
     return 0

@@ -368,3 +368,29 @@ def test_diagnostics_refuse_bad_paths_before_measuring(script: str, tmp_path: Pa
         last = done.stderr.strip().splitlines()[-1]
         assert name in last, last
     assert not (tmp_path / "t.csv").exists()
+
+
+FLOOR_SCRIPT = SCRIPT.parent / "bench_validate_selection_floor.py"
+
+
+def test_selection_floor_script_one_or_two_runs(tmp_path: Path) -> None:
+    # Two runs: each ranked by the other and by half of its own passes; one run: the
+    # latter alone (validate.split_selection_floor); three runs: exit 2, one line.
+    folder = SHIPPED / "quiet_run_2026-11-28"
+
+    def script(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(FLOOR_SCRIPT), *args], capture_output=True,
+                              text=True, timeout=600, check=False)  # fmt: skip
+
+    done = script(str(folder), str(folder / "run1"), "--json")
+    assert done.returncode == 0, done.stderr
+    two = json.loads(done.stdout)["runs"]
+    table = mm.read_table(folder / "sweep.csv").per_point("median")
+    split = cv.split_selection_floor(table, ks=(1, 3, 5, 10)).to_dict()
+    assert two[0]["split"] == split and two[0]["floor"]["variant"] == "another run"
+    done = script(str(folder), "--json")
+    assert done.returncode == 0, done.stderr
+    one = json.loads(done.stdout)["runs"]
+    assert len(one) == 1 and one[0]["floor"] is None and one[0]["split"] == split
+    done = script(str(folder), str(folder), str(folder))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "runs" in done.stderr
