@@ -47,8 +47,8 @@ the count of targets met on every run. With two runs or more the selection targe
 noise floor is each run's grid ranked by the next run's times
 (``costmetrics.validate.selection_floor``); with one run, its grid ranked by the even
 passes' medians and scored on the odd passes' and the other way round
-(``costmetrics.validate.split_selection_floor``, an overstatement: each half is noisier
-than all the passes). Everything is written under ``--out``:
+(``costmetrics.validate.split_selection_floor``; each half is noisier than all the
+passes, so it tends to be the larger of the two floors). Everything is written under ``--out``:
 ``run<i>/cal_<n>t/`` (calibrations), ``run<i>/sweep.csv`` (the tables),
 ``run<i>/validate.json`` (median; ``validate_min.json`` for the minimum), ``targets.json``
 and ``targets.md``.

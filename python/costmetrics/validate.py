@@ -2164,8 +2164,11 @@ def split_selection_floor(
     :func:`tuner_curve_of` scores a model, in both directions; the distance per problem
     and k is the mean of the two. Like :func:`noise_floor`, it is what two independent
     runs of half the protocol reach: each half is noisier than all the passes, so it
-    overstates the floor of a ranking scored on the full grid (a conservative floor).
-    A distance of a model's tuner at or below it cannot be told from noise.
+    tends to overstate the floor of a ranking scored on the full grid (on eight quiet
+    runs with a second run its k = 1 mean was a median 1.25x the two-run floor's; a
+    worst problem's floor is noisy either way, ``docs/validate-log.md``, "A levels run
+    after the compute share, and one run's selection floor"). A distance of a model's
+    tuner at or below it cannot be told from noise.
 
     Parameters
     ----------
