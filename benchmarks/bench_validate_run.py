@@ -312,13 +312,6 @@ def _batch_cost(quick: bool, cal: Any) -> float:
     return worst
 
 
-def _split_floor(table: mm.Table) -> dict[str, dict[str, float]] | None:
-    """One run's selection floor from its two halves of passes, None with one pass."""
-    if table.n_passes < 2:
-        return None
-    return cv.split_selection_floor(table, ks=(1, TUNE_K)).summary()
-
-
 def _judge(
     reports: list[cv.ValidationReport], tables: list[mm.Table], cost: float | None,
     confirmations: list[mm.Table | None] | None = None,
@@ -338,12 +331,16 @@ def _judge(
     # The selection targets' floor, with two runs or more: each run's grid ranked by the
     # next run's times (cv.selection_floor; docs/validate-log.md, "The selection targets
     # against a second run"), printed as their noise floor; with one run, its grid ranked
-    # by half of its passes and scored on the other half (cv.split_selection_floor).
-    floors = [
-        cv.selection_floor(tables[i], tables[(i + 1) % len(tables)], ks=(1, TUNE_K)).summary()
-        if len(tables) > 1 else _split_floor(tables[i])
-        for i in range(len(tables))
-    ]  # fmt: skip
+    # by half of its passes and scored on the other half (the report's selection_floor,
+    # cv.split_selection_floor; None with one pass).
+    floors: list[dict[str, dict[str, float]] | None] = []
+    for i, report in enumerate(reports):
+        if len(tables) > 1:
+            other = tables[(i + 1) % len(tables)]
+            floors.append(cv.selection_floor(tables[i], other, ks=(1, TUNE_K)).summary())
+        else:
+            split = report.selection_floor
+            floors.append(None if split is None else split.summary())
     # The re-measured targets' floor, with a run's confirm.csv: its grid's own best (k = 1
     # of the grid ranked by itself) against the fastest run measured again.
     confs = confirmations or [None] * len(tables)
