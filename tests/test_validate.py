@@ -1411,6 +1411,39 @@ def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None
     assert frames[2].gpu.dram_curve_share == cv._machine_frame(cals).gpu.dram_curve_share
 
 
+def test_the_fitted_machine_parameters_are_read_and_written_by_name() -> None:
+    # Every fitted scalar is a preset field and a design-rows column of the same name, and
+    # the calibrated start written back as a calibration is the frame it came from.
+    fields = {f.name for f in dataclasses.fields(cm.Gpu)}
+    assert set(cv._MACHINE_FIT_SCALARS) <= fields & set(cm_time.DESIGN_PARAMETERS)
+    assert set(cv._MACHINE_THREAD_TERMS) <= set(cv._MACHINE_FIT_SCALARS)
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    run = root / "quiet_run_2026-11-29_xeon_blockends_levels"
+    cals = {n: mm.load_calibration(run / f"calibration_{n}t") for n in (1, 2)}
+    frame = cv._machine_frames(cals)[1]
+    names = sorted(frame.stencils)
+    start = cv._machine_start(cals, frame, names)
+    back = cv._machine_calibration(frame, names, start)
+    for name in cv._MACHINE_FIT_SCALARS:
+        want = max(getattr(c.gpu, name) for c in cals.values())
+        if name not in cv._MACHINE_THREAD_TERMS:
+            want = getattr(frame.gpu, name)
+        assert getattr(back.gpu, name) == pytest.approx(want, rel=1e-15), name
+    shared = [max(c.gpu.l_shared_s_per_word[k] for c in cals.values()) for k in range(4)]
+    assert back.gpu.l_shared_s_per_word == pytest.approx(shared, rel=1e-15)
+    assert back.gpu.l_level_s_per_word == pytest.approx(frame.gpu.l_level_s_per_word, abs=1e-24)
+    assert all(back.c_iter_s(n) == pytest.approx(frame.c_iter_s(n), rel=1e-15) for n in names)
+    # A nonzero start moves each scalar into its own field and nowhere else.
+    for name in cv._MACHINE_FIT_SCALARS:
+        theta = start.copy()
+        theta[cv._tail_index(len(names), name)] = 7.25e-9
+        moved = cv._machine_calibration(frame, names, theta)
+        changed = [
+            n for n in cv._MACHINE_FIT_SCALARS if getattr(moved.gpu, n) != getattr(back.gpu, n)
+        ]
+        assert changed == [name] and getattr(moved.gpu, name) == 7.25e-9
+
+
 @pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s"])
 def test_dram_only_terms_need_two_problems(term: str) -> None:
     # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams) is

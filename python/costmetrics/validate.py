@@ -988,6 +988,15 @@ _MACHINE_FIT_TAIL = (
 #: 7-27%, and without it the fit charged that slow-down to the words
 #: (docs/validate-log.md, "A compute share per extra busy thread").
 C_ITER_SHARE_PER_EXTRA_THREAD = "c_iter_share_per_extra_thread"
+#: The fitted tail's parameters that are each one scalar field of the preset (``Gpu``) and
+#: one column of :func:`costmetrics.time.design_rows`, under the same name: the fit reads
+#: and writes them by that name, never by position.
+_MACHINE_FIT_SCALARS = tuple(
+    name for name in _MACHINE_FIT_TAIL if "[" not in name and name != C_ITER_SHARE_PER_EXTRA_THREAD
+)
+#: The thread terms, which start at the largest calibrated value (a calibration at one
+#: thread measures none of them).
+_MACHINE_THREAD_TERMS = ("t_barrier_per_thread_s", "t_share_line_s", "t_cross_row_s")
 #: Scale the solver gives a fitted parameter whose calibrated value is 0: seconds for the
 #: costs, a share for :data:`C_ITER_SHARE_PER_EXTRA_THREAD`.
 _ZERO_SCALE_S = 1e-9
@@ -1086,13 +1095,12 @@ def _machine_start(cals: dict[int, Calibration], frame: Calibration, names: Sequ
     head = [g.l_s_per_word + d for d in g.l_level_s_per_word] + [g.tau_sync_s, g.t_sync_s]
     c_iter = [frame.c_iter_s(n) for n in names]
     gs = [c.gpu for c in cals.values()]
-    shared = [max(x.l_shared_s_per_word[k] for x in gs) for k in range(len(MEMORY_LEVELS))]
-    tail = [
-        g.l_seg_s, *shared, g.tau_line_s, max(x.t_barrier_per_thread_s for x in gs),
-        max(x.t_share_line_s for x in gs), g.l_buffer_s_per_word, g.tau_line_3d_s,
-        max(x.t_cross_row_s for x in gs), g.tau_line_3d_dram_s, g.l_prefetch_s_per_word,
-        g.c_buffer_dram_s, _calibrated_c_iter_share(cals, names),
-    ]  # fmt: skip
+    at: dict[str, float] = {n: float(getattr(g, n)) for n in _MACHINE_FIT_SCALARS}
+    at.update({n: max(float(getattr(x, n)) for x in gs) for n in _MACHINE_THREAD_TERMS})
+    for k, lv in enumerate(MEMORY_LEVELS):
+        at[f"l_shared_s_per_word[{lv}]"] = max(x.l_shared_s_per_word[k] for x in gs)
+    at[C_ITER_SHARE_PER_EXTRA_THREAD] = _calibrated_c_iter_share(cals, names)
+    tail = [at[n] for n in _MACHINE_FIT_TAIL]
     return np.asarray(head + c_iter + tail, dtype=np.float64)
 
 
@@ -1131,6 +1139,21 @@ def _machine_design(
     index = {n: i for i, n in enumerate(names)}
     fewest = frames[min(frames)]
     share = _tail_index(len(names), C_ITER_SHARE_PER_EXTRA_THREAD)
+    # Each fitted column and the design rows' column it reads, by name (head: L + dL per
+    # level, tau_sync, T_sync; tail: the shared bandwidth per level and the scalars).
+    design = {n: j for j, n in enumerate(cm_time.DESIGN_PARAMETERS)}
+    pairs = [(k, design[f"l_level_s_per_word[{lv}]"]) for k, lv in enumerate(MEMORY_LEVELS)]
+    pairs += [(n_lv, design["tau_sync_s"]), (n_lv + 1, design["t_sync_s"])]
+    pairs += [
+        (
+            _tail_index(len(names), f"l_shared_s_per_word[{lv}]"),
+            design[f"l_shared_s_per_word[{lv}]"],
+        )
+        for lv in MEMORY_LEVELS
+    ]
+    pairs += [(_tail_index(len(names), n), design[n]) for n in _MACHINE_FIT_SCALARS]
+    fitted, read = np.array(pairs, dtype=np.intp).T
+    c_iter = design["c_iter_s"]
     for (name, sizes, threads, schedule), rows in _schedule_groups(t).items():
         if name not in index:
             continue
@@ -1141,21 +1164,12 @@ def _machine_design(
         r = d.rows
         block = np.zeros((rows.size, cols.shape[1]))
         # L + dL[level]: the coefficient of L split over the levels the arrays stream from
-        # (one level, or L3 and DRAM by cm_time.dram_share): the rows' dL columns.
-        block[:, :n_lv] = r[:, 5 : 5 + n_lv]
-        block[:, n_lv] = r[:, 1]  # tau_sync
-        block[:, n_lv + 1] = r[:, 2]  # T_sync
-        block[:, n_lv + 2 + index[name]] = r[:, 3]  # C_iter of this stencil
-        tail = n_lv + 2 + len(names)
-        block[:, tail] = r[:, 4]  # L_seg
-        block[:, tail + 1 : tail + 1 + n_lv] = r[:, 9 : 9 + n_lv]  # shared bandwidth
-        # tau_line, t_barrier, t_share, l_buffer, tau_line_3d, t_cross_row, the 3D lines'
-        # DRAM term, the words streamed into a 1D wavefront's gaps and the vector steps'
-        # cost of a tile buffer evicted by DRAM streams
-        block[:, tail + 1 + n_lv : share] = r[:, 13:22]
+        # (one level, or L3 and DRAM by cm_time.dram_share) is the rows' dL columns.
+        block[:, fitted] = r[:, read]
+        block[:, n_lv + 2 + index[name]] = r[:, c_iter]  # C_iter of this stencil
         # The C_iter of the frame's thread count: that of the fewest threads plus the
         # share per extra thread of their calibrated C_iter (_machine_calibration).
-        block[:, share] = r[:, 3] * _extra_threads(here) * fewest.c_iter_s(name)
+        block[:, share] = r[:, c_iter] * _extra_threads(here) * fewest.c_iter_s(name)
         cols[rows] = block
         ok[rows] = d.reasons == 0
     return cols, ok
@@ -1174,24 +1188,16 @@ def _machine_calibration(
     n_lv = len(MEMORY_LEVELS)
     g = frame.gpu
     l_ref = g.l_s_per_word
-    tail = n_lv + 2 + len(names)
+    at = {n: float(theta[_tail_index(len(names), n)]) for n in _MACHINE_FIT_TAIL}
+    scalars: dict[str, Any] = {n: at[n] for n in _MACHINE_FIT_SCALARS}
     gpu = replace(
         g,
         l_level_s_per_word=tuple(float(theta[k]) - l_ref for k in range(n_lv)),
-        l_seg_s=float(theta[tail]),
-        l_shared_s_per_word=tuple(float(x) for x in theta[tail + 1 : tail + 1 + n_lv]),
-        tau_line_s=float(theta[tail + 1 + n_lv]),
-        t_barrier_per_thread_s=float(theta[tail + 2 + n_lv]),
-        t_share_line_s=float(theta[tail + 3 + n_lv]),
-        l_buffer_s_per_word=float(theta[tail + 4 + n_lv]),
-        tau_line_3d_s=float(theta[tail + 5 + n_lv]),
-        t_cross_row_s=float(theta[tail + 6 + n_lv]),
-        tau_line_3d_dram_s=float(theta[tail + 7 + n_lv]),
-        l_prefetch_s_per_word=float(theta[tail + 8 + n_lv]),
-        c_buffer_dram_s=float(theta[tail + 9 + n_lv]),
+        l_shared_s_per_word=tuple(at[f"l_shared_s_per_word[{lv}]"] for lv in MEMORY_LEVELS),
+        **scalars,
     )
     cal = replace(frame, gpu=gpu)
-    share = float(theta[_tail_index(len(names), C_ITER_SHARE_PER_EXTRA_THREAD)])
+    share = at[C_ITER_SHARE_PER_EXTRA_THREAD]
     extra = _extra_threads(frame) * share
     return cal.with_parameters(
         l_ref, float(theta[n_lv]), float(theta[n_lv + 1]),
@@ -1319,8 +1325,7 @@ def _machine_bounds(
     n_lv = len(MEMORY_LEVELS)
     lower = np.zeros(start.size)
     lower[n_lv : n_lv + 2 + len(names)] = _POSITIVE_FLOOR_S
-    tail = len(_MACHINE_FIT_HEAD) + len(names)
-    lower[tail] = _L_SEG_FLOOR_S
+    lower[_tail_index(len(names), "l_seg_s")] = _L_SEG_FLOOR_S
     upper = np.full(start.size, np.inf)
     for name in ("t_share_line_s", "t_cross_row_s"):
         j = _tail_index(len(names), name)
@@ -1363,8 +1368,8 @@ def _with_levels_held(
     weak = share.max(axis=0, initial=0.0) < _LEVEL_WORD_SHARE_MIN
     held = np.zeros(start.size, dtype=bool)
     held[:n_lv] = weak
-    tail = len(_MACHINE_FIT_HEAD) + n_names
-    held[tail + 1 : tail + 1 + n_lv] = weak  # l_shared_s_per_word of the same levels
+    shared = [_tail_index(n_names, f"l_shared_s_per_word[{lv}]") for lv in MEMORY_LEVELS]
+    held[shared] = weak  # l_shared_s_per_word of the same levels
     return np.where(held, start, lower), np.where(held, start, upper)
 
 
