@@ -30,7 +30,13 @@ Run: ``python benchmarks/bench_validate_rescore.py FOLDER [FOLDER ...] [--out DI
 ``targets.json`` under ``DIR/<folder name>/``. After the table of runs, one of targets: the
 runs that meet each, and its median value, over every run and over the runs of this
 version's harness whose noise floor is at most ``--quiet-floor`` (default 5%) at every
-thread count. Folders without a
+thread count. Last, the runs' agreement across folders: every run measured on the same
+machine (CPU model, core count, L2 and L3 sizes), with the same harness and the same
+problems, one group; per group, each run's overall held-out RMSE of the variant (all
+points, top 20%), how many pairs of runs lie within the target's 2 points of each other,
+and the largest difference, beside the largest overall noise floor (a folder's own runs
+are judged together already; this judges runs measured by separate commands, hours or
+sessions apart). Folders without a
 sweep and its calibrations (diagnostics) are listed and skipped.
 """
 
@@ -75,6 +81,9 @@ COLUMNS = (
 
 #: The selection targets of :data:`COLUMNS`, whose noise floor the summary gives.
 SELECTION = ("opt mean", "opt worst", "tune k=5")
+
+#: The machine header's entries that two runs must share for their agreement to be judged.
+MACHINE_KEYS = ("cpu_model", "logical_cpus", "l2_bytes", "l3_bytes")
 
 
 def _has_calibrations(run: Path) -> bool:
@@ -177,6 +186,7 @@ def _rescore_folder(
                              } if hit else None  # fmt: skip
         again = {r["goal"]: r for r in rows if r["run"] == str(i) and r["variant"] == variant
                  and r["goal"].startswith("re-measured")}  # fmt: skip
+        score = bvr._scores(report).get(variant)
         per_run.append({
             "run": i,
             "points": len(tables[i]),
@@ -196,6 +206,11 @@ def _rescore_folder(
             "missed": [r["target"] for r in mine if not r["met"]],
             "values": values,
             "re_measured": {k: v["value"] for k, v in again.items()},
+            # Every point's held-out RMSE, for the runs' agreement across folders.
+            "overall": None if score is None else {
+                "rmse_all": score.rmse_all, "rmse_top": score.rmse_top,
+                "noise_floor": score.overall.noise_floor,
+            },
         })  # fmt: skip
     agree = [r for r in rows if r["run"] == "all" and r["variant"] == variant]
     # The harness version the sweep was measured with (its "# harness:" line).
@@ -209,8 +224,104 @@ def _rescore_folder(
         "runs_agree": agree[0]["value"] if agree else None,
         "loadavg_1m": list(reports[0].loadavg_1m),
         "note": note,
+        # What makes two runs comparable: the machine and the problems measured.
+        "machine": {k: raw.machine.get(k) for k in MACHINE_KEYS},
+        "problems": _problems(tables[0]),
     }
     return rows, summary
+
+
+def _problems(table: mm.Table) -> list[str]:
+    """The table's problems, each as ``"stencil s1xs2x...xT"``, sorted."""
+    return sorted({f"{table.stencil[i]} {'x'.join(map(str, table.sizes_of(i)))}"
+                   for i in range(len(table))})  # fmt: skip
+
+
+def _agreement(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs' agreement across folders, one entry per group of comparable runs.
+
+    A group is every run with the same machine (:data:`MACHINE_KEYS`), harness and
+    problems; groups of one run are left out. The difference of two runs is the larger of
+    their differences in overall RMSE over all points and over the top 20%, as
+    ``bench_validate_run.py`` judges a folder's own runs; the group meets the target when
+    every pair is within :data:`bench_validate_run.RUNS_AGREE` (a pair with a score that
+    is not finite does not).
+    """
+    groups: dict[str, list[tuple[str, dict[str, float]]]] = {}
+    for s in summaries:
+        key = json.dumps([s["machine"], s["harness"], s["problems"]], sort_keys=True)
+        for r in s["runs"]:
+            if r.get("overall") is not None:
+                groups.setdefault(key, []).append((f"{s['folder']} run {r['run']}", r["overall"]))
+    out = []
+    for key, runs in groups.items():
+        if len(runs) < 2:
+            continue
+        machine, harness, problems = json.loads(key)
+        pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]]
+        gaps = [
+            max(abs(a[1]["rmse_all"] - b[1]["rmse_all"]), abs(a[1]["rmse_top"] - b[1]["rmse_top"]))
+            for a, b in pairs
+        ]
+        finite = [g for g in gaps if math.isfinite(g)]
+        worst = max(
+            range(len(pairs)), key=lambda j: gaps[j] if math.isfinite(gaps[j]) else math.inf
+        )
+        floors = [o["noise_floor"] for _, o in runs if math.isfinite(o["noise_floor"])]
+        out.append({
+            "machine": machine,
+            "harness": harness,
+            "problems": len(problems),
+            "runs": [name for name, _ in runs],
+            "rmse_all": [o["rmse_all"] for _, o in runs],
+            "rmse_top": [o["rmse_top"] for _, o in runs],
+            "pairs": len(pairs),
+            "pairs_within": sum(1 for g in finite if g < bvr.RUNS_AGREE),
+            "largest_difference": gaps[worst],
+            "largest_pair": [pairs[worst][0][0], pairs[worst][1][0]],
+            "noise_floor": max(floors) if floors else math.nan,
+            "met": len(finite) == len(gaps) and max(gaps) < bvr.RUNS_AGREE,
+        })  # fmt: skip
+    return out
+
+
+def _agreement_markdown(groups: list[dict[str, Any]]) -> str:
+    """The runs' agreement across folders as a table (nothing when no group has two runs)."""
+    if not groups:
+        return ""
+    lines = [
+        "Runs' agreement across folders (every run of the same machine, harness and problems; "
+        f"the overall held-out RMSE, all points / top 20%, in %; target: every pair within "
+        f"{100 * bvr.RUNS_AGREE:g} points):",
+        "",
+        "| machine | harness | problems | runs | RMSE all | RMSE top 20% | pairs within "
+        "| largest difference | between | noise floor | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for g in groups:
+        m = g["machine"]
+        machine = (f"{m.get('cpu_model')}, {m.get('logical_cpus')} CPUs, "
+                   f"L2 {_mib(m.get('l2_bytes'))}, L3 {_mib(m.get('l3_bytes'))}")  # fmt: skip
+        lines.append(
+            f"| {machine} | {g['harness']} | {g['problems']} | {len(g['runs'])} "
+            f"| {_span(g['rmse_all'])} | {_span(g['rmse_top'])} "
+            f"| {g['pairs_within']} of {g['pairs']} | {_pct(g['largest_difference'])} "
+            f"| {' / '.join(g['largest_pair'])} | {_pct(g['noise_floor'])} "
+            f"| {'yes' if g['met'] else '**no**'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _mib(n: Any) -> str:
+    return f"{n / 2**20:g} MiB" if isinstance(n, (int, float)) else "?"
+
+
+def _span(values: list[float]) -> str:
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return "-"
+    lo, hi = min(finite), max(finite)
+    return _pct(lo) if lo == hi else f"{_pct(lo)}-{_pct(hi)}"
 
 
 def _pct(x: float | None) -> str:
@@ -400,10 +511,14 @@ def main(argv: list[str] | None = None) -> int:
             _write(d / "targets.json", _json({"targets": rows}))
             _write(d / "targets.md", bvr._markdown(rows, runs[0].sweep.machine,
                                                    summary["loadavg_1m"]))  # fmt: skip
+    agreement = _agreement(summaries)
     text = _markdown(summaries, args.variant, args.statistic, args.calibrations)
     text += "\n" + _per_target(summaries, args.quiet_floor)
+    if agreement:
+        text += "\n" + _agreement_markdown(agreement)
     doc = {"variant": args.variant, "statistic": args.statistic,
-           "calibrations": args.calibrations, "tables": summaries}  # fmt: skip
+           "calibrations": args.calibrations, "tables": summaries,
+           "agreement": agreement}  # fmt: skip
     if out is not None:
         _write(out / "summary.md", text)
         _write(out / "summary.json", _json(doc))

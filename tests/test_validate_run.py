@@ -9,6 +9,7 @@ before anything is measured.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -212,6 +213,15 @@ def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> Non
     assert table["runs"][0]["judged"] == len(mine) == 10
     assert not any(r["goal"].startswith("machine variant batch cost") for r in rows["targets"])
     assert f"| {folder.name} | 1 | AMD EPYC |" in done.stdout
+    # The runs' agreement across folders groups the folder's two runs (same machine,
+    # harness and problems) and finds the difference its own judgement found.
+    (group,) = summary["agreement"]
+    assert group["runs"] == [f"{folder.name} run 0", f"{folder.name} run 1"]
+    assert group["pairs"] == 1 and group["problems"] == len(table["problems"]) > 1
+    assert group["largest_difference"] == pytest.approx(table["runs_agree"], rel=1e-12)
+    assert group["rmse_all"][1] == pytest.approx(fitted.rmse_all, rel=1e-12)
+    assert group["met"] == (table["runs_agree"] < 0.02)
+    assert "Runs' agreement across folders" in done.stdout
 
     def rescore(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, str(RESCORE), *args], capture_output=True,
@@ -232,6 +242,45 @@ def test_rescore_judges_shipped_runs_and_measures_nothing(tmp_path: Path) -> Non
     bad = rescore(str(folder), str(cut), "--out", str(tmp_path / "r2"))
     assert bad.returncode == 2 and f"{cut}: " in bad.stderr and "Traceback" not in bad.stderr
     assert not (tmp_path / "r2" / folder.name).exists()
+
+
+def _summary(folder: str, machine: dict[str, Any], problems: list[str],
+             overall: list[tuple[float, float, float] | None]) -> dict[str, Any]:  # fmt: skip
+    return {"folder": folder, "machine": machine, "harness": "5", "problems": problems,
+            "runs": [{"run": i, "overall": None if o is None else
+                      {"rmse_all": o[0], "rmse_top": o[1], "noise_floor": o[2]}}
+                     for i, o in enumerate(overall)]}  # fmt: skip
+
+
+def test_rescore_agreement_groups_comparable_runs_only() -> None:
+    sys.path.insert(0, str(RESCORE.parent))
+    import bench_validate_rescore as rs
+
+    zen = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "l2_bytes": 1 << 20, "l3_bytes": 32 << 20}
+    other = {**zen, "l2_bytes": 1 << 19}  # another guest of the same name
+    levels, default = ["heat2d 254x254x64", "jacobi1d 16384x128"], ["heat2d 254x254x64"]
+    groups = rs._agreement([
+        _summary("a", zen, levels, [(0.100, 0.060, 0.07)]),
+        _summary("b", zen, levels, [(0.115, 0.070, 0.12), (0.110, 0.071, 0.08)]),
+        _summary("c", other, levels, [(0.100, 0.060, 0.05)]),  # alone in its group
+        _summary("d", zen, default, [(0.2, 0.1, 0.1), None]),  # one scored run: no group
+    ])  # fmt: skip
+    (g,) = groups
+    assert g["runs"] == ["a run 0", "b run 0", "b run 1"] and g["problems"] == 2
+    # Pairs: a-b0 max(1.5, 1.0) = 1.5 points, a-b1 max(1.0, 1.1) = 1.1, b0-b1 max(0.5, 0.1).
+    assert g["pairs"] == 3 and g["pairs_within"] == 3 and g["met"]
+    assert g["largest_difference"] == pytest.approx(0.015)
+    assert g["largest_pair"] == ["a run 0", "b run 0"] and g["noise_floor"] == 0.12
+    (g,) = rs._agreement([
+        _summary("a", zen, levels, [(0.100, 0.060, 0.07)]),
+        _summary("b", zen, levels, [(0.115, 0.061, 0.07), (float("nan"), 0.06, 0.07)]),
+    ])  # fmt: skip
+    assert g["pairs"] == 3 and g["pairs_within"] == 1 and not g["met"]
+    assert g["largest_pair"][1] == "b run 1" and not math.isfinite(g["largest_difference"])
+    text = rs._agreement_markdown([g])
+    assert "| AMD EPYC, 2 CPUs, L2 1 MiB, L3 32 MiB | 5 | 2 | 3 | 10.0-11.5 |" in text
+    assert "| 1 of 3 | - |" in text and "| **no** |" in text
+    assert rs._agreement_markdown([]) == ""
 
 
 def _rescore(*args: str) -> subprocess.CompletedProcess[str]:
