@@ -1163,8 +1163,9 @@ def _machine_design(
         d = cm_time.design_rows(stencil, gpu, sizes, _tile_rows(t, rows), variant="machine")
         r = d.rows
         block = np.zeros((rows.size, cols.shape[1]))
-        # L + dL[level]: the coefficient of L split over the levels the arrays stream from
-        # (one level, or L3 and DRAM by cm_time.dram_share) is the rows' dL columns.
+        # Each fitted column from the design column of its name; for the head's L + dL[level]
+        # that is the dL column: the coefficient of L split over the levels the arrays
+        # stream from (one level, or L3 and DRAM by cm_time.dram_share).
         block[:, fitted] = r[:, read]
         block[:, n_lv + 2 + index[name]] = r[:, c_iter]  # C_iter of this stencil
         # The C_iter of the frame's thread count: that of the fewest threads plus the
