@@ -232,17 +232,18 @@ def _rescore_folder(
 
 
 def _problems(table: mm.Table) -> list[str]:
-    """The table's problems, each as ``"stencil s1xs2x...xT"``, sorted."""
-    return sorted({f"{table.stencil[i]} {'x'.join(map(str, table.sizes_of(i)))}"
-                   for i in range(len(table))})  # fmt: skip
+    """The table's problems (``validate``'s (stencil, sizes) groups), each as
+    ``"stencil s1xs2x...xT"``, in the groups' sorted order."""
+    groups = cv._groups(table, by_threads=False)
+    return [f"{stencil} {'x'.join(map(str, sizes))}" for stencil, sizes in groups]
 
 
 def _agreement(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The runs' agreement across folders, one entry per group of comparable runs.
 
     A group is every run with the same machine (:data:`MACHINE_KEYS`), harness and
-    problems; groups of one run are left out. The difference of two runs is the larger of
-    their differences in overall RMSE over all points and over the top 20%, as
+    problems; groups of one run are left out. The difference of two runs is
+    :func:`bench_validate_run.runs_gap` of their overall scores, as
     ``bench_validate_run.py`` judges a folder's own runs; the group meets the target when
     every pair is within :data:`bench_validate_run.RUNS_AGREE` (a pair with a score that
     is not finite does not).
@@ -260,8 +261,8 @@ def _agreement(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         machine, harness, problems = json.loads(key)
         pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]]
         gaps = [
-            max(abs(a[1]["rmse_all"] - b[1]["rmse_all"]), abs(a[1]["rmse_top"] - b[1]["rmse_top"]))
-            for a, b in pairs
+            bvr.runs_gap((a["rmse_all"], a["rmse_top"]), (b["rmse_all"], b["rmse_top"]))
+            for (_, a), (_, b) in pairs
         ]
         finite = [g for g in gaps if math.isfinite(g)]
         worst = max(

@@ -238,6 +238,12 @@ def _confirm(
     )  # fmt: skip
 
 
+def runs_gap(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Two runs' difference for the agreement target: the larger of their differences in
+    RMSE over all points and over the top 20% (each run as ``(rmse_all, rmse_top)``)."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
 def _scores(report: cv.ValidationReport) -> dict[str, cv.Score]:
     out = dict(report.scores)
     out.update({f"fitted-{v}": f.test_score for v, f in report.fitted.items()})
@@ -432,7 +438,7 @@ def _judge(
                     v, vs_grid[str(TUNE_K)]["max"], TUNE_WITHIN, noise)  # fmt: skip
         if len(reports) > 1 and all(v in scores for scores in scores_by_run):
             runs = [scores[v] for scores in scores_by_run]
-            gap = max(max(abs(a.rmse_all - b.rmse_all), abs(a.rmse_top - b.rmse_top))
+            gap = max(runs_gap((a.rmse_all, a.rmse_top), (b.rmse_all, b.rmse_top))
                       for a in runs for b in runs)  # fmt: skip
             add("all", "runs agree (RMSE all and top 20%, largest difference)", v, gap,
                 RUNS_AGREE, max(r.overall.noise_floor for r in runs))  # fmt: skip
