@@ -100,10 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"statistic": args.statistic, "ks": list(KS), "runs": []}
     pairs = [(0, 1), (1, 0)] if len(runs) == 2 else [(0, None)]
     for scored, ranking in pairs:
-        try:
-            split = cv.split_selection_floor(tables[scored], ks=KS).to_dict()
-        except ValueError:
-            split = None  # a table of one pass: no halves to rank each other
+        # None for a table of one pass: no halves to rank each other.
+        halves = cv._split_floor_or_none(tables[scored], ks=KS)
+        split = None if halves is None else halves.to_dict()
         floor = None
         if ranking is not None:
             floor = cv.selection_floor(tables[scored], tables[ranking], ks=KS).to_dict()

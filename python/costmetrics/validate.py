@@ -2789,7 +2789,7 @@ def validate(
     )
 
 
-def _split_floor_or_none(t: Table) -> TunerCurve | None:
+def _split_floor_or_none(t: Table, ks: Sequence[int] = (1, 3, 5, 10)) -> TunerCurve | None:
     """:func:`split_selection_floor` of a table of one row per point, None without passes."""
     passes = t.pass_times_s
     if passes is None or passes.shape[1] < 2:
@@ -2797,7 +2797,7 @@ def _split_floor_or_none(t: Table) -> TunerCurve | None:
     halves = np.isfinite(passes[:, 0::2]).any(axis=1) & np.isfinite(passes[:, 1::2]).any(axis=1)
     if not halves.any():
         return None
-    return split_selection_floor(t)
+    return split_selection_floor(t, ks=ks)
 
 
 def _path(table: object) -> str | Path:
