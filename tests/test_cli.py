@@ -399,6 +399,10 @@ def test_measure_and_tune_errors_name_the_option_as_typed(
          "--stencils: unknown harness stencil 'nope'"),
         (["tune", "jacobi1d", "-512", "8", "--calibration", cal],
          "sizes[0]: must be positive, got -512"),
+        (["tune", "--stencil", "jacobi1d", "--sizes", "512,-8", "--calibration", cal],
+         "--sizes[1]: must be positive, got -8"),
+        (["tune", "--stencil", "jacobi1d", "--sizes", "512", "--calibration", cal],
+         "--sizes: expected 2 entries, got 1"),
     ):  # fmt: skip
         assert main(argv) == 2, argv
         captured = capsys.readouterr()
@@ -475,6 +479,46 @@ def test_cli_threads_take_ascii_integers_only(
             len(lines) == 1
             and f"--threads: expected integers or 'all', got {value!r}" in (lines[0])
         ), lines
+
+
+def test_cli_tune_takes_stencil_and_sizes_as_talg_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tune alone took its problem positionally (tune heat2d 512 512 128) where talg and
+    # best-tiles take --stencil heat2d --sizes 512,512,128; both forms now reach the same
+    # call, and a mix or a half is refused before anything is measured.
+    from costmetrics import measure
+
+    calls: list[tuple[object, ...]] = []
+
+    class StopBeforeMeasuringError(Exception):
+        pass
+
+    def record_call(stencil: object, calibration: object, sizes: object, **kw: object) -> None:
+        calls.append((stencil, sizes))
+        raise StopBeforeMeasuringError  # nothing is measured
+
+    monkeypatch.setattr(measure, "tune", record_call)
+    cal = cm.presets.data_dir() / "measurements" / "cpu_calibration"
+    named = ["--stencil", "heat2d", "--sizes", "512,512,128"]
+    for problem in (["heat2d", "512", "512", "128"], named):
+        with pytest.raises(StopBeforeMeasuringError):
+            main(["tune", *problem, "--calibration", str(cal)])
+    assert calls == [("heat2d", (512, 512, 128))] * 2
+    for problem, message in (
+        ([], "--stencil: required"),
+        (["heat2d"], "--sizes: required"),
+        (["--stencil", "heat2d"], "--sizes: required with --stencil"),
+        (["--sizes", "512,512,128"], "--stencil: required with --sizes"),
+        (["heat2d", "--sizes", "512,512,128"], "stencil: given both positionally ('heat2d')"),
+        (["--stencil", "heat2d", "512", "512", "128"], "stencil: given both positionally"),
+    ):
+        assert main(["tune", *problem, "--calibration", str(cal)]) == 2, problem
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert captured.out == "" and len(lines) == 1, captured.err
+        assert lines[0].startswith(f"costmetrics tune: error: {message}"), lines[0]
+    assert len(calls) == 2
 
 
 def test_cli_scratchpad_max_points_reaches_both_searches(

@@ -1293,12 +1293,51 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _tune_problem(args: argparse.Namespace) -> tuple[str, list[int], str]:
+    """Return tune's stencil, sizes and the name of the sizes' argument as typed.
+
+    Either ``--stencil`` and ``--sizes`` (the spelling of ``talg`` and ``best-tiles``) or
+    the positional ``stencil sizes...``; never a mix, so that no entry is silently
+    dropped.
+    """
+    positional = args.stencil_positional is not None or bool(args.sizes_positional)
+    named = args.stencil is not None or args.sizes is not None
+    if positional and named:
+        given = " ".join([args.stencil_positional or "", *map(str, args.sizes_positional)])
+        raise ValueError(
+            f"stencil: given both positionally ({given.strip()!r}) and with --stencil/--sizes; "
+            "use one form (--stencil heat2d --sizes 512,512,128)"
+        )
+    if named:
+        if args.stencil is None:
+            raise ValueError("--stencil: required with --sizes (e.g. --stencil heat2d)")
+        if args.sizes is None:
+            raise ValueError("--sizes: required with --stencil (e.g. --sizes 512,512,128)")
+        return str(args.stencil), list(args.sizes), "--sizes"
+    if args.stencil_positional is None:
+        raise ValueError("--stencil: required (e.g. --stencil heat2d --sizes 512,512,128)")
+    if not args.sizes_positional:
+        raise ValueError("--sizes: required (e.g. --sizes 512,512,128)")
+    return str(args.stencil_positional), list(args.sizes_positional), "sizes"
+
+
 def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     """Rank (tile, threads) with the time model, measure the top k, report the best."""
-    parser.add_argument("stencil", help="harness stencil (jacobi1d, jacobi2d, ...)")
+    # --stencil and --sizes S1,...,T as in talg and best-tiles; the positional form
+    # (`tune heat2d 512 512 128`, the first one this command had) is still read.
+    parser.add_argument("--stencil", default=None, help="harness stencil (jacobi1d, jacobi2d, ...)")
     parser.add_argument(
-        "sizes", type=_int, nargs="+", help="S T (1D), S1 S2 T (2D) or S1 S2 S3 T (heat3d)"
-    )
+        "--sizes", type=_int_list, default=None,
+        help="S,T (1D), S1,S2,T (2D) or S1,S2,S3,T (heat3d), e.g. 512,512,128",
+    )  # fmt: skip
+    parser.add_argument(
+        "stencil_positional", nargs="?", default=None, metavar="stencil",
+        help="the stencil, given positionally instead of --stencil",
+    )  # fmt: skip
+    parser.add_argument(
+        "sizes_positional", type=_int, nargs="*", default=[], metavar="sizes",
+        help="the sizes, given positionally instead of --sizes (S1 S2 T)",
+    )  # fmt: skip
     _add_calibration_folders(parser, "this machine's calibration folder")
     parser.add_argument("--variant", default="exact", help="ranking variant (default exact)")
     parser.add_argument(
@@ -1333,6 +1372,7 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
     def run(args: argparse.Namespace) -> int:
         from costmetrics import measure as cm_measure
 
+        stencil, sizes, sizes_option = _tune_problem(args)
         if args.max_passes is not None and args.confidence is None:
             # It only bounds --confidence's passes: given alone it was ignored.
             raise ValueError("--max-passes: only with --confidence")
@@ -1353,14 +1393,14 @@ def _add_tune(parser: argparse.ArgumentParser) -> Handler:
             "threads": "--threads", "passes": "--passes", "seed": "--seed", "out": "--out",
             "statistic": "--statistic", "fit": "--fit", "confidence": "--confidence",
             "max_passes": "--max-passes",
-            **_grid_options(args.sizes, option="sizes"),  # positional: its name in the usage
+            **_grid_options(sizes, option=sizes_option),
         }  # fmt: skip
         # The warnings are its measurement's (load, CPU interference).
         with _warnings_as_lines("tune"), _options_named(options):
             result = cm_measure.tune(
-                args.stencil,
+                stencil,
                 args.calibration,
-                tuple(args.sizes),
+                tuple(sizes),
                 variant=args.variant,
                 k=args.k,
                 threads=threads,
