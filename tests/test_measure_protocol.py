@@ -931,6 +931,28 @@ def test_selection_floor_ranks_by_the_other_run(tmp_path: Path) -> None:
         cv.selection_floor(a, tmp_path / "missing.csv")
 
 
+def test_selection_floor_refuses_another_machine_or_harness(tmp_path: Path) -> None:
+    # (adversarial pass, 2026-12-02) a Zen 4 levels grid ranked by a Xeon run's times
+    # gave a "floor" of another machine's order; the floor is a second run of this grid.
+    times = {(1, 2): 5.0, (4, 2): 1.3, (16, 4): 1.0}
+
+    def grid(folder: str, machine: dict[str, object], harness: str) -> Path:
+        (tmp_path / folder).mkdir()
+        path = _synthetic_grid(tmp_path / folder, times)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        head = [f"# harness: {harness}", f"# machine: {json.dumps(machine)}"]
+        path.write_text("\n".join([lines[0], *head, *lines[1:]]) + "\n", encoding="utf-8")
+        return path
+
+    here = {"cpu_model": "CPU A", "logical_cpus": 2}
+    a = grid("a", here, "5")
+    assert cv.selection_floor(a, grid("b", here, "5"), ks=(1,)).distance.tolist() == [[0.0]]
+    with pytest.raises(ValueError, match=r"other: measured on another machine .*'CPU B'"):
+        cv.selection_floor(a, grid("c", {**here, "cpu_model": "CPU B"}, "5"))
+    with pytest.raises(ValueError, match=r"other: .*harness"):
+        cv.selection_floor(a, grid("d", here, "4"))
+
+
 def test_selection_floor_one_run_under_several_names(tmp_path: Path) -> None:
     # (58, 480, 18) and (58, 288, 18) are one run (harness 5): the other grid times it by
     # the median of its two rows (1.10 ms), which ranks it after (58, 200, 18) (1.05 ms).

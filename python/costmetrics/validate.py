@@ -2138,10 +2138,17 @@ def selection_floor(
     Raises
     ------
     ValueError
-        If the two tables share no run.
+        If the two tables share no run, or ``other`` was measured on another machine or
+        with another harness version than ``table`` (its times would rank the runs as
+        that machine or harness runs them: not this grid's floor).
     """
     t, o = _table(table), _table(other, "other")
     k_list = _ks(ks)
+    if t.machine and o.machine:
+        check_same_machine(o.machine, "other", t.machine, current_name="the table")
+    version = _header_value(t.comments, "harness")
+    if version is not None:
+        check_current_harness(_header_value(o.comments, "harness"), "other", version)
     clipped_t = _clips_wide_sub_tiles(t)
     other_s = _run_times(o)
     ranking = np.asarray([
