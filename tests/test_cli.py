@@ -521,6 +521,38 @@ def test_cli_tune_takes_stencil_and_sizes_as_talg_does(
     assert len(calls) == 2
 
 
+def test_cli_validate_takes_the_table_as_energy_fit_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # validate took its table positionally only; energy fit and table-b3 take --table.
+    # Both spellings reach the same scoring with the same table.
+    from costmetrics import measure
+    from costmetrics import validate as cm_validate
+
+    class StopBeforeScoringError(Exception):
+        pass
+
+    read: list[str] = []
+
+    def stop(table: object, calibration: object, **kw: object) -> None:
+        raise StopBeforeScoringError
+
+    original = measure.read_table
+
+    def read_table(path: object, *args: object, **kw: object) -> object:
+        read.append(str(path))
+        return original(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(measure, "read_table", read_table)
+    monkeypatch.setattr(cm_validate, "validate", stop)
+    table = str(cm.presets.data_dir() / "measurements" / "cpu_sweep_protocol.csv")
+    cal = str(cm.presets.data_dir() / "measurements" / "cpu_calibration")
+    for form in ([table], ["--table", table]):
+        with pytest.raises(StopBeforeScoringError):
+            main(["validate", *form, "--calibration", cal])
+    assert read == [table, table]
+
+
 def test_cli_scratchpad_max_points_reaches_both_searches(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -916,6 +948,13 @@ def test_errors_name_the_option_not_the_parameter(
          f"table: no file {tmp_path / 'x.csv'}"),
         (["validate", sweep, "--calibration", "/nonexistent"],
          "--calibration: no folder /nonexistent"),
+        (["validate", "--table", str(tmp_path / "x.csv"), "--calibration", "/nonexistent"],
+         f"--table: no file {tmp_path / 'x.csv'}"),
+        (["validate", "--calibration", "/nonexistent"], "--table: required"),
+        (["validate", "--table", str(MEASUREMENTS / "README.md"), "--calibration",
+          str(MEASUREMENTS / "cpu_calibration")], "--table: "),
+        (["validate", sweep, "--table", sweep, "--calibration", "/nonexistent"],
+         f"table: given both positionally ({sweep!r}) and with --table"),
         (["validate", sweep, "--calibration", str(tmp_path)],
          f"--calibration: {tmp_path} has no calibration.json"),
         (["validate", sweep, "--calibration", sweep],

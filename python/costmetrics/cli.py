@@ -1079,7 +1079,16 @@ def _add_calibration_folders(parser: argparse.ArgumentParser, what: str) -> None
 
 def _add_validate(parser: argparse.ArgumentParser) -> Handler:
     """Score the time model on a measured table (RMSE with noise floor, fits, selection)."""
-    parser.add_argument("table", type=_path, help="measurement CSV (costmetrics measure)")
+    # --table CSV as energy's fit and table-b3 take it; positionally as this command
+    # first took it (`validate sweep.csv`), never both.
+    parser.add_argument(
+        "--table", type=_path, default=None, metavar="CSV",
+        help="measurement CSV (costmetrics measure)",
+    )  # fmt: skip
+    parser.add_argument(
+        "table_positional", type=_path, nargs="?", default=None, metavar="table",
+        help="the measurement CSV, given positionally instead of --table",
+    )  # fmt: skip
     _add_calibration_folders(parser, "folder written by costmetrics calibrate")
     parser.add_argument(
         "--plot",
@@ -1124,6 +1133,16 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         from costmetrics._files import save_figure_atomic
         from costmetrics.experiments.validate import plot_predicted_vs_measured
 
+        if args.table is not None and args.table_positional is not None:
+            raise ValueError(
+                f"table: given both positionally ({str(args.table_positional)!r}) and with "
+                "--table; use one"
+            )
+        table_option = "table" if args.table is None else "--table"
+        if args.table is None:
+            if args.table_positional is None:
+                raise ValueError("--table: required (the CSV costmetrics measure wrote)")
+            args.table = args.table_positional
         if args.confirm is None and args.confirm_passes is not None:
             # It only shapes --confirm's measurement: given alone it was ignored.
             raise ValueError("--confirm-passes: only with --confirm")
@@ -1140,13 +1159,14 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
             check_output_file(args.plot, "--plot")
         if args.confirm_passes is not None:
             cm_validate._confirm_passes(args.confirm_passes, "--confirm-passes")
-        check_input_file(args.table, "table")
+        check_input_file(args.table, table_option)
         for folder in args.calibration:
             _check_calibration_folder(folder, "--calibration")
         # One line each, as tune's and measure's: read_table's (an unterminated last line),
         # the scoring's, and --confirm's measurement's (load, CPU interference).
         with _warnings_as_lines("validate"):
-            table = cm_measure.read_table(args.table)  # read once: scored, its header's probe
+            with _options_named({"path": table_option}):  # read_table names its path
+                table = cm_measure.read_table(args.table)  # read once: scored, header's probe
             if args.confirm is not None:
                 # What confirm_selection refuses after the scoring (minutes), checked before
                 # it, and before --confirm's folder and lock file are made: the runs are
