@@ -1444,6 +1444,31 @@ def test_the_fitted_machine_parameters_are_read_and_written_by_name() -> None:
         assert changed == [name] and getattr(moved.gpu, name) == 7.25e-9
 
 
+def test_a_fitted_barrier_per_thread_past_the_calibrated_t_sync_is_written_back() -> None:
+    # (CI, 2026-12-02) a smoke sweep on a loaded host fitted a barrier per thread of
+    # 1.49 us against the 2-thread frame's calibrated T_sync of 39 ns and a fitted T_sync
+    # of 2.26 ms; writing them back set the barrier before T_sync, and the preset refused
+    # T_sync - t_barrier (threads_ref - 1) = 39 ns - 1.49 us. The pair is valid: T_sync
+    # and the barrier are now set together.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    run = root / "quiet_run_2026-11-29_xeon_blockends_levels"
+    cals = {2: mm.load_calibration(run / "calibration_2t")}
+    frame = cv._machine_frames(cals)[2]
+    assert frame.gpu.threads_ref == 2
+    names = sorted(frame.stencils)
+    theta = cv._machine_start(cals, frame, names)
+    ts, tb = cv._barrier_indices(names)
+    theta[tb] = 100 * frame.gpu.t_sync_s  # past the calibrated T_sync
+    theta[ts] = 2.5 * theta[tb]  # T_sync - t_barrier = 1.5 t_barrier >= 0
+    back = cv._machine_calibration(frame, names, theta)
+    assert back.gpu.t_barrier_per_thread_s == theta[tb]
+    assert back.gpu.t_sync_s == pytest.approx(theta[ts], rel=1e-15)
+    # A pair the preset must refuse still raises, naming the field.
+    theta[ts] = 0.5 * theta[tb]
+    with pytest.raises(ValueError, match="t_barrier_per_thread_s"):
+        cv._machine_calibration(frame, names, theta)
+
+
 @pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s"])
 def test_dram_only_terms_need_two_problems(term: str) -> None:
     # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams) is

@@ -1191,10 +1191,14 @@ def _machine_calibration(
     l_ref = g.l_s_per_word
     at = {n: float(theta[_tail_index(len(names), n)]) for n in _MACHINE_FIT_TAIL}
     scalars: dict[str, Any] = {n: at[n] for n in _MACHINE_FIT_SCALARS}
+    # T_sync with the barrier per thread, in one step: the preset refuses a barrier per
+    # thread past T_sync / (threads_ref - 1), and the frame's calibrated T_sync with a
+    # fitted barrier above it was refused (2026-12-02: a CI smoke sweep on a loaded host).
     gpu = replace(
         g,
         l_level_s_per_word=tuple(float(theta[k]) - l_ref for k in range(n_lv)),
         l_shared_s_per_word=tuple(at[f"l_shared_s_per_word[{lv}]"] for lv in MEMORY_LEVELS),
+        t_sync_s=float(theta[n_lv + 1]),
         **scalars,
     )
     cal = replace(frame, gpu=gpu)
