@@ -83,7 +83,10 @@ COLUMNS = (
 SELECTION = ("opt mean", "opt worst", "tune k=5")
 
 #: The machine header's entries that two runs must share for their agreement to be judged.
-MACHINE_KEYS = ("cpu_model", "logical_cpus", "l2_bytes", "l3_bytes")
+#: The L1d size is among them because guests of one name differ there alone: the Zen 4
+#: and the Zen 5 "AMD EPYC" guests both have 1 MiB of L2 per core and 32 MiB of L3, and
+#: 32 against 48 KiB of L1d (docs/validate-log.md, "A third machine: the Zen 5 guest").
+MACHINE_KEYS = ("cpu_model", "logical_cpus", "l1d_bytes", "l2_bytes", "l3_bytes")
 
 
 def _has_calibrations(run: Path) -> bool:
@@ -302,6 +305,7 @@ def _agreement_markdown(groups: list[dict[str, Any]]) -> str:
     for g in groups:
         m = g["machine"]
         machine = (f"{m.get('cpu_model')}, {m.get('logical_cpus')} CPUs, "
+                   f"L1d {_kib(m.get('l1d_bytes'))}, "
                    f"L2 {_mib(m.get('l2_bytes'))}, L3 {_mib(m.get('l3_bytes'))}")  # fmt: skip
         lines.append(
             f"| {machine} | {g['harness']} | {g['problems']} | {len(g['runs'])} "
@@ -315,6 +319,10 @@ def _agreement_markdown(groups: list[dict[str, Any]]) -> str:
 
 def _mib(n: Any) -> str:
     return f"{n / 2**20:g} MiB" if isinstance(n, (int, float)) else "?"
+
+
+def _kib(n: Any) -> str:
+    return f"{n / 2**10:g} KiB" if isinstance(n, (int, float)) else "?"
 
 
 def _span(values: list[float]) -> str:

@@ -256,13 +256,16 @@ def test_rescore_agreement_groups_comparable_runs_only() -> None:
     sys.path.insert(0, str(RESCORE.parent))
     import bench_validate_rescore as rs
 
-    zen = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "l2_bytes": 1 << 20, "l3_bytes": 32 << 20}
+    zen = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "l1d_bytes": 32 << 10,
+           "l2_bytes": 1 << 20, "l3_bytes": 32 << 20}  # fmt: skip
     other = {**zen, "l2_bytes": 1 << 19}  # another guest of the same name
+    zen5 = {**zen, "l1d_bytes": 48 << 10}  # the same name, L2 and L3: only the L1d differs
     levels, default = ["heat2d 254x254x64", "jacobi1d 16384x128"], ["heat2d 254x254x64"]
     groups = rs._agreement([
         _summary("a", zen, levels, [(0.100, 0.060, 0.07)]),
         _summary("b", zen, levels, [(0.115, 0.070, 0.12), (0.110, 0.071, 0.08)]),
         _summary("c", other, levels, [(0.100, 0.060, 0.05)]),  # alone in its group
+        _summary("e", zen5, levels, [(0.300, 0.200, 0.05)]),  # alone in its group too
         _summary("d", zen, default, [(0.2, 0.1, 0.1), None]),  # one scored run: no group
     ])  # fmt: skip
     (g,) = groups
@@ -278,7 +281,7 @@ def test_rescore_agreement_groups_comparable_runs_only() -> None:
     assert g["pairs"] == 3 and g["pairs_within"] == 1 and not g["met"]
     assert g["largest_pair"][1] == "b run 1" and not math.isfinite(g["largest_difference"])
     text = rs._agreement_markdown([g])
-    assert "| AMD EPYC, 2 CPUs, L2 1 MiB, L3 32 MiB | 5 | 2 | 3 | 10.0-11.5 |" in text
+    assert "| AMD EPYC, 2 CPUs, L1d 32 KiB, L2 1 MiB, L3 32 MiB | 5 | 2 | 3 | 10.0-11.5 |" in text
     assert "| 1 of 3 | - |" in text and "| **no** |" in text
     assert rs._agreement_markdown([]) == ""
 
