@@ -82,11 +82,11 @@ COLUMNS = (
 #: The selection targets of :data:`COLUMNS`, whose noise floor the summary gives.
 SELECTION = ("opt mean", "opt worst", "tune k=5")
 
-#: The machine header's entries that two runs must share for their agreement to be judged.
-#: The L1d size is among them because guests of one name differ there alone: the Zen 4
-#: and the Zen 5 "AMD EPYC" guests both have 1 MiB of L2 per core and 32 MiB of L3, and
-#: 32 against 48 KiB of L1d (docs/validate-log.md, "A third machine: the Zen 5 guest").
-MACHINE_KEYS = ("cpu_model", "logical_cpus", "l1d_bytes", "l2_bytes", "l3_bytes")
+#: The machine header's entries that two runs must share for their agreement to be judged:
+#: the fields that tell one machine from another everywhere else (``MACHINE_IDENTITY``, the
+#: L1d among them, which alone tells the Zen 4 and the Zen 5 "AMD EPYC" guests apart:
+#: docs/validate-log.md, "A third machine: the Zen 5 guest"), and the CPUs a run had.
+MACHINE_KEYS = (*mm.MACHINE_IDENTITY, "logical_cpus")
 
 
 def _has_calibrations(run: Path) -> bool:
