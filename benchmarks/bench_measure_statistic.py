@@ -8,7 +8,12 @@ time course of the slowdown: the rows in 10-second bins of their wall-clock time
 median and 90th percentile of (run time / the point's median over passes). A bin whose
 median departs from 1 is a period in which the whole machine ran slower, which no
 per-point statistic of a single pass can see; interleaved passes spread such a period over
-many points, and the minimum ignores it where any pass of the point missed it.
+many points, and the minimum ignores it where any pass of the point missed it. Then where
+the spread comes from, per thread count (:func:`spread`): the share of runs in the slow
+mode, whether a run's slowdown carries over to the next run measured (slow stretches of
+the host) or not (runs slowed one by one), the share of the variance between 10-second
+bins and between passes, the noise floor by barriers per second, and at 1 thread the time
+the thread was not running.
 
 Nothing is measured: run it on the tables of a quiet-machine run, e.g.
 ``python benchmarks/bench_measure_statistic.py data/measurements/quiet_run_2026-11-25_h4/sweep.csv``
@@ -35,6 +40,116 @@ from costmetrics.presets import data_dir
 SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4" / "sweep.csv"
 #: Run-time bins of the split by duration (seconds).
 DURATION_EDGES_S = (0.0, 1e-3, 3e-3, 1e-2, 3e-2, np.inf)
+#: A run this many times its point's median is in the slow mode.
+SLOW_RATIO = 1.3
+#: Wall-clock bins of the variance split (seconds).
+BIN_S = 10.0
+#: Quantile bins of the split by barriers per second of run time.
+RATE_BINS = 4
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson correlation; NaN for fewer than three pairs or a constant series."""
+    if len(x) < 3 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _between_share(values: np.ndarray, groups: np.ndarray) -> float:
+    """Share of the variance of ``values`` between the ``groups`` (1 - within / total)."""
+    total = float(np.sum((values - values.mean()) ** 2))
+    within = 0.0
+    for g in np.unique(groups):
+        x = values[groups == g]
+        within += float(np.sum((x - x.mean()) ** 2))
+    return 1.0 - within / total if total > 0 else float("nan")
+
+
+def spread(raw: mm.Table, med: mm.Table) -> dict[str, Any]:
+    """Where a table's spread over passes comes from, per thread count.
+
+    Each run's residual is ``log(run time / its point's median)``. Per thread count:
+
+    - ``slow_share``: the runs above :data:`SLOW_RATIO` times their point's median;
+    - ``lag1_r``: the correlation of each run's residual with the next run's of the same
+      thread count in wall-clock order (another point, measured a fraction of a second
+      later): near 0 when runs are slowed one by one, near 1 in slow stretches of the host;
+    - ``prev_other_r``: the same with the run of another thread count measured just
+      before (a slow stretch of the host reaches both thread counts);
+    - ``bin_share``: the share of the residuals' variance between :data:`BIN_S` bins of
+      wall clock (how much a clock-time average removes), beside ``bin_share_null``, what
+      the bins take on average from residuals independent of time;
+    - ``pass_share``: the share between passes (a pass as a whole slower);
+    - ``by_rate``: the noise floor of the median in quantile bins of barriers per second
+      (wavefronts / the point's median time; a 2-thread run waits at every one for the
+      slower CPU, a 1-thread run has no partner to wait for);
+    - ``lost_share``: at 1 thread, the median and 90th percentile of
+      ``1 - CPU time / wall time`` (time the thread was not running), and its correlation
+      with the residual; not at 2 threads, where the table keeps the larger thread CPU
+      time, which includes the wait at the barriers.
+    """
+    clock = raw.columns.get("unix_time_s")
+    waves_raw = raw.columns.get("n_wavefronts")
+    if clock is None or waves_raw is None or not np.isfinite(clock).all():
+        return {}
+    index = {med.key_of(i): i for i in range(len(med))}
+    point = np.asarray([index[raw.key_of(i)] for i in range(len(raw))])
+    ok = (raw.time_s > 0) & (med.time_s[point] > 0)
+    resid = np.full(len(raw), np.nan)
+    resid[ok] = np.log(raw.time_s[ok] / med.time_s[point[ok]])
+    passes = med.pass_times_s
+    assert passes is not None
+    waves = np.zeros(len(med))
+    waves[point] = waves_raw
+    rate = waves / np.where(med.time_s > 0, med.time_s, np.nan)
+    out: dict[str, Any] = {}
+    for n in sorted({int(v) for v in raw.threads}):
+        rows = np.flatnonzero((raw.threads == n) & np.isfinite(resid))
+        rows = rows[np.argsort(clock[rows], kind="stable")]
+        r = resid[rows]
+
+        bins = ((clock[rows] - clock.min()) // BIN_S).astype(int)
+        entry: dict[str, Any] = {
+            "runs": len(rows),
+            "slow_share": float(np.mean(r > np.log(SLOW_RATIO))),
+            "lag1_r": _corr(r[:-1], r[1:]),
+            "bin_share": _between_share(r, bins),
+            # What the bins take from residuals independent of time: (bins - 1) / (runs - 1).
+            "bin_share_null": (len(np.unique(bins)) - 1) / max(len(rows) - 1, 1),
+            "pass_share": _between_share(r, raw.pass_index[rows]),
+        }
+        pts = np.flatnonzero((med.threads == n) & np.isfinite(rate))
+        edges = np.quantile(rate[pts], np.linspace(0, 1, RATE_BINS + 1))
+        by_rate = []
+        for lo, hi in itertools.pairwise(edges):
+            m = pts[(rate[pts] >= lo) & (rate[pts] <= hi)]
+            in_bin = np.isin(point[rows], m)
+            by_rate.append(
+                {
+                    "barriers_per_s": [float(lo), float(hi)],
+                    "points": len(m),
+                    "noise_floor": cv.noise_floor(passes[m], "median"),
+                    "slow_share": float(np.mean(r[in_bin] > np.log(SLOW_RATIO))),
+                }
+            )
+        entry["by_rate"] = by_rate
+        if n == 1:
+            cpu = raw.cpu_time_s[rows]
+            good = np.isfinite(cpu) & (cpu > 0)
+            lost = 1.0 - cpu[good] / raw.time_s[rows][good]
+            if good.any():
+                entry["lost_share"] = [float(np.median(lost)), float(np.quantile(lost, 0.9))]
+                entry["lost_vs_resid_r"] = _corr(lost, r[good])
+        # The run of another thread count measured just before: a slowdown of the host
+        # reaches both; one of a thread count's own (a wait at the barriers) does not.
+        others = np.flatnonzero((raw.threads != n) & np.isfinite(resid))
+        others = others[np.argsort(clock[others], kind="stable")]
+        if len(others):
+            before = np.searchsorted(clock[others], clock[rows], side="right") - 1
+            has = before >= 0
+            entry["prev_other_r"] = _corr(r[has], resid[others[before[has]]])
+        out[str(n)] = entry
+    return out
 
 
 def floors(path: Path) -> dict[str, Any]:
@@ -90,6 +205,7 @@ def floors(path: Path) -> dict[str, Any]:
                 )
             periods[str(n)] = series
         out["periods"] = periods
+    out["spread"] = spread(raw, med)
     return out
 
 
@@ -107,6 +223,27 @@ def _print(rec: dict[str, Any]) -> None:
         )
         print(f"  slowdown by 10 s of wall clock, {n} thread(s) (median/p90 of run/median):")
         print(f"      {text}")
+    for n, e in rec.get("spread", {}).items():
+        print(
+            f"  spread, {n} thread(s): {e['runs']} runs, {100 * e['slow_share']:.1f}% over"
+            f" {SLOW_RATIO}x their median; r with the next run's residual {e['lag1_r']:.2f},"
+            f" with the previous run of another thread count's {e.get('prev_other_r', np.nan):.2f};"
+            f" variance between {BIN_S:g} s bins {100 * e['bin_share']:.1f}%"
+            f" ({100 * e['bin_share_null']:.1f}% if independent of time), between"
+            f" passes {100 * e['pass_share']:.1f}%"
+        )
+        rates = ", ".join(
+            f"{b['barriers_per_s'][0]:.0f}-{b['barriers_per_s'][1]:.0f}/s:"
+            f" {100 * b['noise_floor']:.1f}% ({100 * b['slow_share']:.0f}% slow)"
+            for b in e["by_rate"]
+        )
+        print(f"      noise floor by barriers per second: {rates}")
+        if "lost_share" in e:
+            lo, hi = e["lost_share"]
+            print(
+                f"      not running (1 - CPU / wall): median {100 * lo:.2f}%, p90"
+                f" {100 * hi:.2f}%; r with the residual {e['lost_vs_resid_r']:.2f}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
