@@ -119,10 +119,13 @@ def spread(raw: mm.Table, med: mm.Table) -> dict[str, Any]:
             "pass_share": _between_share(r, raw.pass_index[rows]),
         }
         pts = np.flatnonzero((med.threads == n) & np.isfinite(rate))
-        edges = np.quantile(rate[pts], np.linspace(0, 1, RATE_BINS + 1))
+        # Quantile edges, each point in one bin (the last one closed); equal edges merged.
+        edges = np.unique(np.quantile(rate[pts], np.linspace(0, 1, RATE_BINS + 1)))
+        edges = edges if len(edges) > 1 else np.repeat(edges, 2)
         by_rate = []
-        for lo, hi in itertools.pairwise(edges):
-            m = pts[(rate[pts] >= lo) & (rate[pts] <= hi)]
+        for b, (lo, hi) in enumerate(itertools.pairwise(edges)):
+            last = b == len(edges) - 2
+            m = pts[(rate[pts] >= lo) & ((rate[pts] <= hi) if last else (rate[pts] < hi))]
             in_bin = np.isin(point[rows], m)
             by_rate.append(
                 {

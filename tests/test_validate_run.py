@@ -494,8 +494,12 @@ def test_spread_tells_slow_stretches_from_runs_slowed_one_by_one() -> None:
                 assert max(abs(e["lag1_r"]), abs(e["prev_other_r"])) < 0.2, e
                 assert e["bin_share"] < 0.35, e
             points = int(np.sum(table.medians().threads == n_threads))
-            assert sum(b["points"] for b in e["by_rate"]) >= points
+            assert sum(b["points"] for b in e["by_rate"]) == points  # each point in one bin
             assert e["by_rate"][0]["barriers_per_s"][0] <= e["by_rate"][-1]["barriers_per_s"][1]
+    # One point alone: one bin of barriers per second, not four copies of it.
+    alone = raw.select(np.asarray([raw.key_of(i) == raw.key_of(0) for i in range(n)]))
+    rec = bms.spread(alone, alone.medians())
+    assert [b["points"] for b in rec[str(int(raw.threads[0]))]["by_rate"]] == [1]
     # A table without a clock column gives no diagnosis rather than a wrong one.
     cols = {k: v for k, v in raw.columns.items() if k != "unix_time_s"}
     assert bms.spread(replace(raw, columns=cols), raw.medians()) == {}
