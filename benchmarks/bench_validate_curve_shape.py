@@ -25,13 +25,19 @@ reads (nothing in the package changes):
   1 (the arrays stay in L3 while a stream says so), at the thread counts of
   ``--rebase-threads`` (default 1).
 
-Found with it on 2026-12-01 (docs/validate-log.md, "A stream's DRAM-share curve"): neither is
-kept.
+- ``logsize``: no measurement, the share linear in the log of the arrays' bytes, from 0 at
+  the working cores' L2 (one core's L2 times the thread count) to 1 at the calibration
+  curve's last point, whatever the copy curve's shape between them.
+
+Found with it on 2026-12-01 (docs/validate-log.md, "A stream's DRAM-share curve"): neither
+``stream`` nor ``rebase`` is kept. ``logsize`` (2026-12-04, "A third levels run on the Zen 5
+guest"): not kept; a lead for the Zen 5 guest only.
 
 Run: ``python benchmarks/bench_validate_curve_shape.py FOLDER [FOLDER ...] [--passes 5]
 [--stream-out FILE | --stream FILE] [--flat 0.1]``; measures for about a minute unless
-``--stream`` gives a saved measurement. ``--quick`` scores one shipped folder with a
-synthetic stream curve (labelled so; measures nothing).
+``--stream`` gives a saved measurement or ``--logsize-only`` scores the shipped curve and
+``logsize`` alone (any machine's folders; nothing measured). ``--quick`` scores one
+shipped folder with a synthetic stream curve (labelled so; measures nothing).
 """
 
 from __future__ import annotations
@@ -147,6 +153,23 @@ def rebased_curve(
     return mm.DramShareCurve((b0, *(float(x) for x in b[keep])), (0.0, *(float(x) for x in rise)))
 
 
+def log_size_curve(shipped: mm.DramShareCurve, threads: int, l2_bytes: int) -> mm.DramShareCurve:
+    """The ``logsize`` candidate: 0 at the working cores' L2, 1 at the shipped curve's end.
+
+    The share is linear in ``log(bytes)`` between ``l2_bytes * threads`` and the shipped
+    curve's last working set; the shipped curve's points between them are kept as points
+    (the model interpolates between points). A shipped curve that ends at or below the
+    working cores' L2 is returned unchanged.
+    """
+    lo = float(l2_bytes * threads)
+    hi = float(shipped.array_bytes[-1])
+    if not hi > lo > 0:
+        return shipped
+    points = sorted({lo, *(float(b) for b in shipped.array_bytes if lo < b < hi), hi})
+    shares = [float(np.log(b / lo) / np.log(hi / lo)) for b in points]
+    return mm.DramShareCurve(tuple(points), tuple(shares))
+
+
 @contextlib.contextmanager
 def curve_replaced(
     kind: str,
@@ -160,6 +183,8 @@ def curve_replaced(
 
     def replaced(micro: dict[str, Any], *, threads: int, segment_words: int = 64) -> Any:
         shipped = shipped_rule(micro, threads=threads, segment_words=segment_words)
+        if shipped is not None and kind == "logsize":
+            return log_size_curve(shipped, threads, l2_bytes)
         if shipped is None or threads not in costs:
             return shipped
         if kind == "stream":
@@ -215,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         "threads the Xeon guest's problems from 8 to 16 MiB then lie at the L3 level alone, "
         "whose cost a leave-one-problem-out fit cannot identify)",
     )  # fmt: skip
+    parser.add_argument(
+        "--logsize-only", action="store_true",
+        help="score the shipped curve and ``logsize`` only (no stream measured, any machine)",
+    )  # fmt: skip
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
@@ -237,7 +266,11 @@ def main(argv: list[str] | None = None) -> int:
             check_output_file(args.stream_out, "--stream-out")
         except ValueError as exc:
             parser.error(str(exc))
-    if args.quick:
+    costs: dict[int, dict[int, float]]
+    cpu_model: str | None
+    if args.logsize_only:
+        costs, cpu_model = {}, None
+    elif args.quick:
         costs = {n: {m: c * 1e-9 for m, c in v.items()} for n, v in QUICK_STREAM.items()}
         cpu_model = None
         print("stream costs: synthetic (--quick), not a measurement")
@@ -267,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             f"core) to {flat_end_bytes(start, v, args.flat) / MIB:.0f} MiB"
         )
     results = {"shipped": score(args.folders, cpu_model)}
-    for kind in ("stream", "rebase"):
+    for kind in ("logsize",) if args.logsize_only else ("stream", "rebase", "logsize"):
         results[kind] = score(
             args.folders,
             cpu_model,

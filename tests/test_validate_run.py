@@ -503,3 +503,27 @@ def test_spread_tells_slow_stretches_from_runs_slowed_one_by_one() -> None:
     # A table without a clock column gives no diagnosis rather than a wrong one.
     cols = {k: v for k, v in raw.columns.items() if k != "unix_time_s"}
     assert bms.spread(replace(raw, columns=cols), raw.medians()) == {}
+
+
+def test_log_size_curve_runs_from_the_working_cores_l2_to_the_curves_end() -> None:
+    import importlib.util
+
+    path = SCRIPT.with_name("bench_validate_curve_shape.py")
+    spec = importlib.util.spec_from_file_location("bench_validate_curve_shape", path)
+    assert spec is not None and spec.loader is not None
+    bcs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bcs)
+    mib = 1 << 20
+    shipped = mm.DramShareCurve((2.0 * mib, 8.0 * mib, 16.0 * mib, 128.0 * mib), (0, 0.5, 0.7, 1))
+    for threads in (1, 2):
+        c = bcs.log_size_curve(shipped, threads, mib)
+        lo = threads * mib
+        assert c.array_bytes[0] == lo and c.array_bytes[-1] == 128 * mib
+        assert c.dram_share[0] == 0.0 and c.dram_share[-1] == 1.0
+        # linear in log bytes: 8 MiB lies 3 of 7 (1 thread) or 2 of 6 (2 threads) octaves up
+        i8 = c.array_bytes.index(8.0 * mib)
+        assert math.isclose(c.dram_share[i8], (3 / 7, 2 / 6)[threads - 1])
+        assert all(np.diff(c.dram_share) > 0)
+    # A curve ending at or below the working cores' L2 is left as it is.
+    short = mm.DramShareCurve((0.5 * mib, 1.0 * mib), (0.0, 1.0))
+    assert bcs.log_size_curve(short, 2, mib) is short
