@@ -30,8 +30,8 @@ reads (nothing in the package changes):
   curve's last point, whatever the copy curve's shape between them.
 
 Found with it on 2026-12-01 (docs/validate-log.md, "A stream's DRAM-share curve"): neither
-``stream`` nor ``rebase`` is kept. ``logsize`` (2026-12-04, "A third levels run on the Zen 5
-guest"): not kept; a lead for the Zen 5 guest only.
+``stream`` nor ``rebase`` is kept. ``logsize`` (2026-12-04, "A third and a fourth levels run on
+the Zen 5 guest"): not kept.
 
 Run: ``python benchmarks/bench_validate_curve_shape.py FOLDER [FOLDER ...] [--passes 5]
 [--stream-out FILE | --stream FILE] [--flat 0.1]``; measures for about a minute unless
