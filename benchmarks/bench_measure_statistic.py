@@ -42,7 +42,7 @@ SHIPPED = data_dir() / "measurements" / "quiet_run_2026-11-25_h4" / "sweep.csv"
 DURATION_EDGES_S = (0.0, 1e-3, 3e-3, 1e-2, 3e-2, np.inf)
 #: A run this many times its point's median is in the slow mode.
 SLOW_RATIO = 1.3
-#: Wall-clock bins of the variance split (seconds).
+#: Wall-clock bins of the slow periods and of the variance split (seconds).
 BIN_S = 10.0
 #: Quantile bins of the split by barriers per second of run time.
 RATE_BINS = 4
@@ -65,7 +65,13 @@ def _between_share(values: np.ndarray, groups: np.ndarray) -> float:
     return 1.0 - within / total if total > 0 else float("nan")
 
 
-def spread(raw: mm.Table, med: mm.Table) -> dict[str, Any]:
+def _point_of_rows(raw: mm.Table, med: mm.Table) -> np.ndarray:
+    """Index in ``med`` (``raw.medians()``) of each row's point."""
+    index = {med.key_of(i): i for i in range(len(med))}
+    return np.asarray([index[raw.key_of(i)] for i in range(len(raw))], dtype=np.intp)
+
+
+def spread(raw: mm.Table, med: mm.Table, point: np.ndarray | None = None) -> dict[str, Any]:
     """Where a table's spread over passes comes from, per thread count.
 
     Each run's residual is ``log(run time / its point's median)``. Per thread count:
@@ -87,13 +93,15 @@ def spread(raw: mm.Table, med: mm.Table) -> dict[str, Any]:
       ``1 - CPU time / wall time`` (time the thread was not running), and its correlation
       with the residual; not at 2 threads, where the table keeps the larger thread CPU
       time, which includes the wait at the barriers.
+
+    ``point`` is :func:`_point_of_rows` where the caller has it already.
     """
     clock = raw.columns.get("unix_time_s")
     waves_raw = raw.columns.get("n_wavefronts")
     if clock is None or waves_raw is None or not np.isfinite(clock).all():
         return {}
-    index = {med.key_of(i): i for i in range(len(med))}
-    point = np.asarray([index[raw.key_of(i)] for i in range(len(raw))])
+    if point is None:
+        point = _point_of_rows(raw, med)
     ok = (raw.time_s > 0) & (med.time_s[point] > 0)
     resid = np.full(len(raw), np.nan)
     resid[ok] = np.log(raw.time_s[ok] / med.time_s[point[ok]])
@@ -107,7 +115,6 @@ def spread(raw: mm.Table, med: mm.Table) -> dict[str, Any]:
         rows = np.flatnonzero((raw.threads == n) & np.isfinite(resid))
         rows = rows[np.argsort(clock[rows], kind="stable")]
         r = resid[rows]
-
         bins = ((clock[rows] - clock.min()) // BIN_S).astype(int)
         entry: dict[str, Any] = {
             "runs": len(rows),
@@ -187,13 +194,11 @@ def floors(path: Path) -> dict[str, Any]:
         out["threads"][str(n)] = entry
     # Slow periods: each run against its point's median, binned by wall-clock time.
     clock = raw.columns.get("unix_time_s")
+    point = _point_of_rows(raw, med)
     if clock is not None and np.isfinite(clock).all():
-        index = {med.key_of(i): i for i in range(len(med))}
-        ratio = np.asarray(
-            [raw.time_s[i] / med.time_s[index[raw.key_of(i)]] for i in range(len(raw))]
-        )
+        ratio = raw.time_s / med.time_s[point]
         start = float(clock.min())
-        bins = ((clock - start) // 10).astype(int)
+        bins = ((clock - start) // BIN_S).astype(int)
         periods: dict[str, list[dict[str, float]]] = {}
         for n in sorted({int(v) for v in raw.threads}):
             series = []
@@ -201,14 +206,14 @@ def floors(path: Path) -> dict[str, Any]:
                 m = (raw.threads == n) & (bins == b)
                 series.append(
                     {
-                        "start_s": float(10 * b),
+                        "start_s": float(BIN_S * b),
                         "median_ratio": float(np.median(ratio[m])),
                         "p90_ratio": float(np.quantile(ratio[m], 0.9)),
                     }
                 )
             periods[str(n)] = series
         out["periods"] = periods
-    out["spread"] = spread(raw, med)
+    out["spread"] = spread(raw, med, point)
     return out
 
 

@@ -26,6 +26,17 @@ from costmetrics.presets import data_dir
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_validate_run.py"
 
 
+def _bench_module(name: str) -> Any:
+    """Load ``benchmarks/<name>.py`` as a module (the scripts are not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, SCRIPT.with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600,
@@ -158,12 +169,8 @@ def test_adaptive_passes_by_default() -> None:
     # passes up to 21 where a group's noise floor was above 2%; 9 passes alone left it at
     # 3.5-4.0%. That is now the command's default; 0 turns it off, --quick keeps it off.
     import argparse
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_validate_run", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    bvr = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bvr)
+    bvr = _bench_module("bench_validate_run")
 
     def resolved(noise: float | None, max_passes: int | None, passes: int = 9,
                  quick: bool = False) -> tuple[float | None, int | None]:  # fmt: skip
@@ -448,24 +455,11 @@ def test_selection_floor_script_one_or_two_runs(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "runs" in done.stderr
 
 
-STATISTIC = SCRIPT.with_name("bench_measure_statistic.py")
-
-
-def _statistic_module() -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_measure_statistic", STATISTIC)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_spread_tells_slow_stretches_from_runs_slowed_one_by_one() -> None:
     """Synthetic times on a shipped table's points: the diagnosis must tell them apart."""
     from dataclasses import replace
 
-    bms = _statistic_module()
+    bms = _bench_module("bench_measure_statistic")
     path = data_dir() / "measurements" / "diagnostic_2026-11-29_xeon_heat3d_rows" / "sweep.csv"
     raw = mm.read_table(path)
     n = len(raw)
@@ -506,13 +500,7 @@ def test_spread_tells_slow_stretches_from_runs_slowed_one_by_one() -> None:
 
 
 def test_log_size_curve_runs_from_the_working_cores_l2_to_the_curves_end() -> None:
-    import importlib.util
-
-    path = SCRIPT.with_name("bench_validate_curve_shape.py")
-    spec = importlib.util.spec_from_file_location("bench_validate_curve_shape", path)
-    assert spec is not None and spec.loader is not None
-    bcs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bcs)
+    bcs = _bench_module("bench_validate_curve_shape")
     mib = 1 << 20
     shipped = mm.DramShareCurve((2.0 * mib, 8.0 * mib, 16.0 * mib, 128.0 * mib), (0, 0.5, 0.7, 1))
     for threads in (1, 2):
