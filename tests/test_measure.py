@@ -1138,6 +1138,19 @@ def test_dram_share_curve() -> None:
     assert mm.dram_share_curve(micro, threads=1, segment_words=16) is None
     flat = _copy_micro({1 * _MIB: ("L3", 5e-10), 4 * _MIB: ("DRAM", 4e-10)})
     assert mm.dram_share_curve(flat, threads=1) is None
+    # The streaming twins are read only in their own order, and the random order skips
+    # them: a flat streaming curve beside the climbing random one gives None, the random
+    # curve is unchanged by them.
+    both = dict(micro)
+    for k, ws in enumerate(words):
+        both[f"stream{k}"] = {"value_s": 0.2e-9 + 1e-13 * k, "threads": 1, "order": "sequential",
+                              "working_set_words": ws, "segment_words": 64,
+                              "memory_level": "L3"}  # fmt: skip
+    assert mm.dram_share_curve(both, threads=1) == curve
+    stream = mm.dram_share_curve(both, threads=1, order="sequential")
+    assert stream is not None and stream.array_bytes == sizes
+    assert stream.dram_share == pytest.approx((0.0, 0.25, 0.5, 0.75, 1.0), abs=1e-12)
+    assert mm.dram_share_curve(micro, threads=1, order="sequential") is None
     # More working sets than the model keeps: thinned, the first and the last kept.
     many = _copy_micro({(k + 1) * _MIB: ("L3", (k + 1) * 1e-11) for k in range(40)})
     thin = mm.dram_share_curve(many, threads=1)
@@ -1151,6 +1164,8 @@ def test_dram_share_curve() -> None:
         (lambda: mm.dram_share_curve(micro, threads=0), r"threads: must be in \[1,"),
         (lambda: mm.dram_share_curve(micro, threads=True), "threads: expected an integer"),
         (lambda: mm.dram_share_curve(micro, threads=1, segment_words=-1), "segment_words"),
+        (lambda: mm.dram_share_curve(micro, threads=1, order="stream"), "order: expected one"),
+        (lambda: mm.dram_share_curve(micro, threads=1, order=not_a_mapping), "order: expected"),
         (lambda: mm.effective_l3_bytes(not_a_mapping, 1, threads=1), "micro: expected a mapping"),
         (lambda: mm.effective_l3_bytes(micro, -1, threads=1), r"l3_bytes: must be in \[0,"),
     ]
@@ -1186,11 +1201,28 @@ def test_dram_share_curve_is_a_curve_the_model_takes(micro: dict[str, Any]) -> N
     assert gpu.dram_curve_bytes == sizes
 
 
+def test_stream_curve_points() -> None:
+    # Each copy point at the L3 or DRAM level, at the calibration's segment length, has a
+    # twin swept in order, and nothing else does; an older calibration's settings give none.
+    caches = (32768, 1 << 20, 32 * _MIB)
+    args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])
+    with_stream = mm._calibration_points(*args)
+    without = mm._calibration_points(*args, stream_curve=False)
+    twins = {k: p for k, p in with_stream.items() if k not in without}
+    assert all(p.kind == "stream" for p in twins.values())
+    wanted = {(p.ws_words, p.level, p.threads) for p in without.values()
+              if p.kind == "copy" and p.level >= 2 and p.segment_words == 64}  # fmt: skip
+    assert {(p.ws_words, p.level, p.threads) for p in twins.values()} == wanted
+    assert len(twins) == len(wanted) > 0
+    assert all(k == f"stream_{('L3', 'DRAM')[p.level - 2]}_{p.ws_words}w_{p.threads}t"
+               for k, p in twins.items())  # fmt: skip
+
+
 def test_l3_curve_points() -> None:
     caches = (32768, 1 << 20, 32 * _MIB)
     args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])
-    new = mm._calibration_points(*args)
-    old = mm._calibration_points(*args, l3_curve=False)
+    new = mm._calibration_points(*args, stream_curve=False)
+    old = mm._calibration_points(*args, l3_curve=False, stream_curve=False)
     added = {k: (p.ws_words, p.level, p.threads) for k, p in new.items() if k not in old}
     # A quarter of L3 (8 MiB, L3) and twice L3 (64 MiB, DRAM) at each thread count.
     assert sorted(added.values()) == [(2 * _MIB, 2, 1), (2 * _MIB, 2, 2), (16 * _MIB, 3, 1),

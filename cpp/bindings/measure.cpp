@@ -93,8 +93,8 @@ void register_measure(py::module_& m) {
       py::arg("size_t"),
       "Final time level of the naive untiled stencil.");
   cmb::def_function_nogil(sub, "bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
-          py::arg("segment_words"), py::arg("repeats"), py::arg("pin"),
-          "Micro-benchmark of L (s per word).");
+          py::arg("segment_words"), py::arg("repeats"), py::arg("pin"), py::arg("sequential") = false,
+          "Micro-benchmark of L (s per word); segments in random order, or swept in order.");
   cmb::def_function_nogil(sub, "bench_barrier", &cmm::bench_barrier, py::arg("threads"), py::arg("repeats"),
           py::arg("pin"),           "Micro-benchmark of T_sync (s per wavefront barrier).");
   cmb::def_function_nogil(sub, "bench_compute", &cmm::bench_compute, py::arg("stencil"), py::arg("threads"),

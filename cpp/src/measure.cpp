@@ -1348,7 +1348,7 @@ volatile float g_sink = 0.0f;
 }  // namespace
 
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
-                       int repeats, bool pin) {
+                       int repeats, bool pin, bool sequential) {
   check_micro(threads, repeats);
   if (segment_words < 1 || segment_words > 4096) {
     throw std::invalid_argument("segment_words: must be in [1, 4096], got " +
@@ -1364,7 +1364,13 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
   const std::int64_t n_segments = slice / segment_words;
   // 2 Mi words per thread per repeat (1-3 ms): short repeats, so that on a shared machine
   // some fall in a quiet time slice (the minimum is kept).
-  const std::int64_t copies = std::max<std::int64_t>(16, (std::int64_t{1} << 20) / segment_words);
+  const std::int64_t random_copies =
+      std::max<std::int64_t>(16, (std::int64_t{1} << 20) / segment_words);
+  // Sequential: whole sweeps of the slice (half read, half written), as many as reach the
+  // random order's words, so that the cache holds what a stencil's next sweep finds.
+  const std::int64_t half = n_segments / 2;
+  const std::int64_t sweeps = (random_copies + half - 1) / half;
+  const std::int64_t copies = sequential ? sweeps * half : random_copies;
   std::vector<double> per_word;
   // rep = -1 is an untimed warm-up (caches, page faults, the threads' first run).
   for (int rep = -1; rep < repeats; ++rep) {
@@ -1378,12 +1384,14 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
           std::uint64_t state = 0x12345ULL + static_cast<std::uint64_t>(id) * 7919ULL +
                                 static_cast<std::uint64_t>(rep);
           for (std::int64_t c = 0; c < copies; ++c) {
-            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            const std::int64_t a = static_cast<std::int64_t>((state >> 33) %
-                                                             static_cast<std::uint64_t>(n_segments));
-            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            const std::int64_t b = static_cast<std::int64_t>((state >> 33) %
-                                                             static_cast<std::uint64_t>(n_segments));
+            std::int64_t a = c % half;
+            std::int64_t b = half + a;
+            if (!sequential) {
+              state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+              a = static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n_segments));
+              state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+              b = static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n_segments));
+            }
             std::memcpy(buf, mine + a * segment_words,
                         static_cast<std::size_t>(segment_words) * sizeof(float));
             buf[0] += 1.0f;

@@ -304,6 +304,20 @@ int main() {
     CHECK(c3.value_s > 0 && c3.units > 0);
     const auto row3 = cm::bench_row("heat3d", 1, 1, false);
     CHECK(row3.value_s > 0);
+    // The copy in both orders: the random order copies 2^20 words per thread and repeat;
+    // the sequential one whole sweeps of the slice (half of it copied per sweep) until at
+    // least as many, so 2^14 / 2 = 8192 words a sweep, 128 sweeps, and on the smallest
+    // slice (4 segments) the words of one sweep rounded up: 2 segments of 64, 8192 sweeps.
+    const auto random = cm::bench_copy(2, 1 << 15, 64, 2, false);
+    CHECK(random.value_s > 0 && random.value_s <= random.median_s &&
+          random.median_s <= random.max_s && random.units == 2 * (1 << 20));
+    const auto sequential = cm::bench_copy(2, 1 << 15, 64, 2, false, true);
+    CHECK(sequential.value_s > 0 && sequential.value_s <= sequential.median_s &&
+          sequential.units == 2 * (1 << 20));
+    const auto smallest = cm::bench_copy(1, 256, 64, 1, false, true);
+    CHECK(smallest.value_s > 0 && smallest.units == 2 * (1 << 20));
+    const auto odd = cm::bench_copy(1, 3 * 64 * 5, 64, 1, false, true);  // 15 segments: 7 a sweep
+    CHECK(odd.value_s > 0 && odd.units == 2 * 7 * 64 * ((16384 + 6) / 7));
   }
   // The CPU probe: one entry per CPU, positive times, shares in [0, 1]; bad input named.
   {

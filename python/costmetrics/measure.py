@@ -947,7 +947,7 @@ class Calibration:
                 thread_list, int(st["working_set_words"]), int(st["segment_words"]),
                 [int(v) for v in st["segments"]], int(st["max_working_set_words"]), caches,
                 list(self.stencils), bool(st.get("l3_curve", False)),
-                bool(st.get("l3_climb", False)),
+                bool(st.get("l3_climb", False)), bool(st.get("stream_curve", False)),
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
@@ -1069,22 +1069,27 @@ def _l3_curve_working_sets(
 
 
 def _l3_copy_points(
-    micro: dict[str, Any], threads: int, segment_words: int
+    micro: dict[str, Any], threads: int, segment_words: int, order: str = "random"
 ) -> list[tuple[int, float, bool]]:
     """Copy points at the L3 and DRAM levels: (bytes, cost per word, at the DRAM level).
 
-    Only the records at ``threads`` and ``segment_words``; malformed ones are skipped.
-    Raises TypeError/ValueError naming ``micro``, ``threads`` or ``segment_words``.
+    Only the records at ``threads``, ``segment_words`` and ``order`` (``"random"``: the
+    copy points, whose records have no ``order``; ``"sequential"``: the streaming twins of
+    :func:`_calibration_points`); malformed ones are skipped. Raises TypeError/ValueError
+    naming ``micro``, ``threads``, ``segment_words`` or ``order``.
     """
     if not isinstance(micro, Mapping):
         raise TypeError(f"micro: expected a mapping of records, got {type(micro).__name__}")
     threads = _positive_int(threads, "threads", 1, 1 << 20)
     segment_words = _positive_int(segment_words, "segment_words", 1, 1 << 40)
+    order = _copy_order(order)
     pts: list[tuple[int, float, bool]] = []
     for rec in micro.values():
         if not isinstance(rec, dict) or rec.get("memory_level") not in ("L3", "DRAM"):
             continue
         if rec.get("threads") != threads or rec.get("segment_words") != segment_words:
+            continue
+        if rec.get("order", "random") != order:
             continue
         try:
             cost = float(rec.get("value_s", 0.0))
@@ -1095,6 +1100,19 @@ def _l3_copy_points(
         if cost > 0 and np.isfinite(cost) and 0 < ws <= 1 << 48:
             pts.append((BYTES_PER_WORD * ws, cost, rec["memory_level"] == "DRAM"))
     return pts
+
+
+#: Orders of a copy benchmark's segments (``bench_copy``'s ``sequential``).
+COPY_ORDERS: tuple[str, ...] = ("random", "sequential")
+
+
+def _copy_order(order: object) -> str:
+    """Return ``order`` if it is one of :data:`COPY_ORDERS`, else raise naming it."""
+    if not isinstance(order, str):
+        raise TypeError(f"order: expected one of {list(COPY_ORDERS)}, got {order!r}")
+    if order not in COPY_ORDERS:
+        raise ValueError(f"order: expected one of {list(COPY_ORDERS)}, got {order!r}")
+    return order
 
 
 def effective_l3_bytes(
@@ -1211,7 +1229,7 @@ class DramShareCurve(Record):
 
 
 def dram_share_curve(
-    micro: dict[str, Any], *, threads: int, segment_words: int = 64
+    micro: dict[str, Any], *, threads: int, segment_words: int = 64, order: str = "random"
 ) -> DramShareCurve | None:
     """Read the share streamed from DRAM against the arrays' bytes off the copy curve.
 
@@ -1234,17 +1252,24 @@ def dram_share_curve(
         Thread count whose copy points are read.
     segment_words : int
         Segment length of the per-level copy points.
+    order : {"random", "sequential"}
+        Which copy points: segments drawn at random (every calibration has them), or swept
+        in order as a stencil's wavefronts stream their arrays (calibrations since
+        2026-12-04 09:30 UTC). On the Zen 5 guest the random order's cost per word is
+        2.4x the sequential one's at 8 MiB and 3.7x at 16 MiB, where a streaming stencil's
+        time per point has not yet risen (``docs/validate-log.md``, "The DRAM share of a
+        copy that streams").
 
     Returns
     -------
     DramShareCurve or None
         The working sets in bytes (the first and the last kept where there are more than
         ``presets.DRAM_CURVE_POINTS``) and their shares; None where fewer than two working
-        sets were measured at the L3 or DRAM level or the cost does not rise past the
-        first.
+        sets were measured at the L3 or DRAM level in that order or the cost does not rise
+        past the first.
     """
     cost_at: dict[int, list[float]] = {}
-    for size, cost, _ in _l3_copy_points(micro, threads, segment_words):
+    for size, cost, _ in _l3_copy_points(micro, threads, segment_words, order):
         cost_at.setdefault(size, []).append(cost)
     if len(cost_at) < 2:
         return None
@@ -1340,7 +1365,7 @@ class _Progress:
 @dataclass(frozen=True)
 class _MicroPoint:
     key: str
-    kind: str  # copy, barrier, share, compute, row
+    kind: str  # copy (segments in random order), stream (in order), barrier, share, compute, row
     threads: int
     ws_words: int = 0
     segment_words: int = 0
@@ -1349,8 +1374,9 @@ class _MicroPoint:
 
 
 def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool) -> Any:
-    if pt.kind == "copy":
-        return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin)
+    if pt.kind in ("copy", "stream"):
+        return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin,
+                              pt.kind == "stream")  # fmt: skip
     if pt.kind == "barrier":
         return _cm.bench_barrier(pt.threads, 1, pin)
     if pt.kind == "share":
@@ -1370,12 +1396,16 @@ def _calibration_points(
     names: Sequence[str],
     l3_curve: bool = True,
     l3_climb: bool = True,
+    stream_curve: bool = True,
 ) -> dict[str, _MicroPoint]:
     """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name.
 
     ``l3_curve``: also the copy points between L3 and DRAM of :func:`_l3_curve_working_sets`
     (calibrations written before 2026-11-25 10:30 UTC lack them); ``l3_climb``: with its
-    points inside an L3 the harness cannot reach past (before 2026-11-28 23:30 UTC: none).
+    points inside an L3 the harness cannot reach past (before 2026-11-28 23:30 UTC: none);
+    ``stream_curve``: each copy point at the L3 or DRAM level also with its segments swept
+    in order (``stream_<level>_<words>w_<threads>t``; before 2026-12-04 09:30 UTC: none),
+    the DRAM-share curve of a stencil that streams (:func:`dram_share_curve`).
     """
     n_threads = thread_list[-1]
     points: dict[str, _MicroPoint] = {}
@@ -1396,6 +1426,11 @@ def _calibration_points(
             for level, curve_ws in _l3_curve_working_sets(a, caches, ws_limit, l3_climb):
                 key = f"copy_{_LEVELS[level]}_{curve_ws}w_{a}t"
                 add(_MicroPoint(key, "copy", a, curve_ws, seg, level=level))
+        if stream_curve:
+            for pt in [p for p in points.values() if p.kind == "copy" and p.threads == a]:
+                if pt.level >= 2 and pt.segment_words == seg:
+                    key = f"stream_{_LEVELS[pt.level]}_{pt.ws_words}w_{a}t"
+                    add(_MicroPoint(key, "stream", a, pt.ws_words, seg, level=pt.level))
         add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
     if n_threads >= 2:
         add(_MicroPoint("share_line", "share", n_threads))
@@ -1516,11 +1551,13 @@ def _derive_calibration(
             "median_s": float(np.median(v)), "min_s": float(v.min()), "max_s": float(v.max()),
             "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
         }  # fmt: skip
-        if pt.kind == "copy":
+        if pt.kind in ("copy", "stream"):
             micro[k].update(
                 working_set_words=pt.ws_words, segment_words=pt.segment_words,
                 memory_level=_LEVELS[pt.level],
             )  # fmt: skip
+        if pt.kind == "stream":
+            micro[k]["order"] = "sequential"
     l_ref = micro["l_copy"]["value_s"]
     c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
     rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
@@ -1808,6 +1845,7 @@ def calibrate(
         "statistic": stat,
         "l3_curve": True,  # the copy points of _l3_curve_working_sets were measured
         "l3_climb": True,  # with the climb inside an L3 the harness cannot reach past
+        "stream_curve": True,  # each L3/DRAM copy point also swept in order
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     settings["measured_at"] = when  # kept for with_statistic, which derives it again

@@ -38,6 +38,7 @@ from costmetrics._record import Record, record
 from costmetrics.measure import (
     MEMORY_LEVELS,
     Calibration,
+    DramShareCurve,
     Point,
     Table,
     _check_resumable,
@@ -1029,8 +1030,7 @@ def _machine_frame(cals: dict[int, Calibration]) -> Calibration:
     """
     cal = cals[min(cals)]
     g = cal.gpu
-    curve = dram_share_curve(cal.micro, threads=int(g.n_sm),
-                             segment_words=_segment_words_of(cal.settings))  # fmt: skip
+    curve = _stencil_dram_curve(cal)
     g = replace(
         g, threads_ref=g.threads_ref or g.n_sm, l_seg_s=max(g.l_seg_s, _L_SEG_FLOOR_S),
         cache_l3_bytes=_fitted_l3_bytes(cal),
@@ -1057,12 +1057,26 @@ def _machine_frames(cals: dict[int, Calibration]) -> dict[int, Calibration]:
     out: dict[int, Calibration] = {}
     for n, cal in cals.items():
         g = frame.gpu.with_threads(n)
-        curve = dram_share_curve(cal.micro, threads=int(cal.gpu.n_sm),
-                                 segment_words=_segment_words_of(cal.settings))  # fmt: skip
+        curve = _stencil_dram_curve(cal)
         if frame.gpu.dram_curve_bytes and curve and any(0 < x < 1 for x in curve.dram_share):
             g = replace(g, dram_curve_bytes=curve.array_bytes, dram_curve_share=curve.dram_share)
         out[n] = replace(frame, gpu=g)
     return out
+
+
+def _stencil_dram_curve(cal: Calibration) -> DramShareCurve | None:
+    """Return the DRAM-share curve the fitted ``machine`` variant reads at ``cal``'s threads.
+
+    The copy that streams (``order="sequential"``) where the calibration measured it and it
+    rises, else the random-order copy curve: the stencils stream their arrays, and on the
+    Zen 5 guest a random copy's cost per word climbs from 8 MiB, where a streaming
+    stencil's time per point does not (``docs/validate-log.md``, "The DRAM share of a copy
+    that streams"). Calibrations before 2026-12-04 09:30 UTC have only the random order.
+    """
+    seg = _segment_words_of(cal.settings)
+    n = int(cal.gpu.n_sm)
+    stream = dram_share_curve(cal.micro, threads=n, segment_words=seg, order="sequential")
+    return stream or dram_share_curve(cal.micro, threads=n, segment_words=seg)
 
 
 def _fitted_l3_bytes(cal: Calibration) -> int:

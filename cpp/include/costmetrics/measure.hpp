@@ -177,9 +177,12 @@ struct MicroResult {
 
 // L: seconds per float copied between a main array of `working_set_words` floats and a
 // per-thread buffer (half loads, half stores, in segments of `segment_words`), all threads
-// copying at once; time per word of one thread.
+// copying at once; time per word of one thread. The segments are drawn at random from the
+// thread's slice, or, with `sequential`, read in order from the slice's first half and
+// written in order to its second half, whole sweeps as a stencil's wavefronts stream
+// their arrays (the DRAM-share curve of the `machine` variant, docs/time.md).
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
-                       int repeats, bool pin);
+                       int repeats, bool pin, bool sequential = false);
 // T_sync: seconds per wavefront barrier with `threads` threads and no work.
 MicroResult bench_barrier(int threads, int repeats, bool pin);
 // C_iter: seconds per SIMD vector (nV points) of the stencil's loop body, data in the tile

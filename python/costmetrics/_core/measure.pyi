@@ -127,7 +127,12 @@ def naive(
     stencil: str, size_s1: int, size_s2: int, size_s3: int, size_t: int
 ) -> npt.NDArray[np.float32]: ...
 def bench_copy(
-    threads: int, working_set_words: int, segment_words: int, repeats: int, pin: bool
+    threads: int,
+    working_set_words: int,
+    segment_words: int,
+    repeats: int,
+    pin: bool,
+    sequential: bool = False,
 ) -> MicroResult: ...
 def bench_barrier(threads: int, repeats: int, pin: bool) -> MicroResult: ...
 def bench_compute(
