@@ -1244,12 +1244,12 @@ def _add_validate(parser: argparse.ArgumentParser) -> Handler:
         if "machine" in report.fitted:
             split = cm_validate.dram_split(report.fitted["machine"])
             mib = float(1 << 20)
-            if split.rule == "copy curve":
+            if split.rule in ("copy curve", "streaming copy curve"):
                 points = ", ".join(
                     f"{b / mib:.3g} MiB {f:.2f}"
                     for b, f in zip(split.array_bytes, split.dram_share, strict=True)
                 )
-                print(f"fitted-machine: DRAM share read off the copy curve: {points}")
+                print(f"fitted-machine: DRAM share read off the {split.rule}: {points}")
             else:
                 c = split.cache_l3_bytes / mib
                 print(f"fitted-machine: DRAM share 1 - C / B at C = {c:.3g} MiB")

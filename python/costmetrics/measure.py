@@ -1255,8 +1255,8 @@ def dram_share_curve(
     order : {"random", "sequential"}
         Which copy points: segments drawn at random (every calibration has them), or swept
         in order as a stencil's wavefronts stream their arrays (calibrations since
-        2026-12-04 09:30 UTC). On the Zen 5 guest the random order's cost per word is
-        2.4x the sequential one's at 8 MiB and 3.7x at 16 MiB, where a streaming stencil's
+        2026-12-04 08:50 UTC). On the Zen 5 guest the random order's cost per word is
+        3.1x the sequential one's at 8 MiB and 3.7x at 16 MiB, where a streaming stencil's
         time per point has not yet risen (``docs/validate-log.md``, "The DRAM share of a
         copy that streams").
 
@@ -1404,7 +1404,7 @@ def _calibration_points(
     (calibrations written before 2026-11-25 10:30 UTC lack them); ``l3_climb``: with its
     points inside an L3 the harness cannot reach past (before 2026-11-28 23:30 UTC: none);
     ``stream_curve``: each copy point at the L3 or DRAM level also with its segments swept
-    in order (``stream_<level>_<words>w_<threads>t``; before 2026-12-04 09:30 UTC: none),
+    in order (``stream_<level>_<words>w_<threads>t``; before 2026-12-04 08:50 UTC: none),
     the DRAM-share curve of a stencil that streams (:func:`dram_share_curve`).
     """
     n_threads = thread_list[-1]

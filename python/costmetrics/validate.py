@@ -885,8 +885,10 @@ class DramSplit(Record):
     Attributes
     ----------
     rule : str
-        ``"copy curve"`` (the share read off the calibration's copy curve), ``"1 - C / B"``
-        (at the capacity ``cache_l3_bytes``) or ``"none"`` (``paper``, ``exact``: no split).
+        ``"streaming copy curve"`` (the share read off the calibration's copy that sweeps
+        its segments in order), ``"copy curve"`` (off its random-order copy: calibrations
+        before 2026-12-04 08:50 UTC), ``"1 - C / B"`` (at the capacity ``cache_l3_bytes``)
+        or ``"none"`` (``paper``, ``exact``: no split).
     array_bytes, dram_share : tuple of float
         The curve's working sets in bytes and their shares (empty without a curve).
     cache_l3_bytes : int
@@ -921,9 +923,13 @@ def dram_split(fit: FitResult) -> DramSplit:
         raise TypeError(f"fit: expected a FitResult (validate.fit), got {type(fit).__name__}")
     if fit.variant != "machine":
         return DramSplit("none", (), (), 0)
-    g = fit.calibration.gpu
+    cal = fit.calibration
+    g = cal.gpu
     if g.dram_curve_bytes:
-        return DramSplit("copy curve", g.dram_curve_bytes, g.dram_curve_share, 0)
+        streaming = dram_share_curve(cal.micro, threads=int(g.n_sm), order="sequential",
+                                     segment_words=_segment_words_of(cal.settings))  # fmt: skip
+        rule = "streaming copy curve" if streaming is not None else "copy curve"
+        return DramSplit(rule, g.dram_curve_bytes, g.dram_curve_share, 0)
     return DramSplit("1 - C / B", (), (), int(g.cache_l3_bytes))
 
 
@@ -1071,7 +1077,7 @@ def _stencil_dram_curve(cal: Calibration) -> DramShareCurve | None:
     rises, else the random-order copy curve: the stencils stream their arrays, and on the
     Zen 5 guest a random copy's cost per word climbs from 8 MiB, where a streaming
     stencil's time per point does not (``docs/validate-log.md``, "The DRAM share of a copy
-    that streams"). Calibrations before 2026-12-04 09:30 UTC have only the random order.
+    that streams"). Calibrations before 2026-12-04 08:50 UTC have only the random order.
     """
     seg = _segment_words_of(cal.settings)
     n = int(cal.gpu.n_sm)
