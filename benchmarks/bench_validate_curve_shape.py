@@ -28,15 +28,23 @@ reads (nothing in the package changes):
 - ``logsize``: no measurement, the share linear in the log of the arrays' bytes, from 0 at
   the working cores' L2 (one core's L2 times the thread count) to 1 at the calibration
   curve's last point, whatever the copy curve's shape between them.
+- ``random``: the random-order copy curve itself. Since 2026-12-04 08:50 UTC a calibration
+  also measures its copy points with the segments in order, and the fitted variant reads
+  that streaming curve first (``shipped`` then means it); every candidate above replaces
+  the random-order curve, with the streaming one hidden. ``--orders-only`` scores
+  ``shipped`` against ``random`` (docs/validate-log.md, "The DRAM share of a copy that
+  streams"); on calibrations without streaming points the two are the same.
 
 Found with it on 2026-12-01 (docs/validate-log.md, "A stream's DRAM-share curve"): neither
 ``stream`` nor ``rebase`` is kept. ``logsize`` (2026-12-04, "A third and a fourth levels run on
-the Zen 5 guest"): not kept.
+the Zen 5 guest"): not kept. The streaming copy curve measured by the calibration itself
+(2026-12-04, "The DRAM share of a copy that streams"): the rule since then.
 
 Run: ``python benchmarks/bench_validate_curve_shape.py FOLDER [FOLDER ...] [--passes 5]
 [--stream-out FILE | --stream FILE] [--flat 0.1]``; measures for about a minute unless
 ``--stream`` gives a saved measurement or ``--logsize-only`` scores the shipped curve and
-``logsize`` alone (any machine's folders; nothing measured). ``--quick`` scores one
+``logsize`` alone, or ``--orders-only`` the shipped rule and ``random`` alone (any
+machine's folders; nothing measured). ``--quick`` scores one
 shipped folder with a synthetic stream curve (labelled so; measures nothing).
 """
 
@@ -178,11 +186,22 @@ def curve_replaced(
     rebase_threads: tuple[int, ...],
     l2_bytes: int,
 ) -> Iterator[None]:
-    """Make the validate module read ``kind``'s curve where the calibration has one."""
+    """Make the validate module read ``kind``'s curve where the calibration has one.
+
+    Every kind replaces the random-order copy curve: the streaming one, which the fitted
+    variant reads first where a calibration measured it, is hidden (``"random"``: the
+    random-order curve itself, the rule before 2026-12-04 08:50 UTC).
+    """
     shipped_rule = cv.dram_share_curve
 
-    def replaced(micro: dict[str, Any], *, threads: int, segment_words: int = 64) -> Any:
+    def replaced(
+        micro: dict[str, Any], *, threads: int, segment_words: int = 64, order: str = "random"
+    ) -> Any:
+        if order != "random":
+            return None
         shipped = shipped_rule(micro, threads=threads, segment_words=segment_words)
+        if kind == "random":
+            return shipped
         if shipped is not None and kind == "logsize":
             return log_size_curve(shipped, threads, l2_bytes)
         if shipped is None or threads not in costs:
@@ -244,8 +263,15 @@ def main(argv: list[str] | None = None) -> int:
         "--logsize-only", action="store_true",
         help="score the shipped curve and ``logsize`` only (no stream measured, any machine)",
     )  # fmt: skip
+    parser.add_argument(
+        "--orders-only", action="store_true",
+        help="score the shipped rule (the streaming copy curve where a calibration has one) "
+        "and ``random`` (the random-order copy curve) only; nothing measured, any machine",
+    )  # fmt: skip
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
+    if args.orders_only and args.logsize_only:
+        parser.error("--orders-only and --logsize-only: give one of them")
     if args.quick:
         args.folders = [QUICK_FOLDER]
     if not args.folders:
@@ -268,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     costs: dict[int, dict[int, float]]
     cpu_model: str | None
-    if args.logsize_only:
+    if args.logsize_only or args.orders_only:
         costs, cpu_model = {}, None
     elif args.quick:
         costs = {n: {m: c * 1e-9 for m, c in v.items()} for n, v in QUICK_STREAM.items()}
@@ -300,7 +326,10 @@ def main(argv: list[str] | None = None) -> int:
             f"core) to {flat_end_bytes(start, v, args.flat) / MIB:.0f} MiB"
         )
     results = {"shipped": score(args.folders, cpu_model)}
-    for kind in ("logsize",) if args.logsize_only else ("stream", "rebase", "logsize"):
+    kinds = ("stream", "rebase", "logsize")
+    if args.logsize_only or args.orders_only:
+        kinds = ("logsize",) if args.logsize_only else ("random",)
+    for kind in kinds:
         results[kind] = score(
             args.folders,
             cpu_model,

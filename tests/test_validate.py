@@ -1373,6 +1373,38 @@ def test_the_fitted_machine_variant_reads_the_dram_share_off_the_copy_curve() ->
     assert 0.2 < share < 0.7 < 1 - frame.gpu.cache_l3_bytes / (16 << 20)
 
 
+def test_the_fitted_machine_variant_reads_the_streaming_copy_curve_first() -> None:
+    # A calibration since 2026-12-04 08:50 UTC measures each L3/DRAM copy point also with
+    # its segments in order; the fitted variant reads that curve where it rises, else the
+    # random-order one, and says which (docs/validate-log.md, "The DRAM share of a copy
+    # that streams"). The Zen 5 guest's first run with them.
+    root = Path(__file__).resolve().parents[1] / "data" / "measurements"
+    zen5 = root / "quiet_run_2026-12-04_amd_zen5_levels_e"
+    cals = {n: mm.load_calibration(zen5 / f"calibration_{n}t") for n in (1, 2)}
+    for n, cal in cals.items():
+        stream = mm.dram_share_curve(cal.micro, threads=n, order="sequential")
+        shuffled = mm.dram_share_curve(cal.micro, threads=n)
+        assert stream is not None and shuffled is not None and stream != shuffled
+        assert cv._stencil_dram_curve(cal) == stream
+        # Both curves are read off the same working sets (the streaming twins' own).
+        assert stream.array_bytes == shuffled.array_bytes
+    frames = cv._machine_frames(cals)
+    assert frames[1].gpu.dram_curve_share == cv._stencil_dram_curve(cals[1]).dram_share  # type: ignore[union-attr]
+    # Without its streaming records a calibration falls back to the random-order curve,
+    # the rule of every calibration before them.
+    one = cals[1]
+    bare = dataclasses.replace(one, micro={k: v for k, v in one.micro.items()
+                                           if not k.startswith("stream_")})  # fmt: skip
+    assert cv._stencil_dram_curve(bare) == mm.dram_share_curve(one.micro, threads=1)
+    # A streaming curve that does not rise (every cost equal) is no curve: the random one.
+    flat = {k: ({**v, "value_s": 1e-10} if k.startswith("stream_") else v)
+            for k, v in one.micro.items()}  # fmt: skip
+    assert mm.dram_share_curve(flat, threads=1, order="sequential") is None
+    assert cv._stencil_dram_curve(dataclasses.replace(one, micro=flat)) == (
+        mm.dram_share_curve(one.micro, threads=1)
+    )
+
+
 def test_the_fitted_machine_variant_takes_each_thread_counts_own_curve() -> None:
     # With 2 threads the copy benchmark's arrays stay in L3 up to a larger size; each
     # thread count's rows take their own calibration's curve where it has a point strictly

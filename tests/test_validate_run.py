@@ -515,3 +515,22 @@ def test_log_size_curve_runs_from_the_working_cores_l2_to_the_curves_end() -> No
     # A curve ending at or below the working cores' L2 is left as it is.
     short = mm.DramShareCurve((0.5 * mib, 1.0 * mib), (0.0, 1.0))
     assert bcs.log_size_curve(short, 2, mib) is short
+
+
+def test_curve_shape_candidates_replace_the_random_order_curve() -> None:
+    # Every candidate of bench_validate_curve_shape replaces the random-order copy curve;
+    # the streaming one, which the fitted variant reads first, is hidden inside the
+    # context, and ``random`` is the random-order curve itself (the rule before the
+    # streaming points); outside it the module reads the streaming curve again.
+    bcs = _bench_module("bench_validate_curve_shape")
+    folder = SCRIPT.parents[1] / "data" / "measurements" / "quiet_run_2026-12-04_amd_zen5_levels_e"
+    cal = mm.load_calibration(folder / "calibration_1t")
+    stream = mm.dram_share_curve(cal.micro, threads=1, order="sequential")
+    shuffled = mm.dram_share_curve(cal.micro, threads=1)
+    assert stream is not None and shuffled is not None and stream != shuffled
+    assert cv._stencil_dram_curve(cal) == stream
+    with bcs.curve_replaced("random", {}, 0.1, (1,), 1 << 20):
+        assert cv._stencil_dram_curve(cal) == shuffled
+    with bcs.curve_replaced("logsize", {}, 0.1, (1,), 1 << 20):
+        assert cv._stencil_dram_curve(cal) == bcs.log_size_curve(shuffled, 1, 1 << 20)
+    assert cv._stencil_dram_curve(cal) == stream
