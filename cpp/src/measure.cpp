@@ -1384,9 +1384,12 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
           std::uint64_t state = 0x12345ULL + static_cast<std::uint64_t>(id) * 7919ULL +
                                 static_cast<std::uint64_t>(rep);
           for (std::int64_t c = 0; c < copies; ++c) {
-            std::int64_t a = c % half;
-            std::int64_t b = half + a;
-            if (!sequential) {
+            std::int64_t a = 0;
+            std::int64_t b = 0;
+            if (sequential) {
+              a = c % half;
+              b = half + a;
+            } else {
               state = state * 6364136223846793005ULL + 1442695040888963407ULL;
               a = static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(n_segments));
               state = state * 6364136223846793005ULL + 1442695040888963407ULL;
