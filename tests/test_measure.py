@@ -892,6 +892,35 @@ def test_micro_benchmark_bad_input() -> None:
     assert r.value_s > 0 and r.repeats == 1
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    threads=st.integers(1, 2),
+    segment_words=st.integers(1, 4096),
+    slices=st.integers(4, 40),
+    extra=st.integers(0, 63),
+    sequential=st.booleans(),
+)
+def test_copy_benchmark_words_in_either_order(
+    threads: int, segment_words: int, slices: int, extra: int, sequential: bool
+) -> None:
+    # The words a copy benchmark moves, from what each order promises, not from its loop:
+    # the random order copies max(16, 2^20 // segment) segments per thread, the in-order
+    # one whole sweeps (half the slice's segments read, the other half written) until at
+    # least as many, so fewer than one sweep more (docs/validate-log.md, "The DRAM share of
+    # a copy that streams"). Any slice of 4 segments or more is accepted, remainder and all.
+    working_set_words = threads * (slices * segment_words + extra)
+    r = cm._core.measure.bench_copy(threads, working_set_words, segment_words, 1, False,
+                                    sequential)  # fmt: skip
+    assert math.isfinite(r.value_s) and 0 < r.value_s <= r.median_s <= r.max_s
+    random_words = 2 * segment_words * max(16, 2**20 // segment_words)
+    if not sequential:
+        assert r.units == random_words
+        return
+    sweep_words = 2 * segment_words * ((working_set_words // threads // segment_words) // 2)
+    assert r.units % sweep_words == 0
+    assert random_words <= r.units < random_words + sweep_words
+
+
 def test_machine_record() -> None:
     rec = mm.machine_record(threads=2)
     assert rec["threads"] == 2
