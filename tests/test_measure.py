@@ -644,6 +644,8 @@ def test_calibrate_smoke_and_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     for stats in cal.micro.values():
         assert len(stats["passes"]) == 1
     assert cal.micro["l_copy_one_thread"]["threads"] == 1
+    l3_bytes = mm._cache_bytes(3) or mm.COPY_WARMUP_L3_FALLBACK_BYTES
+    assert back.settings["copy_warmup_words"] == 2 * l3_bytes // 4
     # Derived again from the saved passes (one pass: the minimum is the median), the
     # loaded calibration gives back every parameter; only the source names the statistic.
     low = back.with_statistic("min")
@@ -892,6 +894,32 @@ def test_micro_benchmark_bad_input() -> None:
     assert r.value_s > 0 and r.repeats == 1
 
 
+def test_copy_points_past_the_l2_warm_up_longer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # calibrate's copy points at the L3 and DRAM levels copy warmup_words untimed first;
+    # those in L1/L2, and every other benchmark, keep the one warm-up run.
+    calls: list[tuple[int, int, int, int, bool, bool, int]] = []
+    real = cm._core.measure.bench_copy
+
+    def spy(
+        threads: int,
+        words: int,
+        segment: int,
+        repeats: int,
+        pin: bool,
+        sequential: bool,
+        warmup_words: int,
+    ) -> object:
+        calls.append((threads, words, segment, repeats, pin, sequential, warmup_words))
+        return real(threads, words, segment, repeats, pin, sequential, warmup_words)
+
+    monkeypatch.setattr(mm._cm, "bench_copy", spy)
+    for kind, level in (("copy", 1), ("copy", 2), ("stream", 3), ("stream", 2)):
+        mm._run_point(mm._MicroPoint("x", kind, 1, 4096, 64, level=level), 1, 0, False, 5000)
+    assert [(c[5], c[6]) for c in calls] == [(False, 0), (False, 5000), (True, 5000), (True, 5000)]
+    with pytest.raises(ValueError, match="warmup_words"):
+        real(1, 4096, 64, 1, False, True, -1)
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     threads=st.integers(1, 2),
@@ -899,18 +927,25 @@ def test_micro_benchmark_bad_input() -> None:
     slices=st.integers(4, 40),
     extra=st.integers(0, 63),
     sequential=st.booleans(),
+    warmup_words=st.integers(0, 2**22),
 )
 def test_copy_benchmark_words_in_either_order(
-    threads: int, segment_words: int, slices: int, extra: int, sequential: bool
+    threads: int,
+    segment_words: int,
+    slices: int,
+    extra: int,
+    sequential: bool,
+    warmup_words: int,
 ) -> None:
     # The words a copy benchmark moves, from what each order promises, not from its loop:
     # the random order copies max(16, 2^20 // segment) segments per thread, the in-order
     # one whole sweeps (half the slice's segments read, the other half written) until at
     # least as many, so fewer than one sweep more (docs/validate-log.md, "The DRAM share of
-    # a copy that streams"). Any slice of 4 segments or more is accepted, remainder and all.
+    # a copy that streams"). Any slice of 4 segments or more is accepted, remainder and all;
+    # the untimed warm-up's length changes none of it.
     working_set_words = threads * (slices * segment_words + extra)
     r = cm._core.measure.bench_copy(threads, working_set_words, segment_words, 1, False,
-                                    sequential)  # fmt: skip
+                                    sequential, warmup_words)  # fmt: skip
     assert math.isfinite(r.value_s) and 0 < r.value_s <= r.median_s <= r.max_s
     random_words = 2 * segment_words * max(16, 2**20 // segment_words)
     if not sequential:

@@ -1348,8 +1348,12 @@ volatile float g_sink = 0.0f;
 }  // namespace
 
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
-                       int repeats, bool pin, bool sequential) {
+                       int repeats, bool pin, bool sequential, std::int64_t warmup_words) {
   check_micro(threads, repeats);
+  if (warmup_words < 0 || warmup_words > (std::int64_t{1} << 40)) {
+    throw std::invalid_argument("warmup_words: must be in [0, 2^40], got " +
+                                std::to_string(warmup_words));
+  }
   if (segment_words < 1 || segment_words > 4096) {
     throw std::invalid_argument("segment_words: must be in [1, 4096], got " +
                                 std::to_string(segment_words));
@@ -1372,8 +1376,12 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
   const std::int64_t sweeps = (random_copies + half - 1) / half;
   const std::int64_t copies = sequential ? sweeps * half : random_copies;
   std::vector<double> per_word;
-  // rep = -1 is an untimed warm-up (caches, page faults, the threads' first run).
-  for (int rep = -1; rep < repeats; ++rep) {
+  // Negative reps are untimed warm-ups (caches, page faults, the threads' first run): one,
+  // or as many as copy warmup_words words (words per repeat: 2 * copies * segment_words).
+  const std::int64_t words_per_rep = 2 * copies * segment_words;
+  const auto warmups = static_cast<int>(std::min<std::int64_t>(
+      std::max<std::int64_t>(1, (warmup_words + words_per_rep - 1) / words_per_rep), 1 << 20));
+  for (int rep = -warmups; rep < repeats; ++rep) {
     std::vector<std::vector<float>> bufs(static_cast<std::size_t>(threads));
     const double s = timed_parallel(
         threads, pin,
@@ -1402,10 +1410,10 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
                         static_cast<std::size_t>(segment_words) * sizeof(float));
           }
         });
-    if (rep >= 0) per_word.push_back(s / static_cast<double>(2 * copies * segment_words));
+    if (rep >= 0) per_word.push_back(s / static_cast<double>(words_per_rep));
   }
   g_sink = array[0];
-  return summarize(std::move(per_word), 2 * copies * segment_words);
+  return summarize(std::move(per_word), words_per_rep);
 }
 
 MicroResult bench_barrier(int threads, int repeats, bool pin) {

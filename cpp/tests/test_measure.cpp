@@ -318,6 +318,10 @@ int main() {
     CHECK(smallest.value_s > 0 && smallest.units == 2 * (1 << 20));
     const auto odd = cm::bench_copy(1, 3 * 64 * 5, 64, 1, false, true);  // 15 segments: 7 a sweep
     CHECK(odd.value_s > 0 && odd.units == 2 * 7 * 64 * ((16384 + 6) / 7));
+    // A longer untimed warm-up (here 3 repeats' words and one more) times the same words.
+    const auto warmed = cm::bench_copy(1, 1 << 15, 64, 1, false, true, 3 * (1 << 21) + 1);
+    CHECK(warmed.value_s > 0 && warmed.units == 1 << 21);
+    CHECK_THROWS(cm::bench_copy(1, 1 << 15, 64, 1, false, true, -1), std::invalid_argument);
   }
   // The CPU probe: one entry per CPU, positive times, shares in [0, 1]; bad input named.
   {

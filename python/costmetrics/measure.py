@@ -997,6 +997,9 @@ def _micro_dict(r: Any) -> dict[str, float]:
 
 #: Memory levels of the machine variant (``costmetrics.time.MEMORY_LEVELS``).
 _LEVELS = ("L1", "L2", "L3", "DRAM")
+#: The L3 size :func:`calibrate` assumes for its copy points' warm-up where the machine
+#: does not say (bytes).
+COPY_WARMUP_L3_FALLBACK_BYTES = 32 * 2**20
 #: Segment lengths (words) of the copy-cost sweep.
 DEFAULT_SEGMENTS: tuple[int, ...] = (1, 2, 4, 8, 16, 64, 256)
 
@@ -1373,10 +1376,14 @@ class _MicroPoint:
     level: int = -1
 
 
-def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool) -> Any:
+def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool, warmup_words: int = 0) -> Any:
     if pt.kind in ("copy", "stream"):
+        # The points past the L2 first copy warmup_words untimed: the dirty lines that the
+        # previous point of the shuffled order left in the L3 are written back then, not in
+        # the timed run (docs/validate-log.md, "A slow mode of the copy").
+        warm = warmup_words if pt.level >= 2 else 0
         return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin,
-                              pt.kind == "stream")  # fmt: skip
+                              pt.kind == "stream", warm)  # fmt: skip
     if pt.kind == "barrier":
         return _cm.bench_barrier(pt.threads, 1, pin)
     if pt.kind == "share":
@@ -1708,7 +1715,11 @@ def calibrate(
     Every micro-benchmark point runs once per pass (after an untimed warm-up run), the
     points of a pass in a shuffled order, and the estimate is ``statistic`` over ``passes``
     (interleaved passes are independent samples; back-to-back repeats share the machine's
-    momentary state). The ``exact`` parameters, at the largest thread count N:
+    momentary state). A copy point at the L3 or DRAM level warms up longer: it copies
+    twice the L3's bytes untimed first (``settings["copy_warmup_words"]``), so that the
+    dirty lines of the point before it are written back before the timed run, as a
+    stencil's warm-up run does for its own. The ``exact`` parameters, at the largest
+    thread count N:
 
     - ``L``: time per float copied between a main array of ``working_set_words`` floats
       and a thread's buffer, in segments of ``segment_words`` (half loads, half stores),
@@ -1812,6 +1823,9 @@ def calibrate(
     caches = (_cache_bytes(1), l2, _cache_bytes(3))
 
     points = _calibration_points(thread_list, ws, seg, seg_list, ws_limit, caches, names)
+    # Words each L3/DRAM copy point copies untimed first: twice the L3's (so that its
+    # writes alone fill it once), or twice 32 MiB where the L3 size is unknown.
+    warmup_words = 2 * (caches[2] or COPY_WARMUP_L3_FALLBACK_BYTES) // BYTES_PER_WORD
 
     bar = _Progress(n_pass * len(points), progress)
     machine = machine_record(threads=n_threads)
@@ -1827,7 +1841,7 @@ def calibrate(
         for i in rng.permutation(len(keys)):
             pt = points[keys[int(i)]]
             raise_if_terminated()  # a SIGTERM whose interrupt was lost (_interrupt)
-            r = _run_point(pt, n_cfg, seed_value, do_pin)
+            r = _run_point(pt, n_cfg, seed_value, do_pin, warmup_words)
             samples[pt.key].append(float(r.value_s))
             units[pt.key] = int(r.units)
             bar.step(f"pass {p + 1}/{n_pass} {pt.key}")
@@ -1846,6 +1860,7 @@ def calibrate(
         "l3_curve": True,  # the copy points of _l3_curve_working_sets were measured
         "l3_climb": True,  # with the climb inside an L3 the harness cannot reach past
         "stream_curve": True,  # each L3/DRAM copy point also swept in order
+        "copy_warmup_words": warmup_words,  # untimed words before each L3/DRAM copy point
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     settings["measured_at"] = when  # kept for with_statistic, which derives it again

@@ -180,9 +180,13 @@ struct MicroResult {
 // copying at once; time per word of one thread. The segments are drawn at random from the
 // thread's slice, or, with `sequential`, read in order from the slice's first half and
 // written in order to its second half, whole sweeps as a stencil's wavefronts stream
-// their arrays (the DRAM-share curve of the `machine` variant, docs/time.md).
+// their arrays (the DRAM-share curve of the `machine` variant, docs/time.md). Before the
+// timed repeats, untimed ones (at least one) until `warmup_words` words have been copied:
+// the dirty lines a previous benchmark left in the last-level cache are written back then,
+// not in the first timed repeat (docs/validate-log.md, "A slow mode of the copy").
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
-                       int repeats, bool pin, bool sequential = false);
+                       int repeats, bool pin, bool sequential = false,
+                       std::int64_t warmup_words = 0);
 // T_sync: seconds per wavefront barrier with `threads` threads and no work.
 MicroResult bench_barrier(int threads, int repeats, bool pin);
 // C_iter: seconds per SIMD vector (nV points) of the stencil's loop body, data in the tile

@@ -133,6 +133,7 @@ def bench_copy(
     repeats: int,
     pin: bool,
     sequential: bool = False,
+    warmup_words: int = 0,
 ) -> MicroResult: ...
 def bench_barrier(threads: int, repeats: int, pin: bool) -> MicroResult: ...
 def bench_compute(
