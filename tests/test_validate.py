@@ -1501,10 +1501,13 @@ def test_a_fitted_barrier_per_thread_past_the_calibrated_t_sync_is_written_back(
         cv._machine_calibration(frame, names, theta)
 
 
-@pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s"])
+@pytest.mark.parametrize(
+    "term", ["tau_line_3d_dram_s", "c_buffer_dram_s", "l_prefetch_s_per_word"]
+)
 def test_dram_only_terms_need_two_problems(term: str) -> None:
-    # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams) is
-    # learned only where two training problems stream from DRAM; with one it would be a
+    # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams,
+    # the 1D gaps' prefetched words) is learned only where two training problems stream
+    # from DRAM; with one it would be a
     # factor on that problem alone (docs/validate.md).
     names = ["heat3d"]
     n = len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL)

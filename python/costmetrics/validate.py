@@ -1402,8 +1402,9 @@ def _with_levels_held(
 #: those problems have (:data:`_DRAM_ONLY_TERMS`, see :func:`_with_dram_terms_held`).
 _DRAM_TERM_PROBLEMS_MIN = 2
 #: The fitted ``machine`` parameters whose column is nonzero only where a problem's arrays
-#: stream from DRAM: the 3D lines' DRAM cost and the tile buffer evicted by DRAM streams.
-_DRAM_ONLY_TERMS = ("tau_line_3d_dram_s", "c_buffer_dram_s")
+#: stream from DRAM: the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams and
+#: the words a prefetcher streams into a 1D wavefront's gaps.
+_DRAM_ONLY_TERMS = ("tau_line_3d_dram_s", "c_buffer_dram_s", "l_prefetch_s_per_word")
 
 
 def _with_dram_terms_held(
@@ -1417,11 +1418,16 @@ def _with_dram_terms_held(
     """Return bounds that hold each DRAM-only term unless two problems inform it.
 
     ``tau_line_3d_dram_s`` is a column only where a 3D problem's arrays stream from DRAM,
-    ``c_buffer_dram_s`` only where a 2D/3D problem's do. With one such problem in the
-    training set a term is a factor on that problem alone: it absorbed that problem's
-    misfit and moved the shared parameters with it (the AMD guest's levels tables, where
-    254^3 is the one Heat 3D problem in DRAM: Heat 3D 126^3 went from 1.03x to 1.13x held
-    out by the first; its predicted optimum from 2.4% to 18.4% off the best by the second).
+    ``c_buffer_dram_s`` only where a 2D/3D problem's do, ``l_prefetch_s_per_word`` only
+    where a 1D problem's do. With one such problem in the training set a term is a factor
+    on that problem alone: it absorbed that problem's misfit and moved the shared
+    parameters with it (the AMD guest's levels tables, where 254^3 is the one Heat 3D
+    problem in DRAM: Heat 3D 126^3 went from 1.03x to 1.13x held out by the first; its
+    predicted optimum from 2.4% to 18.4% off the best by the second). The prefetch term,
+    learned from Jacobi 1D 2097152 alone (DRAM share 0.14 by a calibration whose copy
+    points past the L2 warm up first), came out at 3.1x its value fitted on both Jacobi 1D
+    problems, and 8388606 held out was predicted at 1.56x (1 thread) and 1.42x (2 threads)
+    (``docs/validate-log.md``, "The prefetch term learned from one problem").
     Held, a term keeps its calibrated value (0).
     """
     terms = [_tail_index(n_names, name) for name in _DRAM_ONLY_TERMS]
