@@ -1501,9 +1501,7 @@ def test_a_fitted_barrier_per_thread_past_the_calibrated_t_sync_is_written_back(
         cv._machine_calibration(frame, names, theta)
 
 
-@pytest.mark.parametrize(
-    "term", ["tau_line_3d_dram_s", "c_buffer_dram_s", "l_prefetch_s_per_word"]
-)
+@pytest.mark.parametrize("term", ["tau_line_3d_dram_s", "c_buffer_dram_s", "l_prefetch_s_per_word"])
 def test_dram_only_terms_need_two_problems(term: str) -> None:
     # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams,
     # the 1D gaps' prefetched words) is learned only where two training problems stream
