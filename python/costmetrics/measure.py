@@ -997,6 +997,8 @@ def _micro_dict(r: Any) -> dict[str, float]:
 
 #: Memory levels of the machine variant (``costmetrics.time.MEMORY_LEVELS``).
 _LEVELS = ("L1", "L2", "L3", "DRAM")
+#: The copy points from this level on copy ``warmup_words`` untimed first (:func:`_run_point`).
+_WARMED_FROM_LEVEL = _LEVELS.index("L3")
 #: The L3 size :func:`calibrate` assumes for its copy points' warm-up where the machine
 #: does not say (bytes).
 COPY_WARMUP_L3_FALLBACK_BYTES = 32 * 2**20
@@ -1381,7 +1383,7 @@ def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool, warmup_words: 
         # The points past the L2 first copy warmup_words untimed: the dirty lines that the
         # previous point of the shuffled order left in the L3 are written back then, not in
         # the timed run (docs/validate-log.md, "A slow mode of the copy").
-        warm = warmup_words if pt.level >= 2 else 0
+        warm = warmup_words if pt.level >= _WARMED_FROM_LEVEL else 0
         return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin,
                               pt.kind == "stream", warm)  # fmt: skip
     if pt.kind == "barrier":
