@@ -1505,8 +1505,7 @@ def test_a_fitted_barrier_per_thread_past_the_calibrated_t_sync_is_written_back(
 def test_dram_only_terms_need_two_problems(term: str) -> None:
     # A DRAM-only term (the 3D lines' DRAM cost, the tile buffer evicted by DRAM streams,
     # the 1D gaps' prefetched words) is learned only where two training problems stream
-    # from DRAM; with one it would be a
-    # factor on that problem alone (docs/validate.md).
+    # from DRAM; with one it would be a factor on that problem alone (docs/validate.md).
     names = ["heat3d"]
     n = len(cv._MACHINE_FIT_HEAD) + len(names) + len(cv._MACHINE_FIT_TAIL)
     tail = len(cv._MACHINE_FIT_HEAD) + len(names)
