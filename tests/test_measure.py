@@ -1282,6 +1282,60 @@ def test_stream_curve_points() -> None:
                for k, p in twins.items())  # fmt: skip
 
 
+def test_gap_points() -> None:
+    # At the DRAM level, each thread count: the interleaved copy of runs of each of
+    # GAP_SEGMENTS words, and its in-order twin (the streaming twin at the calibration's
+    # segment of 64 words); none without the DRAM level or with gap_curve=False.
+    caches = (32768, 1 << 20, 32 * _MIB)
+    args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])
+    points = mm._calibration_points(*args)
+    gaps = {k: p for k, p in points.items() if p.kind == "gap"}
+    assert sorted(gaps) == sorted(f"gap_{s}w_{a}t" for s in mm.GAP_SEGMENTS for a in (1, 2))
+    assert {(p.ws_words, p.level) for p in gaps.values()} == {(2**25, 3)}
+    for p in gaps.values():
+        twin = [q for q in points.values() if q.kind == "stream" and q.threads == p.threads
+                and q.ws_words == p.ws_words and q.segment_words == p.segment_words]  # fmt: skip
+        assert len(twin) == 1
+        want = f"stream_DRAM_{2**25}w_{p.threads}t" if p.segment_words == 64 else (
+            f"stream_run{p.segment_words}w_{p.threads}t")  # fmt: skip
+        assert twin[0].key == want
+    no_stream = mm._calibration_points(*args, stream_curve=False)
+    assert "stream_run64w_1t" in no_stream and f"stream_DRAM_{2**25}w_1t" not in no_stream
+    without = mm._calibration_points(*args, gap_curve=False)
+    assert not any(p.kind == "gap" or k.startswith("stream_run") for k, p in without.items())
+    assert set(without) < set(points)
+    # A harness limit under the DRAM level: no gap points.
+    small = mm._calibration_points([1, 2], 528392, 64, [1, 64], 4 * _MIB, caches, ["jacobi1d"])
+    assert not any(p.kind == "gap" for p in small.values())
+
+
+def test_gap_fit_synthetic() -> None:
+    """SYNTHETIC data (no measurement): interleaved runs that cost min(s, 320) f l more per
+    run than the in-order ones give l back; a cheaper interleaved copy gives 0."""
+    ws, l3, slope = 2**25, 8 * _MIB, 2.5e-10
+    f = 1.0 - l3 / (4 * ws)  # 0.9375
+    points, stats = [], {}
+    for s in (16, 64, 256, 1024):
+        t_stream = 1e-10 + 1e-9 / s
+        extra = min(s, 320) * f * slope
+        points += [mm._MicroPoint(f"gap_{s}", "gap", 1, ws, s, level=3),
+                   mm._MicroPoint(f"run_{s}", "stream", 1, ws, s, level=3)]  # fmt: skip
+        stats[f"gap_{s}"] = {"value_s": t_stream + extra / (2 * s)}
+        stats[f"run_{s}"] = {"value_s": t_stream}
+    fit = mm._fit_gap(stats, points, 1, l3)
+    assert fit is not None
+    assert fit["dram_share"] == pytest.approx(0.9375)
+    assert fit["l_prefetch_s_per_word"] == pytest.approx(slope, rel=1e-9)
+    assert fit["extra_s_per_run"][-1] == pytest.approx(320 * 0.9375 * slope, rel=1e-9)
+    assert fit["prefetch_ahead_words"] == 320.0 == mm.PREFETCH_AHEAD_WORDS
+    cheaper = {k: {"value_s": v["value_s"] - (4e-9 if k.startswith("gap") else 0.0)}
+               for k, v in stats.items()}  # fmt: skip
+    assert mm._fit_gap(cheaper, points, 1, l3)["l_prefetch_s_per_word"] == 0.0  # type: ignore[index]
+    # Another thread count, or no in-order twin: nothing to fit.
+    assert mm._fit_gap(stats, points, 2, l3) is None
+    assert mm._fit_gap(stats, [p for p in points if p.kind == "gap"], 1, l3) is None
+
+
 def test_l3_curve_points() -> None:
     caches = (32768, 1 << 20, 32 * _MIB)
     args = ([1, 2], 528392, 64, [1, 64], 2**25, caches, ["jacobi1d"])

@@ -94,9 +94,10 @@ void register_measure(py::module_& m) {
       "Final time level of the naive untiled stencil.");
   cmb::def_function_nogil(sub, "bench_copy", &cmm::bench_copy, py::arg("threads"), py::arg("working_set_words"),
           py::arg("segment_words"), py::arg("repeats"), py::arg("pin"), py::arg("sequential") = false,
-          py::arg("warmup_words") = 0,
-          "Micro-benchmark of L (s per word); segments in random order, or swept in order; "
-          "untimed repeats first until warmup_words words are copied (at least one).");
+          py::arg("warmup_words") = 0, py::arg("interleaved") = false,
+          "Micro-benchmark of L (s per word); segments in random order, or swept in order "
+          "(interleaved: even segments, then odd ones); untimed repeats first until "
+          "warmup_words words are copied (at least one).");
   cmb::def_function_nogil(sub, "bench_barrier", &cmm::bench_barrier, py::arg("threads"), py::arg("repeats"),
           py::arg("pin"),           "Micro-benchmark of T_sync (s per wavefront barrier).");
   cmb::def_function_nogil(sub, "bench_compute", &cmm::bench_compute, py::arg("stencil"), py::arg("threads"),

@@ -1348,8 +1348,12 @@ volatile float g_sink = 0.0f;
 }  // namespace
 
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
-                       int repeats, bool pin, bool sequential, std::int64_t warmup_words) {
+                       int repeats, bool pin, bool sequential, std::int64_t warmup_words,
+                       bool interleaved) {
   check_micro(threads, repeats);
+  if (interleaved && !sequential) {
+    throw std::invalid_argument("interleaved: needs sequential = true (the runs of one sweep)");
+  }
   if (warmup_words < 0 || warmup_words > (std::int64_t{1} << 40)) {
     throw std::invalid_argument("warmup_words: must be in [0, 2^40], got " +
                                 std::to_string(warmup_words));
@@ -1396,6 +1400,7 @@ MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t
             std::int64_t b = 0;
             if (sequential) {
               a = c % half;
+              if (interleaved) a = interleaved_segment(a, half);
               b = half + a;
             } else {
               state = state * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -2,6 +2,7 @@
 // the naive untiled stencil bitwise, in 1D and 2D, for tile shapes that leave partial tiles
 // at every boundary (S not a multiple of the pitch or of tS2 / tS3, T not a multiple of
 // tT), in 1D, 2D and 3D.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -322,6 +323,21 @@ int main() {
     const auto warmed = cm::bench_copy(1, 1 << 15, 64, 1, false, true, 3 * (1 << 21) + 1);
     CHECK(warmed.value_s > 0 && warmed.units == 1 << 21);
     CHECK_THROWS(cm::bench_copy(1, 1 << 15, 64, 1, false, true, -1), std::invalid_argument);
+    // Interleaved: the same words as the in-order sweep, the even segments first; it needs
+    // the in-order sweep.
+    const auto gapped = cm::bench_copy(2, 1 << 15, 64, 1, false, true, 0, true);
+    CHECK(gapped.value_s > 0 && gapped.units == sequential.units);
+    const auto gapped_odd = cm::bench_copy(1, 3 * 64 * 5, 64, 1, false, true, 0, true);
+    CHECK(gapped_odd.units == odd.units);
+    CHECK_THROWS(cm::bench_copy(1, 1 << 15, 64, 1, false, false, 0, true), std::invalid_argument);
+    for (std::int64_t half = 1; half <= 9; ++half) {
+      std::vector<std::int64_t> order;
+      for (std::int64_t j = 0; j < half; ++j) order.push_back(cm::interleaved_segment(j, half));
+      CHECK(order.front() == 0);
+      if (half >= 2) CHECK(order[static_cast<std::size_t>((half + 1) / 2)] == 1);
+      std::sort(order.begin(), order.end());
+      for (std::int64_t j = 0; j < half; ++j) CHECK(order[static_cast<std::size_t>(j)] == j);
+    }
   }
   // The CPU probe: one entry per CPU, positive times, shares in [0, 1]; bad input named.
   {

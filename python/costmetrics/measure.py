@@ -69,11 +69,13 @@ __all__ = [
     "CSV_COLUMNS",
     "DEFAULT_SCHEDULES",
     "ENERGY_CSV_COLUMNS",
+    "GAP_SEGMENTS",
     "HARNESS_VERSION",
     "HOST_SLOW_LIMIT",
     "INTERFERENCE_LIMIT",
     "MACHINE_IDENTITY",
     "MEMORY_LEVELS",
+    "PREFETCH_AHEAD_WORDS",
     "SCHEDULES",
     "STALL_LIMIT",
     "STATISTICS",
@@ -948,6 +950,7 @@ class Calibration:
                 [int(v) for v in st["segments"]], int(st["max_working_set_words"]), caches,
                 list(self.stencils), bool(st.get("l3_curve", False)),
                 bool(st.get("l3_climb", False)), bool(st.get("stream_curve", False)),
+                bool(st.get("gap_curve", False)),
             )  # fmt: skip
             samples = {k: [float(v) for v in self.micro[k]["passes"]] for k in points}
             units = {k: int(self.micro[k]["units"]) for k in points}
@@ -1004,6 +1007,13 @@ _WARMED_FROM_LEVEL = _LEVELS.index("L3")
 COPY_WARMUP_L3_FALLBACK_BYTES = 32 * 2**20
 #: Segment lengths (words) of the copy-cost sweep.
 DEFAULT_SEGMENTS: tuple[int, ...] = (1, 2, 4, 8, 16, 64, 256)
+#: Run lengths (words) of the interleaved copy at the DRAM level, each a gap of as many from
+#: the next run of its pass (the prefetch term's micro-benchmark, :func:`_fit_gap`).
+GAP_SEGMENTS: tuple[int, ...] = (16, 64, 256, 1024)
+#: Words of a gap that the ``machine`` variant's prefetch term charges at most
+#: (``prefetch_ahead_words``): the Intel L2 streamer runs up to 20 lines of 16 floats ahead
+#: of the loads (docs/time.md, "Words streamed into a 1D wavefront's gaps").
+PREFETCH_AHEAD_WORDS = 20.0 * 16.0
 
 
 def _copy_level(ws_words: int, threads: int, caches: Sequence[int]) -> int:
@@ -1370,7 +1380,9 @@ class _Progress:
 @dataclass(frozen=True)
 class _MicroPoint:
     key: str
-    kind: str  # copy (segments in random order), stream (in order), barrier, share, compute, row
+    # copy (segments in random order), stream (in order), gap (in order, the even segments
+    # of a sweep first), barrier, share, compute, row
+    kind: str
     threads: int
     ws_words: int = 0
     segment_words: int = 0
@@ -1379,13 +1391,13 @@ class _MicroPoint:
 
 
 def _run_point(pt: _MicroPoint, n_cfg: int, seed: int, pin: bool, warmup_words: int = 0) -> Any:
-    if pt.kind in ("copy", "stream"):
+    if pt.kind in ("copy", "stream", "gap"):
         # The points past the L2 first copy warmup_words untimed: the dirty lines that the
         # previous point of the shuffled order left in the L3 are written back then, not in
         # the timed run (docs/validate-log.md, "A slow mode of the copy").
         warm = warmup_words if pt.level >= _WARMED_FROM_LEVEL else 0
         return _cm.bench_copy(pt.threads, pt.ws_words, pt.segment_words, 1, pin,
-                              pt.kind == "stream", warm)  # fmt: skip
+                              pt.kind != "copy", warm, pt.kind == "gap")  # fmt: skip
     if pt.kind == "barrier":
         return _cm.bench_barrier(pt.threads, 1, pin)
     if pt.kind == "share":
@@ -1406,6 +1418,7 @@ def _calibration_points(
     l3_curve: bool = True,
     l3_climb: bool = True,
     stream_curve: bool = True,
+    gap_curve: bool = True,
 ) -> dict[str, _MicroPoint]:
     """Every micro-benchmark of :func:`calibrate` at the thread counts it needs, by name.
 
@@ -1414,7 +1427,12 @@ def _calibration_points(
     points inside an L3 the harness cannot reach past (before 2026-11-28 23:30 UTC: none);
     ``stream_curve``: each copy point at the L3 or DRAM level also with its segments swept
     in order (``stream_<level>_<words>w_<threads>t``; before 2026-12-04 08:50 UTC: none),
-    the DRAM-share curve of a stencil that streams (:func:`dram_share_curve`).
+    the DRAM-share curve of a stencil that streams (:func:`dram_share_curve`);
+    ``gap_curve``: at the DRAM level, the in-order copy of runs of each of
+    :data:`GAP_SEGMENTS` words interleaved (``gap_<words>w_<threads>t``) and not
+    (``stream_run<words>w_<threads>t``, or the streaming twin at the calibration's segment),
+    the prefetch term's micro-benchmark (:func:`_fit_gap`; before 2026-12-04 23:00 UTC:
+    none).
     """
     n_threads = thread_list[-1]
     points: dict[str, _MicroPoint] = {}
@@ -1440,6 +1458,14 @@ def _calibration_points(
                 if pt.level >= 2 and pt.segment_words == seg:
                     key = f"stream_{_LEVELS[pt.level]}_{pt.ws_words}w_{a}t"
                     add(_MicroPoint(key, "stream", a, pt.ws_words, seg, level=pt.level))
+        dram_ws = _level_working_sets(a, caches, ws_limit).get(3)
+        if gap_curve and dram_ws is not None:
+            for s in GAP_SEGMENTS:
+                if dram_ws < 4 * s * a:
+                    continue
+                add(_MicroPoint(f"gap_{s}w_{a}t", "gap", a, dram_ws, s, level=3))
+                if not (stream_curve and s == seg):  # else the streaming twin above
+                    add(_MicroPoint(f"stream_run{s}w_{a}t", "stream", a, dram_ws, s, level=3))
         add(_MicroPoint("t_sync_barrier" if a == n_threads else f"barrier_{a}t", "barrier", a))
     if n_threads >= 2:
         add(_MicroPoint("share_line", "share", n_threads))
@@ -1452,6 +1478,62 @@ def _calibration_points(
 #: Smallest share of a copy point's words at a memory level for the point to inform that
 #: level's costs in the calibration's fit (:func:`_fit_copy`).
 _COPY_LEVEL_SHARE_MIN = 0.01
+
+
+def _copy_dram_share(ws_words: int, level: int, l3_bytes: int) -> float:
+    """Share of a copy point's words from DRAM: ``1 - l3_bytes / B`` past the L3 in effect.
+
+    The calibrated ``machine`` variant's split (``costmetrics.time.dram_share`` without a
+    curve); ``level`` is the point's by sysfs (0-3).
+    """
+    size = BYTES_PER_WORD * ws_words
+    if level < 2 or l3_bytes <= 0 or size <= l3_bytes:
+        return 1.0 if level == 3 else 0.0
+    return 1.0 - l3_bytes / size
+
+
+def _fit_gap(
+    stats: dict[str, dict[str, Any]], points: Sequence[_MicroPoint], threads: int, l3_bytes: int
+) -> dict[str, Any] | None:
+    """Fit the prefetch term ``l_prefetch_s_per_word`` to the interleaved copy at ``threads``.
+
+    Each run of ``s`` words (a gap of ``s`` after it in its pass) costs ``e_s`` more than
+    in the in-order sweep of the same words and runs: ``e_s = 2 s (t_gap - t_stream)``,
+    ``t`` per word of one thread (half loaded, half stored). The model charges a 1D tile's
+    run ``min(g, a) f l_prefetch`` (docs/time.md, "Words streamed into a 1D wavefront's
+    gaps"), ``a`` = :data:`PREFETCH_AHEAD_WORDS` and ``f`` the array's DRAM share
+    (:func:`_copy_dram_share`); ``l_prefetch`` is the least-squares slope through 0 of
+    ``e_s`` on ``min(s, a) f``, at least 0. None where the calibration has no such points
+    at ``threads`` (no DRAM level, or calibrated before them).
+    """
+    pairs = []
+    for p in points:
+        if p.kind != "gap" or p.threads != threads:
+            continue
+        twin = next((q for q in points if q.kind == "stream" and q.threads == threads
+                     and q.ws_words == p.ws_words and q.segment_words == p.segment_words),
+                    None)  # fmt: skip
+        if twin is not None:
+            pairs.append((p, twin))
+    if not pairs:
+        return None
+    runs = [p.segment_words for p, _ in pairs]
+    extra = [
+        2.0 * p.segment_words * (stats[p.key]["value_s"] - stats[q.key]["value_s"])
+        for p, q in pairs
+    ]
+    share = _copy_dram_share(pairs[0][0].ws_words, 3, l3_bytes)
+    gap_words = np.minimum(np.asarray(runs, dtype=np.float64), PREFETCH_AHEAD_WORDS) * share
+    slope = float(np.dot(gap_words, extra) / np.dot(gap_words, gap_words))
+    return {
+        "runs_words": runs,
+        "extra_s_per_run": extra,
+        "working_set_words": pairs[0][0].ws_words,
+        "dram_share": share,
+        "prefetch_ahead_words": PREFETCH_AHEAD_WORDS,
+        "l_prefetch_s_per_word": max(slope, 0.0),
+        "threads": threads,
+    }
 
 
 def _fit_copy(
@@ -1471,14 +1553,7 @@ def _fit_copy(
     from scipy.optimize import lsq_linear
 
     copies = [p for p in points if p.kind == "copy"]
-
-    def dram_part(p: _MicroPoint) -> float:
-        size = BYTES_PER_WORD * p.ws_words
-        if p.level < 2 or l3_bytes <= 0 or size <= l3_bytes:
-            return 1.0 if p.level == 3 else 0.0
-        return 1.0 - l3_bytes / size
-
-    shares = [dram_part(p) for p in copies]
+    shares = [_copy_dram_share(p.ws_words, p.level, l3_bytes) for p in copies]
     # Each point's levels and their weights (L3 and DRAM by the DRAM share). A weight under
     # _COPY_LEVEL_SHARE_MIN is dropped: an array just past the L3 in effect streams a tiny
     # share from DRAM, one far past it a tiny share from L3, and a level seen only through
@@ -1560,13 +1635,13 @@ def _derive_calibration(
             "median_s": float(np.median(v)), "min_s": float(v.min()), "max_s": float(v.max()),
             "repeats": len(values), "passes": values, "units": units[k], "threads": pt.threads,
         }  # fmt: skip
-        if pt.kind in ("copy", "stream"):
+        if pt.kind in ("copy", "stream", "gap"):
             micro[k].update(
                 working_set_words=pt.ws_words, segment_words=pt.segment_words,
                 memory_level=_LEVELS[pt.level],
             )  # fmt: skip
-        if pt.kind == "stream":
-            micro[k]["order"] = "sequential"
+        if pt.kind in ("stream", "gap"):
+            micro[k]["order"] = "sequential" if pt.kind == "stream" else "interleaved"
     l_ref = micro["l_copy"]["value_s"]
     c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
     rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
@@ -1587,7 +1662,8 @@ def _derive_calibration(
     # sysfs's stays in the machine record and in fits["memory_levels"].
     l3_eff = effective_l3_bytes(micro, caches[2], threads=n_threads, segment_words=seg)
     copy_fit = _fit_copy(micro, list(points.values()), l_ref, n_threads, l3_eff)
-    fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta},
+    gap_fit = _fit_gap(micro, list(points.values()), n_threads, l3_eff)
+    fits = {"copy": copy_fit, "barrier": {"t_barrier_per_thread_s": beta}, "gap": gap_fit,
             "line": {"tau_line_s": tau_line, "tau_line_3d_s": tau_line_3d},
             "memory_levels": {"l3_sysfs_bytes": caches[2],
                               "l3_effective_bytes": l3_eff}}  # fmt: skip
@@ -1609,7 +1685,9 @@ def _derive_calibration(
         "l_level_s_per_word, l_shared_s_per_word (s/word, per L1/L2/L3/DRAM) fitted to "
         "the copy benchmarks; t_barrier_per_thread_s from the barrier at each thread "
         "count; tau_line_s = fixed cost of one 2D line, tau_line_3d_s of one 3D line (Heat "
-        "3D's row benchmark); t_share_line_s = one cache-line "
+        "3D's row benchmark); l_prefetch_s_per_word fitted to the in-order copy of runs "
+        "interleaved against not, at the DRAM level, where measured (prefetch_ahead_words "
+        "as for an Intel L2 streamer); t_share_line_s = one cache-line "
         "transfer between cores, and t_cross_row_s the same per row another thread "
         "stored; threads_ref = n_sm; innermost_multiple = 1 (Eq. A.32's "
         "warp multiple is the GPU's)."
@@ -1637,6 +1715,8 @@ def _derive_calibration(
         tau_line_s=tau_line,
         tau_line_3d_s=tau_line_3d,
         t_barrier_per_thread_s=beta,
+        prefetch_ahead_words=PREFETCH_AHEAD_WORDS if gap_fit else 0.0,
+        l_prefetch_s_per_word=gap_fit["l_prefetch_s_per_word"] if gap_fit else 0.0,
         t_share_line_s=share,
         # A row another thread stored starts with a line that moves from that core's
         # cache: the same benchmark (docs/time.md, "Rows another thread stored").
@@ -1692,6 +1772,16 @@ def _note_calibration(
         f"t_barrier = {beta:.3g} s/thread, tau_line = {tau_line:.3g} s (3D: "
         f"{gpu.tau_line_3d_s:.3g} s), t_share = {share:.3g} s/line"
     )
+    gap = cal.settings["fits"].get("gap")
+    if gap:
+        bar.note(
+            "runs of "
+            + ", ".join(f"{w}" for w in gap["runs_words"])
+            + " words interleaved in DRAM cost "
+            + ", ".join(f"{1e9 * e:.3g}" for e in gap["extra_s_per_run"])
+            + f" ns more per run: l_prefetch = {gpu.l_prefetch_s_per_word:.3g} s/word"
+            + f" up to {gap['prefetch_ahead_words']:.0f} words"
+        )
 
 
 def calibrate(
@@ -1740,6 +1830,11 @@ def calibrate(
       the harness can reach (L1, L2, L3, DRAM), at every thread count (all threads
       streaming at once);
     - ``t_barrier_per_thread_s``: the slope of the barrier time in the thread count;
+    - ``l_prefetch_s_per_word`` (with ``prefetch_ahead_words`` =
+      :data:`PREFETCH_AHEAD_WORDS`): at the DRAM level, the extra cost per run of an
+      in-order copy whose runs of :data:`GAP_SEGMENTS` words are copied in two
+      interleaved passes, as a 1D stencil's two wavefronts read their arrays, against the
+      same runs in order (:func:`_fit_gap`); 0 where the harness cannot reach DRAM;
     - ``tau_line_s``: the fixed cost of one line of a 2D stencil's row (the same row
       benchmark), the largest over the 2D stencils; ``tau_line_3d_s`` the same for the
       3D stencils (``tau_line_s`` when none is measured);
@@ -1862,6 +1957,7 @@ def calibrate(
         "l3_curve": True,  # the copy points of _l3_curve_working_sets were measured
         "l3_climb": True,  # with the climb inside an L3 the harness cannot reach past
         "stream_curve": True,  # each L3/DRAM copy point also swept in order
+        "gap_curve": True,  # the interleaved copy at the DRAM level (_fit_gap)
         "copy_warmup_words": warmup_words,  # untimed words before each L3/DRAM copy point
     }
     when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")

@@ -37,6 +37,7 @@ from costmetrics import time as cm_time
 from costmetrics._record import Record, record
 from costmetrics.measure import (
     MEMORY_LEVELS,
+    PREFETCH_AHEAD_WORDS,
     Calibration,
     DramShareCurve,
     Point,
@@ -1010,12 +1011,6 @@ _ZERO_SCALE_S = 1e-9
 _ZERO_SCALE_SHARE = 1e-2
 #: Largest C_iter share per extra thread the fit may take (see :func:`_machine_bounds`).
 _C_ITER_SHARE_MAX = 1.0
-#: Words a hardware prefetcher streams past the end of a run, for the fitted ``machine``
-#: variant's cost of a 1D wavefront's gaps where the calibration gives none: the L2
-#: streamer of Intel cores runs up to 20 cache lines (of 16 floats) ahead of the loads
-#: (Intel 64 and IA-32 Architectures Optimization Reference Manual; docs/time.md, "Words
-#: streamed into a 1D wavefront's gaps").
-PREFETCH_AHEAD_WORDS = 20.0 * 16.0
 #: Lower bound of L_seg in the fit: with L_seg > 0 the machine variant charges the copy's
 #: fixed cost per segment instead of the transfer's 2 tau_sync (docs/time-model.md), so a
 #: fit must stay on that side to stay linear (1e-13 s per segment is negligible).

@@ -183,10 +183,19 @@ struct MicroResult {
 // their arrays (the DRAM-share curve of the `machine` variant, docs/time.md). Before the
 // timed repeats, untimed ones (at least one) until `warmup_words` words have been copied:
 // the dirty lines a previous benchmark left in the last-level cache are written back then,
-// not in the first timed repeat (docs/validate-log.md, "A slow mode of the copy").
+// not in the first timed repeat (docs/validate-log.md, "A slow mode of the copy"). With
+// `interleaved` (requires `sequential`) each sweep copies the even segments first, then the
+// odd ones: runs of `segment_words` a gap of as many apart, as a 1D stencil's two
+// wavefronts of equal tiles read their arrays (the prefetch term, docs/time.md).
+// The segment that the j-th copy of an interleaved sweep over `half` segments reads: the
+// even ones in order, then the odd ones (a permutation of [0, half)).
+inline std::int64_t interleaved_segment(std::int64_t j, std::int64_t half) {
+  const std::int64_t evens = (half + 1) / 2;
+  return j < evens ? 2 * j : 2 * (j - evens) + 1;
+}
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
                        int repeats, bool pin, bool sequential = false,
-                       std::int64_t warmup_words = 0);
+                       std::int64_t warmup_words = 0, bool interleaved = false);
 // T_sync: seconds per wavefront barrier with `threads` threads and no work.
 MicroResult bench_barrier(int threads, int repeats, bool pin);
 // C_iter: seconds per SIMD vector (nV points) of the stencil's loop body, data in the tile

@@ -134,6 +134,7 @@ def bench_copy(
     pin: bool,
     sequential: bool = False,
     warmup_words: int = 0,
+    interleaved: bool = False,
 ) -> MicroResult: ...
 def bench_barrier(threads: int, repeats: int, pin: bool) -> MicroResult: ...
 def bench_compute(
