@@ -896,8 +896,9 @@ def test_micro_benchmark_bad_input() -> None:
 
 def test_copy_points_past_the_l2_warm_up_longer(monkeypatch: pytest.MonkeyPatch) -> None:
     # calibrate's copy points at the L3 and DRAM levels copy warmup_words untimed first;
-    # those in L1/L2, and every other benchmark, keep the one warm-up run.
-    calls: list[tuple[int, int, int, int, bool, bool, int]] = []
+    # those in L1/L2, and every other benchmark, keep the one warm-up run. The gap points
+    # sweep in order with their runs interleaved.
+    calls: list[tuple[int, int, int, int, bool, bool, int, bool]] = []
     real = cm._core.measure.bench_copy
 
     def spy(
@@ -908,14 +909,17 @@ def test_copy_points_past_the_l2_warm_up_longer(monkeypatch: pytest.MonkeyPatch)
         pin: bool,
         sequential: bool,
         warmup_words: int,
+        interleaved: bool,
     ) -> object:
-        calls.append((threads, words, segment, repeats, pin, sequential, warmup_words))
-        return real(threads, words, segment, repeats, pin, sequential, warmup_words)
+        calls.append((threads, words, segment, repeats, pin, sequential, warmup_words, interleaved))
+        return real(threads, words, segment, repeats, pin, sequential, warmup_words, interleaved)
 
     monkeypatch.setattr(mm._cm, "bench_copy", spy)
-    for kind, level in (("copy", 1), ("copy", 2), ("stream", 3), ("stream", 2)):
+    for kind, level in (("copy", 1), ("copy", 2), ("stream", 3), ("stream", 2), ("gap", 3)):
         mm._run_point(mm._MicroPoint("x", kind, 1, 4096, 64, level=level), 1, 0, False, 5000)
-    assert [(c[5], c[6]) for c in calls] == [(False, 0), (False, 5000), (True, 5000), (True, 5000)]
+    assert [c[5:] for c in calls] == [(False, 0, False), (False, 5000, False),
+                                      (True, 5000, False), (True, 5000, False),
+                                      (True, 5000, True)]  # fmt: skip
     with pytest.raises(ValueError, match="warmup_words"):
         real(1, 4096, 64, 1, False, True, -1)
 
@@ -928,6 +932,7 @@ def test_copy_points_past_the_l2_warm_up_longer(monkeypatch: pytest.MonkeyPatch)
     extra=st.integers(0, 63),
     sequential=st.booleans(),
     warmup_words=st.integers(0, 2**22),
+    interleaved=st.booleans(),
 )
 def test_copy_benchmark_words_in_either_order(
     threads: int,
@@ -936,16 +941,23 @@ def test_copy_benchmark_words_in_either_order(
     extra: int,
     sequential: bool,
     warmup_words: int,
+    interleaved: bool,
 ) -> None:
     # The words a copy benchmark moves, from what each order promises, not from its loop:
     # the random order copies max(16, 2^20 // segment) segments per thread, the in-order
     # one whole sweeps (half the slice's segments read, the other half written) until at
     # least as many, so fewer than one sweep more (docs/validate-log.md, "The DRAM share of
     # a copy that streams"). Any slice of 4 segments or more is accepted, remainder and all;
-    # the untimed warm-up's length changes none of it.
+    # the untimed warm-up's length changes none of it, and neither does interleaving the
+    # in-order sweep's runs (the random order refuses it).
     working_set_words = threads * (slices * segment_words + extra)
+    if interleaved and not sequential:
+        with pytest.raises(ValueError, match="interleaved"):
+            cm._core.measure.bench_copy(threads, working_set_words, segment_words, 1, False,
+                                        sequential, warmup_words, interleaved)  # fmt: skip
+        return
     r = cm._core.measure.bench_copy(threads, working_set_words, segment_words, 1, False,
-                                    sequential, warmup_words)  # fmt: skip
+                                    sequential, warmup_words, interleaved)  # fmt: skip
     assert math.isfinite(r.value_s) and 0 < r.value_s <= r.median_s <= r.max_s
     random_words = 2 * segment_words * max(16, 2**20 // segment_words)
     if not sequential:

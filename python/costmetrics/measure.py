@@ -1431,7 +1431,7 @@ def _calibration_points(
     ``gap_curve``: at the DRAM level, the in-order copy of runs of each of
     :data:`GAP_SEGMENTS` words interleaved (``gap_<words>w_<threads>t``) and not
     (``stream_run<words>w_<threads>t``, or the streaming twin at the calibration's segment),
-    the prefetch term's micro-benchmark (:func:`_fit_gap`; before 2026-12-04 23:00 UTC:
+    the prefetch term's micro-benchmark (:func:`_fit_gap`; before 2026-12-04 21:45 UTC:
     none).
     """
     n_threads = thread_list[-1]

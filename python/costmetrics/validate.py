@@ -1423,7 +1423,9 @@ def _with_dram_terms_held(
     points past the L2 warm up first), came out at 3.1x its value fitted on both Jacobi 1D
     problems, and 8388606 held out was predicted at 1.56x (1 thread) and 1.42x (2 threads)
     (``docs/validate-log.md``, "The prefetch term learned from one problem").
-    Held, a term keeps its calibrated value (0).
+    Held, a term keeps its calibrated value: 0 for the two terms no micro-benchmark
+    measures, and for ``l_prefetch_s_per_word`` the interleaved copy's (``measure._fit_gap``;
+    0 in calibrations before 2026-12-04 21:45 UTC).
     """
     terms = [_tail_index(n_names, name) for name in _DRAM_ONLY_TERMS]
     return _held_unless_informed(columns[:, terms], problem, start, (lower, upper), terms)
