@@ -1008,7 +1008,7 @@ COPY_WARMUP_L3_FALLBACK_BYTES = 32 * 2**20
 #: Segment lengths (words) of the copy-cost sweep.
 DEFAULT_SEGMENTS: tuple[int, ...] = (1, 2, 4, 8, 16, 64, 256)
 #: Run lengths (words) of the interleaved copy at the DRAM level, each a gap of as many from
-#: the next run of its pass (the prefetch term's micro-benchmark, :func:`_fit_gap`).
+#: the next run of its pass (the prefetch term's micro-benchmark, ``_fit_gap``).
 GAP_SEGMENTS: tuple[int, ...] = (16, 64, 256, 1024)
 #: Words of a gap that the ``machine`` variant's prefetch term charges at most
 #: (``prefetch_ahead_words``): the Intel L2 streamer runs up to 20 lines of 16 floats ahead
@@ -1431,7 +1431,7 @@ def _calibration_points(
     ``gap_curve``: at the DRAM level, the in-order copy of runs of each of
     :data:`GAP_SEGMENTS` words interleaved (``gap_<words>w_<threads>t``) and not
     (``stream_run<words>w_<threads>t``, or the streaming twin at the calibration's segment),
-    the prefetch term's micro-benchmark (:func:`_fit_gap`; before 2026-12-04 21:45 UTC:
+    the prefetch term's micro-benchmark (``_fit_gap``; before 2026-12-04 21:45 UTC:
     none).
     """
     n_threads = thread_list[-1]
@@ -1502,7 +1502,7 @@ def _fit_gap(
     ``t`` per word of one thread (half loaded, half stored). The model charges a 1D tile's
     run ``min(g, a) f l_prefetch`` (docs/time.md, "Words streamed into a 1D wavefront's
     gaps"), ``a`` = :data:`PREFETCH_AHEAD_WORDS` and ``f`` the array's DRAM share
-    (:func:`_copy_dram_share`); ``l_prefetch`` is the least-squares slope through 0 of
+    (``_copy_dram_share``); ``l_prefetch`` is the least-squares slope through 0 of
     ``e_s`` on ``min(s, a) f``, at least 0. None where the calibration has no such points
     at ``threads`` (no DRAM level, or calibrated before them).
     """
@@ -1834,7 +1834,7 @@ def calibrate(
       :data:`PREFETCH_AHEAD_WORDS`): at the DRAM level, the extra cost per run of an
       in-order copy whose runs of :data:`GAP_SEGMENTS` words are copied in two
       interleaved passes, as a 1D stencil's two wavefronts read their arrays, against the
-      same runs in order (:func:`_fit_gap`); 0 where the harness cannot reach DRAM;
+      same runs in order (``_fit_gap``); 0 where the harness cannot reach DRAM;
     - ``tau_line_s``: the fixed cost of one line of a 2D stencil's row (the same row
       benchmark), the largest over the 2D stencils; ``tau_line_3d_s`` the same for the
       3D stencils (``tau_line_s`` when none is measured);

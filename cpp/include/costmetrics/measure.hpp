@@ -175,6 +175,13 @@ struct MicroResult {
   }
 };
 
+// The segment that the j-th copy of an interleaved sweep over `half` segments reads: the
+// even ones in order, then the odd ones (a permutation of [0, half)).
+inline std::int64_t interleaved_segment(std::int64_t j, std::int64_t half) {
+  const std::int64_t evens = (half + 1) / 2;
+  return j < evens ? 2 * j : 2 * (j - evens) + 1;
+}
+
 // L: seconds per float copied between a main array of `working_set_words` floats and a
 // per-thread buffer (half loads, half stores, in segments of `segment_words`), all threads
 // copying at once; time per word of one thread. The segments are drawn at random from the
@@ -187,12 +194,6 @@ struct MicroResult {
 // `interleaved` (requires `sequential`) each sweep copies the even segments first, then the
 // odd ones: runs of `segment_words` a gap of as many apart, as a 1D stencil's two
 // wavefronts of equal tiles read their arrays (the prefetch term, docs/time.md).
-// The segment that the j-th copy of an interleaved sweep over `half` segments reads: the
-// even ones in order, then the odd ones (a permutation of [0, half)).
-inline std::int64_t interleaved_segment(std::int64_t j, std::int64_t half) {
-  const std::int64_t evens = (half + 1) / 2;
-  return j < evens ? 2 * j : 2 * (j - evens) + 1;
-}
 MicroResult bench_copy(int threads, std::int64_t working_set_words, std::int64_t segment_words,
                        int repeats, bool pin, bool sequential = false,
                        std::int64_t warmup_words = 0, bool interleaved = false);
