@@ -1475,6 +1475,11 @@ def _calibration_points(
     return points
 
 
+#: The ``order`` a calibration records for the copy points swept in order (a random-order
+#: copy point records none).
+_ORDER_OF_KIND = {"stream": "sequential", "gap": "interleaved"}
+
+
 #: Smallest share of a copy point's words at a memory level for the point to inform that
 #: level's costs in the calibration's fit (:func:`_fit_copy`).
 _COPY_LEVEL_SHARE_MIN = 0.01
@@ -1522,7 +1527,7 @@ def _fit_gap(
         2.0 * p.segment_words * (stats[p.key]["value_s"] - stats[q.key]["value_s"])
         for p, q in pairs
     ]
-    share = _copy_dram_share(pairs[0][0].ws_words, 3, l3_bytes)
+    share = _copy_dram_share(pairs[0][0].ws_words, pairs[0][0].level, l3_bytes)
     gap_words = np.minimum(np.asarray(runs, dtype=np.float64), PREFETCH_AHEAD_WORDS) * share
     slope = float(np.dot(gap_words, extra) / np.dot(gap_words, gap_words))
     return {
@@ -1640,8 +1645,8 @@ def _derive_calibration(
                 working_set_words=pt.ws_words, segment_words=pt.segment_words,
                 memory_level=_LEVELS[pt.level],
             )  # fmt: skip
-        if pt.kind in ("stream", "gap"):
-            micro[k]["order"] = "sequential" if pt.kind == "stream" else "interleaved"
+        if pt.kind in _ORDER_OF_KIND:
+            micro[k]["order"] = _ORDER_OF_KIND[pt.kind]
     l_ref = micro["l_copy"]["value_s"]
     c_iter = {name: micro[f"c_iter_{name}"]["value_s"] for name in names}
     rows = {name: micro[f"row_{name}"]["value_s"] - c_iter[name] for name in names}
@@ -1715,7 +1720,7 @@ def _derive_calibration(
         tau_line_s=tau_line,
         tau_line_3d_s=tau_line_3d,
         t_barrier_per_thread_s=beta,
-        prefetch_ahead_words=PREFETCH_AHEAD_WORDS if gap_fit else 0.0,
+        prefetch_ahead_words=gap_fit["prefetch_ahead_words"] if gap_fit else 0.0,
         l_prefetch_s_per_word=gap_fit["l_prefetch_s_per_word"] if gap_fit else 0.0,
         t_share_line_s=share,
         # A row another thread stored starts with a line that moves from that core's
